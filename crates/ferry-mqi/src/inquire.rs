@@ -1,0 +1,78 @@
+//! MQINQ selectors: integer (MQIA) and character (MQCA) attribute selectors.
+
+/// An MQIA_* or MQCA_* selector number.
+pub type Selector = i32;
+
+/// Selectors MQINQ answers.
+pub mod selector {
+    use super::Selector;
+    /// MQIA_CODED_CHAR_SET_ID.
+    pub const CODED_CHAR_SET_ID: Selector = 2;
+    /// MQIA_CURRENT_Q_DEPTH.
+    pub const CURRENT_Q_DEPTH: Selector = 3;
+    /// MQIA_DEF_INPUT_OPEN_OPTION.
+    pub const DEF_INPUT_OPEN_OPTION: Selector = 4;
+    /// MQIA_DEF_PERSISTENCE.
+    pub const DEF_PERSISTENCE: Selector = 5;
+    /// MQIA_DEF_PRIORITY.
+    pub const DEF_PRIORITY: Selector = 6;
+    /// MQIA_DEFINITION_TYPE.
+    pub const DEFINITION_TYPE: Selector = 7;
+    /// MQIA_HARDEN_GET_BACKOUT.
+    pub const HARDEN_GET_BACKOUT: Selector = 8;
+    /// MQIA_INHIBIT_GET.
+    pub const INHIBIT_GET: Selector = 9;
+    /// MQIA_INHIBIT_PUT.
+    pub const INHIBIT_PUT: Selector = 10;
+    /// MQIA_USAGE.
+    pub const USAGE: Selector = 12;
+    /// MQIA_MAX_MSG_LENGTH.
+    pub const MAX_MSG_LENGTH: Selector = 13;
+    /// MQIA_MAX_PRIORITY.
+    pub const MAX_PRIORITY: Selector = 14;
+    /// MQIA_MAX_Q_DEPTH.
+    pub const MAX_Q_DEPTH: Selector = 15;
+    /// MQIA_MSG_DELIVERY_SEQUENCE.
+    pub const MSG_DELIVERY_SEQUENCE: Selector = 16;
+    /// MQIA_OPEN_INPUT_COUNT.
+    pub const OPEN_INPUT_COUNT: Selector = 17;
+    /// MQIA_OPEN_OUTPUT_COUNT.
+    pub const OPEN_OUTPUT_COUNT: Selector = 18;
+    /// MQIA_Q_TYPE.
+    pub const Q_TYPE: Selector = 20;
+    /// MQIA_BACKOUT_THRESHOLD.
+    pub const BACKOUT_THRESHOLD: Selector = 22;
+    /// MQIA_SHAREABILITY.
+    pub const SHAREABILITY: Selector = 23;
+    /// MQIA_COMMAND_LEVEL.
+    pub const COMMAND_LEVEL: Selector = 31;
+    /// MQIA_PLATFORM.
+    pub const PLATFORM: Selector = 32;
+    /// MQIA_MAX_UNCOMMITTED_MSGS.
+    pub const MAX_UNCOMMITTED_MSGS: Selector = 33;
+    /// MQIA_MAX_HANDLES.
+    pub const MAX_HANDLES: Selector = 11;
+    /// MQCA_BASE_Q_NAME.
+    pub const BASE_Q_NAME: Selector = 2002;
+    /// MQCA_DEAD_LETTER_Q_NAME.
+    pub const DEAD_LETTER_Q_NAME: Selector = 2006;
+    /// MQCA_Q_DESC.
+    pub const Q_DESC: Selector = 2013;
+    /// MQCA_Q_MGR_NAME.
+    pub const Q_MGR_NAME: Selector = 2015;
+    /// MQCA_Q_NAME.
+    pub const Q_NAME: Selector = 2016;
+    /// MQCA_BACKOUT_REQ_Q_NAME.
+    pub const BACKOUT_REQ_Q_NAME: Selector = 2019;
+    /// MQCA_Q_MGR_DESC.
+    pub const Q_MGR_DESC: Selector = 2014;
+}
+
+/// One answer of MQINQ.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InquireValue {
+    /// An MQIA_* attribute.
+    Int(i32),
+    /// An MQCA_* attribute (trailing blanks trimmed).
+    Str(String),
+}

@@ -1,0 +1,26 @@
+//! The MQI vocabulary shared by every Ferry layer.
+//!
+//! Ferry speaks IBM MQ's language end to end: a failure is a [`ReasonCode`] (number and
+//! name, e.g. `2053 MQRC_Q_FULL`), a message carries a [`MessageDescriptor`], calls take
+//! [`OpenOptions`], [`PutOptions`] and [`GetOptions`]. This crate holds only those types
+//! and their rules (no I/O, no engine), so the engine, the wire codec, the client and the
+//! CLI all agree on one definition.
+
+pub mod descriptor;
+pub mod fixed;
+pub mod inquire;
+pub mod names;
+pub mod object;
+pub mod options;
+pub mod reason;
+
+pub use descriptor::{CorrelId, MessageDescriptor, MsgId};
+pub use fixed::FixedStr;
+pub use inquire::{InquireValue, Selector};
+pub use names::{validate_channel_name, validate_object_name, NameError};
+pub use object::{ObjectDescriptor, ObjectType};
+pub use options::{
+    CloseOptions, GetOptionFlags, GetOptions, MatchOptions, OpenOptions, PutOptionFlags,
+    PutOptions,
+};
+pub use reason::{CompCode, MqError, ReasonCode};

@@ -1,0 +1,294 @@
+//! MQ completion and reason codes: the one table every layer reports failures with.
+//!
+//! The table below is the single source of truth: the enum, the numbers, the MQRC_ names
+//! and the lookup from a number are all generated from it. Protocol adapters (AMQP error
+//! conditions, CLI messages) map from these, never invent their own.
+
+use std::fmt;
+
+/// MQCC: how a call completed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[repr(i32)]
+pub enum CompCode {
+    /// MQCC_OK: the call did everything asked.
+    Ok = 0,
+    /// MQCC_WARNING: the call completed partially (e.g. 2079 truncated message accepted).
+    Warning = 1,
+    /// MQCC_FAILED: the call did nothing.
+    Failed = 2,
+}
+
+impl CompCode {
+    /// The MQCC number.
+    pub fn number(self) -> i32 {
+        self as i32
+    }
+
+    /// The completion code for an MQCC number; unknown numbers count as failed.
+    pub fn from_number(n: i32) -> Self {
+        match n {
+            0 => Self::Ok,
+            1 => Self::Warning,
+            _ => Self::Failed,
+        }
+    }
+}
+
+macro_rules! reason_codes {
+    ($( $(#[$doc:meta])* $variant:ident = $num:literal, $name:literal, $warn:literal; )*) => {
+        /// MQRC: why a call failed or warned. `None` (0) means success.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[repr(i32)]
+        #[non_exhaustive]
+        pub enum ReasonCode {
+            $( $(#[$doc])* $variant = $num, )*
+        }
+
+        impl ReasonCode {
+            /// Every reason code Ferry knows, in table order.
+            pub const ALL: &'static [ReasonCode] = &[ $( ReasonCode::$variant, )* ];
+
+            /// The MQRC number, e.g. 2053.
+            pub fn number(self) -> i32 {
+                self as i32
+            }
+
+            /// The MQ constant name, e.g. `MQRC_Q_FULL`.
+            pub fn name(self) -> &'static str {
+                match self { $( ReasonCode::$variant => $name, )* }
+            }
+
+            /// The reason code for a number, if Ferry knows it.
+            pub fn from_number(n: i32) -> Option<Self> {
+                match n { $( $num => Some(ReasonCode::$variant), )* _ => None }
+            }
+
+            /// The completion code MQ pairs with this reason (warning or failed).
+            pub fn comp_code(self) -> CompCode {
+                match self {
+                    ReasonCode::None => CompCode::Ok,
+                    $( ReasonCode::$variant if $warn => CompCode::Warning, )*
+                    _ => CompCode::Failed,
+                }
+            }
+        }
+    };
+}
+
+reason_codes! {
+    /// MQRC_NONE: success.
+    None = 0, "MQRC_NONE", false;
+    /// The alias queue's base is not a queue or topic.
+    AliasBaseQTypeError = 2001, "MQRC_ALIAS_BASE_Q_TYPE_ERROR", false;
+    /// The connection is already connected (warning).
+    AlreadyConnected = 2002, "MQRC_ALREADY_CONNECTED", true;
+    /// The unit of work was backed out.
+    BackedOut = 2003, "MQRC_BACKED_OUT", false;
+    /// A buffer parameter is not valid.
+    BufferError = 2004, "MQRC_BUFFER_ERROR", false;
+    /// A buffer length parameter is not valid.
+    BufferLengthError = 2005, "MQRC_BUFFER_LENGTH_ERROR", false;
+    /// The connection to the queue manager was lost.
+    ConnectionBroken = 2009, "MQRC_CONNECTION_BROKEN", false;
+    /// The data length is not valid.
+    DataLengthError = 2010, "MQRC_DATA_LENGTH_ERROR", false;
+    /// The call is not valid in this environment.
+    EnvironmentError = 2012, "MQRC_ENVIRONMENT_ERROR", false;
+    /// Gets are inhibited for the queue.
+    GetInhibited = 2016, "MQRC_GET_INHIBITED", false;
+    /// No more handles are available (MAXHANDS).
+    HandleNotAvailable = 2017, "MQRC_HANDLE_NOT_AVAILABLE", false;
+    /// The connection handle is not valid.
+    HconnError = 2018, "MQRC_HCONN_ERROR", false;
+    /// The object handle is not valid.
+    HobjError = 2019, "MQRC_HOBJ_ERROR", false;
+    /// The unit of work holds MAXUMSGS messages already.
+    SyncpointLimitReached = 2024, "MQRC_SYNCPOINT_LIMIT_REACHED", false;
+    /// The queue manager's connection limit is reached.
+    MaxConnsLimitReached = 2025, "MQRC_MAX_CONNS_LIMIT_REACHED", false;
+    /// The message descriptor is not valid.
+    MdError = 2026, "MQRC_MD_ERROR", false;
+    /// A reply-to queue is missing for a request.
+    MissingReplyToQ = 2027, "MQRC_MISSING_REPLY_TO_Q", false;
+    /// The message is longer than the queue's MAXMSGL.
+    MsgTooBigForQ = 2030, "MQRC_MSG_TOO_BIG_FOR_Q", false;
+    /// The message is longer than the queue manager's MAXMSGL.
+    MsgTooBigForQMgr = 2031, "MQRC_MSG_TOO_BIG_FOR_Q_MGR", false;
+    /// No message matched (empty queue or wait interval over).
+    NoMsgAvailable = 2033, "MQRC_NO_MSG_AVAILABLE", false;
+    /// The browse cursor is not on a message.
+    NoMsgUnderCursor = 2034, "MQRC_NO_MSG_UNDER_CURSOR", false;
+    /// The user is not authorized.
+    NotAuthorized = 2035, "MQRC_NOT_AUTHORIZED", false;
+    /// The handle was not opened for browse.
+    NotOpenForBrowse = 2036, "MQRC_NOT_OPEN_FOR_BROWSE", false;
+    /// The handle was not opened for input.
+    NotOpenForInput = 2037, "MQRC_NOT_OPEN_FOR_INPUT", false;
+    /// The handle was not opened for inquire.
+    NotOpenForInquire = 2038, "MQRC_NOT_OPEN_FOR_INQUIRE", false;
+    /// The handle was not opened for output.
+    NotOpenForOutput = 2039, "MQRC_NOT_OPEN_FOR_OUTPUT", false;
+    /// The handle was not opened for set.
+    NotOpenForSet = 2040, "MQRC_NOT_OPEN_FOR_SET", false;
+    /// The object definition changed since it was opened.
+    ObjectChanged = 2041, "MQRC_OBJECT_CHANGED", false;
+    /// The object is open exclusively elsewhere, or cannot be opened exclusively.
+    ObjectInUse = 2042, "MQRC_OBJECT_IN_USE", false;
+    /// The object type is not valid.
+    ObjectTypeError = 2043, "MQRC_OBJECT_TYPE_ERROR", false;
+    /// The object descriptor is not valid.
+    OdError = 2044, "MQRC_OD_ERROR", false;
+    /// An option is not valid for the object type.
+    OptionNotValidForType = 2045, "MQRC_OPTION_NOT_VALID_FOR_TYPE", false;
+    /// The options are not valid or not consistent.
+    OptionsError = 2046, "MQRC_OPTIONS_ERROR", false;
+    /// Persistent messages are not allowed here.
+    PersistentNotAllowed = 2048, "MQRC_PERSISTENT_NOT_ALLOWED", false;
+    /// The priority exceeds MAXPRTY; the maximum was used (warning).
+    PriorityExceedsMaximum = 2049, "MQRC_PRIORITY_EXCEEDS_MAXIMUM", true;
+    /// The priority is not valid.
+    PriorityError = 2050, "MQRC_PRIORITY_ERROR", false;
+    /// Puts are inhibited for the queue.
+    PutInhibited = 2051, "MQRC_PUT_INHIBITED", false;
+    /// The queue was deleted while open.
+    QDeleted = 2052, "MQRC_Q_DELETED", false;
+    /// The queue holds MAXDEPTH messages already.
+    QFull = 2053, "MQRC_Q_FULL", false;
+    /// The queue is not empty.
+    QNotEmpty = 2055, "MQRC_Q_NOT_EMPTY", false;
+    /// No space is left for the queue on disk.
+    QSpaceNotAvailable = 2056, "MQRC_Q_SPACE_NOT_AVAILABLE", false;
+    /// The queue type is not valid for the call.
+    QTypeError = 2057, "MQRC_Q_TYPE_ERROR", false;
+    /// The queue manager name is not valid or not known.
+    QMgrNameError = 2058, "MQRC_Q_MGR_NAME_ERROR", false;
+    /// The queue manager is not available.
+    QMgrNotAvailable = 2059, "MQRC_Q_MGR_NOT_AVAILABLE", false;
+    /// A report option is not valid.
+    ReportOptionsError = 2061, "MQRC_REPORT_OPTIONS_ERROR", false;
+    /// A security error occurred.
+    SecurityError = 2063, "MQRC_SECURITY_ERROR", false;
+    /// Not enough storage is available.
+    StorageNotAvailable = 2071, "MQRC_STORAGE_NOT_AVAILABLE", false;
+    /// Syncpoint is not available.
+    SyncpointNotAvailable = 2072, "MQRC_SYNCPOINT_NOT_AVAILABLE", false;
+    /// The message was truncated and removed (warning).
+    TruncatedMsgAccepted = 2079, "MQRC_TRUNCATED_MSG_ACCEPTED", true;
+    /// The buffer is too small; the message stays on the queue.
+    TruncatedMsgFailed = 2080, "MQRC_TRUNCATED_MSG_FAILED", false;
+    /// The alias queue's base queue does not exist.
+    UnknownAliasBaseQ = 2082, "MQRC_UNKNOWN_ALIAS_BASE_Q", false;
+    /// The object does not exist.
+    UnknownObjectName = 2085, "MQRC_UNKNOWN_OBJECT_NAME", false;
+    /// The object's queue manager is not known.
+    UnknownObjectQMgr = 2086, "MQRC_UNKNOWN_OBJECT_Q_MGR", false;
+    /// The wait interval is not valid.
+    WaitIntervalError = 2090, "MQRC_WAIT_INTERVAL_ERROR", false;
+    /// The object already exists.
+    ObjectAlreadyExists = 2100, "MQRC_OBJECT_ALREADY_EXISTS", false;
+    /// The object is damaged.
+    ObjectDamaged = 2101, "MQRC_OBJECT_DAMAGED", false;
+    /// The queue manager lacks a system resource (e.g. log space).
+    ResourceProblem = 2102, "MQRC_RESOURCE_PROBLEM", false;
+    /// The message format is not valid.
+    FormatError = 2110, "MQRC_FORMAT_ERROR", false;
+    /// The object name is not valid.
+    ObjectNameError = 2152, "MQRC_OBJECT_NAME_ERROR", false;
+    /// The queue manager is quiescing (with FAIL_IF_QUIESCING).
+    QMgrQuiescing = 2161, "MQRC_Q_MGR_QUIESCING", false;
+    /// The queue manager is stopping.
+    QMgrStopping = 2162, "MQRC_Q_MGR_STOPPING", false;
+    /// A selector is not valid.
+    SelectorError = 2067, "MQRC_SELECTOR_ERROR", false;
+    /// The put-message options are not valid.
+    PmoError = 2173, "MQRC_PMO_ERROR", false;
+    /// The get-message options are not valid.
+    GmoError = 2186, "MQRC_GMO_ERROR", false;
+    /// An unexpected error occurred inside the queue manager.
+    UnexpectedError = 2195, "MQRC_UNEXPECTED_ERROR", false;
+    /// The connection is quiescing.
+    ConnectionQuiescing = 2202, "MQRC_CONNECTION_QUIESCING", false;
+    /// The connection is stopping.
+    ConnectionStopping = 2203, "MQRC_CONNECTION_STOPPING", false;
+    /// The message id is not valid.
+    MsgIdError = 2206, "MQRC_MSG_ID_ERROR", false;
+    /// The correlation id is not valid.
+    CorrelIdError = 2207, "MQRC_CORREL_ID_ERROR", false;
+    /// The message is longer than the channel's MAXMSGL.
+    MsgTooBigForChannel = 2218, "MQRC_MSG_TOO_BIG_FOR_CHANNEL", false;
+    /// Another call is in progress on the connection.
+    CallInProgress = 2219, "MQRC_CALL_IN_PROGRESS", false;
+    /// The match options are not valid.
+    MatchOptionsError = 2247, "MQRC_MATCH_OPTIONS_ERROR", false;
+    /// The channel is not available (stopped, or too many instances).
+    ChannelNotAvailable = 2537, "MQRC_CHANNEL_NOT_AVAILABLE", false;
+    /// The host is not available (nothing listens at the connection name).
+    HostNotAvailable = 2538, "MQRC_HOST_NOT_AVAILABLE", false;
+    /// The channel definition is not usable.
+    ChannelConfigError = 2539, "MQRC_CHANNEL_CONFIG_ERROR", false;
+    /// No channel of that name exists.
+    UnknownChannelName = 2540, "MQRC_UNKNOWN_CHANNEL_NAME", false;
+}
+
+impl ReasonCode {
+    /// True when the code is MQRC_NONE.
+    pub fn is_ok(self) -> bool {
+        self == ReasonCode::None
+    }
+}
+
+impl fmt::Display for ReasonCode {
+    /// `2053 MQRC_Q_FULL`: the number first, as MQ administrators search for it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.number(), self.name())
+    }
+}
+
+/// A failed or warned MQI call: completion code plus reason.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{comp:?} {reason}")]
+pub struct MqError {
+    /// MQCC_FAILED or MQCC_WARNING.
+    pub comp: CompCode,
+    /// Why.
+    pub reason: ReasonCode,
+}
+
+impl From<ReasonCode> for MqError {
+    fn from(reason: ReasonCode) -> Self {
+        MqError {
+            comp: reason.comp_code(),
+            reason,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_and_names_round_trip() {
+        for &rc in ReasonCode::ALL {
+            assert_eq!(ReasonCode::from_number(rc.number()), Some(rc));
+            assert!(rc.name().starts_with("MQRC_"));
+        }
+        assert_eq!(ReasonCode::QFull.to_string(), "2053 MQRC_Q_FULL");
+        assert_eq!(ReasonCode::from_number(424242), None);
+    }
+
+    #[test]
+    fn warnings_are_warnings() {
+        assert_eq!(ReasonCode::TruncatedMsgAccepted.comp_code(), CompCode::Warning);
+        assert_eq!(ReasonCode::QFull.comp_code(), CompCode::Failed);
+        assert_eq!(ReasonCode::None.comp_code(), CompCode::Ok);
+    }
+
+    #[test]
+    fn numbers_are_unique() {
+        let mut seen = std::collections::HashSet::new();
+        for &rc in ReasonCode::ALL {
+            assert!(seen.insert(rc.number()), "duplicate {}", rc.number());
+        }
+    }
+}
