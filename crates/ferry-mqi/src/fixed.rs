@@ -17,7 +17,10 @@ impl<const N: usize> FixedStr<N> {
     /// Builds a field from `s`; fails when `s` is longer than `N` bytes.
     pub fn new(s: &str) -> Result<Self, crate::NameError> {
         if s.len() > N {
-            return Err(crate::NameError::TooLong { max: N, len: s.len() });
+            return Err(crate::NameError::TooLong {
+                max: N,
+                len: s.len(),
+            });
         }
         let mut b = [b' '; N];
         b[..s.len()].copy_from_slice(s.as_bytes());

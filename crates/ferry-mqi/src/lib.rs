@@ -20,7 +20,6 @@ pub use inquire::{InquireValue, Selector};
 pub use names::{validate_channel_name, validate_object_name, NameError};
 pub use object::{ObjectDescriptor, ObjectType};
 pub use options::{
-    CloseOptions, GetOptionFlags, GetOptions, MatchOptions, OpenOptions, PutOptionFlags,
-    PutOptions,
+    CloseOptions, GetOptionFlags, GetOptions, MatchOptions, OpenOptions, PutOptionFlags, PutOptions,
 };
 pub use reason::{CompCode, MqError, ReasonCode};

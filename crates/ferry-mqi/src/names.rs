@@ -74,7 +74,10 @@ mod tests {
             validate_object_name(&"Q".repeat(49)),
             Err(NameError::TooLong { max: 48, len: 49 })
         ));
-        assert_eq!(validate_object_name("A B"), Err(NameError::InvalidChar(' ')));
+        assert_eq!(
+            validate_object_name("A B"),
+            Err(NameError::InvalidChar(' '))
+        );
         assert!(validate_channel_name(&"C".repeat(21)).is_err());
     }
 }

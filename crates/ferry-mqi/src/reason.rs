@@ -65,11 +65,11 @@ macro_rules! reason_codes {
 
             /// The completion code MQ pairs with this reason (warning or failed).
             pub fn comp_code(self) -> CompCode {
-                match self {
-                    ReasonCode::None => CompCode::Ok,
-                    $( ReasonCode::$variant if $warn => CompCode::Warning, )*
-                    _ => CompCode::Failed,
+                if self == ReasonCode::None {
+                    return CompCode::Ok;
                 }
+                let warning = match self { $( ReasonCode::$variant => $warn, )* };
+                if warning { CompCode::Warning } else { CompCode::Failed }
             }
         }
     };
@@ -279,7 +279,10 @@ mod tests {
 
     #[test]
     fn warnings_are_warnings() {
-        assert_eq!(ReasonCode::TruncatedMsgAccepted.comp_code(), CompCode::Warning);
+        assert_eq!(
+            ReasonCode::TruncatedMsgAccepted.comp_code(),
+            CompCode::Warning
+        );
         assert_eq!(ReasonCode::QFull.comp_code(), CompCode::Failed);
         assert_eq!(ReasonCode::None.comp_code(), CompCode::Ok);
     }

@@ -1,1 +1,23 @@
-//! placeholder
+//! Ferry's object model: definitions of queues, channels, listeners and the queue manager.
+//!
+//! Every attribute is defined once, as a row of an attribute table (see [`attribute`]):
+//! its MQSC keyword, value kind and range, default, which object types it applies to,
+//! and its MQINQ selector. From those rows come the typed definition structs the engine
+//! reads (`QueueAttributes::max_depth`), the tables MQSC parses and DISPLAYs with, MQINQ,
+//! and the generated attribute reference in the docs. Nothing else repeats a default.
+//!
+//! Status records ([`status`]) are the shapes of DISPLAY QSTATUS/CONN answers, shared by
+//! the engine (which fills them from live counters) and MQSC (which prints them).
+
+pub mod attribute;
+pub mod channel;
+pub mod listener;
+pub mod qmgr;
+pub mod queue;
+pub mod status;
+
+pub use attribute::{AttrDef, AttrError, AttrKind, AttrType, AttrValue, AttributeSet};
+pub use channel::{ChannelAttributes, ChannelDefinition, ChannelType, CHANNEL_ATTRIBUTES};
+pub use listener::{ListenerAttributes, ListenerDefinition, LISTENER_ATTRIBUTES};
+pub use qmgr::{QmgrAttributes, QMGR_ATTRIBUTES};
+pub use queue::{QueueAttributes, QueueDefinition, QueueType, QUEUE_ATTRIBUTES};

@@ -1,0 +1,52 @@
+//! Queue manager attributes (ALTER QMGR / DISPLAY QMGR).
+
+use crate::attribute::AttrKind::{Int, Keyword, Name, Text};
+use crate::queue::{Enablement, MonitoringLevel};
+use crate::{attribute_table, keyword_enum};
+use ferry_mqi::inquire::selector as sel;
+
+/// The queue manager is one object; its rows all apply.
+pub const QMGR: u32 = 1;
+
+keyword_enum! {
+    /// PLATFORM: what DISPLAY QMGR reports.
+    Platform { Unix = "UNIX" }
+}
+
+attribute_table! {
+    /// The attributes of the queue manager.
+    pub struct QmgrAttributes;
+    pub static QMGR_ATTRIBUTES;
+    descr: String = "DESCR", Text { max_len: 64 }, default String::new(),
+        applies QMGR, inq Some(sel::Q_MGR_DESC), rw, "Description for operators.";
+    dead_letter_q: String = "DEADQ", Name { max_len: 48 }, default String::new(),
+        applies QMGR, inq Some(sel::DEAD_LETTER_Q_NAME), rw, "Dead-letter queue.";
+    default_xmit_q: String = "DEFXMITQ", Name { max_len: 48 }, default String::new(),
+        applies QMGR, inq None, rw, "Transmission queue used when no route is found.";
+    max_msg_length: i32 = "MAXMSGL", Int { min: 32_768, max: 104_857_600 }, default 4_194_304,
+        applies QMGR, inq Some(sel::MAX_MSG_LENGTH), rw, "Longest message the queue manager accepts (then 2031).";
+    max_handles: i32 = "MAXHANDS", Int { min: 0, max: 999_999_999 }, default 256,
+        applies QMGR, inq Some(sel::MAX_HANDLES), rw, "Open handles per connection (then 2017).";
+    max_uncommitted_msgs: i32 = "MAXUMSGS", Int { min: 1, max: 999_999_999 }, default 10_000,
+        applies QMGR, inq Some(sel::MAX_UNCOMMITTED_MSGS), rw, "Messages in one unit of work (then 2024).";
+    max_priority: i32 = "MAXPRTY", Int { min: 9, max: 9 }, default 9,
+        applies QMGR, inq Some(sel::MAX_PRIORITY), ro, "Highest message priority.";
+    ccsid: i32 = "CCSID", Int { min: 1, max: 65535 }, default 1208,
+        applies QMGR, inq Some(sel::CODED_CHAR_SET_ID), rw, "Character set of the queue manager.";
+    command_level: i32 = "CMDLEVEL", Int { min: 0, max: 999_999_999 }, default 940,
+        applies QMGR, inq Some(sel::COMMAND_LEVEL), ro, "Command level (MQ 9.4 equivalent).";
+    platform: Platform = "PLATFORM", Keyword { values: Platform::KEYWORDS }, default Platform::Unix,
+        applies QMGR, inq None, ro, "Platform.";
+    monitoring_q: MonitoringLevel = "MONQ", Keyword { values: MonitoringLevel::KEYWORDS }, default MonitoringLevel::Off,
+        applies QMGR, inq None, rw, "Default monitoring level of queues with MONQ(QMGR).";
+    channel_auth: Enablement = "CHLAUTH", Keyword { values: Enablement::KEYWORDS }, default Enablement::Enabled,
+        applies QMGR, inq None, rw, "Whether channel authentication records apply.";
+    creation_date: String = "CRDATE", Text { max_len: 10 }, default String::new(),
+        applies QMGR, inq None, ro, "Date the queue manager was created.";
+    creation_time: String = "CRTIME", Text { max_len: 8 }, default String::new(),
+        applies QMGR, inq None, ro, "Time the queue manager was created.";
+    alteration_date: String = "ALTDATE", Text { max_len: 10 }, default String::new(),
+        applies QMGR, inq None, ro, "Date of the last change.";
+    alteration_time: String = "ALTTIME", Text { max_len: 8 }, default String::new(),
+        applies QMGR, inq None, ro, "Time of the last change.";
+}
