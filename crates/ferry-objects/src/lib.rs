@@ -9,6 +9,7 @@
 //! Status records ([`status`]) are the shapes of DISPLAY QSTATUS/CONN answers, shared by
 //! the engine (which fills them from live counters) and MQSC (which prints them).
 
+pub mod admin;
 pub mod attribute;
 pub mod channel;
 pub mod listener;
@@ -16,6 +17,7 @@ pub mod qmgr;
 pub mod queue;
 pub mod status;
 
+pub use admin::AdminError;
 pub use attribute::{AttrDef, AttrError, AttrKind, AttrType, AttrValue, AttributeSet};
 pub use channel::{ChannelAttributes, ChannelDefinition, ChannelType, CHANNEL_ATTRIBUTES};
 pub use listener::{ListenerAttributes, ListenerDefinition, LISTENER_ATTRIBUTES};

@@ -1,0 +1,71 @@
+//! What MQSC commands act on: the queue manager's objects and status, behind a trait.
+//!
+//! The executor works out the complete definition a DEFINE or ALTER asks for (defaults,
+//! LIKE, REPLACE, the changed attributes, CRDATE/ALTDATE) and hands it over whole; the
+//! target (the running queue manager) only stores, checks in-use rules and reports status.
+
+use ferry_objects::status::{ConnectionStatus, HandleStatus, ListenerStatus, QueueStatus};
+use ferry_objects::{
+    AdminError, ChannelDefinition, ListenerDefinition, QmgrAttributes, QueueDefinition,
+};
+
+/// The queue manager as MQSC sees it.
+pub trait AdminTarget {
+    /// The queue manager's name.
+    fn qmgr_name(&self) -> String;
+    /// Now, in ms since the Unix epoch (for CRDATE/ALTDATE and ages).
+    fn now_ms(&self) -> u64;
+
+    /// A queue definition of any type, by exact name.
+    fn queue(&self, name: &str) -> Option<QueueDefinition>;
+    /// All queue definitions, sorted by name (temporary dynamic queues included).
+    fn queues(&self) -> Vec<QueueDefinition>;
+    /// Creates a queue, or replaces one of the same type when `replace`.
+    fn define_queue(&mut self, def: QueueDefinition, replace: bool) -> Result<(), AdminError>;
+    /// Replaces an existing queue's attributes (`force`: even while open).
+    fn alter_queue(&mut self, def: QueueDefinition, force: bool) -> Result<(), AdminError>;
+    /// Deletes a queue; a local queue with messages needs `purge`.
+    fn delete_queue(&mut self, name: &str, purge: bool) -> Result<(), AdminError>;
+    /// Removes every committed message of a local queue; returns how many.
+    fn clear_queue(&mut self, name: &str) -> Result<u64, AdminError>;
+    /// Live state of a local queue.
+    fn queue_status(&self, name: &str) -> Option<QueueStatus>;
+    /// Open handles on a queue.
+    fn handle_status(&self, name: &str) -> Vec<HandleStatus>;
+
+    /// A channel by exact name.
+    fn channel(&self, name: &str) -> Option<ChannelDefinition>;
+    /// All channels, sorted by name.
+    fn channels(&self) -> Vec<ChannelDefinition>;
+    /// Creates a channel, or replaces one when `replace`.
+    fn define_channel(&mut self, def: ChannelDefinition, replace: bool) -> Result<(), AdminError>;
+    /// Replaces an existing channel's attributes.
+    fn alter_channel(&mut self, def: ChannelDefinition) -> Result<(), AdminError>;
+    /// Deletes a channel.
+    fn delete_channel(&mut self, name: &str) -> Result<(), AdminError>;
+
+    /// A listener by exact name.
+    fn listener(&self, name: &str) -> Option<ListenerDefinition>;
+    /// All listeners, sorted by name.
+    fn listeners(&self) -> Vec<ListenerDefinition>;
+    /// Creates a listener, or replaces one when `replace`.
+    fn define_listener(&mut self, def: ListenerDefinition, replace: bool)
+        -> Result<(), AdminError>;
+    /// Replaces an existing listener's attributes.
+    fn alter_listener(&mut self, def: ListenerDefinition) -> Result<(), AdminError>;
+    /// Deletes a stopped listener.
+    fn delete_listener(&mut self, name: &str) -> Result<(), AdminError>;
+    /// Starts a listener (binds its port).
+    fn start_listener(&mut self, name: &str) -> Result<(), AdminError>;
+    /// Stops a listener (existing connections stay).
+    fn stop_listener(&mut self, name: &str) -> Result<(), AdminError>;
+    /// Whether and where a listener runs.
+    fn listener_status(&self, name: &str) -> Option<ListenerStatus>;
+
+    /// The queue manager's attributes.
+    fn qmgr(&self) -> QmgrAttributes;
+    /// Replaces the queue manager's attributes.
+    fn alter_qmgr(&mut self, attrs: QmgrAttributes) -> Result<(), AdminError>;
+    /// Connected applications.
+    fn connections(&self) -> Vec<ConnectionStatus>;
+}
