@@ -1,0 +1,231 @@
+//! `Connection`: an hconn, the handle every MQI call starts from.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use ferry_mqi::{
+    FixedStr, MessageDescriptor, MqError, ObjectDescriptor, OpenOptions, PutOptions, ReasonCode,
+};
+use ferry_wire::{ConnRequest, MqscOutput, Reply, Request};
+
+use crate::conversation::Conversation;
+use crate::options::ConnectOptions;
+use crate::queue::Queue;
+use crate::transport::reserve_conversation;
+
+/// A connection to a queue manager (an MQ hconn).
+///
+/// Calls on one connection run one at a time, as MQI calls on an hconn do; use one
+/// connection per task for parallelism (they share sockets as SHARECNV allows).
+/// Dropping a connection without [`Connection::disconnect`] ends it as an abnormal end
+/// would: the queue manager backs out its unit of work.
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), ferry_mqi::MqError> {
+/// use ferry_client::{Connection, ConnectOptions};
+/// use ferry_mqi::{MessageDescriptor, ObjectDescriptor, OpenOptions, PutOptions};
+///
+/// let opts = ConnectOptions::client("localhost(1414)", "SYSTEM.DEF.SVRCONN").queue_manager("QM1");
+/// let conn = Connection::connect(&opts).await?;
+/// let od = ObjectDescriptor::queue("APP.QUEUE").unwrap();
+/// let queue = conn.open(&od, OpenOptions::OUTPUT).await?;
+/// let mut md = MessageDescriptor::default();
+/// queue.put(&mut md, &PutOptions::default(), "hello").await?;
+/// println!("put message {:02x?}", md.msg_id);
+/// queue.close(Default::default()).await?;
+/// conn.disconnect().await?;
+/// # Ok(()) }
+/// ```
+pub struct Connection {
+    conv: Arc<Conversation>,
+    qmgr_name: FixedStr<48>,
+    ended: bool,
+}
+
+impl Connection {
+    /// Connects (MQCONNX): joins a shared socket with room or opens a new one, then
+    /// opens a conversation on it.
+    ///
+    /// Fails with 2538 MQRC_HOST_NOT_AVAILABLE when nothing listens at the CONNAME,
+    /// 2059 MQRC_Q_MGR_NOT_AVAILABLE when the bindings socket is missing, 2540
+    /// MQRC_UNKNOWN_CHANNEL_NAME or 2058 MQRC_Q_MGR_NAME_ERROR when the server refuses.
+    pub async fn connect(opts: &ConnectOptions) -> Result<Connection, MqError> {
+        let (socket, id, generation) = reserve_conversation(opts).await?;
+        let conv = Arc::new(Conversation::new(socket, id, generation));
+        let req = Request::Conn(ConnRequest {
+            qmgr_name: FixedStr::new(&opts.qmgr)
+                .map_err(|_| MqError::from(ReasonCode::QMgrNameError))?,
+            appl_name: FixedStr::truncating(&opts.appl_name),
+            user_id: FixedStr::truncating(&opts.user_id),
+            options: 0,
+        });
+        match conv.call(&req).await {
+            Ok(Reply::Conn { status, qmgr_name }) => match status.into_result() {
+                Ok(_) => Ok(Connection {
+                    qmgr_name: if qmgr_name.is_blank() {
+                        conv.socket.qmgr_name
+                    } else {
+                        qmgr_name
+                    },
+                    conv,
+                    ended: false,
+                }),
+                Err(e) => {
+                    conv.release();
+                    Err(e)
+                }
+            },
+            Ok(_) => {
+                conv.release();
+                Err(MqError::from(ReasonCode::UnexpectedError))
+            }
+            Err(e) => {
+                conv.release();
+                Err(e)
+            }
+        }
+    }
+
+    /// The name of the queue manager this connection reached.
+    pub fn queue_manager_name(&self) -> &str {
+        self.qmgr_name.as_str()
+    }
+
+    /// The largest message length negotiated for this connection's socket.
+    pub fn max_message_length(&self) -> u32 {
+        self.conv.max_msg_length()
+    }
+
+    /// Opens an object (MQOPEN). For a model queue the returned queue's
+    /// [`Queue::resolved_name`] is the generated dynamic queue name.
+    pub async fn open(
+        &self,
+        od: &ObjectDescriptor,
+        options: OpenOptions,
+    ) -> Result<Queue, MqError> {
+        let reply = self.conv.call(&Request::Open { od: *od, options }).await?;
+        match reply {
+            Reply::Open {
+                status,
+                hobj,
+                resolved_q_name,
+                resolved_qmgr_name,
+            } => {
+                status.into_result()?;
+                Ok(Queue::new(
+                    self.conv.clone(),
+                    hobj,
+                    od.object_name,
+                    resolved_q_name,
+                    resolved_qmgr_name,
+                ))
+            }
+            _ => Err(MqError::from(ReasonCode::UnexpectedError)),
+        }
+    }
+
+    /// Opens, puts one message and closes (MQPUT1), as reply-sending servers do.
+    /// `md` is updated with the generated MsgId, PutDate/PutTime and context.
+    pub async fn put1(
+        &self,
+        od: &ObjectDescriptor,
+        md: &mut MessageDescriptor,
+        pmo: &PutOptions,
+        body: impl Into<Bytes>,
+    ) -> Result<(), MqError> {
+        let body = body.into();
+        if body.len() > self.conv.max_msg_length() as usize {
+            return Err(MqError::from(ReasonCode::DataLengthError));
+        }
+        let reply = self
+            .conv
+            .call(&Request::Put1 {
+                od: *od,
+                md: *md,
+                pmo: *pmo,
+                body,
+            })
+            .await?;
+        match reply {
+            Reply::Put1 { status, md: out } => {
+                status.into_result()?;
+                *md = out;
+                Ok(())
+            }
+            _ => Err(MqError::from(ReasonCode::UnexpectedError)),
+        }
+    }
+
+    /// Commits the unit of work (MQCMIT).
+    pub async fn commit(&self) -> Result<(), MqError> {
+        match self.conv.call(&Request::Cmit).await? {
+            Reply::Cmit { status } => status.into_result().map(drop),
+            _ => Err(MqError::from(ReasonCode::UnexpectedError)),
+        }
+    }
+
+    /// Backs out the unit of work (MQBACK): gotten messages return with BackoutCount+1,
+    /// puts disappear.
+    pub async fn backout(&self) -> Result<(), MqError> {
+        match self.conv.call(&Request::Back).await? {
+            Reply::Back { status } => status.into_result().map(drop),
+            _ => Err(MqError::from(ReasonCode::UnexpectedError)),
+        }
+    }
+
+    /// Runs an MQSC command on the queue manager's command server and returns its
+    /// output lines. A command that fails is not an `Err`: check [`MqscOutput::failed`].
+    pub async fn mqsc(&self, command: &str) -> Result<MqscOutput, MqError> {
+        let reply = self
+            .conv
+            .call(&Request::Mqsc {
+                command: command.to_owned(),
+            })
+            .await?;
+        match reply {
+            Reply::Mqsc { status, output } => {
+                status.into_result()?;
+                Ok(output)
+            }
+            _ => Err(MqError::from(ReasonCode::UnexpectedError)),
+        }
+    }
+
+    /// Disconnects (MQDISC): closes the connection's handles and commits its unit of
+    /// work. The socket closes when its last conversation ends.
+    pub async fn disconnect(mut self) -> Result<(), MqError> {
+        self.ended = true;
+        let result = self.conv.call(&Request::Disc { backout: false }).await;
+        self.conv.release();
+        match result? {
+            Reply::Disc { status } => status.into_result().map(drop),
+            _ => Err(MqError::from(ReasonCode::UnexpectedError)),
+        }
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        if self.ended {
+            return;
+        }
+        let conv = self.conv.clone();
+        match tokio::runtime::Handle::try_current() {
+            Ok(rt) => {
+                rt.spawn(async move {
+                    let _ = conv.call(&Request::Disc { backout: true }).await;
+                    conv.release();
+                });
+            }
+            Err(_) => conv.release(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection")
+            .field("queue_manager", &self.qmgr_name.as_str())
+            .finish_non_exhaustive()
+    }
+}

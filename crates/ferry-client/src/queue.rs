@@ -1,0 +1,220 @@
+//! `Queue`: an open object handle (hobj) and the calls made on it.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use ferry_mqi::{
+    CloseOptions, FixedStr, GetOptions, InquireValue, MessageDescriptor, MqError, PutOptions,
+    ReasonCode, Selector,
+};
+use ferry_wire::{Reply, Request};
+
+use crate::conversation::Conversation;
+
+/// A message returned by [`Queue::get`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GotMessage {
+    /// The body, at most the requested length (a zero-copy slice of the socket's buffer).
+    pub data: Bytes,
+    /// The message's full length (MQGET DataLength), larger than `data` when truncated.
+    pub data_length: usize,
+    /// A warning the get completed with, e.g. 2079 MQRC_TRUNCATED_MSG_ACCEPTED.
+    pub warning: Option<ReasonCode>,
+}
+
+impl GotMessage {
+    /// True when the body was cut to the requested length.
+    pub fn is_truncated(&self) -> bool {
+        self.data.len() < self.data_length
+    }
+}
+
+/// An open queue (or other object) of a [`crate::Connection`]: an MQ hobj.
+///
+/// Dropping a queue without [`Queue::close`] closes it in the background.
+pub struct Queue {
+    conv: Arc<Conversation>,
+    hobj: i32,
+    name: FixedStr<48>,
+    resolved_name: FixedStr<48>,
+    resolved_qmgr_name: FixedStr<48>,
+    closed: bool,
+}
+
+fn unexpected() -> MqError {
+    MqError::from(ReasonCode::UnexpectedError)
+}
+
+impl Queue {
+    pub(crate) fn new(
+        conv: Arc<Conversation>,
+        hobj: i32,
+        name: FixedStr<48>,
+        resolved_name: FixedStr<48>,
+        resolved_qmgr_name: FixedStr<48>,
+    ) -> Self {
+        Queue {
+            conv,
+            hobj,
+            name,
+            resolved_name,
+            resolved_qmgr_name,
+            closed: false,
+        }
+    }
+
+    /// The name given to open (the model queue's name for a dynamic queue).
+    pub fn name(&self) -> &str {
+        self.name.as_str()
+    }
+
+    /// The resolved queue name (MQOD ResolvedQName): the base of an alias, or the
+    /// generated name of a dynamic queue; the opened name when the server left it blank.
+    pub fn resolved_name(&self) -> &str {
+        if self.resolved_name.is_blank() {
+            self.name.as_str()
+        } else {
+            self.resolved_name.as_str()
+        }
+    }
+
+    /// The resolved queue manager name (MQOD ResolvedQMgrName).
+    pub fn resolved_qmgr_name(&self) -> &str {
+        self.resolved_qmgr_name.as_str()
+    }
+
+    /// The object handle number.
+    pub fn hobj(&self) -> i32 {
+        self.hobj
+    }
+
+    /// Puts a message (MQPUT). On return `md` holds the output descriptor: the
+    /// generated MsgId, PutDate/PutTime and context. Warnings (e.g. 2049) count as
+    /// success.
+    pub async fn put(
+        &self,
+        md: &mut MessageDescriptor,
+        pmo: &PutOptions,
+        body: impl Into<Bytes>,
+    ) -> Result<(), MqError> {
+        let body = body.into();
+        if body.len() > self.conv.max_msg_length() as usize {
+            return Err(MqError::from(ReasonCode::DataLengthError));
+        }
+        let req = Request::Put {
+            hobj: self.hobj,
+            md: *md,
+            pmo: *pmo,
+            body,
+        };
+        match self.conv.call(&req).await? {
+            Reply::Put { status, md: out } => {
+                status.into_result()?;
+                *md = out;
+                Ok(())
+            }
+            _ => Err(unexpected()),
+        }
+    }
+
+    /// Gets a message (MQGET) of at most `max_len` bytes.
+    ///
+    /// As in MQ, the MsgId/CorrelId (per `gmo.match_options`) of `md` select the
+    /// message, and on return `md` holds the message's descriptor: reset the ids before
+    /// the next get. With `ACCEPT_TRUNCATED_MSG` a longer message is removed and
+    /// returned cut, with warning 2079; without it the get fails with 2080 and the
+    /// message stays (and `md` still describes it). No message: 2033.
+    pub async fn get(
+        &self,
+        md: &mut MessageDescriptor,
+        gmo: &GetOptions,
+        max_len: usize,
+    ) -> Result<GotMessage, MqError> {
+        let req = Request::Get {
+            hobj: self.hobj,
+            md: *md,
+            gmo: *gmo,
+            max_len: u32::try_from(max_len).unwrap_or(u32::MAX),
+        };
+        match self.conv.call(&req).await? {
+            Reply::Get {
+                status,
+                md: out,
+                data_length,
+                body,
+            } => {
+                if status.reason == ReasonCode::TruncatedMsgFailed {
+                    *md = out;
+                }
+                let warning = status.into_result()?;
+                *md = out;
+                Ok(GotMessage {
+                    data: body,
+                    data_length: data_length as usize,
+                    warning,
+                })
+            }
+            _ => Err(unexpected()),
+        }
+    }
+
+    /// Reads attributes (MQINQ): one value per selector, in order. The queue must be
+    /// open with `OpenOptions::INQUIRE`.
+    pub async fn inquire(&self, selectors: &[Selector]) -> Result<Vec<InquireValue>, MqError> {
+        let req = Request::Inq {
+            hobj: self.hobj,
+            selectors: selectors.to_vec(),
+        };
+        match self.conv.call(&req).await? {
+            Reply::Inq { status, values } => {
+                status.into_result()?;
+                Ok(values)
+            }
+            _ => Err(unexpected()),
+        }
+    }
+
+    /// Closes the handle (MQCLOSE), e.g. with `CloseOptions::DELETE` for a permanent
+    /// dynamic queue.
+    pub async fn close(mut self, options: CloseOptions) -> Result<(), MqError> {
+        self.closed = true;
+        let req = Request::Close {
+            hobj: self.hobj,
+            options,
+        };
+        match self.conv.call(&req).await? {
+            Reply::Close { status } => status.into_result().map(drop),
+            _ => Err(unexpected()),
+        }
+    }
+}
+
+impl Drop for Queue {
+    fn drop(&mut self) {
+        if self.closed {
+            return;
+        }
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            let conv = self.conv.clone();
+            let hobj = self.hobj;
+            rt.spawn(async move {
+                let _ = conv
+                    .call(&Request::Close {
+                        hobj,
+                        options: CloseOptions::empty(),
+                    })
+                    .await;
+            });
+        }
+    }
+}
+
+impl std::fmt::Debug for Queue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Queue")
+            .field("name", &self.name.as_str())
+            .field("resolved_name", &self.resolved_name())
+            .field("hobj", &self.hobj)
+            .finish()
+    }
+}

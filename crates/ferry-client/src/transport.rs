@@ -1,0 +1,206 @@
+//! Opening a socket: TCP or Unix connect, the hello exchange, and the process-wide pool
+//! that lets connections share sockets (SHARECNV).
+//!
+//! Connections of one process to the same target, channel, queue manager and user, with
+//! the same SHARECNV request, join an existing socket while it has room for another
+//! conversation; otherwise a new socket is opened and added to the pool. Sockets that
+//! broke or closed are skipped and forgotten.
+
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex, Weak};
+
+use bytes::BytesMut;
+use ferry_mqi::{FixedStr, MqError, ReasonCode};
+use ferry_wire::{ClientHello, Negotiated, ServerHello, PROTOCOL_MAJOR, PROTOCOL_MINOR};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::conname::parse_conname;
+use crate::driver;
+use crate::options::{ConnectOptions, Target};
+use crate::socket::Socket;
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct PoolKey {
+    target: Target,
+    channel: String,
+    qmgr: String,
+    user_id: String,
+    sharecnv: u32,
+}
+
+static POOL: LazyLock<Mutex<HashMap<PoolKey, Vec<Weak<Socket>>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+fn err(reason: ReasonCode) -> MqError {
+    MqError::from(reason)
+}
+
+/// A conversation slot on some socket: `(socket, conversation id, generation)`.
+pub(crate) async fn reserve_conversation(
+    opts: &ConnectOptions,
+) -> Result<(Arc<Socket>, u32, u32), MqError> {
+    let key = PoolKey {
+        target: opts.target.clone(),
+        channel: opts.channel.clone(),
+        qmgr: opts.qmgr.clone(),
+        user_id: opts.user_id.clone(),
+        sharecnv: opts.sharecnv,
+    };
+    if opts.sharecnv > 1 {
+        let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(list) = pool.get_mut(&key) {
+            list.retain(|w| w.upgrade().is_some_and(|s| !s.is_closing()));
+            for weak in list.iter() {
+                if let Some(socket) = weak.upgrade() {
+                    if let Some((id, generation)) = socket.try_reserve() {
+                        return Ok((socket, id, generation));
+                    }
+                }
+            }
+        }
+    }
+    let socket = open_socket(opts).await?;
+    let (id, generation) = socket
+        .try_reserve()
+        .ok_or_else(|| err(ReasonCode::ConnectionBroken))?;
+    if opts.sharecnv > 1 && socket.capacity() > 1 {
+        let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+        pool.entry(key).or_default().push(Arc::downgrade(&socket));
+    }
+    Ok((socket, id, generation))
+}
+
+fn client_hello(opts: &ConnectOptions) -> Result<ClientHello, MqError> {
+    Ok(ClientHello {
+        major: PROTOCOL_MAJOR,
+        minor: PROTOCOL_MINOR,
+        flags: ferry_wire::HelloFlags::empty(),
+        channel: FixedStr::new(&opts.channel).map_err(|_| err(ReasonCode::UnknownChannelName))?,
+        qmgr_name: FixedStr::new(&opts.qmgr).map_err(|_| err(ReasonCode::QMgrNameError))?,
+        max_msg_length: opts.max_msg_length,
+        heartbeat_interval: opts.heartbeat_secs,
+        sharecnv: opts.sharecnv,
+        appl_name: FixedStr::truncating(&opts.appl_name),
+        user_id: FixedStr::truncating(&opts.user_id),
+    })
+}
+
+async fn open_socket(opts: &ConnectOptions) -> Result<Arc<Socket>, MqError> {
+    let hello = client_hello(opts)?;
+    let deadline = tokio::time::Instant::now() + opts.connect_timeout;
+    match &opts.target {
+        Target::Client { conn_name } => {
+            let hosts = parse_conname(conn_name)?;
+            let mut last = err(ReasonCode::HostNotAvailable);
+            for hp in hosts {
+                let connect = TcpStream::connect((hp.host.as_str(), hp.port));
+                let stream = match tokio::time::timeout_at(deadline, connect).await {
+                    Ok(Ok(s)) => s,
+                    Ok(Err(e)) => {
+                        tracing::debug!(host = %hp.host, port = hp.port, error = %e, "connect failed");
+                        continue;
+                    }
+                    Err(_) => break,
+                };
+                let _ = stream.set_nodelay(true);
+                match start(stream, &hello, deadline).await {
+                    Ok((stream, socket, rbuf)) => {
+                        let (r, w) = stream.into_split();
+                        driver::spawn(socket.clone(), r, w, rbuf);
+                        return Ok(socket);
+                    }
+                    // A refusal from the queue manager is final; a broken handshake
+                    // lets the next address have a go.
+                    Err(e) if e.reason != ReasonCode::ConnectionBroken => return Err(e),
+                    Err(e) => last = e,
+                }
+            }
+            Err(last)
+        }
+        Target::Bindings { path } => bindings(path, &hello, deadline).await,
+    }
+}
+
+#[cfg(unix)]
+async fn bindings(
+    path: &std::path::Path,
+    hello: &ClientHello,
+    deadline: tokio::time::Instant,
+) -> Result<Arc<Socket>, MqError> {
+    let stream =
+        match tokio::time::timeout_at(deadline, tokio::net::UnixStream::connect(path)).await {
+            Ok(Ok(s)) => s,
+            _ => return Err(err(ReasonCode::QMgrNotAvailable)),
+        };
+    let (stream, socket, rbuf) = start(stream, hello, deadline).await?;
+    let (r, w) = stream.into_split();
+    driver::spawn(socket.clone(), r, w, rbuf);
+    Ok(socket)
+}
+
+#[cfg(not(unix))]
+async fn bindings(
+    _path: &std::path::Path,
+    _hello: &ClientHello,
+    _deadline: tokio::time::Instant,
+) -> Result<Arc<Socket>, MqError> {
+    Err(err(ReasonCode::EnvironmentError))
+}
+
+/// Sends the hello and waits for the server's; returns the stream, the socket state and
+/// any bytes read past the server hello.
+async fn start<S: AsyncRead + AsyncWrite + Unpin>(
+    mut stream: S,
+    hello: &ClientHello,
+    deadline: tokio::time::Instant,
+) -> Result<(S, Arc<Socket>, BytesMut), MqError> {
+    let exchange = async {
+        let mut out = BytesMut::new();
+        hello
+            .encode(&mut out)
+            .map_err(|_| err(ReasonCode::ChannelConfigError))?;
+        stream
+            .write_all(&out)
+            .await
+            .map_err(|_| err(ReasonCode::ConnectionBroken))?;
+        let mut rbuf = BytesMut::with_capacity(64 * 1024);
+        loop {
+            match ServerHello::decode(&mut rbuf) {
+                Ok(Some(h)) => return Ok((h, rbuf)),
+                Ok(None) => {}
+                Err(e) => {
+                    tracing::warn!(error = %e, "bad server hello");
+                    return Err(err(ReasonCode::ChannelConfigError));
+                }
+            }
+            match stream.read_buf(&mut rbuf).await {
+                Ok(0) | Err(_) => return Err(err(ReasonCode::ConnectionBroken)),
+                Ok(_) => {}
+            }
+        }
+    };
+    let (server, rbuf) = match tokio::time::timeout_at(deadline, exchange).await {
+        Ok(r) => r?,
+        Err(_) => return Err(err(ReasonCode::HostNotAvailable)),
+    };
+    if let Err(e) = server.status.into_result() {
+        tracing::debug!(reason = %e.reason, message = %server.message, "connection refused");
+        return Err(e);
+    }
+    if server.major != PROTOCOL_MAJOR {
+        return Err(err(ReasonCode::ChannelConfigError));
+    }
+    let negotiated = Negotiated {
+        minor: server.minor,
+        flags: server.flags,
+        max_msg_length: server.max_msg_length,
+        heartbeat_interval: server.heartbeat_interval,
+        sharecnv: server.sharecnv,
+    };
+    Ok((
+        stream,
+        Arc::new(Socket::new(negotiated, server.qmgr_name)),
+        rbuf,
+    ))
+}

@@ -1,0 +1,439 @@
+//! The handshake: `ClientHello` first, `ServerHello` back, and the negotiation rules.
+//!
+//! A hello is `magic "FRY\x01"` + `total length u32` + `kind u8` + body; the length is
+//! capped at [`MAX_HELLO_LEN`] so a stranger cannot make the server buffer much before
+//! it knows who is talking. The server refuses an unknown major version (or a channel or
+//! queue manager it does not have) with a failed `ServerHello` whose reason says why,
+//! then closes the socket.
+
+use bitflags::bitflags;
+use bytes::{BufMut, Bytes, BytesMut};
+use ferry_mqi::{CompCode, FixedStr, ReasonCode};
+
+use crate::cursor::{put_fixed, put_string, Reader};
+use crate::structs::{get_status, put_status, Status};
+use crate::WireError;
+
+/// The four bytes every Ferry connection starts with (both directions).
+pub const MAGIC: [u8; 4] = *b"FRY\x01";
+
+/// The protocol major version this crate speaks. Peers with another major refuse.
+pub const PROTOCOL_MAJOR: u16 = 1;
+/// The protocol minor version this crate speaks. The lower of the two peers' wins.
+pub const PROTOCOL_MINOR: u16 = 0;
+
+/// Largest encoded hello (either direction).
+pub const MAX_HELLO_LEN: u32 = 1024;
+
+/// Default MAXMSGL: 4 MiB, as MQ's default channel MAXMSGL.
+pub const DEFAULT_MAX_MSG_LENGTH: u32 = 4 * 1024 * 1024;
+/// Default heartbeat interval in seconds (MQ's HBINT default is 300).
+pub const DEFAULT_HEARTBEAT_SECS: u32 = 300;
+/// Default SHARECNV, as MQ's SVRCONN default.
+pub const DEFAULT_SHARECNV: u32 = 10;
+
+const KIND_CLIENT_HELLO: u8 = 1;
+const KIND_SERVER_HELLO: u8 = 2;
+const HELLO_PREFIX: usize = 9;
+
+bitflags! {
+    /// Capability bits requested in `ClientHello` and granted in `ServerHello`.
+    ///
+    /// All are reserved for later issues: protocol 1.0 clients send 0 and 1.0 servers
+    /// grant none (the granted set is the intersection of requested and supported).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+    pub struct HelloFlags: u32 {
+        /// Reserved: TLS upgrade after the hello. Must be 0 now.
+        const TLS = 0x01;
+        /// Reserved: payload compression. Must be 0 now.
+        const COMPRESSION = 0x02;
+        /// Reserved: asynchronous put (MQPMO_ASYNC_RESPONSE). Must be 0 now.
+        const ASYNC_PUT = 0x04;
+        /// Reserved: read-ahead of non-persistent messages. Must be 0 now.
+        const READ_AHEAD = 0x08;
+        const _ = !0;
+    }
+}
+
+/// The client's opening message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClientHello {
+    /// Protocol major version.
+    pub major: u16,
+    /// Protocol minor version.
+    pub minor: u16,
+    /// Requested capabilities (0 in protocol 1.0).
+    pub flags: HelloFlags,
+    /// SVRCONN channel name (blank for bindings connections).
+    pub channel: FixedStr<20>,
+    /// Queue manager wanted; blank = whichever owns the listener.
+    pub qmgr_name: FixedStr<48>,
+    /// Largest message the client wants to handle (0 = the server's limit).
+    pub max_msg_length: u32,
+    /// Requested heartbeat interval in seconds (0 = none).
+    pub heartbeat_interval: u32,
+    /// Requested conversations per socket (SHARECNV; 0 and 1 = one).
+    pub sharecnv: u32,
+    /// Name of the application (MQCNO ApplName).
+    pub appl_name: FixedStr<28>,
+    /// The user the client runs as.
+    pub user_id: FixedStr<12>,
+}
+
+impl Default for ClientHello {
+    /// This crate's version, no flags, blank names, default limits.
+    fn default() -> Self {
+        ClientHello {
+            major: PROTOCOL_MAJOR,
+            minor: PROTOCOL_MINOR,
+            flags: HelloFlags::empty(),
+            channel: FixedStr::BLANK,
+            qmgr_name: FixedStr::BLANK,
+            max_msg_length: DEFAULT_MAX_MSG_LENGTH,
+            heartbeat_interval: DEFAULT_HEARTBEAT_SECS,
+            sharecnv: DEFAULT_SHARECNV,
+            appl_name: FixedStr::BLANK,
+            user_id: FixedStr::BLANK,
+        }
+    }
+}
+
+/// The server's answer: accepted with negotiated values, or refused with a reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerHello {
+    /// OK, or FAILED with the reason (2540 unknown channel, 2058 wrong queue manager,
+    /// 2059 not available, 2539 unsupported protocol version...).
+    pub status: Status,
+    /// Protocol major version of the server.
+    pub major: u16,
+    /// Negotiated minor version.
+    pub minor: u16,
+    /// Granted capabilities (none in protocol 1.0).
+    pub flags: HelloFlags,
+    /// Negotiated maximum message length.
+    pub max_msg_length: u32,
+    /// Negotiated heartbeat interval in seconds (0 = none).
+    pub heartbeat_interval: u32,
+    /// Conversations allowed on this socket (0 and 1 = one).
+    pub sharecnv: u32,
+    /// The queue manager's name.
+    pub qmgr_name: FixedStr<48>,
+    /// The server's software version, e.g. `ferry 0.1.0`.
+    pub server_version: String,
+    /// Human-readable explanation when refused; empty otherwise.
+    pub message: String,
+}
+
+impl ServerHello {
+    /// A refusal with `reason` and an explanation.
+    pub fn refuse(reason: ReasonCode, message: impl Into<String>) -> Self {
+        ServerHello {
+            status: Status {
+                comp: CompCode::Failed,
+                reason,
+            },
+            major: PROTOCOL_MAJOR,
+            minor: PROTOCOL_MINOR,
+            flags: HelloFlags::empty(),
+            max_msg_length: 0,
+            heartbeat_interval: 0,
+            sharecnv: 0,
+            qmgr_name: FixedStr::BLANK,
+            server_version: String::new(),
+            message: message.into(),
+        }
+    }
+}
+
+/// What a server offers, before negotiation with one client.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ServerLimits {
+    /// The channel's MAXMSGL.
+    pub max_msg_length: u32,
+    /// The channel's HBINT in seconds.
+    pub heartbeat_interval: u32,
+    /// The channel's SHARECNV.
+    pub sharecnv: u32,
+    /// Capabilities the server supports (none in 1.0).
+    pub flags: HelloFlags,
+}
+
+/// The values both sides use after the handshake.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Negotiated {
+    /// Minor protocol version (the lower of the two).
+    pub minor: u16,
+    /// Granted capabilities.
+    pub flags: HelloFlags,
+    /// Largest message: the lower of the two, the server's when the client asked 0.
+    pub max_msg_length: u32,
+    /// Heartbeat interval: 0 when either side wants none, else the larger (as MQ HBINT).
+    pub heartbeat_interval: u32,
+    /// Conversations per socket: the lower of the two (0 and 1 mean one).
+    pub sharecnv: u32,
+}
+
+/// Applies the negotiation rules of docs/protocol.md §3. The caller (the server) first
+/// refuses a client whose major version differs from [`PROTOCOL_MAJOR`].
+pub fn negotiate(client: &ClientHello, server: &ServerLimits) -> Negotiated {
+    let max_msg_length = if client.max_msg_length == 0 {
+        server.max_msg_length
+    } else {
+        client.max_msg_length.min(server.max_msg_length)
+    };
+    let heartbeat_interval = if client.heartbeat_interval == 0 || server.heartbeat_interval == 0 {
+        0
+    } else {
+        client.heartbeat_interval.max(server.heartbeat_interval)
+    };
+    // PROTOCOL_MINOR is 0 today, which makes the `min` look pointless; it stops being so
+    // with the first minor version.
+    #[allow(clippy::unnecessary_min_or_max)]
+    let minor = client.minor.min(PROTOCOL_MINOR);
+    Negotiated {
+        minor,
+        flags: client.flags & server.flags,
+        max_msg_length,
+        heartbeat_interval,
+        sharecnv: client.sharecnv.min(server.sharecnv),
+    }
+}
+
+fn begin_hello(out: &mut BytesMut, kind: u8) -> usize {
+    let start = out.len();
+    out.put_slice(&MAGIC);
+    out.put_u32_le(0);
+    out.put_u8(kind);
+    start
+}
+
+fn finish_hello(out: &mut BytesMut, start: usize) -> Result<(), WireError> {
+    let len = out.len() - start;
+    if len > MAX_HELLO_LEN as usize {
+        out.truncate(start);
+        return Err(WireError::FrameTooLarge {
+            len: len as u64,
+            max: u64::from(MAX_HELLO_LEN),
+        });
+    }
+    out[start + 4..start + 8].copy_from_slice(&(len as u32).to_le_bytes());
+    Ok(())
+}
+
+/// Splits one hello of `kind` off `buf`: `Ok(None)` until complete.
+fn split_hello(buf: &mut BytesMut, kind: u8) -> Result<Option<Bytes>, WireError> {
+    let avail = buf.len().min(4);
+    if buf[..avail] != MAGIC[..avail] {
+        let mut m = [0u8; 4];
+        m[..avail].copy_from_slice(&buf[..avail]);
+        return Err(WireError::BadMagic(m));
+    }
+    if buf.len() < HELLO_PREFIX {
+        return Ok(None);
+    }
+    let len = u32::from_le_bytes([buf[4], buf[5], buf[6], buf[7]]);
+    if len > MAX_HELLO_LEN {
+        return Err(WireError::FrameTooLarge {
+            len: u64::from(len),
+            max: u64::from(MAX_HELLO_LEN),
+        });
+    }
+    if (len as usize) < HELLO_PREFIX {
+        return Err(WireError::FrameTooSmall { len });
+    }
+    if buf[8] != kind {
+        return Err(WireError::UnexpectedVerb {
+            verb: buf[8],
+            expected: if kind == KIND_CLIENT_HELLO {
+                "ClientHello"
+            } else {
+                "ServerHello"
+            },
+        });
+    }
+    if buf.len() < len as usize {
+        return Ok(None);
+    }
+    let mut hello = buf.split_to(len as usize);
+    let _ = hello.split_to(HELLO_PREFIX);
+    Ok(Some(hello.freeze()))
+}
+
+impl ClientHello {
+    /// Appends the encoded hello to `out`.
+    pub fn encode(&self, out: &mut BytesMut) -> Result<(), WireError> {
+        let start = begin_hello(out, KIND_CLIENT_HELLO);
+        out.put_u16_le(self.major);
+        out.put_u16_le(self.minor);
+        out.put_u32_le(self.flags.bits());
+        put_fixed(out, &self.channel);
+        put_fixed(out, &self.qmgr_name);
+        out.put_u32_le(self.max_msg_length);
+        out.put_u32_le(self.heartbeat_interval);
+        out.put_u32_le(self.sharecnv);
+        put_fixed(out, &self.appl_name);
+        put_fixed(out, &self.user_id);
+        finish_hello(out, start)
+    }
+
+    /// Takes a client hello off the front of `buf`; `Ok(None)` until it is complete.
+    ///
+    /// Only the layout is checked: version and names are for the server to judge, so it
+    /// can answer with a precise reason. A hello whose major version is not
+    /// [`PROTOCOL_MAJOR`] still decodes as long as its prefix does; the body of another
+    /// major version may not, in which case the server refuses with 2539.
+    pub fn decode(buf: &mut BytesMut) -> Result<Option<ClientHello>, WireError> {
+        let Some(body) = split_hello(buf, KIND_CLIENT_HELLO)? else {
+            return Ok(None);
+        };
+        let mut r = Reader::new(&body);
+        let hello = ClientHello {
+            major: r.u16()?,
+            minor: r.u16()?,
+            flags: HelloFlags::from_bits_retain(r.u32()?),
+            channel: r.fixed("ClientHello.channel")?,
+            qmgr_name: r.fixed("ClientHello.qmgr_name")?,
+            max_msg_length: r.u32()?,
+            heartbeat_interval: r.u32()?,
+            sharecnv: r.u32()?,
+            appl_name: r.fixed("ClientHello.appl_name")?,
+            user_id: r.fixed("ClientHello.user_id")?,
+        };
+        r.finish()?;
+        Ok(Some(hello))
+    }
+}
+
+impl ServerHello {
+    /// Appends the encoded hello to `out`.
+    pub fn encode(&self, out: &mut BytesMut) -> Result<(), WireError> {
+        let start = begin_hello(out, KIND_SERVER_HELLO);
+        put_status(out, &self.status);
+        out.put_u16_le(self.major);
+        out.put_u16_le(self.minor);
+        out.put_u32_le(self.flags.bits());
+        out.put_u32_le(self.max_msg_length);
+        out.put_u32_le(self.heartbeat_interval);
+        out.put_u32_le(self.sharecnv);
+        put_fixed(out, &self.qmgr_name);
+        put_string(out, &self.server_version)?;
+        put_string(out, &self.message)?;
+        finish_hello(out, start)
+    }
+
+    /// Takes a server hello off the front of `buf`; `Ok(None)` until it is complete.
+    pub fn decode(buf: &mut BytesMut) -> Result<Option<ServerHello>, WireError> {
+        let Some(body) = split_hello(buf, KIND_SERVER_HELLO)? else {
+            return Ok(None);
+        };
+        let mut r = Reader::new(&body);
+        let hello = ServerHello {
+            status: get_status(&mut r)?,
+            major: r.u16()?,
+            minor: r.u16()?,
+            flags: HelloFlags::from_bits_retain(r.u32()?),
+            max_msg_length: r.u32()?,
+            heartbeat_interval: r.u32()?,
+            sharecnv: r.u32()?,
+            qmgr_name: r.fixed("ServerHello.qmgr_name")?,
+            server_version: r.string("ServerHello.server_version")?,
+            message: r.string("ServerHello.message")?,
+        };
+        r.finish()?;
+        Ok(Some(hello))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn client() -> ClientHello {
+        ClientHello {
+            channel: FixedStr::new("SYSTEM.DEF.SVRCONN").unwrap(),
+            qmgr_name: FixedStr::new("QM1").unwrap(),
+            appl_name: FixedStr::new("requester").unwrap(),
+            user_id: FixedStr::new("app").unwrap(),
+            ..ClientHello::default()
+        }
+    }
+
+    #[test]
+    fn client_hello_round_trips_at_every_split() {
+        let mut full = BytesMut::new();
+        client().encode(&mut full).unwrap();
+        for cut in 0..full.len() {
+            let mut part = BytesMut::from(&full[..cut]);
+            assert_eq!(ClientHello::decode(&mut part), Ok(None), "cut {cut}");
+        }
+        let mut all = full.clone();
+        assert_eq!(ClientHello::decode(&mut all), Ok(Some(client())));
+        assert!(all.is_empty());
+    }
+
+    #[test]
+    fn server_hello_round_trips() {
+        let h = ServerHello {
+            status: Status::OK,
+            major: 1,
+            minor: 0,
+            flags: HelloFlags::empty(),
+            max_msg_length: 1000,
+            heartbeat_interval: 5,
+            sharecnv: 10,
+            qmgr_name: FixedStr::new("QM1").unwrap(),
+            server_version: "ferry 0.1.0".into(),
+            message: String::new(),
+        };
+        let mut b = BytesMut::new();
+        h.encode(&mut b).unwrap();
+        assert_eq!(ServerHello::decode(&mut b), Ok(Some(h)));
+        let r = ServerHello::refuse(ReasonCode::UnknownChannelName, "no channel X");
+        r.encode(&mut b).unwrap();
+        assert_eq!(ServerHello::decode(&mut b), Ok(Some(r)));
+    }
+
+    #[test]
+    fn wrong_magic_and_kind_refused() {
+        let mut b = BytesMut::from(&b"GET / HTTP/1.1\r\n"[..]);
+        assert!(matches!(
+            ClientHello::decode(&mut b),
+            Err(WireError::BadMagic(_))
+        ));
+        let mut b = BytesMut::new();
+        client().encode(&mut b).unwrap();
+        assert!(matches!(
+            ServerHello::decode(&mut b),
+            Err(WireError::UnexpectedVerb { .. })
+        ));
+        let mut b = BytesMut::from(&b"FRY\x01\xff\xff\xff\x7f\x01"[..]);
+        assert!(matches!(
+            ClientHello::decode(&mut b),
+            Err(WireError::FrameTooLarge { .. })
+        ));
+    }
+
+    #[test]
+    fn negotiation_rules() {
+        let limits = ServerLimits {
+            max_msg_length: 1 << 20,
+            heartbeat_interval: 300,
+            sharecnv: 10,
+            flags: HelloFlags::empty(),
+        };
+        let mut c = client();
+        c.max_msg_length = 0;
+        c.heartbeat_interval = 60;
+        c.sharecnv = 100;
+        c.flags = HelloFlags::TLS;
+        let n = negotiate(&c, &limits);
+        assert_eq!(n.max_msg_length, 1 << 20);
+        assert_eq!(n.heartbeat_interval, 300);
+        assert_eq!(n.sharecnv, 10);
+        assert_eq!(n.flags, HelloFlags::empty());
+        c.heartbeat_interval = 0;
+        c.max_msg_length = 100;
+        let n = negotiate(&c, &limits);
+        assert_eq!((n.heartbeat_interval, n.max_msg_length), (0, 100));
+    }
+}

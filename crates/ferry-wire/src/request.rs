@@ -1,0 +1,284 @@
+//! Requests: the MQI calls a client sends, typed, with their payload layouts.
+//!
+//! `Request::decode` turns a request [`Frame`] into a [`Request`]; `encode_request`
+//! appends one to an output buffer so a driver can batch many frames into one write.
+//! PUT and PUT1 bodies are the rest of the payload: decoding hands out a `Bytes` slice
+//! of the read buffer, never a copy.
+
+use bytes::{BufMut, Bytes, BytesMut};
+use ferry_mqi::{
+    CloseOptions, FixedStr, GetOptions, MessageDescriptor, ObjectDescriptor, OpenOptions,
+    PutOptions, Selector,
+};
+
+use crate::cursor::{put_count, put_fixed, put_string, Reader};
+use crate::frame::{begin_frame, finish_frame, Frame, Verb, REPLY_VERB_BIT};
+use crate::structs::{
+    get_close_options, get_gmo, get_md, get_od, get_open_options, get_pmo, put_close_options,
+    put_gmo, put_md, put_od, put_open_options, put_pmo,
+};
+use crate::WireError;
+
+/// MQCONN: what a client tells the queue manager when it opens a conversation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct ConnRequest {
+    /// Queue manager wanted (blank: the one that owns the socket).
+    pub qmgr_name: FixedStr<48>,
+    /// MQCNO ApplName.
+    pub appl_name: FixedStr<28>,
+    /// The user the application runs as.
+    pub user_id: FixedStr<12>,
+    /// MQCNO options bits (carried; the server judges them).
+    pub options: u32,
+}
+
+/// One MQI call from client to queue manager.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Request {
+    /// MQCONN(X): open this conversation.
+    Conn(ConnRequest),
+    /// MQDISC. `backout` asks the queue manager to back out the unit of work instead of
+    /// committing it (what MQ does when an application ends abnormally; the client sets
+    /// it when a connection is dropped without `disconnect`).
+    Disc {
+        /// Back out rather than commit an open unit of work.
+        backout: bool,
+    },
+    /// MQOPEN.
+    Open {
+        /// What to open.
+        od: ObjectDescriptor,
+        /// MQOO options.
+        options: OpenOptions,
+    },
+    /// MQCLOSE.
+    Close {
+        /// The handle.
+        hobj: i32,
+        /// MQCO options.
+        options: CloseOptions,
+    },
+    /// MQPUT.
+    Put {
+        /// The handle, opened for output.
+        hobj: i32,
+        /// Input message descriptor.
+        md: MessageDescriptor,
+        /// Put options.
+        pmo: PutOptions,
+        /// The message body (a slice of the read buffer once decoded).
+        body: Bytes,
+    },
+    /// MQPUT1.
+    Put1 {
+        /// What to open.
+        od: ObjectDescriptor,
+        /// Input message descriptor.
+        md: MessageDescriptor,
+        /// Put options.
+        pmo: PutOptions,
+        /// The message body.
+        body: Bytes,
+    },
+    /// MQGET.
+    Get {
+        /// The handle, opened for input or browse.
+        hobj: i32,
+        /// Input descriptor: MsgId/CorrelId/GroupId... are the match fields.
+        md: MessageDescriptor,
+        /// Get options.
+        gmo: GetOptions,
+        /// The application's buffer length (largest body to return).
+        max_len: u32,
+    },
+    /// MQINQ.
+    Inq {
+        /// The handle, opened for inquire.
+        hobj: i32,
+        /// MQIA_/MQCA_ selectors, answered in this order.
+        selectors: Vec<Selector>,
+    },
+    /// MQCMIT.
+    Cmit,
+    /// MQBACK.
+    Back,
+    /// An MQSC command for the command server.
+    Mqsc {
+        /// The command text, e.g. `DISPLAY QLOCAL(APP.*)`.
+        command: String,
+    },
+    /// A heartbeat request (conversation 0).
+    Heartbeat,
+}
+
+impl Request {
+    /// The verb this request travels under.
+    pub fn verb(&self) -> Verb {
+        match self {
+            Request::Conn(_) => Verb::Conn,
+            Request::Disc { .. } => Verb::Disc,
+            Request::Open { .. } => Verb::Open,
+            Request::Close { .. } => Verb::Close,
+            Request::Put { .. } => Verb::Put,
+            Request::Put1 { .. } => Verb::Put1,
+            Request::Get { .. } => Verb::Get,
+            Request::Inq { .. } => Verb::Inq,
+            Request::Cmit => Verb::Cmit,
+            Request::Back => Verb::Back,
+            Request::Mqsc { .. } => Verb::Mqsc,
+            Request::Heartbeat => Verb::Heartbeat,
+        }
+    }
+
+    /// Decodes a request frame. Refuses replies, close notices and malformed payloads.
+    pub fn decode(frame: &Frame) -> Result<Request, WireError> {
+        if frame.is_reply() {
+            return Err(WireError::UnexpectedVerb {
+                verb: frame.verb.code() | REPLY_VERB_BIT,
+                expected: "a request",
+            });
+        }
+        let mut r = Reader::new(&frame.payload);
+        let req = match frame.verb {
+            Verb::Conn => Request::Conn(ConnRequest {
+                qmgr_name: r.fixed("CONN.qmgr_name")?,
+                appl_name: r.fixed("CONN.appl_name")?,
+                user_id: r.fixed("CONN.user_id")?,
+                options: r.u32()?,
+            }),
+            Verb::Disc => Request::Disc {
+                backout: r.bool("DISC.backout")?,
+            },
+            Verb::Open => Request::Open {
+                od: get_od(&mut r)?,
+                options: get_open_options(&mut r)?,
+            },
+            Verb::Close => Request::Close {
+                hobj: r.i32()?,
+                options: get_close_options(&mut r)?,
+            },
+            Verb::Put => Request::Put {
+                hobj: r.i32()?,
+                md: get_md(&mut r)?,
+                pmo: get_pmo(&mut r)?,
+                body: r.rest(),
+            },
+            Verb::Put1 => Request::Put1 {
+                od: get_od(&mut r)?,
+                md: get_md(&mut r)?,
+                pmo: get_pmo(&mut r)?,
+                body: r.rest(),
+            },
+            Verb::Get => Request::Get {
+                hobj: r.i32()?,
+                md: get_md(&mut r)?,
+                gmo: get_gmo(&mut r)?,
+                max_len: r.u32()?,
+            },
+            Verb::Inq => {
+                let hobj = r.i32()?;
+                let (n, cap) = r.count(4)?;
+                let mut selectors = Vec::with_capacity(cap);
+                for _ in 0..n {
+                    selectors.push(r.i32()?);
+                }
+                Request::Inq { hobj, selectors }
+            }
+            Verb::Cmit => Request::Cmit,
+            Verb::Back => Request::Back,
+            Verb::Mqsc => Request::Mqsc {
+                command: r.string("MQSC command")?,
+            },
+            Verb::Heartbeat => Request::Heartbeat,
+            Verb::Error => {
+                return Err(WireError::UnexpectedVerb {
+                    verb: Verb::Error.code(),
+                    expected: "a request",
+                })
+            }
+        };
+        r.finish()?;
+        Ok(req)
+    }
+}
+
+/// Appends `req` as one frame of `conversation` with `request_id` to `out`.
+///
+/// On error (a body or text beyond 4 GiB) `out` is left as it was.
+pub fn encode_request(
+    conversation: u32,
+    request_id: u32,
+    req: &Request,
+    out: &mut BytesMut,
+) -> Result<(), WireError> {
+    let start = begin_frame(out, conversation, request_id, req.verb(), false);
+    let body_ok = match req {
+        Request::Conn(c) => {
+            put_fixed(out, &c.qmgr_name);
+            put_fixed(out, &c.appl_name);
+            put_fixed(out, &c.user_id);
+            out.put_u32_le(c.options);
+            Ok(())
+        }
+        Request::Disc { backout } => {
+            out.put_u8(u8::from(*backout));
+            Ok(())
+        }
+        Request::Open { od, options } => {
+            put_od(out, od);
+            put_open_options(out, *options);
+            Ok(())
+        }
+        Request::Close { hobj, options } => {
+            out.put_i32_le(*hobj);
+            put_close_options(out, *options);
+            Ok(())
+        }
+        Request::Put {
+            hobj,
+            md,
+            pmo,
+            body,
+        } => {
+            out.put_i32_le(*hobj);
+            put_md(out, md);
+            put_pmo(out, pmo);
+            out.put_slice(body);
+            Ok(())
+        }
+        Request::Put1 { od, md, pmo, body } => {
+            put_od(out, od);
+            put_md(out, md);
+            put_pmo(out, pmo);
+            out.put_slice(body);
+            Ok(())
+        }
+        Request::Get {
+            hobj,
+            md,
+            gmo,
+            max_len,
+        } => {
+            out.put_i32_le(*hobj);
+            put_md(out, md);
+            put_gmo(out, gmo);
+            out.put_u32_le(*max_len);
+            Ok(())
+        }
+        Request::Inq { hobj, selectors } => {
+            out.put_i32_le(*hobj);
+            put_count(out, selectors.len()).map(|()| {
+                for s in selectors {
+                    out.put_i32_le(*s);
+                }
+            })
+        }
+        Request::Cmit | Request::Back | Request::Heartbeat => Ok(()),
+        Request::Mqsc { command } => put_string(out, command),
+    };
+    if let Err(e) = body_ok {
+        out.truncate(start);
+        return Err(e);
+    }
+    finish_frame(out, start)
+}
