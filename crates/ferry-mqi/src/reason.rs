@@ -94,6 +94,8 @@ reason_codes! {
     DataLengthError = 2010, "MQRC_DATA_LENGTH_ERROR", false;
     /// The call is not valid in this environment.
     EnvironmentError = 2012, "MQRC_ENVIRONMENT_ERROR", false;
+    /// The expiry time is not valid (0 or below -1).
+    ExpiryError = 2013, "MQRC_EXPIRY_ERROR", false;
     /// Gets are inhibited for the queue.
     GetInhibited = 2016, "MQRC_GET_INHIBITED", false;
     /// No more handles are available (MAXHANDS).
@@ -142,6 +144,8 @@ reason_codes! {
     OptionNotValidForType = 2045, "MQRC_OPTION_NOT_VALID_FOR_TYPE", false;
     /// The options are not valid or not consistent.
     OptionsError = 2046, "MQRC_OPTIONS_ERROR", false;
+    /// The persistence value is not valid.
+    PersistenceError = 2047, "MQRC_PERSISTENCE_ERROR", false;
     /// Persistent messages are not allowed here.
     PersistentNotAllowed = 2048, "MQRC_PERSISTENT_NOT_ALLOWED", false;
     /// The priority exceeds MAXPRTY; the maximum was used (warning).

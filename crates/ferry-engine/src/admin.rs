@@ -1,0 +1,446 @@
+//! Administration: the operations MQSC's `AdminTarget` maps onto, one to one (the
+//! server adds `now` and an [`Effects`] buffer), plus the queue manager's system objects.
+//!
+//! Status answers come from counters kept as the engine works; nothing here scans a
+//! queue's messages (MSGAGE looks at the head of each priority only).
+
+use crate::clock::{admin_date_time, Timestamp};
+use crate::connection::{HandleTarget, InputMode};
+use crate::effects::{Effect, Effects};
+use crate::objects::QueueId;
+use crate::qmgr::QueueManager;
+use ferry_mqi::{validate_channel_name, validate_object_name, ReasonCode};
+use ferry_objects::queue::{DefinitionType, Enablement};
+use ferry_objects::status::{ConnectionStatus, HandleStatus, QueueStatus};
+use ferry_objects::{
+    AdminError, ChannelDefinition, ChannelType, ListenerDefinition, QmgrAttributes,
+    QueueDefinition, QueueType,
+};
+
+/// The dead-letter queue every queue manager gets.
+pub const DEAD_LETTER_QUEUE: &str = "SYSTEM.DEAD.LETTER.QUEUE";
+
+fn not_found(name: &str) -> AdminError {
+    AdminError::NotFound {
+        name: name.to_string(),
+    }
+}
+
+fn in_use(name: &str) -> AdminError {
+    AdminError::InUse {
+        name: name.to_string(),
+    }
+}
+
+impl QueueManager {
+    /// A queue definition of any type, by exact name.
+    pub fn queue(&self, name: &str) -> Option<QueueDefinition> {
+        let id = self.queues.lookup(name)?;
+        self.queues.get(id).map(|e| e.def.clone())
+    }
+
+    /// Every queue definition, sorted by name (temporary dynamic queues included).
+    pub fn queues(&self) -> Vec<QueueDefinition> {
+        self.queues.iter().map(|(_, e)| e.def.clone()).collect()
+    }
+
+    /// DEFINE Qxxx: creates a queue, or with `replace` replaces one of the same type
+    /// (with ALTER's in-use rules, without FORCE).
+    pub fn define_queue(
+        &mut self,
+        def: QueueDefinition,
+        replace: bool,
+        now: Timestamp,
+        fx: &mut Effects,
+    ) -> Result<(), AdminError> {
+        validate_object_name(&def.name).map_err(|e| AdminError::Invalid(e.to_string()))?;
+        if let Some(id) = self.queues.lookup(&def.name) {
+            let existing = self.queues.get(id).map(|e| e.def.queue_type);
+            if existing != Some(def.queue_type) {
+                return Err(if replace {
+                    AdminError::TypeMismatch { name: def.name }
+                } else {
+                    AdminError::AlreadyExists { name: def.name }
+                });
+            }
+            if !replace {
+                return Err(AdminError::AlreadyExists { name: def.name });
+            }
+            return self.alter_queue(def, false, now, fx);
+        }
+        let temporary = def.queue_type == QueueType::Local
+            && def.attributes.definition_type == DefinitionType::TemporaryDynamic;
+        self.queues.insert(def);
+        if !temporary {
+            fx.push(Effect::CatalogueChanged);
+        }
+        Ok(())
+    }
+
+    /// Handles open on the definition `id` itself (e.g. through an alias).
+    fn handles_on(&self, id: QueueId) -> usize {
+        self.conns
+            .values()
+            .flat_map(|c| c.handles.iter().flatten())
+            .filter(|h| matches!(h.target, HandleTarget::Queue { opened, local } if opened == id || local == id))
+            .count()
+    }
+
+    /// ALTER Qxxx: replaces an existing queue's attributes. While open, changing
+    /// SHARE to NOSHARE with several input handles, or changing USAGE, needs `force`.
+    /// Disabling GET ends waiting gets with 2016.
+    pub fn alter_queue(
+        &mut self,
+        def: QueueDefinition,
+        force: bool,
+        _now: Timestamp,
+        fx: &mut Effects,
+    ) -> Result<(), AdminError> {
+        let id = self
+            .queues
+            .lookup(&def.name)
+            .ok_or_else(|| not_found(&def.name))?;
+        let open = self.handles_on(id);
+        let entry = self
+            .queues
+            .get_mut(id)
+            .ok_or_else(|| not_found(&def.name))?;
+        if entry.def.queue_type != def.queue_type {
+            return Err(AdminError::TypeMismatch { name: def.name });
+        }
+        let old = &entry.def.attributes;
+        let new = &def.attributes;
+        if !force {
+            let input_handles = entry.local.as_ref().map_or(0, |q| q.open_input);
+            if old.shareable && !new.shareable && input_handles > 1 {
+                return Err(in_use(&def.name));
+            }
+            if old.usage != new.usage && open > 0 {
+                return Err(in_use(&def.name));
+            }
+        }
+        let get_disabled = old.get == Enablement::Enabled && new.get == Enablement::Disabled;
+        let temporary = entry.is_temporary();
+        entry.def.attributes = def.attributes;
+        if get_disabled {
+            // Waiters on this queue, or on a local queue this alias resolves to.
+            let affected: Vec<_> = self
+                .conns
+                .iter()
+                .filter_map(|(cid, c)| {
+                    let p = c.pending?;
+                    let h = c.handle(p.hobj)?;
+                    match h.target {
+                        HandleTarget::Queue { opened, local } if opened == id || local == id => {
+                            Some(*cid)
+                        }
+                        _ => None,
+                    }
+                })
+                .collect();
+            for c in affected {
+                self.fail_wait(c, ReasonCode::GetInhibited, fx);
+            }
+        }
+        if !temporary {
+            fx.push(Effect::CatalogueChanged);
+        }
+        Ok(())
+    }
+
+    /// DELETE Qxxx: refused while open or with uncommitted work (InUse), and for a
+    /// local queue holding messages without `purge` (NotEmpty).
+    pub fn delete_queue(
+        &mut self,
+        name: &str,
+        purge: bool,
+        now: Timestamp,
+        fx: &mut Effects,
+    ) -> Result<(), AdminError> {
+        let id = self.queues.lookup(name).ok_or_else(|| not_found(name))?;
+        if self.handles_on(id) > 0 {
+            return Err(in_use(name));
+        }
+        let entry = self.queues.get(id).ok_or_else(|| not_found(name))?;
+        if let Some(lq) = &entry.local {
+            if lq.open_handles > 0 || lq.uncommitted > 0 {
+                return Err(in_use(name));
+            }
+            if lq.store.depth() > 0 && !purge {
+                return Err(AdminError::NotEmpty {
+                    name: name.to_string(),
+                });
+            }
+        }
+        self.delete_queue_now(id, now, fx);
+        fx.push(Effect::CatalogueChanged);
+        Ok(())
+    }
+
+    /// CLEAR QLOCAL: removes every message; refused (InUse) while the queue is open for
+    /// input or holds uncommitted work. Returns how many messages went.
+    pub fn clear_queue(&mut self, name: &str) -> Result<u64, AdminError> {
+        let id = self.queues.lookup(name).ok_or_else(|| not_found(name))?;
+        let entry = self.queues.get_mut(id).ok_or_else(|| not_found(name))?;
+        let Some(lq) = entry.local.as_mut() else {
+            return Err(AdminError::TypeMismatch {
+                name: name.to_string(),
+            });
+        };
+        if lq.open_input > 0 || lq.uncommitted > 0 {
+            return Err(in_use(name));
+        }
+        Ok(lq.store.clear_available())
+    }
+
+    /// DISPLAY QSTATUS TYPE(QUEUE) of a local queue.
+    pub fn queue_status(&self, name: &str, now: Timestamp) -> Option<QueueStatus> {
+        let e = self.queues.get(self.queues.lookup(name)?)?;
+        let lq = e.local.as_ref()?;
+        Some(QueueStatus {
+            name: e.def.name.clone(),
+            current_depth: lq.store.depth() as u64,
+            open_input_count: lq.open_input,
+            open_output_count: lq.open_output,
+            uncommitted: lq.uncommitted,
+            last_put_ms: lq.last_put_ms,
+            last_get_ms: lq.last_get_ms,
+            oldest_msg_age_secs: lq
+                .store
+                .oldest_put_ms()
+                .map(|t| now.0.saturating_sub(t) / 1000),
+        })
+    }
+
+    /// DISPLAY QSTATUS TYPE(HANDLE): handles open on a queue (directly, or resolving
+    /// to it through an alias).
+    pub fn handle_status(&self, name: &str) -> Vec<HandleStatus> {
+        let Some(id) = self.queues.lookup(name) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (cid, c) in &self.conns {
+            for h in c.handles.iter().flatten() {
+                let HandleTarget::Queue { opened, local } = h.target else {
+                    continue;
+                };
+                if opened != id && local != id {
+                    continue;
+                }
+                out.push(HandleStatus {
+                    queue: name.to_string(),
+                    connection_id: cid.to_string(),
+                    application_tag: c.info.application_name.clone(),
+                    channel: c.info.channel.clone(),
+                    connection_name: c.info.connection_name.clone(),
+                    user_id: c.info.user_id.clone(),
+                    pid: c.info.pid,
+                    open_options: h.options.bits(),
+                    input: match h.input {
+                        InputMode::None => "NO",
+                        InputMode::Shared => "SHARED",
+                        InputMode::Exclusive => "EXCL",
+                    }
+                    .to_string(),
+                    output: h.options.contains(ferry_mqi::OpenOptions::OUTPUT),
+                    browse: h.options.contains(ferry_mqi::OpenOptions::BROWSE),
+                    inquire: h.options.contains(ferry_mqi::OpenOptions::INQUIRE),
+                    set: h.options.contains(ferry_mqi::OpenOptions::SET),
+                });
+            }
+        }
+        out
+    }
+
+    /// A channel by exact name.
+    pub fn channel(&self, name: &str) -> Option<ChannelDefinition> {
+        self.channels.get(name).cloned()
+    }
+
+    /// Every channel, sorted by name.
+    pub fn channels(&self) -> Vec<ChannelDefinition> {
+        self.channels.values().cloned().collect()
+    }
+
+    /// DEFINE CHANNEL, or with `replace` replaces one of the same type.
+    pub fn define_channel(
+        &mut self,
+        def: ChannelDefinition,
+        replace: bool,
+        fx: &mut Effects,
+    ) -> Result<(), AdminError> {
+        validate_channel_name(&def.name).map_err(|e| AdminError::Invalid(e.to_string()))?;
+        if let Some(old) = self.channels.get(&def.name) {
+            if !replace {
+                return Err(AdminError::AlreadyExists { name: def.name });
+            }
+            if old.channel_type != def.channel_type {
+                return Err(AdminError::TypeMismatch { name: def.name });
+            }
+        }
+        self.channels.insert(def.name.clone(), def);
+        fx.push(Effect::CatalogueChanged);
+        Ok(())
+    }
+
+    /// ALTER CHANNEL.
+    pub fn alter_channel(
+        &mut self,
+        def: ChannelDefinition,
+        fx: &mut Effects,
+    ) -> Result<(), AdminError> {
+        let old = self
+            .channels
+            .get_mut(&def.name)
+            .ok_or_else(|| not_found(&def.name))?;
+        if old.channel_type != def.channel_type {
+            return Err(AdminError::TypeMismatch { name: def.name });
+        }
+        *old = def;
+        fx.push(Effect::CatalogueChanged);
+        Ok(())
+    }
+
+    /// DELETE CHANNEL: refused (InUse) while connections use it.
+    pub fn delete_channel(&mut self, name: &str, fx: &mut Effects) -> Result<(), AdminError> {
+        if !self.channels.contains_key(name) {
+            return Err(not_found(name));
+        }
+        if self.conns.values().any(|c| c.info.channel == name) {
+            return Err(in_use(name));
+        }
+        self.channels.remove(name);
+        fx.push(Effect::CatalogueChanged);
+        Ok(())
+    }
+
+    /// A listener by exact name.
+    pub fn listener(&self, name: &str) -> Option<ListenerDefinition> {
+        self.listeners.get(name).cloned()
+    }
+
+    /// Every listener, sorted by name.
+    pub fn listeners(&self) -> Vec<ListenerDefinition> {
+        self.listeners.values().cloned().collect()
+    }
+
+    /// DEFINE LISTENER, or with `replace` replaces one.
+    pub fn define_listener(
+        &mut self,
+        def: ListenerDefinition,
+        replace: bool,
+        fx: &mut Effects,
+    ) -> Result<(), AdminError> {
+        validate_object_name(&def.name).map_err(|e| AdminError::Invalid(e.to_string()))?;
+        if self.listeners.contains_key(&def.name) && !replace {
+            return Err(AdminError::AlreadyExists { name: def.name });
+        }
+        self.listeners.insert(def.name.clone(), def);
+        fx.push(Effect::CatalogueChanged);
+        Ok(())
+    }
+
+    /// ALTER LISTENER.
+    pub fn alter_listener(
+        &mut self,
+        def: ListenerDefinition,
+        fx: &mut Effects,
+    ) -> Result<(), AdminError> {
+        let old = self
+            .listeners
+            .get_mut(&def.name)
+            .ok_or_else(|| not_found(&def.name))?;
+        *old = def;
+        fx.push(Effect::CatalogueChanged);
+        Ok(())
+    }
+
+    /// DELETE LISTENER (the server checks that it is stopped first).
+    pub fn delete_listener(&mut self, name: &str, fx: &mut Effects) -> Result<(), AdminError> {
+        self.listeners.remove(name).ok_or_else(|| not_found(name))?;
+        fx.push(Effect::CatalogueChanged);
+        Ok(())
+    }
+
+    /// The queue manager's attributes.
+    pub fn qmgr(&self) -> QmgrAttributes {
+        self.qmgr.clone()
+    }
+
+    /// ALTER QMGR: replaces the queue manager's attributes.
+    pub fn alter_qmgr(
+        &mut self,
+        attrs: QmgrAttributes,
+        fx: &mut Effects,
+    ) -> Result<(), AdminError> {
+        self.qmgr = attrs;
+        fx.push(Effect::CatalogueChanged);
+        Ok(())
+    }
+
+    /// DISPLAY CONN: every connection, in connection order.
+    pub fn connections(&self) -> Vec<ConnectionStatus> {
+        self.conns
+            .iter()
+            .map(|(id, c)| ConnectionStatus {
+                connection_id: id.to_string(),
+                application_tag: c.info.application_name.clone(),
+                channel: c.info.channel.clone(),
+                connection_name: c.info.connection_name.clone(),
+                user_id: c.info.user_id.clone(),
+                pid: c.info.pid,
+                uow_active: !c.uow.is_empty(),
+                uow_messages: c.uow.len() as u64,
+                open_objects: c.handles.iter().flatten().map(|h| h.name.clone()).collect(),
+                connected_ms: c.connected_ms,
+            })
+            .collect()
+    }
+
+    /// Creates the objects `crtmqm` makes, where missing: SYSTEM.DEFAULT.LOCAL.QUEUE,
+    /// SYSTEM.DEFAULT.MODEL.QUEUE, SYSTEM.DEFAULT.ALIAS.QUEUE,
+    /// SYSTEM.DEFAULT.REMOTE.QUEUE, SYSTEM.DEAD.LETTER.QUEUE, SYSTEM.ADMIN.COMMAND.QUEUE,
+    /// channel SYSTEM.DEF.SVRCONN and listener SYSTEM.DEFAULT.LISTENER.TCP (PORT(0)); sets
+    /// DEADQ when blank. The server saves [`QueueManager::catalogue`] afterwards.
+    pub fn define_system_objects(&mut self, now: Timestamp) {
+        let (date, time) = admin_date_time(now);
+        let queues = [
+            ("SYSTEM.DEFAULT.LOCAL.QUEUE", QueueType::Local),
+            ("SYSTEM.DEFAULT.MODEL.QUEUE", QueueType::Model),
+            ("SYSTEM.DEFAULT.ALIAS.QUEUE", QueueType::Alias),
+            ("SYSTEM.DEFAULT.REMOTE.QUEUE", QueueType::Remote),
+            (DEAD_LETTER_QUEUE, QueueType::Local),
+            ("SYSTEM.ADMIN.COMMAND.QUEUE", QueueType::Local),
+        ];
+        for (name, qt) in queues {
+            if self.queues.lookup(name).is_none() {
+                let mut def = QueueDefinition::new(name, qt);
+                def.attributes.creation_date = date.clone();
+                def.attributes.creation_time = time.clone();
+                def.attributes.alteration_date = date.clone();
+                def.attributes.alteration_time = time.clone();
+                self.queues.insert(def);
+            }
+        }
+        if !self.channels.contains_key("SYSTEM.DEF.SVRCONN") {
+            let mut ch = ChannelDefinition::new("SYSTEM.DEF.SVRCONN", ChannelType::Svrconn);
+            ch.attributes.alteration_date = date.clone();
+            ch.attributes.alteration_time = time.clone();
+            self.channels.insert(ch.name.clone(), ch);
+        }
+        if !self.listeners.contains_key("SYSTEM.DEFAULT.LISTENER.TCP") {
+            let mut l = ListenerDefinition::new("SYSTEM.DEFAULT.LISTENER.TCP");
+            l.attributes.port = 0;
+            l.attributes.alteration_date = date.clone();
+            l.attributes.alteration_time = time.clone();
+            self.listeners.insert(l.name.clone(), l);
+        }
+        if self.qmgr.dead_letter_q.trim().is_empty() {
+            self.qmgr.dead_letter_q = DEAD_LETTER_QUEUE.to_string();
+        }
+        if self.qmgr.creation_date.is_empty() {
+            self.qmgr.creation_date = date;
+            self.qmgr.creation_time = time;
+        }
+    }
+}

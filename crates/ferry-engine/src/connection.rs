@@ -1,0 +1,144 @@
+//! Connections and their handles: who is connected, what they have open, what they wait for.
+
+use crate::objects::QueueId;
+use crate::queue::{Criteria, MsgKey};
+use crate::uow::UnitOfWork;
+use ferry_mqi::{GetOptions, OpenOptions};
+use std::fmt;
+
+/// A connection (MQ's Hconn), unique for the life of the queue manager.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ConnId(pub u64);
+
+impl fmt::Display for ConnId {
+    /// As DISPLAY CONN shows it: 16 hex digits.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:016X}", self.0)
+    }
+}
+
+/// An object handle (MQ's Hobj), valid within its connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Hobj(pub i32);
+
+/// Who connected: what DISPLAY CONN and the message context report.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ConnectionInfo {
+    /// Application name (APPLTAG; PutApplName of its messages).
+    pub application_name: String,
+    /// Channel it came in on (blank for bindings).
+    pub channel: String,
+    /// Client address.
+    pub connection_name: String,
+    /// User id (UserIdentifier of its messages).
+    pub user_id: String,
+    /// Process id of a bindings application.
+    pub pid: Option<u32>,
+}
+
+/// How a handle opened a queue for input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum InputMode {
+    None,
+    Shared,
+    Exclusive,
+}
+
+/// What a handle refers to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum HandleTarget {
+    /// The queue manager object (inquire only).
+    QMgr,
+    /// A queue: `opened` is the definition named (alias or local), `local` the local
+    /// queue it resolves to.
+    Queue { opened: QueueId, local: QueueId },
+}
+
+/// One open handle.
+#[derive(Clone, Debug)]
+pub(crate) struct Handle {
+    pub target: HandleTarget,
+    pub options: OpenOptions,
+    pub input: InputMode,
+    /// The name opened (after model resolution).
+    pub name: String,
+    /// The browse cursor.
+    pub cursor: Option<MsgKey>,
+    /// True when this handle created a temporary dynamic queue (deleted on close).
+    pub owns_temp_queue: bool,
+}
+
+/// A GET waiting for a message.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PendingGet {
+    pub hobj: Hobj,
+    pub queue: QueueId,
+    pub token: u64,
+    pub gmo: GetOptions,
+    pub criteria: Criteria,
+    pub max_len: usize,
+    pub deadline: Option<u64>,
+}
+
+/// A connected application.
+#[derive(Debug)]
+pub(crate) struct Connection {
+    pub info: ConnectionInfo,
+    pub connected_ms: u64,
+    /// Handles by `Hobj - 1`; closed slots are reused.
+    pub handles: Vec<Option<Handle>>,
+    pub open_count: usize,
+    pub uow: UnitOfWork,
+    pub pending: Option<PendingGet>,
+}
+
+impl Connection {
+    pub fn new(info: ConnectionInfo, connected_ms: u64) -> Self {
+        Connection {
+            info,
+            connected_ms,
+            handles: Vec::new(),
+            open_count: 0,
+            uow: UnitOfWork::default(),
+            pending: None,
+        }
+    }
+
+    /// The handle for `hobj`.
+    pub fn handle(&self, hobj: Hobj) -> Option<&Handle> {
+        let i = usize::try_from(hobj.0).ok()?.checked_sub(1)?;
+        self.handles.get(i)?.as_ref()
+    }
+
+    /// The handle for `hobj`, mutable.
+    pub fn handle_mut(&mut self, hobj: Hobj) -> Option<&mut Handle> {
+        let i = usize::try_from(hobj.0).ok()?.checked_sub(1)?;
+        self.handles.get_mut(i)?.as_mut()
+    }
+
+    /// Stores a new handle in the first free slot.
+    pub fn add_handle(&mut self, h: Handle) -> Hobj {
+        self.open_count += 1;
+        let i = match self.handles.iter().position(Option::is_none) {
+            Some(i) => {
+                self.handles[i] = Some(h);
+                i
+            }
+            None => {
+                self.handles.push(Some(h));
+                self.handles.len() - 1
+            }
+        };
+        Hobj(i as i32 + 1)
+    }
+
+    /// Removes a handle.
+    pub fn take_handle(&mut self, hobj: Hobj) -> Option<Handle> {
+        let i = usize::try_from(hobj.0).ok()?.checked_sub(1)?;
+        let h = self.handles.get_mut(i)?.take();
+        if h.is_some() {
+            self.open_count -= 1;
+        }
+        h
+    }
+}

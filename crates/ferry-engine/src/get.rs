@@ -1,0 +1,335 @@
+//! MQGET: destructive gets, browse, match by MsgId/CorrelId, truncation and waiting.
+//!
+//! A get looks up the first eligible message by index (never scanning the queue),
+//! discarding expired messages it meets. With no message and MQGMO_WAIT the connection
+//! becomes a waiter on the queue ([`crate::waiters`]); a later put, commit or backout
+//! hands a fitting message straight to it as [`crate::Effect::GetCompleted`].
+
+use crate::clock::Timestamp;
+use crate::connection::{ConnId, HandleTarget, Hobj, PendingGet};
+use crate::effects::Effects;
+use crate::qmgr::QueueManager;
+use crate::queue::{Criteria, MsgState, StoredMsg};
+use crate::uow::UowEntry;
+use crate::waiters::Waiter;
+use bytes::Bytes;
+use ferry_mqi::descriptor::NONE_ID;
+use ferry_mqi::{
+    GetOptionFlags, GetOptions, MatchOptions, MessageDescriptor, MqError, OpenOptions, ReasonCode,
+};
+use ferry_objects::queue::Enablement;
+
+/// A message returned by MQGET.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GotMessage {
+    /// The message's descriptor (Expiry = time left, BackoutCount current).
+    pub md: MessageDescriptor,
+    /// The body, cut to the caller's buffer length when truncated.
+    pub data: Bytes,
+    /// The full length of the body (MQGET's DataLength).
+    pub data_length: usize,
+    /// A warning: 2079 MQRC_TRUNCATED_MSG_ACCEPTED.
+    pub warning: Option<ReasonCode>,
+}
+
+/// A failed MQGET.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GetError {
+    /// Completion code and reason.
+    pub error: MqError,
+    /// With 2080 MQRC_TRUNCATED_MSG_FAILED: the message's descriptor, the part of the
+    /// body that fits and the full DataLength, as MQ returns them (the message stays).
+    pub truncated: Option<Box<GotMessage>>,
+}
+
+impl From<MqError> for GetError {
+    fn from(error: MqError) -> Self {
+        GetError {
+            error,
+            truncated: None,
+        }
+    }
+}
+
+impl From<ReasonCode> for GetError {
+    fn from(r: ReasonCode) -> Self {
+        MqError::from(r).into()
+    }
+}
+
+impl GetError {
+    /// The reason code.
+    pub fn reason(&self) -> ReasonCode {
+        self.error.reason
+    }
+}
+
+/// What an MQGET returns now or later.
+pub type GetResult = Result<GotMessage, GetError>;
+
+/// The outcome of [`QueueManager::get`]. The message stays inline (no allocation per
+/// get); the value is moved once.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GetOutcome {
+    /// The call is complete.
+    Done(GetResult),
+    /// The caller waits; the answer comes as [`crate::Effect::GetCompleted`].
+    Waiting,
+}
+
+impl GetOutcome {
+    /// The result when done.
+    pub fn done(self) -> Option<GetResult> {
+        match self {
+            GetOutcome::Done(r) => Some(r),
+            GetOutcome::Waiting => None,
+        }
+    }
+}
+
+/// Builds the answer for `msg` given the buffer length: truncation rules 2079/2080.
+pub(crate) fn got_message(
+    msg: &StoredMsg,
+    max_len: usize,
+    opts: GetOptionFlags,
+    now: Timestamp,
+) -> GetResult {
+    let mut md = msg.md;
+    if let Some(e) = msg.expires_at {
+        let left = e.saturating_sub(now.0).div_ceil(100);
+        md.expiry = i32::try_from(left).unwrap_or(i32::MAX).max(1);
+    }
+    let len = msg.body.len();
+    if len <= max_len {
+        return Ok(GotMessage {
+            md,
+            data: msg.body.clone(),
+            data_length: len,
+            warning: None,
+        });
+    }
+    let got = GotMessage {
+        md,
+        data: msg.body.slice(..max_len),
+        data_length: len,
+        warning: Some(ReasonCode::TruncatedMsgAccepted),
+    };
+    if opts.contains(GetOptionFlags::ACCEPT_TRUNCATED_MSG) {
+        Ok(got)
+    } else {
+        Err(GetError {
+            error: ReasonCode::TruncatedMsgFailed.into(),
+            truncated: Some(Box::new(GotMessage {
+                warning: None,
+                ..got
+            })),
+        })
+    }
+}
+
+/// Whether a destructive get of a message with `md` joins the unit of work.
+pub(crate) fn under_syncpoint(opts: GetOptionFlags, md: &MessageDescriptor) -> bool {
+    opts.contains(GetOptionFlags::SYNCPOINT)
+        || (opts.contains(GetOptionFlags::SYNCPOINT_IF_PERSISTENT) && md.is_persistent())
+}
+
+/// The match criteria of a get from the caller's descriptor and match options.
+fn criteria(md: &MessageDescriptor, mo: MatchOptions) -> Criteria {
+    Criteria {
+        msg_id: (mo.contains(MatchOptions::MSG_ID) && md.msg_id != NONE_ID).then_some(md.msg_id),
+        correl_id: (mo.contains(MatchOptions::CORREL_ID) && md.correl_id != NONE_ID)
+            .then_some(md.correl_id),
+    }
+}
+
+fn check_get_options(gmo: &GetOptions) -> Result<(), MqError> {
+    let o = gmo.options;
+    let browse_kinds = [
+        GetOptionFlags::BROWSE_FIRST,
+        GetOptionFlags::BROWSE_NEXT,
+        GetOptionFlags::BROWSE_MSG_UNDER_CURSOR,
+        GetOptionFlags::MSG_UNDER_CURSOR,
+    ]
+    .iter()
+    .filter(|f| o.contains(**f))
+    .count();
+    let sync_kinds = [
+        GetOptionFlags::SYNCPOINT,
+        GetOptionFlags::NO_SYNCPOINT,
+        GetOptionFlags::SYNCPOINT_IF_PERSISTENT,
+    ]
+    .iter()
+    .filter(|f| o.contains(**f))
+    .count();
+    if browse_kinds > 1 || sync_kinds > 1 {
+        return Err(ReasonCode::OptionsError.into());
+    }
+    if o.is_browse()
+        && o.intersects(GetOptionFlags::SYNCPOINT | GetOptionFlags::SYNCPOINT_IF_PERSISTENT)
+    {
+        return Err(ReasonCode::OptionsError.into());
+    }
+    if o.contains(GetOptionFlags::WAIT) && gmo.wait_interval < -1 {
+        return Err(ReasonCode::WaitIntervalError.into());
+    }
+    Ok(())
+}
+
+impl QueueManager {
+    /// MQGET on `hobj`. `md` supplies the match fields (MsgId/CorrelId per
+    /// `gmo.match_options`); `max_len` is the caller's buffer length. Either done now,
+    /// or waiting (with MQGMO_WAIT): the answer then comes as an effect.
+    #[allow(clippy::too_many_arguments)]
+    pub fn get(
+        &mut self,
+        conn: ConnId,
+        hobj: Hobj,
+        md: &MessageDescriptor,
+        gmo: &GetOptions,
+        max_len: usize,
+        now: Timestamp,
+        _fx: &mut Effects,
+    ) -> GetOutcome {
+        match self.get_inner(conn, hobj, md, gmo, max_len, now) {
+            Ok(Some(r)) => GetOutcome::Done(r),
+            Ok(None) => GetOutcome::Waiting,
+            Err(e) => GetOutcome::Done(Err(e.into())),
+        }
+    }
+
+    fn get_inner(
+        &mut self,
+        conn: ConnId,
+        hobj: Hobj,
+        md: &MessageDescriptor,
+        gmo: &GetOptions,
+        max_len: usize,
+        now: Timestamp,
+    ) -> Result<Option<GetResult>, MqError> {
+        let opts = gmo.options;
+        self.check_running(opts.contains(GetOptionFlags::FAIL_IF_QUIESCING))?;
+        let max_uncommitted = self.qmgr.max_uncommitted_msgs.max(0) as usize;
+        let c = self.conns.get_mut(&conn).ok_or(ReasonCode::HconnError)?;
+        if c.pending.is_some() {
+            return Err(ReasonCode::CallInProgress.into());
+        }
+        let h = c.handle(hobj).ok_or(ReasonCode::HobjError)?;
+        check_get_options(gmo)?;
+        let HandleTarget::Queue { opened, local } = h.target else {
+            return Err(ReasonCode::NotOpenForInput.into());
+        };
+        let browse = opts.is_browse();
+        if browse && !h.options.contains(OpenOptions::BROWSE) {
+            return Err(ReasonCode::NotOpenForBrowse.into());
+        }
+        if !browse && !h.options.wants_input() {
+            return Err(ReasonCode::NotOpenForInput.into());
+        }
+        let cursor = h.cursor;
+        let alias_get = self
+            .queues
+            .get(opened)
+            .ok_or(ReasonCode::QDeleted)?
+            .def
+            .attributes
+            .get;
+        let entry = self.queues.get_mut(local).ok_or(ReasonCode::QDeleted)?;
+        if alias_get == Enablement::Disabled || entry.def.attributes.get == Enablement::Disabled {
+            return Err(ReasonCode::GetInhibited.into());
+        }
+        let lq = entry.local.as_mut().ok_or(ReasonCode::QTypeError)?;
+        let crit = criteria(md, gmo.match_options);
+
+        let under_cursor = opts
+            .intersects(GetOptionFlags::MSG_UNDER_CURSOR | GetOptionFlags::BROWSE_MSG_UNDER_CURSOR);
+        let found = if under_cursor {
+            let Some(k) = cursor else {
+                return Err(ReasonCode::NoMsgUnderCursor.into());
+            };
+            let live =
+                lq.store.is_available(k) && lq.store.get(k.seq).is_some_and(|m| !m.expired(now));
+            if !live {
+                return Err(ReasonCode::NoMsgUnderCursor.into());
+            }
+            Some(k)
+        } else {
+            let after = if opts.contains(GetOptionFlags::BROWSE_NEXT) {
+                cursor
+            } else {
+                None
+            };
+            loop {
+                let Some(k) = lq.store.first(&crit, after) else {
+                    break None;
+                };
+                if lq.store.get(k.seq).is_some_and(|m| m.expired(now)) {
+                    lq.store.remove(k.seq);
+                    continue;
+                }
+                break Some(k);
+            }
+        };
+
+        let Some(key) = found else {
+            if !opts.contains(GetOptionFlags::WAIT) || gmo.wait_interval == 0 {
+                return Ok(Some(Err(ReasonCode::NoMsgAvailable.into())));
+            }
+            let token = self.next_token;
+            self.next_token += 1;
+            let deadline = u64::try_from(gmo.wait_interval)
+                .ok()
+                .map(|ms| now.0.saturating_add(ms));
+            lq.waiters.add(Waiter {
+                token,
+                conn,
+                criteria: crit,
+            });
+            if let Some(d) = deadline {
+                self.deadlines.insert((d, token, conn));
+            }
+            c.pending = Some(PendingGet {
+                hobj,
+                queue: local,
+                token,
+                gmo: *gmo,
+                criteria: crit,
+                max_len,
+                deadline,
+            });
+            return Ok(None);
+        };
+
+        let Some(msg) = lq.store.get(key.seq) else {
+            return Err(ReasonCode::UnexpectedError.into());
+        };
+        let got = got_message(msg, max_len, opts, now);
+        if browse {
+            if got.is_ok() {
+                if let Some(h) = c.handle_mut(hobj) {
+                    h.cursor = Some(key);
+                }
+            }
+            return Ok(Some(got));
+        }
+        if got.is_err() {
+            return Ok(Some(got));
+        }
+        let sync = under_syncpoint(opts, &msg.md);
+        if sync {
+            if c.uow.len() >= max_uncommitted {
+                return Err(ReasonCode::SyncpointLimitReached.into());
+            }
+            lq.store.set_state(key.seq, MsgState::UncommittedGet(conn));
+            lq.uncommitted += 1;
+            c.uow.entries.push(UowEntry::Get {
+                queue: local,
+                seq: key.seq,
+            });
+        } else {
+            lq.store.remove(key.seq);
+        }
+        lq.last_get_ms = Some(now.0);
+        Ok(Some(got))
+    }
+}

@@ -1,0 +1,385 @@
+//! MQOPEN and MQCLOSE: name resolution (local, alias → target, model → new dynamic
+//! queue), open-option rules (input sharing, 2042), MAXHANDS, and the life of dynamic
+//! queues (temporary ones die with the handle that made them).
+
+use crate::clock::Timestamp;
+use crate::connection::{ConnId, Handle, HandleTarget, Hobj, InputMode};
+use crate::effects::{Effect, Effects};
+use crate::objects::QueueId;
+use crate::qmgr::QueueManager;
+use ferry_mqi::{
+    validate_object_name, CloseOptions, MqError, ObjectDescriptor, ObjectType, OpenOptions,
+    ReasonCode,
+};
+use ferry_objects::queue::{DefaultShareOption, DefinitionType};
+use ferry_objects::{QueueDefinition, QueueType};
+
+/// What MQOPEN returns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Opened {
+    /// The new handle.
+    pub hobj: Hobj,
+    /// The name opened: for a model queue, the dynamic queue's name (MQOD ObjectName).
+    pub object_name: String,
+    /// The local queue the name resolved to (MQOD ResolvedQName); blank for the QM.
+    pub resolved_q_name: String,
+    /// The queue manager owning it (MQOD ResolvedQMgrName).
+    pub resolved_qmgr_name: String,
+}
+
+/// The input, browse, output, inquire and set options: at least one is needed.
+fn access_options() -> OpenOptions {
+    OpenOptions::INPUT_AS_Q_DEF
+        | OpenOptions::INPUT_SHARED
+        | OpenOptions::INPUT_EXCLUSIVE
+        | OpenOptions::BROWSE
+        | OpenOptions::OUTPUT
+        | OpenOptions::INQUIRE
+        | OpenOptions::SET
+}
+
+impl QueueManager {
+    /// MQOPEN.
+    pub fn open(
+        &mut self,
+        conn: ConnId,
+        od: &ObjectDescriptor,
+        options: OpenOptions,
+        now: Timestamp,
+        fx: &mut Effects,
+    ) -> Result<Opened, MqError> {
+        self.open_inner(conn, od, options, false, now, fx)
+    }
+
+    pub(crate) fn open_inner(
+        &mut self,
+        conn: ConnId,
+        od: &ObjectDescriptor,
+        options: OpenOptions,
+        for_put1: bool,
+        now: Timestamp,
+        fx: &mut Effects,
+    ) -> Result<Opened, MqError> {
+        self.check_running(options.contains(OpenOptions::FAIL_IF_QUIESCING))?;
+        let max_handles = self.qmgr.max_handles.max(0) as usize;
+        let c = self.conns.get(&conn).ok_or(ReasonCode::HconnError)?;
+        if !options.intersects(access_options()) {
+            return Err(ReasonCode::OptionsError.into());
+        }
+        let inputs = [
+            OpenOptions::INPUT_AS_Q_DEF,
+            OpenOptions::INPUT_SHARED,
+            OpenOptions::INPUT_EXCLUSIVE,
+        ]
+        .iter()
+        .filter(|f| options.contains(**f))
+        .count();
+        if inputs > 1 {
+            return Err(ReasonCode::OptionsError.into());
+        }
+        if !for_put1 && c.open_count >= max_handles {
+            return Err(ReasonCode::HandleNotAvailable.into());
+        }
+        match od.object_type {
+            ObjectType::QMgr => self.open_qmgr(conn, od, options),
+            ObjectType::Queue => self.open_queue(conn, od, options, now, fx),
+            _ => Err(ReasonCode::ObjectTypeError.into()),
+        }
+    }
+
+    fn open_qmgr(
+        &mut self,
+        conn: ConnId,
+        od: &ObjectDescriptor,
+        options: OpenOptions,
+    ) -> Result<Opened, MqError> {
+        let name = od.object_name.as_str();
+        if !name.is_empty() && name != self.name {
+            return Err(ReasonCode::UnknownObjectName.into());
+        }
+        if options.intersects(access_options() - OpenOptions::INQUIRE) {
+            return Err(ReasonCode::OptionNotValidForType.into());
+        }
+        let qm = self.name.clone();
+        let c = self.conns.get_mut(&conn).ok_or(ReasonCode::HconnError)?;
+        let hobj = c.add_handle(Handle {
+            target: HandleTarget::QMgr,
+            options,
+            input: InputMode::None,
+            name: qm.clone(),
+            cursor: None,
+            owns_temp_queue: false,
+        });
+        Ok(Opened {
+            hobj,
+            object_name: qm.clone(),
+            resolved_q_name: String::new(),
+            resolved_qmgr_name: qm,
+        })
+    }
+
+    fn open_queue(
+        &mut self,
+        conn: ConnId,
+        od: &ObjectDescriptor,
+        options: OpenOptions,
+        now: Timestamp,
+        fx: &mut Effects,
+    ) -> Result<Opened, MqError> {
+        let name = od.object_name.as_str();
+        validate_object_name(name).map_err(|_| MqError::from(ReasonCode::ObjectNameError))?;
+        let qmgr_name = od.object_qmgr_name.as_str();
+        if !qmgr_name.is_empty() && qmgr_name != self.name {
+            return Err(ReasonCode::UnknownObjectQMgr.into());
+        }
+        let id = self
+            .queues
+            .lookup(name)
+            .ok_or(ReasonCode::UnknownObjectName)?;
+        let entry = self.queues.get(id).ok_or(ReasonCode::UnknownObjectName)?;
+        let (opened, local, created) = match entry.def.queue_type {
+            QueueType::Local => (id, id, false),
+            QueueType::Alias => {
+                let target = entry.def.attributes.target.trim();
+                let tid = self
+                    .queues
+                    .lookup(target)
+                    .ok_or(ReasonCode::UnknownAliasBaseQ)?;
+                let t = self.queues.get(tid).ok_or(ReasonCode::UnknownAliasBaseQ)?;
+                if t.def.queue_type != QueueType::Local {
+                    return Err(ReasonCode::AliasBaseQTypeError.into());
+                }
+                (id, tid, false)
+            }
+            QueueType::Model => {
+                let model = entry.def.clone();
+                let def = self.dynamic_definition(&model, od, now)?;
+                let permanent = def.attributes.definition_type == DefinitionType::PermanentDynamic;
+                let nid = self.queues.insert(def);
+                if permanent {
+                    fx.push(Effect::CatalogueChanged);
+                }
+                (nid, nid, true)
+            }
+            // Distributed queuing (remote definitions, transmission queues) is not there yet.
+            QueueType::Remote => return Err(ReasonCode::QTypeError.into()),
+        };
+        let entry = self
+            .queues
+            .get_mut(local)
+            .ok_or(ReasonCode::UnexpectedError)?;
+        let exclusive_default =
+            entry.def.attributes.def_share_option == DefaultShareOption::Exclusive;
+        let shareable = entry.def.attributes.shareable;
+        let temporary = entry.is_temporary();
+        let resolved = entry.def.name.clone();
+        let lq = entry.local.as_mut().ok_or(ReasonCode::UnexpectedError)?;
+        let input = if !options.wants_input() {
+            InputMode::None
+        } else if options.contains(OpenOptions::INPUT_EXCLUSIVE)
+            || (options.contains(OpenOptions::INPUT_AS_Q_DEF) && exclusive_default)
+            || !shareable
+        {
+            InputMode::Exclusive
+        } else {
+            InputMode::Shared
+        };
+        match input {
+            InputMode::Exclusive if lq.open_input > 0 => return Err(ReasonCode::ObjectInUse.into()),
+            InputMode::Shared if lq.open_exclusive > 0 => {
+                return Err(ReasonCode::ObjectInUse.into())
+            }
+            _ => {}
+        }
+        lq.open_handles += 1;
+        if input != InputMode::None {
+            lq.open_input += 1;
+        }
+        if input == InputMode::Exclusive {
+            lq.open_exclusive += 1;
+        }
+        if options.contains(OpenOptions::OUTPUT) {
+            lq.open_output += 1;
+        }
+        let object_name = if created {
+            resolved.clone()
+        } else {
+            name.to_string()
+        };
+        let c = self.conns.get_mut(&conn).ok_or(ReasonCode::HconnError)?;
+        let hobj = c.add_handle(Handle {
+            target: HandleTarget::Queue { opened, local },
+            options,
+            input,
+            name: object_name.clone(),
+            cursor: None,
+            owns_temp_queue: created && temporary,
+        });
+        Ok(Opened {
+            hobj,
+            object_name,
+            resolved_q_name: resolved,
+            resolved_qmgr_name: self.name.clone(),
+        })
+    }
+
+    /// The definition of a dynamic queue made from `model` as `od` names it.
+    fn dynamic_definition(
+        &mut self,
+        model: &QueueDefinition,
+        od: &ObjectDescriptor,
+        now: Timestamp,
+    ) -> Result<QueueDefinition, MqError> {
+        let mut pattern = od.dynamic_q_name.as_str().to_string();
+        if pattern.is_empty() {
+            pattern = "AMQ.*".to_string();
+        }
+        let name = match pattern.find('*') {
+            Some(pos) if pos + 1 == pattern.len() => {
+                let prefix = &pattern[..pos];
+                if prefix.len() > 32 {
+                    return Err(ReasonCode::ObjectNameError.into());
+                }
+                loop {
+                    self.dyn_seed = self.dyn_seed.wrapping_add(1);
+                    let candidate = format!("{prefix}{:016X}", self.dyn_seed);
+                    if self.queues.lookup(&candidate).is_none() {
+                        break candidate;
+                    }
+                }
+            }
+            Some(_) => return Err(ReasonCode::ObjectNameError.into()),
+            None => pattern,
+        };
+        validate_object_name(&name).map_err(|_| MqError::from(ReasonCode::ObjectNameError))?;
+        if self.queues.lookup(&name).is_some() {
+            return Err(ReasonCode::ObjectAlreadyExists.into());
+        }
+        let mut def = model.clone();
+        def.name = name;
+        def.queue_type = QueueType::Local;
+        if def.attributes.definition_type == DefinitionType::Predefined {
+            def.attributes.definition_type = DefinitionType::TemporaryDynamic;
+        }
+        let (date, time) = crate::clock::admin_date_time(now);
+        def.attributes.creation_date = date.clone();
+        def.attributes.creation_time = time.clone();
+        def.attributes.alteration_date = date;
+        def.attributes.alteration_time = time;
+        Ok(def)
+    }
+
+    /// MQCLOSE. DELETE / DELETE_PURGE delete a permanent dynamic queue (2045 on other
+    /// queues; 2055 when messages or uncommitted work remain without PURGE; 2042 when
+    /// other handles are open); a temporary dynamic queue is deleted when the handle
+    /// that created it closes.
+    pub fn close(
+        &mut self,
+        conn: ConnId,
+        hobj: Hobj,
+        options: CloseOptions,
+        now: Timestamp,
+        fx: &mut Effects,
+    ) -> Result<(), MqError> {
+        let c = self.conns.get(&conn).ok_or(ReasonCode::HconnError)?;
+        let h = c.handle(hobj).ok_or(ReasonCode::HobjError)?;
+        let delete = options.intersects(CloseOptions::DELETE | CloseOptions::DELETE_PURGE);
+        if delete {
+            let HandleTarget::Queue { local, .. } = h.target else {
+                return Err(ReasonCode::OptionNotValidForType.into());
+            };
+            if let Some(entry) = self.queues.get(local) {
+                match entry.def.attributes.definition_type {
+                    DefinitionType::Predefined => {
+                        return Err(ReasonCode::OptionNotValidForType.into())
+                    }
+                    DefinitionType::PermanentDynamic => {
+                        if let Some(lq) = &entry.local {
+                            if lq.open_handles > 1 {
+                                return Err(ReasonCode::ObjectInUse.into());
+                            }
+                            let purge = options.contains(CloseOptions::DELETE_PURGE);
+                            if lq.uncommitted > 0 || (!purge && lq.store.depth() > 0) {
+                                return Err(ReasonCode::QNotEmpty.into());
+                            }
+                        }
+                    }
+                    DefinitionType::TemporaryDynamic => {}
+                }
+            }
+        }
+        let target = h.target;
+        self.close_handle(conn, hobj, now, fx);
+        if delete {
+            if let HandleTarget::Queue { local, .. } = target {
+                if self.queues.get(local).is_some() {
+                    self.delete_queue_now(local, now, fx);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Closes a handle: cancels its wait, updates counters, deletes a temporary dynamic
+    /// queue it created.
+    pub(crate) fn close_handle(
+        &mut self,
+        conn: ConnId,
+        hobj: Hobj,
+        now: Timestamp,
+        fx: &mut Effects,
+    ) {
+        let waiting_here = self
+            .conns
+            .get(&conn)
+            .and_then(|c| c.pending)
+            .is_some_and(|p| p.hobj == hobj);
+        if waiting_here {
+            self.cancel_wait(conn);
+        }
+        let Some(h) = self.conns.get_mut(&conn).and_then(|c| c.take_handle(hobj)) else {
+            return;
+        };
+        let HandleTarget::Queue { local, .. } = h.target else {
+            return;
+        };
+        if let Some(lq) = self.queues.local_mut(local) {
+            lq.open_handles = lq.open_handles.saturating_sub(1);
+            if h.input != InputMode::None {
+                lq.open_input = lq.open_input.saturating_sub(1);
+            }
+            if h.input == InputMode::Exclusive {
+                lq.open_exclusive = lq.open_exclusive.saturating_sub(1);
+            }
+            if h.options.contains(OpenOptions::OUTPUT) {
+                lq.open_output = lq.open_output.saturating_sub(1);
+            }
+        }
+        if h.owns_temp_queue && self.queues.get(local).is_some() {
+            self.delete_queue_now(local, now, fx);
+        }
+    }
+
+    /// Deletes a queue whatever its state: waiters end 2052, uncommitted work on it is
+    /// dropped from every unit of work, other handles become stale (2052 on use).
+    pub(crate) fn delete_queue_now(&mut self, id: QueueId, _now: Timestamp, fx: &mut Effects) {
+        let waiters = self
+            .queues
+            .local_mut(id)
+            .map(|lq| lq.waiters.snapshot())
+            .unwrap_or_default();
+        for w in waiters {
+            self.fail_wait(w.conn, ReasonCode::QDeleted, fx);
+        }
+        for c in self.conns.values_mut() {
+            c.uow.forget_queue(id);
+        }
+        if let Some(e) = self.queues.remove(id) {
+            if e.def.attributes.definition_type != DefinitionType::TemporaryDynamic
+                || e.def.queue_type != QueueType::Local
+            {
+                fx.push(Effect::CatalogueChanged);
+            }
+        }
+    }
+}

@@ -1,0 +1,329 @@
+//! The [`QueueManager`]: one owner of every object, connection and message, called
+//! synchronously by the server. This file holds the state, connect/disconnect, the run
+//! state (quiesce, stop), wait bookkeeping and the hand-off of messages to waiters; the
+//! verbs live in their own modules (open, put, get, syncpoint, inquire, admin).
+
+use crate::clock::Timestamp;
+use crate::connection::{ConnId, Connection, ConnectionInfo, Hobj, PendingGet};
+use crate::effects::{Effect, Effects};
+use crate::get::GetError;
+use crate::msgid::IdGenerator;
+use crate::objects::{Catalogue, QueueId, QueueTable};
+use crate::queue::{MsgState, StoredMsg};
+use crate::uow::UowEntry;
+use ferry_mqi::{GetOptionFlags, MqError, ReasonCode};
+use ferry_objects::{ChannelDefinition, ListenerDefinition, QmgrAttributes};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Whether the queue manager accepts work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunState {
+    /// Normal operation.
+    Running,
+    /// Controlled stop: new connections fail 2161, calls with FAIL_IF_QUIESCING fail 2161.
+    Quiescing,
+    /// Immediate stop: every call fails 2162.
+    Stopping,
+}
+
+/// The queue manager core. Pure and single-owner: no locks, threads, clocks or I/O.
+#[derive(Debug)]
+pub struct QueueManager {
+    pub(crate) name: String,
+    pub(crate) qmgr: QmgrAttributes,
+    pub(crate) queues: QueueTable,
+    pub(crate) channels: BTreeMap<String, ChannelDefinition>,
+    pub(crate) listeners: BTreeMap<String, ListenerDefinition>,
+    pub(crate) conns: BTreeMap<ConnId, Connection>,
+    next_conn: u64,
+    pub(crate) ids: IdGenerator,
+    pub(crate) next_token: u64,
+    /// Wait deadlines: (deadline ms, token, connection).
+    pub(crate) deadlines: BTreeSet<(u64, u64, ConnId)>,
+    pub(crate) state: RunState,
+    pub(crate) dyn_seed: u64,
+}
+
+impl QueueManager {
+    /// A queue manager named `name` with no objects (see
+    /// [`QueueManager::define_system_objects`]).
+    pub fn new(name: &str, qmgr: QmgrAttributes, now: Timestamp) -> Self {
+        QueueManager {
+            name: name.to_string(),
+            qmgr,
+            queues: QueueTable::default(),
+            channels: BTreeMap::new(),
+            listeners: BTreeMap::new(),
+            conns: BTreeMap::new(),
+            next_conn: 1,
+            ids: IdGenerator::new(name, now),
+            next_token: 1,
+            deadlines: BTreeSet::new(),
+            state: RunState::Running,
+            dyn_seed: now.0.saturating_mul(1000),
+        }
+    }
+
+    /// A queue manager restarted with the definitions saved in `catalogue`.
+    pub fn from_catalogue(name: &str, catalogue: Catalogue, now: Timestamp) -> Self {
+        let mut qm = Self::new(name, catalogue.qmgr, now);
+        for q in catalogue.queues {
+            if qm.queues.lookup(&q.name).is_none() {
+                qm.queues.insert(q);
+            }
+        }
+        for c in catalogue.channels {
+            qm.channels.insert(c.name.clone(), c);
+        }
+        for l in catalogue.listeners {
+            qm.listeners.insert(l.name.clone(), l);
+        }
+        qm
+    }
+
+    /// The definitions to save: queues (not temporary dynamic ones), channels,
+    /// listeners and the queue manager's attributes.
+    pub fn catalogue(&self) -> Catalogue {
+        Catalogue {
+            qmgr: self.qmgr.clone(),
+            queues: self
+                .queues
+                .iter()
+                .filter(|(_, e)| !e.is_temporary())
+                .map(|(_, e)| e.def.clone())
+                .collect(),
+            channels: self.channels.values().cloned().collect(),
+            listeners: self.listeners.values().cloned().collect(),
+        }
+    }
+
+    /// The queue manager's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Running, quiescing or stopping.
+    pub fn run_state(&self) -> RunState {
+        self.state
+    }
+
+    /// Fails with 2162 when stopping, 2161 when quiescing and `fail_if_quiescing`.
+    pub(crate) fn check_running(&self, fail_if_quiescing: bool) -> Result<(), MqError> {
+        match self.state {
+            RunState::Stopping => Err(ReasonCode::QMgrStopping.into()),
+            RunState::Quiescing if fail_if_quiescing => Err(ReasonCode::QMgrQuiescing.into()),
+            _ => Ok(()),
+        }
+    }
+
+    /// MQCONN: a new connection (2161 while quiescing, 2162 while stopping).
+    pub fn connect(&mut self, info: ConnectionInfo, now: Timestamp) -> Result<ConnId, MqError> {
+        self.check_running(true)?;
+        let id = ConnId(self.next_conn);
+        self.next_conn += 1;
+        self.conns.insert(id, Connection::new(info, now.0));
+        Ok(id)
+    }
+
+    /// MQDISC, or the end of a broken connection (`normal == false`): a pending wait is
+    /// cancelled silently, the unit of work is committed (normal) or backed out (broken),
+    /// every handle is closed (temporary dynamic queues it created are deleted).
+    pub fn disconnect(&mut self, conn: ConnId, normal: bool, now: Timestamp, fx: &mut Effects) {
+        if !self.conns.contains_key(&conn) {
+            return;
+        }
+        self.cancel_wait(conn);
+        if normal {
+            self.commit_uow(conn, now, fx);
+        } else {
+            self.backout_uow(conn, now, fx);
+        }
+        let hobjs: Vec<Hobj> = self
+            .conns
+            .get(&conn)
+            .map(|c| {
+                c.handles
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, h)| h.is_some())
+                    .map(|(i, _)| Hobj(i as i32 + 1))
+                    .collect()
+            })
+            .unwrap_or_default();
+        for h in hobjs {
+            self.close_handle(conn, h, now, fx);
+        }
+        self.conns.remove(&conn);
+    }
+
+    /// Controlled stop: waits with FAIL_IF_QUIESCING end 2161; new connections fail
+    /// 2161; calls with FAIL_IF_QUIESCING fail 2161; everything else goes on.
+    pub fn quiesce(&mut self, _now: Timestamp, fx: &mut Effects) {
+        if self.state == RunState::Running {
+            self.state = RunState::Quiescing;
+        }
+        let victims: Vec<ConnId> = self
+            .conns
+            .iter()
+            .filter(|(_, c)| {
+                c.pending
+                    .is_some_and(|p| p.gmo.options.contains(GetOptionFlags::FAIL_IF_QUIESCING))
+            })
+            .map(|(id, _)| *id)
+            .collect();
+        for c in victims {
+            self.fail_wait(c, ReasonCode::QMgrQuiescing, fx);
+        }
+    }
+
+    /// Immediate stop: every pending wait ends 2162 and every later call fails 2162
+    /// (disconnect still cleans up).
+    pub fn stop(&mut self, _now: Timestamp, fx: &mut Effects) {
+        self.state = RunState::Stopping;
+        let victims: Vec<ConnId> = self
+            .conns
+            .iter()
+            .filter(|(_, c)| c.pending.is_some())
+            .map(|(id, _)| *id)
+            .collect();
+        for c in victims {
+            self.fail_wait(c, ReasonCode::QMgrStopping, fx);
+        }
+    }
+
+    /// The earliest wait expiry: the server arms one timer for it and then calls
+    /// [`QueueManager::expire_waits`].
+    pub fn next_deadline(&self) -> Option<Timestamp> {
+        self.deadlines.first().map(|(d, _, _)| Timestamp(*d))
+    }
+
+    /// Completes every wait whose interval is over at `now` with 2033.
+    pub fn expire_waits(&mut self, now: Timestamp, fx: &mut Effects) {
+        while let Some(&(d, token, conn)) = self.deadlines.first() {
+            if d > now.0 {
+                break;
+            }
+            self.deadlines.remove(&(d, token, conn));
+            let matches = self
+                .conns
+                .get(&conn)
+                .and_then(|c| c.pending)
+                .is_some_and(|p| p.token == token);
+            if matches {
+                self.fail_wait(conn, ReasonCode::NoMsgAvailable, fx);
+            }
+        }
+    }
+
+    /// Number of GETs waiting, over all queues.
+    pub fn waiting_gets(&self) -> usize {
+        self.conns.values().filter(|c| c.pending.is_some()).count()
+    }
+
+    /// Removes `conn`'s pending wait from its queue and the deadlines; returns it.
+    pub(crate) fn cancel_wait(&mut self, conn: ConnId) -> Option<PendingGet> {
+        let p = self.conns.get_mut(&conn)?.pending.take()?;
+        if let Some(d) = p.deadline {
+            self.deadlines.remove(&(d, p.token, conn));
+        }
+        if let Some(lq) = self.queues.local_mut(p.queue) {
+            lq.waiters.remove(p.token, &p.criteria);
+        }
+        Some(p)
+    }
+
+    /// Ends `conn`'s pending wait with `reason`.
+    pub(crate) fn fail_wait(&mut self, conn: ConnId, reason: ReasonCode, fx: &mut Effects) {
+        if let Some(p) = self.cancel_wait(conn) {
+            fx.push(Effect::GetCompleted {
+                conn,
+                hobj: p.hobj,
+                result: Err(GetError::from(MqError::from(reason))),
+            });
+        }
+    }
+
+    /// Places a message that just became available on queue `qid` (a put outside
+    /// syncpoint, a committed put, a backed-out get): the earliest fitting waiter gets it
+    /// directly; browsers see it and pass it on; otherwise it is stored as available.
+    /// The message must not be in the store.
+    pub(crate) fn place(
+        &mut self,
+        qid: QueueId,
+        mut msg: StoredMsg,
+        now: Timestamp,
+        fx: &mut Effects,
+    ) {
+        let max_uncommitted = self.qmgr.max_uncommitted_msgs.max(0) as usize;
+        let Some(lq) = self.queues.local_mut(qid) else {
+            return;
+        };
+        if msg.expired(now) {
+            return;
+        }
+        while let Some(w) = lq.waiters.take_for(&msg.md) {
+            let Some(c) = self.conns.get_mut(&w.conn) else {
+                continue;
+            };
+            let Some(p) = c.pending.take() else {
+                continue;
+            };
+            if let Some(d) = p.deadline {
+                self.deadlines.remove(&(d, p.token, w.conn));
+            }
+            let opts = p.gmo.options;
+            let got = crate::get::got_message(&msg, p.max_len, opts, now);
+            if opts.is_browse() {
+                if let Some(h) = c.handle_mut(p.hobj) {
+                    if got.is_ok() {
+                        h.cursor = Some(msg.key);
+                    }
+                }
+                fx.push(Effect::GetCompleted {
+                    conn: w.conn,
+                    hobj: p.hobj,
+                    result: got,
+                });
+                continue;
+            }
+            let got = match got {
+                Ok(g) => g,
+                Err(e) => {
+                    fx.push(Effect::GetCompleted {
+                        conn: w.conn,
+                        hobj: p.hobj,
+                        result: Err(e),
+                    });
+                    continue;
+                }
+            };
+            let sync = crate::get::under_syncpoint(opts, &msg.md);
+            if sync && c.uow.len() >= max_uncommitted {
+                fx.push(Effect::GetCompleted {
+                    conn: w.conn,
+                    hobj: p.hobj,
+                    result: Err(MqError::from(ReasonCode::SyncpointLimitReached).into()),
+                });
+                continue;
+            }
+            lq.last_get_ms = Some(now.0);
+            if sync {
+                c.uow.entries.push(UowEntry::Get {
+                    queue: qid,
+                    seq: msg.key.seq,
+                });
+                msg.state = MsgState::UncommittedGet(w.conn);
+                lq.uncommitted += 1;
+                lq.store.insert(msg);
+            }
+            fx.push(Effect::GetCompleted {
+                conn: w.conn,
+                hobj: p.hobj,
+                result: Ok(got),
+            });
+            return;
+        }
+        msg.state = MsgState::Available;
+        lq.store.insert(msg);
+    }
+}

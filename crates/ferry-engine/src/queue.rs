@@ -1,0 +1,362 @@
+//! A local queue's storage: messages, their get order, and the MsgId/CorrelId indexes.
+//!
+//! Every message gets a [`MsgKey`] when it is put: `(rank, seq)`, where `rank` is
+//! `9 - priority` under MSGDLVSQ(PRIORITY) (or `9 - DEFPRTY` under FIFO, as MQ does) and
+//! `seq` the arrival number. The key never changes, so a backed-out message returns to
+//! its original position. Only *available* messages (committed, not held by a
+//! syncpoint get) are in the order set and the id indexes; uncommitted puts and gets
+//! stay in `msgs` (they count in CURDEPTH) but cannot be found. Finding the first
+//! message, or the first with a given MsgId/CorrelId, is an index lookup whatever the
+//! depth.
+
+use crate::clock::Timestamp;
+use crate::connection::ConnId;
+use crate::waiters::Waiters;
+use bytes::Bytes;
+use ferry_mqi::descriptor::NONE_ID;
+use ferry_mqi::{CorrelId, MessageDescriptor, MsgId};
+use std::collections::{BTreeSet, HashMap};
+use std::ops::Bound;
+
+/// Where a message sits in its queue's get order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct MsgKey {
+    /// `9 - priority`: lower ranks are got first.
+    pub rank: u8,
+    /// Arrival number on the queue.
+    pub seq: u64,
+}
+
+/// Whether a stored message can be got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MsgState {
+    /// Committed and not held: in the order set and indexes.
+    Available,
+    /// Put under syncpoint by a connection, not yet committed.
+    UncommittedPut(ConnId),
+    /// Got under syncpoint by a connection, not yet committed.
+    UncommittedGet(ConnId),
+}
+
+/// A message on a queue.
+#[derive(Clone, Debug)]
+pub(crate) struct StoredMsg {
+    pub key: MsgKey,
+    pub md: MessageDescriptor,
+    pub body: Bytes,
+    /// When it was put (for MSGAGE and the remaining expiry).
+    pub put_ms: u64,
+    /// When it expires, if it does.
+    pub expires_at: Option<u64>,
+    pub state: MsgState,
+}
+
+impl StoredMsg {
+    /// True when the message has expired at `now`.
+    pub fn expired(&self, now: Timestamp) -> bool {
+        self.expires_at.is_some_and(|e| e <= now.0)
+    }
+}
+
+/// What a get looks for: `None` fields match anything.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Criteria {
+    pub msg_id: Option<MsgId>,
+    pub correl_id: Option<CorrelId>,
+}
+
+impl Criteria {
+    /// True when `md` fits.
+    pub fn matches(&self, md: &MessageDescriptor) -> bool {
+        self.msg_id.is_none_or(|m| m == md.msg_id)
+            && self.correl_id.is_none_or(|c| c == md.correl_id)
+    }
+}
+
+/// The keys of available messages sharing one id: usually one, so no allocation.
+#[derive(Clone, Debug)]
+enum IdSet {
+    One(MsgKey),
+    Many(BTreeSet<MsgKey>),
+}
+
+impl IdSet {
+    fn insert(&mut self, k: MsgKey) {
+        match self {
+            IdSet::One(o) if *o == k => {}
+            IdSet::One(o) => {
+                let mut s = BTreeSet::new();
+                s.insert(*o);
+                s.insert(k);
+                *self = IdSet::Many(s);
+            }
+            IdSet::Many(s) => {
+                s.insert(k);
+            }
+        }
+    }
+
+    /// Removes `k`; true when the set is now empty.
+    fn remove(&mut self, k: MsgKey) -> bool {
+        match self {
+            IdSet::One(o) => *o == k,
+            IdSet::Many(s) => {
+                s.remove(&k);
+                if s.len() == 1 {
+                    if let Some(&only) = s.iter().next() {
+                        *self = IdSet::One(only);
+                    }
+                    false
+                } else {
+                    s.is_empty()
+                }
+            }
+        }
+    }
+
+    /// Keys after `after` in order, for the first that passes `ok`.
+    fn first_after(
+        &self,
+        after: Option<MsgKey>,
+        mut ok: impl FnMut(MsgKey) -> bool,
+    ) -> Option<MsgKey> {
+        match self {
+            IdSet::One(k) => (after.is_none_or(|a| *k > a) && ok(*k)).then_some(*k),
+            IdSet::Many(s) => {
+                let lower = after.map_or(Bound::Unbounded, Bound::Excluded);
+                s.range((lower, Bound::Unbounded)).copied().find(|k| ok(*k))
+            }
+        }
+    }
+}
+
+fn index_add<K: std::hash::Hash + Eq>(map: &mut HashMap<K, IdSet>, id: K, k: MsgKey) {
+    match map.entry(id) {
+        std::collections::hash_map::Entry::Occupied(mut e) => e.get_mut().insert(k),
+        std::collections::hash_map::Entry::Vacant(e) => {
+            e.insert(IdSet::One(k));
+        }
+    }
+}
+
+fn index_remove<K: std::hash::Hash + Eq>(map: &mut HashMap<K, IdSet>, id: &K, k: MsgKey) {
+    if let Some(set) = map.get_mut(id) {
+        if set.remove(k) {
+            map.remove(id);
+        }
+    }
+}
+
+/// Messages of one local queue with their order and indexes.
+#[derive(Debug, Default)]
+pub(crate) struct MessageStore {
+    msgs: HashMap<u64, StoredMsg>,
+    order: BTreeSet<MsgKey>,
+    by_msg_id: HashMap<MsgId, IdSet>,
+    by_correl_id: HashMap<CorrelId, IdSet>,
+    next_seq: u64,
+}
+
+impl MessageStore {
+    /// Messages stored, available or not (CURDEPTH).
+    pub fn depth(&self) -> usize {
+        self.msgs.len()
+    }
+
+    /// The next arrival key for a message of `rank`.
+    pub fn next_key(&mut self, rank: u8) -> MsgKey {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        MsgKey { rank, seq }
+    }
+
+    /// Stores a message; available ones become findable.
+    pub fn insert(&mut self, m: StoredMsg) {
+        let available = m.state == MsgState::Available;
+        let (key, msg_id, correl_id) = (m.key, m.md.msg_id, m.md.correl_id);
+        self.msgs.insert(key.seq, m);
+        if available {
+            self.link(key, msg_id, correl_id);
+        }
+    }
+
+    fn link(&mut self, key: MsgKey, msg_id: MsgId, correl_id: CorrelId) {
+        self.order.insert(key);
+        if msg_id != NONE_ID {
+            index_add(&mut self.by_msg_id, msg_id, key);
+        }
+        if correl_id != NONE_ID {
+            index_add(&mut self.by_correl_id, correl_id, key);
+        }
+    }
+
+    fn unlink(&mut self, key: MsgKey, msg_id: MsgId, correl_id: CorrelId) {
+        self.order.remove(&key);
+        if msg_id != NONE_ID {
+            index_remove(&mut self.by_msg_id, &msg_id, key);
+        }
+        if correl_id != NONE_ID {
+            index_remove(&mut self.by_correl_id, &correl_id, key);
+        }
+    }
+
+    /// The message with arrival number `seq`.
+    pub fn get(&self, seq: u64) -> Option<&StoredMsg> {
+        self.msgs.get(&seq)
+    }
+
+    /// Changes a message's state, linking or unlinking it from the indexes.
+    pub fn set_state(&mut self, seq: u64, state: MsgState) {
+        let Some(m) = self.msgs.get_mut(&seq) else {
+            return;
+        };
+        let was = m.state == MsgState::Available;
+        let now = state == MsgState::Available;
+        m.state = state;
+        let (key, msg_id, correl_id) = (m.key, m.md.msg_id, m.md.correl_id);
+        match (was, now) {
+            (false, true) => self.link(key, msg_id, correl_id),
+            (true, false) => self.unlink(key, msg_id, correl_id),
+            _ => {}
+        }
+    }
+
+    /// Removes a message whatever its state.
+    pub fn remove(&mut self, seq: u64) -> Option<StoredMsg> {
+        let m = self.msgs.remove(&seq)?;
+        if m.state == MsgState::Available {
+            self.unlink(m.key, m.md.msg_id, m.md.correl_id);
+        }
+        Some(m)
+    }
+
+    /// The first available message after `after` (from the start when `None`) that fits
+    /// `c`: an index lookup, never a scan of the queue.
+    pub fn first(&self, c: &Criteria, after: Option<MsgKey>) -> Option<MsgKey> {
+        if let Some(mid) = c.msg_id {
+            let set = self.by_msg_id.get(&mid)?;
+            return set.first_after(after, |k| match c.correl_id {
+                None => true,
+                Some(cid) => self.msgs.get(&k.seq).is_some_and(|m| m.md.correl_id == cid),
+            });
+        }
+        if let Some(cid) = c.correl_id {
+            return self.by_correl_id.get(&cid)?.first_after(after, |_| true);
+        }
+        let lower = after.map_or(Bound::Unbounded, Bound::Excluded);
+        self.order.range((lower, Bound::Unbounded)).next().copied()
+    }
+
+    /// True when `key` is an available message.
+    pub fn is_available(&self, key: MsgKey) -> bool {
+        self.order.contains(&key)
+    }
+
+    /// Removes every available message; returns how many.
+    pub fn clear_available(&mut self) -> u64 {
+        let keys: Vec<MsgKey> = std::mem::take(&mut self.order).into_iter().collect();
+        self.by_msg_id.clear();
+        self.by_correl_id.clear();
+        for k in &keys {
+            self.msgs.remove(&k.seq);
+        }
+        keys.len() as u64
+    }
+
+    /// Put time of the oldest available message: looks at the head of each priority.
+    pub fn oldest_put_ms(&self) -> Option<u64> {
+        let mut oldest: Option<u64> = None;
+        let mut from = Bound::Unbounded;
+        while let Some(k) = self.order.range((from, Bound::Unbounded)).next() {
+            if let Some(m) = self.msgs.get(&k.seq) {
+                oldest = Some(oldest.map_or(m.put_ms, |o| o.min(m.put_ms)));
+            }
+            from = Bound::Excluded(MsgKey {
+                rank: k.rank,
+                seq: u64::MAX,
+            });
+        }
+        oldest
+    }
+}
+
+/// The live state of a local queue: messages, waiters and the counters QSTATUS shows.
+#[derive(Debug, Default)]
+pub(crate) struct LocalQueue {
+    pub store: MessageStore,
+    pub waiters: Waiters,
+    /// IPPROCS.
+    pub open_input: u32,
+    /// Handles open with INPUT_EXCLUSIVE (0 or 1).
+    pub open_exclusive: u32,
+    /// OPPROCS.
+    pub open_output: u32,
+    /// Handles of any kind open on the queue (directly or through an alias).
+    pub open_handles: u32,
+    /// UNCOM: uncommitted puts and gets.
+    pub uncommitted: u64,
+    /// LPUT, ms.
+    pub last_put_ms: Option<u64>,
+    /// LGET, ms.
+    pub last_get_ms: Option<u64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn msg(store: &mut MessageStore, rank: u8, correl: u8) -> MsgKey {
+        let key = store.next_key(rank);
+        let mut md = MessageDescriptor::default();
+        md.msg_id[0] = 1;
+        md.msg_id[23] = key.seq as u8;
+        md.correl_id[0] = correl;
+        store.insert(StoredMsg {
+            key,
+            md,
+            body: Bytes::new(),
+            put_ms: key.seq,
+            expires_at: None,
+            state: MsgState::Available,
+        });
+        key
+    }
+
+    #[test]
+    fn order_is_rank_then_seq() {
+        let mut s = MessageStore::default();
+        let a = msg(&mut s, 5, 0);
+        let b = msg(&mut s, 0, 0);
+        let c = msg(&mut s, 5, 0);
+        let any = Criteria::default();
+        assert_eq!(s.first(&any, None), Some(b));
+        assert_eq!(s.first(&any, Some(b)), Some(a));
+        assert_eq!(s.first(&any, Some(a)), Some(c));
+        assert_eq!(s.oldest_put_ms(), Some(0));
+    }
+
+    #[test]
+    fn correl_index_tracks_state() {
+        let mut s = MessageStore::default();
+        let a = msg(&mut s, 0, 7);
+        let b = msg(&mut s, 0, 7);
+        let c = Criteria {
+            msg_id: None,
+            correl_id: Some({
+                let mut x = [0; 24];
+                x[0] = 7;
+                x
+            }),
+        };
+        assert_eq!(s.first(&c, None), Some(a));
+        s.set_state(a.seq, MsgState::UncommittedGet(ConnId(1)));
+        assert_eq!(s.first(&c, None), Some(b));
+        assert_eq!(s.depth(), 2);
+        s.set_state(a.seq, MsgState::Available);
+        assert_eq!(s.first(&c, None), Some(a));
+        s.remove(a.seq);
+        s.remove(b.seq);
+        assert_eq!(s.first(&c, None), None);
+        assert!(s.by_correl_id.is_empty());
+    }
+}

@@ -1,0 +1,115 @@
+//! MQCMIT and MQBACK: finishing a connection's unit of work.
+//!
+//! Commit makes syncpoint puts available (handing each to a waiter when one fits) and
+//! forgets syncpoint gets. Backout drops the puts and returns each got message to its
+//! original position with BackoutCount + 1 (which may wake a waiter).
+
+use crate::clock::Timestamp;
+use crate::connection::ConnId;
+use crate::effects::Effects;
+use crate::qmgr::QueueManager;
+use crate::uow::UowEntry;
+use ferry_mqi::{MqError, ReasonCode};
+
+impl QueueManager {
+    /// MQCMIT.
+    pub fn commit(
+        &mut self,
+        conn: ConnId,
+        now: Timestamp,
+        fx: &mut Effects,
+    ) -> Result<(), MqError> {
+        self.check_running(false)?;
+        if !self.conns.contains_key(&conn) {
+            return Err(ReasonCode::HconnError.into());
+        }
+        self.commit_uow(conn, now, fx);
+        Ok(())
+    }
+
+    /// MQBACK (allowed while stopping, so applications can clean up).
+    pub fn backout(
+        &mut self,
+        conn: ConnId,
+        now: Timestamp,
+        fx: &mut Effects,
+    ) -> Result<(), MqError> {
+        if !self.conns.contains_key(&conn) {
+            return Err(ReasonCode::HconnError.into());
+        }
+        self.backout_uow(conn, now, fx);
+        Ok(())
+    }
+
+    /// True when `conn` has uncommitted work.
+    pub fn in_unit_of_work(&self, conn: ConnId) -> bool {
+        self.conns.get(&conn).is_some_and(|c| !c.uow.is_empty())
+    }
+
+    pub(crate) fn commit_uow(&mut self, conn: ConnId, now: Timestamp, fx: &mut Effects) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        let entries = std::mem::take(&mut c.uow.entries);
+        for e in &entries {
+            match *e {
+                UowEntry::Put { queue, seq } => {
+                    let Some(lq) = self.queues.local_mut(queue) else {
+                        continue;
+                    };
+                    lq.uncommitted = lq.uncommitted.saturating_sub(1);
+                    if let Some(msg) = lq.store.remove(seq) {
+                        self.place(queue, msg, now, fx);
+                    }
+                }
+                UowEntry::Get { queue, seq } => {
+                    let Some(lq) = self.queues.local_mut(queue) else {
+                        continue;
+                    };
+                    lq.uncommitted = lq.uncommitted.saturating_sub(1);
+                    lq.store.remove(seq);
+                }
+            }
+        }
+        self.recycle(conn, entries);
+    }
+
+    pub(crate) fn backout_uow(&mut self, conn: ConnId, now: Timestamp, fx: &mut Effects) {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return;
+        };
+        let entries = std::mem::take(&mut c.uow.entries);
+        for e in &entries {
+            match *e {
+                UowEntry::Put { queue, seq } => {
+                    let Some(lq) = self.queues.local_mut(queue) else {
+                        continue;
+                    };
+                    lq.uncommitted = lq.uncommitted.saturating_sub(1);
+                    lq.store.remove(seq);
+                }
+                UowEntry::Get { queue, seq } => {
+                    let Some(lq) = self.queues.local_mut(queue) else {
+                        continue;
+                    };
+                    lq.uncommitted = lq.uncommitted.saturating_sub(1);
+                    if let Some(mut msg) = lq.store.remove(seq) {
+                        msg.md.backout_count = msg.md.backout_count.saturating_add(1);
+                        self.place(queue, msg, now, fx);
+                    }
+                }
+            }
+        }
+        self.recycle(conn, entries);
+    }
+
+    /// Gives the emptied entry vector back to the connection to keep its allocation.
+    fn recycle(&mut self, conn: ConnId, mut entries: Vec<UowEntry>) {
+        if let Some(c) = self.conns.get_mut(&conn) {
+            if c.uow.entries.is_empty() {
+                entries.clear();
+                c.uow.entries = entries;
+            }
+        }
+    }
+}

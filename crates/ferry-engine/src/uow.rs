@@ -1,0 +1,43 @@
+//! A connection's local unit of work: the syncpoint puts and gets not yet committed.
+//!
+//! Entries name the queue and the message's arrival number; the messages themselves stay
+//! on their queues (uncommitted puts invisible, uncommitted gets hidden) so the queue's
+//! CURDEPTH keeps counting them. Commit and backout walk the entries in order.
+
+use crate::objects::QueueId;
+
+/// One syncpoint operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum UowEntry {
+    /// A message put under syncpoint.
+    Put { queue: QueueId, seq: u64 },
+    /// A message got under syncpoint.
+    Get { queue: QueueId, seq: u64 },
+}
+
+/// The unit of work of one connection.
+#[derive(Debug, Default)]
+pub(crate) struct UnitOfWork {
+    pub entries: Vec<UowEntry>,
+}
+
+impl UnitOfWork {
+    /// Messages in the unit of work (what MAXUMSGS limits).
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// True when nothing is pending.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Drops every entry on `queue` (the queue is gone); returns how many.
+    pub fn forget_queue(&mut self, queue: QueueId) -> usize {
+        let before = self.entries.len();
+        self.entries.retain(|e| match e {
+            UowEntry::Put { queue: q, .. } | UowEntry::Get { queue: q, .. } => *q != queue,
+        });
+        before - self.entries.len()
+    }
+}
