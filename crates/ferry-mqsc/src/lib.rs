@@ -1,3 +1,35 @@
-//! MQSC for Ferry (placeholder until the parser lands).
+//! MQSC for Ferry: the command language of IBM MQ, parsed, executed and answered.
+//!
+//! * [`lexer`] and [`parser`] turn one logical command into a [`Command`]; attribute
+//!   keywords and values are checked against the ferry-objects attribute tables.
+//! * [`script`] joins continuation lines, skips comments, and runs scripts or
+//!   interactive input as runmqsc does ([`Session`], [`run_script`], [`Summary`]).
+//! * [`executor`] runs a command against an [`AdminTarget`] (the queue manager as MQSC
+//!   sees it) and answers in MQ's layout with FRY messages ([`messages`], [`display`]).
+//! * [`docs`] renders the message and attribute tables for docs/mqsc.md.
+//! * [`testing`] holds an in-memory [`AdminTarget`] for tests and the fuzzer.
+//!
+//! Everything here is pure: no I/O, no clock (the target tells the time).
+
+pub mod command;
+pub mod display;
+pub mod docs;
+pub mod error;
+pub mod executor;
+pub mod lexer;
+pub mod messages;
+pub mod parser;
+pub mod script;
 pub mod target;
+pub mod testing;
+
+pub use command::Command;
+pub use error::{ParseError, ParseErrorKind};
+pub use executor::{execute, CommandResult};
+pub use messages::{MsgId, MESSAGES};
+pub use parser::parse_command;
+pub use script::{
+    exit_status, parse_script, run_script, LogicalCommand, ReadItem, RunOptions, ScriptOutput,
+    ScriptReader, Session, Summary,
+};
 pub use target::AdminTarget;

@@ -1,0 +1,341 @@
+//! The command model: what a parsed MQSC command asks for.
+//!
+//! Attribute values in a [`Command`] are already checked against the ferry-objects
+//! attribute tables; a [`Setting`] names its row by the row's canonical keyword. Names
+//! are validated; DISPLAY names may be generic ([`NamePattern`]).
+
+use ferry_objects::channel::ChannelType;
+use ferry_objects::queue::QueueType;
+use ferry_objects::AttrValue;
+
+/// One attribute to set: the table row's keyword and a value that passed the row's check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Setting {
+    /// The row's canonical keyword (for flags, the "on" keyword, e.g. SHARE).
+    pub keyword: &'static str,
+    /// The checked value.
+    pub value: AttrValue,
+}
+
+/// A name, or on DISPLAY a generic name ending in `*`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NamePattern {
+    /// An exact name.
+    Exact(String),
+    /// Every name starting with the prefix (`*` alone: the empty prefix).
+    Prefix(String),
+}
+
+impl NamePattern {
+    /// Whether `name` matches.
+    pub fn matches(&self, name: &str) -> bool {
+        match self {
+            NamePattern::Exact(n) => n == name,
+            NamePattern::Prefix(p) => name.starts_with(p.as_str()),
+        }
+    }
+
+    /// The pattern as typed (`APP.*`).
+    pub fn text(&self) -> String {
+        match self {
+            NamePattern::Exact(n) => n.clone(),
+            NamePattern::Prefix(p) => format!("{p}*"),
+        }
+    }
+
+    /// True for generic patterns.
+    pub fn is_generic(&self) -> bool {
+        matches!(self, NamePattern::Prefix(_))
+    }
+}
+
+/// Which attributes a DISPLAY asks for.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Request {
+    /// ALL was given (or implied).
+    pub all: bool,
+    /// Canonical keywords asked for by name.
+    pub keywords: Vec<&'static str>,
+}
+
+impl Request {
+    /// Whether the attribute with canonical keyword `kw` is to be shown.
+    pub fn wants(&self, kw: &str) -> bool {
+        self.all || self.keywords.contains(&kw)
+    }
+}
+
+/// A WHERE operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// LT
+    Lt,
+    /// GT
+    Gt,
+    /// EQ
+    Eq,
+    /// NE
+    Ne,
+    /// LE
+    Le,
+    /// GE
+    Ge,
+    /// LK: matches a generic value ending in `*`.
+    Lk,
+    /// NL: does not match a generic value.
+    Nl,
+    /// CT: contains (text: substring).
+    Ct,
+    /// EX: excludes (text: no substring).
+    Ex,
+}
+
+impl Op {
+    /// All operators with their keywords.
+    pub const ALL: &'static [(&'static str, Op)] = &[
+        ("LT", Op::Lt),
+        ("GT", Op::Gt),
+        ("EQ", Op::Eq),
+        ("NE", Op::Ne),
+        ("LE", Op::Le),
+        ("GE", Op::Ge),
+        ("LK", Op::Lk),
+        ("NL", Op::Nl),
+        ("CT", Op::Ct),
+        ("EX", Op::Ex),
+    ];
+
+    /// The operator for a keyword.
+    pub fn from_keyword(kw: &str) -> Option<Op> {
+        Op::ALL.iter().find(|(k, _)| *k == kw).map(|(_, op)| *op)
+    }
+
+    /// The operator's keyword.
+    pub fn keyword(self) -> &'static str {
+        Op::ALL
+            .iter()
+            .find(|(_, op)| *op == self)
+            .map(|(k, _)| *k)
+            .unwrap_or("EQ")
+    }
+}
+
+/// The value a WHERE compares with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FilterValue {
+    /// A number, for numeric attributes.
+    Int(i64),
+    /// Text or a keyword (keywords upper case); for LK/NL a trailing `*` is generic.
+    Text(String),
+    /// For flag attributes: the on (true) or off keyword.
+    Flag(bool),
+}
+
+/// `WHERE(keyword op value)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Filter {
+    /// The canonical keyword filtered on.
+    pub keyword: &'static str,
+    /// The operator.
+    pub op: Op,
+    /// The value.
+    pub value: FilterValue,
+}
+
+/// DISPLAY QSTATUS TYPE(...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueStatusType {
+    /// TYPE(QUEUE), the default: one record per queue.
+    Queue,
+    /// TYPE(HANDLE): one record per open handle.
+    Handle,
+}
+
+/// DISPLAY CONN TYPE(...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConnType {
+    /// TYPE(CONN), the default: connection records.
+    Conn,
+    /// TYPE(HANDLE): one record per object a connection has open.
+    Handle,
+    /// TYPE(ALL): both.
+    All,
+}
+
+/// A DISPLAY's selection: which objects, which attributes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Selection {
+    /// Name or generic name.
+    pub name: NamePattern,
+    /// Attributes to show.
+    pub request: Request,
+    /// WHERE clause.
+    pub filter: Option<Filter>,
+}
+
+/// A parsed MQSC command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// DEFINE QLOCAL/QALIAS/QMODEL.
+    DefineQueue {
+        /// The type defined.
+        queue_type: QueueType,
+        /// Queue name.
+        name: String,
+        /// LIKE(name): copy attributes from this queue.
+        like: Option<String>,
+        /// REPLACE given.
+        replace: bool,
+        /// Attributes named in the command.
+        settings: Vec<Setting>,
+    },
+    /// ALTER QLOCAL/QALIAS/QMODEL.
+    AlterQueue {
+        /// The type the queue must have.
+        queue_type: QueueType,
+        /// Queue name.
+        name: String,
+        /// FORCE given.
+        force: bool,
+        /// Attributes to change.
+        settings: Vec<Setting>,
+    },
+    /// DELETE QLOCAL/QALIAS/QMODEL.
+    DeleteQueue {
+        /// The type the queue must have.
+        queue_type: QueueType,
+        /// Queue name.
+        name: String,
+        /// PURGE given (default NOPURGE).
+        purge: bool,
+    },
+    /// DISPLAY QUEUE / QLOCAL / QALIAS / QMODEL.
+    DisplayQueue {
+        /// The type named in the command (None for QUEUE).
+        queue_type: Option<QueueType>,
+        /// TYPE(...) filter on DISPLAY QUEUE.
+        type_filter: Option<QueueType>,
+        /// Objects and attributes.
+        selection: Selection,
+    },
+    /// CLEAR QLOCAL.
+    ClearQueue {
+        /// Queue name.
+        name: String,
+    },
+    /// DISPLAY QSTATUS.
+    DisplayQueueStatus {
+        /// TYPE(QUEUE) or TYPE(HANDLE).
+        status_type: QueueStatusType,
+        /// Queues and fields.
+        selection: Selection,
+    },
+    /// DEFINE CHANNEL.
+    DefineChannel {
+        /// CHLTYPE.
+        channel_type: ChannelType,
+        /// Channel name.
+        name: String,
+        /// LIKE(name).
+        like: Option<String>,
+        /// REPLACE given.
+        replace: bool,
+        /// Attributes named.
+        settings: Vec<Setting>,
+    },
+    /// ALTER CHANNEL.
+    AlterChannel {
+        /// CHLTYPE, if given (must match the channel's).
+        channel_type: Option<ChannelType>,
+        /// Channel name.
+        name: String,
+        /// Attributes to change.
+        settings: Vec<Setting>,
+    },
+    /// DELETE CHANNEL.
+    DeleteChannel {
+        /// Channel name.
+        name: String,
+    },
+    /// DISPLAY CHANNEL.
+    DisplayChannel {
+        /// CHLTYPE filter.
+        channel_type: Option<ChannelType>,
+        /// Channels and attributes.
+        selection: Selection,
+    },
+    /// DEFINE LISTENER.
+    DefineListener {
+        /// Listener name.
+        name: String,
+        /// LIKE(name).
+        like: Option<String>,
+        /// REPLACE given.
+        replace: bool,
+        /// Attributes named.
+        settings: Vec<Setting>,
+    },
+    /// ALTER LISTENER.
+    AlterListener {
+        /// Listener name.
+        name: String,
+        /// Attributes to change.
+        settings: Vec<Setting>,
+    },
+    /// DELETE LISTENER.
+    DeleteListener {
+        /// Listener name.
+        name: String,
+    },
+    /// DISPLAY LISTENER.
+    DisplayListener {
+        /// Listeners and attributes.
+        selection: Selection,
+    },
+    /// START LISTENER.
+    StartListener {
+        /// Listener name.
+        name: String,
+    },
+    /// STOP LISTENER.
+    StopListener {
+        /// Listener name.
+        name: String,
+    },
+    /// DISPLAY LSSTATUS.
+    DisplayListenerStatus {
+        /// Listeners and fields.
+        selection: Selection,
+    },
+    /// ALTER QMGR.
+    AlterQmgr {
+        /// FORCE given.
+        force: bool,
+        /// Attributes to change.
+        settings: Vec<Setting>,
+    },
+    /// DISPLAY QMGR.
+    DisplayQmgr {
+        /// Attributes to show.
+        request: Request,
+    },
+    /// DISPLAY CONN.
+    DisplayConnection {
+        /// TYPE(CONN|HANDLE|ALL).
+        conn_type: ConnType,
+        /// Connections and fields.
+        selection: Selection,
+    },
+    /// A remote queue command: valid MQSC, answered with FRY9001E.
+    RemoteQueue {
+        /// The command as a short phrase, e.g. `DEFINE QREMOTE(X)`.
+        what: String,
+    },
+    /// Valid MQSC that Ferry does not implement yet (FRY9002E).
+    Unsupported {
+        /// The command as a short phrase, e.g. `DEFINE TOPIC`.
+        what: String,
+    },
+    /// END: stop reading commands.
+    End,
+}

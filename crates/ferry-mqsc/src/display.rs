@@ -1,0 +1,513 @@
+//! DISPLAY output in MQ's layout, and the status fields DISPLAY can show.
+//!
+//! An object to display becomes a list of [`Field`]s (name first, then TYPE, then its
+//! attributes); WHERE filters on those fields and [`render_block`] prints them under a
+//! header message in MQ's two-column layout: three blanks, then cells padded to 40
+//! columns, two per line; a cell too wide for its column takes a line of its own.
+//!
+//! Status fields (DISPLAY QSTATUS, CONN, LSSTATUS and the live CURDEPTH/IPPROCS/OPPROCS
+//! of DISPLAY QLOCAL) are not definition attributes, so they are not in ferry-objects'
+//! tables; their one table each is here, read by the parser, the executor and the docs.
+
+use crate::messages::MsgId;
+use ferry_objects::status::{ConnectionStatus, HandleStatus, ListenerStatus, QueueStatus};
+use ferry_objects::{AttrKind, AttrValue};
+
+/// A value as DISPLAY shows it and WHERE compares it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FieldValue {
+    /// A number: `MAXDEPTH(5000)`.
+    Int(i64),
+    /// Text or a name: `DESCR(x)`, blank shown as `DESCR( )`.
+    Text(String),
+    /// A keyword value: `PUT(ENABLED)`.
+    Keyword(&'static str),
+    /// A flag, shown as the bare keyword for its state (SHARE / NOSHARE).
+    Flag {
+        /// The keyword for its state.
+        shown: &'static str,
+        /// Its state.
+        on: bool,
+    },
+    /// A count shown as NO when zero (UNCOM).
+    NoOrCount(i64),
+}
+
+/// One keyword and value of an object being displayed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Field {
+    /// Canonical keyword.
+    pub keyword: &'static str,
+    /// Its value.
+    pub value: FieldValue,
+}
+
+impl Field {
+    /// A field.
+    pub fn new(keyword: &'static str, value: FieldValue) -> Self {
+        Field { keyword, value }
+    }
+
+    /// The cell text: `KEYWORD(value)` or a bare flag keyword.
+    pub fn cell(&self) -> String {
+        match &self.value {
+            FieldValue::Int(n) => format!("{}({n})", self.keyword),
+            FieldValue::Text(s) if s.is_empty() => format!("{}( )", self.keyword),
+            FieldValue::Text(s) => format!("{}({s})", self.keyword),
+            FieldValue::Keyword(k) => format!("{}({k})", self.keyword),
+            FieldValue::Flag { shown, .. } => (*shown).to_string(),
+            FieldValue::NoOrCount(0) => format!("{}(NO)", self.keyword),
+            FieldValue::NoOrCount(n) => format!("{}({n})", self.keyword),
+        }
+    }
+}
+
+/// Converts a table attribute's value for display.
+pub fn attr_field(keyword: &'static str, kind: AttrKind, value: AttrValue) -> Field {
+    let value = match (kind, value) {
+        (AttrKind::Flag { on, off }, AttrValue::Flag(b)) => FieldValue::Flag {
+            shown: if b { on } else { off },
+            on: b,
+        },
+        (_, AttrValue::Int(n)) => FieldValue::Int(n.into()),
+        (_, AttrValue::Text(s)) => FieldValue::Text(s),
+        (_, AttrValue::Keyword(k)) => FieldValue::Keyword(k),
+        (_, AttrValue::Flag(b)) => FieldValue::Keyword(if b { "YES" } else { "NO" }),
+    };
+    Field { keyword, value }
+}
+
+/// Width of a display column.
+pub const COLUMN: usize = 40;
+
+/// A header line and the fields in MQ's two-column layout.
+pub fn render_block(header: MsgId, fields: &[Field]) -> Vec<String> {
+    let mut lines = vec![header.line()];
+    lines.extend(two_columns(fields.iter().map(Field::cell)));
+    lines
+}
+
+/// Lays cells out two per line, three blanks in, 40 columns each.
+pub fn two_columns(cells: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut left: Option<String> = None;
+    for cell in cells {
+        match left.take() {
+            None if cell.chars().count() >= COLUMN => lines.push(format!("   {cell}")),
+            None => left = Some(cell),
+            Some(l) => lines.push(format!("   {l:<COLUMN$}{cell}")),
+        }
+    }
+    if let Some(l) = left {
+        lines.push(format!("   {l}"));
+    }
+    lines
+}
+
+/// Date and time of a moment as MQ shows them: `yyyy-mm-dd`, `hh.mm.ss` (UTC).
+pub fn date_time(ms: u64) -> (String, String) {
+    let secs = ms / 1000;
+    let days = i64::try_from(secs / 86_400).unwrap_or(0);
+    let rem = secs % 86_400;
+    // Civil-from-days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (
+        format!("{year:04}-{month:02}-{day:02}"),
+        format!("{:02}.{:02}.{:02}", rem / 3600, (rem % 3600) / 60, rem % 60),
+    )
+}
+
+/// The kind of a status field, for WHERE checking and docs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldKind {
+    /// A number.
+    Int,
+    /// Text.
+    Text,
+    /// One of the keywords.
+    Keyword(&'static [&'static str]),
+}
+
+impl FieldKind {
+    /// Words for docs.
+    pub fn describe(self) -> String {
+        match self {
+            FieldKind::Int => "number".into(),
+            FieldKind::Text => "text".into(),
+            FieldKind::Keyword(v) => v.join(" or "),
+        }
+    }
+}
+
+/// One field of a status record: keyword, kind, docs and how to read it.
+pub struct StatusField<S: 'static> {
+    /// MQSC keyword.
+    pub keyword: &'static str,
+    /// Value kind.
+    pub kind: FieldKind,
+    /// What it shows.
+    pub doc: &'static str,
+    /// Reads it from the record.
+    pub get: fn(&S) -> FieldValue,
+}
+
+impl<S> StatusField<S> {
+    /// The field of a record.
+    pub fn field(&self, s: &S) -> Field {
+        Field::new(self.keyword, (self.get)(s))
+    }
+}
+
+fn count(n: impl TryInto<i64>) -> FieldValue {
+    FieldValue::Int(n.try_into().unwrap_or(i64::MAX))
+}
+
+fn opt_date(ms: Option<u64>) -> FieldValue {
+    FieldValue::Text(ms.map(|m| date_time(m).0).unwrap_or_default())
+}
+
+fn opt_time(ms: Option<u64>) -> FieldValue {
+    FieldValue::Text(ms.map(|m| date_time(m).1).unwrap_or_default())
+}
+
+fn yes_no(b: bool) -> FieldValue {
+    FieldValue::Keyword(if b { "YES" } else { "NO" })
+}
+
+const YES_NO: &[&str] = &["YES", "NO"];
+
+/// Live fields DISPLAY QLOCAL shows besides the definition.
+pub static QUEUE_LIVE_FIELDS: &[StatusField<QueueStatus>] = &[
+    StatusField {
+        keyword: "CURDEPTH",
+        kind: FieldKind::Int,
+        doc: "Messages on the queue.",
+        get: |s| count(s.current_depth),
+    },
+    StatusField {
+        keyword: "IPPROCS",
+        kind: FieldKind::Int,
+        doc: "Handles open for input.",
+        get: |s| count(s.open_input_count),
+    },
+    StatusField {
+        keyword: "OPPROCS",
+        kind: FieldKind::Int,
+        doc: "Handles open for output.",
+        get: |s| count(s.open_output_count),
+    },
+];
+
+/// DISPLAY QSTATUS TYPE(QUEUE) fields.
+pub static QSTATUS_QUEUE_FIELDS: &[StatusField<QueueStatus>] = &[
+    StatusField {
+        keyword: "CURDEPTH",
+        kind: FieldKind::Int,
+        doc: "Messages on the queue, uncommitted included.",
+        get: |s| count(s.current_depth),
+    },
+    StatusField {
+        keyword: "IPPROCS",
+        kind: FieldKind::Int,
+        doc: "Handles open for input.",
+        get: |s| count(s.open_input_count),
+    },
+    StatusField {
+        keyword: "OPPROCS",
+        kind: FieldKind::Int,
+        doc: "Handles open for output.",
+        get: |s| count(s.open_output_count),
+    },
+    StatusField {
+        keyword: "UNCOM",
+        kind: FieldKind::Int,
+        doc: "Uncommitted puts and gets (NO when none).",
+        get: |s| FieldValue::NoOrCount(i64::try_from(s.uncommitted).unwrap_or(i64::MAX)),
+    },
+    StatusField {
+        keyword: "LPUTDATE",
+        kind: FieldKind::Text,
+        doc: "Date of the last put.",
+        get: |s| opt_date(s.last_put_ms),
+    },
+    StatusField {
+        keyword: "LPUTTIME",
+        kind: FieldKind::Text,
+        doc: "Time of the last put.",
+        get: |s| opt_time(s.last_put_ms),
+    },
+    StatusField {
+        keyword: "LGETDATE",
+        kind: FieldKind::Text,
+        doc: "Date of the last get.",
+        get: |s| opt_date(s.last_get_ms),
+    },
+    StatusField {
+        keyword: "LGETTIME",
+        kind: FieldKind::Text,
+        doc: "Time of the last get.",
+        get: |s| opt_time(s.last_get_ms),
+    },
+    StatusField {
+        keyword: "MSGAGE",
+        kind: FieldKind::Int,
+        doc: "Age in seconds of the oldest message (blank without monitoring).",
+        get: |s| match s.oldest_msg_age_secs {
+            Some(a) => count(a),
+            None => FieldValue::Text(String::new()),
+        },
+    },
+];
+
+/// DISPLAY QSTATUS TYPE(HANDLE) fields.
+pub static QSTATUS_HANDLE_FIELDS: &[StatusField<HandleStatus>] = &[
+    StatusField {
+        keyword: "CONN",
+        kind: FieldKind::Text,
+        doc: "Connection holding the handle.",
+        get: |h| FieldValue::Text(h.connection_id.clone()),
+    },
+    StatusField {
+        keyword: "APPLTAG",
+        kind: FieldKind::Text,
+        doc: "Application name.",
+        get: |h| FieldValue::Text(h.application_tag.clone()),
+    },
+    StatusField {
+        keyword: "CHANNEL",
+        kind: FieldKind::Text,
+        doc: "Channel of a client connection.",
+        get: |h| FieldValue::Text(h.channel.clone()),
+    },
+    StatusField {
+        keyword: "CONNAME",
+        kind: FieldKind::Text,
+        doc: "Client address.",
+        get: |h| FieldValue::Text(h.connection_name.clone()),
+    },
+    StatusField {
+        keyword: "USERID",
+        kind: FieldKind::Text,
+        doc: "User id.",
+        get: |h| FieldValue::Text(h.user_id.clone()),
+    },
+    StatusField {
+        keyword: "PID",
+        kind: FieldKind::Int,
+        doc: "Process id of a bindings application.",
+        get: |h| h.pid.map(count).unwrap_or(FieldValue::Text(String::new())),
+    },
+    StatusField {
+        keyword: "OPENOPTS",
+        kind: FieldKind::Int,
+        doc: "MQOO open options.",
+        get: |h| count(h.open_options),
+    },
+    StatusField {
+        keyword: "INPUT",
+        kind: FieldKind::Keyword(&["SHARED", "EXCL", "NO"]),
+        doc: "Open for input: SHARED, EXCL or NO.",
+        get: |h| FieldValue::Text(h.input.clone()),
+    },
+    StatusField {
+        keyword: "OUTPUT",
+        kind: FieldKind::Keyword(YES_NO),
+        doc: "Open for output.",
+        get: |h| yes_no(h.output),
+    },
+    StatusField {
+        keyword: "BROWSE",
+        kind: FieldKind::Keyword(YES_NO),
+        doc: "Open for browse.",
+        get: |h| yes_no(h.browse),
+    },
+    StatusField {
+        keyword: "INQUIRE",
+        kind: FieldKind::Keyword(YES_NO),
+        doc: "Open for inquire.",
+        get: |h| yes_no(h.inquire),
+    },
+    StatusField {
+        keyword: "SET",
+        kind: FieldKind::Keyword(YES_NO),
+        doc: "Open for set.",
+        get: |h| yes_no(h.set),
+    },
+];
+
+/// DISPLAY CONN TYPE(CONN) fields.
+pub static CONN_FIELDS: &[StatusField<ConnectionStatus>] = &[
+    StatusField {
+        keyword: "APPLTAG",
+        kind: FieldKind::Text,
+        doc: "Application name.",
+        get: |c| FieldValue::Text(c.application_tag.clone()),
+    },
+    StatusField {
+        keyword: "CHANNEL",
+        kind: FieldKind::Text,
+        doc: "Channel of a client connection.",
+        get: |c| FieldValue::Text(c.channel.clone()),
+    },
+    StatusField {
+        keyword: "CONNAME",
+        kind: FieldKind::Text,
+        doc: "Client address.",
+        get: |c| FieldValue::Text(c.connection_name.clone()),
+    },
+    StatusField {
+        keyword: "USERID",
+        kind: FieldKind::Text,
+        doc: "User id.",
+        get: |c| FieldValue::Text(c.user_id.clone()),
+    },
+    StatusField {
+        keyword: "PID",
+        kind: FieldKind::Int,
+        doc: "Process id of a bindings application.",
+        get: |c| c.pid.map(count).unwrap_or(FieldValue::Text(String::new())),
+    },
+    StatusField {
+        keyword: "UOWSTATE",
+        kind: FieldKind::Keyword(&["NONE", "ACTIVE"]),
+        doc: "Whether a unit of work is open.",
+        get: |c| FieldValue::Keyword(if c.uow_active { "ACTIVE" } else { "NONE" }),
+    },
+];
+
+/// One object a connection has open (DISPLAY CONN TYPE(HANDLE)).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConnHandle {
+    /// The connection id.
+    pub connection_id: String,
+    /// The object's name.
+    pub object: String,
+}
+
+/// DISPLAY CONN TYPE(HANDLE) fields.
+pub static CONN_HANDLE_FIELDS: &[StatusField<ConnHandle>] = &[
+    StatusField {
+        keyword: "OBJNAME",
+        kind: FieldKind::Text,
+        doc: "Name of an object the connection has open.",
+        get: |h| FieldValue::Text(h.object.clone()),
+    },
+    StatusField {
+        keyword: "OBJTYPE",
+        kind: FieldKind::Keyword(&["QUEUE"]),
+        doc: "Type of that object.",
+        get: |_| FieldValue::Keyword("QUEUE"),
+    },
+];
+
+/// DISPLAY LSSTATUS fields.
+pub static LSSTATUS_FIELDS: &[StatusField<ListenerStatus>] = &[
+    StatusField {
+        keyword: "STATUS",
+        kind: FieldKind::Keyword(&["RUNNING", "STOPPED"]),
+        doc: "Whether the listener runs.",
+        get: |l| FieldValue::Keyword(if l.running { "RUNNING" } else { "STOPPED" }),
+    },
+    StatusField {
+        keyword: "PORT",
+        kind: FieldKind::Int,
+        doc: "Port bound.",
+        get: |l| count(l.port),
+    },
+    StatusField {
+        keyword: "IPADDR",
+        kind: FieldKind::Text,
+        doc: "Address bound (blank: all).",
+        get: |l| FieldValue::Text(l.ip_address.clone()),
+    },
+    StatusField {
+        keyword: "STARTDA",
+        kind: FieldKind::Text,
+        doc: "Date it started.",
+        get: |l| opt_date(l.started_ms),
+    },
+    StatusField {
+        keyword: "STARTTI",
+        kind: FieldKind::Text,
+        doc: "Time it started.",
+        get: |l| opt_time(l.started_ms),
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_column_layout_matches_mq() {
+        let fields = [
+            Field::new("QUEUE", FieldValue::Text("APP.Q".into())),
+            Field::new("TYPE", FieldValue::Keyword("QLOCAL")),
+            Field::new("CURDEPTH", FieldValue::Int(0)),
+            Field::new("MAXDEPTH", FieldValue::Int(5000)),
+            Field::new(
+                "SHARE",
+                FieldValue::Flag {
+                    shown: "NOSHARE",
+                    on: false,
+                },
+            ),
+        ];
+        assert_eq!(
+            render_block(MsgId::DisplayQueue, &fields),
+            vec![
+                "FRY8409I: Display Queue details.",
+                "   QUEUE(APP.Q)                            TYPE(QLOCAL)",
+                "   CURDEPTH(0)                             MAXDEPTH(5000)",
+                "   NOSHARE",
+            ]
+        );
+    }
+
+    #[test]
+    fn wide_cells_take_their_own_line() {
+        let long = "D".repeat(45);
+        let lines = two_columns([
+            format!("DESCR({long})"),
+            "PUT(ENABLED)".into(),
+            "GET(ENABLED)".into(),
+        ]);
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0], format!("   DESCR({long})"));
+        assert!(lines[1].starts_with("   PUT(ENABLED)"));
+    }
+
+    #[test]
+    fn blank_text_shows_as_a_blank() {
+        assert_eq!(
+            Field::new("DESCR", FieldValue::Text(String::new())).cell(),
+            "DESCR( )"
+        );
+        assert_eq!(
+            Field::new("UNCOM", FieldValue::NoOrCount(0)).cell(),
+            "UNCOM(NO)"
+        );
+        assert_eq!(
+            Field::new("UNCOM", FieldValue::NoOrCount(3)).cell(),
+            "UNCOM(3)"
+        );
+    }
+
+    #[test]
+    fn dates_are_utc_in_mq_form() {
+        assert_eq!(date_time(0), ("1970-01-01".into(), "00.00.00".into()));
+        // 2024-02-29T13:14:15Z
+        assert_eq!(
+            date_time(1_709_212_455_000),
+            ("2024-02-29".into(), "13.14.15".into())
+        );
+    }
+}

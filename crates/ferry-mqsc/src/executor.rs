@@ -1,0 +1,704 @@
+//! Runs a parsed [`Command`] against an [`AdminTarget`] and words the answer.
+//!
+//! DEFINE builds the whole definition here, as MQ does: from LIKE(name) or from the
+//! target's SYSTEM.DEFAULT.* object of that type (falling back to the table defaults),
+//! then the named attributes, then CRDATE/CRTIME and ALTDATE/ALTTIME from
+//! `target.now_ms()`. REPLACE resets unnamed attributes from that base (keeping the
+//! original creation date). ALTER starts from the object as it is and changes only what
+//! the command names. The target stores, enforces in-use rules and reports status.
+
+use crate::command::{
+    Command, ConnType, Filter, FilterValue, Op, QueueStatusType, Selection, Setting,
+};
+use crate::display::{
+    attr_field, date_time, render_block, ConnHandle, Field, FieldValue, CONN_FIELDS,
+    CONN_HANDLE_FIELDS, LSSTATUS_FIELDS, QSTATUS_HANDLE_FIELDS, QSTATUS_QUEUE_FIELDS,
+    QUEUE_LIVE_FIELDS,
+};
+use crate::error::ParseError;
+use crate::messages::MsgId;
+use crate::target::AdminTarget;
+use ferry_objects::channel::ChannelType;
+use ferry_objects::queue::{DefinitionType, QueueType};
+use ferry_objects::{
+    AdminError, AttributeSet, ChannelAttributes, ChannelDefinition, ListenerAttributes,
+    ListenerDefinition, QmgrAttributes, QueueAttributes, QueueDefinition,
+};
+use std::cmp::Ordering;
+
+/// What a command printed and whether it was processed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommandResult {
+    /// True when the command did what it asked.
+    pub ok: bool,
+    /// The response lines, in MQ's layout.
+    pub lines: Vec<String>,
+}
+
+impl CommandResult {
+    fn done(id: MsgId) -> Self {
+        CommandResult {
+            ok: true,
+            lines: vec![id.line()],
+        }
+    }
+
+    fn failed(id: MsgId, args: &[&str]) -> Self {
+        CommandResult {
+            ok: false,
+            lines: vec![id.render(args)],
+        }
+    }
+
+    /// The response to a syntax error: FRY8405I, the command segment, the reason.
+    pub fn syntax_error(err: &ParseError) -> Self {
+        CommandResult {
+            ok: false,
+            lines: vec![
+                MsgId::SyntaxError.line(),
+                err.segment().to_string(),
+                MsgId::SyntaxDetail.render(&[&err.kind.to_string()]),
+            ],
+        }
+    }
+}
+
+/// The object DEFINE of a queue type starts from, as in MQ.
+pub fn default_queue_name(qt: QueueType) -> &'static str {
+    match qt {
+        QueueType::Local => "SYSTEM.DEFAULT.LOCAL.QUEUE",
+        QueueType::Model => "SYSTEM.DEFAULT.MODEL.QUEUE",
+        QueueType::Alias => "SYSTEM.DEFAULT.ALIAS.QUEUE",
+        QueueType::Remote => "SYSTEM.DEFAULT.REMOTE.QUEUE",
+    }
+}
+
+/// The object DEFINE CHANNEL of a type starts from.
+pub fn default_channel_name(ct: ChannelType) -> &'static str {
+    match ct {
+        ChannelType::Svrconn => "SYSTEM.DEF.SVRCONN",
+    }
+}
+
+/// The object DEFINE LISTENER starts from.
+pub const DEFAULT_LISTENER: &str = "SYSTEM.DEFAULT.LISTENER.TCP";
+
+/// Runs one command.
+pub fn execute(cmd: &Command, target: &mut dyn AdminTarget) -> CommandResult {
+    match cmd {
+        Command::DefineQueue {
+            queue_type,
+            name,
+            like,
+            replace,
+            settings,
+        } => define_queue(
+            target,
+            *queue_type,
+            name,
+            like.as_deref(),
+            *replace,
+            settings,
+        ),
+        Command::AlterQueue {
+            queue_type,
+            name,
+            force,
+            settings,
+        } => alter_queue(target, *queue_type, name, *force, settings),
+        Command::DeleteQueue {
+            queue_type,
+            name,
+            purge,
+        } => match target.queue(name).filter(|q| q.queue_type == *queue_type) {
+            None => CommandResult::failed(MsgId::ObjectNotFound, &[name]),
+            Some(_) => outcome(
+                target.delete_queue(name, *purge),
+                MsgId::QueueDeleted,
+                false,
+            ),
+        },
+        Command::ClearQueue { name } => {
+            match target
+                .queue(name)
+                .filter(|q| q.queue_type == QueueType::Local)
+            {
+                None => CommandResult::failed(MsgId::ObjectNotFound, &[name]),
+                Some(_) => match target.clear_queue(name) {
+                    Ok(_) => CommandResult::done(MsgId::QueueCleared),
+                    Err(e) => admin_failure(e, false),
+                },
+            }
+        }
+        Command::DisplayQueue {
+            queue_type,
+            type_filter,
+            selection,
+        } => display_queue(target, *queue_type, *type_filter, selection),
+        Command::DisplayQueueStatus {
+            status_type,
+            selection,
+        } => display_qstatus(target, *status_type, selection),
+        Command::DefineChannel {
+            channel_type,
+            name,
+            like,
+            replace,
+            settings,
+        } => define_channel(
+            target,
+            *channel_type,
+            name,
+            like.as_deref(),
+            *replace,
+            settings,
+        ),
+        Command::AlterChannel {
+            channel_type,
+            name,
+            settings,
+        } => match target
+            .channel(name)
+            .filter(|c| channel_type.is_none_or(|t| t == c.channel_type))
+        {
+            None => CommandResult::failed(MsgId::ObjectNotFound, &[name]),
+            Some(mut def) => {
+                apply(&mut def.attributes, settings);
+                let (d, t) = date_time(target.now_ms());
+                def.attributes.alteration_date = d;
+                def.attributes.alteration_time = t;
+                outcome(target.alter_channel(def), MsgId::ChannelChanged, false)
+            }
+        },
+        Command::DeleteChannel { name } => match target.channel(name) {
+            None => CommandResult::failed(MsgId::ObjectNotFound, &[name]),
+            Some(_) => outcome(target.delete_channel(name), MsgId::ChannelDeleted, false),
+        },
+        Command::DisplayChannel {
+            channel_type,
+            selection,
+        } => {
+            let blocks = target
+                .channels()
+                .into_iter()
+                .filter(|c| selection.name.matches(&c.name))
+                .filter(|c| channel_type.is_none_or(|t| t == c.channel_type))
+                .map(|c| {
+                    let mut fields = vec![
+                        Field::new("CHANNEL", FieldValue::Text(c.name.clone())),
+                        Field::new("CHLTYPE", FieldValue::Keyword(c.channel_type.keyword())),
+                    ];
+                    fields.extend(table_fields(&c.attributes, c.channel_type.mask()));
+                    fields
+                })
+                .collect();
+            display(
+                blocks,
+                selection,
+                &["CHANNEL", "CHLTYPE"],
+                MsgId::DisplayChannel,
+            )
+        }
+        Command::DefineListener {
+            name,
+            like,
+            replace,
+            settings,
+        } => define_listener(target, name, like.as_deref(), *replace, settings),
+        Command::AlterListener { name, settings } => match target.listener(name) {
+            None => CommandResult::failed(MsgId::ObjectNotFound, &[name]),
+            Some(mut def) => {
+                apply(&mut def.attributes, settings);
+                let (d, t) = date_time(target.now_ms());
+                def.attributes.alteration_date = d;
+                def.attributes.alteration_time = t;
+                outcome(target.alter_listener(def), MsgId::ListenerChanged, false)
+            }
+        },
+        Command::DeleteListener { name } => match target.listener(name) {
+            None => CommandResult::failed(MsgId::ObjectNotFound, &[name]),
+            Some(_) => outcome(target.delete_listener(name), MsgId::ListenerDeleted, false),
+        },
+        Command::DisplayListener { selection } => {
+            let blocks = target
+                .listeners()
+                .into_iter()
+                .filter(|l| selection.name.matches(&l.name))
+                .map(|l| {
+                    let mut fields = vec![Field::new("LISTENER", FieldValue::Text(l.name.clone()))];
+                    fields.extend(table_fields(&l.attributes, u32::MAX));
+                    fields
+                })
+                .collect();
+            display(blocks, selection, &["LISTENER"], MsgId::DisplayListener)
+        }
+        Command::StartListener { name } => match target.listener(name) {
+            None => CommandResult::failed(MsgId::ObjectNotFound, &[name]),
+            Some(_) => outcome(target.start_listener(name), MsgId::ListenerStarted, false),
+        },
+        Command::StopListener { name } => {
+            if target.listener(name).is_none() {
+                return CommandResult::failed(MsgId::ObjectNotFound, &[name]);
+            }
+            if !target.listener_status(name).is_some_and(|s| s.running) {
+                return CommandResult::failed(MsgId::ListenerNotActive, &[name]);
+            }
+            outcome(target.stop_listener(name), MsgId::ListenerStopped, false)
+        }
+        Command::DisplayListenerStatus { selection } => display_lsstatus(target, selection),
+        Command::AlterQmgr { settings, .. } => {
+            let mut attrs = target.qmgr();
+            apply(&mut attrs, settings);
+            let (d, t) = date_time(target.now_ms());
+            attrs.alteration_date = d;
+            attrs.alteration_time = t;
+            outcome(target.alter_qmgr(attrs), MsgId::QmgrChanged, false)
+        }
+        Command::DisplayQmgr { request } => {
+            let attrs = target.qmgr();
+            let mut fields = vec![Field::new("QMNAME", FieldValue::Text(target.qmgr_name()))];
+            fields.extend(table_fields::<QmgrAttributes>(&attrs, u32::MAX));
+            let shown: Vec<Field> = fields
+                .into_iter()
+                .filter(|f| f.keyword == "QMNAME" || request.wants(f.keyword))
+                .collect();
+            CommandResult {
+                ok: true,
+                lines: render_block(MsgId::DisplayQmgr, &shown),
+            }
+        }
+        Command::DisplayConnection {
+            conn_type,
+            selection,
+        } => display_conn(target, *conn_type, selection),
+        Command::RemoteQueue { what } => CommandResult::failed(MsgId::RemoteQueuesLater, &[what]),
+        Command::Unsupported { what } => CommandResult::failed(MsgId::NotSupported, &[what]),
+        Command::End => CommandResult {
+            ok: true,
+            lines: Vec::new(),
+        },
+    }
+}
+
+/// Sets each named attribute (values were checked by the parser against the same table).
+fn apply<D: AttributeSet>(attrs: &mut D, settings: &[Setting]) {
+    for s in settings {
+        if let Some((row, _)) = D::lookup(s.keyword) {
+            (row.set)(attrs, s.value.clone());
+        }
+    }
+}
+
+fn outcome(result: Result<(), AdminError>, done: MsgId, define: bool) -> CommandResult {
+    match result {
+        Ok(()) => CommandResult::done(done),
+        Err(e) => admin_failure(e, define),
+    }
+}
+
+/// The FRY message for a refused operation.
+pub fn admin_failure(err: AdminError, define: bool) -> CommandResult {
+    match err {
+        AdminError::NotFound { name } => CommandResult::failed(MsgId::ObjectNotFound, &[&name]),
+        AdminError::AlreadyExists { name } => CommandResult::failed(MsgId::ObjectExists, &[&name]),
+        AdminError::TypeMismatch { name } if define => {
+            CommandResult::failed(MsgId::ObjectExists, &[&name])
+        }
+        AdminError::TypeMismatch { name } => CommandResult::failed(MsgId::ObjectNotFound, &[&name]),
+        AdminError::InUse { name } => CommandResult::failed(MsgId::ObjectInUse, &[&name]),
+        AdminError::NotEmpty { name } => CommandResult::failed(MsgId::QueueNotEmpty, &[&name]),
+        AdminError::Invalid(text) => CommandResult::failed(MsgId::RequestRefused, &[&text]),
+        AdminError::Failed { reason, text } => {
+            CommandResult::failed(MsgId::GeneralError, &[&reason.to_string(), &text])
+        }
+    }
+}
+
+fn define_queue(
+    target: &mut dyn AdminTarget,
+    qt: QueueType,
+    name: &str,
+    like: Option<&str>,
+    replace: bool,
+    settings: &[Setting],
+) -> CommandResult {
+    let existing = target.queue(name);
+    if let Some(e) = &existing {
+        if !replace || e.queue_type != qt {
+            return CommandResult::failed(MsgId::ObjectExists, &[name]);
+        }
+    }
+    let base = match like {
+        Some(l) => match target.queue(l).filter(|q| q.queue_type == qt) {
+            Some(q) => q.attributes,
+            None => return CommandResult::failed(MsgId::ObjectNotFound, &[l]),
+        },
+        None => target
+            .queue(default_queue_name(qt))
+            .filter(|q| q.queue_type == qt)
+            .map(|q| q.attributes)
+            .unwrap_or_else(|| QueueDefinition::new(name, qt).attributes),
+    };
+    let mut def = QueueDefinition {
+        name: name.to_string(),
+        queue_type: qt,
+        attributes: base,
+    };
+    apply(&mut def.attributes, settings);
+    if qt != QueueType::Model {
+        def.attributes.definition_type = DefinitionType::Predefined;
+    }
+    let (d, t) = date_time(target.now_ms());
+    let a = &mut def.attributes;
+    match existing.filter(|e| !e.attributes.creation_date.is_empty()) {
+        Some(e) => {
+            a.creation_date = e.attributes.creation_date;
+            a.creation_time = e.attributes.creation_time;
+        }
+        None => {
+            a.creation_date = d.clone();
+            a.creation_time = t.clone();
+        }
+    }
+    a.alteration_date = d;
+    a.alteration_time = t;
+    outcome(target.define_queue(def, replace), MsgId::QueueCreated, true)
+}
+
+fn alter_queue(
+    target: &mut dyn AdminTarget,
+    qt: QueueType,
+    name: &str,
+    force: bool,
+    settings: &[Setting],
+) -> CommandResult {
+    let Some(mut def) = target.queue(name).filter(|q| q.queue_type == qt) else {
+        return CommandResult::failed(MsgId::ObjectNotFound, &[name]);
+    };
+    apply(&mut def.attributes, settings);
+    let (d, t) = date_time(target.now_ms());
+    def.attributes.alteration_date = d;
+    def.attributes.alteration_time = t;
+    outcome(target.alter_queue(def, force), MsgId::QueueChanged, false)
+}
+
+fn define_channel(
+    target: &mut dyn AdminTarget,
+    ct: ChannelType,
+    name: &str,
+    like: Option<&str>,
+    replace: bool,
+    settings: &[Setting],
+) -> CommandResult {
+    if target.channel(name).is_some() && !replace {
+        return CommandResult::failed(MsgId::ObjectExists, &[name]);
+    }
+    let base: ChannelAttributes = match like {
+        Some(l) => match target.channel(l).filter(|c| c.channel_type == ct) {
+            Some(c) => c.attributes,
+            None => return CommandResult::failed(MsgId::ObjectNotFound, &[l]),
+        },
+        None => target
+            .channel(default_channel_name(ct))
+            .filter(|c| c.channel_type == ct)
+            .map(|c| c.attributes)
+            .unwrap_or_default(),
+    };
+    let mut def = ChannelDefinition {
+        name: name.to_string(),
+        channel_type: ct,
+        attributes: base,
+    };
+    apply(&mut def.attributes, settings);
+    let (d, t) = date_time(target.now_ms());
+    def.attributes.alteration_date = d;
+    def.attributes.alteration_time = t;
+    outcome(
+        target.define_channel(def, replace),
+        MsgId::ChannelCreated,
+        true,
+    )
+}
+
+fn define_listener(
+    target: &mut dyn AdminTarget,
+    name: &str,
+    like: Option<&str>,
+    replace: bool,
+    settings: &[Setting],
+) -> CommandResult {
+    if target.listener(name).is_some() && !replace {
+        return CommandResult::failed(MsgId::ObjectExists, &[name]);
+    }
+    let base: ListenerAttributes = match like {
+        Some(l) => match target.listener(l) {
+            Some(x) => x.attributes,
+            None => return CommandResult::failed(MsgId::ObjectNotFound, &[l]),
+        },
+        None => target
+            .listener(DEFAULT_LISTENER)
+            .map(|x| x.attributes)
+            .unwrap_or_default(),
+    };
+    let mut def = ListenerDefinition {
+        name: name.to_string(),
+        attributes: base,
+    };
+    apply(&mut def.attributes, settings);
+    let (d, t) = date_time(target.now_ms());
+    def.attributes.alteration_date = d;
+    def.attributes.alteration_time = t;
+    outcome(
+        target.define_listener(def, replace),
+        MsgId::ListenerCreated,
+        true,
+    )
+}
+
+/// Every table attribute of `attrs` that applies to subtype `mask`, in table order.
+fn table_fields<D: AttributeSet>(attrs: &D, mask: u32) -> Vec<Field> {
+    D::table()
+        .iter()
+        .filter(|row| row.applies_to(mask))
+        .map(|row| attr_field(row.keyword, row.kind, (row.get)(attrs)))
+        .collect()
+}
+
+fn queue_fields(q: &QueueDefinition, target: &dyn AdminTarget) -> Vec<Field> {
+    let mut fields = vec![
+        Field::new("QUEUE", FieldValue::Text(q.name.clone())),
+        Field::new("TYPE", FieldValue::Keyword(q.queue_type.keyword())),
+    ];
+    if q.queue_type == QueueType::Local {
+        let status = target.queue_status(&q.name).unwrap_or_default();
+        fields.extend(QUEUE_LIVE_FIELDS.iter().map(|f| f.field(&status)));
+    }
+    fields.extend(table_fields::<QueueAttributes>(
+        &q.attributes,
+        q.queue_type.mask(),
+    ));
+    fields
+}
+
+fn display_queue(
+    target: &dyn AdminTarget,
+    qt: Option<QueueType>,
+    type_filter: Option<QueueType>,
+    selection: &Selection,
+) -> CommandResult {
+    let blocks = target
+        .queues()
+        .into_iter()
+        .filter(|q| selection.name.matches(&q.name))
+        .filter(|q| qt.is_none_or(|t| t == q.queue_type))
+        .filter(|q| type_filter.is_none_or(|t| t == q.queue_type))
+        .map(|q| queue_fields(&q, target))
+        .collect();
+    display(blocks, selection, &["QUEUE", "TYPE"], MsgId::DisplayQueue)
+}
+
+/// Filters and prints objects (each a field list); none at all is "not found".
+fn display(
+    blocks: Vec<Vec<Field>>,
+    selection: &Selection,
+    always: &[&str],
+    header: MsgId,
+) -> CommandResult {
+    if blocks.is_empty() {
+        return CommandResult::failed(MsgId::ObjectNotFound, &[&selection.name.text()]);
+    }
+    let mut lines = Vec::new();
+    for fields in blocks {
+        if !selection.filter.as_ref().is_none_or(|f| passes(&fields, f)) {
+            continue;
+        }
+        let shown: Vec<Field> = fields
+            .into_iter()
+            .filter(|f| always.contains(&f.keyword) || selection.request.wants(f.keyword))
+            .collect();
+        lines.extend(render_block(header, &shown));
+    }
+    CommandResult { ok: true, lines }
+}
+
+fn display_qstatus(
+    target: &dyn AdminTarget,
+    status_type: QueueStatusType,
+    selection: &Selection,
+) -> CommandResult {
+    let queues: Vec<QueueDefinition> = target
+        .queues()
+        .into_iter()
+        .filter(|q| selection.name.matches(&q.name))
+        .collect();
+    if queues.is_empty() && !selection.name.is_generic() {
+        return CommandResult::failed(MsgId::ObjectNotFound, &[&selection.name.text()]);
+    }
+    let mut blocks = Vec::new();
+    for q in queues.iter().filter(|q| q.queue_type == QueueType::Local) {
+        let head = |ty: &'static str| {
+            vec![
+                Field::new("QUEUE", FieldValue::Text(q.name.clone())),
+                Field::new("TYPE", FieldValue::Keyword(ty)),
+            ]
+        };
+        match status_type {
+            QueueStatusType::Queue => {
+                if let Some(s) = target.queue_status(&q.name) {
+                    let mut fields = head("QUEUE");
+                    fields.extend(QSTATUS_QUEUE_FIELDS.iter().map(|f| f.field(&s)));
+                    blocks.push(fields);
+                }
+            }
+            QueueStatusType::Handle => {
+                for h in target.handle_status(&q.name) {
+                    let mut fields = head("HANDLE");
+                    fields.extend(QSTATUS_HANDLE_FIELDS.iter().map(|f| f.field(&h)));
+                    blocks.push(fields);
+                }
+            }
+        }
+    }
+    if blocks.is_empty() {
+        return CommandResult::failed(MsgId::QueueStatusNotFound, &[]);
+    }
+    display(
+        blocks,
+        selection,
+        &["QUEUE", "TYPE"],
+        MsgId::DisplayQueueStatus,
+    )
+}
+
+fn display_lsstatus(target: &dyn AdminTarget, selection: &Selection) -> CommandResult {
+    let listeners: Vec<ListenerDefinition> = target
+        .listeners()
+        .into_iter()
+        .filter(|l| selection.name.matches(&l.name))
+        .collect();
+    if listeners.is_empty() && !selection.name.is_generic() {
+        return CommandResult::failed(MsgId::ObjectNotFound, &[&selection.name.text()]);
+    }
+    let blocks: Vec<Vec<Field>> = listeners
+        .iter()
+        .filter_map(|l| {
+            let s = target.listener_status(&l.name).filter(|s| s.running)?;
+            let mut fields = vec![Field::new("LISTENER", FieldValue::Text(l.name.clone()))];
+            fields.extend(LSSTATUS_FIELDS.iter().map(|f| f.field(&s)));
+            Some(fields)
+        })
+        .collect();
+    if blocks.is_empty() {
+        return CommandResult::failed(MsgId::ListenerNotActive, &[&selection.name.text()]);
+    }
+    display(
+        blocks,
+        selection,
+        &["LISTENER"],
+        MsgId::DisplayListenerStatus,
+    )
+}
+
+fn display_conn(
+    target: &dyn AdminTarget,
+    conn_type: ConnType,
+    selection: &Selection,
+) -> CommandResult {
+    let conns: Vec<_> = target
+        .connections()
+        .into_iter()
+        .filter(|c| selection.name.matches(&c.connection_id))
+        .collect();
+    if conns.is_empty() {
+        return CommandResult::failed(MsgId::ObjectNotFound, &[&selection.name.text()]);
+    }
+    let mut lines = Vec::new();
+    for c in &conns {
+        let head = |ty: &'static str| {
+            vec![
+                Field::new("CONN", FieldValue::Text(c.connection_id.clone())),
+                Field::new("TYPE", FieldValue::Keyword(ty)),
+            ]
+        };
+        let conn_fields: Vec<Field> = CONN_FIELDS.iter().map(|f| f.field(c)).collect();
+        let keep = |fields: &[Field]| selection.filter.as_ref().is_none_or(|f| passes(fields, f));
+        let show = |mut fields: Vec<Field>, extra: Vec<Field>| {
+            fields.extend(
+                extra
+                    .into_iter()
+                    .filter(|f| selection.request.wants(f.keyword)),
+            );
+            render_block(MsgId::DisplayConnection, &fields)
+        };
+        if matches!(conn_type, ConnType::Conn | ConnType::All) && keep(&conn_fields) {
+            lines.extend(show(head("CONN"), conn_fields.clone()));
+        }
+        if matches!(conn_type, ConnType::Handle | ConnType::All) {
+            for object in &c.open_objects {
+                let h = ConnHandle {
+                    connection_id: c.connection_id.clone(),
+                    object: object.clone(),
+                };
+                let handle_fields: Vec<Field> =
+                    CONN_HANDLE_FIELDS.iter().map(|f| f.field(&h)).collect();
+                let mut context = conn_fields.clone();
+                context.extend(handle_fields.iter().cloned());
+                if keep(&context) {
+                    lines.extend(show(head("HANDLE"), handle_fields));
+                }
+            }
+        }
+    }
+    CommandResult { ok: true, lines }
+}
+
+/// Whether an object's fields pass a WHERE; an object without the field does not.
+pub fn passes(fields: &[Field], filter: &Filter) -> bool {
+    let Some(field) = fields.iter().find(|f| f.keyword == filter.keyword) else {
+        return false;
+    };
+    let op = filter.op;
+    match (&field.value, &filter.value) {
+        (FieldValue::Int(a) | FieldValue::NoOrCount(a), FilterValue::Int(b)) => {
+            ordered(a.cmp(b), op)
+        }
+        (FieldValue::Flag { on, .. }, FilterValue::Flag(b)) => equality(on == b, op),
+        (FieldValue::Keyword(k), FilterValue::Text(t)) => text_matches(k, t, op),
+        (FieldValue::Text(s), FilterValue::Text(t)) => text_matches(s, t, op),
+        _ => false,
+    }
+}
+
+fn ordered(ord: Ordering, op: Op) -> bool {
+    match op {
+        Op::Lt => ord == Ordering::Less,
+        Op::Gt => ord == Ordering::Greater,
+        Op::Le => ord != Ordering::Greater,
+        Op::Ge => ord != Ordering::Less,
+        Op::Eq | Op::Lk | Op::Ct => ord == Ordering::Equal,
+        Op::Ne | Op::Nl | Op::Ex => ord != Ordering::Equal,
+    }
+}
+
+fn equality(equal: bool, op: Op) -> bool {
+    match op {
+        Op::Ne | Op::Nl | Op::Ex => !equal,
+        _ => equal,
+    }
+}
+
+fn text_matches(value: &str, wanted: &str, op: Op) -> bool {
+    let value = value.trim_end();
+    let wanted_trim = wanted.trim_end();
+    let like = || match wanted_trim.strip_suffix('*') {
+        Some(prefix) => value.starts_with(prefix),
+        None => value == wanted_trim,
+    };
+    match op {
+        Op::Lk => like(),
+        Op::Nl => !like(),
+        Op::Ct => value.contains(wanted),
+        Op::Ex => !value.contains(wanted),
+        _ => ordered(value.cmp(wanted_trim), op),
+    }
+}

@@ -1,0 +1,357 @@
+//! Scripts and interactive input: logical commands from lines, and runmqsc's run loop.
+//!
+//! [`ScriptReader`] accumulates physical lines into logical commands: a trailing `+`
+//! continues on the next line with its leading blanks removed, a trailing `-` continues
+//! with them kept; lines whose first non-blank character is `*` are comments and blank
+//! lines are skipped (outside a continued command). [`Session`] feeds lines one at a time
+//! (as runmqsc reads a terminal), echoes each command numbered as runmqsc does, runs it
+//! and counts; [`Summary`] prints the closing lines and gives the exit status.
+
+use crate::command::Command;
+use crate::error::ParseError;
+use crate::executor::{execute, CommandResult};
+use crate::messages::MsgId;
+use crate::parser::parse_command;
+use crate::target::AdminTarget;
+
+/// One logical command: its text with continuations joined, and the lines it came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogicalCommand {
+    /// The command text, continuation characters removed.
+    pub text: String,
+    /// The physical lines as typed.
+    pub lines: Vec<String>,
+    /// Line number (1-based) of its first line.
+    pub line_number: usize,
+}
+
+/// What a line (or the end of input) completed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReadItem {
+    /// A complete command.
+    Command(LogicalCommand),
+    /// A comment line, as typed.
+    Comment(String),
+}
+
+#[derive(Debug)]
+struct Pending {
+    text: String,
+    lines: Vec<String>,
+    line_number: usize,
+    strip_next: bool,
+}
+
+/// Turns physical lines into logical commands, one line at a time.
+#[derive(Debug, Default)]
+pub struct ScriptReader {
+    pending: Option<Pending>,
+    line_number: usize,
+}
+
+impl ScriptReader {
+    /// A reader at the first line.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// True while a command is continued (a prompt would say so).
+    pub fn is_continuing(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// Reads one physical line (without or with its line ending).
+    pub fn push_line(&mut self, line: &str) -> Option<ReadItem> {
+        self.line_number += 1;
+        let line = line.trim_end_matches(['\n', '\r']);
+        let mut pending = match self.pending.take() {
+            Some(p) => p,
+            None => {
+                let trimmed = line.trim();
+                if trimmed.is_empty() {
+                    return None;
+                }
+                if trimmed.starts_with('*') {
+                    return Some(ReadItem::Comment(line.to_string()));
+                }
+                Pending {
+                    text: String::new(),
+                    lines: Vec::new(),
+                    line_number: self.line_number,
+                    strip_next: false,
+                }
+            }
+        };
+        pending.lines.push(line.to_string());
+        let content = if pending.strip_next {
+            line.trim_start()
+        } else {
+            line
+        };
+        let body = content.trim_end();
+        if let Some(head) = body.strip_suffix('+') {
+            pending.text.push_str(head);
+            pending.strip_next = true;
+            self.pending = Some(pending);
+            None
+        } else if let Some(head) = body.strip_suffix('-') {
+            pending.text.push_str(head);
+            pending.strip_next = false;
+            self.pending = Some(pending);
+            None
+        } else {
+            pending.text.push_str(body);
+            Some(ReadItem::Command(finish(pending)))
+        }
+    }
+
+    /// At the end of input: the command still being continued, if any.
+    pub fn finish(&mut self) -> Option<LogicalCommand> {
+        self.pending.take().map(finish)
+    }
+}
+
+fn finish(p: Pending) -> LogicalCommand {
+    LogicalCommand {
+        text: p.text.trim().to_string(),
+        lines: p.lines,
+        line_number: p.line_number,
+    }
+}
+
+/// The logical commands of a whole script, comments and blank lines dropped.
+pub fn logical_commands(script: &str) -> Vec<LogicalCommand> {
+    let mut reader = ScriptReader::new();
+    let mut out: Vec<LogicalCommand> = script
+        .lines()
+        .filter_map(|l| match reader.push_line(l) {
+            Some(ReadItem::Command(c)) => Some(c),
+            _ => None,
+        })
+        .collect();
+    out.extend(reader.finish());
+    out
+}
+
+/// Parses a whole script, up to and including END if there is one.
+pub fn parse_script(script: &str) -> Vec<Result<Command, ParseError>> {
+    let mut out = Vec::new();
+    for cmd in logical_commands(script) {
+        let parsed = parse_command(&cmd.text);
+        let end = parsed == Ok(Command::End);
+        out.push(parsed);
+        if end {
+            break;
+        }
+    }
+    out
+}
+
+/// runmqsc's exit status when all commands ran.
+pub const EXIT_OK: i32 = 0;
+/// Exit status when some commands had syntax errors or failed.
+pub const EXIT_SOME_FAILED: i32 = 10;
+/// Exit status when the commands could not be run at all (no queue manager, bad input).
+pub const EXIT_ERROR: i32 = 20;
+
+/// Counts kept while running a script.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Commands read (END not counted).
+    pub read: usize,
+    /// Commands with a syntax error.
+    pub syntax_errors: usize,
+    /// Valid commands that could not be processed.
+    pub failed: usize,
+}
+
+impl Summary {
+    /// runmqsc's closing lines.
+    pub fn lines(&self) -> Vec<String> {
+        let mut lines = vec![MsgId::CommandsRead.render(&[&self.read.to_string()])];
+        lines.push(match self.syntax_errors {
+            0 => MsgId::NoSyntaxErrors.line(),
+            1 => MsgId::OneSyntaxError.line(),
+            n => MsgId::SyntaxErrors.render(&[&n.to_string()]),
+        });
+        lines.push(match self.failed {
+            0 => MsgId::AllProcessed.line(),
+            1 => MsgId::OneNotProcessed.line(),
+            n => MsgId::NotProcessed.render(&[&n.to_string()]),
+        });
+        lines
+    }
+
+    /// 0 when every command was valid and processed, else 10.
+    pub fn exit_code(&self) -> i32 {
+        if self.syntax_errors == 0 && self.failed == 0 {
+            EXIT_OK
+        } else {
+            EXIT_SOME_FAILED
+        }
+    }
+}
+
+/// The exit status of a run: its summary's, or 20 when it could not run (`None`).
+pub fn exit_status(summary: Option<&Summary>) -> i32 {
+    summary.map_or(EXIT_ERROR, Summary::exit_code)
+}
+
+/// How a session runs commands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Echo each command before its response (runmqsc without `-e`).
+    pub echo: bool,
+    /// Check syntax only, run nothing (runmqsc `-v`).
+    pub verify_only: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            echo: true,
+            verify_only: false,
+        }
+    }
+}
+
+/// An MQSC session: lines in, response lines out, counts kept.
+#[derive(Debug, Default)]
+pub struct Session {
+    reader: ScriptReader,
+    options: RunOptions,
+    summary: Summary,
+    ended: bool,
+}
+
+impl Session {
+    /// A new session.
+    pub fn new(options: RunOptions) -> Self {
+        Session {
+            options,
+            ..Self::default()
+        }
+    }
+
+    /// The banner runmqsc prints first.
+    pub fn banner(qmgr_name: &str) -> String {
+        MsgId::Starting.render(&[qmgr_name])
+    }
+
+    /// True once END was read; further lines are ignored.
+    pub fn ended(&self) -> bool {
+        self.ended
+    }
+
+    /// True while a command is continued.
+    pub fn is_continuing(&self) -> bool {
+        self.reader.is_continuing()
+    }
+
+    /// Counts so far.
+    pub fn summary(&self) -> Summary {
+        self.summary
+    }
+
+    /// Reads one line; returns what to print (echo and responses).
+    pub fn feed_line(&mut self, line: &str, target: &mut dyn AdminTarget) -> Vec<String> {
+        if self.ended {
+            return Vec::new();
+        }
+        match self.reader.push_line(line) {
+            None => Vec::new(),
+            Some(ReadItem::Comment(text)) => {
+                if self.options.echo {
+                    vec![format!("       : {text}")]
+                } else {
+                    Vec::new()
+                }
+            }
+            Some(ReadItem::Command(cmd)) => self.run(&cmd, target),
+        }
+    }
+
+    /// Ends input: runs a command left continued, then prints the summary.
+    pub fn finish(&mut self, target: &mut dyn AdminTarget) -> Vec<String> {
+        let mut lines = Vec::new();
+        if !self.ended {
+            if let Some(cmd) = self.reader.finish() {
+                lines = self.run(&cmd, target);
+            }
+        }
+        lines.extend(self.summary.lines());
+        lines
+    }
+
+    /// Echoes, parses, runs and counts one logical command.
+    pub fn run(&mut self, cmd: &LogicalCommand, target: &mut dyn AdminTarget) -> Vec<String> {
+        let parsed = parse_command(&cmd.text);
+        if parsed == Ok(Command::End) {
+            self.ended = true;
+            return Vec::new();
+        }
+        self.summary.read += 1;
+        let mut lines = Vec::new();
+        if self.options.echo {
+            for (i, l) in cmd.lines.iter().enumerate() {
+                lines.push(if i == 0 {
+                    format!("{:>6} : {l}", self.summary.read)
+                } else {
+                    format!("       : {l}")
+                });
+            }
+        }
+        let result = match parsed {
+            Err(e) => {
+                self.summary.syntax_errors += 1;
+                CommandResult::syntax_error(&e)
+            }
+            Ok(_) if self.options.verify_only => CommandResult {
+                ok: true,
+                lines: Vec::new(),
+            },
+            Ok(c) => {
+                let r = execute(&c, target);
+                if !r.ok {
+                    self.summary.failed += 1;
+                }
+                r
+            }
+        };
+        lines.extend(result.lines);
+        lines
+    }
+}
+
+/// What a whole script printed and its counts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScriptOutput {
+    /// Echoes, responses and the summary.
+    pub lines: Vec<String>,
+    /// Counts.
+    pub summary: Summary,
+}
+
+impl ScriptOutput {
+    /// The exit status runmqsc would give.
+    pub fn exit_code(&self) -> i32 {
+        self.summary.exit_code()
+    }
+}
+
+/// Runs a whole script as `runmqsc QM < file` does.
+pub fn run_script(script: &str, target: &mut dyn AdminTarget, options: RunOptions) -> ScriptOutput {
+    let mut session = Session::new(options);
+    let mut lines = Vec::new();
+    for line in script.lines() {
+        lines.extend(session.feed_line(line, target));
+        if session.ended() {
+            break;
+        }
+    }
+    lines.extend(session.finish(target));
+    ScriptOutput {
+        lines,
+        summary: session.summary(),
+    }
+}

@@ -1,0 +1,326 @@
+//! An in-memory [`AdminTarget`]: the test double for the executor, its tests and the fuzzer.
+//!
+//! It keeps definitions in `BTreeMap`s and applies the rules a queue manager would:
+//! AlreadyExists without REPLACE, TypeMismatch across queue types, InUse for open queues
+//! and running listeners, NotEmpty for DELETE without PURGE. Depths, open handles and
+//! connections are set by tests through its public fields and helpers.
+
+use crate::executor::{default_channel_name, default_queue_name, DEFAULT_LISTENER};
+use crate::target::AdminTarget;
+use ferry_objects::channel::ChannelType;
+use ferry_objects::queue::QueueType;
+use ferry_objects::status::{ConnectionStatus, HandleStatus, ListenerStatus, QueueStatus};
+use ferry_objects::{
+    AdminError, ChannelDefinition, ListenerDefinition, QmgrAttributes, QueueDefinition,
+};
+use std::collections::BTreeMap;
+
+/// A queue manager held in memory.
+#[derive(Clone, Debug, Default)]
+pub struct MemoryTarget {
+    /// Queue manager name.
+    pub name: String,
+    /// What `now_ms` answers.
+    pub now_ms: u64,
+    /// Queues by name.
+    pub queues: BTreeMap<String, QueueDefinition>,
+    /// Live status of local queues (depth, open counts...), by name.
+    pub status: BTreeMap<String, QueueStatus>,
+    /// Open handles by queue name.
+    pub handles: BTreeMap<String, Vec<HandleStatus>>,
+    /// Channels by name.
+    pub channels: BTreeMap<String, ChannelDefinition>,
+    /// Listeners by name.
+    pub listeners: BTreeMap<String, ListenerDefinition>,
+    /// Running listeners by name.
+    pub running: BTreeMap<String, ListenerStatus>,
+    /// Queue manager attributes.
+    pub qmgr: QmgrAttributes,
+    /// Connected applications.
+    pub connections: Vec<ConnectionStatus>,
+}
+
+impl MemoryTarget {
+    /// An empty queue manager (no default objects).
+    pub fn new(name: &str) -> Self {
+        MemoryTarget {
+            name: name.to_string(),
+            now_ms: 1_700_000_000_000,
+            ..Self::default()
+        }
+    }
+
+    /// A queue manager with MQ's SYSTEM.DEFAULT.* / SYSTEM.DEF.* objects.
+    pub fn with_defaults(name: &str) -> Self {
+        let mut t = Self::new(name);
+        for qt in [QueueType::Local, QueueType::Model, QueueType::Alias] {
+            let def = QueueDefinition::new(default_queue_name(qt), qt);
+            t.queues.insert(def.name.clone(), def);
+        }
+        let ch = ChannelDefinition::new(
+            default_channel_name(ChannelType::Svrconn),
+            ChannelType::Svrconn,
+        );
+        t.channels.insert(ch.name.clone(), ch);
+        let l = ListenerDefinition::new(DEFAULT_LISTENER);
+        t.listeners.insert(l.name.clone(), l);
+        t
+    }
+
+    /// Sets a local queue's depth, as if messages had been put.
+    pub fn set_depth(&mut self, queue: &str, depth: u64) {
+        self.status_mut(queue).current_depth = depth;
+    }
+
+    /// Sets a queue's open input and output handle counts.
+    pub fn set_open(&mut self, queue: &str, input: u32, output: u32) {
+        let s = self.status_mut(queue);
+        s.open_input_count = input;
+        s.open_output_count = output;
+    }
+
+    fn status_mut(&mut self, queue: &str) -> &mut QueueStatus {
+        self.status
+            .entry(queue.to_string())
+            .or_insert_with(|| QueueStatus {
+                name: queue.to_string(),
+                ..QueueStatus::default()
+            })
+    }
+
+    fn is_open(&self, queue: &str) -> bool {
+        self.status
+            .get(queue)
+            .is_some_and(|s| s.open_input_count + s.open_output_count > 0)
+    }
+
+    fn depth(&self, queue: &str) -> u64 {
+        self.status.get(queue).map_or(0, |s| s.current_depth)
+    }
+}
+
+fn not_found(name: &str) -> AdminError {
+    AdminError::NotFound {
+        name: name.to_string(),
+    }
+}
+
+impl AdminTarget for MemoryTarget {
+    fn qmgr_name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn now_ms(&self) -> u64 {
+        self.now_ms
+    }
+
+    fn queue(&self, name: &str) -> Option<QueueDefinition> {
+        self.queues.get(name).cloned()
+    }
+
+    fn queues(&self) -> Vec<QueueDefinition> {
+        self.queues.values().cloned().collect()
+    }
+
+    fn define_queue(&mut self, def: QueueDefinition, replace: bool) -> Result<(), AdminError> {
+        if let Some(existing) = self.queues.get(&def.name) {
+            if !replace {
+                return Err(AdminError::AlreadyExists { name: def.name });
+            }
+            if existing.queue_type != def.queue_type {
+                return Err(AdminError::TypeMismatch { name: def.name });
+            }
+        }
+        self.queues.insert(def.name.clone(), def);
+        Ok(())
+    }
+
+    fn alter_queue(&mut self, def: QueueDefinition, force: bool) -> Result<(), AdminError> {
+        let Some(existing) = self.queues.get(&def.name) else {
+            return Err(not_found(&def.name));
+        };
+        if existing.queue_type != def.queue_type {
+            return Err(AdminError::TypeMismatch { name: def.name });
+        }
+        let sensitive = existing.attributes.usage != def.attributes.usage
+            || (existing.attributes.shareable && !def.attributes.shareable);
+        if sensitive && !force && self.is_open(&def.name) {
+            return Err(AdminError::InUse { name: def.name });
+        }
+        self.queues.insert(def.name.clone(), def);
+        Ok(())
+    }
+
+    fn delete_queue(&mut self, name: &str, purge: bool) -> Result<(), AdminError> {
+        if !self.queues.contains_key(name) {
+            return Err(not_found(name));
+        }
+        if self.is_open(name) {
+            return Err(AdminError::InUse { name: name.into() });
+        }
+        if self.depth(name) > 0 && !purge {
+            return Err(AdminError::NotEmpty { name: name.into() });
+        }
+        self.queues.remove(name);
+        self.status.remove(name);
+        Ok(())
+    }
+
+    fn clear_queue(&mut self, name: &str) -> Result<u64, AdminError> {
+        match self.queues.get(name) {
+            None => return Err(not_found(name)),
+            Some(q) if q.queue_type != QueueType::Local => {
+                return Err(AdminError::TypeMismatch { name: name.into() })
+            }
+            Some(_) => {}
+        }
+        if self.is_open(name) {
+            return Err(AdminError::InUse { name: name.into() });
+        }
+        let n = self.depth(name);
+        self.set_depth(name, 0);
+        Ok(n)
+    }
+
+    fn queue_status(&self, name: &str) -> Option<QueueStatus> {
+        let q = self.queues.get(name)?;
+        (q.queue_type == QueueType::Local).then(|| {
+            self.status
+                .get(name)
+                .cloned()
+                .unwrap_or_else(|| QueueStatus {
+                    name: name.to_string(),
+                    ..QueueStatus::default()
+                })
+        })
+    }
+
+    fn handle_status(&self, name: &str) -> Vec<HandleStatus> {
+        self.handles.get(name).cloned().unwrap_or_default()
+    }
+
+    fn channel(&self, name: &str) -> Option<ChannelDefinition> {
+        self.channels.get(name).cloned()
+    }
+
+    fn channels(&self) -> Vec<ChannelDefinition> {
+        self.channels.values().cloned().collect()
+    }
+
+    fn define_channel(&mut self, def: ChannelDefinition, replace: bool) -> Result<(), AdminError> {
+        if let Some(existing) = self.channels.get(&def.name) {
+            if !replace {
+                return Err(AdminError::AlreadyExists { name: def.name });
+            }
+            if existing.channel_type != def.channel_type {
+                return Err(AdminError::TypeMismatch { name: def.name });
+            }
+        }
+        self.channels.insert(def.name.clone(), def);
+        Ok(())
+    }
+
+    fn alter_channel(&mut self, def: ChannelDefinition) -> Result<(), AdminError> {
+        if !self.channels.contains_key(&def.name) {
+            return Err(not_found(&def.name));
+        }
+        self.channels.insert(def.name.clone(), def);
+        Ok(())
+    }
+
+    fn delete_channel(&mut self, name: &str) -> Result<(), AdminError> {
+        self.channels
+            .remove(name)
+            .map(|_| ())
+            .ok_or_else(|| not_found(name))
+    }
+
+    fn listener(&self, name: &str) -> Option<ListenerDefinition> {
+        self.listeners.get(name).cloned()
+    }
+
+    fn listeners(&self) -> Vec<ListenerDefinition> {
+        self.listeners.values().cloned().collect()
+    }
+
+    fn define_listener(
+        &mut self,
+        def: ListenerDefinition,
+        replace: bool,
+    ) -> Result<(), AdminError> {
+        if self.listeners.contains_key(&def.name) && !replace {
+            return Err(AdminError::AlreadyExists { name: def.name });
+        }
+        if self.running.contains_key(&def.name) {
+            return Err(AdminError::InUse { name: def.name });
+        }
+        self.listeners.insert(def.name.clone(), def);
+        Ok(())
+    }
+
+    fn alter_listener(&mut self, def: ListenerDefinition) -> Result<(), AdminError> {
+        if !self.listeners.contains_key(&def.name) {
+            return Err(not_found(&def.name));
+        }
+        self.listeners.insert(def.name.clone(), def);
+        Ok(())
+    }
+
+    fn delete_listener(&mut self, name: &str) -> Result<(), AdminError> {
+        if !self.listeners.contains_key(name) {
+            return Err(not_found(name));
+        }
+        if self.running.contains_key(name) {
+            return Err(AdminError::InUse { name: name.into() });
+        }
+        self.listeners.remove(name);
+        Ok(())
+    }
+
+    fn start_listener(&mut self, name: &str) -> Result<(), AdminError> {
+        let Some(def) = self.listeners.get(name) else {
+            return Err(not_found(name));
+        };
+        if self.running.contains_key(name) {
+            return Err(AdminError::Invalid(format!(
+                "listener {name} is already running"
+            )));
+        }
+        let status = ListenerStatus {
+            name: name.to_string(),
+            running: true,
+            port: def.effective_port(),
+            ip_address: def.attributes.ip_address.clone(),
+            started_ms: Some(self.now_ms),
+        };
+        self.running.insert(name.to_string(), status);
+        Ok(())
+    }
+
+    fn stop_listener(&mut self, name: &str) -> Result<(), AdminError> {
+        if !self.listeners.contains_key(name) {
+            return Err(not_found(name));
+        }
+        self.running
+            .remove(name)
+            .map(|_| ())
+            .ok_or_else(|| AdminError::Invalid(format!("listener {name} is not running")))
+    }
+
+    fn listener_status(&self, name: &str) -> Option<ListenerStatus> {
+        self.running.get(name).cloned()
+    }
+
+    fn qmgr(&self) -> QmgrAttributes {
+        self.qmgr.clone()
+    }
+
+    fn alter_qmgr(&mut self, attrs: QmgrAttributes) -> Result<(), AdminError> {
+        self.qmgr = attrs;
+        Ok(())
+    }
+
+    fn connections(&self) -> Vec<ConnectionStatus> {
+        self.connections.clone()
+    }
+}
