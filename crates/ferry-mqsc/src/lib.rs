@@ -29,7 +29,7 @@ pub use executor::{execute, CommandResult};
 pub use messages::{MsgId, MESSAGES};
 pub use parser::parse_command;
 pub use script::{
-    exit_status, parse_script, run_script, LogicalCommand, ReadItem, RunOptions, ScriptOutput,
-    ScriptReader, Session, Summary,
+    exit_status, parse_script, run_script, CommandRunner, LogicalCommand, ReadItem, RunOptions,
+    ScriptOutput, ScriptReader, Session, Summary, EXIT_ERROR, EXIT_OK, EXIT_SOME_FAILED,
 };
 pub use target::AdminTarget;

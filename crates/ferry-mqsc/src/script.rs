@@ -255,6 +255,12 @@ impl Session {
 
     /// Reads one line; returns what to print (echo and responses).
     pub fn feed_line(&mut self, line: &str, target: &mut dyn AdminTarget) -> Vec<String> {
+        self.feed_line_with(line, &mut |_, cmd| execute(cmd, target))
+    }
+
+    /// As [`Session::feed_line`], with commands run by `runner` (e.g. sent to a running
+    /// queue manager); `runner` gets the command's text and its parsed form.
+    pub fn feed_line_with(&mut self, line: &str, runner: &mut dyn CommandRunner) -> Vec<String> {
         if self.ended {
             return Vec::new();
         }
@@ -267,16 +273,21 @@ impl Session {
                     Vec::new()
                 }
             }
-            Some(ReadItem::Command(cmd)) => self.run(&cmd, target),
+            Some(ReadItem::Command(cmd)) => self.run_with(&cmd, runner),
         }
     }
 
     /// Ends input: runs a command left continued, then prints the summary.
     pub fn finish(&mut self, target: &mut dyn AdminTarget) -> Vec<String> {
+        self.finish_with(&mut |_, cmd| execute(cmd, target))
+    }
+
+    /// As [`Session::finish`], with commands run by `runner`.
+    pub fn finish_with(&mut self, runner: &mut dyn CommandRunner) -> Vec<String> {
         let mut lines = Vec::new();
         if !self.ended {
             if let Some(cmd) = self.reader.finish() {
-                lines = self.run(&cmd, target);
+                lines = self.run_with(&cmd, runner);
             }
         }
         lines.extend(self.summary.lines());
@@ -285,6 +296,15 @@ impl Session {
 
     /// Echoes, parses, runs and counts one logical command.
     pub fn run(&mut self, cmd: &LogicalCommand, target: &mut dyn AdminTarget) -> Vec<String> {
+        self.run_with(cmd, &mut |_, c| execute(c, target))
+    }
+
+    /// As [`Session::run`], with the command run by `runner`.
+    pub fn run_with(
+        &mut self,
+        cmd: &LogicalCommand,
+        runner: &mut dyn CommandRunner,
+    ) -> Vec<String> {
         let parsed = parse_command(&cmd.text);
         if parsed == Ok(Command::End) {
             self.ended = true;
@@ -311,7 +331,7 @@ impl Session {
                 lines: Vec::new(),
             },
             Ok(c) => {
-                let r = execute(&c, target);
+                let r = runner(&cmd.text, &c);
                 if !r.ok {
                     self.summary.failed += 1;
                 }
@@ -322,6 +342,11 @@ impl Session {
         lines
     }
 }
+
+/// Runs one parsed command and answers with its result: a local target, or a running
+/// queue manager reached over a connection.
+pub trait CommandRunner: FnMut(&str, &Command) -> CommandResult {}
+impl<F: FnMut(&str, &Command) -> CommandResult> CommandRunner for F {}
 
 /// What a whole script printed and its counts.
 #[derive(Clone, Debug, PartialEq, Eq)]

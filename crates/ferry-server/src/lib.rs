@@ -1,1 +1,18 @@
-//! placeholder
+//! The Ferry queue manager process: everything at the edge of the engine.
+//!
+//! The engine (`ferry-engine`) decides; this crate does the I/O around it:
+//! - [`home`] and [`qm_ini`]: where a queue manager lives on disk and its qm.ini stanzas;
+//! - [`catalogue_store`]: the object definitions file;
+//! - [`error_log`] and [`messages`]: the FRYERR01.LOG error log and the numbered messages;
+//! - [`lifecycle`]: create, start, stop, status and delete (crtmqm, strmqm, endmqm, dspmq, dltmqm);
+//! - `runtime`: the running process: listeners, conversations, the command server.
+
+pub mod catalogue_store;
+pub mod error_log;
+pub mod home;
+pub mod lifecycle;
+pub mod messages;
+pub mod qm_ini;
+mod runtime;
+
+pub use runtime::{create_queue_manager, run_foreground, DEFAULT_LISTENER};

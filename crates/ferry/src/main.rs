@@ -1,1 +1,193 @@
-fn main() {}
+//! `ferry`: the control commands of a Ferry installation.
+//!
+//! One binary with MQ's control commands as subcommands, under Ferry's names and MQ's
+//! (`create`/`crtmqm`, `start`/`strmqm`, `stop`/`endmqm`, `status`/`dspmq`,
+//! `delete`/`dltmqm`, `mqsc`/`runmqsc`), plus `perf`, the performance harness.
+//! Every failure prints a numbered FRY message and exits non-zero.
+
+mod mqsc;
+
+use clap::{Parser, Subcommand};
+use ferry_server::home::FerryHome;
+use ferry_server::lifecycle::{self, ControlError, StopMode};
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Ferry: an open-source queue manager in the tradition of IBM MQ.
+#[derive(Parser)]
+#[command(name = "ferry", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Create a queue manager (crtmqm): directory, qm.ini, system objects, a TCP listener.
+    #[command(alias = "crtmqm")]
+    Create {
+        /// Queue manager name (1-48 characters: A-Z a-z 0-9 . / _ %).
+        name: String,
+        /// Port of the TCP listener started with the queue manager.
+        #[arg(short = 'p', long, default_value_t = 1414)]
+        port: u16,
+        /// Description (DESCR of the queue manager).
+        #[arg(short = 'c', long)]
+        description: Option<String>,
+    },
+    /// Start a queue manager (strmqm); returns once it accepts connections.
+    #[command(alias = "strmqm")]
+    Start {
+        /// Queue manager name.
+        name: String,
+        /// Run in this process until stopped (containers, systemd, the README's first command).
+        #[arg(long)]
+        foreground: bool,
+        /// Create the queue manager first (with defaults, listener on --port) if it does not exist.
+        #[arg(long)]
+        create: bool,
+        /// Listener port when --create makes a new queue manager.
+        #[arg(short = 'p', long, default_value_t = 1414, requires = "create")]
+        port: u16,
+    },
+    /// Stop a queue manager (endmqm): controlled by default, waiting for applications.
+    #[command(alias = "endmqm")]
+    Stop {
+        /// Queue manager name.
+        name: String,
+        /// End applications now, backing out their uncommitted work (endmqm -i).
+        #[arg(short = 'i', long)]
+        immediate: bool,
+        /// Controlled stop (the default; endmqm -c).
+        #[arg(short = 'c', long, conflicts_with = "immediate")]
+        controlled: bool,
+        /// Wait until the queue manager has ended (always true; accepted for endmqm -w).
+        #[arg(short = 'w', long)]
+        wait: bool,
+    },
+    /// Show queue managers and their state (dspmq).
+    #[command(alias = "dspmq")]
+    Status {
+        /// Only this queue manager.
+        name: Option<String>,
+        /// MQ's dspmq flag for a named queue manager.
+        #[arg(short = 'm')]
+        m: Option<String>,
+    },
+    /// Delete a stopped queue manager and all its data (dltmqm).
+    #[command(alias = "dltmqm")]
+    Delete {
+        /// Queue manager name.
+        name: String,
+    },
+    /// Run MQSC commands (runmqsc): from a file, stdin, or interactively at a terminal.
+    #[command(alias = "runmqsc")]
+    Mqsc {
+        /// Queue manager name.
+        name: String,
+        /// Read commands from this file instead of stdin.
+        #[arg(short = 'f', long)]
+        file: Option<std::path::PathBuf>,
+        /// Do not echo commands (runmqsc -e).
+        #[arg(short = 'e')]
+        no_echo: bool,
+        /// Verify syntax only; do not run anything (runmqsc -v).
+        #[arg(short = 'v')]
+        verify: bool,
+    },
+    /// The performance harness: the reports' workloads against Ferry.
+    Perf(ferry_perf::cli::PerfArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let home = FerryHome::from_env();
+    let result = match cli.command {
+        Command::Create {
+            name,
+            port,
+            description,
+        } => ferry_server::create_queue_manager(&home, &name, port, description.as_deref())
+            .map(print_lines),
+        Command::Start {
+            name,
+            foreground,
+            create,
+            port,
+        } => {
+            if create && !home.qmgr(&name).exists() {
+                if let Err(e) = ferry_server::create_queue_manager(&home, &name, port, None) {
+                    eprintln!("{}", e.message);
+                    return ExitCode::from(u8::try_from(e.exit_code).unwrap_or(1));
+                }
+                println!(
+                    "Created queue manager '{name}' in {}.",
+                    home.qmgr(&name).dir.display()
+                );
+            }
+            if foreground {
+                init_tracing();
+                ferry_server::run_foreground(&home, &name)
+            } else {
+                lifecycle::start_background(&home, &name, Duration::from_secs(60)).map(print_lines)
+            }
+        }
+        Command::Stop {
+            name, immediate, ..
+        } => {
+            let mode = if immediate {
+                StopMode::Immediate
+            } else {
+                StopMode::Controlled
+            };
+            lifecycle::stop(&home, &name, mode, |m| println!("{m}")).map(|m| println!("{m}"))
+        }
+        Command::Status { name, m } => status(&home, name.or(m)),
+        Command::Delete { name } => lifecycle::delete(&home, &name).map(|m| println!("{m}")),
+        Command::Mqsc {
+            name,
+            file,
+            no_echo,
+            verify,
+        } => {
+            return mqsc::run(&home, &name, file.as_deref(), !no_echo, verify);
+        }
+        Command::Perf(args) => return ferry_perf::cli::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{}", e.message);
+            ExitCode::from(u8::try_from(e.exit_code).unwrap_or(1))
+        }
+    }
+}
+
+fn print_lines(lines: Vec<String>) {
+    for l in lines {
+        println!("{l}");
+    }
+}
+
+fn status(home: &FerryHome, name: Option<String>) -> Result<(), ControlError> {
+    let names = match name {
+        Some(n) => {
+            lifecycle::existing(home, &n)?;
+            vec![n]
+        }
+        None => home.list(),
+    };
+    for n in names {
+        println!("{}", lifecycle::status_line(home, &n));
+    }
+    Ok(())
+}
+
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("FERRY_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_target(false)
+        .init();
+}

@@ -1,0 +1,18 @@
+# Ferry's developer commands. `make test` is what CI runs (see .ci/run).
+.PHONY: test verify build fuzz bench
+
+## Everything CI checks: toolchain setup, fmt, clippy, unit + integration tests, fuzz smoke.
+test verify:
+	./scripts/test.sh
+
+## Release build of the ferry binary.
+build:
+	cargo build --release --bin ferry
+
+## Longer fuzz runs (needs nightly + cargo-fuzz): FUZZ_SECONDS=600 make fuzz
+fuzz:
+	FUZZ_SECONDS=$${FUZZ_SECONDS:-300} ./scripts/fuzz.sh
+
+## The request/reply benchmark against the relay ceiling (see docs/performance.md).
+bench:
+	./scripts/bench-rr.sh

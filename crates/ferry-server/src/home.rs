@@ -1,0 +1,129 @@
+//! Where queue managers live on disk.
+//!
+//! The data root comes from `FERRY_HOME` (default `/var/ferry` as root, else `~/.ferry`),
+//! so tests, containers and users can put it anywhere. Each queue manager has its own
+//! directory, as MQ's `/var/mqm/qmgrs/QM1`:
+//!
+//! ```text
+//! $FERRY_HOME/qmgrs/QM1/qm.ini          configuration stanzas (Log, Channels, TCP, ...)
+//! $FERRY_HOME/qmgrs/QM1/objects.json    object definitions (queues, channels, listeners, QMGR)
+//! $FERRY_HOME/qmgrs/QM1/errors/FRYERR01.LOG   error log (rotated to 02, 03)
+//! $FERRY_HOME/qmgrs/QM1/qm.sock         bindings (Unix socket) for local applications
+//! $FERRY_HOME/qmgrs/QM1/run/            pid and status of the running process
+//! $FERRY_HOME/log/QM1/                  recovery log (persistent messages)
+//! ```
+
+use std::path::{Path, PathBuf};
+
+/// The data root: every queue manager of this installation lives below it.
+#[derive(Clone, Debug)]
+pub struct FerryHome {
+    root: PathBuf,
+}
+
+impl FerryHome {
+    /// The root from `FERRY_HOME`, else `/var/ferry` for root, else `~/.ferry`.
+    pub fn from_env() -> Self {
+        if let Some(dir) = std::env::var_os("FERRY_HOME").filter(|v| !v.is_empty()) {
+            return FerryHome {
+                root: PathBuf::from(dir),
+            };
+        }
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        let euid = unsafe { libc::geteuid() };
+        let root = if euid == 0 {
+            PathBuf::from("/var/ferry")
+        } else {
+            let home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("."), PathBuf::from);
+            home.join(".ferry")
+        };
+        FerryHome { root }
+    }
+
+    /// A root at an explicit path (tests, tools).
+    pub fn at(root: impl Into<PathBuf>) -> Self {
+        FerryHome { root: root.into() }
+    }
+
+    /// The root directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The directory holding every queue manager's directory.
+    pub fn qmgrs_dir(&self) -> PathBuf {
+        self.root.join("qmgrs")
+    }
+
+    /// The paths of queue manager `name`.
+    pub fn qmgr(&self, name: &str) -> QmgrPaths {
+        QmgrPaths {
+            name: name.to_string(),
+            dir: self.qmgrs_dir().join(name),
+            log_dir: self.root.join("log").join(name),
+        }
+    }
+
+    /// Names of every queue manager under this root, sorted.
+    pub fn list(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(self.qmgrs_dir())
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.path().join("qm.ini").is_file())
+            .filter_map(|e| e.file_name().into_string().ok())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+/// The files and directories of one queue manager.
+#[derive(Clone, Debug)]
+pub struct QmgrPaths {
+    /// Queue manager name.
+    pub name: String,
+    /// Its directory.
+    pub dir: PathBuf,
+    /// Its recovery-log directory.
+    pub log_dir: PathBuf,
+}
+
+impl QmgrPaths {
+    /// qm.ini.
+    pub fn qm_ini(&self) -> PathBuf {
+        self.dir.join("qm.ini")
+    }
+    /// The object definitions file.
+    pub fn objects(&self) -> PathBuf {
+        self.dir.join("objects.json")
+    }
+    /// The error-log directory.
+    pub fn errors_dir(&self) -> PathBuf {
+        self.dir.join("errors")
+    }
+    /// The bindings socket local applications connect to.
+    pub fn bindings_socket(&self) -> PathBuf {
+        self.dir.join("qm.sock")
+    }
+    /// Runtime state (pid, status) of the running process.
+    pub fn run_dir(&self) -> PathBuf {
+        self.dir.join("run")
+    }
+    /// The pid file of the running process.
+    pub fn pid_file(&self) -> PathBuf {
+        self.run_dir().join("qm.pid")
+    }
+    /// The status file the running process keeps current (state, listeners).
+    pub fn status_file(&self) -> PathBuf {
+        self.run_dir().join("status.json")
+    }
+    /// Where a background start sends the process's own stdout/stderr.
+    pub fn console_log(&self) -> PathBuf {
+        self.run_dir().join("console.log")
+    }
+    /// True when the queue manager was created.
+    pub fn exists(&self) -> bool {
+        self.qm_ini().is_file()
+    }
+}

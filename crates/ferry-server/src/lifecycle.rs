@@ -1,0 +1,364 @@
+//! Control commands: create, start, stop, status and delete a queue manager.
+//!
+//! These are MQ's crtmqm, strmqm, endmqm, dspmq and dltmqm. `start` without
+//! `--foreground` starts the queue manager as a background process of its own and
+//! returns once it accepts connections (as strmqm does); `stop` is controlled by default
+//! (new connections refused, connected applications may finish, like `endmqm -c -w`)
+//! and immediate with `--immediate` (`endmqm -i`). The running process tells the
+//! others what it is doing through `run/status.json` and `run/qm.pid`.
+
+use crate::home::{FerryHome, QmgrPaths};
+use crate::messages;
+use crate::qm_ini::QmIni;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// What a control command reports when it fails: a numbered message and an exit status.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct ControlError {
+    /// The numbered message, e.g. `FRY8118E: Ferry queue manager 'QM9' does not exist.`
+    pub message: String,
+    /// The exit status MQ's command would give (e.g. 16 for "does not exist").
+    pub exit_code: i32,
+}
+
+impl ControlError {
+    fn new(message: String, exit_code: i32) -> Self {
+        ControlError { message, exit_code }
+    }
+}
+
+/// Lifecycle state a running queue manager publishes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum QmgrState {
+    /// Restoring objects, opening listeners.
+    Starting,
+    /// Accepting connections.
+    Running,
+    /// Controlled stop in progress: no new connections.
+    Quiescing,
+    /// Immediate stop in progress.
+    Ending,
+}
+
+impl QmgrState {
+    /// The word dspmq prints.
+    pub fn display(self) -> &'static str {
+        match self {
+            QmgrState::Starting => "Starting",
+            QmgrState::Running => "Running",
+            QmgrState::Quiescing => "Quiescing",
+            QmgrState::Ending => "Ending immediately",
+        }
+    }
+}
+
+/// One listening endpoint, as published in the status file.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PublishedListener {
+    /// Listener object name.
+    pub name: String,
+    /// Port bound.
+    pub port: u16,
+}
+
+/// `run/status.json`: what the running process says about itself.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RunStatus {
+    /// Process id.
+    pub pid: u32,
+    /// Lifecycle state.
+    pub state: QmgrState,
+    /// When it started, ms since epoch.
+    pub started_ms: u64,
+    /// TCP listeners running.
+    pub listeners: Vec<PublishedListener>,
+    /// The bindings socket.
+    pub bindings: String,
+    /// Ferry version.
+    pub version: String,
+    /// Connected applications at the last update.
+    pub connections: u64,
+}
+
+impl RunStatus {
+    /// Writes the file atomically (temp file + rename) so readers never see half of it.
+    pub fn publish(&self, paths: &QmgrPaths) -> std::io::Result<()> {
+        std::fs::create_dir_all(paths.run_dir())?;
+        let tmp = paths.run_dir().join("status.json.tmp");
+        let text = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
+        std::fs::write(&tmp, text)?;
+        std::fs::rename(&tmp, paths.status_file())
+    }
+
+    /// Reads the file, if there is one.
+    pub fn read(paths: &QmgrPaths) -> Option<RunStatus> {
+        let text = std::fs::read(paths.status_file()).ok()?;
+        serde_json::from_slice(&text).ok()
+    }
+}
+
+/// True when process `pid` exists.
+pub fn process_alive(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    if pid <= 0 {
+        return false;
+    }
+    // A zombie still answers kill(0); look at /proc for its state.
+    if let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        if let Some(state) = stat
+            .rsplit(')')
+            .next()
+            .and_then(|s| s.split_whitespace().next())
+        {
+            if state == "Z" || state == "X" {
+                return false;
+            }
+        }
+    }
+    // SAFETY: kill with signal 0 only checks for existence and permission.
+    unsafe { libc::kill(pid, 0) == 0 }
+}
+
+/// The pid of the running process of `paths`, if it runs.
+pub fn running_pid(paths: &QmgrPaths) -> Option<u32> {
+    let text = std::fs::read_to_string(paths.pid_file()).ok()?;
+    let pid: u32 = text.trim().parse().ok()?;
+    process_alive(pid).then_some(pid)
+}
+
+/// Checks a queue manager name, returning the FRY8117E message when it is not valid.
+pub fn check_name(name: &str) -> Result<(), ControlError> {
+    ferry_mqi::validate_object_name(name)
+        .map_err(|e| ControlError::new(messages::QMGR_NAME_INVALID.format(&[&name, &e]), 72))
+}
+
+/// Finds an existing queue manager or fails with FRY8118E (exit 16, as strmqm).
+pub fn existing(home: &FerryHome, name: &str) -> Result<QmgrPaths, ControlError> {
+    check_name(name)?;
+    let paths = home.qmgr(name);
+    if !paths.exists() {
+        return Err(ControlError::new(
+            messages::QMGR_UNKNOWN.format(&[&name, &home.qmgrs_dir().display()]),
+            16,
+        ));
+    }
+    Ok(paths)
+}
+
+/// One line of `ferry status`: `QMNAME(QM1)   STATUS(Running) PID(123) PORTS(1414)`.
+pub fn status_line(home: &FerryHome, name: &str) -> String {
+    let paths = home.qmgr(name);
+    let pid = running_pid(&paths);
+    let status = RunStatus::read(&paths).filter(|s| Some(s.pid) == pid);
+    let qmname = format!("QMNAME({name})");
+    match (pid, status) {
+        (Some(pid), Some(s)) => {
+            let ports: Vec<String> = s.listeners.iter().map(|l| l.port.to_string()).collect();
+            format!(
+                "{qmname:<58}STATUS({}) PID({pid}) LISTENERS({}) CONNS({}) BINDINGS({})",
+                s.state.display(),
+                ports.join(","),
+                s.connections,
+                s.bindings
+            )
+        }
+        (Some(pid), None) => format!("{qmname:<58}STATUS(Starting) PID({pid})"),
+        _ => format!("{qmname:<58}STATUS(Ended normally)"),
+    }
+}
+
+/// Removes a stopped queue manager and its recovery log (dltmqm).
+pub fn delete(home: &FerryHome, name: &str) -> Result<String, ControlError> {
+    let paths = existing(home, name)?;
+    if let Some(pid) = running_pid(&paths) {
+        return Err(ControlError::new(
+            messages::QMGR_RUNNING.format(&[&name, &pid]),
+            5,
+        ));
+    }
+    let remove = |p: &Path| match std::fs::remove_dir_all(p) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(ControlError::new(format!("{}: {e}", p.display()), 71)),
+    };
+    remove(&paths.dir)?;
+    remove(&paths.log_dir)?;
+    Ok(messages::QMGR_DELETED.format(&[&name]))
+}
+
+/// Starts `name` as a background process and waits until it accepts connections.
+pub fn start_background(
+    home: &FerryHome,
+    name: &str,
+    timeout: Duration,
+) -> Result<Vec<String>, ControlError> {
+    let paths = existing(home, name)?;
+    if let Some(pid) = running_pid(&paths) {
+        return Err(ControlError::new(
+            messages::QMGR_RUNNING.format(&[&name, &pid]),
+            5,
+        ));
+    }
+    std::fs::create_dir_all(paths.run_dir())
+        .map_err(|e| ControlError::new(format!("{}: {e}", paths.run_dir().display()), 71))?;
+    let console = std::fs::File::create(paths.console_log())
+        .map_err(|e| ControlError::new(format!("{}: {e}", paths.console_log().display()), 71))?;
+    let console_err = console
+        .try_clone()
+        .map_err(|e| ControlError::new(e.to_string(), 71))?;
+    let exe = std::env::current_exe().map_err(|e| ControlError::new(e.to_string(), 71))?;
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg("start")
+        .arg(name)
+        .arg("--foreground")
+        .env("FERRY_HOME", home.root())
+        .stdin(std::process::Stdio::null())
+        .stdout(console)
+        .stderr(console_err);
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: setsid is async-signal-safe; it detaches the queue manager from the
+        // starting terminal's session so it outlives the command that started it.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::setsid();
+                Ok(())
+            });
+        }
+    }
+    let mut child = cmd.spawn().map_err(|e| {
+        ControlError::new(format!("cannot start the queue manager process: {e}"), 71)
+    })?;
+    let mut out = vec![messages::QMGR_STARTING.format(&[&name])];
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Ok(Some(exit)) = child.try_wait() {
+            let console = std::fs::read_to_string(paths.console_log()).unwrap_or_default();
+            let reason = console
+                .lines()
+                .rev()
+                .find(|l| l.contains("FRY") && l.contains('E'))
+                .map(str::to_string)
+                .unwrap_or_else(|| format!("the process ended with {exit}"));
+            return Err(ControlError::new(
+                messages::QMGR_START_FAILED.format(&[
+                    &name,
+                    &reason,
+                    &paths.console_log().display(),
+                ]),
+                exit.code().unwrap_or(71),
+            ));
+        }
+        if let Some(s) = RunStatus::read(&paths) {
+            if s.pid == child.id() && s.state == QmgrState::Running {
+                out.push(messages::QMGR_STARTED.format(&[&name, &env!("CARGO_PKG_VERSION")]));
+                for l in &s.listeners {
+                    out.push(messages::LISTENER_STARTED.format(&[&l.name, &l.port]));
+                }
+                out.push(messages::BINDINGS_STARTED.format(&[&s.bindings]));
+                return Ok(out);
+            }
+        }
+        if Instant::now() > deadline {
+            return Err(ControlError::new(
+                messages::QMGR_START_FAILED.format(&[
+                    &name,
+                    &"it did not become ready in time",
+                    &paths.console_log().display(),
+                ]),
+                71,
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// How to stop a queue manager.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopMode {
+    /// endmqm -c: refuse new connections, wait for applications to disconnect.
+    Controlled,
+    /// endmqm -i: disconnect applications now, backing out their uncommitted work.
+    Immediate,
+}
+
+impl StopMode {
+    /// The signal the running process takes this request as (SIGUSR1 controlled, SIGTERM immediate).
+    pub fn signal(self) -> libc::c_int {
+        match self {
+            StopMode::Controlled => libc::SIGUSR1,
+            StopMode::Immediate => libc::SIGTERM,
+        }
+    }
+}
+
+/// Asks the queue manager to stop and waits until its process has ended.
+pub fn stop(
+    home: &FerryHome,
+    name: &str,
+    mode: StopMode,
+    mut progress: impl FnMut(&str),
+) -> Result<String, ControlError> {
+    let paths = existing(home, name)?;
+    let Some(pid) = running_pid(&paths) else {
+        return Err(ControlError::new(
+            messages::QMGR_NOT_RUNNING.format(&[&name]),
+            40,
+        ));
+    };
+    let Ok(raw_pid) = libc::pid_t::try_from(pid) else {
+        return Err(ControlError::new(format!("bad pid {pid}"), 71));
+    };
+    // SAFETY: sending a signal to a pid we read from our own pid file.
+    if unsafe { libc::kill(raw_pid, mode.signal()) } != 0 {
+        return Err(ControlError::new(
+            format!(
+                "cannot signal process {pid}: {}",
+                std::io::Error::last_os_error()
+            ),
+            71,
+        ));
+    }
+    progress(&match mode {
+        StopMode::Controlled => messages::QMGR_QUIESCE_ACCEPTED.format(&[&name]),
+        StopMode::Immediate => messages::QMGR_ENDING_IMMEDIATE.format(&[&name]),
+    });
+    let mut last_report = Instant::now();
+    while process_alive(pid) {
+        std::thread::sleep(Duration::from_millis(20));
+        if mode == StopMode::Controlled && last_report.elapsed() > Duration::from_secs(10) {
+            last_report = Instant::now();
+            let conns = RunStatus::read(&paths).map_or(0, |s| s.connections);
+            progress(&format!(
+                "Waiting for queue manager '{name}' to end: {conns} application connection(s) remain."
+            ));
+        }
+    }
+    Ok(messages::QMGR_ENDED.format(&[&name]))
+}
+
+/// Writes qm.ini and the directories of a new queue manager; the caller adds objects.
+pub fn create_layout(home: &FerryHome, name: &str) -> Result<(QmgrPaths, QmIni), ControlError> {
+    check_name(name)?;
+    let paths = home.qmgr(name);
+    if paths.exists() {
+        return Err(ControlError::new(messages::QMGR_EXISTS.format(&[&name]), 8));
+    }
+    let io = |p: &Path, e: std::io::Error| ControlError::new(format!("{}: {e}", p.display()), 71);
+    for dir in [
+        paths.dir.clone(),
+        paths.errors_dir(),
+        paths.run_dir(),
+        paths.log_dir.clone(),
+    ] {
+        std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
+    }
+    let ini = QmIni::defaults(name, &paths.log_dir);
+    ini.write(&paths.qm_ini())
+        .map_err(|e| ControlError::new(e.to_string(), 71))?;
+    Ok((paths, ini))
+}

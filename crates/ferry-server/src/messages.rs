@@ -1,0 +1,150 @@
+//! The numbered messages of control commands and the error log, in one table.
+//!
+//! Ids follow IBM MQ's numbers with a FRY prefix (AMQ8003I "queue manager started" is
+//! FRY8003I here), so administrators find their way and can grep logs the way they do
+//! today. A message's text takes positional inserts `{0}`, `{1}`, ...
+
+/// How serious a message is: the letter after the number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Severity {
+    /// I: information.
+    Info,
+    /// W: something to look at.
+    Warning,
+    /// E: an error.
+    Error,
+}
+
+impl Severity {
+    fn letter(self) -> char {
+        match self {
+            Severity::Info => 'I',
+            Severity::Warning => 'W',
+            Severity::Error => 'E',
+        }
+    }
+}
+
+/// One message of the catalogue.
+#[derive(Debug)]
+pub struct Message {
+    /// The number, e.g. 8003.
+    pub number: u32,
+    /// Its severity.
+    pub severity: Severity,
+    /// The text with `{n}` inserts.
+    pub text: &'static str,
+    /// What happened, for the error log.
+    pub explanation: &'static str,
+    /// What to do, for the error log.
+    pub action: &'static str,
+}
+
+macro_rules! catalogue {
+    ($( $name:ident = $num:literal $sev:ident $text:literal, $expl:literal, $action:literal; )*) => {
+        $(
+            #[doc = $text]
+            pub const $name: Message = Message {
+                number: $num, severity: Severity::$sev, text: $text, explanation: $expl, action: $action,
+            };
+        )*
+        /// Every message, for docs and tests.
+        pub const ALL: &[&Message] = &[ $( &$name, )* ];
+    };
+}
+
+catalogue! {
+    QMGR_CREATED = 8001 Info "Ferry queue manager '{0}' created.",
+        "The queue manager, its directory, qm.ini and system objects were created.",
+        "Start it with 'ferry start {0}'.";
+    QMGR_DELETED = 8002 Info "Ferry queue manager '{0}' deleted.",
+        "The queue manager and all its data were removed.", "None.";
+    QMGR_STARTED = 8003 Info "Ferry queue manager '{0}' started using Ferry {1}.",
+        "The queue manager is running and accepts connections.", "None.";
+    QMGR_ENDED = 8004 Info "Ferry queue manager '{0}' ended.",
+        "The queue manager stopped.", "None.";
+    QMGR_STARTING = 8024 Info "Ferry queue manager '{0}' starting.",
+        "The queue manager is restoring its objects and opening its listeners.", "None.";
+    QMGR_QUIESCE_ACCEPTED = 8005 Info "Quiesce request accepted. Ferry queue manager '{0}' will end when all applications have disconnected.",
+        "A controlled stop was requested: new connections are refused, connected applications may finish.",
+        "Use 'ferry stop --immediate {0}' to end connected applications now.";
+    QMGR_ENDING_IMMEDIATE = 8006 Info "Ferry queue manager '{0}' ending immediately.",
+        "An immediate stop was requested: applications are disconnected and uncommitted work backed out.", "None.";
+    QMGR_EXISTS = 8110 Error "Ferry queue manager '{0}' already exists.",
+        "A queue manager of that name is already in this data root.", "Choose another name or delete it first.";
+    QMGR_UNKNOWN = 8118 Error "Ferry queue manager '{0}' does not exist.",
+        "No queue manager of that name was found under {1}.", "Check the name and FERRY_HOME, or create it with 'ferry create {0}'.";
+    QMGR_NOT_RUNNING = 8146 Error "Ferry queue manager '{0}' is not available.",
+        "The queue manager is not running.", "Start it with 'ferry start {0}'.";
+    QMGR_RUNNING = 8041 Error "Ferry queue manager '{0}' is running (pid {1}).",
+        "The request needs the queue manager to be stopped, or it is already running.", "Stop it with 'ferry stop {0}' first.";
+    QMGR_START_FAILED = 8101 Error "Ferry queue manager '{0}' could not start: {1}",
+        "The queue manager process ended during start-up.", "Correct the problem named and start it again; its console output is in {2}.";
+    QMGR_NAME_INVALID = 8117 Error "'{0}' is not a valid queue manager name: {1}",
+        "Queue manager names are 1 to 48 characters from A-Z a-z 0-9 . / _ %.", "Choose a valid name.";
+    LISTENER_STARTED = 5026 Info "The listener '{0}' has started. Port {1}.",
+        "The listener accepts client connections.", "None.";
+    LISTENER_ENDED = 5027 Info "The listener '{0}' has ended.",
+        "The listener no longer accepts connections; existing ones continue.", "None.";
+    LISTENER_FAILED = 9212 Error "The listener '{0}' could not listen on port {1}: {2}",
+        "The TCP port could not be bound (in use, or not allowed).", "Free the port or change PORT with ALTER LISTENER, then START LISTENER.";
+    BINDINGS_STARTED = 5028 Info "Local (bindings) connections are accepted at {0}.",
+        "Applications on this host can connect through the Unix socket.", "None.";
+    CONFIG_ERROR = 7028 Error "The configuration of queue manager '{0}' is not valid: {1}",
+        "qm.ini or the object definitions could not be used.", "Correct the file named and start again.";
+    CHANNEL_UNKNOWN = 9519 Error "Channel '{0}' not found (from {1}).",
+        "A client asked for a channel that is not defined: 2540 MQRC_UNKNOWN_CHANNEL_NAME.", "Define the channel or correct the client's channel name.";
+    PROTOCOL_ERROR = 9504 Error "A protocol error was detected for the connection from {0}: {1}",
+        "The peer sent data that breaks the Ferry protocol; only this connection was closed.", "Check the client program and its Ferry client library version.";
+    CONNECTION_LOST = 9208 Warning "Error on receive from host {0}: {1}",
+        "The connection ended without a disconnect; uncommitted work was backed out.", "None, if the application ended on purpose.";
+    HEARTBEAT_TIMEOUT = 9259 Warning "The connection from {0} sent nothing for {1} seconds and was ended.",
+        "No data or heartbeat arrived within twice the negotiated heartbeat interval.", "Check the network and the client.";
+    MAX_CHANNELS = 9513 Error "Connection from {0} refused: MaxChannels ({1}) reached.",
+        "The qm.ini Channels/MaxChannels limit of concurrent client connections is reached: 2537 MQRC_CHANNEL_NOT_AVAILABLE.", "Raise MaxChannels in qm.ini or reduce connections.";
+    OBJECTS_SAVE_FAILED = 7075 Error "Object definitions could not be saved: {0}",
+        "A change to the definitions could not be written to objects.json; it is in effect until restart.", "Free disk space or fix permissions; the next change retries.";
+}
+
+impl Message {
+    /// The id, e.g. `FRY8003I`.
+    pub fn id(&self) -> String {
+        format!("FRY{:04}{}", self.number, self.severity.letter())
+    }
+
+    /// `FRY8003I: Ferry queue manager 'QM1' started using Ferry 0.1.0.` with inserts filled.
+    pub fn format(&self, inserts: &[&dyn std::fmt::Display]) -> String {
+        format!("{}: {}", self.id(), fill(self.text, inserts))
+    }
+
+    /// The explanation and action with inserts filled, for the error log.
+    pub fn detail(&self, inserts: &[&dyn std::fmt::Display]) -> (String, String) {
+        (fill(self.explanation, inserts), fill(self.action, inserts))
+    }
+}
+
+fn fill(template: &str, inserts: &[&dyn std::fmt::Display]) -> String {
+    let mut out = template.to_string();
+    for (i, v) in inserts.iter().enumerate() {
+        out = out.replace(&format!("{{{i}}}"), &v.to_string());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_and_formatted() {
+        let mut seen = std::collections::HashSet::new();
+        for m in ALL {
+            assert!(seen.insert(m.number), "duplicate {}", m.number);
+        }
+        assert_eq!(
+            QMGR_STARTED.format(&[&"QM1", &"0.1.0"]),
+            "FRY8003I: Ferry queue manager 'QM1' started using Ferry 0.1.0."
+        );
+        assert_eq!(QMGR_UNKNOWN.id(), "FRY8118E");
+    }
+}

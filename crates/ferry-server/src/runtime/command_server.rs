@@ -1,0 +1,158 @@
+//! The command server: runs MQSC commands against the running queue manager.
+//!
+//! `ferry mqsc` sends each command over the bindings socket; it is parsed and executed
+//! here by `ferry-mqsc` against [`Target`], which hands definitions and status to the
+//! engine and listener starts and stops to the listener registry.
+
+use super::clock;
+use super::listeners;
+use super::server::Server;
+use ferry_mqsc::AdminTarget;
+use ferry_objects::status::{ConnectionStatus, HandleStatus, ListenerStatus, QueueStatus};
+use ferry_objects::{
+    AdminError, ChannelDefinition, ListenerDefinition, QmgrAttributes, QueueDefinition,
+};
+use ferry_wire::MqscOutput;
+use std::rc::Rc;
+
+/// Parses and runs one MQSC command, returning its output lines.
+pub fn run(server: &Rc<Server>, command: &str) -> MqscOutput {
+    let mut target = Target { server };
+    let result = match ferry_mqsc::parse_command(command) {
+        Ok(cmd) => ferry_mqsc::execute(&cmd, &mut target),
+        Err(e) => ferry_mqsc::CommandResult::syntax_error(&e),
+    };
+    server.perform_effects();
+    MqscOutput {
+        lines: result.lines,
+        failed: !result.ok,
+    }
+}
+
+/// The running queue manager seen through [`AdminTarget`].
+struct Target<'a> {
+    server: &'a Rc<Server>,
+}
+
+impl Target<'_> {
+    fn admin<T>(
+        &mut self,
+        f: impl FnOnce(
+            &mut ferry_engine::QueueManager,
+            ferry_engine::Timestamp,
+            &mut ferry_engine::Effects,
+        ) -> T,
+    ) -> T {
+        self.server.with_engine(f)
+    }
+}
+
+impl AdminTarget for Target<'_> {
+    fn qmgr_name(&self) -> String {
+        self.server.name.clone()
+    }
+    fn now_ms(&self) -> u64 {
+        clock::now().0
+    }
+    fn queue(&self, name: &str) -> Option<QueueDefinition> {
+        self.server.engine.borrow().queue(name)
+    }
+    fn queues(&self) -> Vec<QueueDefinition> {
+        self.server.engine.borrow().queues()
+    }
+    fn define_queue(&mut self, def: QueueDefinition, replace: bool) -> Result<(), AdminError> {
+        self.admin(|e, now, fx| e.define_queue(def, replace, now, fx))
+    }
+    fn alter_queue(&mut self, def: QueueDefinition, force: bool) -> Result<(), AdminError> {
+        self.admin(|e, now, fx| e.alter_queue(def, force, now, fx))
+    }
+    fn delete_queue(&mut self, name: &str, purge: bool) -> Result<(), AdminError> {
+        self.admin(|e, now, fx| e.delete_queue(name, purge, now, fx))
+    }
+    fn clear_queue(&mut self, name: &str) -> Result<u64, AdminError> {
+        self.admin(|e, _, _| e.clear_queue(name))
+    }
+    fn queue_status(&self, name: &str) -> Option<QueueStatus> {
+        self.server.engine.borrow().queue_status(name, clock::now())
+    }
+    fn handle_status(&self, name: &str) -> Vec<HandleStatus> {
+        self.server.engine.borrow().handle_status(name)
+    }
+    fn channel(&self, name: &str) -> Option<ChannelDefinition> {
+        self.server.engine.borrow().channel(name)
+    }
+    fn channels(&self) -> Vec<ChannelDefinition> {
+        self.server.engine.borrow().channels()
+    }
+    fn define_channel(&mut self, def: ChannelDefinition, replace: bool) -> Result<(), AdminError> {
+        self.admin(|e, _, fx| e.define_channel(def, replace, fx))
+    }
+    fn alter_channel(&mut self, def: ChannelDefinition) -> Result<(), AdminError> {
+        self.admin(|e, _, fx| e.alter_channel(def, fx))
+    }
+    fn delete_channel(&mut self, name: &str) -> Result<(), AdminError> {
+        self.admin(|e, _, fx| e.delete_channel(name, fx))
+    }
+    fn listener(&self, name: &str) -> Option<ListenerDefinition> {
+        self.server.engine.borrow().listener(name)
+    }
+    fn listeners(&self) -> Vec<ListenerDefinition> {
+        self.server.engine.borrow().listeners()
+    }
+    fn define_listener(
+        &mut self,
+        def: ListenerDefinition,
+        replace: bool,
+    ) -> Result<(), AdminError> {
+        if replace && self.server.listeners.borrow().contains_key(&def.name) {
+            return Err(AdminError::InUse { name: def.name });
+        }
+        self.admin(|e, _, fx| e.define_listener(def, replace, fx))
+    }
+    fn alter_listener(&mut self, def: ListenerDefinition) -> Result<(), AdminError> {
+        self.admin(|e, _, fx| e.alter_listener(def, fx))
+    }
+    fn delete_listener(&mut self, name: &str) -> Result<(), AdminError> {
+        if self.server.listeners.borrow().contains_key(name) {
+            return Err(AdminError::InUse {
+                name: name.to_string(),
+            });
+        }
+        self.admin(|e, _, fx| e.delete_listener(name, fx))
+    }
+    fn start_listener(&mut self, name: &str) -> Result<(), AdminError> {
+        listeners::start(self.server, name)
+    }
+    fn stop_listener(&mut self, name: &str) -> Result<(), AdminError> {
+        listeners::stop(self.server, name)
+    }
+    fn listener_status(&self, name: &str) -> Option<ListenerStatus> {
+        let def = self.server.engine.borrow().listener(name)?;
+        let running = self.server.listeners.borrow();
+        Some(match running.get(name) {
+            Some(l) => ListenerStatus {
+                name: name.to_string(),
+                running: true,
+                port: l.port,
+                ip_address: l.ip_address.clone(),
+                started_ms: Some(l.started_ms),
+            },
+            None => ListenerStatus {
+                name: name.to_string(),
+                running: false,
+                port: def.effective_port(),
+                ip_address: def.attributes.ip_address.clone(),
+                started_ms: None,
+            },
+        })
+    }
+    fn qmgr(&self) -> QmgrAttributes {
+        self.server.engine.borrow().qmgr()
+    }
+    fn alter_qmgr(&mut self, attrs: QmgrAttributes) -> Result<(), AdminError> {
+        self.admin(|e, _, fx| e.alter_qmgr(attrs, fx))
+    }
+    fn connections(&self) -> Vec<ConnectionStatus> {
+        self.server.engine.borrow().connections()
+    }
+}

@@ -1,0 +1,254 @@
+//! Turns one request frame into an engine call and its reply.
+//!
+//! MQI is synchronous per conversation: each frame is one call, answered at once, except
+//! a GET that waits, whose reply the engine completes later (see `Server::park_get`).
+//! Errors in the payload of a known verb are answered with the verb's failure reply and
+//! the reason code; only frames that break the protocol itself end the socket.
+
+use super::command_server;
+use super::server::{Route, Server};
+use super::socket::SocketShared;
+use ferry_engine::{ConnId, ConnectionInfo, GetOutcome};
+use ferry_mqi::{MqError, ReasonCode};
+use ferry_wire::{Frame, Reply, Request, Status, Verb, WireError, SOCKET_CONVERSATION};
+use std::rc::Rc;
+
+/// Bodies up to this size are copied out of the read buffer so a message that stays on
+/// a queue does not pin the whole 64 KiB read chunk it arrived in; larger bodies are
+/// kept as slices of it (they fill most of their chunk anyway).
+const COPY_BODY_BELOW: usize = 16 * 1024;
+
+fn fail(verb: Verb, reason: ReasonCode) -> Reply {
+    Reply::failure(verb, Status::from_reason(reason)).unwrap_or(Reply::Heartbeat)
+}
+
+fn status_of(r: Result<Option<ReasonCode>, MqError>) -> Status {
+    match r {
+        Ok(None) => Status::OK,
+        Ok(Some(w)) => Status::from_reason(w),
+        Err(e) => e.into(),
+    }
+}
+
+/// Handles one frame; an `Err` is a protocol violation that ends the socket.
+pub fn handle_frame(
+    server: &Rc<Server>,
+    socket: &Rc<SocketShared>,
+    frame: Frame,
+) -> Result<(), WireError> {
+    if frame.is_reply() {
+        // Only heartbeat answers travel client → server as replies.
+        return match frame.verb {
+            Verb::Heartbeat => Ok(()),
+            _ => Err(WireError::UnexpectedVerb {
+                verb: frame.verb.code(),
+                expected: "a request",
+            }),
+        };
+    }
+    let request = Request::decode(&frame)?;
+    let conv = frame.conversation;
+    let rid = frame.request_id;
+    if conv == SOCKET_CONVERSATION {
+        return match request {
+            Request::Heartbeat => {
+                socket.send_reply(conv, rid, &Reply::Heartbeat);
+                Ok(())
+            }
+            _ => Err(WireError::UnexpectedVerb {
+                verb: frame.verb.code(),
+                expected: "a heartbeat on conversation 0",
+            }),
+        };
+    }
+    if let Request::Conn(c) = &request {
+        let reply = connect(server, socket, conv, c);
+        socket.send_reply(conv, rid, &reply);
+        return Ok(());
+    }
+    let Some(conn) = socket.conversations.borrow().get(&conv).copied() else {
+        let reply = fail(request.verb(), ReasonCode::HconnError);
+        socket.send_reply(conv, rid, &reply);
+        return Ok(());
+    };
+    let reply = match request {
+        Request::Conn(_) | Request::Heartbeat => fail(request.verb(), ReasonCode::CallInProgress),
+        Request::Disc { backout } => {
+            socket.conversations.borrow_mut().remove(&conv);
+            end_conversation(server, conn, !backout);
+            Reply::Disc { status: Status::OK }
+        }
+        Request::Open { od, options } => {
+            match server.with_engine(|e, now, fx| e.open(conn, &od, options, now, fx)) {
+                Ok(opened) => Reply::Open {
+                    status: Status::OK,
+                    hobj: opened.hobj.0,
+                    resolved_q_name: ferry_mqi::FixedStr::truncating(&opened.resolved_q_name),
+                    resolved_qmgr_name: ferry_mqi::FixedStr::truncating(&opened.resolved_qmgr_name),
+                },
+                Err(e) => fail(Verb::Open, e.reason),
+            }
+        }
+        Request::Close { hobj, options } => {
+            let r = server.with_engine(|e, now, fx| {
+                e.close(conn, ferry_engine::Hobj(hobj), options, now, fx)
+            });
+            Reply::Close {
+                status: status_of(r.map(|()| None)),
+            }
+        }
+        Request::Put {
+            hobj,
+            mut md,
+            pmo,
+            body,
+        } => {
+            let body = own_body(body);
+            let r = server.with_engine(|e, now, fx| {
+                e.put(conn, ferry_engine::Hobj(hobj), &mut md, &pmo, body, now, fx)
+            });
+            Reply::Put {
+                status: status_of(r),
+                md,
+            }
+        }
+        Request::Put1 {
+            od,
+            mut md,
+            pmo,
+            body,
+        } => {
+            let body = own_body(body);
+            let r =
+                server.with_engine(|e, now, fx| e.put1(conn, &od, &mut md, &pmo, body, now, fx));
+            Reply::Put1 {
+                status: status_of(r),
+                md,
+            }
+        }
+        Request::Get {
+            hobj,
+            md,
+            gmo,
+            max_len,
+        } => {
+            let max_len = (max_len as usize).min(socket.negotiated.max_msg_length as usize);
+            let outcome = server.with_engine(|e, now, fx| {
+                e.get(conn, ferry_engine::Hobj(hobj), &md, &gmo, max_len, now, fx)
+            });
+            match outcome {
+                GetOutcome::Done(result) => super::server::get_reply(result),
+                GetOutcome::Waiting => {
+                    server.park_get(
+                        conn,
+                        Route {
+                            socket: socket.clone(),
+                            conversation: conv,
+                            request_id: rid,
+                        },
+                    );
+                    return Ok(());
+                }
+            }
+        }
+        Request::Inq { hobj, selectors } => {
+            match server
+                .with_engine(|e, _now, _fx| e.inquire(conn, ferry_engine::Hobj(hobj), &selectors))
+            {
+                Ok(values) => Reply::Inq {
+                    status: Status::OK,
+                    values,
+                },
+                Err(e) => fail(Verb::Inq, e.reason),
+            }
+        }
+        Request::Cmit => Reply::Cmit {
+            status: status_of(
+                server
+                    .with_engine(|e, now, fx| e.commit(conn, now, fx))
+                    .map(|()| None),
+            ),
+        },
+        Request::Back => Reply::Back {
+            status: status_of(
+                server
+                    .with_engine(|e, now, fx| e.backout(conn, now, fx))
+                    .map(|()| None),
+            ),
+        },
+        Request::Mqsc { command } => {
+            let output = command_server::run(server, &command);
+            Reply::Mqsc {
+                status: if output.failed {
+                    Status::from_reason(ReasonCode::UnexpectedError)
+                } else {
+                    Status::OK
+                },
+                output,
+            }
+        }
+    };
+    socket.send_reply(conv, rid, &reply);
+    Ok(())
+}
+
+fn own_body(body: bytes::Bytes) -> bytes::Bytes {
+    if body.len() < COPY_BODY_BELOW {
+        bytes::Bytes::copy_from_slice(&body)
+    } else {
+        body
+    }
+}
+
+fn connect(
+    server: &Rc<Server>,
+    socket: &Rc<SocketShared>,
+    conv: u32,
+    c: &ferry_wire::ConnRequest,
+) -> Reply {
+    let failed = |reason| Reply::Conn {
+        status: Status::from_reason(reason),
+        qmgr_name: ferry_mqi::FixedStr::BLANK,
+    };
+    if socket.conversations.borrow().contains_key(&conv) {
+        return failed(ReasonCode::AlreadyConnected);
+    }
+    if socket.conversations.borrow().len() >= socket.negotiated.sharecnv as usize {
+        return failed(ReasonCode::ChannelNotAvailable);
+    }
+    let wanted = c.qmgr_name.as_str();
+    if !wanted.is_empty() && wanted != server.name && wanted != "*" {
+        return failed(ReasonCode::QMgrNameError);
+    }
+    if server.state.get() != crate::lifecycle::QmgrState::Running {
+        return failed(ReasonCode::QMgrQuiescing);
+    }
+    let info = ConnectionInfo {
+        application_name: c.appl_name.as_str().to_string(),
+        channel: socket.channel.clone(),
+        connection_name: socket.connection_name(),
+        user_id: c.user_id.as_str().to_string(),
+        pid: socket.pid(),
+    };
+    match server.with_engine(|e, now, _fx| e.connect(info, now)) {
+        Ok(conn) => {
+            socket.conversations.borrow_mut().insert(conv, conn);
+            server.conversations.set(server.conversations.get() + 1);
+            Reply::Conn {
+                status: Status::OK,
+                qmgr_name: ferry_mqi::FixedStr::truncating(&server.name),
+            }
+        }
+        Err(e) => failed(e.reason),
+    }
+}
+
+/// Ends a conversation: `normal` commits its unit of work, otherwise it is backed out.
+pub fn end_conversation(server: &Rc<Server>, conn: ConnId, normal: bool) {
+    server.forget_route(conn);
+    server.with_engine(|e, now, fx| e.disconnect(conn, normal, now, fx));
+    server
+        .conversations
+        .set(server.conversations.get().saturating_sub(1));
+    server.lifecycle_wake.notify_one();
+}

@@ -1,0 +1,167 @@
+//! TCP listeners (LISTENER objects) and the bindings Unix socket.
+//!
+//! START LISTENER binds at once, so a port in use is reported to the administrator by
+//! the command itself; the accept loop then runs as a task until STOP LISTENER or the
+//! end of the queue manager. Connections already accepted are not affected by a stop.
+
+use super::clock;
+use super::server::{RunningListener, Server};
+use super::socket::{self, Transport};
+use crate::messages;
+use ferry_objects::AdminError;
+use std::rc::Rc;
+
+/// Starts listener `name` (its definition must exist and it must not be running).
+pub fn start(server: &Rc<Server>, name: &str) -> Result<(), AdminError> {
+    let def = server
+        .engine
+        .borrow()
+        .listener(name)
+        .ok_or_else(|| AdminError::NotFound {
+            name: name.to_string(),
+        })?;
+    if server.listeners.borrow().contains_key(name) {
+        return Err(AdminError::Failed {
+            reason: ferry_mqi::ReasonCode::ObjectInUse,
+            text: format!("listener {name} is already running"),
+        });
+    }
+    let port = def.effective_port();
+    let ip = def.attributes.ip_address.trim().to_string();
+    let host = if ip.is_empty() {
+        "0.0.0.0".to_string()
+    } else {
+        ip.clone()
+    };
+    let std_listener = std::net::TcpListener::bind((host.as_str(), port)).map_err(|e| {
+        let line = server
+            .error_log
+            .borrow_mut()
+            .write(&messages::LISTENER_FAILED, &[&name, &port, &e]);
+        AdminError::Failed {
+            reason: ferry_mqi::ReasonCode::ResourceProblem,
+            text: line,
+        }
+    })?;
+    let bound_port = std_listener.local_addr().map(|a| a.port()).unwrap_or(port);
+    std_listener
+        .set_nonblocking(true)
+        .map_err(|e| AdminError::Invalid(e.to_string()))?;
+    let listener = tokio::net::TcpListener::from_std(std_listener)
+        .map_err(|e| AdminError::Invalid(e.to_string()))?;
+    let keep_alive = server.ini.tcp.keep_alive;
+    let task = tokio::task::spawn_local(accept_tcp(server.clone(), listener, keep_alive));
+    server.listeners.borrow_mut().insert(
+        name.to_string(),
+        RunningListener {
+            port: bound_port,
+            ip_address: ip,
+            started_ms: clock::now().0,
+            abort: task.abort_handle(),
+        },
+    );
+    server
+        .error_log
+        .borrow_mut()
+        .write(&messages::LISTENER_STARTED, &[&name, &bound_port]);
+    server.publish_status();
+    Ok(())
+}
+
+/// Stops listener `name`; its connections carry on.
+pub fn stop(server: &Rc<Server>, name: &str) -> Result<(), AdminError> {
+    if server.engine.borrow().listener(name).is_none() {
+        return Err(AdminError::NotFound {
+            name: name.to_string(),
+        });
+    }
+    let running = server.listeners.borrow_mut().remove(name);
+    match running {
+        Some(l) => {
+            l.abort.abort();
+            server
+                .error_log
+                .borrow_mut()
+                .write(&messages::LISTENER_ENDED, &[&name]);
+            server.publish_status();
+            Ok(())
+        }
+        None => Err(AdminError::Failed {
+            reason: ferry_mqi::ReasonCode::ObjectInUse,
+            text: format!("listener {name} is not running"),
+        }),
+    }
+}
+
+async fn accept_tcp(server: Rc<Server>, listener: tokio::net::TcpListener, keep_alive: bool) {
+    loop {
+        match listener.accept().await {
+            Ok((stream, peer)) => {
+                // Replies are small and latency-bound: never wait for Nagle.
+                let _ = stream.set_nodelay(true);
+                if keep_alive {
+                    let sock = socket2_keepalive(&stream);
+                    if let Err(e) = sock {
+                        tracing::debug!("SO_KEEPALIVE: {e}");
+                    }
+                }
+                let (r, w) = stream.into_split();
+                let transport = Transport::Tcp {
+                    peer: peer.ip().to_string(),
+                };
+                tokio::task::spawn_local(socket::serve(server.clone(), r, w, transport));
+            }
+            Err(e) => {
+                // Out of file descriptors and the like: wait a little, keep listening.
+                tracing::warn!("accept failed: {e}");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+        }
+    }
+}
+
+fn socket2_keepalive(stream: &tokio::net::TcpStream) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let on: libc::c_int = 1;
+    // SAFETY: setsockopt on a valid socket fd with a correctly sized int option.
+    let rc = unsafe {
+        libc::setsockopt(
+            stream.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_KEEPALIVE,
+            (&on as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// Accepts bindings connections on the queue manager's Unix socket.
+pub async fn accept_bindings(server: Rc<Server>, listener: tokio::net::UnixListener) {
+    loop {
+        match listener.accept().await {
+            Ok((stream, _)) => {
+                let pid = stream
+                    .peer_cred()
+                    .ok()
+                    .and_then(|c| c.pid())
+                    .and_then(|p| u32::try_from(p).ok());
+                let (r, w) = stream.into_split();
+                tokio::task::spawn_local(socket::serve(
+                    server.clone(),
+                    r,
+                    w,
+                    Transport::Bindings { pid },
+                ));
+            }
+            Err(e) => {
+                tracing::warn!("bindings accept failed: {e}");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+        }
+    }
+}

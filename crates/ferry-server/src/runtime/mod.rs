@@ -1,0 +1,274 @@
+//! The running queue manager process (`ferry start QM1 --foreground`).
+//!
+//! Start-up: read qm.ini and objects.json, restore the engine, open the bindings socket
+//! and the listeners with CONTROL(QMGR), publish `Running`. Then serve until a stop:
+//! SIGUSR1 is a controlled stop (`ferry stop`: no new connections, wait for applications
+//! to disconnect), SIGTERM or SIGINT an immediate one (`ferry stop --immediate`, Ctrl-C,
+//! `docker stop`: applications are told 2162 MQRC_Q_MGR_STOPPING and their uncommitted
+//! work is backed out).
+
+mod clock;
+mod command_server;
+mod dispatch;
+mod listeners;
+mod server;
+mod socket;
+
+use crate::catalogue_store;
+use crate::error_log::ErrorLog;
+use crate::home::{FerryHome, QmgrPaths};
+use crate::lifecycle::{self, ControlError, QmgrState};
+use crate::messages;
+use crate::qm_ini::QmIni;
+use ferry_engine::QueueManager;
+use ferry_objects::listener::ListenerControl;
+use ferry_objects::ListenerDefinition;
+use server::Server;
+use std::rc::Rc;
+use std::time::Duration;
+use tokio::signal::unix::{signal, SignalKind};
+
+/// The listener `ferry create` defines, started with the queue manager.
+pub const DEFAULT_LISTENER: &str = "SYSTEM.LISTENER.TCP.1";
+
+/// Creates queue manager `name` (crtmqm): directories, qm.ini, system objects, and a
+/// TCP listener on `port` that starts with the queue manager.
+pub fn create_queue_manager(
+    home: &FerryHome,
+    name: &str,
+    port: u16,
+    description: Option<&str>,
+) -> Result<Vec<String>, ControlError> {
+    let (paths, _ini) = lifecycle::create_layout(home, name)?;
+    let now = clock::now();
+    let mut engine = QueueManager::new(name, ferry_objects::QmgrAttributes::default(), now);
+    let mut fx = ferry_engine::Effects::default();
+    engine.define_system_objects(now);
+    let mut qmgr = engine.qmgr();
+    if let Some(d) = description {
+        qmgr.descr = d.chars().take(64).collect();
+    }
+    let mut listener = ListenerDefinition::new(DEFAULT_LISTENER);
+    listener.attributes.port = i32::from(port);
+    listener.attributes.control = ListenerControl::QMgr;
+    let defined = engine
+        .alter_qmgr(qmgr, &mut fx)
+        .and_then(|()| engine.define_listener(listener, true, &mut fx));
+    if let Err(e) = defined {
+        let _ = std::fs::remove_dir_all(&paths.dir);
+        return Err(ControlError {
+            message: format!("cannot define the default objects: {e}"),
+            exit_code: 71,
+        });
+    }
+    if let Err(e) = catalogue_store::save(&paths.objects(), &engine.catalogue()) {
+        let _ = std::fs::remove_dir_all(&paths.dir);
+        return Err(ControlError {
+            message: e.to_string(),
+            exit_code: 71,
+        });
+    }
+    let objects = engine.queues().len() + engine.channels().len() + engine.listeners().len();
+    Ok(vec![
+        messages::QMGR_CREATED.format(&[&name]),
+        format!("Directory '{}' created.", paths.dir.display()),
+        format!("Default objects for queue manager '{name}': {objects} created."),
+        format!("A TCP listener on port {port} starts with the queue manager."),
+    ])
+}
+
+/// Runs queue manager `name` in this process until it is stopped.
+pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> {
+    let paths = lifecycle::existing(home, name)?;
+    if let Some(pid) = lifecycle::running_pid(&paths) {
+        if pid != std::process::id() {
+            return Err(ControlError {
+                message: messages::QMGR_RUNNING.format(&[&name, &pid]),
+                exit_code: 5,
+            });
+        }
+    }
+    let config_error = |e: &dyn std::fmt::Display| ControlError {
+        message: messages::CONFIG_ERROR.format(&[&name, e]),
+        exit_code: 71,
+    };
+    let ini = QmIni::read(&paths.qm_ini(), &paths.log_dir).map_err(|e| config_error(&e))?;
+    let catalogue = catalogue_store::load(&paths.objects()).map_err(|e| config_error(&e))?;
+    let mut error_log = ErrorLog::open(paths.errors_dir(), name, ini.error_log.error_log_size)
+        .map_err(|e| config_error(&e))?;
+    println!("{}", error_log.write(&messages::QMGR_STARTING, &[&name]));
+    let engine = QueueManager::from_catalogue(name, catalogue, clock::now());
+
+    std::fs::create_dir_all(paths.run_dir()).map_err(|e| config_error(&e))?;
+    std::fs::write(paths.pid_file(), std::process::id().to_string())
+        .map_err(|e| config_error(&e))?;
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| config_error(&e))?;
+    let local = tokio::task::LocalSet::new();
+    let server = Server::new(paths.clone(), ini, engine, error_log);
+    let result = local.block_on(&runtime, serve(server.clone()));
+    // Let writer tasks flush close notices before the runtime goes.
+    drop(local);
+    drop(runtime);
+    cleanup(&paths);
+    let line = server
+        .error_log
+        .borrow_mut()
+        .write(&messages::QMGR_ENDED, &[&name]);
+    println!("{line}");
+    result
+}
+
+fn cleanup(paths: &QmgrPaths) {
+    let _ = std::fs::remove_file(paths.bindings_socket());
+    let _ = std::fs::remove_file(paths.status_file());
+    let _ = std::fs::remove_file(paths.pid_file());
+}
+
+async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
+    let name = server.name.clone();
+    let fail = |e: &dyn std::fmt::Display| ControlError {
+        message: messages::CONFIG_ERROR.format(&[&name, e]),
+        exit_code: 71,
+    };
+    let sock_path = server.paths.bindings_socket();
+    let _ = std::fs::remove_file(&sock_path);
+    let bindings = tokio::net::UnixListener::bind(&sock_path).map_err(|e| fail(&e))?;
+    let bindings_task =
+        tokio::task::spawn_local(listeners::accept_bindings(server.clone(), bindings));
+
+    let auto_start: Vec<String> = server
+        .engine
+        .borrow()
+        .listeners()
+        .into_iter()
+        .filter(|l| l.attributes.control != ListenerControl::Manual)
+        .map(|l| l.name)
+        .collect();
+    for l in auto_start {
+        if let Err(e) = listeners::start(&server, &l) {
+            eprintln!("{e}");
+        }
+    }
+
+    let mut usr1 = signal(SignalKind::user_defined1()).map_err(|e| fail(&e))?;
+    let mut term = signal(SignalKind::terminate()).map_err(|e| fail(&e))?;
+    let mut int = signal(SignalKind::interrupt()).map_err(|e| fail(&e))?;
+
+    server.state.set(QmgrState::Running);
+    server.publish_status();
+    let started = server.error_log.borrow_mut().write(
+        &messages::QMGR_STARTED,
+        &[&name, &env!("CARGO_PKG_VERSION")],
+    );
+    println!("{started}");
+    println!(
+        "{}",
+        messages::BINDINGS_STARTED.format(&[&sock_path.display()])
+    );
+
+    let timer_task = tokio::task::spawn_local(expiry_timer(server.clone()));
+    let status_task = tokio::task::spawn_local(status_publisher(server.clone()));
+
+    // Serve until a stop request.
+    let immediate = tokio::select! {
+        _ = usr1.recv() => false,
+        _ = term.recv() => true,
+        _ = int.recv() => true,
+    };
+    if !immediate {
+        server.state.set(QmgrState::Quiescing);
+        server.with_engine(|e, now, fx| e.quiesce(now, fx));
+        server.publish_status();
+        let stop_now = loop {
+            if server.conversations.get() == 0 {
+                break false;
+            }
+            tokio::select! {
+                _ = server.lifecycle_wake.notified() => {}
+                _ = term.recv() => break true,
+                _ = int.recv() => break true,
+            }
+        };
+        if stop_now {
+            end_immediately(&server).await;
+        }
+    } else {
+        end_immediately(&server).await;
+    }
+    timer_task.abort();
+    status_task.abort();
+    bindings_task.abort();
+    for (_, l) in std::mem::take(&mut *server.listeners.borrow_mut()) {
+        l.abort.abort();
+    }
+    Ok(())
+}
+
+/// Tells every connection the queue manager is stopping, backs out their work, and
+/// gives the writers a moment to deliver the news.
+async fn end_immediately(server: &Rc<Server>) {
+    server.state.set(QmgrState::Ending);
+    server.publish_status();
+    server.with_engine(|e, now, fx| e.stop(now, fx));
+    let sockets: Vec<_> = server
+        .sockets
+        .borrow()
+        .iter()
+        .filter_map(|w| w.upgrade())
+        .collect();
+    for s in &sockets {
+        let convs: Vec<_> = s
+            .conversations
+            .borrow_mut()
+            .drain()
+            .map(|(_, c)| c)
+            .collect();
+        for conn in convs {
+            dispatch::end_conversation(server, conn, false);
+        }
+        s.close_with(
+            ferry_mqi::ReasonCode::QMgrStopping,
+            "the queue manager is stopping",
+        );
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+}
+
+/// Completes waiting GETs whose wait interval is over (one timer for all of them).
+async fn expiry_timer(server: Rc<Server>) {
+    loop {
+        let next = server.engine.borrow().next_deadline();
+        server.timer_armed.set(next);
+        match next {
+            Some(deadline) => {
+                let now = clock::now();
+                let delay = Duration::from_millis(deadline.0.saturating_sub(now.0));
+                tokio::select! {
+                    _ = tokio::time::sleep(delay) => {
+                        server.with_engine(|e, now, fx| e.expire_waits(now, fx));
+                    }
+                    _ = server.timer_wake.notified() => {}
+                }
+            }
+            None => server.timer_wake.notified().await,
+        }
+    }
+}
+
+/// Keeps run/status.json current (connection count) without a write per connection.
+async fn status_publisher(server: Rc<Server>) {
+    let mut last = u64::MAX;
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        tick.tick().await;
+        let now = server.conversations.get();
+        if now != last {
+            last = now;
+            server.publish_status();
+        }
+    }
+}

@@ -1,0 +1,439 @@
+//! One client socket: handshake, then many conversations multiplexed over it.
+//!
+//! A reader task decodes every complete frame in what one read returned, dispatches each
+//! to the engine, and appends the replies to the socket's output buffer; the writer task
+//! sends everything queued in one write. Replies that other sockets' puts complete (a
+//! waiting GET) land in the same buffer. A protocol violation sends a close notice and
+//! ends this socket only; its conversations are backed out as broken connections.
+
+use super::dispatch;
+use super::server::Server;
+use crate::messages;
+use bytes::BytesMut;
+use ferry_engine::ConnId;
+use ferry_mqi::ReasonCode;
+use ferry_wire::{
+    decode_frame, max_frame_len, negotiate, ClientHello, CloseNotice, HelloFlags, Negotiated,
+    Reply, ServerHello, ServerLimits, Status, WireError,
+};
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::Notify;
+
+/// How a socket reached the queue manager.
+#[derive(Clone, Debug)]
+pub enum Transport {
+    /// A client over TCP from this address.
+    Tcp {
+        /// Peer address, as CONNAME shows it.
+        peer: String,
+    },
+    /// A local application over the bindings Unix socket.
+    Bindings {
+        /// Its process id, when the kernel told us.
+        pid: Option<u32>,
+    },
+}
+
+/// What the reader, the writer and other sockets share about one socket.
+pub struct SocketShared {
+    /// Replies waiting to be written.
+    out: RefCell<BytesMut>,
+    /// Wakes the writer.
+    wake_writer: Notify,
+    /// Set when the socket is closing: no more replies are queued.
+    closing: Cell<bool>,
+    /// Frames received (for the heartbeat check).
+    received: Cell<u64>,
+    /// Frames sent (for the heartbeat check).
+    sent: Cell<u64>,
+    /// Conversations: id → engine connection.
+    pub conversations: RefCell<HashMap<u32, ConnId>>,
+    /// How the socket came.
+    pub transport: Transport,
+    /// Channel name (blank for bindings).
+    pub channel: String,
+    /// Negotiated limits.
+    pub negotiated: Negotiated,
+}
+
+impl SocketShared {
+    /// Queues a reply and wakes the writer.
+    pub fn send_reply(&self, conversation: u32, request_id: u32, reply: &Reply) {
+        if self.closing.get() {
+            return;
+        }
+        Server::encode(&mut self.out.borrow_mut(), conversation, request_id, reply);
+        self.sent.set(self.sent.get() + 1);
+        self.wake_writer.notify_one();
+    }
+
+    /// Queues a close notice and marks the socket closing.
+    pub fn close_with(&self, reason: ReasonCode, text: &str) {
+        if self.closing.get() {
+            return;
+        }
+        let notice = CloseNotice {
+            reason,
+            text: text.to_string(),
+        };
+        let _ = notice.encode(&mut self.out.borrow_mut());
+        self.closing.set(true);
+        self.wake_writer.notify_one();
+    }
+
+    /// The CONNAME DISPLAY CONN shows.
+    pub fn connection_name(&self) -> String {
+        match &self.transport {
+            Transport::Tcp { peer } => peer.clone(),
+            Transport::Bindings { .. } => String::new(),
+        }
+    }
+
+    /// Process id of a bindings application.
+    pub fn pid(&self) -> Option<u32> {
+        match &self.transport {
+            Transport::Bindings { pid } => *pid,
+            Transport::Tcp { .. } => None,
+        }
+    }
+
+    /// Whether the socket is closing.
+    pub fn is_closing(&self) -> bool {
+        self.closing.get()
+    }
+}
+
+/// Largest handshake we read before giving up on a peer that sends garbage.
+const HELLO_TIMEOUT: Duration = Duration::from_secs(30);
+/// Size reserved for each read: many frames per read.
+const READ_CHUNK: usize = 64 * 1024;
+
+/// Serves one socket until it closes.
+pub async fn serve<R, W>(server: Rc<Server>, mut reader: R, mut writer: W, transport: Transport)
+where
+    R: AsyncRead + Unpin + 'static,
+    W: AsyncWrite + Unpin + 'static,
+{
+    let peer_text = match &transport {
+        Transport::Tcp { peer } => peer.clone(),
+        Transport::Bindings { pid } => {
+            format!("bindings pid {}", pid.map_or("?".into(), |p| p.to_string()))
+        }
+    };
+    let mut inbuf = BytesMut::with_capacity(READ_CHUNK);
+    let hello = match tokio::time::timeout(HELLO_TIMEOUT, read_hello(&mut reader, &mut inbuf)).await
+    {
+        Ok(Ok(Some(h))) => h,
+        Ok(Ok(None)) => return,
+        Ok(Err(e)) => {
+            server
+                .error_log
+                .borrow_mut()
+                .write(&messages::PROTOCOL_ERROR, &[&peer_text, &e]);
+            let mut out = BytesMut::new();
+            let _ = ServerHello::refuse(e.reason(), e.to_string()).encode(&mut out);
+            let _ = writer.write_all(&out).await;
+            return;
+        }
+        Err(_) => return,
+    };
+    let (answer, negotiated) = admit(&server, &hello, &transport, &peer_text);
+    let mut out = BytesMut::new();
+    if answer.encode(&mut out).is_err() {
+        return;
+    }
+    if writer.write_all(&out).await.is_err() {
+        return;
+    }
+    let Some(negotiated) = negotiated else { return };
+
+    let is_tcp = matches!(transport, Transport::Tcp { .. });
+    let shared = Rc::new(SocketShared {
+        out: RefCell::new(BytesMut::with_capacity(READ_CHUNK)),
+        wake_writer: Notify::new(),
+        closing: Cell::new(false),
+        received: Cell::new(0),
+        sent: Cell::new(0),
+        conversations: RefCell::new(HashMap::new()),
+        transport,
+        channel: hello.channel.as_str().to_string(),
+        negotiated,
+    });
+    server.register_socket(&shared);
+    if is_tcp {
+        server.client_sockets.set(server.client_sockets.get() + 1);
+    }
+
+    let writer_task = tokio::task::spawn_local(write_loop(shared.clone(), writer));
+    let heartbeat_task = (negotiated.heartbeat_interval > 0).then(|| {
+        tokio::task::spawn_local(heartbeat_loop(
+            server.clone(),
+            shared.clone(),
+            peer_text.clone(),
+        ))
+    });
+
+    let max_frame = max_frame_len(negotiated.max_msg_length);
+    let end = read_loop(&server, &shared, &mut reader, &mut inbuf, max_frame).await;
+    match end {
+        ReadEnd::Eof => {}
+        ReadEnd::Io(e) => {
+            if !shared.conversations.borrow().is_empty() {
+                server
+                    .error_log
+                    .borrow_mut()
+                    .write(&messages::CONNECTION_LOST, &[&peer_text, &e]);
+            }
+        }
+        ReadEnd::Protocol(e) => {
+            server
+                .error_log
+                .borrow_mut()
+                .write(&messages::PROTOCOL_ERROR, &[&peer_text, &e]);
+            shared.close_with(e.reason(), &e.to_string());
+        }
+        ReadEnd::Closing => {}
+    }
+    // Conversations still open end as broken connections: their work is backed out.
+    let convs: Vec<ConnId> = shared
+        .conversations
+        .borrow_mut()
+        .drain()
+        .map(|(_, c)| c)
+        .collect();
+    for conn in convs {
+        dispatch::end_conversation(&server, conn, false);
+    }
+    shared.closing.set(true);
+    shared.wake_writer.notify_one();
+    if let Some(h) = heartbeat_task {
+        h.abort();
+    }
+    let _ = tokio::time::timeout(Duration::from_secs(5), writer_task).await;
+    if is_tcp {
+        server
+            .client_sockets
+            .set(server.client_sockets.get().saturating_sub(1));
+    }
+    server.lifecycle_wake.notify_one();
+}
+
+async fn read_hello<R: AsyncRead + Unpin>(
+    reader: &mut R,
+    inbuf: &mut BytesMut,
+) -> Result<Option<ClientHello>, WireError> {
+    loop {
+        if let Some(h) = ClientHello::decode(inbuf)? {
+            return Ok(Some(h));
+        }
+        inbuf.reserve(4096);
+        match reader.read_buf(inbuf).await {
+            Ok(0) | Err(_) => return Ok(None),
+            Ok(_) => {}
+        }
+    }
+}
+
+/// Decides whether a hello is admitted and with which limits.
+fn admit(
+    server: &Server,
+    hello: &ClientHello,
+    transport: &Transport,
+    peer: &str,
+) -> (ServerHello, Option<Negotiated>) {
+    let refuse = |reason, text: String| (ServerHello::refuse(reason, text), None);
+    if hello.major != ferry_wire::PROTOCOL_MAJOR {
+        return refuse(
+            ReasonCode::EnvironmentError,
+            format!(
+                "protocol version {} is not supported; this queue manager speaks {}",
+                hello.major,
+                ferry_wire::PROTOCOL_MAJOR
+            ),
+        );
+    }
+    let wanted_qm = hello.qmgr_name.as_str();
+    if !wanted_qm.is_empty() && wanted_qm != server.name {
+        return refuse(
+            ReasonCode::QMgrNameError,
+            format!("this is queue manager '{}', not '{wanted_qm}'", server.name),
+        );
+    }
+    let qmgr_max = server.engine.borrow().qmgr().max_msg_length;
+    let limits = match transport {
+        Transport::Bindings { .. } => ServerLimits {
+            max_msg_length: u32::try_from(qmgr_max).unwrap_or(0),
+            heartbeat_interval: 0,
+            sharecnv: hello.sharecnv.clamp(1, 1000),
+            flags: HelloFlags::empty(),
+        },
+        Transport::Tcp { .. } => {
+            let name = hello.channel.as_str();
+            let Some(channel) = server.engine.borrow().channel(name) else {
+                server
+                    .error_log
+                    .borrow_mut()
+                    .write(&messages::CHANNEL_UNKNOWN, &[&name, &peer]);
+                return refuse(
+                    ReasonCode::UnknownChannelName,
+                    format!(
+                        "channel '{name}' is not defined on queue manager '{}'",
+                        server.name
+                    ),
+                );
+            };
+            if server.client_sockets.get() >= server.ini.channels.max_channels {
+                server.error_log.borrow_mut().write(
+                    &messages::MAX_CHANNELS,
+                    &[&peer, &server.ini.channels.max_channels],
+                );
+                return refuse(
+                    ReasonCode::ChannelNotAvailable,
+                    format!("MaxChannels ({}) reached", server.ini.channels.max_channels),
+                );
+            }
+            let a = &channel.attributes;
+            ServerLimits {
+                max_msg_length: u32::try_from(a.max_msg_length.min(qmgr_max)).unwrap_or(0),
+                heartbeat_interval: u32::try_from(a.heartbeat_interval).unwrap_or(0),
+                sharecnv: u32::try_from(a.share_conversations).unwrap_or(1).max(1),
+                flags: HelloFlags::empty(),
+            }
+        }
+    };
+    let n = negotiate(hello, &limits);
+    let n = Negotiated {
+        sharecnv: n.sharecnv.max(1),
+        ..n
+    };
+    let answer = ServerHello {
+        status: Status::OK,
+        major: ferry_wire::PROTOCOL_MAJOR,
+        minor: n.minor,
+        flags: n.flags,
+        max_msg_length: n.max_msg_length,
+        heartbeat_interval: n.heartbeat_interval,
+        sharecnv: n.sharecnv,
+        qmgr_name: ferry_mqi::FixedStr::truncating(&server.name),
+        server_version: format!("Ferry {}", env!("CARGO_PKG_VERSION")),
+        message: String::new(),
+    };
+    (answer, Some(n))
+}
+
+enum ReadEnd {
+    Eof,
+    Io(std::io::Error),
+    Protocol(WireError),
+    Closing,
+}
+
+async fn read_loop<R: AsyncRead + Unpin>(
+    server: &Rc<Server>,
+    shared: &Rc<SocketShared>,
+    reader: &mut R,
+    inbuf: &mut BytesMut,
+    max_frame: u32,
+) -> ReadEnd {
+    loop {
+        loop {
+            match decode_frame(inbuf, max_frame) {
+                Ok(Some(frame)) => {
+                    shared.received.set(shared.received.get() + 1);
+                    if let Err(e) = dispatch::handle_frame(server, shared, frame) {
+                        return ReadEnd::Protocol(e);
+                    }
+                    if shared.is_closing() {
+                        return ReadEnd::Closing;
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => return ReadEnd::Protocol(e),
+            }
+        }
+        if shared.is_closing() {
+            return ReadEnd::Closing;
+        }
+        if inbuf.capacity() - inbuf.len() < READ_CHUNK / 4 {
+            inbuf.reserve(READ_CHUNK);
+        }
+        match reader.read_buf(inbuf).await {
+            Ok(0) => return ReadEnd::Eof,
+            Ok(_) => {}
+            Err(e) => return ReadEnd::Io(e),
+        }
+    }
+}
+
+async fn write_loop<W: AsyncWrite + Unpin>(shared: Rc<SocketShared>, mut writer: W) {
+    loop {
+        let chunk = {
+            let mut out = shared.out.borrow_mut();
+            if out.is_empty() {
+                None
+            } else {
+                Some(out.split())
+            }
+        };
+        match chunk {
+            Some(buf) => {
+                if writer.write_all(&buf).await.is_err() {
+                    shared.closing.set(true);
+                    return;
+                }
+            }
+            None => {
+                if shared.closing.get() {
+                    let _ = writer.shutdown().await;
+                    return;
+                }
+                shared.wake_writer.notified().await;
+            }
+        }
+    }
+}
+
+/// Sends a heartbeat when nothing was sent for an interval; ends a silent peer.
+async fn heartbeat_loop(server: Rc<Server>, shared: Rc<SocketShared>, peer: String) {
+    let secs = u64::from(shared.negotiated.heartbeat_interval);
+    let mut tick = tokio::time::interval(Duration::from_secs(secs));
+    tick.tick().await;
+    let mut last_received = shared.received.get();
+    let mut last_sent = shared.sent.get();
+    let mut silent_ticks = 0u32;
+    loop {
+        tick.tick().await;
+        let received = shared.received.get();
+        if received == last_received {
+            silent_ticks += 1;
+            if silent_ticks >= 2 {
+                server
+                    .error_log
+                    .borrow_mut()
+                    .write(&messages::HEARTBEAT_TIMEOUT, &[&peer, &(secs * 2)]);
+                shared.close_with(ReasonCode::ConnectionBroken, "heartbeat timeout");
+                return;
+            }
+        } else {
+            silent_ticks = 0;
+        }
+        last_received = received;
+        if shared.sent.get() == last_sent {
+            let mut out = shared.out.borrow_mut();
+            let _ = ferry_wire::encode_request(
+                ferry_wire::SOCKET_CONVERSATION,
+                0,
+                &ferry_wire::Request::Heartbeat,
+                &mut out,
+            );
+            drop(out);
+            shared.sent.set(shared.sent.get() + 1);
+            shared.wake_writer.notify_one();
+        }
+        last_sent = shared.sent.get();
+    }
+}

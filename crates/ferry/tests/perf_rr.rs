@@ -1,0 +1,73 @@
+//! `ferry perf rr-cc` end to end: a tiny RR-CC run (1 and 4 requesters, 1 s each)
+//! against an embedded queue manager the harness starts and stops itself, and the
+//! messages bad flags get.
+
+use std::process::Command;
+
+fn ferry() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_ferry"))
+}
+
+#[test]
+fn tiny_rr_cc_run_is_valid_and_writes_json() {
+    let json = std::env::temp_dir().join(format!("ferry-perf-rr-{}.json", std::process::id()));
+    let out = ferry()
+        .args([
+            "perf",
+            "rr-cc",
+            "--clients",
+            "1,4",
+            "--secs",
+            "1",
+            "--warmup",
+            "0.5",
+            "--json",
+        ])
+        .arg(&json)
+        .output()
+        .expect("run ferry perf");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "ferry perf failed ({}):\n{stdout}\n{stderr}",
+        out.status
+    );
+    assert!(stdout.contains("Round trips/s"), "{stdout}");
+    assert!(stdout.contains("RR-CC (2KB Non-persistent) |"), "{stdout}");
+    let text = std::fs::read_to_string(&json).expect("json written");
+    let _ = std::fs::remove_file(&json);
+    assert_eq!(text.matches("\"valid\": true").count(), 2, "{text}");
+    assert!(!text.contains("\"valid\": false"), "{text}");
+    assert!(text.contains("\"clients\": 4"), "{text}");
+}
+
+#[test]
+fn bad_flags_say_what_is_accepted() {
+    let out = ferry()
+        .args(["perf", "rr-cc", "--clients", "0"])
+        .output()
+        .expect("run");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("1,4,16,64"), "{err}");
+
+    let out = ferry()
+        .args(["perf", "rr-cc", "--size", "3XB"])
+        .output()
+        .expect("run");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("256B, 2KB, 20KB, 200KB, 2MB"), "{err}");
+
+    let out = ferry()
+        .args(["perf", "rr-cc", "--responders", "3"])
+        .output()
+        .expect("run");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("every request queue needs a responder"),
+        "{err}"
+    );
+}

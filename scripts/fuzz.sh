@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs every fuzz target for FUZZ_SECONDS each (default 20) with cargo-fuzz on nightly.
+# Where nightly or cargo-fuzz cannot be had, says so: the same decoders are still driven
+# by property tests (crates/*/src/fuzzing.rs, proptest) inside `cargo test`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs="${FUZZ_SECONDS:-20}"
+targets=(
+  "crates/ferry-wire/fuzz frame_decoder"
+  "crates/ferry-mqsc/fuzz mqsc_parser"
+)
+if ! rustup run nightly rustc --version >/dev/null 2>&1; then
+  echo "fuzz: skipped: no nightly toolchain here (the property tests in cargo test cover the decoders)"
+  exit 0
+fi
+if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+  cargo install cargo-fuzz --locked >/dev/null 2>&1 || {
+    echo "fuzz: skipped: cargo-fuzz could not be installed (the property tests in cargo test cover the decoders)"
+    exit 0
+  }
+fi
+for t in "${targets[@]}"; do
+  set -- $t
+  dir=$1 target=$2
+  [ -d "$dir" ] || { echo "fuzz: no $dir"; exit 1; }
+  echo "fuzz: $target for ${secs}s"
+  (cd "$dir" && cargo +nightly fuzz run "$target" -- -max_total_time="$secs" -rss_limit_mb=2048 2>&1 | tail -n 3)
+done
+echo "fuzz: all targets ran without a crash"
