@@ -187,7 +187,9 @@ impl QueueManager {
                 name: name.to_string(),
             });
         };
-        if lq.open_input > 0 || lq.uncommitted > 0 {
+        // MQ refuses CLEAR while any application has the queue open, whatever the
+        // options, or while it holds uncommitted messages.
+        if lq.open_handles > 0 || lq.uncommitted > 0 {
             return Err(in_use(name));
         }
         Ok(lq.store.clear_available())

@@ -57,10 +57,11 @@ impl FerryHome {
 
     /// The paths of queue manager `name`.
     pub fn qmgr(&self, name: &str) -> QmgrPaths {
+        let dir = dir_name(name);
         QmgrPaths {
             name: name.to_string(),
-            dir: self.qmgrs_dir().join(name),
-            log_dir: self.root.join("log").join(name),
+            dir: self.qmgrs_dir().join(&dir),
+            log_dir: self.root.join("log").join(&dir),
         }
     }
 
@@ -72,10 +73,32 @@ impl FerryHome {
             .flatten()
             .filter(|e| e.path().join("qm.ini").is_file())
             .filter_map(|e| e.file_name().into_string().ok())
+            .map(|d| name_from_dir(&d))
             .collect();
         names.sort();
         names
     }
+}
+
+/// The directory name of queue manager `name`. Names are valid MQ names (A-Z a-z 0-9
+/// . / _ %), so two need care, as MQ's own directory names do: `/` is written `&` (a
+/// name like `A/B` is one directory, not two), and a name of dots only (`.`, `..`) has
+/// each dot written `!` (`..` must never mean the parent directory: deleting it would
+/// remove every queue manager).
+fn dir_name(name: &str) -> String {
+    if !name.is_empty() && name.bytes().all(|b| b == b'.') {
+        return name.replace('.', "!");
+    }
+    name.replace('/', "&")
+}
+
+/// The queue manager name of directory `dir` (the inverse of [`dir_name`]; `&` and `!`
+/// cannot occur in names, so the mapping is unambiguous).
+fn name_from_dir(dir: &str) -> String {
+    if !dir.is_empty() && dir.bytes().all(|b| b == b'!') {
+        return dir.replace('!', ".");
+    }
+    dir.replace('&', "/")
 }
 
 /// The files and directories of one queue manager.
@@ -125,5 +148,23 @@ impl QmgrPaths {
     /// True when the queue manager was created.
     pub fn exists(&self) -> bool {
         self.qm_ini().is_file()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_like_names_get_one_directory_of_their_own() {
+        let home = FerryHome::at("/data");
+        assert_eq!(home.qmgr("QM1").dir, Path::new("/data/qmgrs/QM1"));
+        assert_eq!(home.qmgr("A.B").dir, Path::new("/data/qmgrs/A.B"));
+        assert_eq!(home.qmgr("A/B").dir, Path::new("/data/qmgrs/A&B"));
+        assert_eq!(home.qmgr("..").dir, Path::new("/data/qmgrs/!!"));
+        assert_eq!(home.qmgr(".").log_dir, Path::new("/data/log/!"));
+        for name in ["QM1", "A.B", "A/B", "..", ".", "a/b/..", "%_"] {
+            assert_eq!(name_from_dir(&dir_name(name)), name);
+        }
     }
 }

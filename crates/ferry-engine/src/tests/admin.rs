@@ -190,14 +190,24 @@ fn clear_rules() {
     let o = h.open(c, "Q", OpenOptions::OUTPUT);
     h.put(c, o, b"1");
     h.put(c, o, b"2");
-    assert_eq!(h.qm.clear_queue("Q"), Ok(2));
-    assert_eq!(h.depth("Q"), 0);
-    h.put_sync(c, o, b"3");
+    // Open for output only still counts as in use.
     assert!(matches!(
         h.qm.clear_queue("Q"),
         Err(AdminError::InUse { .. })
     ));
     let now = t(&h);
+    h.qm.close(c, o, ferry_mqi::CloseOptions::empty(), now, &mut h.fx)
+        .unwrap();
+    assert_eq!(h.qm.clear_queue("Q"), Ok(2));
+    assert_eq!(h.depth("Q"), 0);
+    let o = h.open(c, "Q", OpenOptions::OUTPUT);
+    h.put_sync(c, o, b"3");
+    h.qm.close(c, o, ferry_mqi::CloseOptions::empty(), now, &mut h.fx)
+        .unwrap();
+    assert!(matches!(
+        h.qm.clear_queue("Q"),
+        Err(AdminError::InUse { .. })
+    ));
     h.qm.commit(c, now, &mut h.fx).unwrap();
     let i = h.open(c, "Q", OpenOptions::INPUT_SHARED);
     assert!(matches!(

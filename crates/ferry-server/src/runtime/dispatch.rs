@@ -178,12 +178,11 @@ pub fn handle_frame(
         },
         Request::Mqsc { command } => {
             let output = command_server::run(server, &command);
+            // The status is the transport's outcome (protocol.md, `Reply::Mqsc`): a
+            // command that failed is reported by `output.failed` and its lines (e.g.
+            // FRY8147E), which a FAILED status would make the client discard.
             Reply::Mqsc {
-                status: if output.failed {
-                    Status::from_reason(ReasonCode::UnexpectedError)
-                } else {
-                    Status::OK
-                },
+                status: Status::OK,
                 output,
             }
         }

@@ -248,7 +248,7 @@ fn admit(
     let refuse = |reason, text: String| (ServerHello::refuse(reason, text), None);
     if hello.major != ferry_wire::PROTOCOL_MAJOR {
         return refuse(
-            ReasonCode::EnvironmentError,
+            ReasonCode::ChannelConfigError,
             format!(
                 "protocol version {} is not supported; this queue manager speaks {}",
                 hello.major,

@@ -1,0 +1,512 @@
+//! Queue manager lifecycle through the `ferry` control commands, against real processes:
+//! create (system objects, listener), start/status/stop/delete and their MQ aliases
+//! (crtmqm, strmqm, dspmq, endmqm, dltmqm, runmqsc), name validation, two queue managers
+//! side by side, definitions surviving a restart and a kill -9, controlled and immediate
+//! stops as connected applications see them, a bad qm.ini value, and the error log.
+
+mod common;
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use common::*;
+use ferry_mqi::{GetOptionFlags, OpenOptions, ReasonCode};
+
+/// Runs `ferry ARGS` in `qm`'s FERRY_HOME, asserting success; returns stdout.
+#[track_caller]
+fn ferry_ok(qm: &TestQueueManager, args: &[&str]) -> String {
+    let out = qm.ferry(args);
+    assert!(
+        out.status.success(),
+        "ferry {args:?} failed ({}): {}{}",
+        out.status,
+        stdout(&out),
+        stderr(&out)
+    );
+    stdout(&out)
+}
+
+/// Creates and starts (in the background) another queue manager in `qm`'s FERRY_HOME,
+/// using the given command names (`create`/`crtmqm`, `start`/`strmqm`).
+fn background_qm(
+    qm: &TestQueueManager,
+    name: &str,
+    port: u16,
+    create: &str,
+    start: &str,
+) -> BackgroundQm {
+    ferry_ok(qm, &[create, name, "-p", &port.to_string()]);
+    let guard = BackgroundQm {
+        dir: qm_dir_in(qm, name),
+    };
+    let started = ferry_ok(qm, &[start, name]);
+    assert!(started.contains("FRY8003I"), "{started}");
+    assert!(guard.pid().is_some(), "no running pid after start");
+    guard
+}
+
+#[test]
+fn create_defines_system_objects_and_a_listener() {
+    let qm = start("LC.CREATE");
+    let text = mqsc_ok(
+        &qm,
+        "DISPLAY QUEUE(*)\nDISPLAY CHANNEL(*)\nDISPLAY LISTENER(*)",
+    );
+    for q in [
+        "SYSTEM.DEFAULT.LOCAL.QUEUE",
+        "SYSTEM.DEFAULT.MODEL.QUEUE",
+        "SYSTEM.DEFAULT.ALIAS.QUEUE",
+        "SYSTEM.DEAD.LETTER.QUEUE",
+        "SYSTEM.ADMIN.COMMAND.QUEUE",
+    ] {
+        assert!(attrs(&text, "QUEUE").iter().any(|n| n == q), "{q}: {text}");
+    }
+    assert_eq!(attrs(&text, "CHANNEL"), ["SYSTEM.DEF.SVRCONN"], "{text}");
+    let model = mqsc_ok(&qm, "DISPLAY QUEUE(SYSTEM.DEFAULT.MODEL.QUEUE) TYPE");
+    assert_eq!(attr(&model, "TYPE").as_deref(), Some("QMODEL"), "{model}");
+    let chl = mqsc_ok(&qm, "DISPLAY CHANNEL(SYSTEM.DEF.SVRCONN) CHLTYPE");
+    assert_eq!(attr(&chl, "CHLTYPE").as_deref(), Some("SVRCONN"), "{chl}");
+    let lst = mqsc_ok(&qm, "DISPLAY LISTENER(SYSTEM.LISTENER.TCP.1) PORT CONTROL");
+    assert_eq!(attr(&lst, "PORT"), Some(qm.port().to_string()), "{lst}");
+    assert_eq!(attr(&lst, "CONTROL").as_deref(), Some("QMGR"), "{lst}");
+    let qmgr = mqsc_ok(&qm, "DISPLAY QMGR DEADQ");
+    assert_eq!(
+        attr(&qmgr, "DEADQ").as_deref(),
+        Some("SYSTEM.DEAD.LETTER.QUEUE"),
+        "{qmgr}"
+    );
+    // Creating it again is refused and changes nothing.
+    let again = qm.ferry(&["create", "LC.CREATE", "-p", "1"]);
+    assert!(!again.status.success());
+    assert!(stderr(&again).contains("FRY8110E"), "{}", stderr(&again));
+}
+
+#[test]
+fn status_shows_running_with_pid_and_port() {
+    let qm = start("LC.STATUS");
+    let pid = qm.pid().expect("running");
+    for args in [
+        &["status", "LC.STATUS"][..],
+        &["dspmq", "-m", "LC.STATUS"][..],
+        &["status"][..],
+    ] {
+        let line = ferry_ok(&qm, args);
+        assert!(line.contains("QMNAME(LC.STATUS)"), "{args:?}: {line}");
+        assert_eq!(attr(&line, "STATUS").as_deref(), Some("Running"), "{line}");
+        assert_eq!(attr(&line, "PID"), Some(pid.to_string()), "{line}");
+        assert_eq!(
+            attr(&line, "LISTENERS"),
+            Some(qm.port().to_string()),
+            "{line}"
+        );
+    }
+    let unknown = qm.ferry(&["status", "NO.SUCH.QM"]);
+    assert!(!unknown.status.success());
+    assert!(
+        stderr(&unknown).contains("FRY8118E"),
+        "{}",
+        stderr(&unknown)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn second_start_is_refused_and_the_first_keeps_running() {
+    let qm = start("LC.TWICE");
+    let pid = qm.pid().expect("running");
+    let out = qm.ferry(&["start", "LC.TWICE"]);
+    assert!(!out.status.success(), "second start succeeded");
+    let err = stderr(&out);
+    assert!(err.contains("FRY8041E"), "{err}");
+    assert!(
+        err.contains(&pid.to_string()),
+        "names the running pid: {err}"
+    );
+    // Also with --foreground, which would otherwise take the sockets over.
+    let fg = qm.ferry(&["start", "LC.TWICE", "--foreground"]);
+    assert!(!fg.status.success(), "foreground second start succeeded");
+    assert!(stderr(&fg).contains("FRY8041E"), "{}", stderr(&fg));
+    // The first one still serves clients.
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q1)");
+    let conn = connect(&qm.client()).await;
+    let q = open(&conn, "Q1", OpenOptions::OUTPUT | OpenOptions::INPUT_SHARED).await;
+    put(&q, "still here").await;
+    assert_eq!(get_text(&q).await, "still here");
+    conn.disconnect().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mq_control_command_aliases_work() {
+    let qm = start("LC.HOST");
+    let port = free_port();
+    let guard = background_qm(&qm, "LC.ALIASES", port, "crtmqm", "strmqm");
+    let line = ferry_ok(&qm, &["dspmq", "-m", "LC.ALIASES"]);
+    assert_eq!(attr(&line, "STATUS").as_deref(), Some("Running"), "{line}");
+    assert_eq!(attr(&line, "LISTENERS"), Some(port.to_string()), "{line}");
+
+    let out = qm.ferry_with_stdin(&["runmqsc", "LC.ALIASES"], "DEFINE QLOCAL(ALIASED.Q)\n");
+    assert!(out.status.success(), "{}", stdout(&out));
+    assert!(stdout(&out).contains("FRY8006I"), "{}", stdout(&out));
+
+    let opts =
+        ferry_client::ConnectOptions::client(&format!("127.0.0.1({port})"), "SYSTEM.DEF.SVRCONN")
+            .queue_manager("LC.ALIASES");
+    let conn = connect(&opts).await;
+    let q = open(&conn, "ALIASED.Q", OpenOptions::OUTPUT).await;
+    put(&q, "m").await;
+    conn.disconnect().await.unwrap();
+
+    let ended = ferry_ok(&qm, &["endmqm", "LC.ALIASES"]);
+    assert!(ended.contains("FRY8004I"), "{ended}");
+    assert!(guard.pid().is_none(), "process still alive after endmqm");
+    let line = ferry_ok(&qm, &["dspmq", "-m", "LC.ALIASES"]);
+    assert!(line.contains("STATUS(Ended"), "{line}");
+
+    let deleted = ferry_ok(&qm, &["dltmqm", "LC.ALIASES"]);
+    assert!(deleted.contains("FRY8002I"), "{deleted}");
+    assert!(!guard.dir.exists(), "directory left behind");
+}
+
+#[test]
+fn invalid_queue_manager_names_are_refused_clearly() {
+    let qm = start("LC.NAMES");
+    let long = "Q".repeat(49);
+    for bad in ["bad name", "QM#1", "QM-1", "ä", "", long.as_str()] {
+        let out = qm.ferry(&["create", bad, "-p", "1"]);
+        assert!(!out.status.success(), "'{bad}' accepted");
+        let err = stderr(&out);
+        assert!(err.contains("FRY8117E"), "'{bad}': {err}");
+        assert!(
+            err.contains(&format!("'{bad}'")),
+            "names the bad name: {err}"
+        );
+        assert!(err.contains("not a valid queue manager name"), "{err}");
+    }
+    let names: Vec<String> = std::fs::read_dir(qm.home().join("qmgrs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["LC.NAMES"], "nothing else was created");
+    // The longest valid name and every allowed character work.
+    let ok = format!("a.b/c_d%E9{}", "Z".repeat(38));
+    assert_eq!(ok.len(), 48);
+    ferry_ok(&qm, &["create", &ok, "-p", "1"]);
+    ferry_ok(&qm, &["delete", &ok]);
+}
+
+#[test]
+fn path_like_names_stay_inside_their_own_directory() {
+    let qm = start("LC.PATHS");
+    for name in ["..", ".", "A/B"] {
+        ferry_ok(&qm, &["create", name, "-p", "1"]);
+    }
+    // The data root itself was not taken over by '..' or '.'.
+    assert!(!qm.home().join("qm.ini").exists());
+    assert!(!qm.home().join("qmgrs").join("qm.ini").exists());
+    let status = ferry_ok(&qm, &["status"]);
+    for name in ["QMNAME(..)", "QMNAME(.)", "QMNAME(A/B)", "QMNAME(LC.PATHS)"] {
+        assert!(status.contains(name), "{name}: {status}");
+    }
+    for name in ["..", ".", "A/B"] {
+        let deleted = ferry_ok(&qm, &["delete", name]);
+        assert!(deleted.contains("FRY8002I"), "{deleted}");
+    }
+    // Deleting them removed only their own data.
+    assert!(qm.qm_dir().join("qm.ini").exists(), "LC.PATHS survived");
+    let names: Vec<String> = std::fs::read_dir(qm.home().join("qmgrs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["LC.PATHS"]);
+    mqsc_ok(&qm, "DISPLAY QMGR");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_queue_managers_run_side_by_side() {
+    let qm1 = start("LC.SIDE1");
+    let port2 = free_port();
+    let qm2 = background_qm(&qm1, "LC.SIDE2", port2, "create", "start");
+    mqsc_ok(&qm1, "DEFINE QLOCAL(SHARED.NAME)");
+    let out = qm1.ferry_with_stdin(&["mqsc", "LC.SIDE2"], "DEFINE QLOCAL(SHARED.NAME)");
+    assert!(out.status.success(), "{}", stdout(&out));
+
+    let status = ferry_ok(&qm1, &["status"]);
+    assert_eq!(status.matches("STATUS(Running)").count(), 2, "{status}");
+
+    let c1 = connect(&qm1.client()).await;
+    let opts2 =
+        ferry_client::ConnectOptions::client(&format!("127.0.0.1({port2})"), "SYSTEM.DEF.SVRCONN")
+            .queue_manager("LC.SIDE2");
+    let c2 = connect(&opts2).await;
+    assert_eq!(c1.queue_manager_name(), "LC.SIDE1");
+    assert_eq!(c2.queue_manager_name(), "LC.SIDE2");
+    // Bindings sockets are separate too.
+    let b2 = connect(&ferry_client::ConnectOptions::bindings(
+        qm2.dir.join("qm.sock"),
+    ))
+    .await;
+    assert_eq!(b2.queue_manager_name(), "LC.SIDE2");
+
+    let rw = OpenOptions::OUTPUT | OpenOptions::INPUT_SHARED;
+    let q1 = open(&c1, "SHARED.NAME", rw).await;
+    let q2 = open(&c2, "SHARED.NAME", rw).await;
+    put(&q1, "for one").await;
+    put(&q2, "for two").await;
+    assert_eq!(get_text(&q1).await, "for one");
+    assert_eq!(get_text(&q2).await, "for two");
+    assert_reason(get(&q1).await, ReasonCode::NoMsgAvailable);
+    assert_reason(get(&q2).await, ReasonCode::NoMsgAvailable);
+    for c in [c1, c2, b2] {
+        c.disconnect().await.unwrap();
+    }
+    ferry_ok(&qm1, &["stop", "LC.SIDE2"]);
+    assert!(qm2.pid().is_none());
+    // Stopping one leaves the other running.
+    let line = ferry_ok(&qm1, &["status", "LC.SIDE1"]);
+    assert_eq!(attr(&line, "STATUS").as_deref(), Some("Running"), "{line}");
+}
+
+const DEFINITIONS: &str = "\
+DEFINE QLOCAL(KEEP.Q) MAXDEPTH(123) DESCR('kept across restarts') MSGDLVSQ(FIFO)
+DEFINE QALIAS(KEEP.ALIAS) TARGET(KEEP.Q)
+DEFINE QMODEL(KEEP.MODEL) DEFTYPE(PERMDYN)
+DEFINE CHANNEL(KEEP.SVRCONN) CHLTYPE(SVRCONN) SHARECNV(3)
+DEFINE LISTENER(KEEP.LSTR) TRPTYPE(TCP) PORT(1) CONTROL(MANUAL)
+ALTER QMGR DESCR('restart test') MAXUMSGS(77)
+";
+
+#[track_caller]
+fn assert_definitions(qm: &TestQueueManager) {
+    let q = mqsc_ok(qm, "DISPLAY QLOCAL(KEEP.Q) MAXDEPTH DESCR MSGDLVSQ");
+    assert_eq!(attr(&q, "MAXDEPTH").as_deref(), Some("123"), "{q}");
+    assert_eq!(
+        attr(&q, "DESCR").as_deref(),
+        Some("kept across restarts"),
+        "{q}"
+    );
+    assert_eq!(attr(&q, "MSGDLVSQ").as_deref(), Some("FIFO"), "{q}");
+    let a = mqsc_ok(qm, "DISPLAY QALIAS(KEEP.ALIAS) TARGET");
+    assert_eq!(attr(&a, "TARGET").as_deref(), Some("KEEP.Q"), "{a}");
+    let m = mqsc_ok(qm, "DISPLAY QMODEL(KEEP.MODEL) DEFTYPE");
+    assert_eq!(attr(&m, "DEFTYPE").as_deref(), Some("PERMDYN"), "{m}");
+    let c = mqsc_ok(qm, "DISPLAY CHANNEL(KEEP.SVRCONN) SHARECNV");
+    assert_eq!(attr(&c, "SHARECNV").as_deref(), Some("3"), "{c}");
+    let l = mqsc_ok(qm, "DISPLAY LISTENER(KEEP.LSTR) PORT");
+    assert_eq!(attr(&l, "PORT").as_deref(), Some("1"), "{l}");
+    let m = mqsc_ok(qm, "DISPLAY QMGR DESCR MAXUMSGS");
+    assert_eq!(attr(&m, "MAXUMSGS").as_deref(), Some("77"), "{m}");
+    assert_eq!(attr(&m, "DESCR").as_deref(), Some("restart test"), "{m}");
+}
+
+#[test]
+fn definitions_survive_a_restart_and_a_kill_9() {
+    let mut qm = start("LC.PERSIST");
+    mqsc_ok(&qm, DEFINITIONS);
+    assert_definitions(&qm);
+
+    ferry_ok(&qm, &["stop", "LC.PERSIST"]);
+    let exit = qm.wait_exit(DEADLINE).expect("process ended");
+    assert!(exit.success(), "controlled stop exit: {exit}");
+    qm.launch();
+    assert_definitions(&qm);
+
+    // A change after the restart, then a crash: the change was saved when made.
+    mqsc_ok(
+        &qm,
+        "ALTER QLOCAL(KEEP.Q) MAXDEPTH(456)\nDELETE QALIAS(KEEP.ALIAS)",
+    );
+    qm.kill9();
+    qm.launch();
+    let q = mqsc_ok(&qm, "DISPLAY QLOCAL(KEEP.Q) MAXDEPTH");
+    assert_eq!(attr(&q, "MAXDEPTH").as_deref(), Some("456"), "{q}");
+    let gone = qm.mqsc("DISPLAY QALIAS(KEEP.ALIAS)");
+    assert!(stdout(&gone).contains("FRY8147E"), "{}", stdout(&gone));
+}
+
+fn spawn_ferry(qm: &TestQueueManager, args: &[&str]) -> std::process::Child {
+    Command::new(bin())
+        .args(args)
+        .env("FERRY_HOME", qm.home())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn ferry")
+}
+
+fn wait_child(child: &mut std::process::Child, what: &str) -> std::process::ExitStatus {
+    let mut status = None;
+    wait_until(what, || {
+        status = child.try_wait().expect("try_wait");
+        status.is_some()
+    });
+    status.expect("exited")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn controlled_stop_waits_for_connected_applications() {
+    let mut qm = start("LC.QUIESCE");
+    mqsc_ok(&qm, "DEFINE QLOCAL(WORK.Q)");
+    let conn = connect(&qm.client()).await;
+    let q = open(
+        &conn,
+        "WORK.Q",
+        OpenOptions::OUTPUT | OpenOptions::INPUT_SHARED,
+    )
+    .await;
+
+    let mut stop = spawn_ferry(&qm, &["stop", "LC.QUIESCE"]);
+    // The request has arrived once new connections are refused with 2161.
+    let bindings = qm.bindings();
+    wait_until_async("new connections refused with 2161", || {
+        let b = bindings.clone();
+        async move {
+            match ferry_client::Connection::connect(&b).await {
+                Err(e) => {
+                    assert_eq!(e.reason, ReasonCode::QMgrQuiescing, "refusal reason");
+                    true
+                }
+                Ok(c) => {
+                    c.disconnect().await.unwrap();
+                    false
+                }
+            }
+        }
+    })
+    .await;
+    // The connected application carries on, and the stop waits for it.
+    put(&q, "during quiesce").await;
+    assert_eq!(get_text(&q).await, "during quiesce");
+    assert!(stop.try_wait().unwrap().is_none(), "stop returned early");
+    let line = qm.ferry(&["status", "LC.QUIESCE"]);
+    assert!(
+        stdout(&line).contains("STATUS(Quiescing)"),
+        "{}",
+        stdout(&line)
+    );
+    assert!(qm.pid().is_some());
+
+    q.close(Default::default()).await.unwrap();
+    conn.disconnect().await.unwrap();
+    let status = wait_child(&mut stop, "ferry stop to return");
+    assert!(status.success(), "ferry stop: {status}");
+    let exit = qm.wait_exit(DEADLINE).expect("queue manager ended");
+    assert!(exit.success(), "{exit}");
+    assert!(qm.error_log().contains("FRY8004I"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn immediate_stop_breaks_connected_applications() {
+    let mut qm = start("LC.IMMED");
+    mqsc_ok(&qm, "DEFINE QLOCAL(WORK.Q)");
+    for via in [Via::Tcp, Via::Bindings] {
+        // Restarted for the second transport.
+        if qm.pid().is_none() {
+            qm.launch();
+        }
+        let conn = connect(&via.opts(&qm)).await;
+        let q = open(&conn, "WORK.Q", OpenOptions::INPUT_SHARED).await;
+        // A get waiting forever is outstanding when the stop comes.
+        let waiting = tokio::spawn(async move {
+            let r = get_with(&q, gmo(GetOptionFlags::WAIT, -1)).await;
+            (r, q)
+        });
+        // The handle is open (the get itself may still be on its way: either way it must fail).
+        wait_until("the get to be waiting", || {
+            let t = mqsc_ok(&qm, "DISPLAY QSTATUS(WORK.Q) IPPROCS");
+            attr(&t, "IPPROCS").as_deref() == Some("1")
+        });
+        let out = qm.ferry(&["stop", "-i", "LC.IMMED"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(stdout(&out).contains("FRY8004I"), "{}", stdout(&out));
+        let (r, q) = within("waiting get to fail", waiting).await.unwrap();
+        let e = r.expect_err("get survived an immediate stop");
+        assert!(
+            matches!(
+                e.reason,
+                ReasonCode::QMgrStopping | ReasonCode::ConnectionBroken
+            ),
+            "{via:?}: {e}"
+        );
+        // Later calls fail too.
+        let e = get(&q).await.expect_err("call after stop");
+        assert!(
+            matches!(
+                e.reason,
+                ReasonCode::QMgrStopping | ReasonCode::ConnectionBroken
+            ),
+            "{via:?}: {e}"
+        );
+        let exit = qm.wait_exit(DEADLINE).expect("queue manager ended");
+        assert!(exit.success(), "{exit}");
+        drop(q);
+        drop(conn);
+    }
+}
+
+#[test]
+fn delete_refuses_a_running_queue_manager_then_removes_it() {
+    let mut qm = start("LC.DELETE");
+    let out = qm.ferry(&["delete", "LC.DELETE"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("FRY8041E"), "{}", stderr(&out));
+    assert!(qm.qm_dir().join("qm.ini").exists(), "data touched");
+    mqsc_ok(&qm, "DISPLAY QMGR");
+
+    ferry_ok(&qm, &["stop", "LC.DELETE"]);
+    qm.wait_exit(DEADLINE).expect("ended");
+    let deleted = ferry_ok(&qm, &["delete", "LC.DELETE"]);
+    assert!(deleted.contains("FRY8002I"), "{deleted}");
+    assert!(!qm.qm_dir().exists(), "directory left behind");
+    assert!(!qm.home().join("log").join("LC.DELETE").exists());
+    let status = qm.ferry(&["status", "LC.DELETE"]);
+    assert!(stderr(&status).contains("FRY8118E"), "{}", stderr(&status));
+    let start = qm.ferry(&["start", "LC.DELETE"]);
+    assert!(!start.status.success());
+    assert!(stderr(&start).contains("FRY8118E"), "{}", stderr(&start));
+}
+
+#[test]
+fn bad_qm_ini_value_stops_the_start_naming_the_key() {
+    let mut qm = start("LC.INI");
+    ferry_ok(&qm, &["stop", "LC.INI"]);
+    qm.wait_exit(DEADLINE).expect("ended");
+    let ini_path = qm.qm_dir().join("qm.ini");
+    let ini = std::fs::read_to_string(&ini_path).unwrap();
+    assert!(ini.contains("LogFilePages=4096"), "{ini}");
+    std::fs::write(
+        &ini_path,
+        ini.replace("LogFilePages=4096", "LogFilePages=10"),
+    )
+    .unwrap();
+
+    let out = qm.ferry(&["start", "LC.INI"]);
+    assert!(!out.status.success(), "started with a bad qm.ini");
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(text.contains("FRY7028E"), "{text}");
+    assert!(text.contains("LogFilePages"), "names the key: {text}");
+    let status = qm.ferry(&["status", "LC.INI"]);
+    assert!(!stdout(&status).contains("Running"), "{}", stdout(&status));
+
+    // Fixed, it starts again.
+    std::fs::write(&ini_path, ini).unwrap();
+    qm.launch();
+    mqsc_ok(&qm, "DISPLAY QMGR");
+}
+
+#[test]
+fn error_log_records_start_and_end() {
+    let mut qm = start("LC.LOG");
+    let log = qm.error_log();
+    assert!(log.contains("FRY8003I"), "{log}");
+    assert!(log.contains("QMgr(LC.LOG)"), "{log}");
+    assert!(log.contains("EXPLANATION:"), "{log}");
+    assert!(!log.contains("FRY8004I"), "{log}");
+    ferry_ok(&qm, &["stop", "LC.LOG"]);
+    qm.wait_exit(Duration::from_secs(30)).expect("ended");
+    let log = qm.error_log();
+    assert!(log.contains("FRY8004I"), "{log}");
+    assert!(
+        log.find("FRY8003I") < log.find("FRY8004I"),
+        "start logged before end: {log}"
+    );
+}
