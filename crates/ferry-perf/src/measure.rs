@@ -1,0 +1,251 @@
+//! Measurement: process CPU time from `/proc/PID/stat`, the arithmetic that turns two
+//! samples into rates and CPU per round trip, and latency percentiles (hdrhistogram).
+//!
+//! CPU comes in clock ticks (`utime + stime`, all threads of the process, user and
+//! kernel time: on this kind of box most of a queue manager's cost is syscalls).
+
+use std::time::Instant;
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+/// Clock ticks per second (`sysconf(_SC_CLK_TCK)`), 100 when unknown.
+pub fn clock_ticks_per_sec() -> u64 {
+    // SAFETY: sysconf only reads a configuration value.
+    let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    u64::try_from(t).ok().filter(|&t| t > 0).unwrap_or(100)
+}
+
+/// Online CPUs of the machine (for "CPU% of the machine"), at least 1.
+pub fn online_cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Parses `utime + stime` (fields 14 and 15, in clock ticks) out of a `/proc/PID/stat`
+/// line. The command name (field 2) is in parentheses and may hold spaces, so the
+/// fields are counted after its closing parenthesis.
+pub fn parse_stat_ticks(stat: &str) -> Option<u64> {
+    let after = &stat[stat.rfind(')')? + 1..];
+    // After ")": field 3 (state) is index 0, so utime (14) is index 11, stime (15) 12.
+    let mut fields = after.split_ascii_whitespace();
+    let utime: u64 = fields.nth(11)?.parse().ok()?;
+    let stime: u64 = fields.next()?.parse().ok()?;
+    Some(utime + stime)
+}
+
+/// CPU ticks used so far by process `pid` (`None`: this process).
+pub fn process_ticks(pid: Option<u32>) -> Option<u64> {
+    let path = match pid {
+        Some(p) => format!("/proc/{p}/stat"),
+        None => "/proc/self/stat".to_string(),
+    };
+    parse_stat_ticks(&std::fs::read_to_string(path).ok()?)
+}
+
+/// One sample of everything a step measures, taken at the start and end of the window.
+#[derive(Clone, Copy, Debug)]
+pub struct Sample {
+    /// When.
+    pub at: Instant,
+    /// Valid round trips completed so far.
+    pub round_trips: u64,
+    /// Server CPU ticks, when the server's pid is known and readable.
+    pub server_ticks: Option<u64>,
+    /// This process's CPU ticks.
+    pub harness_ticks: Option<u64>,
+}
+
+impl Sample {
+    /// Takes a sample now.
+    pub fn take(round_trips: u64, server_pid: Option<u32>) -> Sample {
+        Sample {
+            at: Instant::now(),
+            round_trips,
+            server_ticks: server_pid.and_then(|p| process_ticks(Some(p))),
+            harness_ticks: process_ticks(None),
+        }
+    }
+}
+
+/// What two samples say about the window between them.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct WindowFigures {
+    /// Length of the window in seconds.
+    pub elapsed_secs: f64,
+    /// Valid round trips in the window.
+    pub round_trips: u64,
+    /// Round trips per second.
+    pub rate: f64,
+    /// Server CPU as a percentage of the whole machine (all CPUs = 100).
+    pub server_cpu_pct: Option<f64>,
+    /// Server CPU in cores (1.0 = one CPU busy all the time).
+    pub server_cores: Option<f64>,
+    /// Server CPU microseconds per round trip.
+    pub server_us_per_rt: Option<f64>,
+    /// Harness (all requesters and responders) CPU microseconds per round trip.
+    pub harness_us_per_rt: Option<f64>,
+    /// Harness CPU as a percentage of the whole machine.
+    pub harness_cpu_pct: Option<f64>,
+}
+
+/// Turns two samples into rates and CPU figures.
+pub fn window(a: &Sample, b: &Sample, ticks_per_sec: u64, cpus: usize) -> WindowFigures {
+    let elapsed = b.at.saturating_duration_since(a.at).as_secs_f64();
+    let rts = b.round_trips.saturating_sub(a.round_trips);
+    let delta = |x: Option<u64>, y: Option<u64>| match (x, y) {
+        (Some(x), Some(y)) => Some(y.saturating_sub(x)),
+        _ => None,
+    };
+    let server = delta(a.server_ticks, b.server_ticks);
+    let harness = delta(a.harness_ticks, b.harness_ticks);
+    WindowFigures {
+        elapsed_secs: elapsed,
+        round_trips: rts,
+        rate: rate(rts, elapsed),
+        server_cpu_pct: server.map(|t| cpu_pct_of_machine(t, ticks_per_sec, elapsed, cpus)),
+        server_cores: server.map(|t| cpu_pct_of_machine(t, ticks_per_sec, elapsed, 1) / 100.0),
+        server_us_per_rt: server.and_then(|t| us_per_rt(t, ticks_per_sec, rts)),
+        harness_us_per_rt: harness.and_then(|t| us_per_rt(t, ticks_per_sec, rts)),
+        harness_cpu_pct: harness.map(|t| cpu_pct_of_machine(t, ticks_per_sec, elapsed, cpus)),
+    }
+}
+
+/// Events per second (0 for an empty window).
+pub fn rate(count: u64, elapsed_secs: f64) -> f64 {
+    if elapsed_secs > 0.0 {
+        count as f64 / elapsed_secs
+    } else {
+        0.0
+    }
+}
+
+/// CPU microseconds per round trip from a tick delta (`None` without round trips).
+pub fn us_per_rt(ticks: u64, ticks_per_sec: u64, round_trips: u64) -> Option<f64> {
+    if round_trips == 0 || ticks_per_sec == 0 {
+        return None;
+    }
+    Some(ticks as f64 * 1e6 / ticks_per_sec as f64 / round_trips as f64)
+}
+
+/// CPU used as a percentage of `cpus` CPUs over `elapsed_secs`.
+pub fn cpu_pct_of_machine(ticks: u64, ticks_per_sec: u64, elapsed_secs: f64, cpus: usize) -> f64 {
+    if elapsed_secs <= 0.0 || ticks_per_sec == 0 || cpus == 0 {
+        return 0.0;
+    }
+    ticks as f64 / ticks_per_sec as f64 / elapsed_secs / cpus as f64 * 100.0
+}
+
+/// A latency histogram in nanoseconds (1 ns .. 1 hour, 3 significant digits).
+pub fn new_latency_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("constant bounds are valid")
+}
+
+/// Latency percentiles of a step, in microseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Latency {
+    /// Round trips recorded.
+    pub count: u64,
+    /// Median.
+    pub p50_us: f64,
+    /// 95th percentile.
+    pub p95_us: f64,
+    /// 99th percentile.
+    pub p99_us: f64,
+    /// 99.9th percentile.
+    pub p999_us: f64,
+    /// Largest.
+    pub max_us: f64,
+}
+
+/// Reads the percentiles out of a histogram of nanoseconds.
+pub fn latency(h: &Histogram<u64>) -> Latency {
+    if h.is_empty() {
+        return Latency::default();
+    }
+    let us = |q: f64| h.value_at_quantile(q) as f64 / 1000.0;
+    Latency {
+        count: h.len(),
+        p50_us: us(0.5),
+        p95_us: us(0.95),
+        p99_us: us(0.99),
+        p999_us: us(0.999),
+        max_us: h.max() as f64 / 1000.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn stat_ticks_skip_the_command_name() {
+        let line =
+            "1234 (ferry (qm) x) S 1 1234 1234 0 -1 4194560 100 0 0 0 250 75 0 0 20 0 9 0 100 0 0";
+        assert_eq!(parse_stat_ticks(line), Some(325));
+        assert_eq!(parse_stat_ticks("garbage"), None);
+        assert_eq!(parse_stat_ticks("1 (x) S 1 2"), None);
+    }
+
+    #[test]
+    fn this_process_has_a_stat_line() {
+        assert!(process_ticks(None).is_some());
+        assert!(clock_ticks_per_sec() > 0);
+    }
+
+    #[test]
+    fn cpu_per_round_trip_from_ticks() {
+        // 150 ticks at 100 Hz = 1.5 s of CPU over 100,000 round trips = 15 us each.
+        assert_eq!(us_per_rt(150, 100, 100_000), Some(15.0));
+        assert_eq!(us_per_rt(150, 100, 0), None);
+        // 1.5 s of CPU in 1 s on 2 CPUs = 75% of the machine.
+        assert!((cpu_pct_of_machine(150, 100, 1.0, 2) - 75.0).abs() < 1e-9);
+        assert_eq!(cpu_pct_of_machine(150, 100, 0.0, 2), 0.0);
+        assert!((rate(50_000, 2.0) - 25_000.0).abs() < 1e-9);
+        assert_eq!(rate(5, 0.0), 0.0);
+    }
+
+    #[test]
+    fn window_combines_two_samples() {
+        let t0 = Instant::now();
+        let a = Sample {
+            at: t0,
+            round_trips: 1_000,
+            server_ticks: Some(500),
+            harness_ticks: Some(40),
+        };
+        let b = Sample {
+            at: t0 + Duration::from_secs(10),
+            round_trips: 501_000,
+            server_ticks: Some(1_500),
+            harness_ticks: Some(540),
+        };
+        let w = window(&a, &b, 100, 2);
+        assert_eq!(w.round_trips, 500_000);
+        assert!((w.rate - 50_000.0).abs() < 1e-6);
+        assert!((w.server_cpu_pct.unwrap_or(0.0) - 50.0).abs() < 1e-9);
+        assert!((w.server_cores.unwrap_or(0.0) - 1.0).abs() < 1e-9);
+        assert!((w.server_us_per_rt.unwrap_or(0.0) - 20.0).abs() < 1e-9);
+        assert!((w.harness_us_per_rt.unwrap_or(0.0) - 10.0).abs() < 1e-9);
+        let unknown = Sample {
+            server_ticks: None,
+            ..b
+        };
+        assert_eq!(window(&a, &unknown, 100, 2).server_us_per_rt, None);
+    }
+
+    #[test]
+    fn percentiles_in_microseconds() {
+        let mut h = new_latency_histogram();
+        for us in 1..=1000u64 {
+            h.record(us * 1000).unwrap_or_default();
+        }
+        let l = latency(&h);
+        assert_eq!(l.count, 1000);
+        assert!((l.p50_us - 500.0).abs() <= 1.0, "{l:?}");
+        assert!((l.p95_us - 950.0).abs() <= 1.0, "{l:?}");
+        assert!((l.p99_us - 990.0).abs() <= 1.0, "{l:?}");
+        assert!((l.p999_us - 999.0).abs() <= 1.0, "{l:?}");
+        assert_eq!(latency(&new_latency_histogram()), Latency::default());
+    }
+}

@@ -1,0 +1,373 @@
+//! Results of a run: per-step figures next to the relay yardstick, the plain-text table,
+//! the reports' summary line ("Test | Max Rate | CPU% | Clients") and the JSON file.
+
+use serde::Serialize;
+
+use crate::relay::RelayResult;
+use crate::workload::rr::StepOutcome;
+
+/// One step (one clients value): Ferry's figures and, when asked for, the relay's.
+#[derive(Clone, Debug, Serialize)]
+pub struct StepReport {
+    /// What Ferry did.
+    #[serde(flatten)]
+    pub ferry: StepOutcome,
+    /// What the relay did with the same requesters, size and durations.
+    pub relay: Option<RelayResult>,
+    /// Why the relay has no figures, when it was asked for and failed.
+    pub relay_error: Option<String>,
+    /// Ferry's round trips/s as a percentage of the relay's.
+    pub ferry_vs_relay_pct: Option<f64>,
+    /// Ferry's server CPU per round trip divided by the relay's.
+    pub server_cpu_vs_relay: Option<f64>,
+}
+
+impl StepReport {
+    /// Combines a Ferry step with the relay's result for the same step.
+    pub fn new(ferry: StepOutcome, relay: Result<Option<RelayResult>, String>) -> StepReport {
+        let (relay, relay_error) = match relay {
+            Ok(r) => (r, None),
+            Err(e) => (None, Some(e)),
+        };
+        let ferry_vs_relay_pct = relay
+            .as_ref()
+            .and_then(|r| percent(ferry.window.rate, r.rate));
+        let server_cpu_vs_relay = relay
+            .as_ref()
+            .and_then(|r| ratio(ferry.window.server_us_per_rt?, r.relay_us_per_rt?));
+        StepReport {
+            ferry,
+            relay,
+            relay_error,
+            ferry_vs_relay_pct,
+            server_cpu_vs_relay,
+        }
+    }
+}
+
+/// `a` as a percentage of `b` (`None` when `b` is not positive).
+pub fn percent(a: f64, b: f64) -> Option<f64> {
+    ratio(a, b).map(|r| r * 100.0)
+}
+
+/// `a / b` (`None` when `b` is not positive).
+pub fn ratio(a: f64, b: f64) -> Option<f64> {
+    (b > 0.0 && a.is_finite() && b.is_finite()).then(|| a / b)
+}
+
+/// The reports' summary: the best valid step.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    /// E.g. `RR-CC (2KB Non-persistent)`.
+    pub test: String,
+    /// Highest round trips/s of a valid step.
+    pub max_rate: f64,
+    /// Server CPU% of the machine at that step.
+    pub cpu_pct: Option<f64>,
+    /// Requesters at that step.
+    pub clients: usize,
+}
+
+/// Picks the valid step with the highest rate.
+pub fn summarize(test: &str, steps: &[StepReport]) -> Option<Summary> {
+    steps
+        .iter()
+        .filter(|s| s.ferry.valid)
+        .max_by(|a, b| a.ferry.window.rate.total_cmp(&b.ferry.window.rate))
+        .map(|s| Summary {
+            test: test.to_string(),
+            max_rate: s.ferry.window.rate,
+            cpu_pct: s.ferry.window.server_cpu_pct,
+            clients: s.ferry.clients,
+        })
+}
+
+/// Everything a run measured, as written by `--json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunReport {
+    /// Workload name, e.g. `RR-CC`.
+    pub workload: String,
+    /// The reports' test name, e.g. `RR-CC (2KB Non-persistent)`.
+    pub test: String,
+    /// Message size in bytes.
+    pub size: usize,
+    /// Persistent messages.
+    pub persistent: bool,
+    /// Measured seconds per step.
+    pub secs: f64,
+    /// Warm-up seconds per step.
+    pub warmup: f64,
+    /// Request queues.
+    pub queues: usize,
+    /// SHARECNV asked for.
+    pub sharecnv: u32,
+    /// `auto` or the fixed responder count.
+    pub responders: String,
+    /// What was measured.
+    pub target: String,
+    /// CPUs of the machine (CPU% is of all of them).
+    pub cpus: usize,
+    /// Clock ticks per second of /proc CPU figures.
+    pub ticks_per_sec: u64,
+    /// Every step, in the order run.
+    pub steps: Vec<StepReport>,
+    /// The best valid step.
+    pub summary: Option<Summary>,
+}
+
+/// Thousands separators: `300110.4` -> `300,110`.
+pub fn group_thousands(v: f64) -> String {
+    if !v.is_finite() {
+        return "-".into();
+    }
+    let n = v.round() as i64;
+    let digits = n.unsigned_abs().to_string();
+    // Digits are ASCII; a comma before every group of three counted from the right.
+    let mut out = String::new();
+    let first = match digits.len() % 3 {
+        0 => 3,
+        r => r,
+    };
+    out.push_str(&digits[..first]);
+    for group in digits.as_bytes()[first..].chunks(3) {
+        out.push(',');
+        out.push_str(std::str::from_utf8(group).unwrap_or_default());
+    }
+    if n < 0 {
+        format!("-{out}")
+    } else {
+        out
+    }
+}
+
+fn opt(v: Option<f64>, decimals: usize) -> String {
+    match v {
+        Some(v) if v.is_finite() => format!("{v:.decimals$}"),
+        _ => "-".into(),
+    }
+}
+
+/// The per-step table, one line per step, plus the notes on invalid steps.
+pub fn render_table(run: &RunReport) -> String {
+    let headers = [
+        "Clients",
+        "Round trips/s",
+        "Server CPU%",
+        "Server µs/RT",
+        "Harness µs/RT",
+        "p50 µs",
+        "p99 µs",
+        "Relay RT/s",
+        "Ferry/Relay",
+        "Relay µs/RT",
+        "CPU/RT vs relay",
+        "valid",
+    ];
+    let mut rows: Vec<Vec<String>> = vec![headers.iter().map(|h| h.to_string()).collect()];
+    for s in &run.steps {
+        let f = &s.ferry;
+        rows.push(vec![
+            f.clients.to_string(),
+            group_thousands(f.window.rate),
+            opt(f.window.server_cpu_pct, 1),
+            opt(f.window.server_us_per_rt, 1),
+            opt(f.window.harness_us_per_rt, 1),
+            format!("{:.0}", f.latency.p50_us),
+            format!("{:.0}", f.latency.p99_us),
+            s.relay
+                .as_ref()
+                .map_or("-".into(), |r| group_thousands(r.rate)),
+            s.ferry_vs_relay_pct
+                .map_or("-".into(), |p| format!("{p:.0}%")),
+            opt(s.relay.as_ref().and_then(|r| r.relay_us_per_rt), 1),
+            s.server_cpu_vs_relay
+                .map_or("-".into(), |r| format!("{r:.2}x")),
+            if f.valid { "yes".into() } else { "NO".into() },
+        ]);
+    }
+    let widths: Vec<usize> = (0..headers.len())
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for (i, row) in rows.iter().enumerate() {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(cell, w)| format!("{cell:>w$}"))
+            .collect();
+        out.push_str(cells.join(" | ").trim_end());
+        out.push('\n');
+        if i == 0 {
+            let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+            out.push_str(&rule.join("-|-"));
+            out.push('\n');
+        }
+    }
+    for s in &run.steps {
+        let f = &s.ferry;
+        if !f.valid {
+            out.push_str(&format!(
+                "step {} clients INVALID: {} errors, {} mismatches, {} round trips; {}\n",
+                f.clients,
+                f.errors,
+                f.mismatches,
+                f.window.round_trips,
+                f.problems.join("; ")
+            ));
+        } else if !f.problems.is_empty() {
+            out.push_str(&format!(
+                "step {} clients note: {}\n",
+                f.clients,
+                f.problems.join("; ")
+            ));
+        }
+        if let Some(e) = &s.relay_error {
+            out.push_str(&format!(
+                "step {} clients: relay baseline failed: {e}\n",
+                f.clients
+            ));
+        }
+        if s.relay.as_ref().is_some_and(|r| r.bad_frames) {
+            out.push_str(&format!(
+                "step {} clients: the relay reported BAD_FRAMES\n",
+                f.clients
+            ));
+        }
+    }
+    out
+}
+
+/// The reports' summary table: `Test | Max Rate | CPU% | Clients`.
+pub fn render_summary(run: &RunReport) -> String {
+    let mut out = String::from("Test | Max Rate* | CPU% | Clients\n");
+    match &run.summary {
+        Some(s) => out.push_str(&format!(
+            "{} | {} | {} | {}\n",
+            s.test,
+            group_thousands(s.max_rate),
+            opt(s.cpu_pct, 2),
+            s.clients
+        )),
+        None => out.push_str(&format!("{} | no valid step | - | -\n", run.test)),
+    }
+    out.push_str("*Round trips/sec; CPU% = queue manager CPU, % of the whole machine\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::{Latency, WindowFigures};
+
+    fn step(clients: usize, rate: f64, valid: bool) -> StepOutcome {
+        StepOutcome {
+            clients,
+            responders: clients.max(10),
+            window: WindowFigures {
+                elapsed_secs: 10.0,
+                round_trips: (rate * 10.0) as u64,
+                rate,
+                server_cpu_pct: Some(60.0),
+                server_cores: Some(1.2),
+                server_us_per_rt: Some(20.0),
+                harness_us_per_rt: Some(9.0),
+                harness_cpu_pct: Some(40.0),
+            },
+            latency: Latency {
+                count: 10,
+                p50_us: 150.0,
+                p95_us: 200.0,
+                p99_us: 300.0,
+                p999_us: 900.0,
+                max_us: 1000.0,
+            },
+            errors: 0,
+            mismatches: u64::from(!valid),
+            problems: if valid {
+                vec![]
+            } else {
+                vec!["WrongCorrelId".into()]
+            },
+            valid,
+        }
+    }
+
+    fn relay(rate: f64) -> RelayResult {
+        RelayResult {
+            rate,
+            relay_us_per_rt: Some(8.0),
+            ..RelayResult::default()
+        }
+    }
+
+    #[test]
+    fn ratios_against_the_relay() {
+        let s = StepReport::new(step(16, 80_000.0, true), Ok(Some(relay(100_000.0))));
+        assert_eq!(s.ferry_vs_relay_pct, Some(80.0));
+        assert_eq!(s.server_cpu_vs_relay, Some(2.5));
+        let none = StepReport::new(step(16, 80_000.0, true), Ok(None));
+        assert_eq!(none.ferry_vs_relay_pct, None);
+        let failed = StepReport::new(step(16, 80_000.0, true), Err("no rr_load".into()));
+        assert_eq!(failed.relay_error.as_deref(), Some("no rr_load"));
+        assert_eq!(percent(1.0, 0.0), None);
+    }
+
+    #[test]
+    fn summary_takes_the_best_valid_step() {
+        let steps = vec![
+            StepReport::new(step(1, 5_000.0, true), Ok(None)),
+            StepReport::new(step(16, 90_000.0, true), Ok(None)),
+            StepReport::new(step(64, 99_000.0, false), Ok(None)),
+        ];
+        let s = summarize("RR-CC (2KB Non-persistent)", &steps).expect("a valid step");
+        assert_eq!(s.clients, 16);
+        assert_eq!(s.max_rate, 90_000.0);
+        assert_eq!(summarize("x", &steps[2..]), None);
+    }
+
+    #[test]
+    fn thousands() {
+        assert_eq!(group_thousands(300_110.4), "300,110");
+        assert_eq!(group_thousands(999.6), "1,000");
+        assert_eq!(group_thousands(12.0), "12");
+        assert_eq!(group_thousands(-1234.0), "-1,234");
+        assert_eq!(group_thousands(f64::NAN), "-");
+    }
+
+    #[test]
+    fn table_and_summary_render() {
+        let steps = vec![
+            StepReport::new(step(16, 90_000.0, true), Ok(Some(relay(100_000.0)))),
+            StepReport::new(step(64, 99_000.0, false), Ok(None)),
+        ];
+        let run = RunReport {
+            workload: "RR-CC".into(),
+            test: "RR-CC (2KB Non-persistent)".into(),
+            size: 2048,
+            persistent: false,
+            secs: 10.0,
+            warmup: 3.0,
+            queues: 10,
+            sharecnv: 10,
+            responders: "auto".into(),
+            target: "embedded".into(),
+            cpus: 2,
+            ticks_per_sec: 100,
+            summary: summarize("RR-CC (2KB Non-persistent)", &steps),
+            steps,
+        };
+        let t = render_table(&run);
+        assert!(t.contains("90,000"), "{t}");
+        assert!(t.contains("90%"), "{t}");
+        assert!(t.contains("2.50x"), "{t}");
+        assert!(t.contains("step 64 clients INVALID"), "{t}");
+        let s = render_summary(&run);
+        assert!(
+            s.contains("RR-CC (2KB Non-persistent) | 90,000 | 60.00 | 16"),
+            "{s}"
+        );
+        let json = serde_json::to_value(&run).expect("serializes");
+        assert_eq!(json["steps"][0]["clients"], 16);
+        assert_eq!(json["steps"][0]["window"]["rate"], 90_000.0);
+    }
+}
