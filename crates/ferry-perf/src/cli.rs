@@ -178,7 +178,16 @@ fn run_rr_cc(a: RrCcArgs) -> Result<bool, PerfError> {
             a.target.qmgr.as_deref().unwrap_or(""),
             a.target.server_pid,
         ),
-        None => QueueManager::embedded(&target::ferry_binary()?)?,
+        None => {
+            // Every requester and responder may have its own socket (SHARECNV 1), plus the
+            // harness's administrative connections.
+            let most = a.steps.clients.0.iter().copied().max().unwrap_or(1);
+            let responders = a.responders.count(most, a.queues);
+            let channels = u32::try_from(most + responders + 16)
+                .unwrap_or(u32::MAX)
+                .max(100);
+            QueueManager::embedded(&target::ferry_binary()?, channels)?
+        }
     };
     eprintln!(
         "{test}: {} request queues, responders {}, SHARECNV {}, {} s warm-up + {} s per step; {}; relay baseline: {}",

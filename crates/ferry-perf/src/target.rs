@@ -56,10 +56,11 @@ pub struct QueueManager {
 }
 
 impl QueueManager {
-    /// Creates and starts an embedded queue manager with the `ferry` binary at `bin`.
+    /// Creates and starts an embedded queue manager with the `ferry` binary at `bin`,
+    /// allowing `max_channels` client sockets (qm.ini Channels/MaxChannels).
     /// Call [`QueueManager::wait_ready`] before using it.
-    pub fn embedded(bin: &Path) -> Result<QueueManager, PerfError> {
-        let e = Embedded::start(bin)?;
+    pub fn embedded(bin: &Path, max_channels: u32) -> Result<QueueManager, PerfError> {
+        let e = Embedded::start(bin, max_channels)?;
         let conn_name = format!("127.0.0.1({})", e.port);
         let opts = ConnectOptions::client(&conn_name, DEFAULT_CHANNEL).queue_manager(EMBEDDED_QMGR);
         Ok(QueueManager {
@@ -176,6 +177,38 @@ fn mq(what: &str, name: &str, e: MqError) -> PerfError {
     PerfError::Mq(format!("{what} {name}"), e)
 }
 
+/// Rewrites the Channels stanza's MaxChannels and MaxActiveChannels of a qm.ini file
+/// (MQ's default of 100 is too few for 64 requesters and 64 responders at SHARECNV 1).
+fn set_max_channels(qm_ini: &Path, max_channels: u32) -> Result<(), PerfError> {
+    let text = std::fs::read_to_string(qm_ini)
+        .map_err(|e| PerfError::Setup(format!("{}: {e}", qm_ini.display())))?;
+    let new = set_ini_values(
+        &text,
+        &[
+            ("MaxChannels", max_channels),
+            ("MaxActiveChannels", max_channels),
+        ],
+    );
+    std::fs::write(qm_ini, new).map_err(|e| PerfError::Setup(format!("{}: {e}", qm_ini.display())))
+}
+
+/// Replaces the value of every `   Key=value` line whose key is in `values`.
+pub fn set_ini_values(text: &str, values: &[(&str, u32)]) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let key = line.split('=').next().unwrap_or("").trim();
+        match values.iter().find(|(k, _)| *k == key && line.contains('=')) {
+            Some((k, v)) => {
+                let indent = &line[..line.len() - line.trim_start().len()];
+                out.push_str(&format!("{indent}{k}={v}"));
+            }
+            None => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    out
+}
+
 /// The child process of an embedded queue manager and its temporary FERRY_HOME.
 struct Embedded {
     home: tempfile::TempDir,
@@ -184,7 +217,7 @@ struct Embedded {
 }
 
 impl Embedded {
-    fn start(bin: &Path) -> Result<Embedded, PerfError> {
+    fn start(bin: &Path, max_channels: u32) -> Result<Embedded, PerfError> {
         let home = tempfile::Builder::new()
             .prefix("ferry-perf-")
             .tempdir()
@@ -204,6 +237,10 @@ impl Embedded {
                 String::from_utf8_lossy(&out.stderr).trim()
             )));
         }
+        set_max_channels(
+            &home.path().join("qmgrs").join(EMBEDDED_QMGR).join("qm.ini"),
+            max_channels,
+        )?;
         let console_path = home.path().join("console.log");
         let console = std::fs::File::create(&console_path)
             .map_err(|e| PerfError::Setup(format!("{}: {e}", console_path.display())))?;
@@ -284,6 +321,30 @@ impl Drop for Embedded {
                 }
                 std::thread::sleep(Duration::from_millis(20));
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ini_values_are_replaced_in_place() {
+        let ini = "QueueManager:\n   Name=PERFQM\nChannels:\n   MaxChannels=100\n   MaxActiveChannels=100\nTCP:\n   KeepAlive=NO\n";
+        let out = set_ini_values(ini, &[("MaxChannels", 400), ("MaxActiveChannels", 400)]);
+        assert_eq!(
+            out,
+            "QueueManager:\n   Name=PERFQM\nChannels:\n   MaxChannels=400\n   MaxActiveChannels=400\nTCP:\n   KeepAlive=NO\n"
+        );
+    }
+
+    #[test]
+    fn the_ferry_binary_is_found_or_explained() {
+        // Under cargo test this executable is not `ferry`: without FERRY_BIN, say what to do.
+        if std::env::var_os("FERRY_BIN").is_none() {
+            let e = ferry_binary().expect_err("test binary is not ferry");
+            assert!(e.to_string().contains("FERRY_BIN"), "{e}");
         }
     }
 }

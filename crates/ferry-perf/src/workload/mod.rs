@@ -3,5 +3,8 @@
 //! and the server is what gets measured.
 //!
 //! - [`rr`]: RR-CC, client-mode requesters and responders over ten request queues.
+//! - [`verify`]: request tags and reply checks; [`tally`]: the counters a step shares.
 
 pub mod rr;
+pub mod tally;
+pub mod verify;

@@ -6,38 +6,34 @@
 //! Responders get-wait on the request queues (enough of them that a getter is always
 //! waiting) and put a same-size reply (the request's body, zero-copy) with CorrelId =
 //! the request's MsgId to its ReplyToQ. A round trip counts only when the reply's
-//! CorrelId matches and its body is intact ([`check_reply`]); anything else is
+//! CorrelId matches and its body is intact ([`super::verify::check_reply`]); anything else is
 //! recorded and marks the step invalid.
 //!
 //! A step: drain the queues, connect responders then requesters, warm up, measure for
 //! the window (rate, server and harness CPU, latency), then stop: requesters finish
 //! their round trip, each responder gets a stop message, everyone disconnects.
 
-use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use ferry_client::{ConnectOptions, Connection, Queue};
 use ferry_mqi::descriptor::{msg_type, persistence, NONE_ID};
 use ferry_mqi::options::WAIT_UNLIMITED;
 use ferry_mqi::{
-    FixedStr, GetOptionFlags, GetOptions, MatchOptions, MessageDescriptor, MqError, MsgId,
+    FixedStr, GetOptionFlags, GetOptions, MatchOptions, MessageDescriptor, MqError,
     ObjectDescriptor, OpenOptions, PutOptionFlags, PutOptions, ReasonCode,
 };
-use hdrhistogram::Histogram;
 use tokio::task::JoinHandle;
 
+use super::tally::Tally;
+use super::verify::{check_reply, next_body, request_tag};
 use crate::measure::{self, Latency, Sample, WindowFigures};
 use crate::target::QueueManager;
 use crate::PerfError;
 
 /// Body of the message that tells a responder to end.
 pub const STOP_BODY: &[u8] = b"FERRY-PERF-STOP";
-/// Bytes of the tag written at the start and at the end of every request body.
-pub const TAG_LEN: usize = 16;
-/// How many problem descriptions a step keeps (the rest are only counted).
-const KEEP_PROBLEMS: usize = 5;
 
 /// What an RR-CC run does, the same for every step.
 #[derive(Clone, Debug)]
@@ -69,174 +65,6 @@ pub const REPLY_QUEUE: &str = "REPLY";
 /// The request queue (0-based) requester or responder `n` uses: round-robin.
 pub fn queue_for(n: usize, queues: usize) -> usize {
     n % queues.max(1)
-}
-
-/// The tag of request `seq` of requester `requester`: both numbers, little-endian.
-pub fn request_tag(requester: usize, seq: u64) -> [u8; TAG_LEN] {
-    let mut t = [0u8; TAG_LEN];
-    t[..8].copy_from_slice(&(requester as u64).to_le_bytes());
-    t[8..].copy_from_slice(&seq.to_le_bytes());
-    t
-}
-
-/// A request body: `template` with `tag` written over its start and its end (as much
-/// of the tag as fits).
-pub fn make_body(template: &[u8], tag: &[u8; TAG_LEN]) -> Bytes {
-    let mut b = BytesMut::from(template);
-    let n = TAG_LEN.min(b.len());
-    b[..n].copy_from_slice(&tag[..n]);
-    let len = b.len();
-    b[len - n..].copy_from_slice(&tag[..n]);
-    b.freeze()
-}
-
-/// The cheap integrity check: the tag at both ends of the body.
-pub fn body_intact(body: &[u8], tag: &[u8; TAG_LEN]) -> bool {
-    let n = TAG_LEN.min(body.len());
-    body[..n] == tag[..n] && body[body.len() - n..] == tag[..n]
-}
-
-/// The verdict on one reply.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReplyCheck {
-    /// The reply answers the request and its body is intact: a round trip.
-    Good,
-    /// The reply's CorrelId is not the request's MsgId.
-    WrongCorrelId,
-    /// The reply's length differs from the request's.
-    WrongLength {
-        /// Length of the reply (MQGET DataLength).
-        got: usize,
-        /// Length expected.
-        want: usize,
-    },
-    /// The tag at the ends of the body differs: the body was damaged or is another's.
-    CorruptBody,
-}
-
-/// Checks a reply got for a request: CorrelId first, then the full length, then the tag.
-pub fn check_reply(
-    request_msg_id: &MsgId,
-    reply: &MessageDescriptor,
-    body: &[u8],
-    data_length: usize,
-    size: usize,
-    tag: &[u8; TAG_LEN],
-) -> ReplyCheck {
-    if reply.correl_id != *request_msg_id {
-        ReplyCheck::WrongCorrelId
-    } else if data_length != size || body.len() != size {
-        ReplyCheck::WrongLength {
-            got: data_length,
-            want: size,
-        }
-    } else if !body_intact(body, tag) {
-        ReplyCheck::CorruptBody
-    } else {
-        ReplyCheck::Good
-    }
-}
-
-/// The counters every task of a step shares (one thread, so plain cells).
-pub struct Tally {
-    measuring: Cell<bool>,
-    stop: Cell<bool>,
-    round_trips: Cell<u64>,
-    errors: Cell<u64>,
-    mismatches: Cell<u64>,
-    hist: RefCell<Histogram<u64>>,
-    problems: RefCell<Vec<String>>,
-}
-
-impl Default for Tally {
-    fn default() -> Self {
-        Tally {
-            measuring: Cell::new(false),
-            stop: Cell::new(false),
-            round_trips: Cell::new(0),
-            errors: Cell::new(0),
-            mismatches: Cell::new(0),
-            hist: RefCell::new(measure::new_latency_histogram()),
-            problems: RefCell::new(Vec::new()),
-        }
-    }
-}
-
-impl Tally {
-    /// Counts one reply: a good one is a round trip (its latency recorded while
-    /// measuring), anything else a mismatch. Returns true for a round trip.
-    pub fn reply(&self, check: ReplyCheck, latency_ns: u64) -> bool {
-        if check == ReplyCheck::Good {
-            self.round_trips.set(self.round_trips.get() + 1);
-            if self.measuring.get() {
-                let _ = self.hist.borrow_mut().record(latency_ns.max(1));
-            }
-            true
-        } else {
-            self.mismatches.set(self.mismatches.get() + 1);
-            self.note(format!("{check:?}"));
-            false
-        }
-    }
-
-    /// Counts a failed MQI call or other error.
-    pub fn error(&self, what: String) {
-        self.errors.set(self.errors.get() + 1);
-        self.note(what);
-    }
-
-    /// Counts a message that is not what it should be (e.g. a responder got a reply).
-    pub fn mismatch(&self, what: String) {
-        self.mismatches.set(self.mismatches.get() + 1);
-        self.note(what);
-    }
-
-    fn note(&self, what: String) {
-        let mut p = self.problems.borrow_mut();
-        if p.len() < KEEP_PROBLEMS {
-            p.push(what);
-        }
-    }
-
-    /// Valid round trips so far.
-    pub fn round_trips(&self) -> u64 {
-        self.round_trips.get()
-    }
-
-    /// Errors so far.
-    pub fn errors(&self) -> u64 {
-        self.errors.get()
-    }
-
-    /// Mismatched replies or requests so far.
-    pub fn mismatches(&self) -> u64 {
-        self.mismatches.get()
-    }
-
-    /// Starts or ends the measured window (latencies are recorded only inside it).
-    pub fn set_measuring(&self, on: bool) {
-        self.measuring.set(on);
-    }
-
-    /// Asks requesters to end after their current round trip.
-    pub fn request_stop(&self) {
-        self.stop.set(true);
-    }
-
-    /// True once [`Tally::request_stop`] was called.
-    pub fn stopping(&self) -> bool {
-        self.stop.get()
-    }
-
-    /// Latency percentiles of the measured window.
-    pub fn latency(&self) -> Latency {
-        measure::latency(&self.hist.borrow())
-    }
-
-    /// The first few problems, described.
-    pub fn problems(&self) -> Vec<String> {
-        self.problems.borrow().clone()
-    }
 }
 
 /// What one step measured.
@@ -320,9 +148,17 @@ struct Responder {
 }
 
 async fn connect(opts: &ConnectOptions) -> Result<Connection, PerfError> {
-    Connection::connect(opts)
-        .await
-        .map_err(|e| mq("connect", e))
+    Connection::connect(opts).await.map_err(|e| {
+        if e.reason == ReasonCode::ChannelNotAvailable {
+            mq(
+                "connect (the queue manager allows no more channel instances: raise \
+                 qm.ini Channels/MaxChannels, or use a larger --sharecnv)",
+                e,
+            )
+        } else {
+            mq("connect", e)
+        }
+    })
 }
 
 async fn open_requester(
@@ -385,10 +221,12 @@ async fn requester_loop(r: Requester, size: usize, persistent: bool, tally: Rc<T
     let pmo = put_options();
     let gmo = get_wait(MatchOptions::CORREL_ID);
     let mut seq = 0u64;
+    let mut previous: Option<Bytes> = None;
     while !tally.stopping() {
         seq += 1;
         let tag = request_tag(r.id, seq);
-        let body = make_body(&template, &tag);
+        let body = next_body(previous.take(), &template, &tag);
+        let sent = body.clone();
         let mut md = MessageDescriptor {
             msg_type: msg_type::REQUEST,
             persistence: if persistent {
@@ -423,6 +261,7 @@ async fn requester_loop(r: Requester, size: usize, persistent: bool, tally: Rc<T
                 if !tally.reply(check, ns) {
                     break;
                 }
+                previous = Some(sent);
             }
             Err(e) => {
                 tally.error(format!("requester {}: get reply: {}", r.id, e.reason));
@@ -646,14 +485,6 @@ async fn stop_responders(
 mod tests {
     use super::*;
 
-    fn reply_to(msg_id: MsgId) -> MessageDescriptor {
-        MessageDescriptor {
-            msg_type: msg_type::REPLY,
-            correl_id: msg_id,
-            ..MessageDescriptor::default()
-        }
-    }
-
     #[test]
     fn queues_round_robin() {
         assert_eq!(request_queue_name(0), "REQUEST.1");
@@ -662,87 +493,5 @@ mod tests {
         assert_eq!(queue_for(10, 10), 0);
         assert_eq!(queue_for(13, 10), 3);
         assert_eq!(queue_for(5, 0), 0);
-    }
-
-    #[test]
-    fn bodies_carry_their_tag_at_both_ends() {
-        let tag = request_tag(3, 42);
-        let body = make_body(&[0u8; 2048], &tag);
-        assert_eq!(body.len(), 2048);
-        assert!(body_intact(&body, &tag));
-        assert!(!body_intact(&body, &request_tag(3, 43)));
-        assert!(!body_intact(&body, &request_tag(4, 42)));
-        let mut damaged = body.to_vec();
-        damaged[2047] ^= 1;
-        assert!(!body_intact(&damaged, &tag));
-        // Tiny bodies hold what fits.
-        let small = make_body(&[0u8; 5], &tag);
-        assert!(body_intact(&small, &tag));
-        assert_eq!(&small[..], &tag[..5]);
-    }
-
-    #[test]
-    fn replies_are_checked_in_order() {
-        let id: MsgId = [7; 24];
-        let tag = request_tag(1, 1);
-        let body = make_body(&[0u8; 256], &tag);
-        assert_eq!(
-            check_reply(&id, &reply_to(id), &body, 256, 256, &tag),
-            ReplyCheck::Good
-        );
-        assert_eq!(
-            check_reply(&id, &reply_to([8; 24]), &body, 256, 256, &tag),
-            ReplyCheck::WrongCorrelId
-        );
-        assert_eq!(
-            check_reply(&id, &reply_to(id), &body[..255], 255, 256, &tag),
-            ReplyCheck::WrongLength {
-                got: 255,
-                want: 256
-            }
-        );
-        // A longer reply arrives cut to the requested length: DataLength tells.
-        assert_eq!(
-            check_reply(&id, &reply_to(id), &body, 300, 256, &tag),
-            ReplyCheck::WrongLength {
-                got: 300,
-                want: 256
-            }
-        );
-        assert_eq!(
-            check_reply(&id, &reply_to(id), &body, 256, 256, &request_tag(2, 1)),
-            ReplyCheck::CorruptBody
-        );
-    }
-
-    #[test]
-    fn tally_counts_only_good_replies_and_records_only_while_measuring() {
-        let t = Tally::default();
-        assert!(t.reply(ReplyCheck::Good, 1_000));
-        assert_eq!(t.latency().count, 0, "not measuring yet");
-        t.set_measuring(true);
-        assert!(t.reply(ReplyCheck::Good, 2_000_000));
-        assert!(!t.reply(ReplyCheck::WrongCorrelId, 5));
-        t.error("put: 2053 MQRC_Q_FULL".into());
-        assert_eq!(t.round_trips(), 2);
-        assert_eq!(t.mismatches(), 1);
-        assert_eq!(t.errors(), 1);
-        let l = t.latency();
-        assert_eq!(l.count, 1);
-        assert!((l.p50_us - 2000.0).abs() < 2.0, "{l:?}");
-        assert_eq!(
-            t.problems(),
-            vec![
-                "WrongCorrelId".to_string(),
-                "put: 2053 MQRC_Q_FULL".to_string()
-            ]
-        );
-        for i in 0..10 {
-            t.error(format!("e{i}"));
-        }
-        assert_eq!(t.problems().len(), KEEP_PROBLEMS);
-        assert!(!t.stopping());
-        t.request_stop();
-        assert!(t.stopping());
     }
 }
