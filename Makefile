@@ -15,4 +15,4 @@ fuzz:
 
 ## The request/reply benchmark against the relay ceiling (see docs/performance.md).
 bench:
-	./scripts/bench-rr.sh
+	./bench/rr-cc.sh
