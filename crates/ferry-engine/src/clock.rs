@@ -78,14 +78,28 @@ impl Civil {
 }
 
 /// MQMD PutDate (`YYYYMMDD`) and PutTime (`HHMMSSTH`) for `t`, UTC.
+///
+/// Runs on every put, so it writes the digits straight into the fields (no allocation).
 pub fn put_date_time(t: Timestamp) -> (FixedStr<8>, FixedStr<8>) {
     let c = Civil::from_timestamp(t);
-    let date = format!("{:04}{:02}{:02}", c.year, c.month, c.day);
-    let time = format!(
-        "{:02}{:02}{:02}{:02}",
-        c.hour, c.minute, c.second, c.hundredths
-    );
-    (FixedStr::truncating(&date), FixedStr::truncating(&time))
+    let mut date = [b'0'; 8];
+    digits(&mut date[0..4], c.year.clamp(0, 9999) as u32);
+    digits(&mut date[4..6], c.month);
+    digits(&mut date[6..8], c.day);
+    let mut time = [b'0'; 8];
+    digits(&mut time[0..2], c.hour);
+    digits(&mut time[2..4], c.minute);
+    digits(&mut time[4..6], c.second);
+    digits(&mut time[6..8], c.hundredths);
+    (FixedStr::from_bytes(date), FixedStr::from_bytes(time))
+}
+
+/// Writes `n` as zero-padded decimal digits filling `out` (higher digits dropped).
+fn digits(out: &mut [u8], mut n: u32) {
+    for b in out.iter_mut().rev() {
+        *b = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
 }
 
 /// CRDATE/ALTDATE (`yyyy-mm-dd`) and CRTIME/ALTTIME (`hh.mm.ss`) for `t`, UTC.

@@ -78,6 +78,9 @@ pub struct Server {
     pub lifecycle_wake: Notify,
     /// When the queue manager started.
     pub started_ms: u64,
+    /// The time of the read batch being processed: one clock read serves every frame
+    /// of one read (PutTime has hundredths of a second; a batch takes microseconds).
+    batch_now: Cell<Option<Timestamp>>,
 }
 
 impl Server {
@@ -105,6 +108,7 @@ impl Server {
             timer_armed: Cell::new(None),
             lifecycle_wake: Notify::new(),
             started_ms: clock::now().0,
+            batch_now: Cell::new(None),
         })
     }
 
@@ -113,7 +117,7 @@ impl Server {
         &self,
         f: impl FnOnce(&mut QueueManager, Timestamp, &mut Effects) -> T,
     ) -> T {
-        let now = clock::now();
+        let now = self.batch_now.get().unwrap_or_else(clock::now);
         let out = {
             let mut engine = self.engine.borrow_mut();
             let mut fx = self.effects.borrow_mut();
@@ -121,6 +125,16 @@ impl Server {
         };
         self.perform_effects();
         out
+    }
+
+    /// Starts processing the frames of one read: they share one clock reading.
+    pub fn begin_batch(&self) {
+        self.batch_now.set(Some(clock::now()));
+    }
+
+    /// Ends the batch: later calls read the clock again.
+    pub fn end_batch(&self) {
+        self.batch_now.set(None);
     }
 
     /// Records where a waiting GET's reply goes, and re-arms the timer when needed.

@@ -66,9 +66,18 @@ impl SocketShared {
         if self.closing.get() {
             return;
         }
-        Server::encode(&mut self.out.borrow_mut(), conversation, request_id, reply);
+        let was_empty = {
+            let mut out = self.out.borrow_mut();
+            let was_empty = out.is_empty();
+            Server::encode(&mut out, conversation, request_id, reply);
+            was_empty
+        };
         self.sent.set(self.sent.get() + 1);
-        self.wake_writer.notify_one();
+        // The writer drains the whole buffer each time it runs, so it needs waking only
+        // when the buffer goes from empty to not empty.
+        if was_empty {
+            self.wake_writer.notify_one();
+        }
     }
 
     /// Queues a close notice and marks the socket closing.
@@ -340,20 +349,11 @@ async fn read_loop<R: AsyncRead + Unpin>(
     max_frame: u32,
 ) -> ReadEnd {
     loop {
-        loop {
-            match decode_frame(inbuf, max_frame) {
-                Ok(Some(frame)) => {
-                    shared.received.set(shared.received.get() + 1);
-                    if let Err(e) = dispatch::handle_frame(server, shared, frame) {
-                        return ReadEnd::Protocol(e);
-                    }
-                    if shared.is_closing() {
-                        return ReadEnd::Closing;
-                    }
-                }
-                Ok(None) => break,
-                Err(e) => return ReadEnd::Protocol(e),
-            }
+        server.begin_batch();
+        let end = decode_batch(server, shared, inbuf, max_frame);
+        server.end_batch();
+        if let Some(end) = end {
+            return end;
         }
         if shared.is_closing() {
             return ReadEnd::Closing;
@@ -365,6 +365,30 @@ async fn read_loop<R: AsyncRead + Unpin>(
             Ok(0) => return ReadEnd::Eof,
             Ok(_) => {}
             Err(e) => return ReadEnd::Io(e),
+        }
+    }
+}
+
+/// Handles every complete frame in `inbuf`; `Some` ends the socket.
+fn decode_batch(
+    server: &Rc<Server>,
+    shared: &Rc<SocketShared>,
+    inbuf: &mut BytesMut,
+    max_frame: u32,
+) -> Option<ReadEnd> {
+    loop {
+        match decode_frame(inbuf, max_frame) {
+            Ok(Some(frame)) => {
+                shared.received.set(shared.received.get() + 1);
+                if let Err(e) = dispatch::handle_frame(server, shared, frame) {
+                    return Some(ReadEnd::Protocol(e));
+                }
+                if shared.is_closing() {
+                    return Some(ReadEnd::Closing);
+                }
+            }
+            Ok(None) => return None,
+            Err(e) => return Some(ReadEnd::Protocol(e)),
         }
     }
 }
