@@ -167,6 +167,10 @@ pub fn status_line(home: &FerryHome, name: &str) -> String {
             )
         }
         (Some(pid), None) => format!("{qmname:<58}STATUS(Starting) PID({pid})"),
+        // A clean end removes the pid file; one left behind means the process died.
+        (None, _) if paths.pid_file().exists() => {
+            format!("{qmname:<58}STATUS(Ended unexpectedly)")
+        }
         _ => format!("{qmname:<58}STATUS(Ended normally)"),
     }
 }

@@ -315,6 +315,12 @@ fn definitions_survive_a_restart_and_a_kill_9() {
         "ALTER QLOCAL(KEEP.Q) MAXDEPTH(456)\nDELETE QALIAS(KEEP.ALIAS)",
     );
     qm.kill9();
+    let status = qm.ferry(&["status", qm.name()]);
+    assert!(
+        stdout(&status).contains("STATUS(Ended unexpectedly)"),
+        "dspmq's word for a crash: {}",
+        stdout(&status)
+    );
     qm.launch();
     let q = mqsc_ok(&qm, "DISPLAY QLOCAL(KEEP.Q) MAXDEPTH");
     assert_eq!(attr(&q, "MAXDEPTH").as_deref(), Some("456"), "{q}");
