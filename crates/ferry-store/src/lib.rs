@@ -1,0 +1,1 @@
+//! Ferry's recovery log (work in progress).
