@@ -245,7 +245,7 @@ pub fn start_background(
             let reason = console
                 .lines()
                 .rev()
-                .find(|l| l.contains("FRY") && l.contains('E'))
+                .find(|l| has_error_id(l))
                 .map(str::to_string)
                 .unwrap_or_else(|| format!("the process ended with {exit}"));
             return Err(ControlError::new(
@@ -279,6 +279,14 @@ pub fn start_background(
         }
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// True when `line` holds an error message id such as `FRY7028E`.
+fn has_error_id(line: &str) -> bool {
+    line.match_indices("FRY").any(|(i, _)| {
+        let id = line.as_bytes().get(i + 3..i + 8);
+        matches!(id, Some([a, b, c, d, b'E']) if [a, b, c, d].iter().all(|x| x.is_ascii_digit()))
+    })
 }
 
 /// How to stop a queue manager.
@@ -365,4 +373,18 @@ pub fn create_layout(home: &FerryHome, name: &str) -> Result<(QmgrPaths, QmIni),
     ini.write(&paths.qm_ini())
         .map_err(|e| ControlError::new(e.to_string(), 71))?;
     Ok((paths, ini))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_error_id;
+
+    #[test]
+    fn error_ids_are_recognised() {
+        assert!(has_error_id("2026 ERROR FRY7028E: The configuration ..."));
+        assert!(!has_error_id(
+            "INFO FRY5026I: The listener 'SYSTEM.LISTENER.TCP.1' has started."
+        ));
+        assert!(!has_error_id("FRY"));
+    }
 }

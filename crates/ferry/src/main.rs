@@ -186,8 +186,13 @@ fn status(home: &FerryHome, name: Option<String>) -> Result<(), ControlError> {
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("FERRY_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    use std::io::IsTerminal;
+    // Diagnostics go to stderr, in colour only at a terminal (a background start sends
+    // them to run/console.log).
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_target(false)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .init();
 }

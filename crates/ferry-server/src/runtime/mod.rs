@@ -96,7 +96,7 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
     let catalogue = catalogue_store::load(&paths.objects()).map_err(|e| config_error(&e))?;
     let mut error_log = ErrorLog::open(paths.errors_dir(), name, ini.error_log.error_log_size)
         .map_err(|e| config_error(&e))?;
-    println!("{}", error_log.write(&messages::QMGR_STARTING, &[&name]));
+    error_log.write(&messages::QMGR_STARTING, &[&name]);
     let engine = QueueManager::from_catalogue(name, catalogue, clock::now());
 
     std::fs::create_dir_all(paths.run_dir()).map_err(|e| config_error(&e))?;
@@ -114,11 +114,10 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
     drop(local);
     drop(runtime);
     cleanup(&paths);
-    let line = server
+    server
         .error_log
         .borrow_mut()
         .write(&messages::QMGR_ENDED, &[&name]);
-    println!("{line}");
     result
 }
 
@@ -149,9 +148,9 @@ async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
         .map(|l| l.name)
         .collect();
     for l in auto_start {
-        if let Err(e) = listeners::start(&server, &l) {
-            eprintln!("{e}");
-        }
+        // A listener that cannot bind is in the error log (FRY9212E); the queue manager
+        // runs on, as MQ's does, and START LISTENER can retry.
+        let _ = listeners::start(&server, &l);
     }
 
     let mut usr1 = signal(SignalKind::user_defined1()).map_err(|e| fail(&e))?;
@@ -160,12 +159,12 @@ async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
 
     server.state.set(QmgrState::Running);
     server.publish_status();
-    let started = server.error_log.borrow_mut().write(
+    server.error_log.borrow_mut().write(
         &messages::QMGR_STARTED,
         &[&name, &env!("CARGO_PKG_VERSION")],
     );
-    println!("{started}");
-    println!(
+    // The error log echoes its entries through tracing; this one is for the console only.
+    tracing::info!(
         "{}",
         messages::BINDINGS_STARTED.format(&[&sock_path.display()])
     );
