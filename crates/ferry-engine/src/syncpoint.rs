@@ -47,57 +47,38 @@ impl QueueManager {
     }
 
     pub(crate) fn commit_uow(&mut self, conn: ConnId, now: Timestamp, fx: &mut Effects) {
-        let Some(c) = self.conns.get_mut(&conn) else {
-            return;
-        };
-        let entries = std::mem::take(&mut c.uow.entries);
-        for e in &entries {
-            match *e {
-                UowEntry::Put { queue, seq } => {
-                    let Some(lq) = self.queues.local_mut(queue) else {
-                        continue;
-                    };
-                    lq.uncommitted = lq.uncommitted.saturating_sub(1);
-                    if let Some(msg) = lq.store.remove(seq) {
-                        self.place(queue, msg, now, fx);
-                    }
-                }
-                UowEntry::Get { queue, seq } => {
-                    let Some(lq) = self.queues.local_mut(queue) else {
-                        continue;
-                    };
-                    lq.uncommitted = lq.uncommitted.saturating_sub(1);
-                    lq.store.remove(seq);
-                }
-            }
-        }
-        self.recycle(conn, entries);
+        self.end_uow(conn, Outcome::Commit, now, fx);
     }
 
     pub(crate) fn backout_uow(&mut self, conn: ConnId, now: Timestamp, fx: &mut Effects) {
+        self.end_uow(conn, Outcome::Backout, now, fx);
+    }
+
+    /// Ends `conn`'s unit of work. Commit makes its puts visible and forgets its gets;
+    /// backout forgets its puts and returns each got message to its place with
+    /// BackoutCount + 1. Either way a message made visible may go straight to a waiter.
+    fn end_uow(&mut self, conn: ConnId, outcome: Outcome, now: Timestamp, fx: &mut Effects) {
         let Some(c) = self.conns.get_mut(&conn) else {
             return;
         };
         let entries = std::mem::take(&mut c.uow.entries);
         for e in &entries {
-            match *e {
-                UowEntry::Put { queue, seq } => {
-                    let Some(lq) = self.queues.local_mut(queue) else {
-                        continue;
-                    };
-                    lq.uncommitted = lq.uncommitted.saturating_sub(1);
-                    lq.store.remove(seq);
+            let (UowEntry::Put { queue, seq } | UowEntry::Get { queue, seq }) = *e;
+            let Some(lq) = self.queues.local_mut(queue) else {
+                continue;
+            };
+            lq.uncommitted = lq.uncommitted.saturating_sub(1);
+            let Some(mut msg) = lq.store.remove(seq) else {
+                continue;
+            };
+            match (e, outcome) {
+                (UowEntry::Put { .. }, Outcome::Commit) => self.place(queue, msg, now, fx),
+                (UowEntry::Get { .. }, Outcome::Backout) => {
+                    msg.md.backout_count = msg.md.backout_count.saturating_add(1);
+                    self.place(queue, msg, now, fx);
                 }
-                UowEntry::Get { queue, seq } => {
-                    let Some(lq) = self.queues.local_mut(queue) else {
-                        continue;
-                    };
-                    lq.uncommitted = lq.uncommitted.saturating_sub(1);
-                    if let Some(mut msg) = lq.store.remove(seq) {
-                        msg.md.backout_count = msg.md.backout_count.saturating_add(1);
-                        self.place(queue, msg, now, fx);
-                    }
-                }
+                // A committed get and a backed-out put leave the queue for good.
+                _ => {}
             }
         }
         self.recycle(conn, entries);
@@ -112,4 +93,11 @@ impl QueueManager {
             }
         }
     }
+}
+
+/// How a unit of work ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Outcome {
+    Commit,
+    Backout,
 }
