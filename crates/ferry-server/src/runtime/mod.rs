@@ -157,8 +157,8 @@ async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
     let mut term = signal(SignalKind::terminate()).map_err(|e| fail(&e))?;
     let mut int = signal(SignalKind::interrupt()).map_err(|e| fail(&e))?;
 
-    server.state.set(QmgrState::Running);
-    server.publish_status();
+    // Log "started" before announcing Running: whoever waits for the announcement
+    // (ferry start, tests, scripts) then finds the error log complete.
     server.error_log.borrow_mut().write(
         &messages::QMGR_STARTED,
         &[&name, &env!("CARGO_PKG_VERSION")],
@@ -168,6 +168,8 @@ async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
         "{}",
         messages::BINDINGS_STARTED.format(&[&sock_path.display()])
     );
+    server.state.set(QmgrState::Running);
+    server.publish_status();
 
     let timer_task = tokio::task::spawn_local(expiry_timer(server.clone()));
     let status_task = tokio::task::spawn_local(status_publisher(server.clone()));
