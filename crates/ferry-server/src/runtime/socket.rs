@@ -48,8 +48,6 @@ pub struct SocketShared {
     closing: Cell<bool>,
     /// Frames received (for the heartbeat check).
     received: Cell<u64>,
-    /// Frames sent (for the heartbeat check).
-    sent: Cell<u64>,
     /// Conversations: id → engine connection.
     pub conversations: RefCell<HashMap<u32, ConnId>>,
     /// How the socket came.
@@ -72,7 +70,6 @@ impl SocketShared {
             Server::encode(&mut out, conversation, request_id, reply);
             was_empty
         };
-        self.sent.set(self.sent.get() + 1);
         // The writer drains the whole buffer each time it runs, so it needs waking only
         // when the buffer goes from empty to not empty.
         if was_empty {
@@ -166,7 +163,6 @@ where
         wake_writer: Notify::new(),
         closing: Cell::new(false),
         received: Cell::new(0),
-        sent: Cell::new(0),
         conversations: RefCell::new(HashMap::new()),
         transport,
         channel: hello.channel.as_str().to_string(),
@@ -421,32 +417,27 @@ async fn write_loop<W: AsyncWrite + Unpin>(shared: Rc<SocketShared>, mut writer:
     }
 }
 
-/// Sends a heartbeat when nothing was sent for an interval; ends a silent peer.
+/// Slack beyond twice the heartbeat interval before a silent peer counts as gone
+/// (docs/protocol.md §7; the client library uses the same).
+const HEARTBEAT_SLACK: Duration = Duration::from_secs(5);
+
+/// docs/protocol.md §7: after an interval with nothing received, sends a heartbeat; after
+/// twice the interval plus slack with nothing received, ends the socket as broken.
 async fn heartbeat_loop(server: Rc<Server>, shared: Rc<SocketShared>, peer: String) {
     let secs = u64::from(shared.negotiated.heartbeat_interval);
     let mut tick = tokio::time::interval(Duration::from_secs(secs));
     tick.tick().await;
     let mut last_received = shared.received.get();
-    let mut last_sent = shared.sent.get();
-    let mut silent_ticks = 0u32;
+    let mut silent_intervals = 0u32;
     loop {
         tick.tick().await;
-        let received = shared.received.get();
-        if received == last_received {
-            silent_ticks += 1;
-            if silent_ticks >= 2 {
-                server
-                    .error_log
-                    .borrow_mut()
-                    .write(&messages::HEARTBEAT_TIMEOUT, &[&peer, &(secs * 2)]);
-                shared.close_with(ReasonCode::ConnectionBroken, "heartbeat timeout");
-                return;
-            }
-        } else {
-            silent_ticks = 0;
+        if shared.received.get() != last_received {
+            last_received = shared.received.get();
+            silent_intervals = 0;
+            continue;
         }
-        last_received = received;
-        if shared.sent.get() == last_sent {
+        silent_intervals += 1;
+        if silent_intervals == 1 {
             let mut out = shared.out.borrow_mut();
             let _ = ferry_wire::encode_request(
                 ferry_wire::SOCKET_CONVERSATION,
@@ -455,9 +446,20 @@ async fn heartbeat_loop(server: Rc<Server>, shared: Rc<SocketShared>, peer: Stri
                 &mut out,
             );
             drop(out);
-            shared.sent.set(shared.sent.get() + 1);
             shared.wake_writer.notify_one();
+            continue;
         }
-        last_sent = shared.sent.get();
+        tokio::time::sleep(HEARTBEAT_SLACK).await;
+        if shared.received.get() != last_received {
+            last_received = shared.received.get();
+            silent_intervals = 0;
+            continue;
+        }
+        server.error_log.borrow_mut().write(
+            &messages::HEARTBEAT_TIMEOUT,
+            &[&peer, &(secs * 2 + HEARTBEAT_SLACK.as_secs())],
+        );
+        shared.close_with(ReasonCode::ConnectionBroken, "heartbeat timeout");
+        return;
     }
 }

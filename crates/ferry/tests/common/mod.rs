@@ -341,10 +341,20 @@ impl Raw {
     /// Sends a client hello for `channel` (blank on bindings) with `max_msg_length`
     /// and reads the server's answer.
     pub fn hello(&mut self, channel: &str, max_msg_length: u32) -> ServerHello {
+        self.hello_with_heartbeat(channel, max_msg_length, 0)
+    }
+
+    /// As [`Raw::hello`], asking for heartbeats every `heartbeat_secs` (0: none).
+    pub fn hello_with_heartbeat(
+        &mut self,
+        channel: &str,
+        max_msg_length: u32,
+        heartbeat_secs: u32,
+    ) -> ServerHello {
         let hello = ClientHello {
             channel: ferry_mqi::FixedStr::new(channel).expect("channel name"),
             max_msg_length,
-            heartbeat_interval: 0,
+            heartbeat_interval: heartbeat_secs,
             ..ClientHello::default()
         };
         let mut out = BytesMut::new();
