@@ -1,5 +1,5 @@
 # Ferry's developer commands. `make test` is what CI runs (see .ci/run).
-.PHONY: test verify build fuzz bench
+.PHONY: test verify build fuzz bench suite
 
 ## Everything CI checks: toolchain setup, fmt, clippy, unit + integration tests, fuzz smoke.
 test verify:
@@ -16,3 +16,7 @@ fuzz:
 ## The request/reply benchmark against the relay ceiling (see docs/performance.md).
 bench:
 	./bench/rr-cc.sh
+
+## The standard suite (~10 minutes; results in bench/results/<date>, see bench/README.md)
+suite:
+	./bench/suite.sh

@@ -1,5 +1,6 @@
-//! Parsing of the harness's option values: message sizes (`256B`, `2KB`, `2MB`), client
-//! lists (`1,4,16,64`), responder counts (`auto` or a number) and durations in seconds.
+//! Parsing of the harness's option values: message sizes (`256B`, `2KB`, `2MB`) and lists
+//! of them, client lists (`1,4,16,64`), responder counts (`auto` or a number), rates and
+//! durations in seconds.
 //!
 //! Each parser returns a message that says what is accepted, so clap prints it as is.
 
@@ -54,6 +55,31 @@ pub fn format_size(bytes: usize) -> String {
         format!("{}KB", bytes / 1024)
     } else {
         format!("{bytes}B")
+    }
+}
+
+/// A list of message sizes in bytes, one series each (a newtype so clap takes it as one value).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SizeList(pub Vec<usize>);
+
+/// Parses a comma-separated list of sizes, e.g. `256B,2KB,20KB,200KB,2MB` (each as
+/// [`parse_size`]; order kept).
+pub fn parse_sizes(text: &str) -> Result<SizeList, String> {
+    text.split(',')
+        .map(|item| parse_size(item.trim()))
+        .collect::<Result<Vec<_>, _>>()
+        .map(SizeList)
+}
+
+/// Parses `--rate`: messages per second per requester (or sender), > 0 and at most
+/// 1,000,000; fractions allowed (0.01 = one message every 100 s).
+pub fn parse_rate(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(r) if r.is_finite() && r > 0.0 && r <= 1_000_000.0 => Ok(r),
+        _ => Err(format!(
+            "invalid rate '{text}': give messages per second per requester, greater than 0 and \
+             at most 1000000 (fractions allowed: 0.01 is one message every 100 s), e.g. 100"
+        )),
     }
 }
 
@@ -248,6 +274,23 @@ mod tests {
         assert_eq!(Responders::Auto.count(1, 10), 10);
         assert_eq!(Responders::Auto.count(64, 10), 64);
         assert_eq!(Responders::Fixed(20).count(64, 10), 20);
+    }
+
+    #[test]
+    fn size_lists_and_rates() {
+        assert_eq!(
+            parse_sizes("256B,2KB,20KB,200KB,2MB"),
+            Ok(SizeList(vec![256, 2048, 20480, 204800, 2097152]))
+        );
+        assert_eq!(parse_sizes(" 2KB , 20KB"), Ok(SizeList(vec![2048, 20480])));
+        let e = parse_sizes("2KB,,20KB").expect_err("empty item");
+        assert!(e.contains("invalid size ''"), "{e}");
+        assert_eq!(parse_rate("100"), Ok(100.0));
+        assert_eq!(parse_rate("0.01"), Ok(0.01));
+        for bad in ["0", "-5", "inf", "x", "2000000"] {
+            let e = parse_rate(bad).expect_err(bad);
+            assert!(e.contains("per requester"), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -1,21 +1,30 @@
 //! `ferry perf ...`: the command-line face of the harness. One subcommand per workload
-//! of the reports (today `rr-cc`); options shared by every workload (steps, target,
-//! output) are separate structs, so later workloads flatten the same ones.
+//! of the reports (`rr-cc`, `rr-bb`, `rr-cb`, `sr-cc`, `connect`; `ps-cc` and
+//! `rr-dq-bb` say what they wait for), plus `report` (re-render and overlay runs'
+//! JSON) and `suite` (a defined set of runs, see [`crate::suite`]). Options shared by
+//! every workload (steps, target) are separate structs flattened into each.
 //!
-//! Exit codes: 0 all steps valid, 1 setup failed or interrupted, 3 some step invalid.
+//! Exit codes: 0 all steps valid, 1 setup failed or interrupted, 2 bad usage or a
+//! workload that is not available yet, 3 some step invalid.
 
 use std::cell::RefCell;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Args, Subcommand};
 use tokio::signal::unix::{signal, SignalKind};
 
 use crate::args::{self, Responders};
+use crate::output::{self, Document};
+use crate::progress::Progress;
 use crate::report::{self, RunReport, StepReport};
 use crate::target::{self, QueueManager};
-use crate::workload::rr::{self, RrConfig};
-use crate::{measure, relay, PerfError};
+use crate::workload::connect::{self, ConnectConfig};
+use crate::workload::rr::{self, Fault, RrConfig};
+use crate::workload::sr::{self, SrConfig};
+use crate::workload::Kind;
+use crate::{measure, relay, suite, PerfError};
 
 /// `ferry perf`: run one of the reports' workloads against Ferry.
 #[derive(Args, Debug)]
@@ -25,33 +34,104 @@ pub struct PerfArgs {
     pub workload: Workload,
 }
 
-/// The workloads.
+/// The workloads and the commands around them.
 #[derive(Subcommand, Debug)]
 pub enum Workload {
     /// RR-CC: client-mode requesters and responders over 10 request queues and a reply
     /// queue, reply matched by CorrelId; one step per --clients value.
     #[command(name = "rr-cc")]
-    RrCc(RrCcArgs),
+    RrCc(Box<RrArgs>),
+    /// RR-BB: requesters and responders both in bindings mode (the queue manager's
+    /// Unix socket).
+    #[command(name = "rr-bb")]
+    RrBb(Box<RrArgs>),
+    /// RR-CB: client-mode requesters, bindings-mode responders.
+    #[command(name = "rr-cb")]
+    RrCb(Box<RrArgs>),
+    /// SR-CC: each sender puts to its own queue, two receivers per queue; reports any
+    /// queue build-up (CURDEPTH at the end of each step).
+    #[command(name = "sr-cc")]
+    SrCc(Box<RrArgs>),
+    /// The connection test: N clients connect as fast as possible, then each does one
+    /// round trip every 100 s; reports connections/s and the time to connect all.
+    Connect(Box<ConnectArgs>),
+    /// PS-CC (publish/subscribe): not available yet.
+    #[command(name = "ps-cc")]
+    PsCc(Unavailable),
+    /// RR-DQ-BB (distributed queuing between two queue managers): not available yet.
+    #[command(name = "rr-dq-bb")]
+    RrDqBb(Unavailable),
+    /// Re-render and overlay runs' JSON files: tables, CSV, Markdown, charts.
+    Report(Box<ReportArgs>),
+    /// Run a defined set of runs (`standard`: about 15 minutes on a 2-CPU machine).
+    Suite(Box<SuiteArgs>),
+}
+
+/// Arguments of a workload that is not available yet (all accepted, none used).
+#[derive(Args, Debug, Clone)]
+pub struct Unavailable {
+    /// Ignored.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+    pub rest: Vec<String>,
 }
 
 /// The steps of a run: how many clients, how big, how long, where results go.
 #[derive(Args, Debug, Clone)]
 pub struct StepArgs {
-    /// Requesters per step, comma-separated (one step each, in order).
+    /// Requesters (senders, clients) per step, comma-separated (one step each, in order).
     #[arg(long, default_value = "1,4,16,64", value_parser = args::parse_client_list)]
     pub clients: args::ClientList,
-    /// Message size: 256B, 2KB, 20KB, 200KB, 2MB (KB = 1024 bytes).
-    #[arg(long, default_value = "2KB", value_parser = args::parse_size)]
-    pub size: usize,
+    /// Message sizes, comma-separated, one series each: 256B, 2KB, 20KB, 200KB, 2MB
+    /// (KB = 1024 bytes).
+    #[arg(long, visible_alias = "size", default_value = "2KB", value_parser = args::parse_sizes)]
+    pub sizes: args::SizeList,
+    /// Persistent messages (default non-persistent).
+    #[arg(long)]
+    pub persistent: bool,
+    /// Put and get in syncpoint, committing each at once.
+    #[arg(long)]
+    pub syncpoint: bool,
+    /// Rated mode: messages per second per requester (default: unrated, as fast as
+    /// replies come). Use for latency at a given load.
+    #[arg(long, value_name = "N", value_parser = args::parse_rate)]
+    pub rate: Option<f64>,
     /// Measured seconds per step.
     #[arg(long, default_value = "10", value_parser = args::parse_secs)]
     pub secs: f64,
     /// Warm-up seconds per step before measuring.
     #[arg(long, default_value = "3", value_parser = args::parse_warmup)]
     pub warmup: f64,
-    /// Write every step's figures to this JSON file.
+    /// Request queues (REQUEST.1..N), used round-robin (RR workloads).
+    #[arg(long, default_value = "10", value_parser = args::parse_queues)]
+    pub queues: usize,
+    /// RR: responders, 'auto' (one per requester, at least one per request queue) or a
+    /// number (at least --queues). SR-CC: receivers per queue, 'auto' = 2.
+    #[arg(long, default_value = "auto", value_parser = args::parse_responders)]
+    pub responders: Responders,
+    /// Conversations per socket the connections ask for (SHARECNV; default 10, the
+    /// connection test 1).
+    #[arg(long, value_parser = args::parse_sharecnv)]
+    pub sharecnv: Option<u32>,
+    /// TLS CipherSpec of the channel (comes with TLS: refused for now).
+    #[arg(long, value_name = "NAME")]
+    pub cipherspec: Option<String>,
+    /// Message compression, e.g. LZ4 (comes with compression: refused for now).
+    #[arg(long, value_name = "LIST")]
+    pub compress: Option<String>,
+    /// Directory for the JSON, CSV, Markdown and chart files (default
+    /// ./perf-results/<UTC timestamp>).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Also write the run's JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Test only: make responders misbehave (none, wrong-correl-id, corrupt-body,
+    /// missing-reply-queue) to see a step marked invalid.
+    #[arg(long, hide = true, default_value = "none", value_parser = rr::parse_fault)]
+    pub fault: Fault,
+    /// Seconds a requester waits for its reply before it counts an error.
+    #[arg(long, default_value = "60", value_parser = args::parse_secs)]
+    pub reply_timeout: f64,
 }
 
 /// The queue manager to measure: embedded (default) or an existing one.
@@ -64,54 +144,118 @@ pub struct TargetArgs {
     /// SVRCONN channel of --connect.
     #[arg(long, default_value = target::DEFAULT_CHANNEL, requires = "connect")]
     pub channel: String,
-    /// Queue manager name of --connect (default: whichever owns the listener).
+    /// Queue manager name of --connect (default: whichever owns the listener). When it is
+    /// local, its pid comes from `ferry status` and its bindings socket from FERRY_HOME.
     #[arg(long, requires = "connect")]
     pub qmgr: Option<String>,
     /// Process id of the --connect queue manager, to measure its CPU.
     #[arg(long, value_name = "PID", requires = "connect")]
     pub server_pid: Option<u32>,
+    /// Bindings socket (qm.sock) of the --connect queue manager, for RR-BB and RR-CB.
+    #[arg(long, value_name = "PATH", requires = "connect")]
+    pub bindings: Option<PathBuf>,
 }
 
-/// `ferry perf rr-cc`.
+/// `ferry perf rr-cc`, `rr-bb`, `rr-cb`, `sr-cc`.
 #[derive(Args, Debug, Clone)]
-pub struct RrCcArgs {
+pub struct RrArgs {
     /// Steps and output.
     #[command(flatten)]
     pub steps: StepArgs,
     /// Target queue manager.
     #[command(flatten)]
     pub target: TargetArgs,
-    /// Request queues (REQUEST.1..N), used round-robin.
-    #[arg(long, default_value = "10", value_parser = args::parse_queues)]
-    pub queues: usize,
-    /// Responders: 'auto' (one per requester, at least one per request queue) or a number
-    /// (at least --queues).
-    #[arg(long, default_value = "auto", value_parser = args::parse_responders)]
-    pub responders: Responders,
-    /// Conversations per socket the connections ask for (SHARECNV).
-    #[arg(long, default_value = "10", value_parser = args::parse_sharecnv)]
-    pub sharecnv: u32,
-    /// Persistent messages (default non-persistent).
-    #[arg(long)]
-    pub persistent: bool,
-    /// Path of tools/limits' rr_load: run the relay yardstick for every step in the same run.
+    /// Path of tools/limits' rr_load: run the relay yardstick for every step in the same
+    /// run (RR-CC only).
     #[arg(long, value_name = "RR_LOAD")]
     pub relay_baseline: Option<PathBuf>,
+}
+
+/// `ferry perf connect`.
+#[derive(Args, Debug, Clone)]
+pub struct ConnectArgs {
+    /// Steps and output (--clients: how many connect; --secs: how long they stay).
+    #[command(flatten)]
+    pub steps: StepArgs,
+    /// Target queue manager.
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Seconds between each client's round trips (the report: one every 100 s).
+    #[arg(long, default_value = "100", value_parser = args::parse_secs)]
+    pub interval: f64,
+}
+
+/// `ferry perf report`.
+#[derive(Args, Debug, Clone)]
+pub struct ReportArgs {
+    /// JSON files written by runs (`<dir>/<name>.json`); their series are overlaid.
+    #[arg(required = true, value_name = "FILES")]
+    pub files: Vec<PathBuf>,
+    /// Directory for the re-rendered files (default ./perf-results/report-<timestamp>).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Title of the report and chart.
+    #[arg(long)]
+    pub title: Option<String>,
+}
+
+/// `ferry perf suite`.
+#[derive(Args, Debug, Clone)]
+pub struct SuiteArgs {
+    /// The suite: `standard`.
+    pub name: String,
+    /// Directory for the results (default ./perf-results/suite-<timestamp>).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Print the suite's runs and exit.
+    #[arg(long)]
+    pub list: bool,
+    /// Override every run's measured seconds (a shortened suite).
+    #[arg(long, value_parser = args::parse_secs)]
+    pub secs: Option<f64>,
+    /// Override every run's warm-up seconds.
+    #[arg(long, value_parser = args::parse_warmup)]
+    pub warmup: Option<f64>,
 }
 
 /// Runs `ferry perf` and returns the process exit code.
 pub fn run(args: PerfArgs) -> ExitCode {
     let result = match args.workload {
-        Workload::RrCc(a) => run_rr_cc(a),
+        Workload::RrCc(a) => run_and_write(Kind::RrCc, *a),
+        Workload::RrBb(a) => run_and_write(Kind::RrBb, *a),
+        Workload::RrCb(a) => run_and_write(Kind::RrCb, *a),
+        Workload::SrCc(a) => run_and_write(Kind::SrCc, *a),
+        Workload::Connect(a) => run_connect(*a),
+        Workload::PsCc(_) => return unavailable("PS-CC", "pub/sub (topics and subscriptions)"),
+        Workload::RrDqBb(_) => {
+            return unavailable(
+                "RR-DQ-BB",
+                "channels between queue managers (sender/receiver channels, remote queues)",
+            )
+        }
+        Workload::Report(a) => run_report(*a),
+        Workload::Suite(a) => suite::run(*a),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(3),
+        Err(PerfError::Usage(m)) => {
+            eprintln!("ferry perf: {m}");
+            ExitCode::from(2)
+        }
         Err(e) => {
             eprintln!("ferry perf: {e}");
             ExitCode::FAILURE
         }
     }
+}
+
+fn unavailable(name: &str, needs: &str) -> ExitCode {
+    eprintln!(
+        "ferry perf: {name} is not available yet: it needs {needs}, which Ferry does not have \
+         yet. Available now: rr-cc, rr-bb, rr-cb, sr-cc, connect."
+    );
+    ExitCode::from(2)
 }
 
 /// Resolves after SIGINT (Ctrl-C), SIGTERM or SIGHUP; names the signal.
@@ -132,80 +276,170 @@ async fn shutdown_signal() -> &'static str {
     }
 }
 
-/// Runs RR-CC; `Ok(true)` when every step was valid.
-fn run_rr_cc(a: RrCcArgs) -> Result<bool, PerfError> {
-    if let Responders::Fixed(n) = a.responders {
-        if n < a.queues {
-            return Err(PerfError::Setup(format!(
-                "--responders {n} is fewer than --queues {}: every request queue needs a responder \
-                 (use 'auto' or at least {})",
-                a.queues, a.queues
-            )));
+/// Refuses options that later issues fill (TLS, compression) and impossible mixes.
+pub fn check_args(kind: Kind, s: &StepArgs, relay: Option<&Path>) -> Result<(), PerfError> {
+    if let Some(c) = &s.cipherspec {
+        return Err(PerfError::Usage(format!(
+            "--cipherspec {c}: TLS channels are not available yet; this option comes with TLS \
+             support (run without it for plain TCP)"
+        )));
+    }
+    if let Some(c) = &s.compress {
+        return Err(PerfError::Usage(format!(
+            "--compress {c}: message compression is not available yet; this option comes with \
+             channel compression (run without it)"
+        )));
+    }
+    if matches!(kind, Kind::RrCc | Kind::RrBb | Kind::RrCb | Kind::Connect) {
+        if let Responders::Fixed(n) = s.responders {
+            if n < s.queues {
+                return Err(PerfError::Usage(format!(
+                    "--responders {n} is fewer than --queues {}: every request queue needs a \
+                     responder (use 'auto' or at least {})",
+                    s.queues, s.queues
+                )));
+            }
         }
     }
-    if let Some(p) = &a.relay_baseline {
+    if let Some(p) = relay {
+        if kind != Kind::RrCc {
+            return Err(PerfError::Usage(format!(
+                "--relay-baseline works with rr-cc only (the relay is a client/server yardstick), \
+                 not with {}",
+                kind.name().to_ascii_lowercase()
+            )));
+        }
         if !p.is_file() {
-            return Err(PerfError::Setup(format!(
+            return Err(PerfError::Usage(format!(
                 "--relay-baseline {}: no such file (build it with: cargo build --release \
                  --manifest-path tools/limits/Cargo.toml --target-dir target/limits)",
                 p.display()
             )));
         }
     }
-    let cfg = RrConfig {
-        size: a.steps.size,
-        persistent: a.persistent,
-        queues: a.queues,
-        responders: a.responders,
-        sharecnv: a.sharecnv,
-        warmup: a.steps.warmup,
-        secs: a.steps.secs,
-    };
-    let test = format!(
-        "RR-CC ({} {})",
-        args::format_size(cfg.size),
-        if cfg.persistent {
+    Ok(())
+}
+
+/// The reports' test name of a series, e.g. `RR-CC (2KB Persistent, syncpoint)`.
+pub fn test_name(kind: Kind, size: usize, s: &StepArgs, sharecnv: u32) -> String {
+    let mut parts = vec![format!(
+        "{} {}",
+        args::format_size(size),
+        if s.persistent {
             "Persistent"
         } else {
             "Non-persistent"
         }
-    );
-
-    let mut qm = match &a.target.connect {
-        Some(conn_name) => QueueManager::existing(
-            conn_name,
-            &a.target.channel,
-            a.target.qmgr.as_deref().unwrap_or(""),
-            a.target.server_pid,
-        ),
-        None => {
-            // Every requester and responder may have its own socket (SHARECNV 1), plus the
-            // harness's administrative connections.
-            let most = a.steps.clients.0.iter().copied().max().unwrap_or(1);
-            let responders = a.responders.count(most, a.queues);
-            let channels = u32::try_from(most + responders + 16)
-                .unwrap_or(u32::MAX)
-                .max(100);
-            QueueManager::embedded(&target::ferry_binary()?, channels)?
-        }
+    )];
+    if s.syncpoint {
+        parts.push("syncpoint".into());
+    }
+    if let Some(r) = s.rate {
+        parts.push(format!("{r} msg/s per requester"));
+    }
+    if kind == Kind::Connect || sharecnv != 10 {
+        parts.push(format!("SHARECNV {sharecnv}"));
+    }
+    let name = if kind == Kind::Connect {
+        "Connection test"
+    } else {
+        kind.name()
     };
-    eprintln!(
-        "{test}: {} request queues, responders {}, SHARECNV {}, {} s warm-up + {} s per step; {}; relay baseline: {}",
-        cfg.queues,
-        cfg.responders,
-        cfg.sharecnv,
-        cfg.warmup,
-        cfg.secs,
-        qm.description(),
-        a.relay_baseline
-            .as_ref()
-            .map_or("none".to_string(), |p| p.display().to_string())
-    );
+    format!("{name} ({})", parts.join(", "))
+}
+
+/// The queue manager a run measures (embedded with the reports' tuning, or --connect).
+fn make_target(
+    t: &TargetArgs,
+    max_size: usize,
+    channels: usize,
+) -> Result<QueueManager, PerfError> {
+    match &t.connect {
+        Some(conn_name) => Ok(QueueManager::existing(
+            conn_name,
+            &t.channel,
+            t.qmgr.as_deref().unwrap_or(""),
+            t.server_pid,
+            t.bindings.clone(),
+        )),
+        None => {
+            let channels = u32::try_from(channels + 16).unwrap_or(u32::MAX);
+            QueueManager::embedded(
+                &target::ferry_binary()?,
+                &target::reports_tuning(max_size, channels),
+            )
+        }
+    }
+}
+
+/// The series one invocation measured, and how it ended.
+pub struct Measured {
+    /// Every series, with the steps that ran.
+    pub series: Vec<RunReport>,
+    /// `Err` when the run stopped early (setup failure, signal).
+    pub outcome: Result<(), PerfError>,
+}
+
+/// Which workload a [`measure_run`] runs, with its own settings.
+#[derive(Clone, Debug)]
+pub enum Plan {
+    /// RR-CC, RR-BB, RR-CB or SR-CC.
+    Workload(Kind, RrArgs),
+    /// The connection test.
+    Connect(ConnectArgs),
+}
+
+/// Runs a plan: starts the target, runs every size and step, stops the target.
+pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfError> {
+    let (kind, steps, target_args, relay_path, interval) = match plan {
+        Plan::Workload(k, a) => (*k, &a.steps, &a.target, a.relay_baseline.clone(), 100.0),
+        Plan::Connect(a) => (Kind::Connect, &a.steps, &a.target, None, a.interval),
+    };
+    check_args(kind, steps, relay_path.as_deref())?;
+    target::raise_fd_limit();
+    let sharecnv = steps
+        .sharecnv
+        .unwrap_or(if kind == Kind::Connect { 1 } else { 10 });
+    let most = steps.clients.0.iter().copied().max().unwrap_or(1);
+    let max_size = steps.sizes.0.iter().copied().max().unwrap_or(2048);
+    let per_queue = match steps.responders {
+        Responders::Auto => 2,
+        Responders::Fixed(n) => n,
+    };
+    let channels = match kind {
+        Kind::SrCc => most * (1 + per_queue),
+        Kind::Connect => most + steps.queues,
+        _ => most + steps.responders.count(most, steps.queues),
+    };
+    let mut qm = make_target(target_args, max_size, channels)?;
+    let (req_mode, resp_mode) = kind.modes();
+    qm.options_for(req_mode)?;
+    qm.options_for(resp_mode)?;
+    progress.line(&format!(
+        "{kind}: sizes {}, clients {}, {} s warm-up + {} s per step, SHARECNV {sharecnv}; {}",
+        steps
+            .sizes
+            .0
+            .iter()
+            .map(|s| args::format_size(*s))
+            .collect::<Vec<_>>()
+            .join(","),
+        steps
+            .clients
+            .0
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join(","),
+        steps.warmup,
+        steps.secs,
+        qm.description()
+    ));
     if qm.server_pid().is_none() {
-        eprintln!("note: server CPU is not measured (give --server-pid with --connect)");
+        progress.line("note: server CPU is not measured (give --server-pid with --connect)");
     }
 
-    let steps: RefCell<Vec<StepReport>> = RefCell::new(Vec::new());
+    let series: RefCell<Vec<RunReport>> = RefCell::new(Vec::new());
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -215,29 +449,105 @@ fn run_rr_cc(a: RrCcArgs) -> Result<bool, PerfError> {
         let work = async {
             let admin = qm.wait_ready().await?;
             let max = admin.max_message_length() as usize;
-            if max != 0 && cfg.size > max {
-                return Err(PerfError::Setup(format!(
-                    "--size {} is larger than the channel's MAXMSGL {max}",
-                    cfg.size
+            if max != 0 && max_size > max {
+                return Err(PerfError::Usage(format!(
+                    "--sizes {}: larger than the channel's MAXMSGL {max}",
+                    args::format_size(max_size)
                 )));
             }
-            rr::prepare_queues(&admin, &cfg).await?;
-            for &clients in &a.steps.clients.0 {
-                eprintln!("step {clients} clients: Ferry...");
-                let ferry = rr::run_step(&qm, &admin, &cfg, clients).await?;
-                let relay = match &a.relay_baseline {
-                    Some(path) => {
-                        eprintln!("step {clients} clients: relay...");
-                        relay::run(path, clients, cfg.size, cfg.secs, cfg.warmup)
-                            .await
-                            .map(Some)
-                            .map_err(|e| e.to_string())
-                    }
-                    None => Ok(None),
+            for &size in &steps.sizes.0 {
+                let test = test_name(kind, size, steps, sharecnv);
+                let rr_cfg = RrConfig {
+                    size,
+                    persistent: steps.persistent,
+                    queues: steps.queues,
+                    responders: steps.responders,
+                    sharecnv,
+                    warmup: steps.warmup,
+                    secs: steps.secs,
+                    requester_mode: req_mode,
+                    responder_mode: resp_mode,
+                    syncpoint: steps.syncpoint,
+                    rate: steps.rate,
+                    reply_timeout: Duration::from_secs_f64(steps.reply_timeout),
+                    fault: steps.fault,
                 };
-                let step = StepReport::new(ferry, relay);
-                eprintln!("{}", step_line(&step));
-                steps.borrow_mut().push(step);
+                let sr_cfg = SrConfig {
+                    size,
+                    persistent: steps.persistent,
+                    syncpoint: steps.syncpoint,
+                    rate: steps.rate,
+                    receivers_per_queue: per_queue,
+                    sharecnv,
+                    warmup: steps.warmup,
+                    secs: steps.secs,
+                };
+                let conn_cfg = ConnectConfig {
+                    rr: rr_cfg.clone(),
+                    interval_secs: interval,
+                    connect_timeout: Duration::from_secs(60 + most as u64 / 100),
+                };
+                match kind {
+                    Kind::SrCc => sr::prepare_queues(&admin, most).await?,
+                    Kind::Connect => connect::prepare_queues(&admin, &conn_cfg).await?,
+                    _ => rr::prepare_queues(&admin, &rr_cfg).await?,
+                }
+                series.borrow_mut().push(RunReport {
+                    workload: kind.name().into(),
+                    test: test.clone(),
+                    rate_unit: kind.rate_unit().into(),
+                    size,
+                    persistent: steps.persistent,
+                    syncpoint: steps.syncpoint,
+                    rate_per_requester: steps.rate,
+                    tuning: qm.tuning().to_vec(),
+                    secs: steps.secs,
+                    warmup: steps.warmup,
+                    queues: steps.queues,
+                    sharecnv,
+                    responders: if kind == Kind::SrCc {
+                        format!("{per_queue} per queue")
+                    } else {
+                        steps.responders.to_string()
+                    },
+                    target: qm.description().to_string(),
+                    cpus: measure::online_cpus(),
+                    ticks_per_sec: measure::clock_ticks_per_sec(),
+                    steps: Vec::new(),
+                    summary: None,
+                });
+                for &clients in &steps.clients.0 {
+                    progress.step_start(&format!("{test}, {clients} clients"));
+                    let ferry = match kind {
+                        Kind::SrCc => sr::run_step(&qm, &admin, &sr_cfg, clients, progress).await,
+                        Kind::Connect => {
+                            connect::run_step(&qm, &admin, &conn_cfg, clients, progress).await
+                        }
+                        _ => rr::run_step(&qm, &admin, &rr_cfg, clients, progress).await,
+                    };
+                    let ferry = match ferry {
+                        Ok(f) => f,
+                        Err(e) => {
+                            progress.step_done(&format!("{test}, {clients} clients: failed"));
+                            return Err(e);
+                        }
+                    };
+                    let relay = match &relay_path {
+                        Some(path) => {
+                            progress.status("relay yardstick");
+                            relay::run(path, clients, size, steps.secs, steps.warmup)
+                                .await
+                                .map(Some)
+                                .map_err(|e| e.to_string())
+                        }
+                        None => Ok(None),
+                    };
+                    let step = StepReport::new(ferry, relay);
+                    progress.step_done(&step_line(&test, kind, &step));
+                    if let Some(s) = series.borrow_mut().last_mut() {
+                        s.steps.push(step);
+                    }
+                }
             }
             let _ = admin.disconnect().await;
             Ok(())
@@ -250,41 +560,171 @@ fn run_rr_cc(a: RrCcArgs) -> Result<bool, PerfError> {
     drop(local);
     drop(rt);
     qm.shutdown();
-
-    let steps = steps.into_inner();
-    let all_valid = !steps.is_empty() && steps.iter().all(|s| s.ferry.valid);
-    let run = RunReport {
-        workload: "RR-CC".into(),
-        summary: report::summarize(&test, &steps),
-        test,
-        size: cfg.size,
-        persistent: cfg.persistent,
-        secs: cfg.secs,
-        warmup: cfg.warmup,
-        queues: cfg.queues,
-        sharecnv: cfg.sharecnv,
-        responders: cfg.responders.to_string(),
-        target: qm.description().to_string(),
-        cpus: measure::online_cpus(),
-        ticks_per_sec: measure::clock_ticks_per_sec(),
-        steps,
-    };
-    if !run.steps.is_empty() {
-        println!("{}", report::render_table(&run));
-        print!("{}", report::render_summary(&run));
+    let mut series = series.into_inner();
+    series.retain(|s| !s.steps.is_empty());
+    for s in &mut series {
+        s.summary = report::summarize(&s.test, &s.steps);
     }
-    if let Some(path) = &a.steps.json {
-        let text = serde_json::to_string_pretty(&run)
-            .map_err(|e| PerfError::Setup(format!("cannot encode the results: {e}")))?;
-        std::fs::write(path, text + "\n")
-            .map_err(|e| PerfError::Setup(format!("cannot write {}: {e}", path.display())))?;
-    }
-    outcome.map(|()| all_valid)
+    Ok(Measured { series, outcome })
 }
 
-/// One progress line for stderr after a step.
-fn step_line(s: &StepReport) -> String {
+/// Prints every series' per-step table and the summary table to stdout.
+pub fn print_tables(series: &[RunReport]) {
+    for s in series {
+        println!("{}", s.test);
+        println!("{}", report::render_table(s));
+    }
+    if !series.is_empty() {
+        print!("{}", report::render_summary_all(series));
+    }
+}
+
+/// Writes a document's files into `out` (default ./perf-results/<stamp>) and `json`.
+pub fn write_files(
+    doc: &Document,
+    out: Option<&Path>,
+    default_dir: &str,
+    stem: &str,
+    json: Option<&Path>,
+) -> Result<(), PerfError> {
+    let dir = out.map_or_else(
+        || PathBuf::from("perf-results").join(default_dir),
+        Path::to_path_buf,
+    );
+    let files = output::write_all(doc, &dir, stem).map_err(PerfError::Setup)?;
+    eprintln!(
+        "wrote {}",
+        files
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    if let Some(path) = json {
+        output::json::write(doc, path).map_err(PerfError::Setup)?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+fn finish(m: Measured, title: &str, steps: &StepArgs, stem: &str) -> Result<bool, PerfError> {
+    print_tables(&m.series);
+    let all_valid = !m.series.is_empty()
+        && m.series
+            .iter()
+            .all(|s| s.steps.iter().all(|st| st.ferry.valid));
+    if !m.series.is_empty() {
+        let doc = Document::new(title, m.series);
+        write_files(
+            &doc,
+            steps.out.as_deref(),
+            &output::now_stamp(),
+            stem,
+            steps.json.as_deref(),
+        )?;
+    }
+    m.outcome.map(|()| all_valid)
+}
+
+fn run_and_write(kind: Kind, a: RrArgs) -> Result<bool, PerfError> {
+    let progress = Progress::new();
+    let steps = a.steps.clone();
+    let m = measure_run(&Plan::Workload(kind, a), &progress)?;
+    drop(progress);
+    finish(m, kind.name(), &steps, &output::slug(kind.name()))
+}
+
+fn run_connect(a: ConnectArgs) -> Result<bool, PerfError> {
+    let progress = Progress::new();
+    let steps = a.steps.clone();
+    let m = measure_run(&Plan::Connect(a), &progress)?;
+    drop(progress);
+    finish(m, "Connection test", &steps, "connect")
+}
+
+/// Overlays several runs' JSON: series whose test names collide get the file's name.
+pub fn merge(docs: Vec<(String, Document)>, title: Option<&str>) -> Result<Document, PerfError> {
+    let mut series: Vec<RunReport> = Vec::new();
+    let mut machine = None;
+    let mut names = Vec::new();
+    let all: Vec<(String, RunReport)> = docs
+        .into_iter()
+        .flat_map(|(name, d)| {
+            if machine.is_none() {
+                machine = Some(d.machine.clone());
+            }
+            names.push(name.clone());
+            d.series.into_iter().map(move |s| (name.clone(), s))
+        })
+        .collect();
+    for (name, mut s) in all.clone() {
+        let dup = all.iter().filter(|(_, o)| o.test == s.test).count() > 1;
+        if dup {
+            s.test = format!("{} [{name}]", s.test);
+            if let Some(sum) = s.summary.as_mut() {
+                sum.test = s.test.clone();
+            }
+        }
+        series.push(s);
+    }
+    if series.is_empty() {
+        return Err(PerfError::Usage("the files hold no series".into()));
+    }
+    let mut doc = Document::new(
+        title.unwrap_or(&format!("overlay of {}", names.join(", "))),
+        series,
+    );
+    if let Some(m) = machine.filter(|m| m.nproc > 0) {
+        doc.machine = m;
+    }
+    Ok(doc)
+}
+
+fn run_report(a: ReportArgs) -> Result<bool, PerfError> {
+    let mut docs = Vec::new();
+    for f in &a.files {
+        let d = output::json::read(f).map_err(PerfError::Usage)?;
+        let name = f
+            .file_stem()
+            .map_or("run".to_string(), |s| s.to_string_lossy().into_owned());
+        let parent = f
+            .parent()
+            .and_then(|p| p.file_name())
+            .map(|p| p.to_string_lossy().into_owned());
+        docs.push((parent.map_or(name.clone(), |p| format!("{p}/{name}")), d));
+    }
+    // One file re-renders under its own name (suite.json -> suite.*); several: report.*.
+    let stem = match a.files.as_slice() {
+        [one] => one
+            .file_stem()
+            .map_or("report".to_string(), |s| s.to_string_lossy().into_owned()),
+        _ => "report".to_string(),
+    };
+    let doc = if docs.len() == 1 {
+        // One run: re-rendered as it was (its own charts), retitled if asked.
+        let (_, mut d) = docs.remove(0);
+        if let Some(t) = &a.title {
+            d.title = t.clone();
+        }
+        d
+    } else {
+        merge(docs, a.title.as_deref())?
+    };
+    print_tables(&doc.series);
+    write_files(
+        &doc,
+        a.out.as_deref(),
+        &format!("report-{}", output::now_stamp()),
+        &stem,
+        None,
+    )?;
+    Ok(true)
+}
+
+/// One line for the progress display after a step.
+fn step_line(test: &str, kind: Kind, s: &StepReport) -> String {
     let f = &s.ferry;
+    let op = report::op_name(kind.rate_unit());
     let relay = s.relay.as_ref().map_or(String::new(), |r| {
         format!(
             ", relay {} RT/s ({})",
@@ -293,15 +733,26 @@ fn step_line(s: &StepReport) -> String {
                 .map_or("-".into(), |p| format!("Ferry {p:.0}%"))
         )
     });
+    let depth = f
+        .queue_depth_end
+        .map_or(String::new(), |d| format!(", depth at end {d}"));
     format!(
-        "step {} clients: {} RT/s, server {} µs/RT{}{}",
+        "{test}, {} clients: {} {}, server {}% CPU, {} µs/{op}, p99 {:.0} µs{depth}{relay}{}",
         f.clients,
         report::group_thousands(f.window.rate),
+        kind.rate_unit(),
+        f.window
+            .server_cpu_pct
+            .map_or("-".into(), |v| format!("{v:.1}")),
         f.window
             .server_us_per_rt
             .map_or("-".into(), |v| format!("{v:.1}")),
-        relay,
-        if f.valid { "" } else { " INVALID" }
+        f.latency.p99_us,
+        if f.valid {
+            String::new()
+        } else {
+            format!(" INVALID: {}", f.problems.join("; "))
+        }
     )
 }
 
@@ -321,13 +772,20 @@ mod tests {
         Perf(PerfArgs),
     }
 
-    fn parse(args: &[&str]) -> Result<RrCcArgs, String> {
-        let mut v = vec!["ferry", "perf", "rr-cc"];
+    fn parse_any(args: &[&str]) -> Result<Workload, String> {
+        let mut v = vec!["ferry", "perf"];
         v.extend_from_slice(args);
         match Top::try_parse_from(v).map_err(|e| e.to_string())?.cmd {
-            Cmd::Perf(PerfArgs {
-                workload: Workload::RrCc(a),
-            }) => Ok(a),
+            Cmd::Perf(p) => Ok(p.workload),
+        }
+    }
+
+    fn parse(args: &[&str]) -> Result<RrArgs, String> {
+        let mut v = vec!["rr-cc"];
+        v.extend_from_slice(args);
+        match parse_any(&v)? {
+            Workload::RrCc(a) => Ok(*a),
+            other => Err(format!("not rr-cc: {other:?}")),
         }
     }
 
@@ -335,13 +793,15 @@ mod tests {
     fn defaults_are_the_reports() {
         let a = parse(&[]).expect("defaults parse");
         assert_eq!(a.steps.clients.0, vec![1, 4, 16, 64]);
-        assert_eq!(a.steps.size, 2048);
+        assert_eq!(a.steps.sizes.0, vec![2048]);
         assert_eq!(a.steps.secs, 10.0);
         assert_eq!(a.steps.warmup, 3.0);
-        assert_eq!(a.queues, 10);
-        assert_eq!(a.responders, Responders::Auto);
-        assert_eq!(a.sharecnv, 10);
-        assert!(!a.persistent);
+        assert_eq!(a.steps.queues, 10);
+        assert_eq!(a.steps.responders, Responders::Auto);
+        assert_eq!(a.steps.sharecnv, None);
+        assert_eq!(a.steps.rate, None);
+        assert!(!a.steps.persistent && !a.steps.syncpoint);
+        assert_eq!(a.steps.fault, Fault::None);
         assert!(a.target.connect.is_none());
     }
 
@@ -359,20 +819,56 @@ mod tests {
             "--responders",
             "12",
             "--persistent",
+            "--syncpoint",
+            "--rate",
+            "50",
+            "--sharecnv",
+            "1",
             "--connect",
             "host(1414)",
             "--channel",
             "APP.SVRCONN",
             "--qmgr",
             "QM1",
+            "--out",
+            "/tmp/x",
         ])
         .expect("parses");
         assert_eq!(a.steps.clients.0, vec![2, 8]);
-        assert_eq!(a.steps.size, 20 * 1024);
-        assert_eq!(a.responders, Responders::Fixed(12));
-        assert!(a.persistent);
+        assert_eq!(a.steps.sizes.0, vec![20 * 1024]);
+        assert_eq!(a.steps.responders, Responders::Fixed(12));
+        assert!(a.steps.persistent && a.steps.syncpoint);
+        assert_eq!(a.steps.rate, Some(50.0));
+        assert_eq!(a.steps.sharecnv, Some(1));
         assert_eq!(a.target.channel, "APP.SVRCONN");
         assert_eq!(a.target.qmgr.as_deref(), Some("QM1"));
+        let a = parse(&["--sizes", "256B,2MB"]).expect("list");
+        assert_eq!(a.steps.sizes.0, vec![256, 2 << 20]);
+    }
+
+    #[test]
+    fn every_subcommand_parses() {
+        assert!(matches!(parse_any(&["rr-bb"]), Ok(Workload::RrBb(_))));
+        assert!(matches!(parse_any(&["rr-cb"]), Ok(Workload::RrCb(_))));
+        assert!(matches!(parse_any(&["sr-cc"]), Ok(Workload::SrCc(_))));
+        match parse_any(&["connect", "--clients", "500", "--interval", "10"]) {
+            Ok(Workload::Connect(c)) => {
+                assert_eq!(c.steps.clients.0, vec![500]);
+                assert_eq!(c.interval, 10.0);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            parse_any(&["ps-cc", "--clients", "4"]),
+            Ok(Workload::PsCc(_))
+        ));
+        assert!(
+            matches!(parse_any(&["report", "a.json", "b.json"]), Ok(Workload::Report(r)) if r.files.len() == 2)
+        );
+        assert!(parse_any(&["report"]).is_err(), "report needs files");
+        assert!(
+            matches!(parse_any(&["suite", "standard", "--list"]), Ok(Workload::Suite(s)) if s.list)
+        );
     }
 
     #[test]
@@ -381,9 +877,84 @@ mod tests {
         assert!(e.contains("1,4,16,64"), "{e}");
         let e = parse(&["--size", "3XB"]).expect_err("3XB");
         assert!(e.contains("256B, 2KB"), "{e}");
+        let e = parse(&["--sizes", "2KB,3XB"]).expect_err("3XB in a list");
+        assert!(e.contains("invalid size '3XB'"), "{e}");
+        let e = parse(&["--rate", "0"]).expect_err("rate 0");
+        assert!(e.contains("per requester"), "{e}");
+        let e = parse(&["--sharecnv", "5000"]).expect_err("sharecnv");
+        assert!(e.contains("0 to 999"), "{e}");
         assert!(
             parse(&["--channel", "X"]).is_err(),
             "--channel needs --connect"
         );
+        assert!(
+            parse(&["--bindings", "/x"]).is_err(),
+            "--bindings needs --connect"
+        );
+    }
+
+    #[test]
+    fn placeholders_and_mixes_are_refused_clearly() {
+        let s = parse(&["--cipherspec", "TLS_AES_128_GCM_SHA256"])
+            .expect("parses")
+            .steps;
+        let e = check_args(Kind::RrCc, &s, None).expect_err("TLS");
+        assert!(e.to_string().contains("comes with TLS"), "{e}");
+        let s = parse(&["--compress", "LZ4"]).expect("parses").steps;
+        let e = check_args(Kind::RrCc, &s, None).expect_err("compression");
+        assert!(
+            e.to_string().contains("comes with channel compression"),
+            "{e}"
+        );
+        let s = parse(&["--responders", "3"]).expect("parses").steps;
+        let e = check_args(Kind::RrBb, &s, None).expect_err("responders");
+        assert!(
+            e.to_string()
+                .contains("every request queue needs a responder"),
+            "{e}"
+        );
+        assert!(
+            check_args(Kind::SrCc, &s, None).is_ok(),
+            "SR: receivers per queue"
+        );
+        let s = parse(&[]).expect("parses").steps;
+        let e = check_args(Kind::SrCc, &s, Some(Path::new("/bin/sh"))).expect_err("relay");
+        assert!(e.to_string().contains("rr-cc only"), "{e}");
+    }
+
+    #[test]
+    fn test_names_follow_the_reports() {
+        let s = parse(&["--persistent", "--syncpoint"])
+            .expect("parses")
+            .steps;
+        assert_eq!(
+            test_name(Kind::RrCc, 2048, &s, 10),
+            "RR-CC (2KB Persistent, syncpoint)"
+        );
+        let s = parse(&["--rate", "100"]).expect("parses").steps;
+        assert_eq!(
+            test_name(Kind::SrCc, 20 * 1024, &s, 10),
+            "SR-CC (20KB Non-persistent, 100 msg/s per requester)"
+        );
+        let s = parse(&[]).expect("parses").steps;
+        assert_eq!(
+            test_name(Kind::RrCc, 2048, &s, 1),
+            "RR-CC (2KB Non-persistent, SHARECNV 1)"
+        );
+        assert_eq!(
+            test_name(Kind::Connect, 2048, &s, 1),
+            "Connection test (2KB Non-persistent, SHARECNV 1)"
+        );
+    }
+
+    #[test]
+    fn overlays_rename_colliding_series() {
+        let d = crate::output::testdata::document();
+        let merged =
+            merge(vec![("a/run".into(), d.clone()), ("b/run".into(), d)], None).expect("merged");
+        assert_eq!(merged.series.len(), 4);
+        assert_eq!(merged.series[0].test, "RR-CC (2KB Non-persistent) [a/run]");
+        assert_eq!(merged.series[2].test, "RR-CC (2KB Non-persistent) [b/run]");
+        assert_eq!(merged.title, "overlay of a/run, b/run");
     }
 }

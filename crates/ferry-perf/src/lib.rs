@@ -1,23 +1,31 @@
 //! The performance harness behind `ferry perf`: the reports' workloads against a Ferry
 //! queue manager, measured the way the reports measure them (round trips/s, queue
-//! manager CPU%, latency percentiles), next to this machine's yardstick measured in the
-//! same run (`tools/limits`' relay), so results are quoted as ratios.
+//! manager CPU%, latency percentiles), optionally next to this machine's yardstick
+//! measured in the same run (`tools/limits`' relay), so results can be quoted as ratios.
 //!
 //! ```text
-//! ferry perf rr-cc --clients 1,4,16,64 --size 2KB --secs 10 --relay-baseline target/limits/release/rr_load
+//! ferry perf rr-cc --clients 1,4,16,64 --sizes 2KB,20KB --secs 10 --out results/
+//! ferry perf report results/rr-cc.json other/rr-cc.json
+//! ferry perf suite standard
 //! ```
 //!
 //! Layout: [`cli`] (the subcommands), [`args`] (option values), [`target`] (embedded or
-//! existing queue manager), [`workload`] (RR-CC today), [`measure`] (/proc CPU,
-//! histograms), [`relay`] (the yardstick), [`report`] (table, summary, JSON).
+//! existing queue manager), [`workload`] (RR-CC/BB/CB, SR-CC, the connection test),
+//! [`measure`] (/proc CPU, histograms), [`relay`] (the yardstick), [`report`] (tables,
+//! summary), [`output`] (JSON, CSV, Markdown, charts), [`progress`] (live display),
+//! [`suite`] (defined sets of runs), [`machine`] (the machine's facts).
 //! All applications of a workload run as tasks on one current-thread tokio runtime, so
 //! the harness costs little and its own CPU is reported too.
 
 pub mod args;
 pub mod cli;
+pub mod machine;
 pub mod measure;
+pub mod output;
+pub mod progress;
 pub mod relay;
 pub mod report;
+pub mod suite;
 pub mod target;
 pub mod workload;
 
@@ -32,6 +40,9 @@ pub enum PerfError {
     /// An MQI call outside the measured work failed (context, error).
     #[error("{0}: {1}")]
     Mq(String, MqError),
+    /// The command line asks for something the harness cannot do (exit code 2).
+    #[error("{0}")]
+    Usage(String),
     /// A signal asked the harness to stop.
     #[error("interrupted by {0}; the queue manager was stopped")]
     Interrupted(&'static str),

@@ -7,7 +7,7 @@
 use std::time::Instant;
 
 use hdrhistogram::Histogram;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Clock ticks per second (`sysconf(_SC_CLK_TCK)`), 100 when unknown.
 pub fn clock_ticks_per_sec() -> u64 {
@@ -68,7 +68,7 @@ impl Sample {
 }
 
 /// What two samples say about the window between them.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WindowFigures {
     /// Length of the window in seconds.
     pub elapsed_secs: f64,
@@ -141,7 +141,7 @@ pub fn new_latency_histogram() -> Histogram<u64> {
 }
 
 /// Latency percentiles of a step, in microseconds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Latency {
     /// Round trips recorded.
     pub count: u64,

@@ -6,12 +6,12 @@
 use std::path::Path;
 use std::process::Stdio;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::PerfError;
 
 /// What one `rr_load` run reported.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RelayResult {
     /// Round trips per second through the relay.
     pub rate: f64,

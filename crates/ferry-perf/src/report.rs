@@ -1,24 +1,30 @@
-//! Results of a run: per-step figures next to the relay yardstick, the plain-text table,
-//! the reports' summary line ("Test | Max Rate | CPU% | Clients") and the JSON file.
+//! Results of a run: per-step figures (next to the relay yardstick when it ran), the
+//! plain-text per-step table and the reports' summary table ("Test | Max Rate | CPU% |
+//! Clients"). A [`RunReport`] is one series (one workload, size and persistence); files
+//! are written by [`crate::output`].
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::relay::RelayResult;
-use crate::workload::rr::StepOutcome;
+use crate::workload::step::StepOutcome;
 
 /// One step (one clients value): Ferry's figures and, when asked for, the relay's.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct StepReport {
     /// What Ferry did.
     #[serde(flatten)]
     pub ferry: StepOutcome,
     /// What the relay did with the same requesters, size and durations.
+    #[serde(default)]
     pub relay: Option<RelayResult>,
     /// Why the relay has no figures, when it was asked for and failed.
+    #[serde(default)]
     pub relay_error: Option<String>,
     /// Ferry's round trips/s as a percentage of the relay's.
+    #[serde(default)]
     pub ferry_vs_relay_pct: Option<f64>,
     /// Ferry's server CPU per round trip divided by the relay's.
+    #[serde(default)]
     pub server_cpu_vs_relay: Option<f64>,
 }
 
@@ -56,7 +62,7 @@ pub fn ratio(a: f64, b: f64) -> Option<f64> {
 }
 
 /// The reports' summary: the best valid step.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     /// E.g. `RR-CC (2KB Non-persistent)`.
     pub test: String,
@@ -82,17 +88,33 @@ pub fn summarize(test: &str, steps: &[StepReport]) -> Option<Summary> {
         })
 }
 
-/// Everything a run measured, as written by `--json`.
-#[derive(Clone, Debug, Serialize)]
+fn round_trips_per_sec() -> String {
+    "Round trips/s".into()
+}
+
+/// Everything one series (one workload, size and persistence) measured.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunReport {
     /// Workload name, e.g. `RR-CC`.
     pub workload: String,
     /// The reports' test name, e.g. `RR-CC (2KB Non-persistent)`.
     pub test: String,
+    /// What the rate counts: `Round trips/s`, `Messages/s` or `Connections/s`.
+    #[serde(default = "round_trips_per_sec")]
+    pub rate_unit: String,
     /// Message size in bytes.
     pub size: usize,
     /// Persistent messages.
     pub persistent: bool,
+    /// Puts and gets in syncpoint.
+    #[serde(default)]
+    pub syncpoint: bool,
+    /// Messages per second per requester in rated mode (`None`: unrated).
+    #[serde(default)]
+    pub rate_per_requester: Option<f64>,
+    /// qm.ini values the embedded queue manager was given.
+    #[serde(default)]
+    pub tuning: Vec<String>,
     /// Measured seconds per step.
     pub secs: f64,
     /// Warm-up seconds per step.
@@ -147,43 +169,188 @@ fn opt(v: Option<f64>, decimals: usize) -> String {
     }
 }
 
-/// The per-step table, one line per step, plus the notes on invalid steps.
-pub fn render_table(run: &RunReport) -> String {
-    let headers = [
-        "Clients",
-        "Round trips/s",
-        "Server CPU%",
-        "Server µs/RT",
-        "Harness µs/RT",
-        "p50 µs",
-        "p99 µs",
-        "Relay RT/s",
-        "Ferry/Relay",
-        "Relay µs/RT",
-        "CPU/RT vs relay",
-        "valid",
+/// The short name of one operation of a rate unit: `RT`, `msg` or `conn`.
+pub fn op_name(rate_unit: &str) -> &'static str {
+    if rate_unit.starts_with("Messages") {
+        "msg"
+    } else if rate_unit.starts_with("Connections") {
+        "conn"
+    } else {
+        "RT"
+    }
+}
+
+/// A column of the per-step table: its header and how to fill it.
+type Column = (String, Box<dyn Fn(&StepReport) -> String>);
+
+/// The columns of the per-step table for `run`: the workload's own (queue depth for
+/// SR-CC, connect time for the connection test) and the relay's when it ran.
+pub fn columns(run: &RunReport) -> Vec<Column> {
+    let op = op_name(&run.rate_unit);
+    let mut cols: Vec<Column> = vec![
+        ("Clients".into(), Box::new(|s| s.ferry.clients.to_string())),
+        (
+            run.rate_unit.clone(),
+            Box::new(|s| group_thousands(s.ferry.window.rate)),
+        ),
+        (
+            "Server CPU%".into(),
+            Box::new(|s| opt(s.ferry.window.server_cpu_pct, 1)),
+        ),
+        (
+            format!("Server µs/{op}"),
+            Box::new(|s| opt(s.ferry.window.server_us_per_rt, 1)),
+        ),
+        (
+            "Harness CPU%".into(),
+            Box::new(|s| opt(s.ferry.window.harness_cpu_pct, 1)),
+        ),
+        (
+            format!("Harness µs/{op}"),
+            Box::new(|s| opt(s.ferry.window.harness_us_per_rt, 1)),
+        ),
+        (
+            "p50 µs".into(),
+            Box::new(|s| lat(s.ferry.latency.p50_us, s)),
+        ),
+        (
+            "p95 µs".into(),
+            Box::new(|s| lat(s.ferry.latency.p95_us, s)),
+        ),
+        (
+            "p99 µs".into(),
+            Box::new(|s| lat(s.ferry.latency.p99_us, s)),
+        ),
+        (
+            "p99.9 µs".into(),
+            Box::new(|s| lat(s.ferry.latency.p999_us, s)),
+        ),
     ];
-    let mut rows: Vec<Vec<String>> = vec![headers.iter().map(|h| h.to_string()).collect()];
+    if run.steps.iter().any(|s| s.ferry.queue_depth_end.is_some()) {
+        cols.push((
+            "Put/s".into(),
+            Box::new(|s| {
+                s.ferry.sent.map_or("-".into(), |n| {
+                    group_thousands(crate::measure::rate(n, s.ferry.window.elapsed_secs))
+                })
+            }),
+        ));
+        cols.push((
+            "Depth at end".into(),
+            Box::new(|s| {
+                s.ferry
+                    .queue_depth_end
+                    .map_or("-".into(), |d| group_thousands(d as f64))
+            }),
+        ));
+    }
+    if run.rate_unit.starts_with("Connections") {
+        cols.push((
+            "Connect all s".into(),
+            Box::new(|s| format!("{:.2}", s.ferry.window.elapsed_secs)),
+        ));
+        cols.push((
+            "Round trips".into(),
+            Box::new(|s| s.ferry.sent.map_or("-".into(), |n| n.to_string())),
+        ));
+    }
+    if run.steps.iter().any(|s| s.relay.is_some()) {
+        cols.push((
+            "Relay RT/s".into(),
+            Box::new(|s| {
+                s.relay
+                    .as_ref()
+                    .map_or("-".into(), |r| group_thousands(r.rate))
+            }),
+        ));
+        cols.push((
+            "Ferry/Relay".into(),
+            Box::new(|s| {
+                s.ferry_vs_relay_pct
+                    .map_or("-".into(), |p| format!("{p:.0}%"))
+            }),
+        ));
+        cols.push((
+            "Relay µs/RT".into(),
+            Box::new(|s| opt(s.relay.as_ref().and_then(|r| r.relay_us_per_rt), 1)),
+        ));
+        cols.push((
+            "CPU/RT vs relay".into(),
+            Box::new(|s| {
+                s.server_cpu_vs_relay
+                    .map_or("-".into(), |r| format!("{r:.2}x"))
+            }),
+        ));
+    }
+    cols.push((
+        "Errors".into(),
+        Box::new(|s| (s.ferry.errors + s.ferry.mismatches).to_string()),
+    ));
+    cols.push((
+        "valid".into(),
+        Box::new(|s| {
+            if s.ferry.valid {
+                "yes".into()
+            } else {
+                "NO".into()
+            }
+        }),
+    ));
+    cols
+}
+
+fn lat(v: f64, s: &StepReport) -> String {
+    if s.ferry.latency.count == 0 {
+        "-".into()
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+/// The notes under a per-step table: why a step is invalid, what else to know.
+pub fn step_notes(run: &RunReport) -> Vec<String> {
+    let mut out = Vec::new();
     for s in &run.steps {
         let f = &s.ferry;
-        rows.push(vec![
-            f.clients.to_string(),
-            group_thousands(f.window.rate),
-            opt(f.window.server_cpu_pct, 1),
-            opt(f.window.server_us_per_rt, 1),
-            opt(f.window.harness_us_per_rt, 1),
-            format!("{:.0}", f.latency.p50_us),
-            format!("{:.0}", f.latency.p99_us),
-            s.relay
-                .as_ref()
-                .map_or("-".into(), |r| group_thousands(r.rate)),
-            s.ferry_vs_relay_pct
-                .map_or("-".into(), |p| format!("{p:.0}%")),
-            opt(s.relay.as_ref().and_then(|r| r.relay_us_per_rt), 1),
-            s.server_cpu_vs_relay
-                .map_or("-".into(), |r| format!("{r:.2}x")),
-            if f.valid { "yes".into() } else { "NO".into() },
-        ]);
+        if !f.valid {
+            out.push(format!(
+                "step {} clients INVALID: {} errors, {} mismatches, {} operations; {}",
+                f.clients,
+                f.errors,
+                f.mismatches,
+                f.window.round_trips,
+                f.problems.join("; ")
+            ));
+        } else if !f.problems.is_empty() {
+            out.push(format!(
+                "step {} clients note: {}",
+                f.clients,
+                f.problems.join("; ")
+            ));
+        }
+        if let Some(e) = &s.relay_error {
+            out.push(format!(
+                "step {} clients: relay baseline failed: {e}",
+                f.clients
+            ));
+        }
+        if s.relay.as_ref().is_some_and(|r| r.bad_frames) {
+            out.push(format!(
+                "step {} clients: the relay reported BAD_FRAMES",
+                f.clients
+            ));
+        }
+    }
+    out
+}
+
+/// The per-step table, one line per step, plus the notes on invalid steps.
+pub fn render_table(run: &RunReport) -> String {
+    let cols = columns(run);
+    let headers: Vec<String> = cols.iter().map(|(h, _)| h.clone()).collect();
+    let mut rows: Vec<Vec<String>> = vec![headers.clone()];
+    for s in &run.steps {
+        rows.push(cols.iter().map(|(_, f)| f(s)).collect());
     }
     let widths: Vec<usize> = (0..headers.len())
         .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
@@ -203,54 +370,66 @@ pub fn render_table(run: &RunReport) -> String {
             out.push('\n');
         }
     }
-    for s in &run.steps {
-        let f = &s.ferry;
-        if !f.valid {
-            out.push_str(&format!(
-                "step {} clients INVALID: {} errors, {} mismatches, {} round trips; {}\n",
-                f.clients,
-                f.errors,
-                f.mismatches,
-                f.window.round_trips,
-                f.problems.join("; ")
-            ));
-        } else if !f.problems.is_empty() {
-            out.push_str(&format!(
-                "step {} clients note: {}\n",
-                f.clients,
-                f.problems.join("; ")
-            ));
-        }
-        if let Some(e) = &s.relay_error {
-            out.push_str(&format!(
-                "step {} clients: relay baseline failed: {e}\n",
-                f.clients
-            ));
-        }
-        if s.relay.as_ref().is_some_and(|r| r.bad_frames) {
-            out.push_str(&format!(
-                "step {} clients: the relay reported BAD_FRAMES\n",
-                f.clients
-            ));
-        }
+    for n in step_notes(run) {
+        out.push_str(&n);
+        out.push('\n');
     }
     out
 }
 
 /// The reports' summary table: `Test | Max Rate | CPU% | Clients`.
 pub fn render_summary(run: &RunReport) -> String {
-    let mut out = String::from("Test | Max Rate* | CPU% | Clients\n");
-    match &run.summary {
-        Some(s) => out.push_str(&format!(
-            "{} | {} | {} | {}\n",
-            s.test,
-            group_thousands(s.max_rate),
-            opt(s.cpu_pct, 2),
-            s.clients
-        )),
-        None => out.push_str(&format!("{} | no valid step | - | -\n", run.test)),
+    render_summary_all(std::slice::from_ref(run))
+}
+
+/// One summary row per series: `[test, max rate, CPU%, clients]`.
+pub fn summary_rows(runs: &[RunReport]) -> Vec<[String; 4]> {
+    runs.iter()
+        .map(|run| match &run.summary {
+            Some(s) => [
+                s.test.clone(),
+                group_thousands(s.max_rate),
+                opt(s.cpu_pct, 2),
+                s.clients.to_string(),
+            ],
+            None => [
+                run.test.clone(),
+                "no valid step".into(),
+                "-".into(),
+                "-".into(),
+            ],
+        })
+        .collect()
+}
+
+/// The footnote of the summary table: what Max Rate counts for the series present.
+pub fn summary_footnote(runs: &[RunReport]) -> String {
+    let mut units: Vec<&str> = Vec::new();
+    for r in runs {
+        if !units.contains(&r.rate_unit.as_str()) {
+            units.push(&r.rate_unit);
+        }
     }
-    out.push_str("*Round trips/sec; CPU% = queue manager CPU, % of the whole machine\n");
+    let units: Vec<String> = units.iter().map(|u| u.replace("/s", "/sec")).collect();
+    format!(
+        "*{}; CPU% = queue manager CPU, % of the whole machine",
+        if units.is_empty() {
+            "Round trips/sec".to_string()
+        } else {
+            units.join(" or ")
+        }
+    )
+}
+
+/// The summary table of several series, one row each.
+pub fn render_summary_all(runs: &[RunReport]) -> String {
+    let mut out = String::from("Test | Max Rate* | CPU% | Clients\n");
+    for row in summary_rows(runs) {
+        out.push_str(&row.join(" | "));
+        out.push('\n');
+    }
+    out.push_str(&summary_footnote(runs));
+    out.push('\n');
     out
 }
 
@@ -283,6 +462,8 @@ mod tests {
             },
             errors: 0,
             mismatches: u64::from(!valid),
+            queue_depth_end: None,
+            sent: None,
             problems: if valid {
                 vec![]
             } else {
@@ -343,8 +524,12 @@ mod tests {
         let run = RunReport {
             workload: "RR-CC".into(),
             test: "RR-CC (2KB Non-persistent)".into(),
+            rate_unit: "Round trips/s".into(),
             size: 2048,
             persistent: false,
+            syncpoint: false,
+            rate_per_requester: None,
+            tuning: vec![],
             secs: 10.0,
             warmup: 3.0,
             queues: 10,
@@ -366,8 +551,13 @@ mod tests {
             s.contains("RR-CC (2KB Non-persistent) | 90,000 | 60.00 | 16"),
             "{s}"
         );
+        assert!(s.contains("*Round trips/sec;"), "{s}");
         let json = serde_json::to_value(&run).expect("serializes");
         assert_eq!(json["steps"][0]["clients"], 16);
         assert_eq!(json["steps"][0]["window"]["rate"], 90_000.0);
+        let back: RunReport = serde_json::from_value(json).expect("reads back");
+        assert_eq!(back.steps.len(), 2);
+        assert_eq!(back.summary, run.summary);
+        assert!(!t.contains("Depth at end"), "{t}");
     }
 }

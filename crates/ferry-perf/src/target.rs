@@ -1,6 +1,7 @@
 //! The queue manager a run measures: an embedded one (a `ferry start --foreground`
-//! child process in a temporary `FERRY_HOME`, stopped and deleted at the end, whatever
-//! happens) or an existing one reached with `--connect`.
+//! child process in a temporary `FERRY_HOME`, with the reports' qm.ini tuning where
+//! Ferry has the key, stopped and deleted at the end, whatever happens) or an existing
+//! one reached with `--connect` (its pid found with `ferry status` when it is local).
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -10,6 +11,7 @@ use std::time::{Duration, Instant};
 use ferry_client::{ConnectOptions, Connection};
 use ferry_mqi::{MqError, ObjectDescriptor, OpenOptions, ReasonCode};
 
+use crate::workload::Mode;
 use crate::PerfError;
 
 /// Name of the embedded queue manager.
@@ -50,21 +52,115 @@ pub fn free_port() -> Result<u16, PerfError> {
 /// A queue manager the harness drives.
 pub struct QueueManager {
     opts: ConnectOptions,
+    qmgr: String,
+    bindings: Option<PathBuf>,
     server_pid: Option<u32>,
     description: String,
+    tuning: Vec<String>,
     embedded: Option<Embedded>,
+}
+
+/// The qm.ini values of the reports (seed 000 appendix A.2.2, seed 001, seed 004) that
+/// Ferry has a key for, as the embedded queue manager gets them. `max_size` is the
+/// largest message of the run (200KB and more get the larger queue buffers, as in the
+/// reports); `channels` is at least the reports' 5000.
+pub fn reports_tuning(max_size: usize, channels: u32) -> Vec<(&'static str, u32)> {
+    let buffer = if max_size >= 200 * 1024 {
+        104_857_600
+    } else {
+        10_485_760
+    };
+    let channels = channels.max(5000);
+    vec![
+        ("MaxChannels", channels),
+        ("MaxActiveChannels", channels),
+        ("LogBufferPages", 4096),
+        ("DefaultQBufferSize", buffer),
+        ("DefaultPQBufferSize", buffer),
+    ]
+}
+
+/// What the embedded queue manager does not take from the reports, and why.
+pub const TUNING_NOT_APPLIED: &str = "MQIBindType=FASTPATH: no key in Ferry (no channel exits; \
+every channel is trusted); LogFilePages=32767/LogPrimaryFiles=64: left at Ferry's defaults so a \
+temporary queue manager does not preallocate 8 GB of log; LogType=CIRCULAR and \
+LogWriteIntegrity=TripleWrite are Ferry's defaults already";
+
+/// The bindings socket of local queue manager `qmgr` under `FERRY_HOME` (as `ferry`
+/// finds it: `$FERRY_HOME`, else `/var/ferry` for root, else `~/.ferry`).
+pub fn local_bindings_socket(qmgr: &str) -> PathBuf {
+    let root = match std::env::var_os("FERRY_HOME").filter(|v| !v.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => {
+            // SAFETY: geteuid has no preconditions and cannot fail.
+            if unsafe { libc::geteuid() } == 0 {
+                PathBuf::from("/var/ferry")
+            } else {
+                std::env::var_os("HOME")
+                    .map_or_else(|| PathBuf::from("."), PathBuf::from)
+                    .join(".ferry")
+            }
+        }
+    };
+    root.join("qmgrs").join(qmgr).join("qm.sock")
+}
+
+/// Reads `PID(n)` out of a `ferry status` line.
+pub fn parse_status_pid(line: &str) -> Option<u32> {
+    let start = line.find("PID(")? + 4;
+    let end = start + line[start..].find(')')?;
+    line[start..end].trim().parse().ok()
+}
+
+/// Asks `ferry status QMGR` for the pid of a local queue manager (`None` when it is not
+/// local, not running or the binary cannot be run).
+pub fn find_server_pid(qmgr: &str) -> Option<u32> {
+    let bin = ferry_binary().ok()?;
+    let out = Command::new(bin)
+        .args(["status", qmgr])
+        .stdin(Stdio::null())
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .find_map(parse_status_pid)
+}
+
+/// Raises this process's open-file limit to its hard limit (the connection test opens
+/// one socket per client; an embedded queue manager inherits the limit too).
+pub fn raise_fd_limit() {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit only read and write the struct we pass.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
+            lim.rlim_cur = lim.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+        }
+    }
 }
 
 impl QueueManager {
     /// Creates and starts an embedded queue manager with the `ferry` binary at `bin`,
     /// allowing `max_channels` client sockets (qm.ini Channels/MaxChannels).
     /// Call [`QueueManager::wait_ready`] before using it.
-    pub fn embedded(bin: &Path, max_channels: u32) -> Result<QueueManager, PerfError> {
-        let e = Embedded::start(bin, max_channels)?;
+    pub fn embedded(bin: &Path, tuning: &[(&'static str, u32)]) -> Result<QueueManager, PerfError> {
+        let e = Embedded::start(bin, tuning)?;
         let conn_name = format!("127.0.0.1({})", e.port);
         let opts = ConnectOptions::client(&conn_name, DEFAULT_CHANNEL).queue_manager(EMBEDDED_QMGR);
         Ok(QueueManager {
             opts,
+            qmgr: EMBEDDED_QMGR.to_string(),
+            bindings: Some(
+                e.home
+                    .path()
+                    .join("qmgrs")
+                    .join(EMBEDDED_QMGR)
+                    .join("qm.sock"),
+            ),
+            tuning: tuning.iter().map(|(k, v)| format!("{k}={v}")).collect(),
             server_pid: Some(e.child.id()),
             description: format!(
                 "embedded {EMBEDDED_QMGR} at {conn_name} (pid {})",
@@ -75,17 +171,34 @@ impl QueueManager {
     }
 
     /// An existing queue manager at `conn_name` on `channel`; `qmgr` may be blank.
-    /// Server CPU is measured only when its `server_pid` is given.
+    /// Server CPU is measured when its `server_pid` is given or, for a named local
+    /// queue manager, found with `ferry status`. Bindings connections use `bindings`, or
+    /// the named queue manager's socket under `FERRY_HOME` when it exists.
     pub fn existing(
         conn_name: &str,
         channel: &str,
         qmgr: &str,
         server_pid: Option<u32>,
+        bindings: Option<PathBuf>,
     ) -> QueueManager {
         let opts = ConnectOptions::client(conn_name, channel).queue_manager(qmgr);
         let qm = if qmgr.is_empty() { "(any)" } else { qmgr };
+        let server_pid = server_pid.or_else(|| {
+            if qmgr.is_empty() {
+                None
+            } else {
+                find_server_pid(qmgr)
+            }
+        });
+        let bindings = bindings.or_else(|| {
+            let p = local_bindings_socket(qmgr);
+            (!qmgr.is_empty() && p.exists()).then_some(p)
+        });
         QueueManager {
             opts,
+            qmgr: qmgr.to_string(),
+            bindings,
+            tuning: Vec::new(),
             server_pid,
             description: format!("queue manager {qm} at {conn_name} on channel {channel}"),
             embedded: None,
@@ -95,6 +208,29 @@ impl QueueManager {
     /// Connection options for the workload's applications.
     pub fn connect_options(&self) -> ConnectOptions {
         self.opts.clone().application_name("ferry perf")
+    }
+
+    /// Connection options for an application connecting in `mode`; bindings needs the
+    /// queue manager's socket (embedded, `--bindings`, or a local `--qmgr`).
+    pub fn options_for(&self, mode: Mode) -> Result<ConnectOptions, PerfError> {
+        match mode {
+            Mode::Client => Ok(self.connect_options()),
+            Mode::Bindings => match &self.bindings {
+                Some(path) => Ok(ConnectOptions::bindings(path)
+                    .queue_manager(&self.qmgr)
+                    .application_name("ferry perf")),
+                None => Err(PerfError::Setup(
+                    "bindings connections need the queue manager's socket: give --bindings \
+                     PATH (its qm.sock) or --qmgr NAME of a local queue manager"
+                        .into(),
+                )),
+            },
+        }
+    }
+
+    /// The qm.ini values the embedded queue manager was given (empty for --connect).
+    pub fn tuning(&self) -> &[String] {
+        &self.tuning
     }
 
     /// The server's pid, when known (embedded, or `--server-pid`).
@@ -177,18 +313,12 @@ fn mq(what: &str, name: &str, e: MqError) -> PerfError {
     PerfError::Mq(format!("{what} {name}"), e)
 }
 
-/// Rewrites the Channels stanza's MaxChannels and MaxActiveChannels of a qm.ini file
-/// (MQ's default of 100 is too few for 64 requesters and 64 responders at SHARECNV 1).
-fn set_max_channels(qm_ini: &Path, max_channels: u32) -> Result<(), PerfError> {
+/// Rewrites the given keys of a qm.ini file (e.g. MQ's default MaxChannels of 100 is
+/// too few for 64 requesters and 64 responders at SHARECNV 1).
+fn apply_tuning(qm_ini: &Path, values: &[(&'static str, u32)]) -> Result<(), PerfError> {
     let text = std::fs::read_to_string(qm_ini)
         .map_err(|e| PerfError::Setup(format!("{}: {e}", qm_ini.display())))?;
-    let new = set_ini_values(
-        &text,
-        &[
-            ("MaxChannels", max_channels),
-            ("MaxActiveChannels", max_channels),
-        ],
-    );
+    let new = set_ini_values(&text, values);
     std::fs::write(qm_ini, new).map_err(|e| PerfError::Setup(format!("{}: {e}", qm_ini.display())))
 }
 
@@ -217,7 +347,7 @@ struct Embedded {
 }
 
 impl Embedded {
-    fn start(bin: &Path, max_channels: u32) -> Result<Embedded, PerfError> {
+    fn start(bin: &Path, tuning: &[(&'static str, u32)]) -> Result<Embedded, PerfError> {
         let home = tempfile::Builder::new()
             .prefix("ferry-perf-")
             .tempdir()
@@ -237,9 +367,9 @@ impl Embedded {
                 String::from_utf8_lossy(&out.stderr).trim()
             )));
         }
-        set_max_channels(
+        apply_tuning(
             &home.path().join("qmgrs").join(EMBEDDED_QMGR).join("qm.ini"),
-            max_channels,
+            tuning,
         )?;
         let console_path = home.path().join("console.log");
         let console = std::fs::File::create(&console_path)
@@ -337,6 +467,20 @@ mod tests {
             out,
             "QueueManager:\n   Name=PERFQM\nChannels:\n   MaxChannels=400\n   MaxActiveChannels=400\nTCP:\n   KeepAlive=NO\n"
         );
+    }
+
+    #[test]
+    fn reports_tuning_and_status_pid() {
+        let t = reports_tuning(2048, 300);
+        assert!(t.contains(&("MaxChannels", 5000)));
+        assert!(t.contains(&("DefaultQBufferSize", 10_485_760)));
+        let big = reports_tuning(2 * 1024 * 1024, 9000);
+        assert!(big.contains(&("MaxActiveChannels", 9000)));
+        assert!(big.contains(&("DefaultPQBufferSize", 104_857_600)));
+        let line = "QMNAME(QM1)                                               STATUS(Running) PID(4242) LISTENERS(1414) CONNS(0) BINDINGS(0)";
+        assert_eq!(parse_status_pid(line), Some(4242));
+        assert_eq!(parse_status_pid("QMNAME(QM1) STATUS(Ended normally)"), None);
+        assert!(local_bindings_socket("QM1").ends_with("qmgrs/QM1/qm.sock"));
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! `ferry perf rr-cc` end to end: a tiny RR-CC run (1 and 4 requesters, 1 s each)
-//! against an embedded queue manager the harness starts and stops itself, and the
-//! messages bad flags get.
+//! against an embedded queue manager the harness starts and stops itself, the files it
+//! writes, and the messages bad flags get.
 
 use std::process::Command;
 
@@ -11,6 +11,7 @@ fn ferry() -> Command {
 #[test]
 fn tiny_rr_cc_run_is_valid_and_writes_json() {
     let json = std::env::temp_dir().join(format!("ferry-perf-rr-{}.json", std::process::id()));
+    let out_dir = std::env::temp_dir().join(format!("ferry-perf-rr-{}", std::process::id()));
     let out = ferry()
         .args([
             "perf",
@@ -24,6 +25,8 @@ fn tiny_rr_cc_run_is_valid_and_writes_json() {
             "--json",
         ])
         .arg(&json)
+        .arg("--out")
+        .arg(&out_dir)
         .output()
         .expect("run ferry perf");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -37,6 +40,12 @@ fn tiny_rr_cc_run_is_valid_and_writes_json() {
     assert!(stdout.contains("RR-CC (2KB Non-persistent) |"), "{stdout}");
     let text = std::fs::read_to_string(&json).expect("json written");
     let _ = std::fs::remove_file(&json);
+    let md = std::fs::read_to_string(out_dir.join("rr-cc.md")).expect("markdown written");
+    for f in ["rr-cc.json", "rr-cc.csv", "rr-cc.svg", "rr-cc.png"] {
+        assert!(out_dir.join(f).is_file(), "{f} written");
+    }
+    let _ = std::fs::remove_dir_all(&out_dir);
+    assert!(md.contains("| RR-CC (2KB Non-persistent) |"), "{md}");
     assert_eq!(text.matches("\"valid\": true").count(), 2, "{text}");
     assert!(!text.contains("\"valid\": false"), "{text}");
     assert!(text.contains("\"clients\": 4"), "{text}");

@@ -2,9 +2,92 @@
 //! current-thread runtime (inside a `LocalSet`), so the client side costs little CPU
 //! and the server is what gets measured.
 //!
-//! - [`rr`]: RR-CC, client-mode requesters and responders over ten request queues.
-//! - [`verify`]: request tags and reply checks; [`tally`]: the counters a step shares.
+//! - [`rr`]: request/reply (RR-CC, RR-BB, RR-CB), over ten request queues.
+//! - [`sr`]: SR-CC, senders each to its own queue, two receivers per queue.
+//! - [`connect`]: the connection test (seed 002 section 6).
+//! - [`verify`]: request tags and reply checks; [`tally`]: the counters a step shares;
+//!   [`step`]: what a step measured and the helpers steps share.
 
+pub mod connect;
 pub mod rr;
+pub mod sr;
+pub mod step;
 pub mod tally;
 pub mod verify;
+
+use std::fmt;
+
+/// How an application connects: as a client over TCP or over the bindings socket.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Mode {
+    /// Client mode: TCP to the listener, through a SVRCONN channel.
+    Client,
+    /// Bindings mode: the queue manager's Unix socket (`qm.sock`).
+    Bindings,
+}
+
+/// The workloads `ferry perf` runs, named as in the reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Client requesters, client responders.
+    RrCc,
+    /// Bindings requesters, bindings responders.
+    RrBb,
+    /// Client requesters, bindings responders.
+    RrCb,
+    /// Client senders, each to its own queue, two client receivers per queue.
+    SrCc,
+    /// The connection test: N clients connect as fast as possible.
+    Connect,
+}
+
+impl Kind {
+    /// The reports' name: `RR-CC`, `RR-BB`, `RR-CB`, `SR-CC`, `CONN`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::RrCc => "RR-CC",
+            Kind::RrBb => "RR-BB",
+            Kind::RrCb => "RR-CB",
+            Kind::SrCc => "SR-CC",
+            Kind::Connect => "CONN",
+        }
+    }
+
+    /// How requesters (senders, clients) and responders (receivers) connect.
+    pub fn modes(self) -> (Mode, Mode) {
+        match self {
+            Kind::RrCc | Kind::SrCc | Kind::Connect => (Mode::Client, Mode::Client),
+            Kind::RrBb => (Mode::Bindings, Mode::Bindings),
+            Kind::RrCb => (Mode::Client, Mode::Bindings),
+        }
+    }
+
+    /// What the rate counts: `Round trips/s`, `Messages/s` or `Connections/s`.
+    pub fn rate_unit(self) -> &'static str {
+        match self {
+            Kind::RrCc | Kind::RrBb | Kind::RrCb => "Round trips/s",
+            Kind::SrCc => "Messages/s",
+            Kind::Connect => "Connections/s",
+        }
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_modes_and_units() {
+        assert_eq!(Kind::RrCb.name(), "RR-CB");
+        assert_eq!(Kind::RrCb.modes(), (Mode::Client, Mode::Bindings));
+        assert_eq!(Kind::RrBb.modes(), (Mode::Bindings, Mode::Bindings));
+        assert_eq!(Kind::SrCc.rate_unit(), "Messages/s");
+        assert_eq!(Kind::Connect.to_string(), "CONN");
+    }
+}

@@ -1,4 +1,6 @@
-//! RR-CC: client-mode requesters and responders (report section 3.1).
+//! Request/reply: RR-CC (report section 3.1), RR-BB and RR-CB, which differ only in how
+//! requesters and responders connect (client over TCP, or bindings over the queue
+//! manager's Unix socket).
 //!
 //! Each requester puts a request (MsgType REQUEST, ReplyToQ set) to one of the request
 //! queues, round-robin by requester number, keeps the MsgId the queue manager generated,
@@ -7,7 +9,9 @@
 //! waiting) and put a same-size reply (the request's body, zero-copy) with CorrelId =
 //! the request's MsgId to its ReplyToQ. A round trip counts only when the reply's
 //! CorrelId matches and its body is intact ([`super::verify::check_reply`]); anything else is
-//! recorded and marks the step invalid.
+//! recorded and marks the step invalid. With `--syncpoint` every put and get is in a unit
+//! of work committed right after it; with `--rate` each requester sends at most that
+//! many requests per second (for latency at a given load).
 //!
 //! A step: drain the queues, connect responders then requesters, warm up, measure for
 //! the window (rate, server and harness CPU, latency), then stop: requesters finish
@@ -21,14 +25,19 @@ use ferry_client::{ConnectOptions, Connection, Queue};
 use ferry_mqi::descriptor::{msg_type, persistence, NONE_ID};
 use ferry_mqi::options::WAIT_UNLIMITED;
 use ferry_mqi::{
-    FixedStr, GetOptionFlags, GetOptions, MatchOptions, MessageDescriptor, MqError,
-    ObjectDescriptor, OpenOptions, PutOptionFlags, PutOptions, ReasonCode,
+    FixedStr, GetOptionFlags, GetOptions, MatchOptions, MessageDescriptor, ObjectDescriptor,
+    OpenOptions, PutOptionFlags, PutOptions, ReasonCode,
 };
 use tokio::task::JoinHandle;
 
+pub use super::step::StepOutcome;
+use super::step::{connect, join_until, mq, queue_od};
 use super::tally::Tally;
 use super::verify::{check_reply, next_body, request_tag};
-use crate::measure::{self, Latency, Sample, WindowFigures};
+use super::Mode;
+use crate::measure::{self, Sample};
+use crate::progress::Progress;
+use crate::report::group_thousands;
 use crate::target::QueueManager;
 use crate::PerfError;
 
@@ -52,7 +61,50 @@ pub struct RrConfig {
     pub warmup: f64,
     /// Measured seconds.
     pub secs: f64,
+    /// How requesters connect.
+    pub requester_mode: Mode,
+    /// How responders connect.
+    pub responder_mode: Mode,
+    /// Puts and gets in syncpoint, each committed at once.
+    pub syncpoint: bool,
+    /// Requests per second per requester (`None`: unrated, as fast as replies come).
+    pub rate: Option<f64>,
+    /// How long a requester waits for its reply before counting an error.
+    pub reply_timeout: Duration,
+    /// A deliberate fault, for the harness's own tests.
+    pub fault: Fault,
 }
+
+/// A deliberate fault the responders make, so tests can see a step marked invalid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Fault {
+    /// No fault.
+    #[default]
+    None,
+    /// Replies carry a CorrelId that is not the request's MsgId (the requester's get
+    /// by CorrelId never finds its reply: a timeout).
+    WrongCorrelId,
+    /// Replies' bodies are damaged (the requester's check fails).
+    CorruptBody,
+    /// Requests name a reply queue that does not exist (the responder's open fails).
+    MissingReplyQueue,
+}
+
+/// Parses the hidden `--fault` value.
+pub fn parse_fault(text: &str) -> Result<Fault, String> {
+    match text {
+        "none" => Ok(Fault::None),
+        "wrong-correl-id" => Ok(Fault::WrongCorrelId),
+        "corrupt-body" => Ok(Fault::CorruptBody),
+        "missing-reply-queue" => Ok(Fault::MissingReplyQueue),
+        _ => Err(format!(
+            "invalid fault '{text}': use none, wrong-correl-id, corrupt-body or missing-reply-queue"
+        )),
+    }
+}
+
+/// The ReplyToQ requests name under [`Fault::MissingReplyQueue`].
+pub const MISSING_QUEUE: &str = "FERRY.PERF.NO.SUCH.QUEUE";
 
 /// Name of request queue `i` (0-based): `REQUEST.1`, `REQUEST.2`...
 pub fn request_queue_name(i: usize) -> String {
@@ -65,36 +117,6 @@ pub const REPLY_QUEUE: &str = "REPLY";
 /// The request queue (0-based) requester or responder `n` uses: round-robin.
 pub fn queue_for(n: usize, queues: usize) -> usize {
     n % queues.max(1)
-}
-
-/// What one step measured.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct StepOutcome {
-    /// Requesters.
-    pub clients: usize,
-    /// Responders.
-    pub responders: usize,
-    /// Rate and CPU over the measured window.
-    pub window: WindowFigures,
-    /// Round-trip latency over the measured window.
-    pub latency: Latency,
-    /// Failed calls (any error invalidates the step).
-    pub errors: u64,
-    /// Replies or requests that were not what they should be.
-    pub mismatches: u64,
-    /// The first few problems.
-    pub problems: Vec<String>,
-    /// No errors, no mismatches, at least one round trip, everyone ended in time.
-    pub valid: bool,
-}
-
-fn mq(what: &str, e: MqError) -> PerfError {
-    PerfError::Mq(what.to_string(), e)
-}
-
-fn queue_od(name: &str) -> Result<ObjectDescriptor, PerfError> {
-    ObjectDescriptor::queue(name)
-        .map_err(|e| PerfError::Setup(format!("bad queue name {name}: {e}")))
 }
 
 /// Defines (if missing) the request queues and the reply queue.
@@ -147,20 +169,6 @@ struct Responder {
     request_q: Queue,
 }
 
-async fn connect(opts: &ConnectOptions) -> Result<Connection, PerfError> {
-    Connection::connect(opts).await.map_err(|e| {
-        if e.reason == ReasonCode::ChannelNotAvailable {
-            mq(
-                "connect (the queue manager allows no more channel instances: raise \
-                 qm.ini Channels/MaxChannels, or use a larger --sharecnv)",
-                e,
-            )
-        } else {
-            mq("connect", e)
-        }
-    })
-}
-
 async fn open_requester(
     id: usize,
     opts: &ConnectOptions,
@@ -198,38 +206,98 @@ async fn open_responder(
     Ok(Responder { conn, request_q })
 }
 
-fn put_options() -> PutOptions {
-    PutOptions::new(PutOptionFlags::NO_SYNCPOINT)
+/// Put options in or out of syncpoint.
+pub fn put_options(syncpoint: bool) -> PutOptions {
+    PutOptions::new(if syncpoint {
+        PutOptionFlags::SYNCPOINT
+    } else {
+        PutOptionFlags::NO_SYNCPOINT
+    })
 }
 
-fn get_wait(match_options: MatchOptions) -> GetOptions {
+/// Get-with-wait options in or out of syncpoint; `wait` `None` waits forever.
+pub fn get_wait(
+    match_options: MatchOptions,
+    syncpoint: bool,
+    wait: Option<Duration>,
+) -> GetOptions {
     GetOptions {
         options: GetOptionFlags::WAIT
-            | GetOptionFlags::NO_SYNCPOINT
+            | if syncpoint {
+                GetOptionFlags::SYNCPOINT
+            } else {
+                GetOptionFlags::NO_SYNCPOINT
+            }
             | GetOptionFlags::ACCEPT_TRUNCATED_MSG,
-        wait_interval: WAIT_UNLIMITED,
+        wait_interval: wait.map_or(WAIT_UNLIMITED, |d| {
+            i32::try_from(d.as_millis()).unwrap_or(i32::MAX)
+        }),
         match_options,
     }
 }
 
-async fn requester_loop(r: Requester, size: usize, persistent: bool, tally: Rc<Tally>) {
+/// Paces a rated application: `None` when unrated.
+pub struct Pacer {
+    interval: Option<Duration>,
+    next: tokio::time::Instant,
+}
+
+impl Pacer {
+    /// One message every `1/rate` seconds, the first after `offset` of an interval (0..1),
+    /// so many rated applications do not all send at once.
+    pub fn new(rate: Option<f64>, offset: f64) -> Pacer {
+        let interval = rate.map(|r| Duration::from_secs_f64(1.0 / r));
+        let first = interval.map_or(Duration::ZERO, |i| i.mul_f64(offset.clamp(0.0, 1.0)));
+        Pacer {
+            interval,
+            next: tokio::time::Instant::now() + first,
+        }
+    }
+
+    /// Waits until the next message is due (at once when unrated; a late application
+    /// does not try to catch up).
+    pub async fn wait(&mut self) {
+        if let Some(i) = self.interval {
+            tokio::time::sleep_until(self.next).await;
+            let now = tokio::time::Instant::now();
+            self.next = (self.next + i).max(now);
+        }
+    }
+}
+
+async fn requester_loop(r: Requester, cfg: RrConfig, clients: usize, tally: Rc<Tally>) {
+    let size = cfg.size;
     let template = vec![0x5Au8; size];
-    let reply_to = match FixedStr::new(REPLY_QUEUE) {
+    let reply_name = if cfg.fault == Fault::MissingReplyQueue {
+        MISSING_QUEUE
+    } else {
+        REPLY_QUEUE
+    };
+    let reply_to = match FixedStr::new(reply_name) {
         Ok(n) => n,
         Err(e) => return tally.error(format!("reply queue name: {e}")),
     };
-    let pmo = put_options();
-    let gmo = get_wait(MatchOptions::CORREL_ID);
+    let pmo = put_options(cfg.syncpoint);
+    let gmo = get_wait(
+        MatchOptions::CORREL_ID,
+        cfg.syncpoint,
+        Some(cfg.reply_timeout),
+    );
+    let mut pacer = Pacer::new(cfg.rate, r.id as f64 / clients.max(1) as f64);
     let mut seq = 0u64;
     let mut previous: Option<Bytes> = None;
     while !tally.stopping() {
+        pacer.wait().await;
+        if tally.stopping() {
+            break;
+        }
         seq += 1;
         let tag = request_tag(r.id, seq);
         let body = next_body(previous.take(), &template, &tag);
         let sent = body.clone();
         let mut md = MessageDescriptor {
             msg_type: msg_type::REQUEST,
-            persistence: if persistent {
+            persistence: if cfg.persistent {
                 persistence::PERSISTENT
             } else {
                 persistence::NOT_PERSISTENT
@@ -241,6 +309,12 @@ async fn requester_loop(r: Requester, size: usize, persistent: bool, tally: Rc<T
         if let Err(e) = r.request_q.put(&mut md, &pmo, body).await {
             tally.error(format!("requester {}: put request: {}", r.id, e.reason));
             break;
+        }
+        if cfg.syncpoint {
+            if let Err(e) = r.conn.commit().await {
+                tally.error(format!("requester {}: commit request: {}", r.id, e.reason));
+                break;
+            }
         }
         let msg_id = md.msg_id;
         if msg_id == NONE_ID {
@@ -256,12 +330,26 @@ async fn requester_loop(r: Requester, size: usize, persistent: bool, tally: Rc<T
         };
         match r.reply_q.get(&mut reply_md, &gmo, size).await {
             Ok(got) => {
+                if cfg.syncpoint {
+                    if let Err(e) = r.conn.commit().await {
+                        tally.error(format!("requester {}: commit reply: {}", r.id, e.reason));
+                        break;
+                    }
+                }
                 let ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
                 let check = check_reply(&msg_id, &reply_md, &got.data, got.data_length, size, &tag);
                 if !tally.reply(check, ns) {
                     break;
                 }
                 previous = Some(sent);
+            }
+            Err(e) if e.reason == ReasonCode::NoMsgAvailable => {
+                tally.error(format!(
+                    "requester {}: no reply within {:.0} s (2033 MQRC_NO_MSG_AVAILABLE)",
+                    r.id,
+                    cfg.reply_timeout.as_secs_f64()
+                ));
+                break;
             }
             Err(e) => {
                 tally.error(format!("requester {}: get reply: {}", r.id, e.reason));
@@ -274,9 +362,10 @@ async fn requester_loop(r: Requester, size: usize, persistent: bool, tally: Rc<T
     let _ = r.conn.disconnect().await;
 }
 
-async fn responder_loop(r: Responder, size: usize, tally: Rc<Tally>) {
-    let pmo = put_options();
-    let gmo = get_wait(MatchOptions::empty());
+async fn responder_loop(r: Responder, cfg: RrConfig, tally: Rc<Tally>) {
+    let size = cfg.size;
+    let pmo = put_options(cfg.syncpoint);
+    let gmo = get_wait(MatchOptions::empty(), cfg.syncpoint, None);
     let mut reply_queues: Vec<(FixedStr<48>, Queue)> = Vec::new();
     loop {
         let mut md = MessageDescriptor::default();
@@ -288,6 +377,9 @@ async fn responder_loop(r: Responder, size: usize, tally: Rc<Tally>) {
             }
         };
         if md.msg_type == msg_type::DATAGRAM && got.data.as_ref() == STOP_BODY {
+            if cfg.syncpoint {
+                let _ = r.conn.commit().await;
+            }
             break;
         }
         if md.msg_type != msg_type::REQUEST {
@@ -326,9 +418,25 @@ async fn responder_loop(r: Responder, size: usize, tally: Rc<Tally>) {
             persistence: md.persistence,
             ..MessageDescriptor::default()
         };
-        if let Err(e) = reply_queues[idx].1.put(&mut reply, &pmo, got.data).await {
+        let mut data = got.data;
+        match cfg.fault {
+            Fault::WrongCorrelId => reply.correl_id[0] ^= 0xFF,
+            Fault::CorruptBody if !data.is_empty() => {
+                let mut v = data.to_vec();
+                v[0] ^= 0xFF;
+                data = Bytes::from(v);
+            }
+            _ => {}
+        }
+        if let Err(e) = reply_queues[idx].1.put(&mut reply, &pmo, data).await {
             tally.error(format!("responder: put reply: {}", e.reason));
             break;
+        }
+        if cfg.syncpoint {
+            if let Err(e) = r.conn.commit().await {
+                tally.error(format!("responder: commit: {}", e.reason));
+                break;
+            }
         }
     }
     for (_, q) in reply_queues {
@@ -338,28 +446,13 @@ async fn responder_loop(r: Responder, size: usize, tally: Rc<Tally>) {
     let _ = r.conn.disconnect().await;
 }
 
-/// Waits for `handles` until `deadline`; aborts and counts the ones still running.
-async fn join_until(handles: Vec<JoinHandle<()>>, deadline: tokio::time::Instant) -> usize {
-    let mut late = 0;
-    for h in handles {
-        if h.is_finished() {
-            continue;
-        }
-        let abort = h.abort_handle();
-        if tokio::time::timeout_at(deadline, h).await.is_err() {
-            abort.abort();
-            late += 1;
-        }
-    }
-    late
-}
-
 /// Runs one step with `clients` requesters. Must run inside a `LocalSet`.
 pub async fn run_step(
     qm: &QueueManager,
     admin: &Connection,
     cfg: &RrConfig,
     clients: usize,
+    progress: &Progress,
 ) -> Result<StepOutcome, PerfError> {
     let responders = cfg.responders.count(clients, cfg.queues);
     let left = drain_queues(admin, cfg).await?;
@@ -369,35 +462,41 @@ pub async fn run_step(
             "{left} messages were left on the queues before the step (drained)"
         ));
     }
-    let opts = qm.connect_options().sharecnv(cfg.sharecnv);
+    let req_opts = qm.options_for(cfg.requester_mode)?.sharecnv(cfg.sharecnv);
+    let resp_opts = qm.options_for(cfg.responder_mode)?.sharecnv(cfg.sharecnv);
 
     // Responders first, so every request finds a getter waiting.
-    let mut resp_handles = Vec::with_capacity(responders);
-    for id in 0..responders {
-        let r = open_responder(id, &opts, cfg).await?;
-        resp_handles.push(tokio::task::spawn_local(responder_loop(
-            r,
-            cfg.size,
-            tally.clone(),
-        )));
-    }
+    progress.status("connecting responders");
+    let resp_handles = start_responders(&resp_opts, cfg, responders, &tally).await?;
+    progress.status("connecting requesters");
     let mut reqs = Vec::with_capacity(clients);
     for id in 0..clients {
-        reqs.push(open_requester(id, &opts, cfg).await?);
+        reqs.push(open_requester(id, &req_opts, cfg).await?);
     }
     tokio::time::sleep(Duration::from_millis(100)).await;
     let req_handles: Vec<JoinHandle<()>> = reqs
         .into_iter()
-        .map(|r| {
-            tokio::task::spawn_local(requester_loop(r, cfg.size, cfg.persistent, tally.clone()))
-        })
+        .map(|r| tokio::task::spawn_local(requester_loop(r, cfg.clone(), clients, tally.clone())))
         .collect();
 
-    tokio::time::sleep(Duration::from_secs_f64(cfg.warmup)).await;
+    let count = |_: f64| {
+        format!(
+            "{} round trips",
+            group_thousands(tally.round_trips() as f64)
+        )
+    };
+    progress.wait("warm-up", cfg.warmup, count).await;
     let pid = qm.server_pid();
     let start = Sample::take(tally.round_trips(), pid);
     tally.set_measuring(true);
-    tokio::time::sleep(Duration::from_secs_f64(cfg.secs)).await;
+    let base = start.round_trips;
+    let live = |t: f64| {
+        format!(
+            "{} RT/s",
+            group_thousands(measure::rate(tally.round_trips() - base, t))
+        )
+    };
+    progress.wait("measuring", cfg.secs, live).await;
     tally.set_measuring(false);
     let end = Sample::take(tally.round_trips(), pid);
     tally.request_stop();
@@ -439,13 +538,35 @@ pub async fn run_step(
         latency: tally.latency(),
         errors,
         mismatches,
+        queue_depth_end: None,
+        sent: None,
         problems: tally.problems(),
         valid: errors == 0 && mismatches == 0 && window.round_trips > 0,
     })
 }
 
+/// Connects `responders` responders (round-robin over the request queues) and starts
+/// them as tasks. Must run inside a `LocalSet`.
+pub async fn start_responders(
+    opts: &ConnectOptions,
+    cfg: &RrConfig,
+    responders: usize,
+    tally: &Rc<Tally>,
+) -> Result<Vec<JoinHandle<()>>, PerfError> {
+    let mut handles = Vec::with_capacity(responders);
+    for id in 0..responders {
+        let r = open_responder(id, opts, cfg).await?;
+        handles.push(tokio::task::spawn_local(responder_loop(
+            r,
+            cfg.clone(),
+            tally.clone(),
+        )));
+    }
+    Ok(handles)
+}
+
 /// Puts one stop message per responder on each request queue.
-async fn stop_responders(
+pub async fn stop_responders(
     admin: &Connection,
     cfg: &RrConfig,
     responders: usize,
@@ -469,7 +590,7 @@ async fn stop_responders(
                 ..MessageDescriptor::default()
             };
             queue
-                .put(&mut md, &put_options(), Bytes::from_static(STOP_BODY))
+                .put(&mut md, &put_options(false), Bytes::from_static(STOP_BODY))
                 .await
                 .map_err(|e| mq(&format!("put stop message to {name}"), e))?;
         }
@@ -493,5 +614,37 @@ mod tests {
         assert_eq!(queue_for(10, 10), 0);
         assert_eq!(queue_for(13, 10), 3);
         assert_eq!(queue_for(5, 0), 0);
+    }
+
+    #[test]
+    fn faults_parse_and_options_follow_syncpoint() {
+        assert_eq!(parse_fault("corrupt-body"), Ok(Fault::CorruptBody));
+        assert!(parse_fault("x").is_err());
+        assert!(put_options(true)
+            .options
+            .contains(PutOptionFlags::SYNCPOINT));
+        let g = get_wait(MatchOptions::CORREL_ID, false, Some(Duration::from_secs(2)));
+        assert_eq!(g.wait_interval, 2000);
+        assert!(g.options.contains(GetOptionFlags::NO_SYNCPOINT));
+        assert_eq!(
+            get_wait(MatchOptions::empty(), true, None).wait_interval,
+            WAIT_UNLIMITED
+        );
+    }
+
+    #[tokio::test]
+    async fn a_rated_requester_waits_its_interval() {
+        let mut p = Pacer::new(Some(100.0), 0.0);
+        let t0 = tokio::time::Instant::now();
+        for _ in 0..5 {
+            p.wait().await;
+        }
+        // The first is due at once, the next four 10 ms apart.
+        let waited = t0.elapsed();
+        assert!(waited >= Duration::from_millis(40), "{waited:?}");
+        let mut unrated = Pacer::new(None, 0.5);
+        let t1 = tokio::time::Instant::now();
+        unrated.wait().await;
+        assert!(t1.elapsed() < Duration::from_millis(5), "unrated: at once");
     }
 }

@@ -1,4 +1,5 @@
-//! The counters the tasks of one step share: valid round trips, errors, mismatches,
+//! The counters the tasks of one step share: valid round trips (or messages got),
+//! messages sent, errors, mismatches,
 //! the latency histogram of the measured window and the first few problems. One thread
 //! runs every task, so these are plain cells.
 
@@ -17,6 +18,7 @@ pub struct Tally {
     measuring: Cell<bool>,
     stop: Cell<bool>,
     round_trips: Cell<u64>,
+    sent: Cell<u64>,
     errors: Cell<u64>,
     mismatches: Cell<u64>,
     hist: RefCell<Histogram<u64>>,
@@ -29,6 +31,7 @@ impl Default for Tally {
             measuring: Cell::new(false),
             stop: Cell::new(false),
             round_trips: Cell::new(0),
+            sent: Cell::new(0),
             errors: Cell::new(0),
             mismatches: Cell::new(0),
             hist: RefCell::new(measure::new_latency_histogram()),
@@ -77,6 +80,16 @@ impl Tally {
     /// Valid round trips so far.
     pub fn round_trips(&self) -> u64 {
         self.round_trips.get()
+    }
+
+    /// Counts a message put by a sender (SR-CC).
+    pub fn count_sent(&self) {
+        self.sent.set(self.sent.get() + 1);
+    }
+
+    /// Messages put by senders so far.
+    pub fn sent(&self) -> u64 {
+        self.sent.get()
     }
 
     /// Errors so far.

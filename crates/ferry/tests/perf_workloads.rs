@@ -1,0 +1,269 @@
+//! `ferry perf` workloads end to end against real server processes the harness starts
+//! itself: RR-BB and SR-CC tiny runs, reply counting, steps made invalid on purpose
+//! (damaged replies, a wrong CorrelId, a reply queue that does not exist), the
+//! connection test, `ferry perf report` on a run's JSON, and the messages bad flags get.
+//! Steps are about a second each.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use ferry_perf::output::{json, Document};
+
+fn ferry() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_ferry"))
+}
+
+fn perf(args: &[&str], out: &Path) -> Output {
+    ferry()
+        .arg("perf")
+        .args(args)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .expect("run ferry perf")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "status {}\n--- stdout\n{}\n--- stderr\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn read(path: &Path) -> Document {
+    json::read(path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A scratch directory under the system's temporary directory, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Scratch {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let p = std::env::temp_dir().join(format!(
+            "ferry-perf-test-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&p).expect("scratch dir");
+        Scratch(p)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+const TINY: [&str; 4] = ["--secs", "1", "--warmup", "0.3"];
+
+#[test]
+fn rr_bb_counts_matched_replies() {
+    let dir = Scratch::new();
+    let mut args = vec!["rr-bb", "--clients", "1,3"];
+    args.extend(TINY);
+    let o = perf(&args, dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("RR-BB (2KB Non-persistent) |"), "{}", text(&o));
+    let doc = read(&dir.path().join("rr-bb.json"));
+    let steps = &doc.series[0].steps;
+    assert_eq!(steps.len(), 2);
+    for s in steps {
+        let f = &s.ferry;
+        assert!(f.valid, "{f:?}");
+        assert_eq!((f.errors, f.mismatches), (0, 0));
+        let rts = f.window.round_trips;
+        assert!(rts > 10, "{f:?}");
+        // Every counted round trip's latency is recorded in the window, give or take
+        // the round trips in flight at its edges.
+        let recorded = f.latency.count;
+        assert!(
+            recorded.abs_diff(rts) <= f.clients as u64 + 1,
+            "{rts} vs {recorded}"
+        );
+    }
+    assert_eq!(doc.series[0].workload, "RR-BB");
+    assert!(doc.machine.nproc >= 1);
+}
+
+#[test]
+fn sr_cc_reports_messages_and_queue_depth() {
+    let dir = Scratch::new();
+    let mut args = vec!["sr-cc", "--clients", "2"];
+    args.extend(TINY);
+    let o = perf(&args, dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("Depth at end"), "{}", text(&o));
+    assert!(out.contains("*Messages/sec"), "{}", text(&o));
+    let doc = read(&dir.path().join("sr-cc.json"));
+    let s = &doc.series[0].steps[0].ferry;
+    assert!(s.valid, "{s:?}");
+    assert_eq!(s.responders, 4, "two receivers per queue");
+    assert!(s.queue_depth_end.is_some(), "{s:?}");
+    assert!(s.sent.unwrap_or(0) > 0, "{s:?}");
+    let csv = std::fs::read_to_string(dir.path().join("sr-cc.csv")).expect("csv");
+    assert_eq!(csv.lines().count(), 2, "{csv}");
+}
+
+fn invalid_run(fault: &str, expect: &str) {
+    let dir = Scratch::new();
+    let args = [
+        "rr-cc",
+        "--clients",
+        "1",
+        "--secs",
+        "1",
+        "--warmup",
+        "0",
+        "--reply-timeout",
+        "1",
+        "--fault",
+        fault,
+    ];
+    let o = perf(&args, dir.path());
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("step 1 clients INVALID"), "{}", text(&o));
+    assert!(out.contains(expect), "{}", text(&o));
+    assert!(out.contains("| no valid step |"), "{}", text(&o));
+    let doc = read(&dir.path().join("rr-cc.json"));
+    assert!(!doc.series[0].steps[0].ferry.valid);
+}
+
+#[test]
+fn a_damaged_reply_makes_the_step_invalid() {
+    invalid_run("corrupt-body", "CorruptBody");
+}
+
+#[test]
+fn a_reply_with_the_wrong_correl_id_is_never_counted() {
+    invalid_run("wrong-correl-id", "no reply within 1 s");
+}
+
+#[test]
+fn a_reply_queue_that_does_not_exist_makes_the_step_invalid() {
+    invalid_run("missing-reply-queue", "2085");
+}
+
+#[test]
+fn connection_test_connects_everyone() {
+    let dir = Scratch::new();
+    let o = perf(&["connect", "--clients", "50", "--secs", "0.5"], dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("Connect all s"), "{}", text(&o));
+    let doc = read(&dir.path().join("connect.json"));
+    let s = &doc.series[0].steps[0].ferry;
+    assert_eq!(s.window.round_trips, 50, "{s:?}");
+    assert_eq!(
+        s.sent,
+        Some(50),
+        "one round trip each right after connecting"
+    );
+    assert_eq!(doc.series[0].rate_unit, "Connections/s");
+}
+
+#[test]
+fn report_rerenders_and_overlays_runs() {
+    let dir = Scratch::new();
+    let run = dir.path().join("run");
+    let mut args = vec!["rr-cc", "--clients", "1,2", "--sizes", "256B"];
+    args.extend(TINY);
+    let o = perf(&args, &run);
+    assert!(o.status.success(), "{}", text(&o));
+    let file = run.join("rr-cc.json");
+    let file = file.to_str().expect("utf-8 path");
+    let again = dir.path().join("again");
+    let o = perf(&["report", file, file, "--title", "twice"], &again);
+    assert!(o.status.success(), "{}", text(&o));
+    for name in [
+        "report.json",
+        "report.csv",
+        "report.md",
+        "report.svg",
+        "report.png",
+    ] {
+        let len = std::fs::metadata(again.join(name))
+            .map(|m| m.len())
+            .unwrap_or(0);
+        assert!(len > 100, "{name}: {len} bytes\n{}", text(&o));
+    }
+    let md = std::fs::read_to_string(again.join("report.md")).expect("md");
+    assert!(md.starts_with("# Ferry performance: twice"), "{md}");
+    assert!(
+        md.contains("RR-CC (256B Non-persistent) [run/rr-cc]"),
+        "{md}"
+    );
+    assert!(
+        md.contains("![RR-CC: Round trips/s and queue manager CPU](report.png)"),
+        "{md}"
+    );
+    let o = perf(&["report", "/nonexistent/x.json"], &again);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot read /nonexistent/x.json"));
+}
+
+fn refused(args: &[&str], code: i32, expect: &str) {
+    let o = ferry().arg("perf").args(args).output().expect("run");
+    assert_eq!(o.status.code(), Some(code), "{args:?}: {}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(expect), "{args:?}: {}", text(&o));
+}
+
+#[test]
+fn bad_flags_and_missing_workloads_get_clear_messages() {
+    refused(
+        &["rr-cc", "--clients", "1,x"],
+        2,
+        "invalid client count 'x'",
+    );
+    refused(&["rr-cc", "--sizes", "2KB,9GB"], 2, "invalid size '9GB'");
+    refused(&["rr-cc", "--rate=-3"], 2, "per requester");
+    refused(&["rr-cc", "--secs", "0"], 2, "greater than 0");
+    refused(
+        &["rr-cc", "--cipherspec", "TLS_AES_256_GCM_SHA384"],
+        2,
+        "comes with TLS",
+    );
+    refused(
+        &["sr-cc", "--compress", "LZ4"],
+        2,
+        "comes with channel compression",
+    );
+    refused(
+        &["rr-bb", "--responders", "2"],
+        2,
+        "every request queue needs a responder",
+    );
+    refused(&["sr-cc", "--relay-baseline", "/bin/sh"], 2, "rr-cc only");
+    refused(&["rr-cc", "--qmgr", "QM1"], 2, "--connect");
+    refused(&["ps-cc", "--clients", "4"], 2, "needs pub/sub");
+    refused(&["rr-dq-bb"], 2, "needs channels between queue managers");
+    refused(&["suite", "nightly"], 2, "unknown suite 'nightly'");
+    refused(&["report"], 2, "FILES");
+}
+
+#[test]
+fn the_standard_suite_lists_its_runs() {
+    let o = ferry()
+        .args(["perf", "suite", "standard", "--list"])
+        .output()
+        .expect("run");
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("rr-cc-np         ferry perf rr-cc --sizes 256B,2KB,20KB,200KB"),
+        "{out}"
+    );
+    assert!(out.contains("connect --clients 1000,4000"), "{out}");
+}
