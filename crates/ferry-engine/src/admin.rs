@@ -7,6 +7,7 @@
 use crate::clock::{admin_date_time, Timestamp};
 use crate::connection::{HandleTarget, InputMode};
 use crate::effects::{Effect, Effects};
+use crate::journal::{kind, LogRecord};
 use crate::objects::QueueId;
 use crate::qmgr::QueueManager;
 use ferry_mqi::{validate_channel_name, validate_object_name, ReasonCode};
@@ -70,6 +71,9 @@ impl QueueManager {
         }
         let temporary = def.queue_type == QueueType::Local
             && def.attributes.definition_type == DefinitionType::TemporaryDynamic;
+        if self.logging && !temporary && def.queue_type == QueueType::Local {
+            fx.log(LogRecord::queue(kind::DEFINE_QUEUE, &def.name));
+        }
         self.queues.insert(def);
         if !temporary {
             fx.push(Effect::CatalogueChanged);
@@ -179,7 +183,19 @@ impl QueueManager {
 
     /// CLEAR QLOCAL: removes every message; refused (InUse) while the queue is open for
     /// input or holds uncommitted work. Returns how many messages went.
+    ///
+    /// This form has no effects buffer, so it logs nothing: with logging on
+    /// ([`QueueManager::set_logging`]) use [`QueueManager::clear_queue_logged`], or the
+    /// cleared persistent messages come back at restart.
     pub fn clear_queue(&mut self, name: &str) -> Result<u64, AdminError> {
+        self.clear_queue_logged(name, &mut Effects::new())
+    }
+
+    /// CLEAR QLOCAL with its log record: as [`QueueManager::clear_queue`], and with
+    /// logging on a clear that removed messages pushes a clear record (the reply waits
+    /// for it, see [`Effects::reply_needs_durable`]).
+    pub fn clear_queue_logged(&mut self, name: &str, fx: &mut Effects) -> Result<u64, AdminError> {
+        let logging = self.logging;
         let id = self.queues.lookup(name).ok_or_else(|| not_found(name))?;
         let entry = self.queues.get_mut(id).ok_or_else(|| not_found(name))?;
         let Some(lq) = entry.local.as_mut() else {
@@ -192,7 +208,12 @@ impl QueueManager {
         if lq.open_handles > 0 || lq.uncommitted > 0 {
             return Err(in_use(name));
         }
-        Ok(lq.store.clear_available())
+        let n = lq.store.clear_available();
+        if logging && n > 0 && !entry.is_temporary() {
+            fx.log(LogRecord::queue(kind::CLEAR_QUEUE, &entry.def.name));
+            fx.reply_waits();
+        }
+        Ok(n)
     }
 
     /// DISPLAY QSTATUS TYPE(QUEUE) of a local queue.

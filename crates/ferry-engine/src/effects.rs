@@ -4,9 +4,17 @@
 //! the definitions that must be saved, pushes an [`Effect`] into the caller's [`Effects`]
 //! buffer; the server performs them after the call. The buffer is reused across calls
 //! (drain it, keep it) so the hot path does not allocate.
+//!
+//! With logging on ([`crate::QueueManager::set_logging`]) the buffer also collects the
+//! recovery-log records of persistent work ([`Effects::log_records`]), in the exact order
+//! the engine's state changed, and says which replies must wait until those records are
+//! durable: the calling request's own reply ([`Effects::reply_needs_durable`]) and each
+//! [`Effect::GetCompleted`] (its `needs_durable` field). See the crate documentation for
+//! the server's protocol.
 
 use crate::connection::{ConnId, Hobj};
 use crate::get::GetResult;
+use crate::journal::LogRecord;
 
 /// One thing the server must do after an engine call.
 ///
@@ -26,6 +34,10 @@ pub enum Effect {
         hobj: Hobj,
         /// The message or the failure.
         result: GetResult,
+        /// True when log records were produced before this completion in the same
+        /// buffer: its reply must be held until the log is durable past every record
+        /// appended up to and including this buffer's records.
+        needs_durable: bool,
     },
     /// Definitions changed (define/alter/delete, a permanent dynamic queue made or
     /// deleted, ALTER QMGR): the server saves [`crate::QueueManager::catalogue`].
@@ -36,6 +48,8 @@ pub enum Effect {
 #[derive(Debug, Default)]
 pub struct Effects {
     items: Vec<Effect>,
+    log: Vec<LogRecord>,
+    reply_durable: bool,
 }
 
 impl Effects {
@@ -57,14 +71,54 @@ impl Effects {
         self.items.push(e);
     }
 
-    /// Takes every effect out, keeping the allocation.
+    /// Takes every effect out, keeping the allocation. Log records and the reply flag
+    /// are separate: see [`Effects::drain_log`].
     pub fn drain(&mut self) -> std::vec::Drain<'_, Effect> {
         self.items.drain(..)
     }
 
-    /// Forgets every effect, keeping the allocation.
+    /// Forgets every effect and log record and resets the reply flag, keeping the
+    /// allocations.
     pub fn clear(&mut self) {
         self.items.clear();
+        self.log.clear();
+        self.reply_durable = false;
+    }
+
+    /// Appends a recovery-log record (engine side).
+    pub(crate) fn log(&mut self, r: LogRecord) {
+        self.log.push(r);
+    }
+
+    /// Marks the calling request's reply as one that must wait for durability.
+    pub(crate) fn reply_waits(&mut self) {
+        self.reply_durable = true;
+    }
+
+    /// True when the buffer holds log records (a completion pushed now must wait).
+    pub(crate) fn has_log(&self) -> bool {
+        !self.log.is_empty()
+    }
+
+    /// The log records produced so far, oldest first.
+    pub fn log_records(&self) -> &[LogRecord] {
+        &self.log
+    }
+
+    /// Takes the log records out, oldest first, keeping the allocation; also resets
+    /// [`Effects::reply_needs_durable`]. The server appends them to the log, in this
+    /// order, before releasing any reply of the same call.
+    pub fn drain_log(&mut self) -> std::vec::Drain<'_, LogRecord> {
+        self.reply_durable = false;
+        self.log.drain(..)
+    }
+
+    /// True when the reply of the call that filled this buffer must be held until the
+    /// log is durable past every record in it (an acknowledged persistent put or get
+    /// outside syncpoint, a commit or backout of persistent work, a queue clear or
+    /// delete that removed logged state). Read it before [`Effects::drain_log`].
+    pub fn reply_needs_durable(&self) -> bool {
+        self.reply_durable
     }
 
     /// The effects so far.

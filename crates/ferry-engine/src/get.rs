@@ -2,12 +2,13 @@
 //!
 //! A get looks up the first eligible message by index (never scanning the queue),
 //! discarding expired messages it meets. With no message and MQGMO_WAIT the connection
-//! becomes a waiter on the queue ([`crate::waiters`]); a later put, commit or backout
+//! becomes a waiter on the queue (the `waiters` module); a later put, commit or backout
 //! hands a fitting message straight to it as [`crate::Effect::GetCompleted`].
 
 use crate::clock::Timestamp;
 use crate::connection::{ConnId, HandleTarget, Hobj, PendingGet};
 use crate::effects::Effects;
+use crate::journal::LogRecord;
 use crate::qmgr::QueueManager;
 use crate::queue::{Criteria, MsgState, StoredMsg};
 use crate::uow::UowEntry;
@@ -189,15 +190,16 @@ impl QueueManager {
         gmo: &GetOptions,
         max_len: usize,
         now: Timestamp,
-        _fx: &mut Effects,
+        fx: &mut Effects,
     ) -> GetOutcome {
-        match self.get_inner(conn, hobj, md, gmo, max_len, now) {
+        match self.get_inner(conn, hobj, md, gmo, max_len, now, fx) {
             Ok(Some(r)) => GetOutcome::Done(r),
             Ok(None) => GetOutcome::Waiting,
             Err(e) => GetOutcome::Done(Err(e.into())),
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn get_inner(
         &mut self,
         conn: ConnId,
@@ -206,8 +208,10 @@ impl QueueManager {
         gmo: &GetOptions,
         max_len: usize,
         now: Timestamp,
+        fx: &mut Effects,
     ) -> Result<Option<GetResult>, MqError> {
         let opts = gmo.options;
+        let logging = self.logging;
         self.check_running(opts.contains(GetOptionFlags::FAIL_IF_QUIESCING))?;
         let max_uncommitted = self.qmgr.max_uncommitted_msgs.max(0) as usize;
         let c = self.conns.get_mut(&conn).ok_or(ReasonCode::HconnError)?;
@@ -316,10 +320,18 @@ impl QueueManager {
             return Ok(Some(got));
         }
         let sync = under_syncpoint(opts, &msg.md);
-        if sync {
-            if c.uow.len() >= max_uncommitted {
-                return Err(ReasonCode::SyncpointLimitReached.into());
+        let persistent = msg.md.is_persistent();
+        if sync && c.uow.len() >= max_uncommitted {
+            return Err(ReasonCode::SyncpointLimitReached.into());
+        }
+        if logging && persistent {
+            let uow = sync.then(|| c.uow.log_id(&mut self.next_uow));
+            fx.log(LogRecord::get(uow, &entry.def.name, key.seq));
+            if !sync {
+                fx.reply_waits();
             }
+        }
+        if sync {
             lq.store.set_state(key.seq, MsgState::UncommittedGet(conn));
             lq.uncommitted += 1;
             c.uow.entries.push(UowEntry::Get {

@@ -13,7 +13,42 @@
 //!
 //! Modules: [`clock`] (time and MQ date formats), [`msgid`] (unique ids), `queue`
 //! (storage and indexes), `waiters`, `uow`, `connection`, `objects` (the catalogue),
-//! and one module per verb group: `open`, `put`, `get`, `syncpoint`, `inquire`, `admin`.
+//! one module per verb group: `open`, `put`, `get`, `syncpoint`, `inquire`, `admin`,
+//! and for persistence [`journal`] (log records and their codec) and [`recovery`]
+//! (restart and checkpoint images).
+//!
+//! # Persistent messages and the recovery log
+//!
+//! The engine does not write the log; it says what to write and which replies wait.
+//! With [`QueueManager::set_logging`] on, every change to persistent state pushes a
+//! [`LogRecord`] (kind + payload bytes, see [`journal`]) into the call's [`Effects`], in
+//! the order the state changed: a persistent put (outside syncpoint one self-committing
+//! record — MQ's implicit syncpoint; under syncpoint tagged with the unit of work), a
+//! destructive get of a persistent message (likewise; also when a put or commit hands a
+//! message to a waiting getter), the commit or backout of a unit of work that logged
+//! anything, a queue defined, cleared or deleted. Non-persistent messages are never
+//! logged and never wait. Browsing logs nothing.
+//!
+//! The server, after **each** engine call:
+//!
+//! 1. appends [`Effects::drain_log`]'s records to the log in that order, all of them
+//!    before releasing any reply of this call (read [`Effects::reply_needs_durable`]
+//!    first), noting the LSN `end` just past the last one;
+//! 2. holds the call's own reply until the log is durable past `end` when
+//!    [`Effects::reply_needs_durable`] is true (a put or get of a persistent message
+//!    outside syncpoint, MQCMIT/MQBACK/MQDISC of a unit of work that logged anything,
+//!    CLEAR/DELETE of logged state); otherwise sends it at once;
+//! 3. holds each [`Effect::GetCompleted`] with `needs_durable == true` the same way (a
+//!    waiter was handed a message by work whose records came first in this call).
+//!
+//! Because the log is one ordered stream, "durable past `end`" covers every earlier
+//! record too, so a reply never overtakes the records it depends on. Many calls'
+//! records share one flush (group commit): the engine itself never waits. A get under
+//! syncpoint, or a browse, is answered at once: it promises nothing until MQCMIT, whose
+//! reply waits (a consumer may thus see, before committing, a message whose put is not
+//! yet durable; after a crash neither survives). At restart: [`Catalogue`] →
+//! [`QueueManager::from_catalogue`] → [`QueueManager::recovery`] →
+//! [`QueueManager::set_logging`]; checkpoints: [`QueueManager::checkpoint_records`].
 
 pub mod admin;
 pub mod clock;
@@ -21,12 +56,14 @@ pub mod connection;
 pub mod effects;
 pub mod get;
 pub mod inquire;
+pub mod journal;
 pub mod msgid;
 pub mod objects;
 pub mod open;
 pub mod put;
 pub mod qmgr;
 pub(crate) mod queue;
+pub mod recovery;
 pub mod syncpoint;
 pub(crate) mod uow;
 pub(crate) mod waiters;
@@ -38,6 +75,8 @@ pub use clock::Timestamp;
 pub use connection::{ConnId, ConnectionInfo, Hobj};
 pub use effects::{Effect, Effects};
 pub use get::{GetError, GetOutcome, GetResult, GotMessage};
+pub use journal::{DecodeError, LogRecord, LoggedMessage, Record};
 pub use objects::Catalogue;
 pub use open::Opened;
 pub use qmgr::{QueueManager, RunState};
+pub use recovery::{Recovery, RecoveryError, RecoverySummary};

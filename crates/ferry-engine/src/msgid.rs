@@ -30,6 +30,20 @@ impl IdGenerator {
         }
     }
 
+    /// Makes sure no later id repeats `id` (one this generator's prefix made, e.g. a
+    /// message id recovered from the log): the sequence moves past it.
+    pub fn observe(&mut self, id: &MsgId) {
+        if id[..16] != self.prefix {
+            return;
+        }
+        let mut seq = [0u8; 8];
+        seq.copy_from_slice(&id[16..]);
+        let seq = u64::from_be_bytes(seq);
+        if seq >= self.next {
+            self.next = seq.saturating_add(1);
+        }
+    }
+
     /// The next unique id.
     pub fn next_id(&mut self) -> MsgId {
         let mut id = [0u8; 24];

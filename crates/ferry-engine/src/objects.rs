@@ -1,5 +1,5 @@
 //! The object catalogue: queue definitions with their live local queues, looked up by
-//! name once (at open) and by a stable [`QueueId`] afterwards, plus the serializable
+//! name once (at open) and by a stable `QueueId` afterwards, plus the serializable
 //! [`Catalogue`] the server saves and restores.
 
 use crate::queue::LocalQueue;

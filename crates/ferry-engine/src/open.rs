@@ -5,6 +5,7 @@
 use crate::clock::Timestamp;
 use crate::connection::{ConnId, Handle, HandleTarget, Hobj, InputMode};
 use crate::effects::{Effect, Effects};
+use crate::journal::{kind, LogRecord};
 use crate::objects::QueueId;
 use crate::qmgr::QueueManager;
 use ferry_mqi::{
@@ -155,6 +156,9 @@ impl QueueManager {
                 let model = entry.def.clone();
                 let def = self.dynamic_definition(&model, od, now)?;
                 let permanent = def.attributes.definition_type == DefinitionType::PermanentDynamic;
+                if permanent && self.logging {
+                    fx.log(LogRecord::queue(kind::DEFINE_QUEUE, &def.name));
+                }
                 let nid = self.queues.insert(def);
                 if permanent {
                     fx.push(Effect::CatalogueChanged);
@@ -370,6 +374,14 @@ impl QueueManager {
             .unwrap_or_default();
         for w in waiters {
             self.fail_wait(w.conn, ReasonCode::QDeleted, fx);
+        }
+        if self.logging {
+            if let Some(e) = self.queues.get(id) {
+                if e.local.is_some() && !e.is_temporary() {
+                    fx.log(LogRecord::queue(kind::DELETE_QUEUE, &e.def.name));
+                    fx.reply_waits();
+                }
+            }
         }
         for c in self.conns.values_mut() {
             c.uow.forget_queue(id);

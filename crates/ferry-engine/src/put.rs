@@ -5,6 +5,7 @@
 use crate::clock::{put_date_time, Timestamp};
 use crate::connection::{ConnId, HandleTarget, Hobj};
 use crate::effects::Effects;
+use crate::journal::LogRecord;
 use crate::qmgr::QueueManager;
 use crate::queue::{MsgState, StoredMsg};
 use crate::uow::UowEntry;
@@ -178,6 +179,14 @@ impl QueueManager {
             state: MsgState::Available,
         };
         lq.last_put_ms = Some(now.0);
+        if self.logging && pers == persistence::PERSISTENT {
+            // Logged before the message can be seen: a waiter's get record follows it.
+            let uow = sync.then(|| c.uow.log_id(&mut self.next_uow));
+            fx.log(LogRecord::put(uow, &entry.def.name, &msg.logged()));
+            if !sync {
+                fx.reply_waits();
+            }
+        }
         if sync {
             msg.state = MsgState::UncommittedPut(conn);
             lq.store.insert(msg);

@@ -7,6 +7,7 @@ use crate::clock::Timestamp;
 use crate::connection::{ConnId, Connection, ConnectionInfo, Hobj, PendingGet};
 use crate::effects::{Effect, Effects};
 use crate::get::GetError;
+use crate::journal::LogRecord;
 use crate::msgid::IdGenerator;
 use crate::objects::{Catalogue, QueueId, QueueTable};
 use crate::queue::{MsgState, StoredMsg};
@@ -42,6 +43,11 @@ pub struct QueueManager {
     pub(crate) deadlines: BTreeSet<(u64, u64, ConnId)>,
     pub(crate) state: RunState,
     pub(crate) dyn_seed: u64,
+    /// True when persistent work produces recovery-log records.
+    pub(crate) logging: bool,
+    /// The next unit-of-work id for log records (unique across restarts: seeded from
+    /// the start time like message ids, and above every id recovered).
+    pub(crate) next_uow: u64,
 }
 
 impl QueueManager {
@@ -61,7 +67,21 @@ impl QueueManager {
             deadlines: BTreeSet::new(),
             state: RunState::Running,
             dyn_seed: now.0.saturating_mul(1000),
+            logging: false,
+            next_uow: now.0.saturating_mul(1000),
         }
+    }
+
+    /// Turns recovery-log records on or off (off by default, so a server without a log
+    /// is unaffected). With logging on, every change to persistent state pushes a
+    /// [`crate::LogRecord`] into the call's [`Effects`]; see the crate documentation.
+    pub fn set_logging(&mut self, on: bool) {
+        self.logging = on;
+    }
+
+    /// True when persistent work produces log records.
+    pub fn logging(&self) -> bool {
+        self.logging
     }
 
     /// A queue manager restarted with the definitions saved in `catalogue`.
@@ -239,6 +259,7 @@ impl QueueManager {
                 conn,
                 hobj: p.hobj,
                 result: Err(GetError::from(MqError::from(reason))),
+                needs_durable: false,
             });
         }
     }
@@ -255,7 +276,12 @@ impl QueueManager {
         fx: &mut Effects,
     ) {
         let max_uncommitted = self.qmgr.max_uncommitted_msgs.max(0) as usize;
-        let Some(lq) = self.queues.local_mut(qid) else {
+        let logging = self.logging;
+        let Some(entry) = self.queues.get_mut(qid) else {
+            return;
+        };
+        let qname = &entry.def.name;
+        let Some(lq) = entry.local.as_mut() else {
             return;
         };
         if msg.expired(now) {
@@ -283,6 +309,7 @@ impl QueueManager {
                     conn: w.conn,
                     hobj: p.hobj,
                     result: got,
+                    needs_durable: fx.has_log(),
                 });
                 continue;
             }
@@ -293,6 +320,7 @@ impl QueueManager {
                         conn: w.conn,
                         hobj: p.hobj,
                         result: Err(e),
+                        needs_durable: false,
                     });
                     continue;
                 }
@@ -303,10 +331,15 @@ impl QueueManager {
                     conn: w.conn,
                     hobj: p.hobj,
                     result: Err(MqError::from(ReasonCode::SyncpointLimitReached).into()),
+                    needs_durable: false,
                 });
                 continue;
             }
             lq.last_get_ms = Some(now.0);
+            if logging && msg.md.is_persistent() {
+                let uow = sync.then(|| c.uow.log_id(&mut self.next_uow));
+                fx.log(LogRecord::get(uow, qname, msg.key.seq));
+            }
             if sync {
                 c.uow.entries.push(UowEntry::Get {
                     queue: qid,
@@ -320,6 +353,7 @@ impl QueueManager {
                 conn: w.conn,
                 hobj: p.hobj,
                 result: Ok(got),
+                needs_durable: fx.has_log(),
             });
             return;
         }

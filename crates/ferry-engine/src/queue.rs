@@ -52,6 +52,33 @@ pub(crate) struct StoredMsg {
 }
 
 impl StoredMsg {
+    /// The message as a log record carries it.
+    pub fn logged(&self) -> crate::journal::LoggedMessage {
+        crate::journal::LoggedMessage {
+            rank: self.key.rank,
+            seq: self.key.seq,
+            put_ms: self.put_ms,
+            expires_at: self.expires_at,
+            md: self.md,
+            body: self.body.clone(),
+        }
+    }
+
+    /// A message rebuilt from a log record, in `state`.
+    pub fn from_logged(m: crate::journal::LoggedMessage, state: MsgState) -> Self {
+        StoredMsg {
+            key: MsgKey {
+                rank: m.rank,
+                seq: m.seq,
+            },
+            md: m.md,
+            body: m.body,
+            put_ms: m.put_ms,
+            expires_at: m.expires_at,
+            state,
+        }
+    }
+
     /// True when the message has expired at `now`.
     pub fn expired(&self, now: Timestamp) -> bool {
         self.expires_at.is_some_and(|e| e <= now.0)
@@ -168,6 +195,33 @@ impl MessageStore {
         let seq = self.next_seq;
         self.next_seq += 1;
         MsgKey { rank, seq }
+    }
+
+    /// Stores a recovered message, keeping its key; later arrivals number after it.
+    pub fn insert_recovered(&mut self, m: StoredMsg) {
+        self.next_seq = self.next_seq.max(m.key.seq.saturating_add(1));
+        self.remove(m.key.seq);
+        self.insert(m);
+    }
+
+    /// Makes later arrivals number after `seq` (a recovered message not stored yet).
+    pub fn reserve_seq(&mut self, seq: u64) {
+        self.next_seq = self.next_seq.max(seq.saturating_add(1));
+    }
+
+    /// Every message, in get order (for checkpoint images and tests).
+    pub fn sorted(&self) -> Vec<&StoredMsg> {
+        let mut v: Vec<&StoredMsg> = self.msgs.values().collect();
+        v.sort_by_key(|m| m.key);
+        v
+    }
+
+    /// Removes every message whatever its state.
+    pub fn clear_all(&mut self) {
+        self.msgs.clear();
+        self.order.clear();
+        self.by_msg_id.clear();
+        self.by_correl_id.clear();
     }
 
     /// Stores a message; available ones become findable.

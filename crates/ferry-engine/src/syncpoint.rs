@@ -7,6 +7,7 @@
 use crate::clock::Timestamp;
 use crate::connection::ConnId;
 use crate::effects::Effects;
+use crate::journal::LogRecord;
 use crate::qmgr::QueueManager;
 use crate::uow::UowEntry;
 use ferry_mqi::{MqError, ReasonCode};
@@ -62,6 +63,12 @@ impl QueueManager {
             return;
         };
         let entries = std::mem::take(&mut c.uow.entries);
+        if let Some(id) = c.uow.log_id.take() {
+            // The outcome is logged before any message it releases can be got: a
+            // waiter's get record follows it.
+            fx.log(LogRecord::end_uow(id, outcome == Outcome::Commit));
+            fx.reply_waits();
+        }
         for e in &entries {
             let (UowEntry::Put { queue, seq } | UowEntry::Get { queue, seq }) = *e;
             let Some(lq) = self.queues.local_mut(queue) else {

@@ -19,9 +19,20 @@ pub(crate) enum UowEntry {
 #[derive(Debug, Default)]
 pub(crate) struct UnitOfWork {
     pub entries: Vec<UowEntry>,
+    /// The id naming this unit of work in log records, once it logged something.
+    pub log_id: Option<u64>,
 }
 
 impl UnitOfWork {
+    /// The unit of work's log id, taking the next one from `next` the first time.
+    pub fn log_id(&mut self, next: &mut u64) -> u64 {
+        *self.log_id.get_or_insert_with(|| {
+            let id = *next;
+            *next = next.wrapping_add(1);
+            id
+        })
+    }
+
     /// Messages in the unit of work (what MAXUMSGS limits).
     pub fn len(&self) -> usize {
         self.entries.len()

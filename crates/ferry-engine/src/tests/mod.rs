@@ -5,6 +5,7 @@ mod inquire;
 mod model;
 mod mqi;
 mod open;
+mod persistence;
 mod syncpoint;
 mod wait;
 
