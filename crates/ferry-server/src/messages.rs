@@ -102,6 +102,20 @@ catalogue! {
         "No data or heartbeat arrived within twice the negotiated heartbeat interval.", "Check the network and the client.";
     MAX_CHANNELS = 9513 Error "Connection from {0} refused: MaxChannels ({1}) reached.",
         "The qm.ini Channels/MaxChannels limit of concurrent client connections is reached: 2537 MQRC_CHANNEL_NOT_AVAILABLE.", "Raise MaxChannels in qm.ini or reduce connections.";
+    LOG_SLOW_IO = 6729 Warning "A log {0} operation of {1} bytes on {2} took {3} microseconds, longer than the threshold of {4} microseconds ({5} slow operations since the last warning).",
+        "A read (R) or write/sync (W) of the recovery log was slower than AMQ_IODELAY (microseconds; milliseconds with AMQ_IODELAY_INMS=YES). Persistent messaging waits for the log, so it slows down too. Warnings are written at most once a minute.",
+        "Check the storage under LogPath: other load, a failing device, or a throttled volume.";
+    LOG_FAILED = 7466 Error "The recovery log of queue manager '{0}' failed: {1}",
+        "A log write or sync failed; nothing more can be made durable. Persistent work fails with 2102 MQRC_RESOURCE_PROBLEM; non-persistent work continues.",
+        "Correct the storage problem (space, permissions, device errors), then restart the queue manager: restart recovery replays the log as it is on disk.";
+    LOG_FULL = 7463 Warning "The log for queue manager '{0}' is full: {1}",
+        "A persistent operation could not be logged because the circular log has no free space; it failed with 2102 MQRC_RESOURCE_PROBLEM.",
+        "Commit or back out long-running units of work, get messages off deep queues, or make the log bigger (LogPrimaryFiles, LogFilePages) with a new queue manager.";
+    LOG_RECOVERED = 7233 Info "Queue manager '{0}' recovered from its log: {1} records replayed, {2} persistent messages restored, {3} in-flight units of work backed out.",
+        "Restart recovery replayed the recovery log from the last checkpoint.", "None.";
+    LOG_OPEN_FAILED = 7467 Error "The recovery log of queue manager '{0}' could not be used: {1}",
+        "The log under LogPath could not be created, opened or recovered; the queue manager does not start, so no persistent message is lost or duplicated.",
+        "Correct the problem named (space, permissions, a damaged log) and start again.";
     OBJECTS_SAVE_FAILED = 7075 Error "Object definitions could not be saved: {0}",
         "A change to the definitions could not be written to objects.json; it is in effect until restart.", "Free disk space or fix permissions; the next change retries.";
 }

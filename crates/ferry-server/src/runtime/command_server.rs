@@ -70,7 +70,8 @@ impl AdminTarget for Target<'_> {
         self.admin(|e, now, fx| e.delete_queue(name, purge, now, fx))
     }
     fn clear_queue(&mut self, name: &str) -> Result<u64, AdminError> {
-        self.admin(|e, _, _| e.clear_queue(name))
+        // With logging on this pushes a clear record; the reply waits for it.
+        self.admin(|e, _, fx| e.clear_queue_logged(name, fx))
     }
     fn queue_status(&self, name: &str) -> Option<QueueStatus> {
         self.server.engine.borrow().queue_status(name, clock::now())

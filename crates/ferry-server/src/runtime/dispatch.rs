@@ -4,6 +4,8 @@
 //! a GET that waits, whose reply the engine completes later (see `Server::park_get`).
 //! Errors in the payload of a known verb are answered with the verb's failure reply and
 //! the reason code; only frames that break the protocol itself end the socket.
+//! A reply whose call logged records it depends on is held until they are durable
+//! (`Server::send`).
 
 use super::command_server;
 use super::server::{Route, Server};
@@ -47,6 +49,7 @@ pub fn handle_frame(
         };
     }
     let request = Request::decode(&frame)?;
+    server.begin_request();
     let conv = frame.conversation;
     let rid = frame.request_id;
     if conv == SOCKET_CONVERSATION {
@@ -187,7 +190,8 @@ pub fn handle_frame(
             }
         }
     };
-    socket.send_reply(conv, rid, &reply);
+    // Held until the log is durable when the call logged records its reply depends on.
+    server.send(socket, conv, rid, &reply);
     Ok(())
 }
 

@@ -1,6 +1,7 @@
 //! The running queue manager process (`ferry start QM1 --foreground`).
 //!
-//! Start-up: read qm.ini and objects.json, restore the engine, open the bindings socket
+//! Start-up: read qm.ini and objects.json, restore the engine, recover persistent
+//! messages from the recovery log (see `logging`), open the bindings socket
 //! and the listeners with CONTROL(QMGR), publish `Running`. Then serve until a stop:
 //! SIGUSR1 is a controlled stop (`ferry stop`: no new connections, wait for applications
 //! to disconnect), SIGTERM or SIGINT an immediate one (`ferry stop --immediate`, Ctrl-C,
@@ -11,6 +12,7 @@ mod clock;
 mod command_server;
 mod dispatch;
 mod listeners;
+mod logging;
 mod server;
 mod socket;
 
@@ -39,7 +41,7 @@ pub fn create_queue_manager(
     port: u16,
     description: Option<&str>,
 ) -> Result<Vec<String>, ControlError> {
-    let (paths, _ini) = lifecycle::create_layout(home, name)?;
+    let (paths, ini) = lifecycle::create_layout(home, name)?;
     let now = clock::now();
     let mut engine = QueueManager::new(name, ferry_objects::QmgrAttributes::default(), now);
     let mut fx = ferry_engine::Effects::default();
@@ -65,6 +67,14 @@ pub fn create_queue_manager(
         let _ = std::fs::remove_dir_all(&paths.dir);
         return Err(ControlError {
             message: e.to_string(),
+            exit_code: 71,
+        });
+    }
+    if let Err(e) = logging::create_log(&ini.log, name) {
+        let _ = std::fs::remove_dir_all(&paths.dir);
+        let _ = std::fs::remove_dir_all(&paths.log_dir);
+        return Err(ControlError {
+            message: messages::LOG_OPEN_FAILED.format(&[&name, &e]),
             exit_code: 71,
         });
     }
@@ -97,7 +107,21 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
     let mut error_log = ErrorLog::open(paths.errors_dir(), name, ini.error_log.error_log_size)
         .map_err(|e| config_error(&e))?;
     error_log.write(&messages::QMGR_STARTING, &[&name]);
-    let engine = QueueManager::from_catalogue(name, catalogue, clock::now());
+    let mut engine = QueueManager::from_catalogue(name, catalogue, clock::now());
+    let recovered =
+        logging::open_and_recover(&ini.log, name, &mut engine, clock::now(), &mut error_log)
+            .map_err(|e| {
+                error_log.write(&messages::LOG_OPEN_FAILED, &[&name, &e]);
+                ControlError {
+                    message: messages::LOG_OPEN_FAILED.format(&[&name, &e]),
+                    exit_code: 71,
+                }
+            })?;
+    if recovered.catalogue_changed {
+        if let Err(e) = catalogue_store::save(&paths.objects(), &engine.catalogue()) {
+            error_log.write(&messages::OBJECTS_SAVE_FAILED, &[&e]);
+        }
+    }
 
     std::fs::create_dir_all(paths.run_dir()).map_err(|e| config_error(&e))?;
     std::fs::write(paths.pid_file(), std::process::id().to_string())
@@ -108,8 +132,13 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
         .build()
         .map_err(|e| config_error(&e))?;
     let local = tokio::task::LocalSet::new();
-    let server = Server::new(paths.clone(), ini, engine, error_log);
+    let server = Server::new(paths.clone(), ini, engine, error_log, Some(recovered.log));
     let result = local.block_on(&runtime, serve(server.clone()));
+    // A final checkpoint makes the next start replay little.
+    server.checkpoint();
+    if let Some(log) = server.log.as_ref() {
+        log.wait_all_durable(Duration::from_secs(10));
+    }
     // Let writer tasks flush close notices before the runtime goes.
     drop(local);
     drop(runtime);
@@ -172,6 +201,8 @@ async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
     server.publish_status();
 
     let timer_task = tokio::task::spawn_local(expiry_timer(server.clone()));
+    let durable_task = tokio::task::spawn_local(logging::durable_task(server.clone()));
+    let housekeeping_task = tokio::task::spawn_local(logging::housekeeping_task(server.clone()));
     let status_task = tokio::task::spawn_local(status_publisher(server.clone()));
 
     // Serve until a stop request.
@@ -200,8 +231,12 @@ async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
     } else {
         end_immediately(&server).await;
     }
+    // Replies still waiting for the log (e.g. the last MQDISC commits) go out first.
+    logging::settle(&server).await;
     timer_task.abort();
     status_task.abort();
+    durable_task.abort();
+    housekeeping_task.abort();
     bindings_task.abort();
     for (_, l) in std::mem::take(&mut *server.listeners.borrow_mut()) {
         l.abort.abort();

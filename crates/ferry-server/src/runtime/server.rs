@@ -6,8 +6,13 @@
 //! only appends to that connection's output buffer and wakes its writer task: no
 //! cross-thread wake-up per message. On this machine's two cores that is the fastest
 //! arrangement (see docs/architecture.md); the client load uses the other core.
+//!
+//! With the recovery log ([`RecoveryLog`]), `perform_effects` appends each call's log
+//! records right after the call; a reply that needs them durable is held (see
+//! [`Server::send`]) and released by one wake-up per flush.
 
 use super::clock;
+use super::logging::RecoveryLog;
 use super::socket::SocketShared;
 use crate::catalogue_store;
 use crate::error_log::ErrorLog;
@@ -16,6 +21,7 @@ use crate::lifecycle::{PublishedListener, QmgrState, RunStatus};
 use crate::messages;
 use crate::qm_ini::QmIni;
 use ferry_engine::{ConnId, Effect, Effects, GetResult, QueueManager, Timestamp};
+use ferry_mqi::ReasonCode;
 use ferry_wire::{encode_reply, Reply, Status};
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap};
@@ -30,6 +36,17 @@ pub struct Route {
     pub conversation: u32,
     /// The GET's request id.
     pub request_id: u32,
+}
+
+/// What must happen to the reply of the request being handled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ReplyHold {
+    /// Send it at once.
+    Now,
+    /// Hold it until the log is durable up to this LSN.
+    Until(u64),
+    /// Its log records could not be appended: answer 2102 MQRC_RESOURCE_PROBLEM.
+    Fail,
 }
 
 /// A listener that is running.
@@ -81,6 +98,10 @@ pub struct Server {
     /// The time of the read batch being processed: one clock read serves every frame
     /// of one read (PutTime has hundredths of a second; a batch takes microseconds).
     batch_now: Cell<Option<Timestamp>>,
+    /// The recovery log (None only for tests that run without one).
+    pub log: Option<RecoveryLog>,
+    /// What happens to the current request's reply (set by `perform_effects`).
+    reply_hold: Cell<ReplyHold>,
 }
 
 impl Server {
@@ -90,6 +111,7 @@ impl Server {
         ini: QmIni,
         engine: QueueManager,
         error_log: ErrorLog,
+        log: Option<RecoveryLog>,
     ) -> Rc<Self> {
         Rc::new(Server {
             name: paths.name.clone(),
@@ -109,6 +131,8 @@ impl Server {
             lifecycle_wake: Notify::new(),
             started_ms: clock::now().0,
             batch_now: Cell::new(None),
+            log,
+            reply_hold: Cell::new(ReplyHold::Now),
         })
     }
 
@@ -153,20 +177,113 @@ impl Server {
         self.routes.borrow_mut().remove(&conn);
     }
 
-    /// Delivers completed gets to their sockets and saves changed definitions.
+    /// Starts handling one request: its reply is sent at once unless an engine call for
+    /// it logs records that the reply must wait for.
+    pub fn begin_request(&self) {
+        self.reply_hold.set(ReplyHold::Now);
+    }
+
+    /// Sends the current request's reply: at once, held until the log is durable, or
+    /// as a 2102 failure when its log records could not be written.
+    pub fn send(
+        &self,
+        socket: &Rc<SocketShared>,
+        conversation: u32,
+        request_id: u32,
+        reply: &Reply,
+    ) {
+        match self.reply_hold.replace(ReplyHold::Now) {
+            ReplyHold::Now => socket.send_reply(conversation, request_id, reply),
+            ReplyHold::Until(lsn) => self.hold(socket, lsn, conversation, request_id, reply),
+            ReplyHold::Fail => {
+                socket.send_reply(conversation, request_id, &resource_problem(reply.verb()))
+            }
+        }
+    }
+
+    fn hold(
+        &self,
+        socket: &Rc<SocketShared>,
+        lsn: u64,
+        conversation: u32,
+        request_id: u32,
+        reply: &Reply,
+    ) {
+        let Some(log) = self.log.as_ref() else {
+            socket.send_reply(conversation, request_id, reply);
+            return;
+        };
+        if log.has_failed() {
+            socket.send_reply(conversation, request_id, &resource_problem(reply.verb()));
+            return;
+        }
+        if socket.hold_reply(lsn, conversation, request_id, reply) {
+            // No flush can have passed `lsn` yet unseen: the release task runs only
+            // after this synchronous call, and reads the durable LSN then.
+            log.note_held(socket);
+        }
+    }
+
+    /// Appends the last engine call's log records, delivers completed gets (held when
+    /// they depend on those records) and saves changed definitions.
     pub fn perform_effects(&self) {
         let mut catalogue_changed = false;
         let mut fx = self.effects.borrow_mut();
+        // None: no records (the non-persistent path: nothing else happens).
+        let mut logged: Option<Result<u64, ()>> = None;
+        if !fx.log_records().is_empty() {
+            let needs_durable = fx.reply_needs_durable();
+            let r = match self.log.as_ref() {
+                Some(log) => log
+                    .append_records(fx.drain_log(), &self.error_log, &self.name)
+                    .map(|l| l.0)
+                    .map_err(drop),
+                None => {
+                    fx.drain_log();
+                    Ok(0)
+                }
+            };
+            // A call whose records could not be logged fails 2102 even when its reply
+            // would not wait (a put under syncpoint): its later MQCMIT must not be
+            // acknowledged as if the put were logged.
+            let next = match (self.reply_hold.get(), r) {
+                (ReplyHold::Fail, _) | (_, Err(())) => ReplyHold::Fail,
+                (ReplyHold::Until(a), Ok(b)) if needs_durable => ReplyHold::Until(a.max(b)),
+                (ReplyHold::Now, Ok(b)) if needs_durable => ReplyHold::Until(b),
+                (keep, Ok(_)) => keep,
+            };
+            self.reply_hold.set(next);
+            logged = Some(r);
+        }
         for effect in fx.drain() {
             match effect {
-                Effect::GetCompleted { conn, result, .. } => {
+                Effect::GetCompleted {
+                    conn,
+                    result,
+                    needs_durable,
+                    ..
+                } => {
                     let Some(route) = self.routes.borrow_mut().remove(&conn) else {
                         continue;
                     };
                     let reply = get_reply(result);
-                    route
-                        .socket
-                        .send_reply(route.conversation, route.request_id, &reply);
+                    match (needs_durable, logged) {
+                        (true, Some(Ok(lsn))) => self.hold(
+                            &route.socket,
+                            lsn,
+                            route.conversation,
+                            route.request_id,
+                            &reply,
+                        ),
+                        (true, Some(Err(()))) => route.socket.send_reply(
+                            route.conversation,
+                            route.request_id,
+                            &resource_problem(ferry_wire::Verb::Get),
+                        ),
+                        _ => route
+                            .socket
+                            .send_reply(route.conversation, route.request_id, &reply),
+                    }
                 }
                 Effect::CatalogueChanged => catalogue_changed = true,
             }
@@ -174,6 +291,27 @@ impl Server {
         drop(fx);
         if catalogue_changed {
             self.save_catalogue();
+        }
+        if logged.is_some() && self.log.as_ref().is_some_and(RecoveryLog::checkpoint_due) {
+            self.checkpoint();
+        }
+    }
+
+    /// Takes a checkpoint (between engine calls); a failure is in the error log and the
+    /// next checkpoint retries.
+    pub fn checkpoint(&self) {
+        let Some(log) = self.log.as_ref() else {
+            return;
+        };
+        let engine = self.engine.borrow();
+        if let Err(e) = log.checkpoint(&engine) {
+            drop(engine);
+            tracing::warn!("checkpoint failed: {e}");
+            let m = match e {
+                ferry_store::LogError::LogFull { .. } => &messages::LOG_FULL,
+                _ => &messages::LOG_FAILED,
+            };
+            self.error_log.borrow_mut().write(m, &[&self.name, &e]);
         }
     }
 
@@ -224,6 +362,12 @@ impl Server {
             tracing::error!("cannot encode reply: {e}");
         }
     }
+}
+
+/// The failure reply of `verb` with 2102 MQRC_RESOURCE_PROBLEM.
+fn resource_problem(verb: ferry_wire::Verb) -> Reply {
+    Reply::failure(verb, Status::from_reason(ReasonCode::ResourceProblem))
+        .unwrap_or(Reply::Heartbeat)
 }
 
 /// The wire reply of a finished GET: the message, 2079 with truncated data, or a failure

@@ -5,6 +5,12 @@
 //! sends everything queued in one write. Replies that other sockets' puts complete (a
 //! waiting GET) land in the same buffer. A protocol violation sends a close notice and
 //! ends this socket only; its conversations are backed out as broken connections.
+//!
+//! A reply that must wait for the recovery log (a persistent put or get outside
+//! syncpoint, a commit of persistent work) is encoded into the socket's *held* buffer
+//! with the LSN it waits for; when a flush makes the log durable past that LSN the held
+//! prefix moves into the output buffer, in order, and the writer wakes (see
+//! `logging::durable_task`). Non-persistent replies never touch the held buffer.
 
 use super::dispatch;
 use super::server::Server;
@@ -14,10 +20,10 @@ use ferry_engine::ConnId;
 use ferry_mqi::ReasonCode;
 use ferry_wire::{
     decode_frame, max_frame_len, negotiate, ClientHello, CloseNotice, HelloFlags, Negotiated,
-    Reply, ServerHello, ServerLimits, Status, WireError,
+    Reply, ServerHello, ServerLimits, Status, Verb, WireError,
 };
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -38,10 +44,25 @@ pub enum Transport {
     },
 }
 
+/// One reply in the held buffer.
+struct HeldMark {
+    /// Released when the durable LSN reaches this.
+    until: u64,
+    /// Its end in the held buffer.
+    end: usize,
+    conversation: u32,
+    request_id: u32,
+    verb: Verb,
+}
+
 /// What the reader, the writer and other sockets share about one socket.
 pub struct SocketShared {
     /// Replies waiting to be written.
     out: RefCell<BytesMut>,
+    /// Encoded replies waiting for the recovery log, oldest first.
+    held: RefCell<BytesMut>,
+    /// Where each held reply ends and what it waits for.
+    held_marks: RefCell<VecDeque<HeldMark>>,
     /// Wakes the writer.
     wake_writer: Notify,
     /// Set when the socket is closing: no more replies are queued.
@@ -74,6 +95,75 @@ impl SocketShared {
         // when the buffer goes from empty to not empty.
         if was_empty {
             self.wake_writer.notify_one();
+        }
+    }
+
+    /// Holds a reply until the log is durable up to `until`. Returns true when this is the
+    /// socket's first held reply (the caller registers the socket for release).
+    pub fn hold_reply(
+        &self,
+        until: u64,
+        conversation: u32,
+        request_id: u32,
+        reply: &Reply,
+    ) -> bool {
+        if self.closing.get() {
+            return false;
+        }
+        let mut held = self.held.borrow_mut();
+        Server::encode(&mut held, conversation, request_id, reply);
+        let mut marks = self.held_marks.borrow_mut();
+        let first = marks.is_empty();
+        marks.push_back(HeldMark {
+            until,
+            end: held.len(),
+            conversation,
+            request_id,
+            verb: reply.verb(),
+        });
+        first
+    }
+
+    /// Moves every held reply whose LSN the log is now durable past into the output
+    /// buffer, in order. Returns true while replies remain held.
+    pub fn release_held(&self, durable: u64) -> bool {
+        let mut marks = self.held_marks.borrow_mut();
+        let mut cut = 0;
+        while let Some(m) = marks.front() {
+            if m.until > durable {
+                break;
+            }
+            cut = m.end;
+            marks.pop_front();
+        }
+        if cut > 0 {
+            for m in marks.iter_mut() {
+                m.end -= cut;
+            }
+            let ready = self.held.borrow_mut().split_to(cut);
+            if !self.closing.get() {
+                let was_empty = {
+                    let mut out = self.out.borrow_mut();
+                    let was_empty = out.is_empty();
+                    out.extend_from_slice(&ready);
+                    was_empty
+                };
+                if was_empty {
+                    self.wake_writer.notify_one();
+                }
+            }
+        }
+        !marks.is_empty()
+    }
+
+    /// The log failed: every held reply becomes a 2102 MQRC_RESOURCE_PROBLEM failure.
+    pub fn fail_held(&self) {
+        let marks: Vec<HeldMark> = self.held_marks.borrow_mut().drain(..).collect();
+        self.held.borrow_mut().clear();
+        for m in marks {
+            let reply = Reply::failure(m.verb, Status::from_reason(ReasonCode::ResourceProblem))
+                .unwrap_or(Reply::Heartbeat);
+            self.send_reply(m.conversation, m.request_id, &reply);
         }
     }
 
@@ -160,6 +250,8 @@ where
     let is_tcp = matches!(transport, Transport::Tcp { .. });
     let shared = Rc::new(SocketShared {
         out: RefCell::new(BytesMut::with_capacity(READ_CHUNK)),
+        held: RefCell::new(BytesMut::new()),
+        held_marks: RefCell::new(VecDeque::new()),
         wake_writer: Notify::new(),
         closing: Cell::new(false),
         received: Cell::new(0),

@@ -1,0 +1,472 @@
+//! The recovery log in the running queue manager (issue 3).
+//!
+//! - **Create** (`ferry create`): [`create_log`] preallocates the log under the qm.ini
+//!   Log stanza's LogPath.
+//! - **Start**: [`open_and_recover`] opens the log, replays its records into the engine
+//!   (`QueueManager::recovery`), appends the backout records recovery produced, turns
+//!   engine logging on and starts the log's writer thread. The writer's callback only
+//!   stores the durable LSN in an atomic and wakes the runtime thread through a
+//!   `tokio::sync::Notify`: one wake-up per flush, never one per record.
+//! - **Each engine call** (`Server::perform_effects`): the call's records are appended in
+//!   order ([`RecoveryLog::append_records`]); replies that must be durable are held on
+//!   their sockets keyed by the LSN just past the last record, and released by
+//!   [`durable_task`] when a flush passes that LSN (or failed with 2102
+//!   MQRC_RESOURCE_PROBLEM if the log fails).
+//! - **Checkpoints**: after [`CHECKPOINT_RECORDS`] records, every [`CHECKPOINT_INTERVAL`]
+//!   with records written, when half the log is in use, and at shutdown, the engine's
+//!   checkpoint image is appended and the log's restart point moves to its first record.
+//! - **Slow I/O**: `take_slow_ops` feeds a rate-limited FRY6729W warning (MQ's AMQ6729W),
+//!   threshold AMQ_IODELAY (µs, or ms with AMQ_IODELAY_INMS=YES), default 100 ms.
+
+use super::server::Server;
+use super::socket::SocketShared;
+use crate::error_log::ErrorLog;
+use crate::messages;
+use crate::qm_ini::LogStanza;
+use ferry_engine::{Effects, LogRecord, QueueManager, Timestamp};
+use ferry_store::{FileDevice, Log, LogConfig, LogCore, LogError, Lsn, Notice, RecordKind};
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::Notify;
+
+/// A checkpoint is taken after this many records.
+pub const CHECKPOINT_RECORDS: u64 = 10_000;
+/// A checkpoint is taken at least this often while records are being written.
+pub const CHECKPOINT_INTERVAL: Duration = Duration::from_secs(30);
+/// Slow-I/O warnings are written at most this often.
+const SLOW_WARNING_EVERY: Duration = Duration::from_secs(60);
+/// How long an append waits for buffer space (a full buffer empties with the next
+/// flush) before the operation fails with 2102.
+const BUFFER_FULL_PATIENCE: Duration = Duration::from_secs(30);
+/// Default slow-I/O threshold when AMQ_IODELAY is not set.
+const DEFAULT_IODELAY: Duration = Duration::from_millis(100);
+
+/// A record's header in the log (`docs/internals/log.md`).
+const RECORD_OVERHEAD: u64 = 24;
+
+/// The name of the log's control file (its presence means a complete log exists).
+const CONTROL_FILE: &str = "ferrylog.ctl";
+
+/// The slow-I/O threshold from AMQ_IODELAY (microseconds; milliseconds when
+/// AMQ_IODELAY_INMS=YES); the default when unset or not a number.
+pub fn iodelay_threshold() -> Duration {
+    let Some(n) = std::env::var("AMQ_IODELAY")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+    else {
+        return DEFAULT_IODELAY;
+    };
+    let in_ms = std::env::var("AMQ_IODELAY_INMS")
+        .map(|v| v.trim().eq_ignore_ascii_case("YES"))
+        .unwrap_or(false);
+    if in_ms {
+        Duration::from_millis(n)
+    } else {
+        Duration::from_micros(n)
+    }
+}
+
+/// The log configuration of a Log stanza (LINEAR is refused with a clear message).
+pub fn config_of(stanza: &LogStanza) -> Result<LogConfig, LogError> {
+    let mut c = LogConfig::from_stanza(
+        stanza.primary_files,
+        stanza.secondary_files,
+        stanza.file_pages,
+        stanza.buffer_pages,
+        &stanza.log_type,
+        &stanza.write_integrity,
+    )?;
+    c.slow_io_threshold = iodelay_threshold();
+    Ok(c)
+}
+
+fn device(stanza: &LogStanza) -> Result<FileDevice, LogError> {
+    FileDevice::new(&stanza.path)
+        .map_err(|e| LogError::Config(format!("LogPath {} cannot be used: {e}", stanza.path)))
+}
+
+/// Creates queue manager `name`'s recovery log (`ferry create`).
+pub fn create_log(stanza: &LogStanza, name: &str) -> Result<(), LogError> {
+    let config = config_of(stanza)?;
+    LogCore::create(device(stanza)?, &config, name).map(drop)
+}
+
+/// The log kind of an engine record (the engine's kinds start at 16, `journal::kind`).
+fn user_kind(kind: u8) -> Result<RecordKind, LogError> {
+    if kind < RecordKind::FIRST_USER {
+        return Err(LogError::Failed(format!(
+            "the engine produced log record kind {kind}, which the log reserves"
+        )));
+    }
+    Ok(RecordKind::user(kind))
+}
+
+/// The running log: the writer thread's front end plus what the runtime thread keeps.
+pub struct RecoveryLog {
+    log: Log<FileDevice>,
+    /// Everything below this LSN is durable (stored by the writer's callback).
+    durable: Arc<AtomicU64>,
+    /// Set by the writer's callback when the log failed.
+    failed: Arc<AtomicBool>,
+    /// Wakes [`durable_task`] once per flush.
+    pub wake: Arc<Notify>,
+    records_since_checkpoint: Cell<u64>,
+    last_checkpoint: Cell<Instant>,
+    /// Sockets holding replies until the log is durable, in no particular order.
+    held: RefCell<Vec<Rc<SocketShared>>>,
+    failure_reported: Cell<bool>,
+    full_reported: Cell<bool>,
+    last_slow_warning: Cell<Option<Instant>>,
+    slow_since_warning: Cell<u64>,
+}
+
+/// What start-up recovery found, for the error log.
+pub struct Recovered {
+    /// The log, writing.
+    pub log: RecoveryLog,
+    /// Recovery changed the definitions (a queue the log deleted): save them.
+    pub catalogue_changed: bool,
+}
+
+/// Opens (or, for a queue manager made before logging existed, creates) the log, replays
+/// it into `engine`, appends the backout records recovery produced, turns logging on and
+/// starts the writer thread.
+pub fn open_and_recover(
+    stanza: &LogStanza,
+    name: &str,
+    engine: &mut QueueManager,
+    now: Timestamp,
+    error_log: &mut ErrorLog,
+) -> Result<Recovered, String> {
+    let config = config_of(stanza).map_err(|e| e.to_string())?;
+    let exists = std::path::Path::new(&stanza.path)
+        .join(CONTROL_FILE)
+        .exists();
+    let mut fx = Effects::new();
+    let (mut core, summary) = if exists {
+        let mut recovery = LogCore::open(device(stanza).map_err(|e| e.to_string())?, &config)
+            .map_err(|e| e.to_string())?;
+        let mut replay = engine.recovery();
+        while let Some(record) = recovery.next_record().map_err(|e| e.to_string())? {
+            if record.kind == RecordKind::CHECKPOINT {
+                continue;
+            }
+            replay
+                .apply(record.kind.as_u8(), &record.payload)
+                .map_err(|e| format!("recovery stopped at LSN {}: {e}", record.lsn))?;
+        }
+        let summary = replay.finish(now, &mut fx);
+        let core = recovery.finish().map_err(|e| e.to_string())?;
+        (core, summary)
+    } else {
+        let core = LogCore::create(device(stanza).map_err(|e| e.to_string())?, &config, name)
+            .map_err(|e| e.to_string())?;
+        (core, Default::default())
+    };
+    let catalogue_changed = fx
+        .drain()
+        .any(|e| matches!(e, ferry_engine::Effect::CatalogueChanged));
+    for r in fx.drain_log() {
+        user_kind(r.kind)
+            .and_then(|k| core.append_parts(k, &[&r.head, &r.body]))
+            .map_err(|e| e.to_string())?;
+    }
+    engine.set_logging(true);
+
+    let durable = Arc::new(AtomicU64::new(core.durable_lsn().0));
+    let failed = Arc::new(AtomicBool::new(false));
+    let wake = Arc::new(Notify::new());
+    let notify = {
+        let (durable, failed, wake) = (durable.clone(), failed.clone(), wake.clone());
+        Box::new(move |n: Notice| {
+            match n {
+                Notice::Durable(l) => {
+                    durable.fetch_max(l.0, Ordering::Release);
+                }
+                Notice::Failed(_) => failed.store(true, Ordering::Release),
+            }
+            wake.notify_one();
+        })
+    };
+    let log = Log::start(core, notify).map_err(|e| e.to_string())?;
+    if summary.records > 0 || summary.backed_out > 0 {
+        error_log.write(
+            &messages::LOG_RECOVERED,
+            &[
+                &name,
+                &summary.records,
+                &summary.messages,
+                &summary.backed_out,
+            ],
+        );
+    }
+    Ok(Recovered {
+        log: RecoveryLog {
+            log,
+            durable,
+            failed,
+            wake,
+            records_since_checkpoint: Cell::new(summary.records),
+            last_checkpoint: Cell::new(Instant::now()),
+            held: RefCell::new(Vec::new()),
+            failure_reported: Cell::new(false),
+            full_reported: Cell::new(false),
+            last_slow_warning: Cell::new(None),
+            slow_since_warning: Cell::new(0),
+        },
+        catalogue_changed,
+    })
+}
+
+impl RecoveryLog {
+    /// Appends one record; waits briefly (on this thread) while the buffer is full.
+    fn append(&self, kind: u8, parts: &[&[u8]]) -> Result<Lsn, LogError> {
+        let kind = user_kind(kind)?;
+        let mut waited: Option<Instant> = None;
+        loop {
+            match self.log.append_parts(kind, parts) {
+                Err(LogError::BufferFull { .. }) => {
+                    let since = *waited.get_or_insert_with(Instant::now);
+                    if since.elapsed() > BUFFER_FULL_PATIENCE {
+                        return Err(LogError::Failed(
+                            "the log buffer stayed full for 30 seconds".into(),
+                        ));
+                    }
+                    std::thread::sleep(Duration::from_micros(50));
+                }
+                r => return r,
+            }
+        }
+    }
+
+    /// Appends a call's records in order; returns the LSN just past the last one (a
+    /// reply that waits for them is released when the durable LSN reaches it).
+    pub fn append_records(
+        &self,
+        records: impl Iterator<Item = LogRecord>,
+        error_log: &RefCell<ErrorLog>,
+        name: &str,
+    ) -> Result<Lsn, LogError> {
+        let mut n = 0u64;
+        for r in records {
+            if let Err(e) = self.append(r.kind, &[&r.head, &r.body]) {
+                self.report_append_error(&e, error_log, name);
+                return Err(e);
+            }
+            n += 1;
+        }
+        self.records_since_checkpoint
+            .set(self.records_since_checkpoint.get() + n);
+        Ok(self.log.next_lsn())
+    }
+
+    fn report_append_error(&self, e: &LogError, error_log: &RefCell<ErrorLog>, name: &str) {
+        match e {
+            LogError::LogFull { .. } => {
+                if !self.full_reported.replace(true) {
+                    error_log
+                        .borrow_mut()
+                        .write(&messages::LOG_FULL, &[&name, e]);
+                }
+            }
+            _ => {
+                if !self.failure_reported.replace(true) {
+                    error_log
+                        .borrow_mut()
+                        .write(&messages::LOG_FAILED, &[&name, e]);
+                }
+            }
+        }
+    }
+
+    /// Whether the record-count policy asks for a checkpoint now.
+    pub fn checkpoint_due(&self) -> bool {
+        self.records_since_checkpoint.get() >= CHECKPOINT_RECORDS
+    }
+
+    /// Whether the time or space policy asks for a checkpoint (checked once a second).
+    fn checkpoint_due_slow(&self) -> bool {
+        let n = self.records_since_checkpoint.get();
+        if n == 0 {
+            return false;
+        }
+        if self.last_checkpoint.get().elapsed() >= CHECKPOINT_INTERVAL {
+            return true;
+        }
+        let s = self.log.status();
+        s.space_in_use.saturating_mul(2) > s.space_total
+    }
+
+    /// Appends the engine's checkpoint image and a checkpoint record whose restart point
+    /// is the image's first record. Call between engine calls.
+    pub fn checkpoint(&self, engine: &QueueManager) -> Result<(), LogError> {
+        // A failed attempt is retried by the next policy trigger, not at every call.
+        self.records_since_checkpoint.set(0);
+        self.last_checkpoint.set(Instant::now());
+        let image = engine.checkpoint_records();
+        // An image that cannot fit is not started: a partial image would only use up
+        // space that nothing frees (replaying one is harmless, but it pins the ring).
+        let needed: u64 = image
+            .iter()
+            .map(|r| r.len() as u64 + RECORD_OVERHEAD)
+            .sum::<u64>()
+            .saturating_mul(4096)
+            / 4056
+            + 2 * 4096;
+        let status = self.log.status();
+        let free = status
+            .space_total
+            .saturating_sub(status.space_in_use)
+            .saturating_sub(status.space_total / 32);
+        if needed > free {
+            return Err(LogError::LogFull {
+                needed,
+                free,
+                pinned: status.restart_lsn,
+            });
+        }
+        let first = self.log.next_lsn();
+        for r in &image {
+            self.append(r.kind, &[&r.head, &r.body])?;
+        }
+        self.log.checkpoint(&[], first)?;
+        self.full_reported.set(false);
+        Ok(())
+    }
+
+    /// Notes a socket that now holds replies.
+    pub fn note_held(&self, socket: &Rc<SocketShared>) {
+        self.held.borrow_mut().push(socket.clone());
+    }
+
+    /// True when the log has failed (held replies are failed, new ones fail at once).
+    pub fn has_failed(&self) -> bool {
+        self.failed.load(Ordering::Acquire)
+    }
+
+    /// Releases every held reply the durable LSN has passed (or fails them all when the
+    /// log failed).
+    fn release(&self, server: &Server) {
+        let failed = self.has_failed();
+        if failed && !self.failure_reported.replace(true) {
+            let why = self
+                .log
+                .failure()
+                .unwrap_or_else(|| "the log writer stopped".into());
+            server
+                .error_log
+                .borrow_mut()
+                .write(&messages::LOG_FAILED, &[&server.name, &why]);
+        }
+        let durable = self.durable.load(Ordering::Acquire);
+        let mut held = std::mem::take(&mut *self.held.borrow_mut());
+        held.retain(|s| {
+            if failed {
+                s.fail_held();
+                false
+            } else {
+                s.release_held(durable)
+            }
+        });
+        // Failing replies sends nothing to the log, so nothing was noted meanwhile;
+        // append rather than replace anyway.
+        self.held.borrow_mut().append(&mut held);
+    }
+
+    /// Writes a FRY6729W warning for slow log I/O, at most once a minute.
+    fn warn_slow(&self, server: &Server) {
+        let ops = self.log.take_slow_ops();
+        let Some(last) = ops.last() else {
+            return;
+        };
+        self.slow_since_warning
+            .set(self.slow_since_warning.get() + ops.len() as u64);
+        if self
+            .last_slow_warning
+            .get()
+            .is_some_and(|t| t.elapsed() < SLOW_WARNING_EVERY)
+        {
+            return;
+        }
+        self.last_slow_warning.set(Some(Instant::now()));
+        server.error_log.borrow_mut().write(
+            &messages::LOG_SLOW_IO,
+            &[
+                &last.op.letter(),
+                &last.bytes,
+                &last.file,
+                &last.took.as_micros(),
+                &last.threshold.as_micros(),
+                &self.slow_since_warning.replace(0),
+            ],
+        );
+    }
+
+    /// Waits (at most `timeout`) until everything appended so far is durable.
+    pub fn wait_all_durable(&self, timeout: Duration) {
+        let end = self.log.next_lsn().0;
+        let deadline = Instant::now() + timeout;
+        while self.durable.load(Ordering::Acquire) < end
+            && !self.has_failed()
+            && Instant::now() < deadline
+        {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+}
+
+/// Releases held replies once per flush notice.
+pub async fn durable_task(server: Rc<Server>) {
+    let Some(log) = server.log.as_ref() else {
+        return;
+    };
+    let wake = log.wake.clone();
+    loop {
+        wake.notified().await;
+        if let Some(log) = server.log.as_ref() {
+            log.release(&server);
+        }
+    }
+}
+
+/// Once a second: slow-I/O warnings and the time/space checkpoint policy.
+pub async fn housekeeping_task(server: Rc<Server>) {
+    if server.log.is_none() {
+        return;
+    }
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        tick.tick().await;
+        let Some(log) = server.log.as_ref() else {
+            return;
+        };
+        log.warn_slow(&server);
+        if log.checkpoint_due_slow() {
+            server.checkpoint();
+        }
+    }
+}
+
+/// At shutdown: waits (at most 5 s) until everything appended is durable and the held
+/// replies are on their way.
+pub async fn settle(server: &Rc<Server>) {
+    let Some(log) = server.log.as_ref() else {
+        return;
+    };
+    let end = log.log.next_lsn().0;
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while log.durable.load(Ordering::Acquire) < end && !log.has_failed() {
+        if Instant::now() >= deadline {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    let had_held = !log.held.borrow().is_empty();
+    log.release(server);
+    if had_held {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

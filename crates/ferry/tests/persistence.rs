@@ -1,0 +1,389 @@
+//! Persistent messaging through the recovery log, with real processes and real files:
+//! persistent messages (in and out of syncpoint) survive a controlled stop and a kill -9
+//! in order with MsgId, CorrelId and BackoutCount; non-persistent ones do not; a unit of
+//! work in flight at a crash is backed out; a got-and-committed message does not come
+//! back; CLEAR is logged; and a small crash audit kills the server at random moments
+//! while putters run, then checks that every acknowledged put is there exactly once and
+//! nothing unknown appears.
+
+mod common;
+
+use common::*;
+use ferry_client::{Connection, Queue};
+use ferry_mqi::descriptor::persistence;
+use ferry_mqi::{GetOptionFlags, MessageDescriptor, OpenOptions, PutOptionFlags, PutOptions};
+use ferry_mqi::{MqError, ReasonCode};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+const IO: OpenOptions = OpenOptions::OUTPUT
+    .union(OpenOptions::INPUT_SHARED)
+    .union(OpenOptions::BROWSE);
+
+fn id(n: u8) -> [u8; 24] {
+    let mut b = [0u8; 24];
+    b[0] = n;
+    b[23] = 0xAB;
+    b
+}
+
+fn md(persistent: bool, correl: u8) -> MessageDescriptor {
+    MessageDescriptor {
+        persistence: if persistent {
+            persistence::PERSISTENT
+        } else {
+            persistence::NOT_PERSISTENT
+        },
+        correl_id: id(correl),
+        ..Default::default()
+    }
+}
+
+/// What a test expects of a message on a queue.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Seen {
+    body: String,
+    msg_id: [u8; 24],
+    correl_id: [u8; 24],
+    backout_count: i32,
+}
+
+fn seen(md: &MessageDescriptor, body: &[u8]) -> Seen {
+    Seen {
+        body: String::from_utf8_lossy(body).into_owned(),
+        msg_id: md.msg_id,
+        correl_id: md.correl_id,
+        backout_count: md.backout_count,
+    }
+}
+
+async fn put_one(q: &Queue, persistent: bool, correl: u8, sync: bool, body: &str) -> Seen {
+    let mut m = md(persistent, correl);
+    let pmo = PutOptions::new(if sync {
+        PutOptionFlags::SYNCPOINT
+    } else {
+        PutOptionFlags::NO_SYNCPOINT
+    });
+    put_md(q, &mut m, pmo, body)
+        .await
+        .unwrap_or_else(|e| panic!("put {body}: {e}"));
+    Seen {
+        body: body.to_string(),
+        msg_id: m.msg_id,
+        correl_id: m.correl_id,
+        backout_count: 0,
+    }
+}
+
+/// Browses the whole queue in order.
+async fn browse_all(q: &Queue) -> Vec<Seen> {
+    let mut out = Vec::new();
+    let mut flags = GetOptionFlags::BROWSE_FIRST;
+    loop {
+        match get_with(q, gmo(flags | GetOptionFlags::NO_SYNCPOINT, 0)).await {
+            Ok((md, got)) => out.push(seen(&md, &got.data)),
+            Err(e) if e.reason == ReasonCode::NoMsgAvailable => return out,
+            Err(e) => panic!("browse: {e}"),
+        }
+        flags = GetOptionFlags::BROWSE_NEXT;
+    }
+}
+
+/// Gets (destructively, outside syncpoint) everything on the queue, in order.
+async fn drain(q: &Queue) -> Vec<Seen> {
+    let mut out = Vec::new();
+    loop {
+        match get(q).await {
+            Ok((md, got)) => out.push(seen(&md, &got.data)),
+            Err(e) if e.reason == ReasonCode::NoMsgAvailable => return out,
+            Err(e) => panic!("get: {e}"),
+        }
+    }
+}
+
+async fn open_q(qm: &TestQueueManager, name: &str) -> (Connection, Queue) {
+    let conn = connect(&qm.client()).await;
+    let q = open(&conn, name, IO).await;
+    (conn, q)
+}
+
+fn stop(qm: &mut TestQueueManager) {
+    let out = qm.ferry(&["stop", qm.name()]);
+    assert!(out.status.success(), "ferry stop: {}", stderr(&out));
+    let exit = qm.wait_exit(DEADLINE).expect("the queue manager ended");
+    assert!(exit.success(), "controlled stop exit: {exit}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn persistent_messages_survive_stop_and_kill_9() {
+    let mut qm = start("PS.SURVIVE");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)");
+    let (conn, q) = open_q(&qm, "Q").await;
+
+    // Got and committed before the restarts: must not come back.
+    put_one(&q, true, 90, false, "gone").await;
+    assert_eq!(get_text(&q).await, "gone");
+
+    let mut want = Vec::new();
+    want.push(put_one(&q, true, 1, false, "p1").await);
+    put_one(&q, false, 2, false, "np1").await;
+    want.push(put_one(&q, true, 3, true, "p2-sync").await);
+    want.push(put_one(&q, true, 4, true, "p3-sync").await);
+    within("commit", conn.commit()).await.expect("commit");
+    put_one(&q, false, 5, true, "np2-sync").await;
+    within("commit", conn.commit()).await.expect("commit");
+    want.push(put_one(&q, true, 6, false, "p4").await);
+
+    // Got under syncpoint and backed out: BackoutCount 1, still first.
+    let (m, _) = get_with(&q, gmo(GetOptionFlags::SYNCPOINT, 0))
+        .await
+        .expect("get under syncpoint");
+    assert_eq!(m.msg_id, want[0].msg_id);
+    within("backout", conn.backout()).await.expect("backout");
+    want[0].backout_count = 1;
+
+    let persistent_only = |v: Vec<Seen>| -> Vec<Seen> {
+        v.into_iter()
+            .filter(|s| !s.body.starts_with("np"))
+            .collect()
+    };
+    assert_eq!(persistent_only(browse_all(&q).await), want);
+    conn.disconnect().await.expect("disconnect");
+
+    stop(&mut qm);
+    qm.launch();
+    let (conn, q) = open_q(&qm, "Q").await;
+    assert_eq!(
+        browse_all(&q).await,
+        want,
+        "after a controlled stop: persistent messages only, in order"
+    );
+    drop(q);
+    drop(conn);
+
+    qm.kill9();
+    qm.launch();
+    let (_conn, q) = open_q(&qm, "Q").await;
+    assert_eq!(drain(&q).await, want, "after kill -9");
+    assert!(
+        qm.error_log().contains("FRY7233I"),
+        "recovery is in the error log: {}",
+        qm.error_log()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn uncommitted_work_is_backed_out_and_clear_is_logged() {
+    let mut qm = start("PS.UOW");
+    mqsc_ok(
+        &qm,
+        "DEFINE QLOCAL(Q)\nDEFINE QLOCAL(MARK)\nDEFINE QLOCAL(CLR)",
+    );
+    let (_c0, clr) = open_q(&qm, "CLR").await;
+    put_one(&clr, true, 1, false, "cleared").await;
+    drop(clr);
+    drop(_c0);
+    mqsc_ok(&qm, "CLEAR QLOCAL(CLR)");
+
+    let (conn, q) = open_q(&qm, "Q").await;
+    let mut a = put_one(&q, true, 1, false, "a").await;
+    let b = put_one(&q, true, 2, false, "b").await;
+    // A unit of work in flight: two puts and a get of "a".
+    put_one(&q, true, 3, true, "uncommitted-1").await;
+    put_one(&q, true, 4, true, "uncommitted-2").await;
+    let (m, _) = get_with(&q, gmo(GetOptionFlags::SYNCPOINT, 0))
+        .await
+        .expect("get a under syncpoint");
+    assert_eq!(m.msg_id, a.msg_id);
+    // An out-of-syncpoint persistent put acknowledges only once the log is durable past
+    // it, so every record before it (the unit of work's) is durable too.
+    let (_c2, mark) = open_q(&qm, "MARK").await;
+    put_one(&mark, true, 9, false, "mark").await;
+
+    qm.kill9();
+    drop(conn);
+    qm.launch();
+    let (_conn, q) = open_q(&qm, "Q").await;
+    a.backout_count = 1;
+    assert_eq!(
+        drain(&q).await,
+        vec![a, b],
+        "in-flight puts gone, the in-flight get backed out with BackoutCount 1"
+    );
+    let (_c3, clr) = open_q(&qm, "CLR").await;
+    assert_eq!(drain(&clr).await, vec![], "CLEAR survives the crash");
+}
+
+/// One audit putter: puts persistent messages `tag-n` (odd n under syncpoint + commit),
+/// recording each put's id before sending it and after its acknowledgement.
+async fn audit_putter(
+    opts: ferry_client::ConnectOptions,
+    tag: String,
+    attempted: Arc<Mutex<BTreeSet<String>>>,
+    acked: Arc<Mutex<BTreeSet<String>>>,
+) {
+    let Ok(conn) = Connection::connect(&opts).await else {
+        return;
+    };
+    let Ok(q) = conn
+        .open(
+            &ferry_mqi::ObjectDescriptor::queue("AUDIT").expect("name"),
+            OpenOptions::OUTPUT,
+        )
+        .await
+    else {
+        return;
+    };
+    for n in 0u64.. {
+        let body = format!("{tag}-{n}");
+        let sync = n % 2 == 1;
+        attempted.lock().expect("lock").insert(body.clone());
+        let mut m = md(true, 0);
+        let pmo = PutOptions::new(if sync {
+            PutOptionFlags::SYNCPOINT
+        } else {
+            PutOptionFlags::NO_SYNCPOINT
+        });
+        let r: Result<(), MqError> = async {
+            q.put(&mut m, &pmo, body.clone()).await?;
+            if sync {
+                conn.commit().await?;
+            }
+            Ok(())
+        }
+        .await;
+        match r {
+            Ok(()) => {
+                acked.lock().expect("lock").insert(body);
+            }
+            Err(_) => return,
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crash_audit_acknowledged_puts_survive_kill_9() {
+    let mut qm = start("PS.AUDIT");
+    mqsc_ok(&qm, "DEFINE QLOCAL(AUDIT) MAXDEPTH(999999999)");
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(1, |d| d.as_nanos() as u64);
+    let mut rng = Rng::new(seed);
+    eprintln!("crash audit seed {seed}");
+    let mut consumed: BTreeSet<String> = BTreeSet::new();
+    for round in 0..3 {
+        let attempted = Arc::new(Mutex::new(BTreeSet::new()));
+        let acked = Arc::new(Mutex::new(BTreeSet::new()));
+        let putters: Vec<_> = (0..4)
+            .map(|p| {
+                tokio::spawn(audit_putter(
+                    qm.client(),
+                    format!("r{round}p{p}"),
+                    attempted.clone(),
+                    acked.clone(),
+                ))
+            })
+            .collect();
+        tokio::time::sleep(Duration::from_millis(100 + rng.below(400) as u64)).await;
+        qm.kill9();
+        for p in putters {
+            let _ = tokio::time::timeout(DEADLINE, p).await;
+        }
+        qm.launch();
+        let (_conn, q) = open_q(&qm, "AUDIT").await;
+        let found = drain(&q).await;
+        let attempted = attempted.lock().expect("lock").clone();
+        let acked = acked.lock().expect("lock").clone();
+        eprintln!(
+            "round {round}: {} puts attempted, {} acknowledged, {} found after restart",
+            attempted.len(),
+            acked.len(),
+            found.len()
+        );
+        let mut counts: BTreeMap<String, u32> = BTreeMap::new();
+        for s in &found {
+            *counts.entry(s.body.clone()).or_default() += 1;
+        }
+        for (body, n) in &counts {
+            assert_eq!(*n, 1, "round {round} (seed {seed}): {body} found {n} times");
+            assert!(
+                attempted.contains(body),
+                "round {round} (seed {seed}): unknown message {body}"
+            );
+            assert!(
+                !consumed.contains(body),
+                "round {round} (seed {seed}): {body} was got and committed before"
+            );
+        }
+        let missing: Vec<_> = acked.iter().filter(|b| !counts.contains_key(*b)).collect();
+        assert!(
+            missing.is_empty(),
+            "round {round} (seed {seed}): acknowledged puts lost: {missing:?} ({} acked, {} found)",
+            acked.len(),
+            found.len()
+        );
+        assert!(
+            !acked.is_empty(),
+            "round {round}: some puts were acknowledged"
+        );
+        // Each putter's messages come back in put order.
+        for p in 0..4 {
+            let prefix = format!("r{round}p{p}-");
+            let ns: Vec<u64> = found
+                .iter()
+                .filter_map(|s| s.body.strip_prefix(&prefix)?.parse().ok())
+                .collect();
+            assert!(
+                ns.windows(2).all(|w| w[0] < w[1]),
+                "round {round}: putter {p} out of order: {ns:?}"
+            );
+        }
+        consumed.extend(counts.into_keys());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_log_fails_puts_with_2102_and_does_not_hang() {
+    let mut qm = start("PS.FULL");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q) MAXDEPTH(999999999)");
+    // The log's shape is fixed at creation: stop, remove the log and shrink the Log
+    // stanza; the next start makes a new log of the smallest ring (2 × 64 pages).
+    stop(&mut qm);
+    let ini_path = qm.qm_dir().join("qm.ini");
+    let ini = std::fs::read_to_string(&ini_path).expect("qm.ini");
+    let log_dir = ini
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("LogPath="))
+        .expect("LogPath")
+        .to_string();
+    std::fs::remove_dir_all(&log_dir).expect("remove log");
+    let ini = ini
+        .replace("LogPrimaryFiles=3", "LogPrimaryFiles=2")
+        .replace("LogFilePages=4096", "LogFilePages=64");
+    std::fs::write(&ini_path, ini).expect("write qm.ini");
+    qm.launch();
+
+    let (_conn, q) = open_q(&qm, "Q").await;
+    let body = "x".repeat(16 * 1024);
+    let mut failed = None;
+    for n in 0..200 {
+        let mut m = md(true, 0);
+        match put_md(&q, &mut m, PutOptions::default(), &body).await {
+            Ok(()) => {}
+            Err(e) => {
+                failed = Some((n, e));
+                break;
+            }
+        }
+    }
+    let (n, e) = failed.expect("a 512 KiB log cannot hold 3 MiB of queued messages");
+    assert_eq!(e.reason, ReasonCode::ResourceProblem, "after {n} puts: {e}");
+    // The queue manager still serves non-persistent work.
+    put_one(&q, false, 1, false, "np").await;
+    assert!(
+        qm.error_log().contains("FRY7463W"),
+        "log full is in the error log: {}",
+        qm.error_log()
+    );
+}
