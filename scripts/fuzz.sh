@@ -8,6 +8,7 @@ secs="${FUZZ_SECONDS:-20}"
 targets=(
   "crates/ferry-wire/fuzz frame_decoder"
   "crates/ferry-mqsc/fuzz mqsc_parser"
+  "crates/ferry-amqp/fuzz amqp_frame"
   "crates/ferry-selector/fuzz selector_parser"
 )
 if ! rustup run nightly rustc --version >/dev/null 2>&1; then

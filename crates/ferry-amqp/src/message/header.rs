@@ -1,0 +1,65 @@
+//! The `header` section (0x70): transport headers a broker may change in transit
+//! (durability, priority, time to live, delivery count).
+
+use bytes::BytesMut;
+
+use crate::codec::{CompositeWriter, Decode, Decoder, Encode, Fields};
+use crate::descriptor;
+use crate::error::DecodeError;
+
+/// Spec default priority.
+pub const DEFAULT_PRIORITY: u8 = 4;
+
+/// The message header: JMSDeliveryMode, JMSPriority, TTL and redelivery count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Header {
+    /// Persistent (JMS PERSISTENT).
+    pub durable: bool,
+    /// Priority 0..=9 (default 4).
+    pub priority: u8,
+    /// Time to live in ms.
+    pub ttl: Option<u32>,
+    /// No earlier acquirer has seen this message.
+    pub first_acquirer: bool,
+    /// Failed delivery attempts so far (MQ BackoutCount).
+    pub delivery_count: u32,
+}
+
+impl Default for Header {
+    fn default() -> Self {
+        Header {
+            durable: false,
+            priority: DEFAULT_PRIORITY,
+            ttl: None,
+            first_acquirer: false,
+            delivery_count: 0,
+        }
+    }
+}
+
+impl Encode for Header {
+    fn encode(&self, out: &mut BytesMut) {
+        let mut w = CompositeWriter::begin(out, descriptor::HEADER);
+        w.or_default(&self.durable, false)
+            .or_default(&self.priority, DEFAULT_PRIORITY)
+            .field(self.ttl.as_ref())
+            .or_default(&self.first_acquirer, false)
+            .or_default(&self.delivery_count, 0);
+        w.finish();
+    }
+}
+
+impl Decode for Header {
+    fn decode_with(dec: &mut Decoder, code: u8) -> Result<Self, DecodeError> {
+        let mut f = Fields::described(dec, code, descriptor::HEADER, "header")?;
+        let h = Header {
+            durable: f.or_default("durable", false)?,
+            priority: f.or_default("priority", DEFAULT_PRIORITY)?,
+            ttl: f.optional("ttl")?,
+            first_acquirer: f.or_default("first-acquirer", false)?,
+            delivery_count: f.or_default("delivery-count", 0)?,
+        };
+        f.finish()?;
+        Ok(h)
+    }
+}
