@@ -423,7 +423,8 @@ impl QueueManager {
     /// Creates the objects `crtmqm` makes, where missing: SYSTEM.DEFAULT.LOCAL.QUEUE,
     /// SYSTEM.DEFAULT.MODEL.QUEUE, SYSTEM.DEFAULT.ALIAS.QUEUE,
     /// SYSTEM.DEFAULT.REMOTE.QUEUE, SYSTEM.DEAD.LETTER.QUEUE, SYSTEM.ADMIN.COMMAND.QUEUE,
-    /// channel SYSTEM.DEF.SVRCONN and listener SYSTEM.DEFAULT.LISTENER.TCP (PORT(0)); sets
+    /// channels SYSTEM.DEF.SVRCONN and SYSTEM.DEF.AMQP (PORT(5672): the AMQP channel a new
+    /// queue manager starts with), and listener SYSTEM.DEFAULT.LISTENER.TCP (PORT(0)); sets
     /// DEADQ when blank. The server saves [`QueueManager::catalogue`] afterwards.
     pub fn define_system_objects(&mut self, now: Timestamp) {
         let (date, time) = admin_date_time(now);
@@ -445,11 +446,18 @@ impl QueueManager {
                 self.queues.insert(def);
             }
         }
-        if !self.channels.contains_key("SYSTEM.DEF.SVRCONN") {
-            let mut ch = ChannelDefinition::new("SYSTEM.DEF.SVRCONN", ChannelType::Svrconn);
-            ch.attributes.alteration_date = date.clone();
-            ch.attributes.alteration_time = time.clone();
-            self.channels.insert(ch.name.clone(), ch);
+        let channels = [
+            ("SYSTEM.DEF.SVRCONN", ChannelType::Svrconn),
+            ("SYSTEM.DEF.AMQP", ChannelType::Amqp),
+        ];
+        for (name, ct) in channels {
+            if !self.channels.contains_key(name) {
+                // Table defaults: SYSTEM.DEF.AMQP gets PORT(5672), as MQ ships it.
+                let mut ch = ChannelDefinition::new(name, ct);
+                ch.attributes.alteration_date = date.clone();
+                ch.attributes.alteration_time = time.clone();
+                self.channels.insert(ch.name.clone(), ch);
+            }
         }
         if !self.listeners.contains_key("SYSTEM.DEFAULT.LISTENER.TCP") {
             let mut l = ListenerDefinition::new("SYSTEM.DEFAULT.LISTENER.TCP");
@@ -465,5 +473,23 @@ impl QueueManager {
             self.qmgr.creation_date = date;
             self.qmgr.creation_time = time;
         }
+    }
+}
+
+#[cfg(test)]
+mod system_channel_tests {
+    use super::*;
+
+    #[test]
+    fn a_new_queue_manager_has_the_default_amqp_channel_on_5672() {
+        let mut qm = QueueManager::new("QM1", QmgrAttributes::default(), Timestamp(0));
+        qm.define_system_objects(Timestamp(0));
+        let amqp = qm.channel("SYSTEM.DEF.AMQP").expect("SYSTEM.DEF.AMQP");
+        assert_eq!(amqp.channel_type, ChannelType::Amqp);
+        assert_eq!(amqp.attributes.port, 5672);
+        let svrconn = qm
+            .channel("SYSTEM.DEF.SVRCONN")
+            .expect("SYSTEM.DEF.SVRCONN");
+        assert_eq!(svrconn.channel_type, ChannelType::Svrconn);
     }
 }

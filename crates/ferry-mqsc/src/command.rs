@@ -4,7 +4,7 @@
 //! attribute tables; a [`Setting`] names its row by the row's canonical keyword. Names
 //! are validated; DISPLAY names may be generic ([`NamePattern`]).
 
-use ferry_objects::channel::ChannelType;
+use ferry_objects::channel::{ChannelType, StopMode};
 use ferry_objects::queue::QueueType;
 use ferry_objects::AttrValue;
 
@@ -262,6 +262,27 @@ pub enum Command {
         /// CHLTYPE filter.
         channel_type: Option<ChannelType>,
         /// Channels and attributes.
+        selection: Selection,
+    },
+    /// START CHANNEL (AMQP channels: start listening).
+    StartChannel {
+        /// Channel name.
+        name: String,
+    },
+    /// STOP CHANNEL (AMQP channels: stop listening and end the connections).
+    StopChannel {
+        /// Channel name.
+        name: String,
+        /// MODE(QUIESCE), the default, or MODE(FORCE).
+        mode: StopMode,
+    },
+    /// DISPLAY CHSTATUS: a summary per channel, or with CLIENTID one record per client.
+    DisplayChannelStatus {
+        /// CHLTYPE filter.
+        channel_type: Option<ChannelType>,
+        /// CLIENTID(generic): show the matching clients instead of the summary.
+        client_id: Option<NamePattern>,
+        /// Channels and fields.
         selection: Selection,
     },
     /// DEFINE LISTENER.

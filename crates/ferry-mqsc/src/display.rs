@@ -5,12 +5,15 @@
 //! header message in MQ's two-column layout: three blanks, then cells padded to 40
 //! columns, two per line; a cell too wide for its column takes a line of its own.
 //!
-//! Status fields (DISPLAY QSTATUS, CONN, LSSTATUS and the live CURDEPTH/IPPROCS/OPPROCS
-//! of DISPLAY QLOCAL) are not definition attributes, so they are not in ferry-objects'
-//! tables; their one table each is here, read by the parser, the executor and the docs.
+//! Status fields (DISPLAY QSTATUS, CONN, LSSTATUS, CHSTATUS and the live
+//! CURDEPTH/IPPROCS/OPPROCS of DISPLAY QLOCAL) are not definition attributes, so they are
+//! not in ferry-objects' tables; their one table each is here, read by the parser, the
+//! executor and the docs.
 
 use crate::messages::MsgId;
-use ferry_objects::status::{ConnectionStatus, HandleStatus, ListenerStatus, QueueStatus};
+use ferry_objects::status::{
+    ChannelClientStatus, ChannelStatus, ConnectionStatus, HandleStatus, ListenerStatus, QueueStatus,
+};
 use ferry_objects::{AttrKind, AttrValue};
 
 /// A value as DISPLAY shows it and WHERE compares it.
@@ -439,6 +442,158 @@ pub static LSSTATUS_FIELDS: &[StatusField<ListenerStatus>] = &[
         kind: FieldKind::Text,
         doc: "Time it started.",
         get: |l| opt_time(l.started_ms),
+    },
+];
+
+fn running(b: bool) -> FieldValue {
+    FieldValue::Keyword(if b { "RUNNING" } else { "STOPPED" })
+}
+
+const RUNNING_STOPPED: &[&str] = &["RUNNING", "STOPPED"];
+
+/// DISPLAY CHSTATUS fields of a channel's summary (no CLIENTID).
+pub static CHSTATUS_FIELDS: &[StatusField<ChannelStatus>] = &[
+    StatusField {
+        keyword: "STATUS",
+        kind: FieldKind::Keyword(RUNNING_STOPPED),
+        doc: "RUNNING: listening; STOPPED: stopped by STOP CHANNEL.",
+        get: |c| running(c.running),
+    },
+    StatusField {
+        keyword: "CONNS",
+        kind: FieldKind::Int,
+        doc: "Clients connected now.",
+        get: |c| count(c.clients.len()),
+    },
+    StatusField {
+        keyword: "PORT",
+        kind: FieldKind::Int,
+        doc: "Port the channel listens on.",
+        get: |c| count(c.port),
+    },
+    StatusField {
+        keyword: "MSGSNT",
+        kind: FieldKind::Int,
+        doc: "Messages sent to clients since the channel started.",
+        get: |c| count(c.messages_sent),
+    },
+    StatusField {
+        keyword: "MSGRCVD",
+        kind: FieldKind::Int,
+        doc: "Messages received from clients since the channel started.",
+        get: |c| count(c.messages_received),
+    },
+    StatusField {
+        keyword: "BYTSSENT",
+        kind: FieldKind::Int,
+        doc: "Bytes sent since the channel started.",
+        get: |c| count(c.bytes_sent),
+    },
+    StatusField {
+        keyword: "BYTSRCVD",
+        kind: FieldKind::Int,
+        doc: "Bytes received since the channel started.",
+        get: |c| count(c.bytes_received),
+    },
+    StatusField {
+        keyword: "LSTMSGDA",
+        kind: FieldKind::Text,
+        doc: "Date of the last message sent or received.",
+        get: |c| opt_date(c.last_message_ms),
+    },
+    StatusField {
+        keyword: "LSTMSGTI",
+        kind: FieldKind::Text,
+        doc: "Time of the last message sent or received.",
+        get: |c| opt_time(c.last_message_ms),
+    },
+    StatusField {
+        keyword: "CHSTADA",
+        kind: FieldKind::Text,
+        doc: "Date the channel started.",
+        get: |c| opt_date(c.started_ms),
+    },
+    StatusField {
+        keyword: "CHSTATI",
+        kind: FieldKind::Text,
+        doc: "Time the channel started.",
+        get: |c| opt_time(c.started_ms),
+    },
+];
+
+/// DISPLAY CHSTATUS CLIENTID(...) fields: one record per connected client.
+pub static CHSTATUS_CLIENT_FIELDS: &[StatusField<ChannelClientStatus>] = &[
+    StatusField {
+        keyword: "CLIENTID",
+        kind: FieldKind::Text,
+        doc: "The client's AMQP container id.",
+        get: |c| FieldValue::Text(c.client_id.clone()),
+    },
+    StatusField {
+        keyword: "STATUS",
+        kind: FieldKind::Keyword(RUNNING_STOPPED),
+        doc: "RUNNING: a listed client is connected.",
+        get: |_| running(true),
+    },
+    StatusField {
+        keyword: "CONNAME",
+        kind: FieldKind::Text,
+        doc: "Client address.",
+        get: |c| FieldValue::Text(c.connection_name.clone()),
+    },
+    StatusField {
+        keyword: "MCAUSER",
+        kind: FieldKind::Text,
+        doc: "User id the connection is authorized as.",
+        get: |c| FieldValue::Text(c.user_id.clone()),
+    },
+    StatusField {
+        keyword: "MSGSNT",
+        kind: FieldKind::Int,
+        doc: "Messages sent to the client.",
+        get: |c| count(c.messages_sent),
+    },
+    StatusField {
+        keyword: "MSGRCVD",
+        kind: FieldKind::Int,
+        doc: "Messages received from the client.",
+        get: |c| count(c.messages_received),
+    },
+    StatusField {
+        keyword: "BYTSSENT",
+        kind: FieldKind::Int,
+        doc: "Bytes sent to the client.",
+        get: |c| count(c.bytes_sent),
+    },
+    StatusField {
+        keyword: "BYTSRCVD",
+        kind: FieldKind::Int,
+        doc: "Bytes received from the client.",
+        get: |c| count(c.bytes_received),
+    },
+    StatusField {
+        keyword: "LSTMSGDA",
+        kind: FieldKind::Text,
+        doc: "Date of the client's last message.",
+        get: |c| opt_date(c.last_message_ms),
+    },
+    StatusField {
+        keyword: "LSTMSGTI",
+        kind: FieldKind::Text,
+        doc: "Time of the client's last message.",
+        get: |c| opt_time(c.last_message_ms),
+    },
+    StatusField {
+        keyword: "CHSTADA",
+        kind: FieldKind::Text,
+        doc: "Date the client connected.",
+        get: |c| opt_date(Some(c.connected_ms)),
+    },
+    StatusField {
+        keyword: "CHSTATI",
+        kind: FieldKind::Text,
+        doc: "Time the client connected.",
+        get: |c| opt_time(Some(c.connected_ms)),
     },
 ];
 

@@ -7,8 +7,8 @@
 //! rewrites that section.
 
 use crate::display::{
-    StatusField, CONN_FIELDS, CONN_HANDLE_FIELDS, LSSTATUS_FIELDS, QSTATUS_HANDLE_FIELDS,
-    QSTATUS_QUEUE_FIELDS, QUEUE_LIVE_FIELDS,
+    StatusField, CHSTATUS_CLIENT_FIELDS, CHSTATUS_FIELDS, CONN_FIELDS, CONN_HANDLE_FIELDS,
+    LSSTATUS_FIELDS, QSTATUS_HANDLE_FIELDS, QSTATUS_QUEUE_FIELDS, QUEUE_LIVE_FIELDS,
 };
 use crate::messages::MESSAGES;
 use ferry_objects::channel::ChannelType;
@@ -132,7 +132,7 @@ pub fn render_attributes() -> String {
     for (title, table) in sections {
         let _ = write!(out, "### {title}\n\n{table}\n");
     }
-    let status: [(&str, String); 6] = [
+    let status: [(&str, String); 8] = [
         (
             "Live fields of DISPLAY QLOCAL / QUEUE",
             status_table(QUEUE_LIVE_FIELDS),
@@ -151,6 +151,14 @@ pub fn render_attributes() -> String {
             status_table(CONN_HANDLE_FIELDS),
         ),
         ("DISPLAY LSSTATUS", status_table(LSSTATUS_FIELDS)),
+        (
+            "DISPLAY CHSTATUS CHLTYPE(AMQP): channel summary",
+            status_table(CHSTATUS_FIELDS),
+        ),
+        (
+            "DISPLAY CHSTATUS CHLTYPE(AMQP) CLIENTID(...): one record per client",
+            status_table(CHSTATUS_CLIENT_FIELDS),
+        ),
     ];
     for (title, table) in status {
         let _ = write!(out, "### {title}\n\n{table}\n");

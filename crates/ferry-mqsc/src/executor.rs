@@ -8,20 +8,20 @@
 //! the command names. The target stores, enforces in-use rules and reports status.
 
 use crate::command::{
-    Command, ConnType, Filter, FilterValue, Op, QueueStatusType, Selection, Setting,
+    Command, ConnType, Filter, FilterValue, NamePattern, Op, QueueStatusType, Selection, Setting,
 };
 use crate::display::{
-    attr_field, date_time, render_block, ConnHandle, Field, FieldValue, CONN_FIELDS,
-    CONN_HANDLE_FIELDS, LSSTATUS_FIELDS, QSTATUS_HANDLE_FIELDS, QSTATUS_QUEUE_FIELDS,
-    QUEUE_LIVE_FIELDS,
+    attr_field, date_time, render_block, ConnHandle, Field, FieldValue, CHSTATUS_CLIENT_FIELDS,
+    CHSTATUS_FIELDS, CONN_FIELDS, CONN_HANDLE_FIELDS, LSSTATUS_FIELDS, QSTATUS_HANDLE_FIELDS,
+    QSTATUS_QUEUE_FIELDS, QUEUE_LIVE_FIELDS,
 };
 use crate::error::ParseError;
 use crate::messages::MsgId;
 use crate::target::AdminTarget;
-use ferry_objects::channel::ChannelType;
+use ferry_objects::channel::{ChannelType, StopMode};
 use ferry_objects::queue::{DefinitionType, QueueType};
 use ferry_objects::{
-    AdminError, AttributeSet, ChannelAttributes, ChannelDefinition, ListenerAttributes,
+    AdminError, AttrError, AttributeSet, ChannelAttributes, ChannelDefinition, ListenerAttributes,
     ListenerDefinition, QmgrAttributes, QueueAttributes, QueueDefinition,
 };
 use std::cmp::Ordering;
@@ -77,6 +77,7 @@ pub fn default_queue_name(qt: QueueType) -> &'static str {
 pub fn default_channel_name(ct: ChannelType) -> &'static str {
     match ct {
         ChannelType::Svrconn => "SYSTEM.DEF.SVRCONN",
+        ChannelType::Amqp => "SYSTEM.DEF.AMQP",
     }
 }
 
@@ -163,6 +164,9 @@ pub fn execute(cmd: &Command, target: &mut dyn AdminTarget) -> CommandResult {
         {
             None => CommandResult::failed(MsgId::ObjectNotFound, &[name]),
             Some(mut def) => {
+                if let Some(refused) = not_for_type(def.channel_type, settings) {
+                    return refused;
+                }
                 apply(&mut def.attributes, settings);
                 let (d, t) = date_time(target.now_ms());
                 def.attributes.alteration_date = d;
@@ -199,6 +203,13 @@ pub fn execute(cmd: &Command, target: &mut dyn AdminTarget) -> CommandResult {
                 MsgId::DisplayChannel,
             )
         }
+        Command::StartChannel { name } => start_channel(target, name),
+        Command::StopChannel { name, mode } => stop_channel(target, name, *mode),
+        Command::DisplayChannelStatus {
+            channel_type,
+            client_id,
+            selection,
+        } => display_chstatus(target, *channel_type, client_id.as_ref(), selection),
         Command::DefineListener {
             name,
             like,
@@ -420,6 +431,114 @@ fn define_channel(
     )
 }
 
+/// ALTER CHANNEL without CHLTYPE: the parser accepted every channel attribute, so refuse
+/// those the channel's type does not take, with the parser's wording.
+fn not_for_type(ct: ChannelType, settings: &[Setting]) -> Option<CommandResult> {
+    let row = settings.iter().find_map(|s| {
+        ChannelAttributes::lookup(s.keyword).filter(|(row, _)| !row.applies_to(ct.mask()))
+    })?;
+    let refusal = AttrError::NotApplicable {
+        keyword: row.0.keyword,
+        object: ct.object(),
+    };
+    Some(CommandResult::failed(
+        MsgId::SyntaxDetail,
+        &[&refusal.to_string()],
+    ))
+}
+
+/// START CHANNEL: only types that start by command, and not while TLS is asked for.
+fn start_channel(target: &mut dyn AdminTarget, name: &str) -> CommandResult {
+    let Some(def) = target.channel(name) else {
+        return CommandResult::failed(MsgId::ObjectNotFound, &[name]);
+    };
+    if !def.channel_type.can_start() {
+        return CommandResult::failed(
+            MsgId::ChannelNotStartable,
+            &[name, def.channel_type.keyword()],
+        );
+    }
+    if def.attributes.tls_requested() {
+        return CommandResult::failed(
+            MsgId::TlsNotSupported,
+            &[name, def.attributes.ssl_cipher.trim()],
+        );
+    }
+    outcome(target.start_channel(name), MsgId::ChannelStarted, false)
+}
+
+/// STOP CHANNEL: only a running channel of a type that starts by command.
+fn stop_channel(target: &mut dyn AdminTarget, name: &str, mode: StopMode) -> CommandResult {
+    let Some(def) = target.channel(name) else {
+        return CommandResult::failed(MsgId::ObjectNotFound, &[name]);
+    };
+    if !def.channel_type.can_start() {
+        return CommandResult::failed(
+            MsgId::ChannelNotStartable,
+            &[name, def.channel_type.keyword()],
+        );
+    }
+    let running = target
+        .channel_status(&NamePattern::Exact(name.to_string()))
+        .iter()
+        .any(|s| s.name == name && s.running);
+    if !running {
+        return CommandResult::failed(MsgId::ChannelNotActive, &[name]);
+    }
+    outcome(
+        target.stop_channel(name, mode),
+        MsgId::ChannelStopped,
+        false,
+    )
+}
+
+/// DISPLAY CHSTATUS: one summary per started channel, or with CLIENTID one record per
+/// matching client; none at all is FRY8420I.
+fn display_chstatus(
+    target: &dyn AdminTarget,
+    channel_type: Option<ChannelType>,
+    client_id: Option<&NamePattern>,
+    selection: &Selection,
+) -> CommandResult {
+    let mut blocks = Vec::new();
+    for s in target
+        .channel_status(&selection.name)
+        .into_iter()
+        .filter(|s| selection.name.matches(&s.name))
+        .filter(|s| channel_type.is_none_or(|t| t == s.channel_type))
+    {
+        let head = || {
+            vec![
+                Field::new("CHANNEL", FieldValue::Text(s.name.clone())),
+                Field::new("CHLTYPE", FieldValue::Keyword(s.channel_type.keyword())),
+            ]
+        };
+        match client_id {
+            None => {
+                let mut fields = head();
+                fields.extend(CHSTATUS_FIELDS.iter().map(|f| f.field(&s)));
+                blocks.push(fields);
+            }
+            Some(pattern) => {
+                for c in s.clients.iter().filter(|c| pattern.matches(&c.client_id)) {
+                    let mut fields = head();
+                    fields.extend(CHSTATUS_CLIENT_FIELDS.iter().map(|f| f.field(c)));
+                    blocks.push(fields);
+                }
+            }
+        }
+    }
+    if blocks.is_empty() {
+        return CommandResult::failed(MsgId::StatusNotFound, &["Channel"]);
+    }
+    display(
+        blocks,
+        selection,
+        &["CHANNEL", "CHLTYPE", "CLIENTID", "STATUS"],
+        MsgId::DisplayChannelStatus,
+    )
+}
+
 fn define_listener(
     target: &mut dyn AdminTarget,
     name: &str,
@@ -560,7 +679,7 @@ fn display_qstatus(
         }
     }
     if blocks.is_empty() {
-        return CommandResult::failed(MsgId::QueueStatusNotFound, &[]);
+        return CommandResult::failed(MsgId::StatusNotFound, &["Queue"]);
     }
     display(
         blocks,

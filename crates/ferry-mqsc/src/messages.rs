@@ -96,6 +96,10 @@ messages! {
     ChannelDeleted = Some(8015), Info, "Ferry channel deleted.";
     /// ALTER CHANNEL done.
     ChannelChanged = Some(8016), Info, "Ferry channel changed.";
+    /// START CHANNEL accepted (AMQP channels).
+    ChannelStarted = Some(8018), Info, "Start Ferry channel accepted.";
+    /// STOP CHANNEL accepted (AMQP channels).
+    ChannelStopped = Some(8019), Info, "Stop Ferry channel accepted.";
     /// START LISTENER accepted.
     ListenerStarted = Some(8021), Info, "Request to start Ferry listener accepted.";
     /// CLEAR QLOCAL done.
@@ -120,8 +124,10 @@ messages! {
     DisplayQueue = Some(8409), Info, "Display Queue details.";
     /// DISPLAY CHANNEL header.
     DisplayChannel = Some(8414), Info, "Display Channel details.";
-    /// DISPLAY QSTATUS found no status to show.
-    QueueStatusNotFound = Some(8420), Info, "Queue Status not found.";
+    /// DISPLAY CHSTATUS header.
+    DisplayChannelStatus = Some(8417), Info, "Display Channel Status details.";
+    /// DISPLAY QSTATUS or CHSTATUS found no status to show; {0} is Queue or Channel.
+    StatusNotFound = Some(8420), Info, "{0} Status not found.";
     /// DISPLAY QSTATUS header.
     DisplayQueueStatus = Some(8450), Info, "Display queue status details.";
     /// DEFINE LISTENER done.
@@ -144,8 +150,14 @@ messages! {
     NotSupported = Some(9002), Error, "{0} is valid MQSC but Ferry does not support it yet.";
     /// The queue manager refused a request, with its reason.
     RequestRefused = Some(9003), Error, "The request was refused: {0}.";
+    /// START/STOP CHANNEL of a channel type that is not started by command (SVRCONN).
+    ChannelNotStartable = Some(9004), Error, "Channel {0} is a {1} channel: it runs when a client connects through a listener, so it cannot be started or stopped.";
+    /// START CHANNEL of a channel with SSLCIPH set: Ferry has no TLS yet.
+    TlsNotSupported = Some(9005), Error, "Channel {0} has SSLCIPH({1}) but Ferry does not support TLS yet; set SSLCIPH(' ') to start it without TLS.";
     /// The reason for a syntax error (follows FRY8405I and the segment).
     SyntaxDetail = Some(9405), Error, "{0}.";
+    /// STOP CHANNEL of a channel that is not running.
+    ChannelNotActive = Some(9533), Error, "Channel {0} is not currently active.";
     /// runmqsc banner.
     Starting = None, Info, "Starting MQSC for queue manager {0}.";
     /// Summary: commands read.

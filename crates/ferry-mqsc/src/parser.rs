@@ -14,7 +14,7 @@ use crate::lexer::{tokenize, Token, TokenKind};
 mod display;
 
 use display::{field_vocab, table_vocab};
-use ferry_objects::channel::ChannelType;
+use ferry_objects::channel::{ChannelType, StopMode};
 use ferry_objects::queue::{DefinitionType, QueueType};
 use ferry_objects::{
     AttrDef, AttrError, AttrKind, AttrValue, AttributeSet, ChannelAttributes, ListenerAttributes,
@@ -44,6 +44,7 @@ enum Obj {
     QStatus,
     Conn,
     LsStatus,
+    ChStatus,
     /// Valid MQSC object types Ferry does not implement yet.
     Other(&'static str),
 }
@@ -81,8 +82,8 @@ const OBJECTS: &[(&str, Obj)] = &[
     ("CHLAUTH", Obj::Other("CHLAUTH")),
     ("AUTHREC", Obj::Other("AUTHREC")),
     ("ENTAUTH", Obj::Other("ENTAUTH")),
-    ("CHSTATUS", Obj::Other("CHSTATUS")),
-    ("CHS", Obj::Other("CHSTATUS")),
+    ("CHSTATUS", Obj::ChStatus),
+    ("CHS", Obj::ChStatus),
     ("QMSTATUS", Obj::Other("QMSTATUS")),
     ("SVSTATUS", Obj::Other("SVSTATUS")),
     ("SBSTATUS", Obj::Other("SBSTATUS")),
@@ -120,7 +121,7 @@ const VERBS: &[(&str, Option<&str>)] = &[
 
 /// MQ channel types Ferry does not serve yet (DEFINE answers FRY9002E, not a syntax error).
 const LATER_CHANNEL_TYPES: &[&str] = &[
-    "SDR", "SVR", "RCVR", "RQSTR", "CLNTCONN", "CLUSSDR", "CLUSRCVR", "AMQP", "MQTT",
+    "SDR", "SVR", "RCVR", "RQSTR", "CLNTCONN", "CLUSSDR", "CLUSRCVR", "MQTT",
 ];
 
 /// How a name is checked.
@@ -234,9 +235,6 @@ impl Parser<'_> {
             (_, Obj::Other(name)) => Ok(Command::Unsupported {
                 what: format!("{verb} {name}"),
             }),
-            ("START" | "STOP", Obj::Channel) => Ok(Command::Unsupported {
-                what: format!("{verb} CHANNEL"),
-            }),
             ("STOP", Obj::Conn) => Ok(Command::Unsupported {
                 what: "STOP CONN".into(),
             }),
@@ -265,6 +263,13 @@ impl Parser<'_> {
                 Ok(Command::DeleteChannel { name })
             }
             ("DISPLAY", Obj::Channel) => self.display_channel(obj_param, &rest),
+            ("START", Obj::Channel) => {
+                let name = self.exact_name(obj_param, "CHANNEL", NameRule::Channel)?;
+                self.no_more(&rest)?;
+                Ok(Command::StartChannel { name })
+            }
+            ("STOP", Obj::Channel) => self.stop_channel(obj_param, &rest),
+            ("DISPLAY", Obj::ChStatus) => self.display_chstatus(obj_param, &rest),
             ("DEFINE", Obj::Listener) => {
                 let name = self.exact_name(obj_param, "LISTENER", NameRule::Object)?;
                 let (like, replace, settings) = self.define_params::<ListenerAttributes>(
@@ -747,7 +752,7 @@ impl Parser<'_> {
         let (like, replace, settings) = self.define_params::<ChannelAttributes>(
             &rest,
             channel_type.mask(),
-            "CHANNEL",
+            channel_type.object(),
             NameRule::Channel,
         )?;
         Ok(Command::DefineChannel {
@@ -769,17 +774,44 @@ impl Parser<'_> {
                 Err(unsupported) => return Ok(unsupported),
             },
         };
+        // Without CHLTYPE the executor checks the attributes against the channel's type.
         let mask = channel_type.map(ChannelType::mask).unwrap_or(u32::MAX);
+        let object = channel_type.map(ChannelType::object).unwrap_or("CHANNEL");
         let mut seen = Vec::new();
         let settings = rest
             .iter()
-            .map(|p| self.setting::<ChannelAttributes>(p, mask, "CHANNEL", &mut seen))
+            .map(|p| self.setting::<ChannelAttributes>(p, mask, object, &mut seen))
             .collect::<Result<_, _>>()?;
         Ok(Command::AlterChannel {
             channel_type,
             name,
             settings,
         })
+    }
+
+    /// STOP CHANNEL(name) [MODE(QUIESCE|FORCE)].
+    fn stop_channel(&self, obj: &Param, rest: &[&Param]) -> Result<Command, ParseError> {
+        let name = self.exact_name(obj, "CHANNEL", NameRule::Channel)?;
+        let mut rest: Vec<&Param> = rest.to_vec();
+        let mode = match self.take_option(&mut rest, "MODE")? {
+            None => StopMode::Quiesce,
+            Some((value, pos)) => StopMode::from_keyword(&value)
+                .ok_or_else(|| self.bad_option("MODE", value, StopMode::KEYWORDS, pos))?,
+        };
+        if let Some(p) = rest.first() {
+            let kind = if p.keyword == "MODE" {
+                K::ValueRequired {
+                    keyword: "MODE".into(),
+                }
+            } else {
+                K::UnknownKeyword {
+                    keyword: p.keyword.clone(),
+                    object: "STOP CHANNEL".into(),
+                }
+            };
+            return Err(self.err(kind, p.end));
+        }
+        Ok(Command::StopChannel { name, mode })
     }
 
     fn alter_qmgr(&self, obj: &Param, rest: &[&Param]) -> Result<Command, ParseError> {

@@ -4,9 +4,12 @@
 //! LIKE, REPLACE, the changed attributes, CRDATE/ALTDATE) and hands it over whole; the
 //! target (the running queue manager) only stores, checks in-use rules and reports status.
 
-use ferry_objects::status::{ConnectionStatus, HandleStatus, ListenerStatus, QueueStatus};
+use crate::command::NamePattern;
+use ferry_objects::status::{
+    ChannelStatus, ConnectionStatus, HandleStatus, ListenerStatus, QueueStatus,
+};
 use ferry_objects::{
-    AdminError, ChannelDefinition, ListenerDefinition, QmgrAttributes, QueueDefinition,
+    AdminError, ChannelDefinition, ListenerDefinition, QmgrAttributes, QueueDefinition, StopMode,
 };
 
 /// The queue manager as MQSC sees it.
@@ -41,8 +44,18 @@ pub trait AdminTarget {
     fn define_channel(&mut self, def: ChannelDefinition, replace: bool) -> Result<(), AdminError>;
     /// Replaces an existing channel's attributes.
     fn alter_channel(&mut self, def: ChannelDefinition) -> Result<(), AdminError>;
-    /// Deletes a channel.
+    /// Deletes a channel (refused with `InUse` while it runs or has connections).
     fn delete_channel(&mut self, name: &str) -> Result<(), AdminError>;
+    /// Starts an AMQP channel: binds LOCLADDR/PORT and accepts AMQP connections. The
+    /// executor has already checked that the channel exists, is of a type that starts
+    /// ([`ferry_objects::ChannelType::can_start`]) and asks for no TLS.
+    fn start_channel(&mut self, name: &str) -> Result<(), AdminError>;
+    /// Stops a running AMQP channel: stops listening and ends its connections as `mode`
+    /// says; its status record stays, STOPPED, until the channel starts again.
+    fn stop_channel(&mut self, name: &str, mode: StopMode) -> Result<(), AdminError>;
+    /// Status records of the channels whose names match `name` (started channels only:
+    /// a channel never started has none), sorted by name.
+    fn channel_status(&self, name: &NamePattern) -> Vec<ChannelStatus>;
 
     /// A listener by exact name.
     fn listener(&self, name: &str) -> Option<ListenerDefinition>;

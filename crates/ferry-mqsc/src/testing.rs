@@ -2,16 +2,20 @@
 //!
 //! It keeps definitions in `BTreeMap`s and applies the rules a queue manager would:
 //! AlreadyExists without REPLACE, TypeMismatch across queue types, InUse for open queues
-//! and running listeners, NotEmpty for DELETE without PURGE. Depths, open handles and
-//! connections are set by tests through its public fields and helpers.
+//! and running listeners and channels, NotEmpty for DELETE without PURGE. Depths, open
+//! handles, connections and AMQP clients are set by tests through its public fields and
+//! helpers.
 
+use crate::command::NamePattern;
 use crate::executor::{default_channel_name, default_queue_name, DEFAULT_LISTENER};
 use crate::target::AdminTarget;
 use ferry_objects::channel::ChannelType;
 use ferry_objects::queue::QueueType;
-use ferry_objects::status::{ConnectionStatus, HandleStatus, ListenerStatus, QueueStatus};
+use ferry_objects::status::{
+    ChannelClientStatus, ChannelStatus, ConnectionStatus, HandleStatus, ListenerStatus, QueueStatus,
+};
 use ferry_objects::{
-    AdminError, ChannelDefinition, ListenerDefinition, QmgrAttributes, QueueDefinition,
+    AdminError, ChannelDefinition, ListenerDefinition, QmgrAttributes, QueueDefinition, StopMode,
 };
 use std::collections::BTreeMap;
 
@@ -34,6 +38,10 @@ pub struct MemoryTarget {
     pub listeners: BTreeMap<String, ListenerDefinition>,
     /// Running listeners by name.
     pub running: BTreeMap<String, ListenerStatus>,
+    /// Status of started channels (running or stopped since) by name.
+    pub channel_status: BTreeMap<String, ChannelStatus>,
+    /// The mode of the last STOP CHANNEL, for tests.
+    pub last_stop_mode: Option<StopMode>,
     /// Queue manager attributes.
     pub qmgr: QmgrAttributes,
     /// Connected applications.
@@ -57,11 +65,10 @@ impl MemoryTarget {
             let def = QueueDefinition::new(default_queue_name(qt), qt);
             t.queues.insert(def.name.clone(), def);
         }
-        let ch = ChannelDefinition::new(
-            default_channel_name(ChannelType::Svrconn),
-            ChannelType::Svrconn,
-        );
-        t.channels.insert(ch.name.clone(), ch);
+        for ct in [ChannelType::Svrconn, ChannelType::Amqp] {
+            let ch = ChannelDefinition::new(default_channel_name(ct), ct);
+            t.channels.insert(ch.name.clone(), ch);
+        }
         let l = ListenerDefinition::new(DEFAULT_LISTENER);
         t.listeners.insert(l.name.clone(), l);
         t
@@ -86,6 +93,23 @@ impl MemoryTarget {
                 name: queue.to_string(),
                 ..QueueStatus::default()
             })
+    }
+
+    /// Adds a client to a running channel, as if an AMQP client had connected, and adds
+    /// its traffic to the channel's totals.
+    pub fn connect_client(&mut self, channel: &str, client: ChannelClientStatus) {
+        if let Some(s) = self.channel_status.get_mut(channel) {
+            s.messages_sent += client.messages_sent;
+            s.messages_received += client.messages_received;
+            s.bytes_sent += client.bytes_sent;
+            s.bytes_received += client.bytes_received;
+            s.last_message_ms = s.last_message_ms.max(client.last_message_ms);
+            s.clients.push(client);
+        }
+    }
+
+    fn channel_running(&self, name: &str) -> bool {
+        self.channel_status.get(name).is_some_and(|s| s.running)
     }
 
     fn is_open(&self, queue: &str) -> bool {
@@ -221,18 +245,60 @@ impl AdminTarget for MemoryTarget {
     }
 
     fn alter_channel(&mut self, def: ChannelDefinition) -> Result<(), AdminError> {
-        if !self.channels.contains_key(&def.name) {
-            return Err(not_found(&def.name));
+        match self.channels.get(&def.name) {
+            None => return Err(not_found(&def.name)),
+            Some(old) if old.channel_type != def.channel_type => {
+                return Err(AdminError::TypeMismatch { name: def.name })
+            }
+            Some(_) => {}
         }
         self.channels.insert(def.name.clone(), def);
         Ok(())
     }
 
     fn delete_channel(&mut self, name: &str) -> Result<(), AdminError> {
+        if self.channel_running(name) {
+            return Err(AdminError::InUse { name: name.into() });
+        }
+        self.channel_status.remove(name);
         self.channels
             .remove(name)
             .map(|_| ())
             .ok_or_else(|| not_found(name))
+    }
+
+    fn start_channel(&mut self, name: &str) -> Result<(), AdminError> {
+        let Some(def) = self.channels.get(name) else {
+            return Err(not_found(name));
+        };
+        if self.channel_running(name) {
+            return Err(AdminError::InUse { name: name.into() });
+        }
+        let mut status =
+            ChannelStatus::new(name, def.channel_type, true, def.attributes.listen_port());
+        status.started_ms = Some(self.now_ms);
+        self.channel_status.insert(name.to_string(), status);
+        Ok(())
+    }
+
+    fn stop_channel(&mut self, name: &str, mode: StopMode) -> Result<(), AdminError> {
+        let Some(s) = self.channel_status.get_mut(name).filter(|s| s.running) else {
+            return Err(AdminError::Invalid(format!(
+                "channel {name} is not running"
+            )));
+        };
+        s.running = false;
+        s.clients.clear();
+        self.last_stop_mode = Some(mode);
+        Ok(())
+    }
+
+    fn channel_status(&self, name: &NamePattern) -> Vec<ChannelStatus> {
+        self.channel_status
+            .values()
+            .filter(|s| name.matches(&s.name))
+            .cloned()
+            .collect()
     }
 
     fn listener(&self, name: &str) -> Option<ListenerDefinition> {

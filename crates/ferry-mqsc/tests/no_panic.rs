@@ -67,6 +67,15 @@ const WORDS: &[&str] = &[
     "TARGET",
     "DEFTYPE",
     "PERMDYN",
+    "AMQP",
+    "CHSTATUS",
+    "CHS",
+    "CLIENTID",
+    "MODE",
+    "QUIESCE",
+    "PORT",
+    "SSLCIPH",
+    "SYSTEM.DEF.AMQP",
 ];
 
 fn mqsc_like() -> impl Strategy<Value = String> {

@@ -1,17 +1,28 @@
-//! Channel definitions. This issue serves client connections (SVRCONN); message channels
-//! (SDR/RCVR), cluster channels and AMQP channels join the same table in later issues.
+//! Channel definitions: client connections (SVRCONN) and AMQP 1.0 channels (AMQP).
+//!
+//! Both types share one attribute table; each row's `applies` mask says which types
+//! take it, so an attribute of the other type is refused by MQSC (`SHARECNV` on an AMQP
+//! channel, `PORT` on a SVRCONN). Message channels (SDR/RCVR) and cluster channels join
+//! the same table in later issues.
 
 use crate::attribute::AttrKind::{Int, Keyword, Name, Text};
 use crate::{attribute_table, keyword_enum};
 
 /// Applies to server-connection channels.
 pub const SVRCONN: u32 = 1;
+/// Applies to AMQP channels.
+pub const AMQP: u32 = 2;
+
+/// The port an AMQP channel listens on unless PORT says otherwise (AMQP's IANA port).
+pub const AMQP_DEFAULT_PORT: u16 = 5672;
 
 keyword_enum! {
     /// CHLTYPE: the role of a channel.
     ChannelType {
         /// Server end of client connections.
         Svrconn = "SVRCONN",
+        /// AMQP 1.0 listener for AMQP and JMS (Qpid) clients.
+        Amqp = "AMQP",
     }
 }
 
@@ -20,6 +31,24 @@ impl ChannelType {
     pub fn mask(self) -> u32 {
         match self {
             ChannelType::Svrconn => SVRCONN,
+            ChannelType::Amqp => AMQP,
+        }
+    }
+
+    /// The object as MQSC messages name it, e.g. `CHANNEL CHLTYPE(AMQP)`.
+    pub fn object(self) -> &'static str {
+        match self {
+            ChannelType::Svrconn => "CHANNEL CHLTYPE(SVRCONN)",
+            ChannelType::Amqp => "CHANNEL CHLTYPE(AMQP)",
+        }
+    }
+
+    /// Whether START/STOP CHANNEL apply: an AMQP channel listens once started; a SVRCONN
+    /// channel runs only when a client connects through a listener, so it cannot be started.
+    pub fn can_start(self) -> bool {
+        match self {
+            ChannelType::Svrconn => false,
+            ChannelType::Amqp => true,
         }
     }
 }
@@ -29,32 +58,81 @@ keyword_enum! {
     TransportType { Tcp = "TCP" }
 }
 
+keyword_enum! {
+    /// USECLTID: whether an AMQP client's container id is used as its MQ user id.
+    UseClientId { No = "NO", Yes = "YES" }
+}
+
+keyword_enum! {
+    /// SSLCAUTH: whether a TLS client must present a certificate.
+    SslClientAuth { Required = "REQUIRED", Optional = "OPTIONAL" }
+}
+
+keyword_enum! {
+    /// STOP CHANNEL MODE: how a running channel's connections end.
+    StopMode {
+        /// Stop accepting connections; end each after the work in flight (the current
+        /// acknowledgement batch) completes. MQ's default.
+        Quiesce = "QUIESCE",
+        /// Stop accepting connections and close every connection at once.
+        Force = "FORCE",
+    }
+}
+
 attribute_table! {
     /// The attributes of a channel.
     pub struct ChannelAttributes;
     pub static CHANNEL_ATTRIBUTES;
     descr: String = "DESCR", Text { max_len: 64 }, default String::new(),
-        applies SVRCONN, inq None, rw, "Description for operators.";
+        applies SVRCONN | AMQP, inq None, rw, "Description for operators.";
     transport_type: TransportType = "TRPTYPE", Keyword { values: TransportType::KEYWORDS }, default TransportType::Tcp,
         applies SVRCONN, inq None, rw, "Transport the channel uses.";
+    port: i32 = "PORT", Int { min: 1, max: 65535 }, default i32::from(AMQP_DEFAULT_PORT),
+        applies AMQP, inq None, rw, "TCP port the AMQP channel listens on.";
+    local_address: String = "LOCLADDR", Text { max_len: 48 }, default String::new(),
+        applies AMQP, inq None, rw, "Local address the AMQP channel listens on (blank: all interfaces).";
     max_msg_length: i32 = "MAXMSGL", Int { min: 0, max: 104_857_600 }, default 4_194_304,
-        applies SVRCONN, inq None, rw, "Longest message on the channel; the lower of both ends is used (2218).";
+        applies SVRCONN | AMQP, inq None, rw, "Longest message on the channel; the lower of both ends is used (2218).";
     heartbeat_interval: i32 = "HBINT", Int { min: 0, max: 999_999 }, default 300,
-        applies SVRCONN, inq None, rw, "Seconds of silence before a heartbeat; the larger of both ends is used; 0 off.";
+        applies SVRCONN | AMQP, inq None, rw, "Seconds of silence before a heartbeat (SVRCONN: the larger of both ends is used); AMQP: the idle-time-out advertised (HBINT x 1000 ms), a client silent longer is disconnected; 0 off.";
     share_conversations: i32 = "SHARECNV", Int { min: 0, max: 999_999_999 }, default 10,
         applies SVRCONN, inq None, rw, "Conversations one TCP connection may carry (0 and 1: no sharing).";
     max_instances: i32 = "MAXINST", Int { min: 0, max: 999_999_999 }, default 999_999_999,
-        applies SVRCONN, inq None, rw, "Most simultaneous instances of the channel.";
+        applies SVRCONN | AMQP, inq None, rw, "Most simultaneous instances (AMQP: connections) of the channel.";
     max_instances_per_client: i32 = "MAXINSTC", Int { min: 0, max: 999_999_999 }, default 999_999_999,
-        applies SVRCONN, inq None, rw, "Most simultaneous instances from one client address.";
+        applies SVRCONN | AMQP, inq None, rw, "Most simultaneous instances from one client address.";
     disconnect_interval: i32 = "DISCINT", Int { min: 0, max: 999_999 }, default 0,
         applies SVRCONN, inq None, rw, "Seconds an idle client may stay connected (0: forever).";
     mca_user: String = "MCAUSER", Name { max_len: 12 }, default String::new(),
-        applies SVRCONN, inq None, rw, "User id for authorization (blank: the flowed user).";
+        applies SVRCONN | AMQP, inq None, rw, "User id for authorization (blank: the flowed user).";
+    use_client_id: UseClientId = "USECLTID", Keyword { values: UseClientId::KEYWORDS }, default UseClientId::No,
+        applies AMQP, inq None, rw, "YES: the AMQP client's container id is its user id for authorization.";
+    topic_root: String = "TPROOT", Name { max_len: 48 }, default "SYSTEM.BASE.TOPIC".to_string(),
+        applies AMQP, inq None, rw, "Topic object under which AMQP topic addresses are published and subscribed.";
+    ssl_cipher: String = "SSLCIPH", Text { max_len: 32 }, default String::new(),
+        applies AMQP, inq None, rw, "TLS CipherSpec (blank: no TLS); stored, but START refuses it until Ferry has TLS.";
+    ssl_client_auth: SslClientAuth = "SSLCAUTH", Keyword { values: SslClientAuth::KEYWORDS }, default SslClientAuth::Required,
+        applies AMQP, inq None, rw, "Whether a TLS client must present a certificate.";
+    batch_size: i32 = "BATCHSZ", Int { min: 1, max: 9999 }, default 50,
+        applies AMQP, inq None, rw, "Accepted AMQP deliveries are removed from their queues in batches of up to this many.";
+    batch_interval: i32 = "BATCHINT", Int { min: 0, max: 999_999_999 }, default 50,
+        applies AMQP, inq None, rw, "Milliseconds a batch of accepted deliveries waits to fill before it is removed (0: at once).";
     alteration_date: String = "ALTDATE", Text { max_len: 10 }, default String::new(),
-        applies SVRCONN, inq None, ro, "Date of the last change (yyyy-mm-dd).";
+        applies SVRCONN | AMQP, inq None, ro, "Date of the last change (yyyy-mm-dd).";
     alteration_time: String = "ALTTIME", Text { max_len: 8 }, default String::new(),
-        applies SVRCONN, inq None, ro, "Time of the last change (hh.mm.ss).";
+        applies SVRCONN | AMQP, inq None, ro, "Time of the last change (hh.mm.ss).";
+}
+
+impl ChannelAttributes {
+    /// True when SSLCIPH asks for TLS, which Ferry does not offer yet: START refuses.
+    pub fn tls_requested(&self) -> bool {
+        !self.ssl_cipher.trim().is_empty()
+    }
+
+    /// PORT as a port number (the table keeps it within 1..=65535).
+    pub fn listen_port(&self) -> u16 {
+        u16::try_from(self.port).unwrap_or(AMQP_DEFAULT_PORT)
+    }
 }
 
 /// A channel: name (up to 20 characters), type and attributes.
@@ -76,5 +154,94 @@ impl ChannelDefinition {
             channel_type,
             attributes: ChannelAttributes::default(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{AttrValue, AttributeSet};
+
+    fn applies(keyword: &str, ct: ChannelType) -> bool {
+        ChannelAttributes::lookup(keyword)
+            .map(|(row, _)| row.applies_to(ct.mask()))
+            .unwrap_or(false)
+    }
+
+    #[test]
+    fn amqp_channels_take_mq_amqp_attributes_and_not_svrconn_ones() {
+        for kw in [
+            "DESCR", "PORT", "LOCLADDR", "MAXMSGL", "HBINT", "MAXINST", "MAXINSTC", "MCAUSER",
+            "USECLTID", "TPROOT", "SSLCIPH", "SSLCAUTH", "BATCHSZ", "BATCHINT", "ALTDATE",
+        ] {
+            assert!(applies(kw, ChannelType::Amqp), "{kw} on AMQP");
+        }
+        for kw in ["SHARECNV", "DISCINT", "TRPTYPE"] {
+            assert!(!applies(kw, ChannelType::Amqp), "{kw} refused on AMQP");
+        }
+        for kw in [
+            "PORT", "LOCLADDR", "USECLTID", "TPROOT", "SSLCIPH", "SSLCAUTH", "BATCHSZ", "BATCHINT",
+        ] {
+            assert!(
+                !applies(kw, ChannelType::Svrconn),
+                "{kw} refused on SVRCONN"
+            );
+        }
+        for kw in [
+            "SHARECNV", "DISCINT", "TRPTYPE", "HBINT", "MAXMSGL", "MCAUSER",
+        ] {
+            assert!(applies(kw, ChannelType::Svrconn), "{kw} on SVRCONN");
+        }
+    }
+
+    #[test]
+    fn amqp_defaults_are_mqs() {
+        let a = ChannelDefinition::new("SYSTEM.DEF.AMQP", ChannelType::Amqp).attributes;
+        assert_eq!(a.port, 5672);
+        assert_eq!(a.listen_port(), 5672);
+        assert_eq!(a.local_address, "");
+        assert_eq!(a.max_msg_length, 4_194_304);
+        assert_eq!(a.max_instances, 999_999_999);
+        assert_eq!(a.use_client_id, UseClientId::No);
+        assert_eq!(a.topic_root, "SYSTEM.BASE.TOPIC");
+        assert_eq!(a.ssl_client_auth, SslClientAuth::Required);
+        assert_eq!(a.batch_size, 50);
+        assert_eq!(a.batch_interval, 50);
+        assert_eq!(a.heartbeat_interval, 300);
+        assert!(!a.tls_requested());
+    }
+
+    #[test]
+    fn ranges_refuse_out_of_range_values() {
+        let check = |kw: &str, n: i32| {
+            let (row, _) = ChannelAttributes::lookup(kw).expect("row");
+            row.check(AttrValue::Int(n)).is_ok()
+        };
+        assert!(check("PORT", 1) && check("PORT", 65535));
+        assert!(!check("PORT", 0) && !check("PORT", 65536));
+        assert!(check("BATCHSZ", 1) && check("BATCHSZ", 9999));
+        assert!(!check("BATCHSZ", 0) && !check("BATCHSZ", 10_000));
+        assert!(check("BATCHINT", 0) && check("BATCHINT", 999_999_999));
+        assert!(!check("BATCHINT", -1));
+    }
+
+    #[test]
+    fn only_amqp_channels_start_and_tls_is_detected() {
+        assert!(ChannelType::Amqp.can_start());
+        assert!(!ChannelType::Svrconn.can_start());
+        let a = ChannelAttributes {
+            ssl_cipher: "ANY_TLS12_OR_HIGHER".into(),
+            ..ChannelAttributes::default()
+        };
+        assert!(a.tls_requested());
+    }
+
+    #[test]
+    fn old_definitions_load_with_amqp_defaults() {
+        let json =
+            r#"{"name":"OLD","channel_type":"Svrconn","attributes":{"share_conversations":3}}"#;
+        let def: ChannelDefinition = serde_json::from_str(json).expect("loads");
+        assert_eq!(def.attributes.share_conversations, 3);
+        assert_eq!(def.attributes.port, 5672);
     }
 }

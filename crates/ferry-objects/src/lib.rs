@@ -6,8 +6,9 @@
 //! reads (`QueueAttributes::max_depth`), the tables MQSC parses and DISPLAYs with, MQINQ,
 //! and the generated attribute reference in the docs. Nothing else repeats a default.
 //!
-//! Status records ([`status`]) are the shapes of DISPLAY QSTATUS/CONN answers, shared by
-//! the engine (which fills them from live counters) and MQSC (which prints them).
+//! Status records ([`status`]) are the shapes of DISPLAY QSTATUS/CONN/CHSTATUS answers,
+//! shared by the engine and server (which fill them from live counters) and MQSC (which
+//! prints them).
 
 pub mod admin;
 pub mod attribute;
@@ -19,7 +20,9 @@ pub mod status;
 
 pub use admin::AdminError;
 pub use attribute::{AttrDef, AttrError, AttrKind, AttrType, AttrValue, AttributeSet};
-pub use channel::{ChannelAttributes, ChannelDefinition, ChannelType, CHANNEL_ATTRIBUTES};
+pub use channel::{
+    ChannelAttributes, ChannelDefinition, ChannelType, StopMode, CHANNEL_ATTRIBUTES,
+};
 pub use listener::{ListenerAttributes, ListenerDefinition, LISTENER_ATTRIBUTES};
 pub use qmgr::{QmgrAttributes, QMGR_ATTRIBUTES};
 pub use queue::{QueueAttributes, QueueDefinition, QueueType, QUEUE_ATTRIBUTES};

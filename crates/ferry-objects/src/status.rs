@@ -1,7 +1,9 @@
-//! Status records: what DISPLAY QSTATUS, DISPLAY CONN and DISPLAY LSSTATUS answer.
+//! Status records: what DISPLAY QSTATUS, CONN, LSSTATUS and CHSTATUS answer.
 //!
 //! The engine fills these from counters it keeps as it works (never by scanning on
 //! request); MQSC prints them. Times are milliseconds since the Unix epoch, UTC.
+
+use crate::channel::ChannelType;
 
 /// DISPLAY QSTATUS TYPE(QUEUE): one queue's live state.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -93,4 +95,80 @@ pub struct ListenerStatus {
     pub ip_address: String,
     /// STARTDA/STARTTI, ms since epoch.
     pub started_ms: Option<u64>,
+}
+
+/// DISPLAY CHSTATUS: one started channel (an AMQP channel that was started, running or
+/// stopped since). A channel never started has no status record, as in MQ (INACTIVE).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ChannelStatus {
+    /// CHANNEL: the channel's name.
+    pub name: String,
+    /// CHLTYPE.
+    pub channel_type: ChannelType,
+    /// STATUS: RUNNING (listening) or STOPPED (after STOP CHANNEL).
+    pub running: bool,
+    /// PORT the channel listens on (or listened on, when stopped).
+    pub port: u16,
+    /// CHSTADA/CHSTATI: when it started, ms since epoch.
+    pub started_ms: Option<u64>,
+    /// MSGSNT: messages sent to clients since the channel started (all connections,
+    /// closed ones included).
+    pub messages_sent: u64,
+    /// MSGRCVD: messages received from clients since the channel started.
+    pub messages_received: u64,
+    /// BYTSSENT: bytes sent since the channel started.
+    pub bytes_sent: u64,
+    /// BYTSRCVD: bytes received since the channel started.
+    pub bytes_received: u64,
+    /// LSTMSGDA/LSTMSGTI: last message sent or received, ms since epoch.
+    pub last_message_ms: Option<u64>,
+    /// The connected clients (CONNS counts them; CLIENTID(x) shows each).
+    pub clients: Vec<ChannelClientStatus>,
+}
+
+impl ChannelStatus {
+    /// A status record with no traffic and no clients.
+    pub fn new(
+        name: impl Into<String>,
+        channel_type: ChannelType,
+        running: bool,
+        port: u16,
+    ) -> Self {
+        ChannelStatus {
+            name: name.into(),
+            channel_type,
+            running,
+            port,
+            started_ms: None,
+            messages_sent: 0,
+            messages_received: 0,
+            bytes_sent: 0,
+            bytes_received: 0,
+            last_message_ms: None,
+            clients: Vec::new(),
+        }
+    }
+}
+
+/// DISPLAY CHSTATUS(x) CLIENTID(id): one client connected to an AMQP channel.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ChannelClientStatus {
+    /// CLIENTID: the AMQP container id the client sent in its open frame.
+    pub client_id: String,
+    /// CONNAME: the client's address.
+    pub connection_name: String,
+    /// MCAUSER: the user id the connection is authorized as.
+    pub user_id: String,
+    /// MSGSNT: messages sent to this client.
+    pub messages_sent: u64,
+    /// MSGRCVD: messages received from this client.
+    pub messages_received: u64,
+    /// BYTSSENT: bytes sent to this client.
+    pub bytes_sent: u64,
+    /// BYTSRCVD: bytes received from this client.
+    pub bytes_received: u64,
+    /// LSTMSGDA/LSTMSGTI: last message sent or received, ms since epoch.
+    pub last_message_ms: Option<u64>,
+    /// CHSTADA/CHSTATI: when it connected, ms since epoch.
+    pub connected_ms: u64,
 }

@@ -61,11 +61,18 @@ fn create_defines_system_objects_and_a_listener() {
     ] {
         assert!(attrs(&text, "QUEUE").iter().any(|n| n == q), "{q}: {text}");
     }
-    assert_eq!(attrs(&text, "CHANNEL"), ["SYSTEM.DEF.SVRCONN"], "{text}");
+    assert_eq!(
+        attrs(&text, "CHANNEL"),
+        ["SYSTEM.DEF.AMQP", "SYSTEM.DEF.SVRCONN"],
+        "{text}"
+    );
     let model = mqsc_ok(&qm, "DISPLAY QUEUE(SYSTEM.DEFAULT.MODEL.QUEUE) TYPE");
     assert_eq!(attr(&model, "TYPE").as_deref(), Some("QMODEL"), "{model}");
     let chl = mqsc_ok(&qm, "DISPLAY CHANNEL(SYSTEM.DEF.SVRCONN) CHLTYPE");
     assert_eq!(attr(&chl, "CHLTYPE").as_deref(), Some("SVRCONN"), "{chl}");
+    let amqp = mqsc_ok(&qm, "DISPLAY CHANNEL(SYSTEM.DEF.AMQP) CHLTYPE PORT");
+    assert_eq!(attr(&amqp, "CHLTYPE").as_deref(), Some("AMQP"), "{amqp}");
+    assert_eq!(attr(&amqp, "PORT").as_deref(), Some("5672"), "{amqp}");
     let lst = mqsc_ok(&qm, "DISPLAY LISTENER(SYSTEM.LISTENER.TCP.1) PORT CONTROL");
     assert_eq!(attr(&lst, "PORT"), Some(qm.port().to_string()), "{lst}");
     assert_eq!(attr(&lst, "CONTROL").as_deref(), Some("QMGR"), "{lst}");

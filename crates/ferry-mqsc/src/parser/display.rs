@@ -9,8 +9,8 @@ use crate::command::{
     Command, ConnType, Filter, FilterValue, NamePattern, Op, QueueStatusType, Request, Selection,
 };
 use crate::display::{
-    FieldKind, StatusField, CONN_FIELDS, CONN_HANDLE_FIELDS, QSTATUS_HANDLE_FIELDS,
-    QSTATUS_QUEUE_FIELDS, QUEUE_LIVE_FIELDS,
+    FieldKind, StatusField, CHSTATUS_CLIENT_FIELDS, CHSTATUS_FIELDS, CONN_FIELDS,
+    CONN_HANDLE_FIELDS, QSTATUS_HANDLE_FIELDS, QSTATUS_QUEUE_FIELDS, QUEUE_LIVE_FIELDS,
 };
 use crate::error::{ParseError, ParseErrorKind as K};
 use crate::lexer::TokenKind;
@@ -391,6 +391,80 @@ impl Parser<'_> {
             channel_type,
             selection,
         })
+    }
+
+    /// DISPLAY CHSTATUS(generic) [CHLTYPE(AMQP)] [CLIENTID(generic)] [ALL | fields] [WHERE].
+    pub(super) fn display_chstatus(
+        &self,
+        obj: &Param,
+        rest: &[&Param],
+    ) -> Result<Command, ParseError> {
+        let name = self.name(obj, "CHSTATUS", NameRule::Channel, true)?;
+        let mut rest: Vec<&Param> = rest.to_vec();
+        let channel_type = match self.take_option(&mut rest, "CHLTYPE")? {
+            None => None,
+            Some((value, pos)) => match self.channel_type(value, pos)? {
+                Ok(ChannelType::Amqp) => Some(ChannelType::Amqp),
+                // Client connections are shown by DISPLAY CONN until SVRCONN status exists.
+                Ok(other) => {
+                    return Ok(Command::Unsupported {
+                        what: format!("DISPLAY CHSTATUS CHLTYPE({})", other.keyword()),
+                    })
+                }
+                Err(unsupported) => return Ok(unsupported),
+            },
+        };
+        let client_id = self.client_id(&mut rest)?;
+        let detail = client_id.is_some();
+        let vocab = move |kw: &str| {
+            if kw == "CHLTYPE" {
+                return Some(("CHLTYPE", FilterKind::Keyword(ChannelType::KEYWORDS)));
+            }
+            if detail {
+                field_vocab(CHSTATUS_CLIENT_FIELDS, kw)
+            } else {
+                field_vocab(CHSTATUS_FIELDS, kw)
+            }
+        };
+        let selection = self.selection(name, &rest, "CHSTATUS", &vocab, true)?;
+        Ok(Command::DisplayChannelStatus {
+            channel_type,
+            client_id,
+            selection,
+        })
+    }
+
+    /// Removes CLIENTID(value) from `rest`: the client's container id, generic with a
+    /// trailing `*`. Case is kept when quoted (unquoted words are upper case).
+    fn client_id(&self, rest: &mut Vec<&Param>) -> Result<Option<NamePattern>, ParseError> {
+        let Some(i) = rest.iter().position(|p| p.keyword == "CLIENTID") else {
+            return Ok(None);
+        };
+        let p = rest.remove(i);
+        if let Some(dup) = rest.iter().find(|q| q.keyword == "CLIENTID") {
+            return Err(self.err(
+                K::Duplicate {
+                    keyword: "CLIENTID".into(),
+                },
+                dup.end,
+            ));
+        }
+        let text = self.value_text(p)?.ok_or_else(|| {
+            self.err(
+                K::ValueRequired {
+                    keyword: "CLIENTID".into(),
+                },
+                p.value_end,
+            )
+        })?;
+        let (core, pattern) = match text.strip_suffix('*') {
+            Some(prefix) => (prefix, NamePattern::Prefix(prefix.to_string())),
+            None => (text.as_str(), NamePattern::Exact(text.clone())),
+        };
+        if core.contains('*') {
+            return Err(self.err(K::Generic(text.clone()), p.value_end));
+        }
+        Ok(Some(pattern))
     }
 
     pub(super) fn display_qmgr(&self, obj: &Param, rest: &[&Param]) -> Result<Command, ParseError> {
