@@ -1,9 +1,13 @@
-//! Hot-path benchmarks of the engine: a put handed straight to a waiting getter, and a
-//! put + get by CorrelId on a 100k-deep queue. Reported, never asserted.
+//! Hot-path benchmarks of the engine: a put handed straight to a waiting getter, a
+//! put + get by CorrelId on a 100k-deep queue, and a 2 KB put handed to an unsettled
+//! consumer with credit then accepted (the AMQP path). Reported, never asserted.
 
 use bytes::Bytes;
 use criterion::{criterion_group, criterion_main, Criterion};
-use ferry_engine::{ConnectionInfo, Effects, GetOutcome, QueueManager, Timestamp};
+use ferry_engine::{
+    ConnectionInfo, ConsumeMode, ConsumeSpec, Effect, Effects, GetOutcome, QueueManager,
+    Settlement, Timestamp,
+};
 use ferry_mqi::{
     GetOptionFlags, GetOptions, MessageDescriptor, ObjectDescriptor, OpenOptions, PutOptions,
 };
@@ -122,5 +126,51 @@ fn deep_correl(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, handoff, deep_correl);
+fn consumer_accept(c: &mut Criterion) {
+    let (mut qm, mut fx) = setup(5000);
+    let consumer_conn = qm.connect(ConnectionInfo::default(), T0).expect("connect");
+    let putter = qm.connect(ConnectionInfo::default(), T0).expect("connect");
+    let od = ObjectDescriptor::queue("Q").expect("name");
+    let hc = qm
+        .open(consumer_conn, &od, OpenOptions::INPUT_SHARED, T0, &mut fx)
+        .expect("open")
+        .hobj;
+    let hp = qm
+        .open(putter, &od, OpenOptions::OUTPUT, T0, &mut fx)
+        .expect("open")
+        .hobj;
+    let consumer = qm
+        .consume(consumer_conn, hc, ConsumeSpec::new(ConsumeMode::Unsettled))
+        .expect("consume");
+    qm.add_credit(consumer_conn, consumer, u32::MAX, T0, &mut fx)
+        .expect("credit");
+    let body = Bytes::from_static(&[7u8; 2048]);
+    let mut tokens = Vec::with_capacity(1);
+    c.bench_function("put_to_consumer_then_accept_2k", |b| {
+        b.iter(|| {
+            let mut md = MessageDescriptor::default();
+            qm.put(
+                putter,
+                hp,
+                &mut md,
+                &PutOptions::default(),
+                body.clone(),
+                T0,
+                &mut fx,
+            )
+            .expect("put");
+            tokens.extend(fx.drain().filter_map(|e| match e {
+                Effect::Delivered { delivery, .. } => delivery,
+                _ => None,
+            }));
+            for t in tokens.drain(..) {
+                qm.settle(consumer_conn, t, Settlement::Accepted, T0, &mut fx)
+                    .expect("settle");
+            }
+            black_box(fx.drain().count());
+        })
+    });
+}
+
+criterion_group!(benches, handoff, deep_correl, consumer_accept);
 criterion_main!(benches);

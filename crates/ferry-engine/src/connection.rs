@@ -1,7 +1,10 @@
-//! Connections and their handles: who is connected, what they have open, what they wait for.
+//! Connections and their handles: who is connected, what they have open, what they wait
+//! for, which async consumers they run.
 
+use crate::consumer::ConsumerId;
 use crate::objects::QueueId;
 use crate::queue::{Criteria, MsgKey};
+use crate::selection::SharedFilter;
 use crate::uow::UnitOfWork;
 use ferry_mqi::{GetOptions, OpenOptions};
 use std::fmt;
@@ -66,6 +69,9 @@ pub(crate) struct Handle {
     pub cursor: Option<MsgKey>,
     /// True when this handle created a temporary dynamic queue (deleted on close).
     pub owns_temp_queue: bool,
+    /// The selector given at open (MQOD SelectionString): gets, waits and consumers on
+    /// the handle only see messages it selects.
+    pub selection: Option<SharedFilter>,
 }
 
 /// A GET waiting for a message.
@@ -90,6 +96,8 @@ pub(crate) struct Connection {
     pub open_count: usize,
     pub uow: UnitOfWork,
     pub pending: Option<PendingGet>,
+    /// The async consumers it runs (on any of its handles).
+    pub consumers: Vec<ConsumerId>,
 }
 
 impl Connection {
@@ -101,6 +109,7 @@ impl Connection {
             open_count: 0,
             uow: UnitOfWork::default(),
             pending: None,
+            consumers: Vec::new(),
         }
     }
 

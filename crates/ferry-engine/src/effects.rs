@@ -9,12 +9,14 @@
 //! recovery-log records of persistent work ([`Effects::log_records`]), in the exact order
 //! the engine's state changed, and says which replies must wait until those records are
 //! durable: the calling request's own reply ([`Effects::reply_needs_durable`]) and each
-//! [`Effect::GetCompleted`] (its `needs_durable` field). See the crate documentation for
-//! the server's protocol.
+//! [`Effect::GetCompleted`] and [`Effect::Delivered`] (their `needs_durable` field). See
+//! the crate documentation for the server's protocol.
 
 use crate::connection::{ConnId, Hobj};
-use crate::get::GetResult;
+use crate::consumer::{ConsumerId, DeliveryToken};
+use crate::get::{GetResult, GotMessage};
 use crate::journal::LogRecord;
+use ferry_mqi::ReasonCode;
 
 /// One thing the server must do after an engine call.
 ///
@@ -38,6 +40,33 @@ pub enum Effect {
         /// buffer: its reply must be held until the log is durable past every record
         /// appended up to and including this buffer's records.
         needs_durable: bool,
+    },
+    /// An async consumer received a message (it had credit): the server sends it on
+    /// the consumer's link of connection `conn`.
+    Delivered {
+        /// The connection running the consumer.
+        conn: ConnId,
+        /// The consumer.
+        consumer: ConsumerId,
+        /// For an unsettled delivery, the token to settle it with
+        /// ([`crate::QueueManager::settle`]); `None` for browse and settled deliveries.
+        delivery: Option<DeliveryToken>,
+        /// The message, whole (never truncated), with its properties.
+        message: GotMessage,
+        /// True when log records were produced before this delivery in the same buffer
+        /// (for a settled delivery of a persistent message, its own get record): the
+        /// server holds it until the log is durable past them, as for `GetCompleted`.
+        needs_durable: bool,
+    },
+    /// A consumer ended without being asked: its queue was deleted (2052). Its held
+    /// messages are gone with the queue; its tokens are no longer valid.
+    ConsumerCancelled {
+        /// The connection running the consumer.
+        conn: ConnId,
+        /// The consumer.
+        consumer: ConsumerId,
+        /// Why it ended.
+        reason: ReasonCode,
     },
     /// Definitions changed (define/alter/delete, a permanent dynamic queue made or
     /// deleted, ALTER QMGR): the server saves [`crate::QueueManager::catalogue`].

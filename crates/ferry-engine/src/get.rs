@@ -1,7 +1,8 @@
 //! MQGET: destructive gets, browse, match by MsgId/CorrelId, truncation and waiting.
 //!
 //! A get looks up the first eligible message by index (never scanning the queue),
-//! discarding expired messages it meets. With no message and MQGMO_WAIT the connection
+//! discarding expired messages it meets; a handle opened with a selector
+//! ([`crate::MessageFilter`]) gets the first of those candidates the selector selects. With no message and MQGMO_WAIT the connection
 //! becomes a waiter on the queue (the `waiters` module); a later put, commit or backout
 //! hands a fitting message straight to it as [`crate::Effect::GetCompleted`].
 
@@ -11,6 +12,7 @@ use crate::effects::Effects;
 use crate::journal::LogRecord;
 use crate::qmgr::QueueManager;
 use crate::queue::{Criteria, MsgState, StoredMsg};
+use crate::selection::{find_next, selected};
 use crate::uow::UowEntry;
 use crate::waiters::Waiter;
 use bytes::Bytes;
@@ -29,6 +31,9 @@ pub struct GotMessage {
     pub data: Bytes,
     /// The full length of the body (MQGET's DataLength).
     pub data_length: usize,
+    /// The message's encoded properties ([`ferry_mqi::MessageProperties`]); empty when
+    /// it has none.
+    pub properties: Bytes,
     /// A warning: 2079 MQRC_TRUNCATED_MSG_ACCEPTED.
     pub warning: Option<ReasonCode>,
 }
@@ -89,6 +94,23 @@ impl GetOutcome {
     }
 }
 
+/// The whole of `msg` as delivered at `now` (Expiry = time left): what a consumer
+/// receives, and what MQGET returns when the body fits.
+pub(crate) fn whole_message(msg: &StoredMsg, now: Timestamp) -> GotMessage {
+    let mut md = msg.md;
+    if let Some(e) = msg.expires_at {
+        let left = e.saturating_sub(now.0).div_ceil(100);
+        md.expiry = i32::try_from(left).unwrap_or(i32::MAX).max(1);
+    }
+    GotMessage {
+        md,
+        data: msg.body.clone(),
+        data_length: msg.body.len(),
+        properties: msg.properties.clone(),
+        warning: None,
+    }
+}
+
 /// Builds the answer for `msg` given the buffer length: truncation rules 2079/2080.
 pub(crate) fn got_message(
     msg: &StoredMsg,
@@ -96,26 +118,12 @@ pub(crate) fn got_message(
     opts: GetOptionFlags,
     now: Timestamp,
 ) -> GetResult {
-    let mut md = msg.md;
-    if let Some(e) = msg.expires_at {
-        let left = e.saturating_sub(now.0).div_ceil(100);
-        md.expiry = i32::try_from(left).unwrap_or(i32::MAX).max(1);
+    let mut got = whole_message(msg, now);
+    if got.data_length <= max_len {
+        return Ok(got);
     }
-    let len = msg.body.len();
-    if len <= max_len {
-        return Ok(GotMessage {
-            md,
-            data: msg.body.clone(),
-            data_length: len,
-            warning: None,
-        });
-    }
-    let got = GotMessage {
-        md,
-        data: msg.body.slice(..max_len),
-        data_length: len,
-        warning: Some(ReasonCode::TruncatedMsgAccepted),
-    };
+    got.data = msg.body.slice(..max_len);
+    got.warning = Some(ReasonCode::TruncatedMsgAccepted);
     if opts.contains(GetOptionFlags::ACCEPT_TRUNCATED_MSG) {
         Ok(got)
     } else {
@@ -136,7 +144,7 @@ pub(crate) fn under_syncpoint(opts: GetOptionFlags, md: &MessageDescriptor) -> b
 }
 
 /// The match criteria of a get from the caller's descriptor and match options.
-fn criteria(md: &MessageDescriptor, mo: MatchOptions) -> Criteria {
+pub(crate) fn criteria(md: &MessageDescriptor, mo: MatchOptions) -> Criteria {
     Criteria {
         msg_id: (mo.contains(MatchOptions::MSG_ID) && md.msg_id != NONE_ID).then_some(md.msg_id),
         correl_id: (mo.contains(MatchOptions::CORREL_ID) && md.correl_id != NONE_ID)
@@ -231,6 +239,7 @@ impl QueueManager {
             return Err(ReasonCode::NotOpenForInput.into());
         }
         let cursor = h.cursor;
+        let selection = h.selection.clone();
         let alias_get = self
             .queues
             .get(opened)
@@ -263,16 +272,9 @@ impl QueueManager {
             } else {
                 None
             };
-            loop {
-                let Some(k) = lq.store.first(&crit, after) else {
-                    break None;
-                };
-                if lq.store.get(k.seq).is_some_and(|m| m.expired(now)) {
-                    lq.store.remove(k.seq);
-                    continue;
-                }
-                break Some(k);
-            }
+            find_next(&mut lq.store, &crit, after, now, |m| {
+                selected(selection.as_ref(), m)
+            })
         };
 
         let Some(key) = found else {
@@ -288,6 +290,7 @@ impl QueueManager {
                 token,
                 conn,
                 criteria: crit,
+                filter: selection,
             });
             if let Some(d) = deadline {
                 self.deadlines.insert((d, token, conn));

@@ -3,14 +3,14 @@
 //!
 //! The engine never talks to the log itself (it does no I/O and does not depend on
 //! `ferry-store`). A state change of a persistent message becomes a [`LogRecord`] in the
-//! caller's [`crate::Effects`]: a record *kind* (16..=22, in the caller-defined range of
+//! caller's [`crate::Effects`]: a record *kind* (16..=23, in the caller-defined range of
 //! the log) and its payload bytes. At restart the server hands every payload back to
 //! [`crate::Recovery::apply`].
 //!
-//! # Format (version 1)
+//! # Format (version 2; version 1 still read)
 //!
-//! Every payload starts with the format version byte (`1`); everything after it is
-//! little-endian, with no padding. `name` is a queue name: one length byte (1..=48) and
+//! Every payload starts with the format version byte (`2` written; `1` and `2` read);
+//! everything after it is little-endian, with no padding. `name` is a queue name: one length byte (1..=48) and
 //! that many UTF-8 bytes. `uow` is a unit-of-work id (`u64`); `opt uow` is a flag byte
 //! (0 = none, 1 = present) followed by the `u64` when present.
 //!
@@ -23,11 +23,23 @@
 //! | 20 | [`Record::ClearQueue`] | name |
 //! | 21 | [`Record::DeleteQueue`] | name |
 //! | 22 | [`Record::DefineQueue`] | name |
+//! | 23 | [`Record::BackoutCount`] (version 2 only) | name, seq `u64`, count `i32` |
 //!
 //! A message is: rank `u8` (0..=9), seq `u64` (arrival number on its queue), put time
 //! `u64` (ms), expiry time `u64` (ms, `u64::MAX` = never), the full MQMD (every field of
 //! [`MessageDescriptor`] in declaration order: `i32`s as 4 bytes, character and byte
-//! fields at their fixed MQMD lengths; 356 bytes), body length `u32`, body.
+//! fields at their fixed MQMD lengths; 356 bytes), then (version 2 only) properties
+//! length `u32` and the encoded message properties ([`ferry_mqi::MessageProperties`],
+//! 0 bytes for none), then body length `u32`, body.
+//!
+//! | version | what changed |
+//! |---|---|
+//! | 1 | the first format: messages without properties (read as having none) |
+//! | 2 | messages carry their properties; kind 23 (BackoutCount) added |
+//!
+//! The properties sit *before* the body so that the body stays the record's last,
+//! uncopied part ([`LogRecord::body`]; the server appends `head` then `body`): the
+//! properties are small and copied into `head`.
 //!
 //! Decoding refuses (with a [`DecodeError`], never a panic) an unknown kind or version, a
 //! short or overlong payload, a bad flag byte, a bad queue name, a rank above 9.
@@ -37,7 +49,9 @@ use ferry_mqi::{FixedStr, MessageDescriptor};
 use std::fmt;
 
 /// The record format version written by this engine (first payload byte).
-pub const FORMAT_VERSION: u8 = 1;
+pub const FORMAT_VERSION: u8 = 2;
+/// The oldest record format version this engine still reads.
+pub const OLDEST_FORMAT_VERSION: u8 = 1;
 
 /// Record kinds, in the log's caller-defined range (16..=255).
 pub mod kind {
@@ -55,6 +69,9 @@ pub mod kind {
     pub const DELETE_QUEUE: u8 = 21;
     /// A local queue created (empty).
     pub const DEFINE_QUEUE: u8 = 22;
+    /// A held message returned to its queue with a new BackoutCount (a settlement
+    /// `Modified { delivery_failed: true }`).
+    pub const BACKOUT_COUNT: u8 = 23;
 }
 
 /// Longest queue name MQ allows (MQ_Q_NAME_LENGTH).
@@ -117,6 +134,8 @@ pub struct LoggedMessage {
     pub md: MessageDescriptor,
     /// The body.
     pub body: Bytes,
+    /// The encoded message properties; empty for none (and for every version 1 record).
+    pub properties: Bytes,
 }
 
 /// A decoded log record. A put carries its descriptor inline: records are decoded
@@ -170,6 +189,15 @@ pub enum Record {
         /// The local queue.
         queue: String,
     },
+    /// Message `seq` of `queue` now has BackoutCount `count` (a delivery failed).
+    BackoutCount {
+        /// The local queue.
+        queue: String,
+        /// The message's arrival number.
+        seq: u64,
+        /// The new BackoutCount.
+        count: i32,
+    },
 }
 
 /// Why a payload could not be decoded.
@@ -178,8 +206,9 @@ pub enum DecodeError {
     /// The kind is not one of [`kind`].
     #[error("unknown log record kind {0}")]
     UnknownKind(u8),
-    /// The payload's format version is not [`FORMAT_VERSION`].
-    #[error("log record format version {found}; this Ferry reads version {FORMAT_VERSION}")]
+    /// The payload's format version is not one this engine reads
+    /// ([`OLDEST_FORMAT_VERSION`]..=[`FORMAT_VERSION`]).
+    #[error("log record format version {found}; this Ferry reads versions {OLDEST_FORMAT_VERSION} to {FORMAT_VERSION}")]
     UnsupportedVersion {
         /// The version found.
         found: u8,
@@ -276,7 +305,8 @@ impl Writer {
 impl LogRecord {
     /// A put record for `msg` on `queue`.
     pub(crate) fn put(uow: Option<u64>, queue: &str, msg: &LoggedMessage) -> Self {
-        let mut w = Writer::new(1 + 9 + 49 + 1 + 24 + MD_LEN + 4);
+        let props = &msg.properties;
+        let mut w = Writer::new(1 + 9 + 49 + 1 + 24 + MD_LEN + 8 + props.len());
         w.opt_uow(uow);
         w.name(queue);
         w.u8(msg.rank);
@@ -284,6 +314,8 @@ impl LogRecord {
         w.u64(msg.put_ms);
         w.u64(msg.expires_at.unwrap_or(u64::MAX));
         w.md(&msg.md);
+        w.u32(u32::try_from(props.len()).unwrap_or(u32::MAX));
+        w.bytes(props);
         w.u32(u32::try_from(msg.body.len()).unwrap_or(u32::MAX));
         LogRecord {
             kind: kind::PUT,
@@ -299,6 +331,15 @@ impl LogRecord {
         w.name(queue);
         w.u64(seq);
         Self::small(kind::GET, w)
+    }
+
+    /// A BackoutCount record: message `seq` of `queue` now has BackoutCount `count`.
+    pub(crate) fn backout_count(queue: &str, seq: u64, count: i32) -> Self {
+        let mut w = Writer::new(1 + 49 + 8 + 4);
+        w.name(queue);
+        w.u64(seq);
+        w.i32(count);
+        Self::small(kind::BACKOUT_COUNT, w)
     }
 
     /// A commit (`commit == true`) or backout record of `uow`.
@@ -335,17 +376,22 @@ impl Record {
             Record::ClearQueue { queue } => LogRecord::queue(kind::CLEAR_QUEUE, queue),
             Record::DeleteQueue { queue } => LogRecord::queue(kind::DELETE_QUEUE, queue),
             Record::DefineQueue { queue } => LogRecord::queue(kind::DEFINE_QUEUE, queue),
+            Record::BackoutCount { queue, seq, count } => {
+                LogRecord::backout_count(queue, *seq, *count)
+            }
         }
     }
 
     /// Decodes a payload of record kind `kind`. Never panics, whatever the bytes.
     pub fn decode(kind: u8, payload: &[u8]) -> Result<Record, DecodeError> {
-        if !(kind::PUT..=kind::DEFINE_QUEUE).contains(&kind) {
+        if !(kind::PUT..=kind::BACKOUT_COUNT).contains(&kind) {
             return Err(DecodeError::UnknownKind(kind));
         }
         let mut r = Reader(payload);
         let version = r.u8()?;
-        if version != FORMAT_VERSION {
+        if !(OLDEST_FORMAT_VERSION..=FORMAT_VERSION).contains(&version)
+            || (kind == kind::BACKOUT_COUNT && version < 2)
+        {
             return Err(DecodeError::UnsupportedVersion { found: version });
         }
         let rec = match kind {
@@ -360,6 +406,12 @@ impl Record {
                 let put_ms = r.u64()?;
                 let expires_at = Some(r.u64()?).filter(|e| *e != u64::MAX);
                 let md = r.md()?;
+                let properties = if version >= 2 {
+                    let len = r.u32()? as usize;
+                    Bytes::copy_from_slice(r.take(len)?)
+                } else {
+                    Bytes::new()
+                };
                 let len = r.u32()? as usize;
                 let body = Bytes::copy_from_slice(r.take(len)?);
                 Record::Put {
@@ -372,6 +424,7 @@ impl Record {
                         expires_at,
                         md,
                         body,
+                        properties,
                     },
                 }
             }
@@ -384,7 +437,12 @@ impl Record {
             kind::BACKOUT => Record::Backout { uow: r.u64()? },
             kind::CLEAR_QUEUE => Record::ClearQueue { queue: r.name()? },
             kind::DELETE_QUEUE => Record::DeleteQueue { queue: r.name()? },
-            _ => Record::DefineQueue { queue: r.name()? },
+            kind::DEFINE_QUEUE => Record::DefineQueue { queue: r.name()? },
+            _ => Record::BackoutCount {
+                queue: r.name()?,
+                seq: r.u64()?,
+                count: r.i32()?,
+            },
         };
         if !r.0.is_empty() {
             return Err(DecodeError::TrailingBytes(r.0.len()));
@@ -489,6 +547,9 @@ impl fmt::Display for Record {
             Record::ClearQueue { queue } => write!(f, "CLEAR {queue}"),
             Record::DeleteQueue { queue } => write!(f, "DELETE {queue}"),
             Record::DefineQueue { queue } => write!(f, "DEFINE {queue}"),
+            Record::BackoutCount { queue, seq, count } => {
+                write!(f, "BACKOUT_COUNT {queue}#{seq} count={count}")
+            }
         }
     }
 }

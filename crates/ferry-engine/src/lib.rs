@@ -13,9 +13,16 @@
 //!
 //! Modules: [`clock`] (time and MQ date formats), [`msgid`] (unique ids), `queue`
 //! (storage and indexes), `waiters`, `uow`, `connection`, `objects` (the catalogue),
-//! one module per verb group: `open`, `put`, `get`, `syncpoint`, `inquire`, `admin`,
-//! and for persistence [`journal`] (log records and their codec) and [`recovery`]
-//! (restart and checkpoint images).
+//! [`selection`] (message selectors), `handoff` (where a message that becomes available
+//! goes), one module per verb group: `open`, `put`, `get`, `syncpoint`, `inquire`,
+//! `admin`, [`consumer`] (async consumers with credit, MQCB-like, for the AMQP channel)
+//! and [`settle`] (outcomes of held deliveries), and for persistence [`journal`] (log
+//! records and their codec) and [`recovery`] (restart and checkpoint images).
+//!
+//! Messages may carry properties (MQSETMP's, AMQP application-properties): the engine
+//! stores them as an opaque [`ferry_mqi::MessageProperties`] encoding beside the body
+//! (empty for none, so native messages pay nothing), logs them, returns them, and lets
+//! a [`MessageFilter`] read them.
 //!
 //! # Persistent messages and the recovery log
 //!
@@ -25,9 +32,12 @@
 //! the order the state changed: a persistent put (outside syncpoint one self-committing
 //! record — MQ's implicit syncpoint; under syncpoint tagged with the unit of work), a
 //! destructive get of a persistent message (likewise; also when a put or commit hands a
-//! message to a waiting getter), the commit or backout of a unit of work that logged
-//! anything, a queue defined, cleared or deleted. Non-persistent messages are never
-//! logged and never wait. Browsing logs nothing.
+//! message to a waiting getter or a settled consumer), the commit or backout of a unit
+//! of work that logged anything, a queue defined, cleared or deleted, and for
+//! consumers' held deliveries: an accept or reject (one self-committing get record), a
+//! failed delivery returned (a BackoutCount record). Non-persistent messages are never
+//! logged and never wait. Browsing logs nothing; neither does delivering a message
+//! unsettled (it stays on its queue, held).
 //!
 //! The server, after **each** engine call:
 //!
@@ -38,8 +48,16 @@
 //!    [`Effects::reply_needs_durable`] is true (a put or get of a persistent message
 //!    outside syncpoint, MQCMIT/MQBACK/MQDISC of a unit of work that logged anything,
 //!    CLEAR/DELETE of logged state); otherwise sends it at once;
-//! 3. holds each [`Effect::GetCompleted`] with `needs_durable == true` the same way (a
-//!    waiter was handed a message by work whose records came first in this call).
+//! 3. holds each [`Effect::GetCompleted`] and [`Effect::Delivered`] with
+//!    `needs_durable == true` the same way (a waiter or consumer was handed a message
+//!    by work whose records came first in this call; a settled consumer delivery of a
+//!    persistent message by its own get record: otherwise a crash could deliver it
+//!    twice).
+//!
+//! Settling a held delivery ([`QueueManager::settle`]) never makes its reply wait: the
+//! AMQP outcome needs no answer, and if the accept's get record is lost in a crash the
+//! message is simply delivered again (at-least-once). Held messages write nothing when
+//! delivered, so after a crash they are ordinary committed messages again.
 //!
 //! Because the log is one ordered stream, "durable past `end`" covers every earlier
 //! record too, so a reply never overtakes the records it depends on. Many calls'
@@ -53,8 +71,10 @@
 pub mod admin;
 pub mod clock;
 pub mod connection;
+pub mod consumer;
 pub mod effects;
 pub mod get;
+pub(crate) mod handoff;
 pub mod inquire;
 pub mod journal;
 pub mod msgid;
@@ -64,6 +84,8 @@ pub mod put;
 pub mod qmgr;
 pub(crate) mod queue;
 pub mod recovery;
+pub mod selection;
+pub mod settle;
 pub mod syncpoint;
 pub(crate) mod uow;
 pub(crate) mod waiters;
@@ -73,6 +95,7 @@ mod tests;
 
 pub use clock::Timestamp;
 pub use connection::{ConnId, ConnectionInfo, Hobj};
+pub use consumer::{ConsumeMode, ConsumeSpec, ConsumerId, DeliveryToken};
 pub use effects::{Effect, Effects};
 pub use get::{GetError, GetOutcome, GetResult, GotMessage};
 pub use journal::{DecodeError, LogRecord, LoggedMessage, Record};
@@ -80,3 +103,5 @@ pub use objects::Catalogue;
 pub use open::Opened;
 pub use qmgr::{QueueManager, RunState};
 pub use recovery::{Recovery, RecoveryError, RecoverySummary};
+pub use selection::MessageFilter;
+pub use settle::{SettleError, Settlement};

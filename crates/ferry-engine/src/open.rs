@@ -8,12 +8,15 @@ use crate::effects::{Effect, Effects};
 use crate::journal::{kind, LogRecord};
 use crate::objects::QueueId;
 use crate::qmgr::QueueManager;
+use crate::selection::{MessageFilter, SharedFilter};
+use crate::settle::Settlement;
 use ferry_mqi::{
     validate_object_name, CloseOptions, MqError, ObjectDescriptor, ObjectType, OpenOptions,
     ReasonCode,
 };
 use ferry_objects::queue::{DefaultShareOption, DefinitionType};
 use ferry_objects::{QueueDefinition, QueueType};
+use std::rc::Rc;
 
 /// What MQOPEN returns.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,6 +53,29 @@ impl QueueManager {
         fx: &mut Effects,
     ) -> Result<Opened, MqError> {
         self.open_inner(conn, od, options, false, now, fx)
+    }
+
+    /// MQOPEN with a selection string (MQOD SelectionString), already compiled by the
+    /// server into `selection`: gets, waits, browses and consumers on the handle only
+    /// see the messages it selects.
+    pub fn open_with_selection(
+        &mut self,
+        conn: ConnId,
+        od: &ObjectDescriptor,
+        options: OpenOptions,
+        selection: Rc<dyn MessageFilter>,
+        now: Timestamp,
+        fx: &mut Effects,
+    ) -> Result<Opened, MqError> {
+        let opened = self.open_inner(conn, od, options, false, now, fx)?;
+        if let Some(h) = self
+            .conns
+            .get_mut(&conn)
+            .and_then(|c| c.handle_mut(opened.hobj))
+        {
+            h.selection = Some(SharedFilter(selection));
+        }
+        Ok(opened)
     }
 
     pub(crate) fn open_inner(
@@ -110,6 +136,7 @@ impl QueueManager {
             name: qm.clone(),
             cursor: None,
             owns_temp_queue: false,
+            selection: None,
         });
         Ok(Opened {
             hobj,
@@ -218,6 +245,7 @@ impl QueueManager {
             name: object_name.clone(),
             cursor: None,
             owns_temp_queue: created && temporary,
+            selection: None,
         });
         Ok(Opened {
             hobj,
@@ -324,8 +352,9 @@ impl QueueManager {
         Ok(())
     }
 
-    /// Closes a handle: cancels its wait, updates counters, deletes a temporary dynamic
-    /// queue it created.
+    /// Closes a handle: cancels its wait and its consumers (their held messages return
+    /// with [`Settlement::DEFAULT_OUTCOME`]), updates counters, deletes a temporary
+    /// dynamic queue it created.
     pub(crate) fn close_handle(
         &mut self,
         conn: ConnId,
@@ -340,6 +369,10 @@ impl QueueManager {
             .is_some_and(|p| p.hobj == hobj);
         if waiting_here {
             self.cancel_wait(conn);
+        }
+        let consumers = self.consumers_of(conn, Some(hobj));
+        if !consumers.is_empty() {
+            self.end_consumers(&consumers, Settlement::DEFAULT_OUTCOME, now, fx);
         }
         let Some(h) = self.conns.get_mut(&conn).and_then(|c| c.take_handle(hobj)) else {
             return;
@@ -375,6 +408,7 @@ impl QueueManager {
         for w in waiters {
             self.fail_wait(w.conn, ReasonCode::QDeleted, fx);
         }
+        self.drop_queue_consumers(id, fx);
         if self.logging {
             if let Some(e) = self.queues.get(id) {
                 if e.local.is_some() && !e.is_temporary() {

@@ -1,6 +1,8 @@
 //! MQPUT and MQPUT1: checks in MQ's order, descriptor completion (ids, context, put
 //! date/time, AS_Q_DEF values from the first definition in the resolution path), then
-//! the message goes straight to a waiting getter or onto the queue.
+//! the message goes straight to a waiting getter or consumer, or onto the queue. A
+//! message may carry properties (encoded [`ferry_mqi::MessageProperties`]), stored and
+//! logged with it; they count towards MAXMSGL as in MQ.
 
 use crate::clock::{put_date_time, Timestamp};
 use crate::connection::{ConnId, HandleTarget, Hobj};
@@ -32,6 +34,23 @@ impl QueueManager {
         md: &mut MessageDescriptor,
         pmo: &PutOptions,
         body: Bytes,
+        now: Timestamp,
+        fx: &mut Effects,
+    ) -> Result<Option<ReasonCode>, MqError> {
+        self.put_with_properties(conn, hobj, md, pmo, body, Bytes::new(), now, fx)
+    }
+
+    /// MQPUT of a message with properties: `properties` is a
+    /// [`ferry_mqi::MessageProperties`] encoding (empty for none), stored as it is.
+    #[allow(clippy::too_many_arguments)]
+    pub fn put_with_properties(
+        &mut self,
+        conn: ConnId,
+        hobj: Hobj,
+        md: &mut MessageDescriptor,
+        pmo: &PutOptions,
+        body: Bytes,
+        properties: Bytes,
         now: Timestamp,
         fx: &mut Effects,
     ) -> Result<Option<ReasonCode>, MqError> {
@@ -81,10 +100,11 @@ impl QueueManager {
         if first_put == Enablement::Disabled || attrs.put == Enablement::Disabled {
             return Err(ReasonCode::PutInhibited.into());
         }
-        if body.len() > qm_max_len {
+        let msg_len = body.len().saturating_add(properties.len());
+        if msg_len > qm_max_len {
             return Err(ReasonCode::MsgTooBigForQMgr.into());
         }
-        if body.len() > attrs.max_msg_length.max(0) as usize {
+        if msg_len > attrs.max_msg_length.max(0) as usize {
             return Err(ReasonCode::MsgTooBigForQ.into());
         }
         if md.priority < priority::AS_Q_DEF {
@@ -174,6 +194,7 @@ impl QueueManager {
             key,
             md: *md,
             body,
+            properties,
             put_ms: now.0,
             expires_at,
             state: MsgState::Available,
@@ -213,6 +234,22 @@ impl QueueManager {
         now: Timestamp,
         fx: &mut Effects,
     ) -> Result<Option<ReasonCode>, MqError> {
+        self.put1_with_properties(conn, od, md, pmo, body, Bytes::new(), now, fx)
+    }
+
+    /// MQPUT1 of a message with properties (see [`QueueManager::put_with_properties`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn put1_with_properties(
+        &mut self,
+        conn: ConnId,
+        od: &ObjectDescriptor,
+        md: &mut MessageDescriptor,
+        pmo: &PutOptions,
+        body: Bytes,
+        properties: Bytes,
+        now: Timestamp,
+        fx: &mut Effects,
+    ) -> Result<Option<ReasonCode>, MqError> {
         let mut oo = OpenOptions::OUTPUT;
         if pmo.options.contains(PutOptionFlags::FAIL_IF_QUIESCING) {
             oo |= OpenOptions::FAIL_IF_QUIESCING;
@@ -224,7 +261,7 @@ impl QueueManager {
             oo |= OpenOptions::SET_IDENTITY_CONTEXT;
         }
         let opened = self.open_inner(conn, od, oo, true, now, fx)?;
-        let r = self.put(conn, opened.hobj, md, pmo, body, now, fx);
+        let r = self.put_with_properties(conn, opened.hobj, md, pmo, body, properties, now, fx);
         // Closing a handle just opened cannot fail.
         let _ = self.close(conn, opened.hobj, CloseOptions::empty(), now, fx);
         r

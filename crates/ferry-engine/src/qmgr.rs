@@ -1,17 +1,17 @@
 //! The [`QueueManager`]: one owner of every object, connection and message, called
 //! synchronously by the server. This file holds the state, connect/disconnect, the run
-//! state (quiesce, stop), wait bookkeeping and the hand-off of messages to waiters; the
-//! verbs live in their own modules (open, put, get, syncpoint, inquire, admin).
+//! state (quiesce, stop) and wait bookkeeping; the hand-off of messages to waiters and
+//! consumers is in `handoff`, the verbs in their own modules (open, put, get, syncpoint,
+//! inquire, admin, consumer, settle).
 
 use crate::clock::Timestamp;
 use crate::connection::{ConnId, Connection, ConnectionInfo, Hobj, PendingGet};
+use crate::consumer::ConsumerTable;
 use crate::effects::{Effect, Effects};
 use crate::get::GetError;
-use crate::journal::LogRecord;
 use crate::msgid::IdGenerator;
-use crate::objects::{Catalogue, QueueId, QueueTable};
-use crate::queue::{MsgState, StoredMsg};
-use crate::uow::UowEntry;
+use crate::objects::{Catalogue, QueueTable};
+use crate::settle::Settlement;
 use ferry_mqi::{GetOptionFlags, MqError, ReasonCode};
 use ferry_objects::{ChannelDefinition, ListenerDefinition, QmgrAttributes};
 use std::collections::{BTreeMap, BTreeSet};
@@ -48,6 +48,8 @@ pub struct QueueManager {
     /// The next unit-of-work id for log records (unique across restarts: seeded from
     /// the start time like message ids, and above every id recovered).
     pub(crate) next_uow: u64,
+    /// Async consumers and their held deliveries.
+    pub(crate) consumers: ConsumerTable,
 }
 
 impl QueueManager {
@@ -69,6 +71,7 @@ impl QueueManager {
             dyn_seed: now.0.saturating_mul(1000),
             logging: false,
             next_uow: now.0.saturating_mul(1000),
+            consumers: ConsumerTable::default(),
         }
     }
 
@@ -146,13 +149,17 @@ impl QueueManager {
     }
 
     /// MQDISC, or the end of a broken connection (`normal == false`): a pending wait is
-    /// cancelled silently, the unit of work is committed (normal) or backed out (broken),
-    /// every handle is closed (temporary dynamic queues it created are deleted).
+    /// cancelled silently, every consumer ends (its held messages return with
+    /// BackoutCount + 1, [`Settlement::DEFAULT_OUTCOME`]), the unit of work is committed
+    /// (normal) or backed out (broken), every handle is closed (temporary dynamic queues
+    /// it created are deleted).
     pub fn disconnect(&mut self, conn: ConnId, normal: bool, now: Timestamp, fx: &mut Effects) {
         if !self.conns.contains_key(&conn) {
             return;
         }
         self.cancel_wait(conn);
+        let consumers = self.consumers_of(conn, None);
+        self.end_consumers(&consumers, Settlement::DEFAULT_OUTCOME, now, fx);
         if normal {
             self.commit_uow(conn, now, fx);
         } else {
@@ -262,102 +269,5 @@ impl QueueManager {
                 needs_durable: false,
             });
         }
-    }
-
-    /// Places a message that just became available on queue `qid` (a put outside
-    /// syncpoint, a committed put, a backed-out get): the earliest fitting waiter gets it
-    /// directly; browsers see it and pass it on; otherwise it is stored as available.
-    /// The message must not be in the store.
-    pub(crate) fn place(
-        &mut self,
-        qid: QueueId,
-        mut msg: StoredMsg,
-        now: Timestamp,
-        fx: &mut Effects,
-    ) {
-        let max_uncommitted = self.qmgr.max_uncommitted_msgs.max(0) as usize;
-        let logging = self.logging;
-        let Some(entry) = self.queues.get_mut(qid) else {
-            return;
-        };
-        let qname = &entry.def.name;
-        let Some(lq) = entry.local.as_mut() else {
-            return;
-        };
-        if msg.expired(now) {
-            return;
-        }
-        while let Some(w) = lq.waiters.take_for(&msg.md) {
-            let Some(c) = self.conns.get_mut(&w.conn) else {
-                continue;
-            };
-            let Some(p) = c.pending.take() else {
-                continue;
-            };
-            if let Some(d) = p.deadline {
-                self.deadlines.remove(&(d, p.token, w.conn));
-            }
-            let opts = p.gmo.options;
-            let got = crate::get::got_message(&msg, p.max_len, opts, now);
-            if opts.is_browse() {
-                if let Some(h) = c.handle_mut(p.hobj) {
-                    if got.is_ok() {
-                        h.cursor = Some(msg.key);
-                    }
-                }
-                fx.push(Effect::GetCompleted {
-                    conn: w.conn,
-                    hobj: p.hobj,
-                    result: got,
-                    needs_durable: fx.has_log(),
-                });
-                continue;
-            }
-            let got = match got {
-                Ok(g) => g,
-                Err(e) => {
-                    fx.push(Effect::GetCompleted {
-                        conn: w.conn,
-                        hobj: p.hobj,
-                        result: Err(e),
-                        needs_durable: false,
-                    });
-                    continue;
-                }
-            };
-            let sync = crate::get::under_syncpoint(opts, &msg.md);
-            if sync && c.uow.len() >= max_uncommitted {
-                fx.push(Effect::GetCompleted {
-                    conn: w.conn,
-                    hobj: p.hobj,
-                    result: Err(MqError::from(ReasonCode::SyncpointLimitReached).into()),
-                    needs_durable: false,
-                });
-                continue;
-            }
-            lq.last_get_ms = Some(now.0);
-            if logging && msg.md.is_persistent() {
-                let uow = sync.then(|| c.uow.log_id(&mut self.next_uow));
-                fx.log(LogRecord::get(uow, qname, msg.key.seq));
-            }
-            if sync {
-                c.uow.entries.push(UowEntry::Get {
-                    queue: qid,
-                    seq: msg.key.seq,
-                });
-                msg.state = MsgState::UncommittedGet(w.conn);
-                lq.uncommitted += 1;
-                lq.store.insert(msg);
-            }
-            fx.push(Effect::GetCompleted {
-                conn: w.conn,
-                hobj: p.hobj,
-                result: Ok(got),
-                needs_durable: fx.has_log(),
-            });
-            return;
-        }
-        msg.state = MsgState::Available;
-        lq.store.insert(msg);
     }
 }

@@ -4,13 +4,15 @@
 //! `9 - priority` under MSGDLVSQ(PRIORITY) (or `9 - DEFPRTY` under FIFO, as MQ does) and
 //! `seq` the arrival number. The key never changes, so a backed-out message returns to
 //! its original position. Only *available* messages (committed, not held by a
-//! syncpoint get) are in the order set and the id indexes; uncommitted puts and gets
-//! stay in `msgs` (they count in CURDEPTH) but cannot be found. Finding the first
+//! syncpoint get or an unsettled consumer delivery) are in the order set and the id
+//! indexes; uncommitted puts and gets and held deliveries stay in `msgs` (they count in
+//! CURDEPTH, as MQ counts locked messages) but cannot be found. Finding the first
 //! message, or the first with a given MsgId/CorrelId, is an index lookup whatever the
 //! depth.
 
 use crate::clock::Timestamp;
 use crate::connection::ConnId;
+use crate::consumer::ConsumerId;
 use crate::waiters::Waiters;
 use bytes::Bytes;
 use ferry_mqi::descriptor::NONE_ID;
@@ -36,6 +38,8 @@ pub(crate) enum MsgState {
     UncommittedPut(ConnId),
     /// Got under syncpoint by a connection, not yet committed.
     UncommittedGet(ConnId),
+    /// Delivered unsettled to a consumer: held for it until settled.
+    Held(ConsumerId),
 }
 
 /// A message on a queue.
@@ -44,6 +48,8 @@ pub(crate) struct StoredMsg {
     pub key: MsgKey,
     pub md: MessageDescriptor,
     pub body: Bytes,
+    /// The encoded message properties ([`ferry_mqi::MessageProperties`]); empty = none.
+    pub properties: Bytes,
     /// When it was put (for MSGAGE and the remaining expiry).
     pub put_ms: u64,
     /// When it expires, if it does.
@@ -61,6 +67,7 @@ impl StoredMsg {
             expires_at: self.expires_at,
             md: self.md,
             body: self.body.clone(),
+            properties: self.properties.clone(),
         }
     }
 
@@ -73,6 +80,7 @@ impl StoredMsg {
             },
             md: m.md,
             body: m.body,
+            properties: m.properties,
             put_ms: m.put_ms,
             expires_at: m.expires_at,
             state,
@@ -259,6 +267,13 @@ impl MessageStore {
         self.msgs.get(&seq)
     }
 
+    /// Sets a stored message's BackoutCount (it is not part of any index).
+    pub fn set_backout_count(&mut self, seq: u64, count: i32) {
+        if let Some(m) = self.msgs.get_mut(&seq) {
+            m.md.backout_count = count;
+        }
+    }
+
     /// Changes a message's state, linking or unlinking it from the indexes.
     pub fn set_state(&mut self, seq: u64, state: MsgState) {
         let Some(m) = self.msgs.get_mut(&seq) else {
@@ -339,6 +354,8 @@ impl MessageStore {
 pub(crate) struct LocalQueue {
     pub store: MessageStore,
     pub waiters: Waiters,
+    /// Async consumers registered on the queue, in registration order.
+    pub consumers: Vec<ConsumerId>,
     /// IPPROCS.
     pub open_input: u32,
     /// Handles open with INPUT_EXCLUSIVE (0 or 1).
@@ -369,6 +386,7 @@ mod tests {
             key,
             md,
             body: Bytes::new(),
+            properties: Bytes::new(),
             put_ms: key.seq,
             expires_at: None,
             state: MsgState::Available,

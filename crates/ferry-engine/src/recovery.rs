@@ -19,7 +19,10 @@
 //! in-flight unit of work is only ever resolved once). [`Recovery::finish`] pushes a
 //! backout record for each of them so a second restart reads the same outcome. A queue
 //! whose last word in the log is a deletion stays deleted even when the catalogue still
-//! names it. Messages already expired are dropped. Message ids and unit-of-work ids made
+//! names it. Messages already expired are dropped. A message a consumer held unsettled
+//! at the crash (no get record was written) comes back as an ordinary committed message,
+//! to be delivered again: at-least-once; a `BackoutCount` record restores the count a
+//! failed delivery gave it. Message ids and unit-of-work ids made
 //! afterwards never repeat recovered ones.
 //!
 //! **Checkpoint images**: [`QueueManager::checkpoint_records`] returns records that
@@ -131,7 +134,8 @@ impl QueueManager {
     }
 
     /// The records of a checkpoint image: every committed persistent message on every
-    /// queue in get order (including those held by uncommitted gets), then the
+    /// queue in get order (including those held by uncommitted gets and by unsettled
+    /// consumer deliveries, with their properties and current BackoutCount), then the
     /// persistent operations of every unit of work in flight, in their order. See the
     /// module documentation.
     pub fn checkpoint_records(&self) -> Vec<LogRecord> {
@@ -255,6 +259,15 @@ impl Recovery<'_> {
             Record::DefineQueue { queue } => {
                 self.reset_queue(&queue);
                 self.deleted.remove(&queue);
+            }
+            Record::BackoutCount { queue, seq, count } => {
+                if let Some(lq) = self
+                    .qm
+                    .recoverable_queue(&queue)
+                    .and_then(|q| self.qm.queues.local_mut(q))
+                {
+                    lq.store.set_backout_count(seq, count);
+                }
             }
         }
     }

@@ -4,15 +4,19 @@
 //! in the CorrelId map, one wanting any message in a FIFO. When a message becomes
 //! available the candidates are the head of the FIFO, the head of the CorrelId entry and
 //! the first fitting MsgId waiter; the one that arrived first (lowest token) wins, so
-//! arrival order is respected among all waiters that could take the message.
+//! arrival order is respected among all waiters that could take the message. A waiter
+//! with a selector the message does not pass is skipped, never blocking those behind it
+//! (finding the first fitting one then walks the list, which only selectors make longer
+//! than one step).
 
 use crate::connection::ConnId;
 use crate::queue::Criteria;
+use crate::selection::SharedFilter;
 use ferry_mqi::{CorrelId, MessageDescriptor, MsgId};
 use std::collections::{HashMap, VecDeque};
 
 /// One waiting getter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub(crate) struct Waiter {
     /// Arrival number across the queue manager; lower arrived first.
     pub token: u64,
@@ -20,13 +24,26 @@ pub(crate) struct Waiter {
     pub conn: ConnId,
     /// What it wants.
     pub criteria: Criteria,
+    /// The selector of the handle it waits on.
+    pub filter: Option<SharedFilter>,
 }
 
-/// Where a chosen waiter sits.
+impl Waiter {
+    /// True when the message fits both the criteria and the selector.
+    fn wants(&self, md: &MessageDescriptor, properties: &[u8]) -> bool {
+        self.criteria.matches(md)
+            && self
+                .filter
+                .as_ref()
+                .is_none_or(|f| f.0.matches(md, properties))
+    }
+}
+
+/// Where a chosen waiter sits: the list and the position in it.
 #[derive(Clone, Copy, Debug)]
-enum Slot {
-    Any,
-    Correl,
+pub(crate) enum Slot {
+    Any(usize),
+    Correl(usize),
     MsgId(usize),
 }
 
@@ -85,8 +102,17 @@ impl Waiters {
         found
     }
 
-    /// Takes the earliest-arrived waiter whose criteria fit `md`, if any.
+    /// Takes the earliest-arrived waiter that wants a message with `md` and no
+    /// properties, if any.
+    #[cfg(test)]
     pub fn take_for(&mut self, md: &MessageDescriptor) -> Option<Waiter> {
+        let (_, slot) = self.best(md, &[])?;
+        self.take(slot, md)
+    }
+
+    /// The earliest-arrived waiter that wants the message (`md`, encoded
+    /// `properties`): its token and where it sits, without removing it.
+    pub fn best(&self, md: &MessageDescriptor, properties: &[u8]) -> Option<(u64, Slot)> {
         if self.count == 0 {
             return None;
         }
@@ -96,21 +122,28 @@ impl Waiters {
                 best = Some((token, slot));
             }
         };
-        if let Some(w) = self.any.front() {
-            consider(w.token, Slot::Any);
+        let first = |q: &VecDeque<Waiter>| q.iter().position(|w| w.wants(md, properties));
+        if let Some(i) = first(&self.any) {
+            consider(self.any[i].token, Slot::Any(i));
         }
-        if let Some(w) = self.by_correl.get(&md.correl_id).and_then(|q| q.front()) {
-            consider(w.token, Slot::Correl);
-        }
-        if let Some(q) = self.by_msg_id.get(&md.msg_id) {
-            if let Some((i, w)) = q.iter().enumerate().find(|(_, w)| w.criteria.matches(md)) {
-                consider(w.token, Slot::MsgId(i));
+        if let Some(q) = self.by_correl.get(&md.correl_id) {
+            if let Some(i) = first(q) {
+                consider(q[i].token, Slot::Correl(i));
             }
         }
-        let (_, slot) = best?;
+        if let Some(q) = self.by_msg_id.get(&md.msg_id) {
+            if let Some(i) = first(q) {
+                consider(q[i].token, Slot::MsgId(i));
+            }
+        }
+        best
+    }
+
+    /// Removes the waiter [`Waiters::best`] found for `md`.
+    pub fn take(&mut self, slot: Slot, md: &MessageDescriptor) -> Option<Waiter> {
         let w = match slot {
-            Slot::Any => self.any.pop_front(),
-            Slot::Correl => pop_at(&mut self.by_correl, &md.correl_id, 0),
+            Slot::Any(i) => self.any.remove(i),
+            Slot::Correl(i) => pop_at(&mut self.by_correl, &md.correl_id, i),
             Slot::MsgId(i) => pop_at(&mut self.by_msg_id, &md.msg_id, i),
         };
         if w.is_some() {
@@ -121,9 +154,9 @@ impl Waiters {
 
     /// Every waiter, in arrival order, without removing them.
     pub fn snapshot(&self) -> Vec<Waiter> {
-        let mut all: Vec<Waiter> = self.any.iter().copied().collect();
-        all.extend(self.by_correl.values().flatten().copied());
-        all.extend(self.by_msg_id.values().flatten().copied());
+        let mut all: Vec<Waiter> = self.any.iter().cloned().collect();
+        all.extend(self.by_correl.values().flatten().cloned());
+        all.extend(self.by_msg_id.values().flatten().cloned());
         all.sort_by_key(|w| w.token);
         all
     }
@@ -178,6 +211,7 @@ mod tests {
                 msg_id: msg.map(id),
                 correl_id: correl.map(id),
             },
+            filter: None,
         }
     }
 
@@ -193,7 +227,7 @@ mod tests {
         };
         assert_eq!(ws.take_for(&md).map(|w| w.token), Some(2));
         assert_eq!(ws.take_for(&md).map(|w| w.token), Some(3));
-        assert_eq!(ws.take_for(&md), None);
+        assert!(ws.take_for(&md).is_none());
         md.correl_id = id(5);
         assert_eq!(ws.take_for(&md).map(|w| w.token), Some(1));
         assert!(ws.is_empty());

@@ -12,6 +12,7 @@ pub mod inquire;
 pub mod names;
 pub mod object;
 pub mod options;
+pub mod properties;
 pub mod reason;
 
 pub use descriptor::{CorrelId, MessageDescriptor, MsgId};
@@ -22,4 +23,5 @@ pub use object::{ObjectDescriptor, ObjectType};
 pub use options::{
     CloseOptions, GetOptionFlags, GetOptions, MatchOptions, OpenOptions, PutOptionFlags, PutOptions,
 };
+pub use properties::{MessageProperties, PropertyError, PropertyRef, PropertyValue};
 pub use reason::{CompCode, MqError, ReasonCode};

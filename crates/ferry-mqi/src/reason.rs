@@ -224,6 +224,10 @@ reason_codes! {
     CallInProgress = 2219, "MQRC_CALL_IN_PROGRESS", false;
     /// The match options are not valid.
     MatchOptionsError = 2247, "MQRC_MATCH_OPTIONS_ERROR", false;
+    /// A message property name is not valid (MQSETMP/MQINQMP).
+    PropertyNameError = 2442, "MQRC_PROPERTY_NAME_ERROR", false;
+    /// A message property value is too long to store.
+    PropertyValueTooBig = 2469, "MQRC_PROPERTY_VALUE_TOO_BIG", false;
     /// The channel is not available (stopped, or too many instances).
     ChannelNotAvailable = 2537, "MQRC_CHANNEL_NOT_AVAILABLE", false;
     /// The host is not available (nothing listens at the connection name).

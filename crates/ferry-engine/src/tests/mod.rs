@@ -1,6 +1,8 @@
 //! Engine tests: one module per area, sharing the [`Harness`] below.
 
 mod admin;
+mod consumer;
+mod consumer_persistence;
 mod inquire;
 mod model;
 mod mqi;
@@ -179,7 +181,7 @@ impl Harness {
                     conn,
                     result.map(|g| g.data.to_vec()).map_err(|e| e.reason()),
                 )),
-                Effect::CatalogueChanged => None,
+                _ => None,
             })
             .collect()
     }

@@ -8,9 +8,9 @@ use ferry_mqi::descriptor::persistence;
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-type View = BTreeMap<String, Vec<LoggedMessage>>;
+pub(super) type View = BTreeMap<String, Vec<LoggedMessage>>;
 
-fn logging_harness(queues: &[&str]) -> Harness {
+pub(super) fn logging_harness(queues: &[&str]) -> Harness {
     let mut h = Harness::new();
     for q in queues {
         h.local(q);
@@ -19,14 +19,20 @@ fn logging_harness(queues: &[&str]) -> Harness {
     h
 }
 
-fn pmd() -> MessageDescriptor {
+pub(super) fn pmd() -> MessageDescriptor {
     MessageDescriptor {
         persistence: persistence::PERSISTENT,
         ..MessageDescriptor::default()
     }
 }
 
-fn put_p(h: &mut Harness, c: ConnId, o: Hobj, sync: bool, body: &[u8]) -> MessageDescriptor {
+pub(super) fn put_p(
+    h: &mut Harness,
+    c: ConnId,
+    o: Hobj,
+    sync: bool,
+    body: &[u8],
+) -> MessageDescriptor {
     let mut md = pmd();
     let f = if sync {
         PutOptionFlags::SYNCPOINT
@@ -37,12 +43,12 @@ fn put_p(h: &mut Harness, c: ConnId, o: Hobj, sync: bool, body: &[u8]) -> Messag
     md
 }
 
-fn take_log(h: &mut Harness) -> Vec<LogRecord> {
+pub(super) fn take_log(h: &mut Harness) -> Vec<LogRecord> {
     h.fx.drain_log().collect()
 }
 
 /// A fresh engine from `h`'s catalogue, recovered from `records`.
-fn restart<'a>(
+pub(super) fn restart<'a>(
     h: &Harness,
     records: impl IntoIterator<Item = &'a LogRecord>,
 ) -> (QueueManager, Effects) {
@@ -57,7 +63,7 @@ fn restart<'a>(
     (qm, fx)
 }
 
-fn view_of(qm: &QueueManager) -> View {
+pub(super) fn view_of(qm: &QueueManager) -> View {
     qm.restart_view()
 }
 
@@ -80,6 +86,7 @@ fn every_record_kind_round_trips() {
         expires_at: Some(T0 + 123_400),
         md,
         body: Bytes::from_static(b"hello"),
+        properties: Bytes::from_static(b"\x01\x01\x00a\x00"),
     };
     let q = "Q.ONE".to_string();
     let records = [
@@ -94,7 +101,7 @@ fn every_record_kind_round_trips() {
             msg: LoggedMessage {
                 expires_at: None,
                 body: Bytes::new(),
-                ..msg
+                ..msg.clone()
             },
         },
         Record::Get {
@@ -111,7 +118,20 @@ fn every_record_kind_round_trips() {
         Record::Backout { uow: 10 },
         Record::ClearQueue { queue: q.clone() },
         Record::DeleteQueue { queue: q.clone() },
-        Record::DefineQueue { queue: q },
+        Record::DefineQueue { queue: q.clone() },
+        Record::BackoutCount {
+            queue: q.clone(),
+            seq: 77,
+            count: 4,
+        },
+        Record::Put {
+            uow: None,
+            queue: q,
+            msg: LoggedMessage {
+                properties: Bytes::new(),
+                ..msg
+            },
+        },
     ];
     let mut kinds = BTreeSet::new();
     for r in records {
@@ -132,9 +152,21 @@ fn every_record_kind_round_trips() {
         longer.push(0);
         assert!(Record::decode(enc.kind, &longer).is_err());
     }
-    assert_eq!(kinds.len(), 7);
+    assert_eq!(kinds.len(), 8);
     assert!(Record::decode(15, &[1]).is_err());
-    assert!(Record::decode(kind::COMMIT, &[2, 0, 0, 0, 0, 0, 0, 0, 0]).is_err());
+    assert!(Record::decode(24, &[2]).is_err());
+    assert!(Record::decode(kind::COMMIT, &[3, 0, 0, 0, 0, 0, 0, 0, 0]).is_err());
+    assert!(Record::decode(kind::COMMIT, &[0, 0, 0, 0, 0, 0, 0, 0, 0]).is_err());
+    // Kind 23 exists only from version 2.
+    let mut v1 = Record::BackoutCount {
+        queue: "Q".into(),
+        seq: 1,
+        count: 1,
+    }
+    .encode()
+    .payload();
+    v1[0] = 1;
+    assert!(Record::decode(kind::BACKOUT_COUNT, &v1).is_err());
 }
 
 proptest! {

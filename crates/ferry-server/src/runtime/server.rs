@@ -286,6 +286,9 @@ impl Server {
                     }
                 }
                 Effect::CatalogueChanged => catalogue_changed = true,
+                // Async consumers exist only for the AMQP channel (issue 5), which routes
+                // these; no native call creates one.
+                Effect::Delivered { .. } | Effect::ConsumerCancelled { .. } => {}
             }
         }
         drop(fx);

@@ -1,0 +1,145 @@
+//! The hand-off: where a message goes the moment it becomes available (a put outside
+//! syncpoint, a committed put, a backed-out get, a released or modified delivery).
+//!
+//! Browse consumers with credit that want it get a copy first. Then it goes, whole, to
+//! the one destructive taker that comes first among the MQGET waiters that want it
+//! (lowest arrival token) and the consumers with credit that want it (lowest turn; see
+//! `consumer` for the fairness rule): a waiting get completes
+//! ([`crate::Effect::GetCompleted`]), a consumer receives it ([`crate::Effect::Delivered`]).
+//! Browse waiters see it and pass it on. With no taker it is stored as available. A
+//! message never enters the queue when someone is waiting for it.
+
+use crate::clock::Timestamp;
+use crate::consumer::Delivery;
+use crate::effects::{Effect, Effects};
+use crate::journal::LogRecord;
+use crate::objects::QueueId;
+use crate::qmgr::QueueManager;
+use crate::queue::{MsgState, StoredMsg};
+use crate::uow::UowEntry;
+use ferry_mqi::{MqError, ReasonCode};
+use ferry_objects::queue::Enablement;
+
+impl QueueManager {
+    /// Places a message that just became available on queue `qid` (see the module
+    /// documentation). The message must not be in the store.
+    pub(crate) fn place(
+        &mut self,
+        qid: QueueId,
+        mut msg: StoredMsg,
+        now: Timestamp,
+        fx: &mut Effects,
+    ) {
+        let max_uncommitted = self.qmgr.max_uncommitted_msgs.max(0) as usize;
+        let logging = self.logging;
+        let Some(entry) = self.queues.get_mut(qid) else {
+            return;
+        };
+        let get_enabled = entry.def.attributes.get == Enablement::Enabled;
+        let qname = &entry.def.name;
+        let Some(lq) = entry.local.as_mut() else {
+            return;
+        };
+        if msg.expired(now) {
+            return;
+        }
+        let consumers = get_enabled && !lq.consumers.is_empty();
+        if consumers {
+            self.consumers.offer_copies(&lq.consumers, &msg, now, fx);
+        }
+        loop {
+            let waiter = lq.waiters.best(&msg.md, &msg.properties);
+            if consumers {
+                if let Some((turn, id)) = self.consumers.best_taker(&lq.consumers, &msg) {
+                    if waiter.is_none_or(|(token, _)| turn < token) {
+                        let mut at = Delivery {
+                            queue: qid,
+                            qname,
+                            logging,
+                            now,
+                            next_token: &mut self.next_token,
+                        };
+                        self.consumers.deliver_taken(id, lq, msg, &mut at, fx);
+                        return;
+                    }
+                }
+            }
+            let Some((_, slot)) = waiter else {
+                break;
+            };
+            let Some(w) = lq.waiters.take(slot, &msg.md) else {
+                break;
+            };
+            let Some(c) = self.conns.get_mut(&w.conn) else {
+                continue;
+            };
+            let Some(p) = c.pending.take() else {
+                continue;
+            };
+            if let Some(d) = p.deadline {
+                self.deadlines.remove(&(d, p.token, w.conn));
+            }
+            let opts = p.gmo.options;
+            let got = crate::get::got_message(&msg, p.max_len, opts, now);
+            if opts.is_browse() {
+                if let Some(h) = c.handle_mut(p.hobj) {
+                    if got.is_ok() {
+                        h.cursor = Some(msg.key);
+                    }
+                }
+                fx.push(Effect::GetCompleted {
+                    conn: w.conn,
+                    hobj: p.hobj,
+                    result: got,
+                    needs_durable: fx.has_log(),
+                });
+                continue;
+            }
+            let got = match got {
+                Ok(g) => g,
+                Err(e) => {
+                    fx.push(Effect::GetCompleted {
+                        conn: w.conn,
+                        hobj: p.hobj,
+                        result: Err(e),
+                        needs_durable: false,
+                    });
+                    continue;
+                }
+            };
+            let sync = crate::get::under_syncpoint(opts, &msg.md);
+            if sync && c.uow.len() >= max_uncommitted {
+                fx.push(Effect::GetCompleted {
+                    conn: w.conn,
+                    hobj: p.hobj,
+                    result: Err(MqError::from(ReasonCode::SyncpointLimitReached).into()),
+                    needs_durable: false,
+                });
+                continue;
+            }
+            lq.last_get_ms = Some(now.0);
+            if logging && msg.md.is_persistent() {
+                let uow = sync.then(|| c.uow.log_id(&mut self.next_uow));
+                fx.log(LogRecord::get(uow, qname, msg.key.seq));
+            }
+            if sync {
+                c.uow.entries.push(UowEntry::Get {
+                    queue: qid,
+                    seq: msg.key.seq,
+                });
+                msg.state = MsgState::UncommittedGet(w.conn);
+                lq.uncommitted += 1;
+                lq.store.insert(msg);
+            }
+            fx.push(Effect::GetCompleted {
+                conn: w.conn,
+                hobj: p.hobj,
+                result: Ok(got),
+                needs_durable: fx.has_log(),
+            });
+            return;
+        }
+        msg.state = MsgState::Available;
+        lq.store.insert(msg);
+    }
+}
