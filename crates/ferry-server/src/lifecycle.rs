@@ -80,6 +80,89 @@ pub struct RunStatus {
     pub version: String,
     /// Connected applications at the last update.
     pub connections: u64,
+    /// The recovery log's state at the last update (absent in files written before
+    /// the log had status, and for a queue manager running without a log).
+    #[serde(default)]
+    pub log: Option<LogSummary>,
+}
+
+/// The recovery log as `ferry status` and DISPLAY QMSTATUS show it (MQ's CURRLOG,
+/// RECLOG, LOGINUSE, plus Ferry's checkpoint position, bytes written, flushes per record
+/// and the last slow write).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LogSummary {
+    /// The extent being written (CURRLOG).
+    pub current_extent: String,
+    /// The oldest extent restart recovery needs (RECLOG).
+    pub restart_extent: String,
+    /// The last checkpoint's LSN.
+    pub checkpoint_lsn: u64,
+    /// The restart point: recovery replays from here.
+    pub restart_lsn: u64,
+    /// Everything below this LSN is on stable storage.
+    pub durable_lsn: u64,
+    /// Bytes written to the log files since the queue manager started.
+    pub bytes_written: u64,
+    /// Records made durable since start.
+    pub records: u64,
+    /// Flushes (write + fdatasync rounds) since start.
+    pub flushes: u64,
+    /// Checkpoints taken since start.
+    pub checkpoints: u64,
+    /// Bytes of the ring between the restart point and the head.
+    pub space_in_use: u64,
+    /// Bytes of the ring.
+    pub space_total: u64,
+    /// Log writes slower than AMQ_IODELAY since start.
+    pub slow_writes: u64,
+    /// The last slow write, as FRY6729W describes it.
+    pub last_slow_write: Option<String>,
+}
+
+impl LogSummary {
+    /// LOGINUSE: the percentage of the ring in use.
+    pub fn in_use_percent(&self) -> u64 {
+        (self.space_in_use * 100)
+            .checked_div(self.space_total)
+            .unwrap_or(0)
+    }
+
+    /// Flushes per record (1.0 = one flush per record; group commit makes it small).
+    pub fn flushes_per_record(&self) -> f64 {
+        if self.records == 0 {
+            0.0
+        } else {
+            self.flushes as f64 / self.records as f64
+        }
+    }
+
+    /// The `ferry status` lines for the log.
+    pub fn display_lines(&self) -> Vec<String> {
+        let mut lines = vec![
+            format!(
+                "   CURRLOG({}) RECLOG({}) LOGINUSE({}) CHKPTLSN({}) RESTARTLSN({}) DURABLELSN({})",
+                self.current_extent,
+                self.restart_extent,
+                self.in_use_percent(),
+                self.checkpoint_lsn,
+                self.restart_lsn,
+                self.durable_lsn
+            ),
+            format!(
+                "   LOGBYTES({}) LOGRECS({}) FLUSHES({}) FLUSHPERREC({:.3}) CHKPTS({}) SLOWWRITES({})",
+                self.bytes_written,
+                self.records,
+                self.flushes,
+                self.flushes_per_record(),
+                self.checkpoints,
+                self.slow_writes
+            ),
+        ];
+        if let Some(s) = &self.last_slow_write {
+            lines.push(format!("   LASTSLOW({s})"));
+        }
+        lines
+    }
 }
 
 impl RunStatus {
@@ -158,13 +241,18 @@ pub fn status_line(home: &FerryHome, name: &str) -> String {
     match (pid, status) {
         (Some(pid), Some(s)) => {
             let ports: Vec<String> = s.listeners.iter().map(|l| l.port.to_string()).collect();
-            format!(
+            let mut text = format!(
                 "{qmname:<58}STATUS({}) PID({pid}) LISTENERS({}) CONNS({}) BINDINGS({})",
                 s.state.display(),
                 ports.join(","),
                 s.connections,
                 s.bindings
-            )
+            );
+            for line in s.log.iter().flat_map(LogSummary::display_lines) {
+                text.push('\n');
+                text.push_str(&line);
+            }
+            text
         }
         (Some(pid), None) => format!("{qmname:<58}STATUS(Starting) PID({pid})"),
         // A clean end removes the pid file; one left behind means the process died.

@@ -88,6 +88,18 @@ impl AppendBuffer {
         Ok(lsn)
     }
 
+    /// Bytes ordinary records may still take before the log is full (the checkpoint
+    /// reserve excluded), measured from the head.
+    pub fn room(&self) -> u64 {
+        let limit = self.space.limit_page(self.restart, false);
+        let limit_lsn = Lsn::from_stream(limit * crate::format::page::PAGE_DATA_LEN as u64);
+        if limit_lsn > self.next {
+            self.next.bytes_until(limit_lsn)
+        } else {
+            0
+        }
+    }
+
     pub fn checkpoint(&mut self, payload: &[u8], oldest_needed: Lsn) -> Result<Lsn> {
         if !oldest_needed.is_canonical()
             || oldest_needed > self.next

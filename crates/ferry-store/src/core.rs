@@ -175,6 +175,12 @@ impl<D: LogDevice> LogCore<D> {
         self.writer.durable_end()
     }
 
+    /// Data bytes that ordinary records (24-byte headers included) may still take before
+    /// the log is full; see [`crate::Log::room`].
+    pub fn room(&self) -> u64 {
+        self.buffer.room()
+    }
+
     /// The LSN the next record will get.
     pub fn next_lsn(&self) -> Lsn {
         self.buffer.next_lsn()

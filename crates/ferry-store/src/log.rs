@@ -113,6 +113,14 @@ impl<D: LogDevice> Log<D> {
         self.appended(st, r)
     }
 
+    /// Data bytes that ordinary records (headers included) may still take before the log
+    /// is full; the checkpoint reserve is excluded. A caller
+    /// that checks this before a change it will log can refuse the change up front
+    /// instead of undoing it after a failed append.
+    pub fn room(&self) -> u64 {
+        self.shared.lock().buffer.room()
+    }
+
     /// The LSN the next record will get.
     pub fn next_lsn(&self) -> Lsn {
         self.shared.lock().buffer.next_lsn()

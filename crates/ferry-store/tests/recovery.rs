@@ -224,12 +224,21 @@ fn log_refuses_appends_that_would_overwrite_needed_data() {
     let first = log.append(user(), b"pinned").unwrap();
     let mut n = 0;
     let err = loop {
+        // `room` predicts exactly whether a record fits (header included).
+        let fits = log.room() >= 24 + 1000;
         match log.append(user(), &[0u8; 1000]) {
-            Ok(_) => n += 1,
-            Err(e) => break e,
+            Ok(_) => {
+                assert!(fits, "room() said no but the append fitted");
+                n += 1
+            }
+            Err(e) => {
+                assert!(!fits, "room() said yes but the append failed: {e}");
+                break e;
+            }
         }
         log.flush().unwrap();
     };
+    assert!(log.room() < 24 + 1000);
     assert!(
         matches!(err, LogError::LogFull { pinned, .. } if pinned == Lsn::FIRST),
         "{err}"

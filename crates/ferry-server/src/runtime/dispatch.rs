@@ -8,6 +8,7 @@
 //! (`Server::send`).
 
 use super::command_server;
+use super::logging::LogUse;
 use super::server::{Route, Server};
 use super::socket::SocketShared;
 use ferry_engine::{ConnId, ConnectionInfo, GetOutcome};
@@ -107,9 +108,12 @@ pub fn handle_frame(
             body,
         } => {
             let body = own_body(body);
-            let r = server.with_engine(|e, now, fx| {
-                e.put(conn, ferry_engine::Hobj(hobj), &mut md, &pmo, body, now, fx)
-            });
+            let r = match check_put_room(server, &md, body.len()) {
+                Ok(()) => server.with_engine(|e, now, fx| {
+                    e.put(conn, ferry_engine::Hobj(hobj), &mut md, &pmo, body, now, fx)
+                }),
+                Err(reason) => Err(reason.into()),
+            };
             Reply::Put {
                 status: status_of(r),
                 md,
@@ -122,8 +126,12 @@ pub fn handle_frame(
             body,
         } => {
             let body = own_body(body);
-            let r =
-                server.with_engine(|e, now, fx| e.put1(conn, &od, &mut md, &pmo, body, now, fx));
+            let r = match check_put_room(server, &md, body.len()) {
+                Ok(()) => {
+                    server.with_engine(|e, now, fx| e.put1(conn, &od, &mut md, &pmo, body, now, fx))
+                }
+                Err(reason) => Err(reason.into()),
+            };
             Reply::Put1 {
                 status: status_of(r),
                 md,
@@ -136,6 +144,10 @@ pub fn handle_frame(
             max_len,
         } => {
             let max_len = (max_len as usize).min(socket.negotiated.max_msg_length as usize);
+            if let Err(reason) = server.ensure_log_room(LogUse::Small) {
+                server.send(socket, conv, rid, &fail(Verb::Get, reason));
+                return Ok(());
+            }
             let outcome = server.with_engine(|e, now, fx| {
                 e.get(conn, ferry_engine::Hobj(hobj), &md, &gmo, max_len, now, fx)
             });
@@ -168,7 +180,9 @@ pub fn handle_frame(
         Request::Cmit => Reply::Cmit {
             status: status_of(
                 server
-                    .with_engine(|e, now, fx| e.commit(conn, now, fx))
+                    .ensure_log_room(LogUse::Small)
+                    .map_err(MqError::from)
+                    .and_then(|()| server.with_engine(|e, now, fx| e.commit(conn, now, fx)))
                     .map(|()| None),
             ),
         },
@@ -193,6 +207,25 @@ pub fn handle_frame(
     // Held until the log is durable when the call logged records its reply depends on.
     server.send(socket, conv, rid, &reply);
     Ok(())
+}
+
+/// What a put will log, for the room check: nothing when the message is explicitly
+/// non-persistent (those never wait for or fill the log).
+fn put_log_use(md: &ferry_mqi::MessageDescriptor, body: usize) -> Option<LogUse> {
+    (md.persistence != ferry_mqi::descriptor::persistence::NOT_PERSISTENT)
+        .then_some(LogUse::Put(body))
+}
+
+/// The room check of a put: none for a non-persistent message.
+fn check_put_room(
+    server: &Server,
+    md: &ferry_mqi::MessageDescriptor,
+    body: usize,
+) -> Result<(), ReasonCode> {
+    match put_log_use(md, body) {
+        Some(usage) => server.ensure_log_room(usage),
+        None => Ok(()),
+    }
 }
 
 fn own_body(body: bytes::Bytes) -> bytes::Bytes {

@@ -44,6 +44,24 @@ const BUFFER_FULL_PATIENCE: Duration = Duration::from_secs(30);
 /// Default slow-I/O threshold when AMQ_IODELAY is not set.
 const DEFAULT_IODELAY: Duration = Duration::from_millis(100);
 
+/// Log space a persistent put must leave free beyond its own record (1 MiB, at most an
+/// eighth of the ring): puts are refused first, so gets, commits and backouts (small
+/// records) keep working while the log is full and consumers can drain the queues that
+/// fill it.
+const PUT_ROOM_MARGIN: u64 = 1024 * 1024;
+/// Log space a get or commit must leave free (64 KiB, at most a 64th of the ring; a
+/// commit may hand messages to waiting getters, each a small get record).
+const GET_ROOM_MARGIN: u64 = 64 * 1024;
+
+/// What a call is about to log, for the room check made before the engine runs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogUse {
+    /// A put that may be persistent, with its body length.
+    Put(usize),
+    /// A get, commit or disconnect: small records only.
+    Small,
+}
+
 /// A record's header in the log (`docs/internals/log.md`).
 const RECORD_OVERHEAD: u64 = 24;
 
@@ -121,6 +139,8 @@ pub struct RecoveryLog {
     full_reported: Cell<bool>,
     last_slow_warning: Cell<Option<Instant>>,
     slow_since_warning: Cell<u64>,
+    /// Bytes of the ring (for the room margins).
+    ring_bytes: u64,
 }
 
 /// What start-up recovery found, for the error log.
@@ -192,6 +212,7 @@ pub fn open_and_recover(
         })
     };
     let log = Log::start(core, notify).map_err(|e| e.to_string())?;
+    let ring_bytes = log.status().space_total;
     if summary.records > 0 || summary.backed_out > 0 {
         error_log.write(
             &messages::LOG_RECOVERED,
@@ -216,6 +237,7 @@ pub fn open_and_recover(
             full_reported: Cell::new(false),
             last_slow_warning: Cell::new(None),
             slow_since_warning: Cell::new(0),
+            ring_bytes,
         },
         catalogue_changed,
     })
@@ -280,6 +302,40 @@ impl RecoveryLog {
                 }
             }
         }
+    }
+
+    /// Whether the log has room for a call that will log `usage` (see [`LogUse`]). A call
+    /// without room is refused before the engine changes anything, so a full log never
+    /// leaves memory ahead of the log.
+    pub fn has_room(&self, usage: LogUse) -> bool {
+        self.log.room() >= self.room_needed(usage)
+    }
+
+    fn room_needed(&self, usage: LogUse) -> u64 {
+        let ring = self.ring_bytes;
+        match usage {
+            LogUse::Put(body) => body as u64 + 1024 + PUT_ROOM_MARGIN.min(ring / 8),
+            LogUse::Small => GET_ROOM_MARGIN.min(ring / 64),
+        }
+    }
+
+    /// Reports a full log once (FRY7463W) until it has room again.
+    pub fn report_full(&self, error_log: &RefCell<ErrorLog>, name: &str, usage: LogUse) {
+        if !self.full_reported.replace(true) {
+            let e = LogError::LogFull {
+                needed: self.room_needed(usage),
+                free: self.log.room(),
+                pinned: self.log.status().restart_lsn,
+            };
+            error_log
+                .borrow_mut()
+                .write(&messages::LOG_FULL, &[&name, &e]);
+        }
+    }
+
+    /// Notes that the log has room again (the next full log is reported anew).
+    pub fn clear_full(&self) {
+        self.full_reported.set(false);
     }
 
     /// Whether the record-count policy asks for a checkpoint now.
@@ -377,6 +433,35 @@ impl RecoveryLog {
     }
 
     /// Writes a FRY6729W warning for slow log I/O, at most once a minute.
+    /// The log's state for `ferry status` and DISPLAY QMSTATUS.
+    pub fn summary(&self) -> crate::lifecycle::LogSummary {
+        let s = self.log.status();
+        crate::lifecycle::LogSummary {
+            current_extent: ferry_store::Geometry::extent_name(s.current_extent),
+            restart_extent: ferry_store::Geometry::extent_name(s.restart_extent),
+            checkpoint_lsn: s.checkpoint_lsn.0,
+            restart_lsn: s.restart_lsn.0,
+            durable_lsn: s.durable_lsn.0,
+            bytes_written: s.bytes_written,
+            records: s.records,
+            flushes: s.flushes,
+            checkpoints: s.checkpoints,
+            space_in_use: s.space_in_use,
+            space_total: s.space_total,
+            slow_writes: s.slow_ops,
+            last_slow_write: s.last_slow.map(|w| {
+                format!(
+                    "{} {} bytes {} took {} us, threshold {} us",
+                    w.op.letter(),
+                    w.bytes,
+                    w.file,
+                    w.took.as_micros(),
+                    w.threshold.as_micros()
+                )
+            }),
+        }
+    }
+
     fn warn_slow(&self, server: &Server) {
         let ops = self.log.take_slow_ops();
         let Some(last) = ops.last() else {

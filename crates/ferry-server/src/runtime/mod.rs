@@ -295,13 +295,19 @@ async fn expiry_timer(server: Rc<Server>) {
     }
 }
 
-/// Keeps run/status.json current (connection count) without a write per connection.
+/// Keeps run/status.json current (connection count, log counters) once a second, and only
+/// when something changed: never a write per connection or per record.
 async fn status_publisher(server: Rc<Server>) {
-    let mut last = u64::MAX;
+    let mut last = (u64::MAX, u64::MAX, u64::MAX);
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     loop {
         tick.tick().await;
-        let now = server.conversations.get();
+        let log = server
+            .log
+            .as_ref()
+            .map(|l| l.summary())
+            .map_or((0, 0), |s| (s.durable_lsn, s.checkpoint_lsn));
+        let now = (server.conversations.get(), log.0, log.1);
         if now != last {
             last = now;
             server.publish_status();

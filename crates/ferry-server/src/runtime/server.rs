@@ -12,7 +12,7 @@
 //! [`Server::send`]) and released by one wake-up per flush.
 
 use super::clock;
-use super::logging::RecoveryLog;
+use super::logging::{LogUse, RecoveryLog};
 use super::socket::SocketShared;
 use crate::catalogue_store;
 use crate::error_log::ErrorLog;
@@ -300,6 +300,26 @@ impl Server {
         }
     }
 
+    /// Refuses (2102 MQRC_RESOURCE_PROBLEM) a call that would log `usage` when the log has
+    /// no room for it, after trying a checkpoint; called before the engine runs the call,
+    /// so nothing is changed in memory that the log could not record.
+    pub fn ensure_log_room(&self, usage: LogUse) -> Result<(), ReasonCode> {
+        let Some(log) = self.log.as_ref() else {
+            return Ok(());
+        };
+        if log.has_room(usage) {
+            log.clear_full();
+            return Ok(());
+        }
+        // The checkpoint frees space once it is durable: later calls see the room.
+        self.checkpoint();
+        if log.has_room(usage) {
+            return Ok(());
+        }
+        log.report_full(&self.error_log, &self.name, usage);
+        Err(ReasonCode::ResourceProblem)
+    }
+
     /// Takes a checkpoint (between engine calls); a failure is in the error log and the
     /// next checkpoint retries.
     pub fn checkpoint(&self) {
@@ -346,6 +366,7 @@ impl Server {
             bindings: self.paths.bindings_socket().display().to_string(),
             version: env!("CARGO_PKG_VERSION").to_string(),
             connections: self.conversations.get(),
+            log: self.log.as_ref().map(RecoveryLog::summary),
         };
         if let Err(e) = status.publish(&self.paths) {
             tracing::warn!("cannot write {}: {e}", self.paths.status_file().display());
