@@ -323,6 +323,11 @@ pub enum Command {
         /// Listener name.
         name: String,
     },
+    /// DISPLAY QMSTATUS.
+    DisplayQmgrStatus {
+        /// Fields to show.
+        request: Request,
+    },
     /// DISPLAY LSSTATUS.
     DisplayListenerStatus {
         /// Listeners and fields.

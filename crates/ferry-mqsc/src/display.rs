@@ -12,7 +12,8 @@
 
 use crate::messages::MsgId;
 use ferry_objects::status::{
-    ChannelClientStatus, ChannelStatus, ConnectionStatus, HandleStatus, ListenerStatus, QueueStatus,
+    ChannelClientStatus, ChannelStatus, ConnectionStatus, HandleStatus, ListenerStatus, QmgrStatus,
+    QueueStatus, RecoveryLogStatus,
 };
 use ferry_objects::{AttrKind, AttrValue};
 
@@ -442,6 +443,133 @@ pub static LSSTATUS_FIELDS: &[StatusField<ListenerStatus>] = &[
         kind: FieldKind::Text,
         doc: "Time it started.",
         get: |l| opt_time(l.started_ms),
+    },
+];
+
+fn log_text(q: &QmgrStatus, f: fn(&RecoveryLogStatus) -> String) -> FieldValue {
+    FieldValue::Text(q.log.as_ref().map(f).unwrap_or_default())
+}
+
+fn log_count(q: &QmgrStatus, f: fn(&RecoveryLogStatus) -> u64) -> FieldValue {
+    count(q.log.as_ref().map_or(0, f))
+}
+
+/// DISPLAY QMSTATUS fields: MQ's, then Ferry's log counters (with LOGTYPE through
+/// SLOWWRT absent from MQ or named as MQ names them).
+pub static QMSTATUS_FIELDS: &[StatusField<QmgrStatus>] = &[
+    StatusField {
+        keyword: "STATUS",
+        kind: FieldKind::Keyword(&["RUNNING"]),
+        doc: "The queue manager runs (a stopped one answers no commands).",
+        get: |_| FieldValue::Keyword("RUNNING"),
+    },
+    StatusField {
+        keyword: "CONNS",
+        kind: FieldKind::Int,
+        doc: "Connected applications.",
+        get: |q| count(q.connections),
+    },
+    StatusField {
+        keyword: "STARTDA",
+        kind: FieldKind::Text,
+        doc: "Date the queue manager started.",
+        get: |q| opt_date(Some(q.started_ms)),
+    },
+    StatusField {
+        keyword: "STARTTI",
+        kind: FieldKind::Text,
+        doc: "Time the queue manager started.",
+        get: |q| opt_time(Some(q.started_ms)),
+    },
+    StatusField {
+        keyword: "CMDSERV",
+        kind: FieldKind::Keyword(&["RUNNING"]),
+        doc: "The command server (it answers this command).",
+        get: |_| FieldValue::Keyword("RUNNING"),
+    },
+    StatusField {
+        keyword: "LOGTYPE",
+        kind: FieldKind::Text,
+        doc: "The recovery log's type (CIRCULAR).",
+        get: |q| log_text(q, |l| l.log_type.clone()),
+    },
+    StatusField {
+        keyword: "LOGPATH",
+        kind: FieldKind::Text,
+        doc: "The recovery log's directory (qm.ini Log stanza LogPath).",
+        get: |q| log_text(q, |l| l.path.clone()),
+    },
+    StatusField {
+        keyword: "CURRLOG",
+        kind: FieldKind::Text,
+        doc: "The log extent being written.",
+        get: |q| log_text(q, |l| l.current_extent.clone()),
+    },
+    StatusField {
+        keyword: "RECLOG",
+        kind: FieldKind::Text,
+        doc: "The oldest log extent restart recovery needs.",
+        get: |q| log_text(q, |l| l.restart_extent.clone()),
+    },
+    StatusField {
+        keyword: "LOGINUSE",
+        kind: FieldKind::Int,
+        doc: "Percentage of the circular log in use (restart point to head).",
+        get: |q| log_count(q, |l| l.in_use_percent),
+    },
+    StatusField {
+        keyword: "CHKPTLSN",
+        kind: FieldKind::Int,
+        doc: "LSN of the last checkpoint (Ferry).",
+        get: |q| log_count(q, |l| l.checkpoint_lsn),
+    },
+    StatusField {
+        keyword: "RESTLSN",
+        kind: FieldKind::Int,
+        doc: "LSN restart recovery starts reading at (Ferry).",
+        get: |q| log_count(q, |l| l.restart_lsn),
+    },
+    StatusField {
+        keyword: "DURLSN",
+        kind: FieldKind::Int,
+        doc: "Everything below this LSN is on stable storage (Ferry).",
+        get: |q| log_count(q, |l| l.durable_lsn),
+    },
+    StatusField {
+        keyword: "LOGBYTES",
+        kind: FieldKind::Int,
+        doc: "Bytes written to the log files since the start (Ferry).",
+        get: |q| log_count(q, |l| l.bytes_written),
+    },
+    StatusField {
+        keyword: "LOGRECS",
+        kind: FieldKind::Int,
+        doc: "Log records made durable since the start (Ferry).",
+        get: |q| log_count(q, |l| l.records),
+    },
+    StatusField {
+        keyword: "LOGFLUSH",
+        kind: FieldKind::Int,
+        doc: "Log flushes (write + fdatasync) since the start; LOGFLUSH/LOGRECS well below 1 is group commit at work (Ferry).",
+        get: |q| log_count(q, |l| l.flushes),
+    },
+    StatusField {
+        keyword: "LOGCHKPT",
+        kind: FieldKind::Int,
+        doc: "Checkpoints taken since the start (Ferry).",
+        get: |q| log_count(q, |l| l.checkpoints),
+    },
+    StatusField {
+        keyword: "SLOWWRT",
+        kind: FieldKind::Int,
+        doc: "Log writes slower than AMQ_IODELAY since the start (Ferry).",
+        get: |q| log_count(q, |l| l.slow_writes),
+    },
+    StatusField {
+        keyword: "LASTSLOW",
+        kind: FieldKind::Text,
+        doc: "The last slow log write: operation, bytes, file, time taken, threshold (Ferry).",
+        get: |q| log_text(q, |l| l.last_slow_write.clone()),
     },
 ];
 

@@ -8,7 +8,8 @@
 
 use crate::display::{
     StatusField, CHSTATUS_CLIENT_FIELDS, CHSTATUS_FIELDS, CONN_FIELDS, CONN_HANDLE_FIELDS,
-    LSSTATUS_FIELDS, QSTATUS_HANDLE_FIELDS, QSTATUS_QUEUE_FIELDS, QUEUE_LIVE_FIELDS,
+    LSSTATUS_FIELDS, QMSTATUS_FIELDS, QSTATUS_HANDLE_FIELDS, QSTATUS_QUEUE_FIELDS,
+    QUEUE_LIVE_FIELDS,
 };
 use crate::messages::MESSAGES;
 use ferry_objects::channel::ChannelType;
@@ -132,7 +133,7 @@ pub fn render_attributes() -> String {
     for (title, table) in sections {
         let _ = write!(out, "### {title}\n\n{table}\n");
     }
-    let status: [(&str, String); 8] = [
+    let status: [(&str, String); 9] = [
         (
             "Live fields of DISPLAY QLOCAL / QUEUE",
             status_table(QUEUE_LIVE_FIELDS),
@@ -151,6 +152,7 @@ pub fn render_attributes() -> String {
             status_table(CONN_HANDLE_FIELDS),
         ),
         ("DISPLAY LSSTATUS", status_table(LSSTATUS_FIELDS)),
+        ("DISPLAY QMSTATUS", status_table(QMSTATUS_FIELDS)),
         (
             "DISPLAY CHSTATUS CHLTYPE(AMQP): channel summary",
             status_table(CHSTATUS_FIELDS),

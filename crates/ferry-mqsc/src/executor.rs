@@ -12,8 +12,8 @@ use crate::command::{
 };
 use crate::display::{
     attr_field, date_time, render_block, ConnHandle, Field, FieldValue, CHSTATUS_CLIENT_FIELDS,
-    CHSTATUS_FIELDS, CONN_FIELDS, CONN_HANDLE_FIELDS, LSSTATUS_FIELDS, QSTATUS_HANDLE_FIELDS,
-    QSTATUS_QUEUE_FIELDS, QUEUE_LIVE_FIELDS,
+    CHSTATUS_FIELDS, CONN_FIELDS, CONN_HANDLE_FIELDS, LSSTATUS_FIELDS, QMSTATUS_FIELDS,
+    QSTATUS_HANDLE_FIELDS, QSTATUS_QUEUE_FIELDS, QUEUE_LIVE_FIELDS,
 };
 use crate::error::ParseError;
 use crate::messages::MsgId;
@@ -264,6 +264,19 @@ pub fn execute(cmd: &Command, target: &mut dyn AdminTarget) -> CommandResult {
             attrs.alteration_date = d;
             attrs.alteration_time = t;
             outcome(target.alter_qmgr(attrs), MsgId::QmgrChanged, false)
+        }
+        Command::DisplayQmgrStatus { request } => {
+            let status = target.qmgr_status();
+            let mut fields = vec![Field::new("QMNAME", FieldValue::Text(target.qmgr_name()))];
+            fields.extend(QMSTATUS_FIELDS.iter().map(|f| f.field(&status)));
+            let shown: Vec<Field> = fields
+                .into_iter()
+                .filter(|f| f.keyword == "QMNAME" || request.wants(f.keyword))
+                .collect();
+            CommandResult {
+                ok: true,
+                lines: render_block(MsgId::DisplayQmgrStatus, &shown),
+            }
         }
         Command::DisplayQmgr { request } => {
             let attrs = target.qmgr();

@@ -120,6 +120,7 @@ messages! {
     SyntaxError = Some(8405), Info, "Syntax error detected at or near end of command segment below:-";
     /// DISPLAY QMGR header.
     DisplayQmgr = Some(8408), Info, "Display Queue Manager details.";
+    DisplayQmgrStatus = Some(8705), Info, "Display Queue Manager Status Details.";
     /// DISPLAY QUEUE header.
     DisplayQueue = Some(8409), Info, "Display Queue details.";
     /// DISPLAY CHANNEL header.

@@ -45,6 +45,7 @@ enum Obj {
     Conn,
     LsStatus,
     ChStatus,
+    QmStatus,
     /// Valid MQSC object types Ferry does not implement yet.
     Other(&'static str),
 }
@@ -84,7 +85,7 @@ const OBJECTS: &[(&str, Obj)] = &[
     ("ENTAUTH", Obj::Other("ENTAUTH")),
     ("CHSTATUS", Obj::ChStatus),
     ("CHS", Obj::ChStatus),
-    ("QMSTATUS", Obj::Other("QMSTATUS")),
+    ("QMSTATUS", Obj::QmStatus),
     ("SVSTATUS", Obj::Other("SVSTATUS")),
     ("SBSTATUS", Obj::Other("SBSTATUS")),
     ("TPSTATUS", Obj::Other("TPSTATUS")),
@@ -329,6 +330,7 @@ impl Parser<'_> {
             }
             ("ALTER", Obj::Qmgr) => self.alter_qmgr(obj_param, &rest),
             ("DISPLAY", Obj::Qmgr) => self.display_qmgr(obj_param, &rest),
+            ("DISPLAY", Obj::QmStatus) => self.display_qmstatus(obj_param, &rest),
             ("DISPLAY", Obj::Conn) => self.display_conn(obj_param, &rest),
             _ => Err(self.unknown_object(verb, obj_param)),
         }

@@ -6,7 +6,7 @@
 
 use crate::command::NamePattern;
 use ferry_objects::status::{
-    ChannelStatus, ConnectionStatus, HandleStatus, ListenerStatus, QueueStatus,
+    ChannelStatus, ConnectionStatus, HandleStatus, ListenerStatus, QmgrStatus, QueueStatus,
 };
 use ferry_objects::{
     AdminError, ChannelDefinition, ListenerDefinition, QmgrAttributes, QueueDefinition, StopMode,
@@ -81,4 +81,6 @@ pub trait AdminTarget {
     fn alter_qmgr(&mut self, attrs: QmgrAttributes) -> Result<(), AdminError>;
     /// Connected applications.
     fn connections(&self) -> Vec<ConnectionStatus>;
+    /// DISPLAY QMSTATUS: the running queue manager and its recovery log.
+    fn qmgr_status(&self) -> QmgrStatus;
 }

@@ -12,7 +12,8 @@ use crate::target::AdminTarget;
 use ferry_objects::channel::ChannelType;
 use ferry_objects::queue::QueueType;
 use ferry_objects::status::{
-    ChannelClientStatus, ChannelStatus, ConnectionStatus, HandleStatus, ListenerStatus, QueueStatus,
+    ChannelClientStatus, ChannelStatus, ConnectionStatus, HandleStatus, ListenerStatus, QmgrStatus,
+    QueueStatus,
 };
 use ferry_objects::{
     AdminError, ChannelDefinition, ListenerDefinition, QmgrAttributes, QueueDefinition, StopMode,
@@ -46,6 +47,8 @@ pub struct MemoryTarget {
     pub qmgr: QmgrAttributes,
     /// Connected applications.
     pub connections: Vec<ConnectionStatus>,
+    /// What DISPLAY QMSTATUS answers.
+    pub qmgr_status: QmgrStatus,
 }
 
 impl MemoryTarget {
@@ -388,5 +391,9 @@ impl AdminTarget for MemoryTarget {
 
     fn connections(&self) -> Vec<ConnectionStatus> {
         self.connections.clone()
+    }
+
+    fn qmgr_status(&self) -> QmgrStatus {
+        self.qmgr_status.clone()
     }
 }

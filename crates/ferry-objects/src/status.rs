@@ -1,9 +1,54 @@
-//! Status records: what DISPLAY QSTATUS, CONN, LSSTATUS and CHSTATUS answer.
+//! Status records: what DISPLAY QSTATUS, CONN, LSSTATUS, CHSTATUS and QMSTATUS answer.
 //!
 //! The engine fills these from counters it keeps as it works (never by scanning on
 //! request); MQSC prints them. Times are milliseconds since the Unix epoch, UTC.
 
 use crate::channel::ChannelType;
+
+/// DISPLAY QMSTATUS: the running queue manager and its recovery log.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct QmgrStatus {
+    /// CONNS: connected applications.
+    pub connections: u64,
+    /// STARTDA/STARTTI: when the queue manager started, ms since epoch.
+    pub started_ms: u64,
+    /// The recovery log (absent when the queue manager runs without one).
+    pub log: Option<RecoveryLogStatus>,
+}
+
+/// The recovery-log part of DISPLAY QMSTATUS: MQ's LOGTYPE, LOGPATH, CURRLOG, RECLOG and
+/// LOGINUSE, and Ferry's own checkpoint position, counters and last slow write.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RecoveryLogStatus {
+    /// LOGTYPE: CIRCULAR.
+    pub log_type: String,
+    /// LOGPATH: the log's directory.
+    pub path: String,
+    /// CURRLOG: the extent being written.
+    pub current_extent: String,
+    /// RECLOG: the oldest extent restart recovery needs.
+    pub restart_extent: String,
+    /// LOGINUSE: percentage of the ring between the restart point and the head.
+    pub in_use_percent: u64,
+    /// CHKPTLSN: the last checkpoint's LSN.
+    pub checkpoint_lsn: u64,
+    /// RESTLSN: where restart recovery starts reading.
+    pub restart_lsn: u64,
+    /// DURLSN: everything below it is on stable storage.
+    pub durable_lsn: u64,
+    /// LOGBYTES: bytes written to the log files since the start.
+    pub bytes_written: u64,
+    /// LOGRECS: records made durable since the start.
+    pub records: u64,
+    /// LOGFLUSH: flushes (write + fdatasync rounds) since the start.
+    pub flushes: u64,
+    /// LOGCHKPT: checkpoints since the start.
+    pub checkpoints: u64,
+    /// SLOWWRT: log writes slower than AMQ_IODELAY since the start.
+    pub slow_writes: u64,
+    /// LASTSLOW: the last slow write (operation, bytes, file, time, threshold).
+    pub last_slow_write: String,
+}
 
 /// DISPLAY QSTATUS TYPE(QUEUE): one queue's live state.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -422,3 +422,55 @@ async fn a_full_log_fails_puts_with_2102_and_does_not_hang() {
     let after: Vec<String> = drain(&q).await.into_iter().map(|s| s.body).collect();
     assert_eq!(after, vec!["after".to_string()]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn qmstatus_and_ferry_status_show_the_log_at_work() {
+    let qm = start("PS.STATUS");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)");
+    let before = mqsc_ok(&qm, "DISPLAY QMSTATUS ALL");
+    assert_eq!(
+        attr(&before, "CURRLOG").as_deref(),
+        Some("S0000000.LOG"),
+        "{before}"
+    );
+    assert_eq!(
+        attr(&before, "LOGTYPE").as_deref(),
+        Some("CIRCULAR"),
+        "{before}"
+    );
+    let recs = |t: &str| -> u64 { attr(t, "LOGRECS").and_then(|v| v.parse().ok()).unwrap_or(0) };
+    let (conn, q) = open_q(&qm, "Q").await;
+    for n in 0..20 {
+        put_one(&q, true, 1, false, &format!("p{n}")).await;
+    }
+    assert_eq!(drain(&q).await.len(), 20);
+    drop(q);
+    drop(conn);
+    let after = mqsc_ok(
+        &qm,
+        "DISPLAY QMSTATUS CURRLOG LOGRECS LOGFLUSH LOGBYTES LOGINUSE",
+    );
+    assert!(
+        recs(&after) >= recs(&before) + 40,
+        "20 puts and 20 gets were logged: {before} / {after}"
+    );
+    let flushes: u64 = attr(&after, "LOGFLUSH")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    assert!(flushes > 0 && attr(&after, "LOGBYTES").is_some(), "{after}");
+    // ferry status shows the same log fields from run/status.json (refreshed each second).
+    let mut shown = String::new();
+    for _ in 0..30 {
+        let out = qm.ferry(&["status", qm.name()]);
+        shown = String::from_utf8_lossy(&out.stdout).into_owned();
+        if attr(&shown, "LOGRECS").and_then(|v| v.parse::<u64>().ok()) >= Some(recs(&before) + 40) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(shown.contains("CURRLOG(S0000000.LOG)"), "{shown}");
+    assert!(
+        attr(&shown, "LOGRECS").and_then(|v| v.parse::<u64>().ok()) >= Some(recs(&before) + 40),
+        "ferry status catches up with the log: {shown}"
+    );
+}

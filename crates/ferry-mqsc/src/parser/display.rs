@@ -10,7 +10,8 @@ use crate::command::{
 };
 use crate::display::{
     FieldKind, StatusField, CHSTATUS_CLIENT_FIELDS, CHSTATUS_FIELDS, CONN_FIELDS,
-    CONN_HANDLE_FIELDS, QSTATUS_HANDLE_FIELDS, QSTATUS_QUEUE_FIELDS, QUEUE_LIVE_FIELDS,
+    CONN_HANDLE_FIELDS, QMSTATUS_FIELDS, QSTATUS_HANDLE_FIELDS, QSTATUS_QUEUE_FIELDS,
+    QUEUE_LIVE_FIELDS,
 };
 use crate::error::{ParseError, ParseErrorKind as K};
 use crate::lexer::TokenKind;
@@ -465,6 +466,40 @@ impl Parser<'_> {
             return Err(self.err(K::Generic(text.clone()), p.value_end));
         }
         Ok(Some(pattern))
+    }
+
+    /// DISPLAY QMSTATUS [ALL] [fields]: no name, no WHERE (as DISPLAY QMGR).
+    pub(super) fn display_qmstatus(
+        &self,
+        obj: &Param,
+        rest: &[&Param],
+    ) -> Result<Command, ParseError> {
+        self.bare(obj)?;
+        let vocab = |kw: &str| {
+            if kw == "QMNAME" {
+                return Some(("QMNAME", FilterKind::Text));
+            }
+            field_vocab(QMSTATUS_FIELDS, kw)
+        };
+        if let Some(p) = rest.iter().find(|p| p.keyword == "WHERE") {
+            return Err(self.err(
+                K::UnknownKeyword {
+                    keyword: "WHERE".into(),
+                    object: "QMSTATUS".into(),
+                },
+                p.end,
+            ));
+        }
+        let selection = self.selection(
+            NamePattern::Exact(String::new()),
+            rest,
+            "QMSTATUS",
+            &vocab,
+            false,
+        )?;
+        Ok(Command::DisplayQmgrStatus {
+            request: selection.request,
+        })
     }
 
     pub(super) fn display_qmgr(&self, obj: &Param, rest: &[&Param]) -> Result<Command, ParseError> {

@@ -10,7 +10,8 @@ use super::server::Server;
 use ferry_mqsc::command::NamePattern;
 use ferry_mqsc::AdminTarget;
 use ferry_objects::status::{
-    ChannelStatus, ConnectionStatus, HandleStatus, ListenerStatus, QueueStatus,
+    ChannelStatus, ConnectionStatus, HandleStatus, ListenerStatus, QmgrStatus, QueueStatus,
+    RecoveryLogStatus,
 };
 use ferry_objects::{
     AdminError, ChannelDefinition, ListenerDefinition, QmgrAttributes, QueueDefinition, StopMode,
@@ -170,6 +171,32 @@ impl AdminTarget for Target<'_> {
     }
     fn connections(&self) -> Vec<ConnectionStatus> {
         self.server.engine.borrow().connections()
+    }
+    fn qmgr_status(&self) -> QmgrStatus {
+        let stanza = &self.server.ini.log;
+        QmgrStatus {
+            connections: self.server.conversations.get(),
+            started_ms: self.server.started_ms,
+            log: self.server.log.as_ref().map(|log| {
+                let s = log.summary();
+                RecoveryLogStatus {
+                    log_type: stanza.log_type.to_uppercase(),
+                    path: stanza.path.clone(),
+                    in_use_percent: s.in_use_percent(),
+                    current_extent: s.current_extent,
+                    restart_extent: s.restart_extent,
+                    checkpoint_lsn: s.checkpoint_lsn,
+                    restart_lsn: s.restart_lsn,
+                    durable_lsn: s.durable_lsn,
+                    bytes_written: s.bytes_written,
+                    records: s.records,
+                    flushes: s.flushes,
+                    checkpoints: s.checkpoints,
+                    slow_writes: s.slow_writes,
+                    last_slow_write: s.last_slow_write.unwrap_or_default(),
+                }
+            }),
+        }
     }
 }
 
