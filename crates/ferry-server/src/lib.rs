@@ -1,12 +1,14 @@
 //! The Ferry queue manager process: everything at the edge of the engine.
 //!
 //! The engine (`ferry-engine`) decides; this crate does the I/O around it:
+//! - [`amqp_mapping`]: AMQP 1.0 messages to and from MQ messages, and JMS selectors;
 //! - [`home`] and [`qm_ini`]: where a queue manager lives on disk and its qm.ini stanzas;
 //! - [`catalogue_store`]: the object definitions file;
 //! - [`error_log`] and [`messages`]: the FRYERR01.LOG error log and the numbered messages;
 //! - [`lifecycle`]: create, start, stop, status and delete (crtmqm, strmqm, endmqm, dspmq, dltmqm);
 //! - `runtime`: the running process: listeners, conversations, the command server.
 
+pub mod amqp_mapping;
 pub mod catalogue_store;
 pub mod error_log;
 pub mod home;

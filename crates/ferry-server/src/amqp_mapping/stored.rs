@@ -1,0 +1,179 @@
+//! What a stored MQ message still carries of its AMQP origin, read straight from its
+//! encoded properties, and which message-id / correlation-id it has *now*.
+//!
+//! The exact AMQP ids are kept beside MsgId/CorrelId (reserved properties
+//! [`PROP_MESSAGE_ID`], [`PROP_CORRELATION_ID`]). They stay authoritative only while the
+//! MQMD id is still the one derived from them: a native application that re-puts the
+//! message with its properties but a new MsgId or CorrelId (MQPMO_NEW_MSG_ID, a reply
+//! that copies MsgId into CorrelId) makes the MQMD id win, shown as a binary id. The
+//! delivery mapping and the selector both use this one rule ([`message_id`],
+//! [`correlation_id`]), so what a selector matches is what the consumer then sees.
+
+use std::ops::Range;
+
+use bytes::Bytes;
+use ferry_amqp::{codec, Properties, RawSections, SectionKind};
+use ferry_mqi::descriptor::NONE_ID;
+use ferry_mqi::{MessageDescriptor, MessageProperties, PropertyRef};
+
+use super::ids::IdRef;
+use super::{PROP_CORRELATION_ID, PROP_MESSAGE_ID, PROP_SECTIONS};
+
+/// A message's current id, as the AMQP side should see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum IdView<'a> {
+    /// The exact id the AMQP producer sent (still matching the MQMD id).
+    Amqp(IdRef<'a>),
+    /// The MQMD id of a native message (or one changed by a native application).
+    Native(&'a [u8; 24]),
+}
+
+/// A current id, and whether the stored AMQP properties section disagrees with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CurrentId<'a> {
+    /// The id to show; `None` when the message has none.
+    pub view: Option<IdView<'a>>,
+    /// True when a message from AMQP must have its properties section's id replaced.
+    pub stale: bool,
+}
+
+/// A ByteString property's bytes, borrowed from the encoding.
+pub(crate) fn byte_string<'a>(properties: &'a [u8], name: &str) -> Option<&'a [u8]> {
+    match MessageProperties::find(properties, name)? {
+        PropertyRef::ByteString(b) => Some(b),
+        _ => None,
+    }
+}
+
+/// The raw message-annotations/properties/application-properties of a message that came
+/// in over AMQP; `None` for a native message.
+pub(crate) fn amqp_sections(properties: &[u8]) -> Option<&[u8]> {
+    byte_string(properties, PROP_SECTIONS)
+}
+
+/// The message-id a message has now. A message from AMQP whose producer sent none has
+/// none (its MsgId is the queue manager's own), so the bare message stays as sent.
+pub(crate) fn message_id<'a>(md: &'a MessageDescriptor, properties: &'a [u8]) -> CurrentId<'a> {
+    let stored = byte_string(properties, PROP_MESSAGE_ID);
+    let from_amqp = stored.is_some() || amqp_sections(properties).is_some();
+    current(&md.msg_id, stored, !from_amqp)
+}
+
+/// The correlation-id a message has now.
+pub(crate) fn correlation_id<'a>(md: &'a MessageDescriptor, properties: &'a [u8]) -> CurrentId<'a> {
+    current(
+        &md.correl_id,
+        byte_string(properties, PROP_CORRELATION_ID),
+        true,
+    )
+}
+
+fn current<'a>(mq: &'a [u8; 24], stored: Option<&'a [u8]>, show_mq: bool) -> CurrentId<'a> {
+    let exact = stored.and_then(IdRef::decode);
+    let view = match exact {
+        Some(id) if id.mq_id() == *mq => Some(IdView::Amqp(id)),
+        _ if *mq == NONE_ID => None,
+        None if !show_mq => None,
+        _ => Some(IdView::Native(mq)),
+    };
+    let stale = !matches!(
+        (stored, view),
+        (Some(_), Some(IdView::Amqp(_))) | (None, None)
+    );
+    CurrentId { view, stale }
+}
+
+/// The stored sections' properties section decoded (default when there is none), and
+/// the byte range it fills in `sections` (an empty range where it belongs when there is
+/// none): for the rare reads and rewrites that need more than the ids. Copies the
+/// sections once; `None` when they do not scan or decode.
+pub(crate) fn decode_properties(sections: &[u8]) -> Option<(Properties, Range<usize>)> {
+    let raw = RawSections::scan(Bytes::copy_from_slice(sections)).ok()?;
+    match (
+        raw.section(SectionKind::Properties),
+        raw.span(SectionKind::Properties),
+    ) {
+        (Some(p), Some(span)) => Some((codec::from_bytes::<Properties>(p).ok()?, span)),
+        _ => {
+            let at = raw
+                .span(SectionKind::MessageAnnotations)
+                .map_or(0, |s| s.end);
+            Some((Properties::default(), at..at))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ferry_mqi::PropertyValue;
+
+    fn props(mid: Option<IdRef<'_>>, cid: Option<IdRef<'_>>, amqp: bool) -> Bytes {
+        let mut p = MessageProperties::new();
+        for (name, id) in [(PROP_MESSAGE_ID, mid), (PROP_CORRELATION_ID, cid)] {
+            if let Some(id) = id {
+                p.set_reserved(name, PropertyValue::ByteString(id.encode()))
+                    .unwrap();
+            }
+        }
+        if amqp {
+            p.set_reserved(PROP_SECTIONS, PropertyValue::ByteString(Bytes::new()))
+                .unwrap();
+        }
+        p.encode()
+    }
+
+    #[test]
+    fn stored_ids_win_while_the_mqmd_id_derives_from_them() {
+        let id = IdRef::String("ID:abc:1");
+        let md = MessageDescriptor {
+            msg_id: id.mq_id(),
+            correl_id: id.mq_id(),
+            ..Default::default()
+        };
+        let p = props(Some(id), Some(id), true);
+        let fresh = CurrentId {
+            view: Some(IdView::Amqp(id)),
+            stale: false,
+        };
+        assert_eq!(message_id(&md, &p), fresh);
+        assert_eq!(correlation_id(&md, &p), fresh);
+
+        let changed = MessageDescriptor {
+            msg_id: [7; 24],
+            correl_id: NONE_ID,
+            ..md
+        };
+        let m = message_id(&changed, &p);
+        assert_eq!(m.view, Some(IdView::Native(&[7; 24])));
+        assert!(m.stale);
+        let c = correlation_id(&changed, &p);
+        assert_eq!(c.view, None);
+        assert!(c.stale);
+    }
+
+    #[test]
+    fn amqp_messages_without_ids_keep_none_native_ones_show_mqmd() {
+        let md = MessageDescriptor {
+            msg_id: [1; 24],
+            ..Default::default()
+        };
+        let amqp = props(None, None, true);
+        assert_eq!(
+            message_id(&md, &amqp),
+            CurrentId {
+                view: None,
+                stale: false
+            }
+        );
+        assert_eq!(correlation_id(&md, &amqp).view, None);
+        let native = message_id(&md, &[]);
+        assert_eq!(native.view, Some(IdView::Native(&[1; 24])));
+        // A CorrelId set on an AMQP message by someone else must be written in.
+        let md = MessageDescriptor {
+            correl_id: [2; 24],
+            ..md
+        };
+        assert!(correlation_id(&md, &amqp).stale);
+    }
+}
