@@ -1,14 +1,18 @@
-//! One entry point that pushes arbitrary bytes through every decoder of the crate.
+//! One entry point that pushes arbitrary bytes through every decoder of the crate, and
+//! through a server-role [`Connection`].
 //!
 //! The cargo-fuzz target `amqp_frame` (crates/ferry-amqp/fuzz) calls
 //! [`decode_everything`], and a proptest in this crate's tests calls it too, so stable CI
 //! covers the same path. Besides "never panics", it checks that whatever decodes
 //! re-encodes to bytes that decode and re-encode to the same bytes (a fixed point; byte
-//! comparison so NaN floats compare equal).
+//! comparison so NaN floats compare equal). [`feed_server`] plays a broker answering
+//! every event (SASL, open, attach, credit, dispositions, sends) so the state machine
+//! sees as much of its surface as the bytes reach.
 
 use bytes::{Bytes, BytesMut};
 
 use crate::codec::{from_bytes, to_bytes, Decode, Encode};
+use crate::connection::{Config, Connection, Event, SaslServer};
 use crate::frame::{encode_frame, FrameDecoder, ProtocolHeader};
 use crate::message::{Message, RawSections};
 use crate::performative::*;
@@ -41,6 +45,90 @@ pub fn decode_everything(data: &[u8]) {
     round_trip::<SaslInit>(&bytes);
     round_trip::<SaslOutcome>(&bytes);
     message(&bytes);
+    feed_server(data);
+}
+
+/// Feeds `data` to server-role connections: as the first bytes, after the AMQP header
+/// (no SASL), and after the SASL header, answering every event like a broker.
+pub fn feed_server(data: &[u8]) {
+    for header in [None, Some(ProtocolHeader::Amqp), Some(ProtocolHeader::Sasl)] {
+        let config = Config {
+            max_frame_size: 4096,
+            incoming_window: 8,
+            max_message_size: Some(1 << 16),
+            ..Config::default()
+        };
+        let mut sasl = SaslServer::plain_and_anonymous();
+        sasl.allow_no_sasl = true;
+        let mut server = Connection::server(config, sasl);
+        let mut input = BytesMut::new();
+        if let Some(h) = header {
+            h.encode(&mut input);
+        }
+        input.extend_from_slice(data);
+        serve(&mut server, &mut input);
+    }
+}
+
+fn serve(server: &mut Connection, input: &mut BytesMut) {
+    let mut events = Vec::new();
+    let mut now = 0;
+    for _ in 0..64 {
+        let before = input.len();
+        server.receive(input, now, &mut events);
+        if events.is_empty() && input.len() == before {
+            break;
+        }
+        for event in events.drain(..) {
+            answer(server, event);
+        }
+        server.take_output();
+        now += 1_000;
+        server.tick(now, &mut events);
+    }
+}
+
+/// What a broker would do: accept everything, grant credit, settle, send when it can.
+fn answer(server: &mut Connection, event: Event) {
+    // Results are ignored: the state may have moved on (closed, detached) meanwhile.
+    match event {
+        Event::SaslInit { .. } => {
+            let _ = server.sasl_outcome(true);
+        }
+        Event::Open(_) => {
+            let _ = server.open(Open::new("fuzz"));
+        }
+        Event::Attach { link, attach } => {
+            let peer_sends = attach.role == Role::Sender;
+            let _ = server.attach_reply(link, attach.source, attach.target);
+            if peer_sends {
+                let _ = server.grant_credit(link, 2);
+            }
+        }
+        Event::Flow { link, drain, .. } => {
+            if server.credit(link) > 0 {
+                let _ = server.send(link, Bytes::from_static(b"t"), false, 0, |out| {
+                    out.extend_from_slice(&[0x00, 0x53, 0x77, 0xa1, 0x01, b'x'])
+                });
+            }
+            if drain {
+                let _ = server.drained(link);
+            }
+        }
+        Event::Message {
+            link, delivery_id, ..
+        } => {
+            let _ = server.disposition(
+                link.session(),
+                Role::Receiver,
+                delivery_id,
+                delivery_id,
+                true,
+                Some(DeliveryState::Accepted),
+            );
+        }
+        _ => {}
+    }
 }
 
 fn frames(data: &[u8]) {

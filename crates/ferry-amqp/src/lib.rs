@@ -11,6 +11,8 @@
 //! - [`message`]: message sections, with each section's raw bytes available.
 //! - [`condition`]: error-condition symbols and the JMS vocabulary (capabilities,
 //!   filters, annotations).
+//! - [`connection`]: the sans-I/O connection state machine (SASL, open/close, sessions,
+//!   links, credit, transfers, dispositions, heartbeats), server and client role.
 //!
 //! ```
 //! use bytes::BytesMut;
@@ -31,6 +33,7 @@
 
 pub mod codec;
 pub mod condition;
+pub mod connection;
 pub mod descriptor;
 pub mod error;
 pub mod frame;
