@@ -6,8 +6,9 @@
 //!   UNKNOWN / NULL; `IS [NOT] NULL` is always TRUE or FALSE;
 //! - AND, OR and NOT follow the SQL truth tables (FALSE AND UNKNOWN is FALSE, TRUE OR
 //!   UNKNOWN is TRUE, NOT UNKNOWN is UNKNOWN);
-//! - longs and doubles compare and compute with Java numeric promotion; long arithmetic
-//!   wraps as Java's does, and a long division by zero is NULL (Java would throw);
+//! - longs and doubles compare and compute with Java numeric promotion; long +, - and *
+//!   wrap as Java's do; `/` is always floating point (5 / 4 = 1.25), as in ActiveMQ and
+//!   Artemis, so a selector selects the same messages after a move from them;
 //! - comparing values of unlike types (a string with a number, a boolean with a string)
 //!   is FALSE, as is ordering (`<` etc.) strings or booleans, which JMS does not define;
 //! - arithmetic on a non-number is NULL; LIKE on a non-string is UNKNOWN;
@@ -134,8 +135,10 @@ fn arith(op: ArithOp, l: Value<'_>, r: Value<'_>) -> Option<Value<'static>> {
             ArithOp::Add => a.wrapping_add(b),
             ArithOp::Sub => a.wrapping_sub(b),
             ArithOp::Mul => a.wrapping_mul(b),
-            ArithOp::Div if b == 0 => return None,
-            ArithOp::Div => a.wrapping_div(b),
+            // Division is done in floating point even for two integers, as ActiveMQ
+            // and Artemis do (5 / 4 is 1.25, not 1): selectors written for those brokers
+            // select the same messages here.
+            ArithOp::Div => return Some(Value::Double(a as f64 / b as f64)),
         })),
         (l, r) => {
             let (a, b) = (as_double(&l)?, as_double(&r)?);
@@ -236,16 +239,19 @@ mod tests {
     }
 
     #[test]
-    fn long_arithmetic_wraps_and_division_by_zero_is_null() {
+    fn long_arithmetic_wraps_and_division_is_floating_point() {
         let max = Value::Long(i64::MAX);
         assert_eq!(
             arith(ArithOp::Add, max, Value::Long(1)),
             Some(Value::Long(i64::MIN))
         );
-        assert_eq!(arith(ArithOp::Div, Value::Long(1), Value::Long(0)), None);
+        assert_eq!(
+            arith(ArithOp::Div, Value::Long(1), Value::Long(0)),
+            Some(Value::Double(f64::INFINITY))
+        );
         assert_eq!(
             arith(ArithOp::Div, Value::Long(7), Value::Long(2)),
-            Some(Value::Long(3))
+            Some(Value::Double(3.5))
         );
         assert_eq!(
             arith(ArithOp::Div, Value::Long(7), Value::Double(2.0)),
