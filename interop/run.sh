@@ -9,7 +9,8 @@
 #               ferry_semantics (what the issue demands of Ferry where peers differ) are skipped
 #   --artemis   start the embedded Artemis peer (bench/peers/artemis) on ARTEMIS_PORT (5673) with
 #               a fresh journal, wire up restart + native-client commands; implies --peer
-#   --ferry     (to be completed by the lead: see ferry_mode below)
+#   --ferry     build and start a Ferry queue manager (AMQP on FERRY_AMQP_PORT, default 5672),
+#               define the queues, wire up restart + native-client commands
 #
 # Environment (also read by the tests): AMQP_URL, AMQP_USER, AMQP_PASSWORD, INTEROP_QUEUE_PREFIX,
 # INTEROP_RESTART_CMD, INTEROP_NATIVE_PUT_CMD, INTEROP_NATIVE_GET_CMD (see README.md).
@@ -43,25 +44,28 @@ queues_to_mqsc() {
       print line " REPLACE" }'
 }
 
-# ==================================================================================
-# --ferry mode: TO BE COMPLETED BY THE LEAD (sketch; nothing below has run yet).
-# Starts a Ferry queue manager in a private FERRY_HOME, defines the interop queues,
-# and points the suites at its AMQP channel (port 5672).
-# ==================================================================================
+# --ferry: a Ferry queue manager in a private FERRY_HOME (release build), with the
+# interop queues defined, its AMQP channel on FERRY_AMQP_PORT (default 5672), restarts with
+# ferry stop/start, and the amqsput/amqsget samples as the native client.
 ferry_mode() {
-  local ferry="$root/target/release/ferry"
-  [ -x "$ferry" ] || (cd "$root" && cargo build --release --bin ferry) || return 1
+  local ferry="$root/target/release/ferry" port="${FERRY_AMQP_PORT:-5672}"
+  local tcp="${FERRY_TCP_PORT:-14149}"
+  (cd "$root" && cargo build --release --bin ferry -p ferry && \
+     cargo build --release -p ferry-client --example amqsput --example amqsget) || return 1
   export FERRY_HOME="${FERRY_HOME:-$(mktemp -d /tmp/ferry-interop.XXXXXX)}"
-  "$ferry" create QMI || return 1
-  queues_to_mqsc | "$ferry" mqsc QMI || return 1
-  "$ferry" start QMI || return 1
-  cleanup_cmds+=("'$ferry' stop QMI; '$ferry' delete QMI")
-  export AMQP_URL="${AMQP_URL:-amqp://localhost:5672}"
-  export INTEROP_RESTART_CMD="'$ferry' stop QMI && '$ferry' start QMI"
-  # TODO(lead): Ferry's native put/get commands, e.g.
-  # export INTEROP_NATIVE_PUT_CMD="'$ferry' put QMI"   # args: QUEUE TEXT
-  # export INTEROP_NATIVE_GET_CMD="'$ferry' get QMI"   # args: QUEUE; prints the body
-  # TODO(lead): wait until the AMQP port accepts connections if `ferry start` returns early.
+  echo "== starting Ferry queue manager QMI (FERRY_HOME $FERRY_HOME, AMQP port $port)"
+  "$ferry" create QMI --port "$tcp" --amqp-port "$port" >/dev/null || return 1
+  cleanup_cmds+=("'$ferry' stop -i QMI >/dev/null 2>&1; '$ferry' delete QMI >/dev/null 2>&1")
+  "$ferry" start QMI >/dev/null || return 1
+  queues_to_mqsc | "$ferry" mqsc QMI >/dev/null || return 1
+  # The AMQP channel starts with the queue manager: check it runs.
+  "$ferry" mqsc QMI <<< "DISPLAY CHSTATUS(SYSTEM.DEF.AMQP)" | grep -q "STATUS(RUNNING)" || {
+    echo "the AMQP channel did not start:"; "$ferry" mqsc QMI <<< "DISPLAY CHSTATUS(*)"; return 1; }
+  export AMQP_URL="amqp://localhost:$port"
+  export INTEROP_RESTART_CMD="'$ferry' stop QMI >/dev/null && '$ferry' start QMI >/dev/null"
+  export FERRY_CONNNAME="localhost($tcp)" FERRY_QMGR=QMI
+  export INTEROP_NATIVE_PUT_CMD="'$here/ferry-native.sh' put"
+  export INTEROP_NATIVE_GET_CMD="'$here/ferry-native.sh' get"
 }
 
 artemis_mode() {

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The one test command (README, CI): installs what it needs, then runs every check.
 # Checks: rustfmt, clippy (warnings are errors), all unit and integration tests (which
-# start real `ferry` server processes on loopback), and a short fuzz run of every decoder.
+# start real `ferry` server processes on loopback), the AMQP interop suites (Apache Qpid
+# JMS and python-qpid-proton against a real `ferry` server), and a short fuzz run of every
+# decoder.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +25,18 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 
 step "cargo test (unit, integration against real server processes)"
 cargo test --workspace --locked
+
+step "interop: Qpid JMS (Maven) and python-qpid-proton (pip) against a ferry server"
+apt_install() {
+  local sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get update -qq && $sudo apt-get install -y -qq "$@" >/dev/null
+}
+command -v java >/dev/null 2>&1 || apt_install default-jdk-headless
+command -v mvn >/dev/null 2>&1 || apt_install maven
+command -v python3 >/dev/null 2>&1 || apt_install python3
+python3 -c 'import venv, ensurepip' 2>/dev/null || apt_install python3-venv
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+FERRY_AMQP_PORT="$(free_port)" FERRY_TCP_PORT="$(free_port)" ./interop/run.sh --ferry
 
 step "fuzz smoke"
 FUZZ_SECONDS="${FUZZ_SECONDS:-20}" ./scripts/fuzz.sh

@@ -17,4 +17,4 @@ pub mod messages;
 pub mod qm_ini;
 mod runtime;
 
-pub use runtime::{create_queue_manager, run_foreground, DEFAULT_LISTENER};
+pub use runtime::{create_queue_manager, run_foreground, DEFAULT_AMQP_CHANNEL, DEFAULT_LISTENER};

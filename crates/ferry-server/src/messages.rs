@@ -88,6 +88,18 @@ catalogue! {
         "The listener no longer accepts connections; existing ones continue.", "None.";
     LISTENER_FAILED = 9212 Error "The listener '{0}' could not listen on port {1}: {2}",
         "The TCP port could not be bound (in use, or not allowed).", "Free the port or change PORT with ALTER LISTENER, then START LISTENER.";
+    AMQP_CHANNEL_STARTED = 5041 Info "The AMQP channel '{0}' has started. Port {1}.",
+        "AMQP 1.0 clients (Qpid JMS, proton, any AMQP 1.0 client) can connect to the port.",
+        "None.";
+    AMQP_CHANNEL_ENDED = 5042 Info "The AMQP channel '{0}' has ended.",
+        "STOP CHANNEL or the end of the queue manager stopped the channel; its connections were closed.",
+        "START CHANNEL restarts it.";
+    AMQP_CHANNEL_FAILED = 9213 Error "The AMQP channel '{0}' could not start: {1}",
+        "The channel's port could not be bound, or the channel asks for something Ferry cannot do yet.",
+        "Free the port or ALTER CHANNEL(...) CHLTYPE(AMQP) PORT(n), then START CHANNEL.";
+    AMQP_PROTOCOL_ERROR = 9505 Error "An AMQP protocol error ended the connection from {0} on channel '{1}': {2}",
+        "The client sent something AMQP 1.0 does not allow; the connection was closed with that error condition. Other connections are not affected.",
+        "Correct the client.";
     BINDINGS_STARTED = 5028 Info "Local (bindings) connections are accepted at {0}.",
         "Applications on this host can connect through the Unix socket.", "None.";
     CONFIG_ERROR = 7028 Error "The configuration of queue manager '{0}' is not valid: {1}",

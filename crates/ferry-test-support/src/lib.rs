@@ -17,6 +17,7 @@ pub struct TestQueueManager {
     bin: PathBuf,
     name: String,
     port: u16,
+    amqp_port: u16,
     child: Option<Child>,
 }
 
@@ -33,14 +34,23 @@ impl TestQueueManager {
     pub fn start(bin: &Path, name: &str) -> Self {
         let home = tempfile::tempdir().expect("temp dir");
         let port = free_port();
+        let amqp_port = free_port();
         let mut qm = TestQueueManager {
             home,
             bin: bin.to_path_buf(),
             name: name.to_string(),
             port,
+            amqp_port,
             child: None,
         };
-        let out = qm.ferry(&["create", name, "--port", &port.to_string()]);
+        let out = qm.ferry(&[
+            "create",
+            name,
+            "--port",
+            &port.to_string(),
+            "--amqp-port",
+            &amqp_port.to_string(),
+        ]);
         assert!(
             out.status.success(),
             "ferry create failed: {}",
@@ -99,6 +109,11 @@ impl TestQueueManager {
     pub fn console(&self) -> String {
         std::fs::read_to_string(self.home.path().join(format!("{}.console", self.name)))
             .unwrap_or_default()
+    }
+
+    /// The port of its AMQP channel SYSTEM.DEF.AMQP.
+    pub fn amqp_port(&self) -> u16 {
+        self.amqp_port
     }
 
     /// Queue manager name.

@@ -31,6 +31,9 @@ enum Command {
         /// Port of the TCP listener started with the queue manager.
         #[arg(short = 'p', long, default_value_t = 1414)]
         port: u16,
+        /// Port of the default AMQP channel (SYSTEM.DEF.AMQP), started with the queue manager.
+        #[arg(long, default_value_t = 5672)]
+        amqp_port: u16,
         /// Description (DESCR of the queue manager).
         #[arg(short = 'c', long)]
         description: Option<String>,
@@ -49,6 +52,9 @@ enum Command {
         /// Listener port when --create makes a new queue manager.
         #[arg(short = 'p', long, default_value_t = 1414, requires = "create")]
         port: u16,
+        /// AMQP channel port when --create makes a new queue manager.
+        #[arg(long, default_value_t = 5672, requires = "create")]
+        amqp_port: u16,
     },
     /// Stop a queue manager (endmqm): controlled by default, waiting for applications.
     #[command(alias = "endmqm")]
@@ -106,17 +112,27 @@ fn main() -> ExitCode {
         Command::Create {
             name,
             port,
+            amqp_port,
             description,
-        } => ferry_server::create_queue_manager(&home, &name, port, description.as_deref())
-            .map(print_lines),
+        } => ferry_server::create_queue_manager(
+            &home,
+            &name,
+            port,
+            amqp_port,
+            description.as_deref(),
+        )
+        .map(print_lines),
         Command::Start {
             name,
             foreground,
             create,
             port,
+            amqp_port,
         } => {
             if create && !home.qmgr(&name).exists() {
-                if let Err(e) = ferry_server::create_queue_manager(&home, &name, port, None) {
+                if let Err(e) =
+                    ferry_server::create_queue_manager(&home, &name, port, amqp_port, None)
+                {
                     eprintln!("{}", e.message);
                     return ExitCode::from(u8::try_from(e.exit_code).unwrap_or(1));
                 }

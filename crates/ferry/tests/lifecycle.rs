@@ -72,7 +72,7 @@ fn create_defines_system_objects_and_a_listener() {
     assert_eq!(attr(&chl, "CHLTYPE").as_deref(), Some("SVRCONN"), "{chl}");
     let amqp = mqsc_ok(&qm, "DISPLAY CHANNEL(SYSTEM.DEF.AMQP) CHLTYPE PORT");
     assert_eq!(attr(&amqp, "CHLTYPE").as_deref(), Some("AMQP"), "{amqp}");
-    assert_eq!(attr(&amqp, "PORT").as_deref(), Some("5672"), "{amqp}");
+    assert_eq!(attr(&amqp, "PORT"), Some(qm.amqp_port().to_string()), "{amqp}");
     let lst = mqsc_ok(&qm, "DISPLAY LISTENER(SYSTEM.LISTENER.TCP.1) PORT CONTROL");
     assert_eq!(attr(&lst, "PORT"), Some(qm.port().to_string()), "{lst}");
     assert_eq!(attr(&lst, "CONTROL").as_deref(), Some("QMGR"), "{lst}");
@@ -522,4 +522,30 @@ fn error_log_records_start_and_end() {
         log.find("FRY8003I") < log.find("FRY8004I"),
         "start logged before end: {log}"
     );
+}
+
+#[test]
+fn the_amqp_channel_runs_with_the_queue_manager_and_stops_and_starts() {
+    let qm = start("LC.AMQP");
+    let port = qm.amqp_port();
+    let connects = || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok();
+    let st = mqsc_ok(&qm, "DISPLAY CHSTATUS(SYSTEM.DEF.AMQP)");
+    assert_eq!(attr(&st, "STATUS").as_deref(), Some("RUNNING"), "{st}");
+    assert_eq!(attr(&st, "PORT"), Some(port.to_string()), "{st}");
+    assert!(connects(), "the AMQP port accepts connections");
+    assert!(qm.error_log().contains("FRY5041I"), "{}", qm.error_log());
+
+    let out = mqsc_ok(&qm, "STOP CHANNEL(SYSTEM.DEF.AMQP)");
+    assert!(out.contains("FRY8019I"), "{out}");
+    let st = mqsc_ok(&qm, "DISPLAY CHSTATUS(SYSTEM.DEF.AMQP)");
+    assert_eq!(attr(&st, "STATUS").as_deref(), Some("STOPPED"), "{st}");
+    assert!(!connects(), "a stopped channel does not listen");
+    let again = mqsc_exit(&qm, "STOP CHANNEL(SYSTEM.DEF.AMQP)", 10);
+    assert!(again.contains("FRY9533E"), "{again}");
+
+    let out = mqsc_ok(&qm, "START CHANNEL(SYSTEM.DEF.AMQP)");
+    assert!(out.contains("FRY8018I"), "{out}");
+    assert!(connects(), "the restarted channel listens again");
+    let svrconn = mqsc_exit(&qm, "START CHANNEL(SYSTEM.DEF.SVRCONN)", 10);
+    assert!(svrconn.contains("FRY9004E"), "{svrconn}");
 }

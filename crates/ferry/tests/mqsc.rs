@@ -13,17 +13,6 @@ use ferry_mqi::{MessageDescriptor, OpenOptions, PutOptionFlags, PutOptions, Reas
 
 /// Runs a script expected to exit with `code`; returns stdout.
 #[track_caller]
-fn mqsc_exit(qm: &TestQueueManager, script: &str, code: i32) -> String {
-    let out = qm.mqsc(script);
-    let text = stdout(&out);
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "exit status of:\n{script}\n---\n{text}{}",
-        stderr(&out)
-    );
-    text
-}
 
 #[test]
 fn local_alias_and_model_queues_define_alter_display_delete() {

@@ -20,7 +20,8 @@ pub fn connect_options(appl: &str) -> ConnectOptions {
         .application_name(appl)
 }
 
-/// The `n`th command-line argument, or `default`.
+/// The `n`th command-line argument, or `default` (the amqs samples take theirs as MQ's do).
+#[allow(dead_code)]
 pub fn arg(n: usize, default: &str) -> String {
     std::env::args()
         .nth(n)

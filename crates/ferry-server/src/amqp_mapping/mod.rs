@@ -80,6 +80,8 @@ pub struct MqMessage {
     pub properties: Bytes,
     /// The body (shares the AMQP payload's bytes where it can).
     pub body: Bytes,
+    /// The AMQP `to` address, for a link without a target address (ANONYMOUS-RELAY).
+    pub to: Option<String>,
 }
 
 /// Why an AMQP message could not be mapped to an MQ message.

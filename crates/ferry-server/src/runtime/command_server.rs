@@ -4,6 +4,7 @@
 //! here by `ferry-mqsc` against [`Target`], which hands definitions and status to the
 //! engine and listener starts and stops to the listener registry.
 
+use super::amqp;
 use super::clock;
 use super::listeners;
 use super::server::Server;
@@ -98,17 +99,14 @@ impl AdminTarget for Target<'_> {
     fn delete_channel(&mut self, name: &str) -> Result<(), AdminError> {
         self.admin(|e, _, fx| e.delete_channel(name, fx))
     }
-    // LEAD: replace with the AMQP listener's start (bind LOCLADDR/PORT, accept connections).
     fn start_channel(&mut self, name: &str) -> Result<(), AdminError> {
-        Err(amqp_not_wired(name))
+        amqp::start(self.server, name)
     }
-    // LEAD: replace with the AMQP listener's stop (QUIESCE or FORCE the connections).
-    fn stop_channel(&mut self, name: &str, _mode: StopMode) -> Result<(), AdminError> {
-        Err(amqp_not_wired(name))
+    fn stop_channel(&mut self, name: &str, mode: StopMode) -> Result<(), AdminError> {
+        amqp::stop(self.server, name, mode)
     }
-    // LEAD: replace with the running AMQP channels' status records (none run yet).
-    fn channel_status(&self, _name: &NamePattern) -> Vec<ChannelStatus> {
-        Vec::new()
+    fn channel_status(&self, name: &NamePattern) -> Vec<ChannelStatus> {
+        amqp::status(self.server, |n| name.matches(n))
     }
     fn listener(&self, name: &str) -> Option<ListenerDefinition> {
         self.server.engine.borrow().listener(name)
@@ -198,12 +196,4 @@ impl AdminTarget for Target<'_> {
             }),
         }
     }
-}
-
-/// Until the AMQP listener is wired in, START/STOP CHANNEL say so.
-// LEAD: remove with the placeholders above.
-fn amqp_not_wired(name: &str) -> AdminError {
-    AdminError::Invalid(format!(
-        "channel {name} cannot be started or stopped: the AMQP listener is not wired into the server yet"
-    ))
 }

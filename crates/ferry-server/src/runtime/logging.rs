@@ -122,6 +122,26 @@ fn user_kind(kind: u8) -> Result<RecordKind, LogError> {
     Ok(RecordKind::user(kind))
 }
 
+/// A connection that holds output (replies, dispositions, deliveries) until the log is
+/// durable past an LSN: a native socket, an AMQP connection.
+pub trait DurableHold {
+    /// Releases, in order, what the durable LSN `durable` has passed; true while
+    /// something is still held.
+    fn release_held(&self, durable: u64) -> bool;
+    /// The log failed: everything held fails (2102 MQRC_RESOURCE_PROBLEM or its AMQP
+    /// equivalent) and nothing more is held.
+    fn fail_held(&self);
+}
+
+impl DurableHold for SocketShared {
+    fn release_held(&self, durable: u64) -> bool {
+        SocketShared::release_held(self, durable)
+    }
+    fn fail_held(&self) {
+        SocketShared::fail_held(self)
+    }
+}
+
 /// The running log: the writer thread's front end plus what the runtime thread keeps.
 pub struct RecoveryLog {
     log: Log<FileDevice>,
@@ -133,8 +153,8 @@ pub struct RecoveryLog {
     pub wake: Arc<Notify>,
     records_since_checkpoint: Cell<u64>,
     last_checkpoint: Cell<Instant>,
-    /// Sockets holding replies until the log is durable, in no particular order.
-    held: RefCell<Vec<Rc<SocketShared>>>,
+    /// Connections holding output until the log is durable, in no particular order.
+    held: RefCell<Vec<Rc<dyn DurableHold>>>,
     failure_reported: Cell<bool>,
     full_reported: Cell<bool>,
     last_slow_warning: Cell<Option<Instant>>,
@@ -394,8 +414,8 @@ impl RecoveryLog {
     }
 
     /// Notes a socket that now holds replies.
-    pub fn note_held(&self, socket: &Rc<SocketShared>) {
-        self.held.borrow_mut().push(socket.clone());
+    pub fn note_held(&self, holder: Rc<dyn DurableHold>) {
+        self.held.borrow_mut().push(holder);
     }
 
     /// True when the log has failed (held replies are failed, new ones fail at once).
@@ -432,7 +452,6 @@ impl RecoveryLog {
         self.held.borrow_mut().append(&mut held);
     }
 
-    /// Writes a FRY6729W warning for slow log I/O, at most once a minute.
     /// The log's state for `ferry status` and DISPLAY QMSTATUS.
     pub fn summary(&self) -> crate::lifecycle::LogSummary {
         let s = self.log.status();
@@ -462,6 +481,7 @@ impl RecoveryLog {
         }
     }
 
+    /// Writes a FRY6729W warning for slow log I/O, at most once a minute.
     fn warn_slow(&self, server: &Server) {
         let ops = self.log.take_slow_ops();
         let Some(last) = ops.last() else {

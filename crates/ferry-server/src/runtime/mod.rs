@@ -8,6 +8,7 @@
 //! `docker stop`: applications are told 2162 MQRC_Q_MGR_STOPPING and their uncommitted
 //! work is backed out).
 
+mod amqp;
 mod clock;
 mod command_server;
 mod dispatch;
@@ -32,13 +33,17 @@ use tokio::signal::unix::{signal, SignalKind};
 
 /// The listener `ferry create` defines, started with the queue manager.
 pub const DEFAULT_LISTENER: &str = "SYSTEM.LISTENER.TCP.1";
+/// The AMQP channel every queue manager has (MQ's SYSTEM.DEF.AMQP), started with it.
+pub const DEFAULT_AMQP_CHANNEL: &str = "SYSTEM.DEF.AMQP";
 
-/// Creates queue manager `name` (crtmqm): directories, qm.ini, system objects, and a
-/// TCP listener on `port` that starts with the queue manager.
+/// Creates queue manager `name` (crtmqm): directories, qm.ini, system objects, a TCP
+/// listener on `port` and the default AMQP channel on `amqp_port`, both started with the
+/// queue manager.
 pub fn create_queue_manager(
     home: &FerryHome,
     name: &str,
     port: u16,
+    amqp_port: u16,
     description: Option<&str>,
 ) -> Result<Vec<String>, ControlError> {
     let (paths, ini) = lifecycle::create_layout(home, name)?;
@@ -53,9 +58,17 @@ pub fn create_queue_manager(
     let mut listener = ListenerDefinition::new(DEFAULT_LISTENER);
     listener.attributes.port = i32::from(port);
     listener.attributes.control = ListenerControl::QMgr;
+    let amqp = engine.channel(DEFAULT_AMQP_CHANNEL).map(|mut c| {
+        c.attributes.port = i32::from(amqp_port);
+        c
+    });
     let defined = engine
         .alter_qmgr(qmgr, &mut fx)
-        .and_then(|()| engine.define_listener(listener, true, &mut fx));
+        .and_then(|()| engine.define_listener(listener, true, &mut fx))
+        .and_then(|()| match amqp {
+            Some(c) => engine.alter_channel(c, &mut fx),
+            None => Ok(()),
+        });
     if let Err(e) = defined {
         let _ = std::fs::remove_dir_all(&paths.dir);
         return Err(ControlError {
@@ -84,6 +97,7 @@ pub fn create_queue_manager(
         format!("Directory '{}' created.", paths.dir.display()),
         format!("Default objects for queue manager '{name}': {objects} created."),
         format!("A TCP listener on port {port} starts with the queue manager."),
+        format!("The AMQP channel {DEFAULT_AMQP_CHANNEL} on port {amqp_port} starts with the queue manager."),
     ])
 }
 
@@ -181,6 +195,8 @@ async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
         // runs on, as MQ's does, and START LISTENER can retry.
         let _ = listeners::start(&server, &l);
     }
+    // AMQP channels start with the queue manager (FRY9213E for one that cannot).
+    amqp::start_all(&server);
 
     let mut usr1 = signal(SignalKind::user_defined1()).map_err(|e| fail(&e))?;
     let mut term = signal(SignalKind::terminate()).map_err(|e| fail(&e))?;
@@ -211,6 +227,9 @@ async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
         _ = term.recv() => true,
         _ = int.recv() => true,
     };
+    // AMQP clients are disconnected at once either way (MQ's AMQP service ends with the
+    // queue manager); their unsettled messages go back to their queues.
+    amqp::stop_all(&server, "the queue manager is stopping");
     if !immediate {
         server.state.set(QmgrState::Quiescing);
         server.with_engine(|e, now, fx| e.quiesce(now, fx));

@@ -40,7 +40,7 @@ pub struct Route {
 
 /// What must happen to the reply of the request being handled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum ReplyHold {
+pub(crate) enum ReplyHold {
     /// Send it at once.
     Now,
     /// Hold it until the log is durable up to this LSN.
@@ -75,6 +75,10 @@ pub struct Server {
     effects: RefCell<Effects>,
     /// Waiting GETs by engine connection.
     routes: RefCell<HashMap<ConnId, Route>>,
+    /// AMQP connections by engine connection: where their consumers' deliveries go.
+    pub amqp_routes: RefCell<HashMap<ConnId, Rc<super::amqp::AmqpShared>>>,
+    /// AMQP channels started since the queue manager started (running or stopped).
+    pub amqp_channels: RefCell<BTreeMap<String, super::amqp::AmqpChannel>>,
     /// The error log.
     pub error_log: RefCell<ErrorLog>,
     /// Listeners running, by name.
@@ -120,6 +124,8 @@ impl Server {
             engine: RefCell::new(engine),
             effects: RefCell::new(Effects::default()),
             routes: RefCell::new(HashMap::new()),
+            amqp_routes: RefCell::new(HashMap::new()),
+            amqp_channels: RefCell::new(BTreeMap::new()),
             error_log: RefCell::new(error_log),
             listeners: RefCell::new(BTreeMap::new()),
             state: Cell::new(QmgrState::Starting),
@@ -201,6 +207,12 @@ impl Server {
         }
     }
 
+    /// How the output of the engine call just made must wait for the log (and resets
+    /// it): used by protocol adapters that answer outside `send` (AMQP dispositions).
+    pub(crate) fn take_reply_hold(&self) -> ReplyHold {
+        self.reply_hold.replace(ReplyHold::Now)
+    }
+
     fn hold(
         &self,
         socket: &Rc<SocketShared>,
@@ -220,7 +232,7 @@ impl Server {
         if socket.hold_reply(lsn, conversation, request_id, reply) {
             // No flush can have passed `lsn` yet unseen: the release task runs only
             // after this synchronous call, and reads the durable LSN then.
-            log.note_held(socket);
+            log.note_held(socket.clone());
         }
     }
 
@@ -286,9 +298,34 @@ impl Server {
                     }
                 }
                 Effect::CatalogueChanged => catalogue_changed = true,
-                // Async consumers exist only for the AMQP channel (issue 5), which routes
-                // these; no native call creates one.
-                Effect::Delivered { .. } | Effect::ConsumerCancelled { .. } => {}
+                // Async consumers belong to AMQP connections (no native call makes one).
+                Effect::Delivered {
+                    conn,
+                    consumer,
+                    delivery,
+                    message,
+                    needs_durable,
+                } => {
+                    let hold = match (needs_durable, logged) {
+                        (true, Some(Ok(lsn))) => ReplyHold::Until(lsn),
+                        (true, Some(Err(()))) => ReplyHold::Fail,
+                        _ => ReplyHold::Now,
+                    };
+                    let route = self.amqp_routes.borrow().get(&conn).cloned();
+                    if let Some(a) = route {
+                        a.deliver(self, consumer, delivery, message, hold);
+                    }
+                }
+                Effect::ConsumerCancelled {
+                    conn,
+                    consumer,
+                    reason,
+                } => {
+                    let route = self.amqp_routes.borrow().get(&conn).cloned();
+                    if let Some(a) = route {
+                        a.consumer_cancelled(consumer, reason);
+                    }
+                }
             }
         }
         drop(fx);

@@ -481,3 +481,16 @@ impl Rng {
         (0..n).map(|_| self.next_u64() as u8).collect()
     }
 }
+
+/// Runs an MQSC script and checks runmqsc's exit status (0, 10 or 20); returns its output.
+pub fn mqsc_exit(qm: &TestQueueManager, script: &str, code: i32) -> String {
+    let out = qm.mqsc(script);
+    let text = stdout(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "exit status of:\n{script}\n---\n{text}{}",
+        stderr(&out)
+    );
+    text
+}

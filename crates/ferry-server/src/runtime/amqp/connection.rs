@@ -1,0 +1,1214 @@
+//! One AMQP connection: a task that reads frames, drives the sans-I/O
+//! [`Connection`], maps what the client does onto the engine, and writes what the
+//! state machine and the engine produce.
+//!
+//! - SASL PLAIN and ANONYMOUS are accepted (checking users comes with the security issue;
+//!   the user is recorded for DISPLAY CHSTATUS). `open` makes one engine connection.
+//! - A link the client sends on (`attach` with role sender) opens its target queue for
+//!   output; each transfer is mapped ([`crate::amqp_mapping::amqp_to_mq`]) and put outside
+//!   syncpoint. An unsettled transfer is answered `accepted` (or `rejected` with the MQ
+//!   reason as an AMQP condition) — for a persistent message only once the log is durable,
+//!   MQPUT's promise. A link without a target address is ANONYMOUS-RELAY: each message's
+//!   `to` names the queue. A dynamic target makes a temporary queue (JMS TemporaryQueue)
+//!   that lives until the link or connection ends.
+//! - A link the client receives on opens its source queue for input (or browse, for
+//!   distribution-mode copy) with an engine consumer: a JMS selector filter becomes the
+//!   consumer's selection (`JMSCorrelationID = 'x'` an index lookup); the link's credit is
+//!   the consumer's credit; pre-settled links consume at-most-once, unsettled ones hold each
+//!   message until the client's outcome: accepted (removed, in batches of BATCHSZ or after
+//!   BATCHINT ms, as IBM MQ 9.3.3), released, modified (delivery-failed: BackoutCount + 1),
+//!   rejected (discarded). A link, session or connection that ends returns its unsettled
+//!   messages with the source's default-outcome (Qpid JMS asks for modified with
+//!   delivery-failed: BackoutCount + 1), or released when the source names none.
+//!
+//! Deliveries made by other connections' work (a put handed to this connection's
+//! consumer) arrive as [`Action`]s in [`AmqpShared`]'s inbox and wake the task; actions
+//! that must wait for the log are held in order and released by the log's flush notice
+//! ([`DurableHold`]). The task never calls the engine while the engine is reporting
+//! effects: it only queues, so there is no re-entrance.
+//!
+//! What a crash can redeliver: accepted deliveries whose batch was not yet applied
+//! (at most BATCHSZ per consumer, or BATCHINT ms of them), and deliveries whose
+//! acceptance was applied but whose log record was not yet flushed. At-least-once allows
+//! both; docs/protocol.md says so.
+
+use super::outcome::error_of;
+use super::{ChannelSettings, Counters};
+use crate::amqp_mapping::{amqp_to_mq, mq_to_amqp, JmsSelection};
+use crate::lifecycle::QmgrState;
+use crate::messages;
+use crate::runtime::clock;
+use crate::runtime::dispatch;
+use crate::runtime::logging::{DurableHold, LogUse};
+use crate::runtime::server::{ReplyHold, Server};
+use bytes::{Bytes, BytesMut};
+use ferry_amqp::condition;
+use ferry_amqp::connection::{Config, Connection, Event, LinkId, SaslServer, SessionId};
+use ferry_amqp::{
+    Attach, DeliveryState, Descriptor, ErrorCondition, LinkTarget, Open, Role, SenderSettleMode,
+    Source, Symbol, Target, Value,
+};
+use ferry_engine::{
+    ConnId, ConnectionInfo, ConsumeMode, ConsumeSpec, ConsumerId, DeliveryToken, GotMessage, Hobj,
+    MessageFilter, Settlement,
+};
+use ferry_mqi::descriptor::persistence;
+use ferry_mqi::{
+    CloseOptions, FixedStr, ObjectDescriptor, OpenOptions, PutOptionFlags, PutOptions, ReasonCode,
+};
+use ferry_objects::status::ChannelClientStatus;
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, VecDeque};
+use std::rc::Rc;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::sync::Notify;
+
+/// Credit given to a link the client sends on, topped up when half is used.
+const SENDER_CREDIT: u32 = 1000;
+/// The model a dynamic node (temporary queue) is made from.
+const TEMPORARY_MODEL: &str = "SYSTEM.DEFAULT.MODEL.QUEUE";
+/// The name pattern of dynamic nodes.
+const TEMPORARY_NAME: &str = "AMQP.*";
+
+/// Something for the connection task to do, queued by engine effects or released by the
+/// log. (The message stays inline: boxing it would cost an allocation per delivery.)
+#[allow(clippy::large_enum_variant)]
+pub enum Action {
+    /// Send a message to a consumer's link (`token`: unsettled, held for the client).
+    Deliver {
+        /// The consumer.
+        consumer: ConsumerId,
+        /// The held delivery, for an unsettled link.
+        token: Option<DeliveryToken>,
+        /// The message.
+        message: GotMessage,
+    },
+    /// Send the outcome of a transfer the client sent.
+    Settle {
+        /// Its session.
+        session: SessionId,
+        /// Its delivery id.
+        delivery_id: u32,
+        /// Accepted or rejected.
+        state: DeliveryState,
+    },
+    /// A consumer ended in the engine (its queue was deleted): detach its link.
+    Cancelled {
+        /// The consumer.
+        consumer: ConsumerId,
+        /// Why (2052 MQRC_Q_DELETED).
+        reason: ReasonCode,
+    },
+}
+
+/// What the connection task shares with the rest of the server: the inbox of actions,
+/// the actions held for the log, counters and identity for DISPLAY CHSTATUS.
+pub struct AmqpShared {
+    settings: ChannelSettings,
+    peer_ip: String,
+    channel_counters: Rc<Counters>,
+    counters: Counters,
+    connected_ms: u64,
+    client_id: RefCell<Option<String>>,
+    user_id: RefCell<String>,
+    inbox: RefCell<VecDeque<Action>>,
+    held: RefCell<VecDeque<(u64, Action)>>,
+    wake: Notify,
+    forced: RefCell<Option<String>>,
+    finished: Cell<bool>,
+}
+
+impl AmqpShared {
+    /// A connection accepted on a channel with `settings`, from `peer_ip`.
+    pub fn new(
+        settings: ChannelSettings,
+        peer_ip: String,
+        channel_counters: Rc<Counters>,
+        connected_ms: u64,
+    ) -> Self {
+        AmqpShared {
+            settings,
+            peer_ip,
+            channel_counters,
+            counters: Counters::default(),
+            connected_ms,
+            client_id: RefCell::new(None),
+            user_id: RefCell::new(String::new()),
+            inbox: RefCell::new(VecDeque::new()),
+            held: RefCell::new(VecDeque::new()),
+            wake: Notify::new(),
+            forced: RefCell::new(None),
+            finished: Cell::new(false),
+        }
+    }
+
+    /// The client's address.
+    pub fn peer_ip(&self) -> &str {
+        &self.peer_ip
+    }
+
+    /// Its DISPLAY CHSTATUS record, once the client has opened the connection.
+    pub fn client_status(&self) -> Option<ChannelClientStatus> {
+        let client_id = self.client_id.borrow().clone()?;
+        Some(ChannelClientStatus {
+            client_id,
+            connection_name: self.peer_ip.clone(),
+            user_id: self.user_id.borrow().clone(),
+            messages_sent: self.counters.messages_sent.get(),
+            messages_received: self.counters.messages_received.get(),
+            bytes_sent: self.counters.bytes_sent.get(),
+            bytes_received: self.counters.bytes_received.get(),
+            last_message_ms: self.counters.last_message_ms.get(),
+            connected_ms: self.connected_ms,
+        })
+    }
+
+    /// Closes the connection with `amqp:connection:forced` (STOP CHANNEL, queue manager
+    /// stop).
+    pub fn force_close(&self, why: &str) {
+        *self.forced.borrow_mut() = Some(why.to_string());
+        self.wake.notify_one();
+    }
+
+    /// An engine delivery for one of this connection's consumers (from `perform_effects`).
+    pub fn deliver(
+        self: &Rc<Self>,
+        server: &Server,
+        consumer: ConsumerId,
+        token: Option<DeliveryToken>,
+        message: GotMessage,
+        hold: ReplyHold,
+    ) {
+        let action = Action::Deliver {
+            consumer,
+            token,
+            message,
+        };
+        match hold {
+            ReplyHold::Now => self.push(server, 0, action),
+            ReplyHold::Until(lsn) => self.push(server, lsn, action),
+            // The log failed: nothing more is acknowledged; a pre-settled persistent
+            // delivery is not sent (the queue manager must restart, which recovers it).
+            ReplyHold::Fail => {}
+        }
+    }
+
+    /// The engine ended a consumer (its queue was deleted).
+    pub fn consumer_cancelled(&self, consumer: ConsumerId, reason: ReasonCode) {
+        self.inbox
+            .borrow_mut()
+            .push_back(Action::Cancelled { consumer, reason });
+        self.wake.notify_one();
+    }
+
+    /// Queues `action`, after everything already held; held until the log is durable
+    /// past `lsn` (0: no wait).
+    fn push(self: &Rc<Self>, server: &Server, lsn: u64, action: Action) {
+        let mut held = self.held.borrow_mut();
+        let log = server.log.as_ref();
+        if (lsn == 0 && held.is_empty()) || log.is_none() {
+            drop(held);
+            self.inbox.borrow_mut().push_back(action);
+            self.wake.notify_one();
+            return;
+        }
+        let until = held.back().map_or(lsn, |(l, _)| (*l).max(lsn));
+        let first = held.is_empty();
+        held.push_back((until, action));
+        drop(held);
+        if first {
+            if let Some(log) = log {
+                log.note_held(self.clone());
+            }
+        }
+    }
+}
+
+impl DurableHold for AmqpShared {
+    fn release_held(&self, durable: u64) -> bool {
+        let mut held = self.held.borrow_mut();
+        let mut moved = false;
+        while held.front().is_some_and(|(l, _)| *l <= durable) {
+            if let Some((_, a)) = held.pop_front() {
+                self.inbox.borrow_mut().push_back(a);
+                moved = true;
+            }
+        }
+        if moved {
+            self.wake.notify_one();
+        }
+        !held.is_empty()
+    }
+
+    fn fail_held(&self) {
+        let held = std::mem::take(&mut *self.held.borrow_mut());
+        let mut inbox = self.inbox.borrow_mut();
+        for (_, a) in held {
+            if let Action::Settle {
+                session,
+                delivery_id,
+                ..
+            } = a
+            {
+                inbox.push_back(Action::Settle {
+                    session,
+                    delivery_id,
+                    state: rejected(error_of(
+                        ReasonCode::ResourceProblem,
+                        "the recovery log failed",
+                    )),
+                });
+            }
+        }
+        self.wake.notify_one();
+    }
+}
+
+fn rejected(error: ErrorCondition) -> DeliveryState {
+    DeliveryState::Rejected { error: Some(error) }
+}
+
+/// A link of this connection.
+enum Link {
+    /// The client sends: messages are put to `hobj` (None: ANONYMOUS-RELAY, by `to`).
+    Inbound { hobj: Option<Hobj>, address: String },
+    /// The client receives from `consumer` on `hobj`.
+    Outbound {
+        hobj: Hobj,
+        consumer: ConsumerId,
+        drain_requested: bool,
+        /// What happens to unsettled deliveries when the link ends: the source's
+        /// default-outcome (Qpid JMS: modified, delivery-failed), else released.
+        unsettled: Settlement,
+    },
+}
+
+/// The connection task's own state.
+struct Session {
+    server: Rc<Server>,
+    shared: Rc<AmqpShared>,
+    amqp: Connection,
+    conn: Option<ConnId>,
+    links: HashMap<LinkId, Link>,
+    consumers: HashMap<ConsumerId, LinkId>,
+    /// Unsettled deliveries we sent: (channel, delivery id) → (link, held message).
+    deliveries: HashMap<(u16, u32), (LinkId, DeliveryToken)>,
+    /// Accepted deliveries not yet removed (BATCHSZ / BATCHINT).
+    accepted: Vec<DeliveryToken>,
+    batch_due: Option<tokio::time::Instant>,
+    /// ANONYMOUS-RELAY output handles by queue name.
+    relay: HashMap<String, Hobj>,
+    next_tag: u64,
+    events: Vec<Event>,
+}
+
+/// Serves one accepted socket until the connection ends; `refuse` closes it at once
+/// (MAXINST/MAXINSTC) with `amqp:resource-limit-exceeded`.
+pub async fn serve(
+    server: Rc<Server>,
+    shared: Rc<AmqpShared>,
+    stream: TcpStream,
+    refuse: Option<String>,
+) {
+    let settings = &shared.settings;
+    let config = Config {
+        idle_time_out: (settings.heartbeat_secs > 0)
+            .then(|| settings.heartbeat_secs.saturating_mul(1000)),
+        max_message_size: (settings.max_message_length > 0).then_some(settings.max_message_length),
+        ..Config::default()
+    };
+    let mut s = Session {
+        server,
+        shared: shared.clone(),
+        amqp: Connection::server(config, SaslServer::plain_and_anonymous()),
+        conn: None,
+        links: HashMap::new(),
+        consumers: HashMap::new(),
+        deliveries: HashMap::new(),
+        accepted: Vec::new(),
+        batch_due: None,
+        relay: HashMap::new(),
+        next_tag: 0,
+        events: Vec::new(),
+    };
+    if let Some(why) = refuse {
+        *shared.forced.borrow_mut() = Some(why);
+    }
+    s.run(stream).await;
+    s.finish();
+    shared.finished.set(true);
+}
+
+impl Session {
+    async fn run(&mut self, stream: TcpStream) {
+        let (mut rd, mut wr) = stream.into_split();
+        let mut input = BytesMut::with_capacity(64 * 1024);
+        loop {
+            if let Some(why) = self.shared.forced.borrow_mut().take() {
+                if !self.amqp.is_finished() {
+                    let _ = self
+                        .amqp
+                        .close(Some(ErrorCondition::new(condition::CONNECTION_FORCED, why)));
+                }
+            }
+            self.process_inbox();
+            let now = clock::now().0;
+            let next_tick = self.amqp.tick(now, &mut self.events);
+            self.handle_events();
+            self.process_inbox();
+            if self.amqp.wants_write() {
+                let out = self.amqp.take_output();
+                Counters::add(&self.shared.counters.bytes_sent, out.len() as u64);
+                Counters::add(&self.shared.channel_counters.bytes_sent, out.len() as u64);
+                if wr.write_all(&out).await.is_err() {
+                    return;
+                }
+            }
+            if self.amqp.is_finished() {
+                let _ = wr.shutdown().await;
+                return;
+            }
+            let tick_at = next_tick.map(|ms| {
+                tokio::time::Instant::now()
+                    + Duration::from_millis(ms.saturating_sub(clock::now().0))
+            });
+            let wake_at = match (tick_at, self.batch_due) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let sleep = async {
+                match wake_at {
+                    Some(t) => tokio::time::sleep_until(t).await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                r = rd.read_buf(&mut input) => match r {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => {
+                        Counters::add(&self.shared.counters.bytes_received, n as u64);
+                        Counters::add(&self.shared.channel_counters.bytes_received, n as u64);
+                        self.receive(&mut input);
+                    }
+                },
+                _ = self.shared.wake.notified() => {}
+                _ = sleep => {
+                    if self.batch_due.is_some_and(|t| t <= tokio::time::Instant::now()) {
+                        self.flush_accepts();
+                    }
+                }
+            }
+        }
+    }
+
+    /// Feeds what was read to the state machine and handles its events (again after a
+    /// SASL decision, which the state machine waits for).
+    fn receive(&mut self, input: &mut BytesMut) {
+        loop {
+            let now = clock::now().0;
+            self.amqp.receive(input, now, &mut self.events);
+            let sasl_answered = self.handle_events();
+            if !sasl_answered || input.is_empty() {
+                break;
+            }
+        }
+    }
+
+    /// Handles the queued events; true when a SASL outcome was given (more input may
+    /// then be decodable).
+    fn handle_events(&mut self) -> bool {
+        let mut sasl = false;
+        let events = std::mem::take(&mut self.events);
+        for e in events {
+            match e {
+                Event::SaslInit {
+                    mechanism,
+                    initial_response,
+                    ..
+                } => {
+                    let user = match mechanism.as_str() {
+                        "PLAIN" => initial_response
+                            .as_deref()
+                            .and_then(ferry_amqp::connection::parse_plain)
+                            .map(|(_, user, _)| user.to_string()),
+                        _ => Some(String::new()),
+                    };
+                    let ok = user.is_some();
+                    *self.shared.user_id.borrow_mut() = user.unwrap_or_default();
+                    let _ = self.amqp.sasl_outcome(ok);
+                    sasl = true;
+                }
+                Event::Open(open) => self.on_open(&open),
+                Event::Attach { link, attach } => self.on_attach(link, &attach),
+                Event::Flow {
+                    link,
+                    credit,
+                    drain,
+                    ..
+                } => self.on_flow(link, credit, drain),
+                Event::Message {
+                    link,
+                    delivery_id,
+                    settled,
+                    message,
+                    ..
+                } => self.on_message(link, delivery_id, settled, message),
+                Event::Disposition {
+                    session,
+                    role: Role::Receiver,
+                    first,
+                    last,
+                    settled,
+                    state,
+                } => self.on_disposition(session, first, last, settled, state),
+                Event::Detach { link, .. } => self.on_detach(link),
+                Event::Closed { remote, error } => {
+                    if let (false, Some(e)) = (remote, &error) {
+                        let c = e.condition.as_str();
+                        if c == condition::DECODE_ERROR || c == condition::FRAMING_ERROR {
+                            let what = e.description.as_ref().map_or(c, |d| d.as_str()).to_string();
+                            self.server.error_log.borrow_mut().write(
+                                &messages::AMQP_PROTOCOL_ERROR,
+                                &[&self.shared.peer_ip, &self.shared.settings.name, &what],
+                            );
+                        }
+                    }
+                }
+                Event::SaslOutcome(_)
+                | Event::Begin { .. }
+                | Event::Attached { .. }
+                | Event::Disposition { .. }
+                | Event::End { .. } => {}
+            }
+        }
+        sasl
+    }
+
+    fn on_open(&mut self, open: &Open) {
+        let server = self.server.clone();
+        let forced = |s: &mut Self, why: &str| {
+            let _ = s.amqp.close(Some(ErrorCondition::new(
+                condition::CONNECTION_FORCED,
+                why.to_string(),
+            )));
+        };
+        if server.state.get() != QmgrState::Running {
+            forced(self, "the queue manager is stopping");
+            return;
+        }
+        let info = ConnectionInfo {
+            application_name: app_name(open),
+            channel: self.shared.settings.name.clone(),
+            connection_name: self.shared.peer_ip.clone(),
+            user_id: self.shared.user_id.borrow().clone(),
+            pid: None,
+        };
+        match server.with_engine(|e, now, _fx| e.connect(info, now)) {
+            Ok(conn) => {
+                self.conn = Some(conn);
+                server
+                    .amqp_routes
+                    .borrow_mut()
+                    .insert(conn, self.shared.clone());
+                server.conversations.set(server.conversations.get() + 1);
+                *self.shared.client_id.borrow_mut() = Some(open.container_id.as_str().to_string());
+                let mut reply = Open::new(server.name.as_str());
+                reply.offered_capabilities =
+                    vec![Symbol::from_static(condition::CAPABILITY_ANONYMOUS_RELAY)];
+                let _ = self.amqp.open(reply);
+            }
+            Err(e) => {
+                let _ = self
+                    .amqp
+                    .close(Some(error_of(e.reason, "connection refused")));
+            }
+        }
+    }
+
+    fn refuse(&mut self, link: LinkId, error: ErrorCondition) {
+        let _ = self.amqp.refuse_attach(link, error);
+    }
+
+    /// Opens `name` (or, for a dynamic node, a new temporary queue) with `options`.
+    fn open_queue(
+        &mut self,
+        name: Option<&str>,
+        dynamic: bool,
+        options: OpenOptions,
+    ) -> Result<(Hobj, String), ErrorCondition> {
+        let conn = self.conn.ok_or_else(not_open)?;
+        let od = if dynamic {
+            let mut od = ObjectDescriptor::queue(TEMPORARY_MODEL)
+                .map_err(|e| ErrorCondition::new(condition::INTERNAL_ERROR, e.to_string()))?;
+            od.dynamic_q_name = FixedStr::truncating(TEMPORARY_NAME);
+            od
+        } else {
+            let name = name.unwrap_or_default();
+            ObjectDescriptor::queue(name).map_err(|e| {
+                ErrorCondition::new(
+                    condition::NOT_FOUND,
+                    format!("'{name}' is not a valid queue name: {e}"),
+                )
+            })?
+        };
+        let what = if dynamic {
+            "a temporary queue cannot be made".to_string()
+        } else {
+            format!("queue '{}' cannot be opened", name.unwrap_or_default())
+        };
+        self.server
+            .with_engine(|e, now, fx| {
+                e.open(conn, &od, options | OpenOptions::FAIL_IF_QUIESCING, now, fx)
+            })
+            .map(|o| (o.hobj, o.object_name.trim().to_string()))
+            .map_err(|e| error_of(e.reason, &what))
+    }
+
+    fn close_handle(&mut self, hobj: Hobj) {
+        if let Some(conn) = self.conn {
+            let _ = self
+                .server
+                .with_engine(|e, now, fx| e.close(conn, hobj, CloseOptions::empty(), now, fx));
+        }
+    }
+
+    fn on_attach(&mut self, link: LinkId, attach: &Attach) {
+        match attach.role {
+            Role::Sender => self.attach_inbound(link, attach),
+            Role::Receiver => self.attach_outbound(link, attach),
+        }
+    }
+
+    /// The client will send on `link`.
+    fn attach_inbound(&mut self, link: LinkId, attach: &Attach) {
+        let target = match &attach.target {
+            Some(LinkTarget::Node(t)) => t.clone(),
+            Some(LinkTarget::Coordinator(_)) => {
+                return self.refuse(
+                    link,
+                    ErrorCondition::new(
+                        condition::NOT_IMPLEMENTED,
+                        "transactions (the AMQP coordinator) are not supported yet",
+                    ),
+                )
+            }
+            None => {
+                return self.refuse(
+                    link,
+                    ErrorCondition::new(condition::INVALID_FIELD, "the attach has no target"),
+                )
+            }
+        };
+        let (hobj, address) = if target.dynamic {
+            match self.open_queue(None, true, OpenOptions::OUTPUT) {
+                Ok((h, name)) => (Some(h), name),
+                Err(e) => return self.refuse(link, e),
+            }
+        } else if let Some(a) = target.address.as_ref().map(|a| a.as_str().to_string()) {
+            match self.open_queue(Some(&a), false, OpenOptions::OUTPUT) {
+                Ok((h, _)) => (Some(h), a),
+                Err(e) => return self.refuse(link, e),
+            }
+        } else {
+            (None, String::new())
+        };
+        let mut reply_target = target;
+        if reply_target.dynamic {
+            reply_target.address = Some(address.as_str().into());
+        }
+        self.links.insert(link, Link::Inbound { hobj, address });
+        let _ = self.amqp.attach_reply(
+            link,
+            attach.source.clone(),
+            Some(LinkTarget::Node(reply_target)),
+        );
+        let _ = self.amqp.grant_credit(link, SENDER_CREDIT);
+    }
+
+    /// The client will receive on `link`.
+    fn attach_outbound(&mut self, link: LinkId, attach: &Attach) {
+        let Some(conn) = self.conn else {
+            return self.refuse(link, not_open());
+        };
+        let Some(source) = attach.source.clone() else {
+            return self.refuse(
+                link,
+                ErrorCondition::new(condition::INVALID_FIELD, "the attach has no source"),
+            );
+        };
+        let browse = source
+            .distribution_mode
+            .as_ref()
+            .is_some_and(|m| m.as_str() == "copy");
+        let (selection, selector_entry) = match selector_of(&source) {
+            Ok(s) => s,
+            Err(e) => return self.refuse(link, e),
+        };
+        let options = if browse {
+            OpenOptions::BROWSE
+        } else {
+            OpenOptions::INPUT_SHARED
+        };
+        let address = source.address.as_ref().map(|a| a.as_str().to_string());
+        let (hobj, name) = match self.open_queue(address.as_deref(), source.dynamic, options) {
+            Ok(x) => x,
+            Err(e) => return self.refuse(link, e),
+        };
+        let mode = if browse {
+            ConsumeMode::Browse
+        } else if attach.snd_settle_mode == SenderSettleMode::Settled {
+            ConsumeMode::Settled
+        } else {
+            ConsumeMode::Unsettled
+        };
+        let mut spec = ConsumeSpec::new(mode);
+        if let Some(sel) = &selection {
+            spec.correl_id = sel.correlation_lookup();
+            spec.msg_id = sel.message_lookup();
+        }
+        spec.filter = selection.map(|s| Rc::new(s) as Rc<dyn MessageFilter>);
+        let consumer = match self
+            .server
+            .with_engine(|e, _now, _fx| e.consume(conn, hobj, spec))
+        {
+            Ok(c) => c,
+            Err(e) => {
+                self.close_handle(hobj);
+                return self.refuse(link, error_of(e.reason, "the consumer cannot start"));
+            }
+        };
+        let mut reply_source = source;
+        if reply_source.dynamic {
+            reply_source.address = Some(name.as_str().into());
+        }
+        // Echo only the filters applied (a client fails a consumer whose filter is
+        // missing from the reply, rather than receive unfiltered messages).
+        reply_source.filter = selector_entry.into_iter().collect();
+        let unsettled = default_outcome(reply_source.default_outcome.as_ref());
+        self.links.insert(
+            link,
+            Link::Outbound {
+                hobj,
+                consumer,
+                drain_requested: false,
+                unsettled,
+            },
+        );
+        self.consumers.insert(consumer, link);
+        let target = attach
+            .target
+            .clone()
+            .or_else(|| Some(LinkTarget::Node(Target::default())));
+        let _ = self.amqp.attach_reply(link, Some(reply_source), target);
+    }
+
+    /// The client's credit for a link we send on becomes the consumer's credit.
+    fn on_flow(&mut self, link: LinkId, credit: u32, drain: bool) {
+        let Some(conn) = self.conn else { return };
+        let Some(Link::Outbound {
+            consumer,
+            drain_requested,
+            ..
+        }) = self.links.get_mut(&link)
+        else {
+            return;
+        };
+        let consumer = *consumer;
+        if drain {
+            *drain_requested = true;
+        }
+        self.sync_credit(conn, link, consumer, credit);
+    }
+
+    /// Gives the engine consumer the link's credit less what is already on its way.
+    fn sync_credit(&mut self, conn: ConnId, _link: LinkId, consumer: ConsumerId, credit: u32) {
+        let on_the_way = self.held_deliveries(consumer);
+        let target = credit.saturating_sub(on_the_way);
+        let current = self
+            .server
+            .with_engine(|e, _now, _fx| e.credit(conn, consumer))
+            .unwrap_or(0);
+        if target > current {
+            let _ = self
+                .server
+                .with_engine(|e, now, fx| e.add_credit(conn, consumer, target - current, now, fx));
+        } else if target < current {
+            let _ = self
+                .server
+                .with_engine(|e, _now, _fx| e.drain(conn, consumer));
+            if target > 0 {
+                let _ = self
+                    .server
+                    .with_engine(|e, now, fx| e.add_credit(conn, consumer, target, now, fx));
+            }
+        }
+    }
+
+    fn held_deliveries(&self, consumer: ConsumerId) -> u32 {
+        let held = self.shared.held.borrow();
+        let n = held
+            .iter()
+            .filter(|(_, a)| matches!(a, Action::Deliver { consumer: c, .. } if *c == consumer))
+            .count();
+        u32::try_from(n).unwrap_or(u32::MAX)
+    }
+
+    /// A message from the client: put it, and answer (after the log, when persistent).
+    fn on_message(&mut self, link: LinkId, delivery_id: u32, settled: bool, message: Bytes) {
+        let now = clock::now().0;
+        for c in [&self.shared.counters, &*self.shared.channel_counters] {
+            Counters::add(&c.messages_received, 1);
+            c.last_message_ms.set(Some(now));
+        }
+        let outcome = self.put(link, &message, now);
+        let state = match outcome {
+            Ok(()) => DeliveryState::Accepted,
+            Err(e) => rejected(e),
+        };
+        let hold = self.server.take_reply_hold();
+        if !settled {
+            let action = Action::Settle {
+                session: link.session(),
+                delivery_id,
+                state,
+            };
+            match hold {
+                ReplyHold::Now => self.shared.push(&self.server, 0, action),
+                ReplyHold::Until(lsn) => self.shared.push(&self.server, lsn, action),
+                ReplyHold::Fail => self.shared.push(
+                    &self.server,
+                    0,
+                    Action::Settle {
+                        session: link.session(),
+                        delivery_id,
+                        state: rejected(error_of(
+                            ReasonCode::ResourceProblem,
+                            "the message could not be logged",
+                        )),
+                    },
+                ),
+            }
+        }
+        if self.amqp.credit_outstanding(link) < SENDER_CREDIT / 2 {
+            let top_up = SENDER_CREDIT - self.amqp.credit_outstanding(link);
+            let _ = self.amqp.grant_credit(link, top_up);
+        }
+    }
+
+    fn put(&mut self, link: LinkId, message: &Bytes, now: u64) -> Result<(), ErrorCondition> {
+        let conn = self.conn.ok_or_else(not_open)?;
+        let mq = amqp_to_mq(message, now)
+            .map_err(|e| ErrorCondition::new(e.condition(), e.to_string()))?;
+        let hobj = match self.links.get(&link) {
+            Some(Link::Inbound { hobj: Some(h), .. }) => *h,
+            Some(Link::Inbound { hobj: None, .. }) => {
+                let Some(to) = mq.to.clone() else {
+                    return Err(ErrorCondition::new(
+                        condition::NOT_FOUND,
+                        "a message on an anonymous link needs a 'to' address",
+                    ));
+                };
+                match self.relay.get(&to) {
+                    Some(h) => *h,
+                    None => {
+                        let (h, _) = self.open_queue(Some(&to), false, OpenOptions::OUTPUT)?;
+                        self.relay.insert(to, h);
+                        h
+                    }
+                }
+            }
+            _ => {
+                return Err(ErrorCondition::new(
+                    condition::ILLEGAL_STATE,
+                    "the link does not receive messages",
+                ))
+            }
+        };
+        let mut md = mq.md;
+        if md.persistence != persistence::NOT_PERSISTENT {
+            self.server
+                .ensure_log_room(LogUse::Put(mq.body.len() + mq.properties.len()))
+                .map_err(|r| error_of(r, "the recovery log is full"))?;
+        }
+        let pmo = PutOptions::new(PutOptionFlags::NO_SYNCPOINT | PutOptionFlags::FAIL_IF_QUIESCING);
+        let (body, props) = (mq.body, mq.properties);
+        let queue = match self.links.get(&link) {
+            Some(Link::Inbound { address, .. }) if !address.is_empty() => address.clone(),
+            _ => mq.to.unwrap_or_default(),
+        };
+        let put = |md: &mut ferry_mqi::MessageDescriptor| {
+            let (body, props) = (body.clone(), props.clone());
+            self.server.with_engine(|e, now, fx| {
+                e.put_with_properties(conn, hobj, md, &pmo, body, props, now, fx)
+            })
+        };
+        let mut r = put(&mut md);
+        if matches!(&r, Err(e) if e.reason == ReasonCode::PersistentNotAllowed) {
+            // A temporary queue (JMS TemporaryQueue) holds no persistent messages (MQ's
+            // 2048); it ends with its connection anyway, so a durable message sent to one
+            // is kept as a non-persistent one instead of failing the JMS send.
+            md.persistence = persistence::NOT_PERSISTENT;
+            r = put(&mut md);
+        }
+        r.map(drop)
+            .map_err(|e| error_of(e.reason, &format!("the message was not put on '{queue}'")))
+    }
+
+    /// The client's outcome for deliveries `first..=last` we sent.
+    fn on_disposition(
+        &mut self,
+        session: SessionId,
+        first: u32,
+        last: u32,
+        settled: bool,
+        state: Option<DeliveryState>,
+    ) {
+        let Some(conn) = self.conn else { return };
+        // No outcome (or a transactional state, not supported): the deliveries stay held.
+        let outcome = match &state {
+            Some(DeliveryState::Accepted) => Some(Settlement::Accepted),
+            Some(DeliveryState::Released) => Some(Settlement::Released),
+            Some(DeliveryState::Modified {
+                delivery_failed,
+                undeliverable_here,
+                ..
+            }) => Some(Settlement::Modified {
+                delivery_failed: *delivery_failed,
+                undeliverable_here: *undeliverable_here,
+            }),
+            Some(DeliveryState::Rejected { .. }) => Some(Settlement::Rejected),
+            _ => None,
+        };
+        let Some(outcome) = outcome else { return };
+        let mut others = Vec::new();
+        let mut id = first;
+        loop {
+            if let Some((_, token)) = self.deliveries.remove(&(session.0, id)) {
+                if outcome == Settlement::Accepted {
+                    self.accepted.push(token);
+                } else {
+                    others.push(token);
+                }
+            }
+            if id == last {
+                break;
+            }
+            id = id.wrapping_add(1);
+        }
+        if !others.is_empty() {
+            let _ = self
+                .server
+                .with_engine(|e, now, fx| e.settle_many(conn, &others, outcome, now, fx));
+        }
+        if !settled {
+            let _ = self
+                .amqp
+                .disposition(session, Role::Sender, first, last, true, state);
+        }
+        let settings = &self.shared.settings;
+        if self.accepted.len() >= settings.batch_size || settings.batch_interval_ms == 0 {
+            self.flush_accepts();
+        } else if !self.accepted.is_empty() && self.batch_due.is_none() {
+            self.batch_due = Some(
+                tokio::time::Instant::now() + Duration::from_millis(settings.batch_interval_ms),
+            );
+        }
+    }
+
+    /// Removes the accepted deliveries (one engine call for the batch).
+    fn flush_accepts(&mut self) {
+        self.batch_due = None;
+        let Some(conn) = self.conn else {
+            self.accepted.clear();
+            return;
+        };
+        if self.accepted.is_empty() {
+            return;
+        }
+        let tokens = std::mem::take(&mut self.accepted);
+        let _ = self
+            .server
+            .with_engine(|e, now, fx| e.settle_many(conn, &tokens, Settlement::Accepted, now, fx));
+    }
+
+    fn on_detach(&mut self, link: LinkId) {
+        let Some(l) = self.links.remove(&link) else {
+            return;
+        };
+        match l {
+            Link::Inbound { hobj, .. } => {
+                if let Some(h) = hobj {
+                    self.close_handle(h);
+                }
+            }
+            Link::Outbound {
+                hobj,
+                consumer,
+                unsettled,
+                ..
+            } => {
+                // Accepted deliveries of this link are applied first, so they are not
+                // returned with the unsettled ones.
+                self.flush_accepts();
+                self.consumers.remove(&consumer);
+                self.deliveries.retain(|_, (l, _)| *l != link);
+                if let Some(conn) = self.conn {
+                    let _ = self.server.with_engine(|e, now, fx| {
+                        e.cancel_consumer(conn, consumer, unsettled, now, fx)
+                    });
+                }
+                self.close_handle(hobj);
+            }
+        }
+    }
+
+    /// Does what the inbox holds: deliveries to links, outcomes of the client's
+    /// transfers (consecutive acceptances as one disposition), cancelled consumers, and
+    /// completes drains.
+    fn process_inbox(&mut self) {
+        let now = clock::now().0;
+        let mut accept_run: Option<(SessionId, u32, u32)> = None;
+        loop {
+            let Some(action) = self.shared.inbox.borrow_mut().pop_front() else {
+                break;
+            };
+            match action {
+                Action::Settle {
+                    session,
+                    delivery_id,
+                    state: DeliveryState::Accepted,
+                } => {
+                    accept_run = match accept_run {
+                        Some((s, first, last))
+                            if s == session && last.wrapping_add(1) == delivery_id =>
+                        {
+                            Some((s, first, delivery_id))
+                        }
+                        other => {
+                            self.send_accepts(other);
+                            Some((session, delivery_id, delivery_id))
+                        }
+                    };
+                }
+                Action::Settle {
+                    session,
+                    delivery_id,
+                    state,
+                } => {
+                    self.send_accepts(accept_run.take());
+                    let _ = self.amqp.disposition(
+                        session,
+                        Role::Receiver,
+                        delivery_id,
+                        delivery_id,
+                        true,
+                        Some(state),
+                    );
+                }
+                Action::Deliver {
+                    consumer,
+                    token,
+                    message,
+                } => self.send_delivery(consumer, token, message, now),
+                Action::Cancelled { consumer, reason } => {
+                    if let Some(link) = self.consumers.remove(&consumer) {
+                        if let Some(Link::Outbound { hobj, .. }) = self.links.remove(&link) {
+                            self.close_handle(hobj);
+                        }
+                        self.deliveries.retain(|_, (l, _)| *l != link);
+                        let _ = self.amqp.detach(
+                            link,
+                            true,
+                            Some(error_of(reason, "the queue is gone")),
+                        );
+                    }
+                }
+            }
+        }
+        self.send_accepts(accept_run);
+        self.complete_drains();
+    }
+
+    fn send_accepts(&mut self, run: Option<(SessionId, u32, u32)>) {
+        if let Some((session, first, last)) = run {
+            let _ = self.amqp.disposition(
+                session,
+                Role::Receiver,
+                first,
+                last,
+                true,
+                Some(DeliveryState::Accepted),
+            );
+        }
+    }
+
+    fn send_delivery(
+        &mut self,
+        consumer: ConsumerId,
+        token: Option<DeliveryToken>,
+        message: GotMessage,
+        now: u64,
+    ) {
+        let Some(&link) = self.consumers.get(&consumer) else {
+            // The link is gone; its held messages went back when the consumer ended.
+            return;
+        };
+        if self.amqp.credit(link) == 0 {
+            // The engine never has more credit than the link: this is a bug guard. An
+            // unsettled message goes back; a settled one is already consumed.
+            if let (Some(t), Some(conn)) = (token, self.conn) {
+                let _ = self
+                    .server
+                    .with_engine(|e, now, fx| e.settle(conn, t, Settlement::Released, now, fx));
+            }
+            tracing::warn!("AMQP delivery without link credit on {link:?}");
+            return;
+        }
+        self.next_tag += 1;
+        let tag = Bytes::copy_from_slice(&self.next_tag.to_be_bytes());
+        let GotMessage {
+            md,
+            data,
+            properties,
+            ..
+        } = message;
+        let sent = self.amqp.send(link, tag, token.is_none(), 0, |out| {
+            mq_to_amqp(&md, &properties, &data, out, now)
+        });
+        match sent {
+            Ok(delivery_id) => {
+                if let Some(t) = token {
+                    self.deliveries
+                        .insert((link.channel, delivery_id), (link, t));
+                }
+                for c in [&self.shared.counters, &*self.shared.channel_counters] {
+                    Counters::add(&c.messages_sent, 1);
+                    c.last_message_ms.set(Some(now));
+                }
+            }
+            Err(e) => tracing::warn!("AMQP send on {link:?} failed: {e}"),
+        }
+    }
+
+    /// Ends the drains the client asked for once what was available has been sent.
+    fn complete_drains(&mut self) {
+        let Some(conn) = self.conn else { return };
+        let waiting: Vec<(LinkId, ConsumerId)> = self
+            .links
+            .iter()
+            .filter_map(|(l, k)| match k {
+                Link::Outbound {
+                    consumer,
+                    drain_requested: true,
+                    ..
+                } => Some((*l, *consumer)),
+                _ => None,
+            })
+            .collect();
+        for (link, consumer) in waiting {
+            if self.held_deliveries(consumer) > 0 {
+                continue;
+            }
+            let _ = self
+                .server
+                .with_engine(|e, _now, _fx| e.drain(conn, consumer));
+            // Draining may have left deliveries in the inbox only if the engine had
+            // delivered in between; the inbox is empty here (we run after it).
+            let _ = self.amqp.drained(link);
+            if let Some(Link::Outbound {
+                drain_requested, ..
+            }) = self.links.get_mut(&link)
+            {
+                *drain_requested = false;
+            }
+        }
+    }
+
+    /// The connection ended: apply batched acceptances, end the engine connection
+    /// (each link's unsettled messages return with its default outcome).
+    fn finish(&mut self) {
+        self.flush_accepts();
+        let links: Vec<LinkId> = self.links.keys().copied().collect();
+        for link in links {
+            self.on_detach(link);
+        }
+        for (_, h) in std::mem::take(&mut self.relay) {
+            self.close_handle(h);
+        }
+        if let Some(conn) = self.conn.take() {
+            self.server.amqp_routes.borrow_mut().remove(&conn);
+            dispatch::end_conversation(&self.server, conn, true);
+        }
+    }
+}
+
+/// The settlement for a link's unsettled deliveries when it ends, from the source's
+/// default-outcome; without one, released (the delivery never reached the application
+/// as far as the broker knows, so it does not count as a failed attempt).
+fn default_outcome(state: Option<&DeliveryState>) -> Settlement {
+    match state {
+        Some(DeliveryState::Modified {
+            delivery_failed,
+            undeliverable_here,
+            ..
+        }) => Settlement::Modified {
+            delivery_failed: *delivery_failed,
+            undeliverable_here: *undeliverable_here,
+        },
+        Some(DeliveryState::Rejected { .. }) => Settlement::Rejected,
+        Some(DeliveryState::Accepted) => Settlement::Accepted,
+        _ => Settlement::Released,
+    }
+}
+
+fn not_open() -> ErrorCondition {
+    ErrorCondition::new(condition::ILLEGAL_STATE, "the connection is not open")
+}
+
+/// The application name DISPLAY CONN shows: the client's product, else "AMQP client".
+fn app_name(open: &Open) -> String {
+    open.properties
+        .iter()
+        .find(|(k, _)| k.as_str() == "product")
+        .and_then(|(_, v)| v.as_str())
+        .map_or_else(
+            || "AMQP client".to_string(),
+            |s| s.chars().take(28).collect(),
+        )
+}
+
+/// The JMS selector of a source's filter map (Qpid's `jms-selector` key, proton's
+/// `selector`; matched by descriptor), compiled, with the entry to echo.
+#[allow(clippy::type_complexity)]
+fn selector_of(
+    source: &Source,
+) -> Result<(Option<JmsSelection>, Option<(Symbol, Value)>), ErrorCondition> {
+    for (key, value) in &source.filter {
+        let Value::Described(d) = value else {
+            continue;
+        };
+        let is_selector = match &d.descriptor {
+            Descriptor::Code(c) => *c == condition::SELECTOR_FILTER_CODE,
+            Descriptor::Symbol(s) => s.as_str() == condition::SELECTOR_FILTER_SYMBOL,
+        };
+        if !is_selector {
+            continue;
+        }
+        let Some(text) = d.value.as_str() else {
+            return Err(ErrorCondition::new(
+                condition::INVALID_FIELD,
+                "the selector filter is not a string",
+            ));
+        };
+        return match JmsSelection::parse(text) {
+            Ok(sel) => Ok((sel, Some((key.clone(), value.clone())))),
+            Err(e) => Err(ErrorCondition::new(
+                condition::INVALID_FIELD,
+                format!("invalid selector: {e}"),
+            )),
+        };
+    }
+    Ok((None, None))
+}

@@ -1,0 +1,347 @@
+//! AMQP channels (CHLTYPE(AMQP)): AMQP 1.0 clients — Qpid JMS, proton, any AMQP 1.0
+//! client — on the queue manager's own queues.
+//!
+//! A channel is a listener bound to its PORT (and LOCLADDR); each accepted socket runs
+//! one connection task ([`connection::serve`]) that drives the sans-I/O
+//! [`ferry_amqp::connection::Connection`] and maps what the client does onto the engine:
+//! the AMQP connection is one engine connection, a link the client sends on is an output
+//! handle (each message an MQPUT), a link the client receives on is an input (or browse)
+//! handle with an async consumer fed by the link's credit. Messages are converted by
+//! [`crate::amqp_mapping`], so native and AMQP applications share queues.
+//!
+//! Every AMQP channel starts with the queue manager (as MQ's AMQP service does with the
+//! queue manager); START/STOP CHANNEL start and stop one, and DISPLAY CHSTATUS shows the
+//! channels started since the queue manager started, with their clients. A channel that
+//! cannot bind its port at start is reported (FRY9213E) and the queue manager runs on.
+//! Stopping a channel, or the queue manager, closes its connections with
+//! `amqp:connection:forced`: a client's unsettled messages then go back to their queues
+//! with its links' default outcome (Qpid JMS: BackoutCount + 1).
+
+mod connection;
+mod outcome;
+
+pub use connection::AmqpShared;
+
+use super::clock;
+use super::server::Server;
+use crate::messages;
+use ferry_objects::channel::ChannelType;
+use ferry_objects::status::{ChannelClientStatus, ChannelStatus};
+use ferry_objects::{AdminError, ChannelDefinition, StopMode};
+use std::cell::{Cell, RefCell};
+use std::rc::{Rc, Weak};
+
+/// Message and byte totals of a channel or of one of its connections.
+#[derive(Debug, Default)]
+pub struct Counters {
+    /// Messages sent to clients (deliveries).
+    pub messages_sent: Cell<u64>,
+    /// Messages received from clients (transfers put).
+    pub messages_received: Cell<u64>,
+    /// Bytes sent to clients (frames).
+    pub bytes_sent: Cell<u64>,
+    /// Bytes received from clients (frames).
+    pub bytes_received: Cell<u64>,
+    /// When the last message went either way, ms since epoch.
+    pub last_message_ms: Cell<Option<u64>>,
+}
+
+impl Counters {
+    fn add(cell: &Cell<u64>, n: u64) {
+        cell.set(cell.get().saturating_add(n));
+    }
+}
+
+/// What a connection needs of its channel's definition, read when it connects.
+#[derive(Clone, Debug)]
+pub struct ChannelSettings {
+    /// The channel's name.
+    pub name: String,
+    /// MAXMSGL: the largest message a client may send or be sent.
+    pub max_message_length: u64,
+    /// HBINT in seconds: the idle timeout announced to clients (0: none).
+    pub heartbeat_secs: u32,
+    /// BATCHSZ: accepted deliveries are removed in batches of this many.
+    pub batch_size: usize,
+    /// BATCHINT in ms: ... or after this long, whichever comes first.
+    pub batch_interval_ms: u64,
+    /// MAXINST: connections the channel takes at once.
+    pub max_instances: usize,
+    /// MAXINSTC: connections from one address at once.
+    pub max_instances_per_client: usize,
+}
+
+impl ChannelSettings {
+    fn of(def: &ChannelDefinition) -> Self {
+        let a = &def.attributes;
+        let count = |n: i32| usize::try_from(n).unwrap_or(0);
+        ChannelSettings {
+            name: def.name.clone(),
+            max_message_length: u64::try_from(a.max_msg_length).unwrap_or(0),
+            heartbeat_secs: u32::try_from(a.heartbeat_interval).unwrap_or(0),
+            batch_size: count(a.batch_size).max(1),
+            batch_interval_ms: u64::try_from(a.batch_interval).unwrap_or(0),
+            max_instances: count(a.max_instances),
+            max_instances_per_client: count(a.max_instances_per_client),
+        }
+    }
+}
+
+/// A channel started since the queue manager started (DISPLAY CHSTATUS).
+pub struct AmqpChannel {
+    /// The port it listens (or listened) on.
+    pub port: u16,
+    /// When it started, ms since epoch.
+    pub started_ms: u64,
+    /// Listening now (false after STOP CHANNEL).
+    pub running: bool,
+    /// Stops the accept loop.
+    abort: Option<tokio::task::AbortHandle>,
+    /// Totals of the channel's connections.
+    pub counters: Rc<Counters>,
+    /// Its connections (closed ones drop out).
+    pub connections: Rc<RefCell<Vec<Weak<AmqpShared>>>>,
+}
+
+impl AmqpChannel {
+    fn live(&self) -> Vec<Rc<AmqpShared>> {
+        let mut conns = self.connections.borrow_mut();
+        conns.retain(|w| w.strong_count() > 0);
+        conns.iter().filter_map(Weak::upgrade).collect()
+    }
+}
+
+fn definition(server: &Server, name: &str) -> Result<ChannelDefinition, AdminError> {
+    let def = server
+        .engine
+        .borrow()
+        .channel(name)
+        .ok_or_else(|| AdminError::NotFound {
+            name: name.to_string(),
+        })?;
+    if def.channel_type != ChannelType::Amqp {
+        return Err(AdminError::Invalid(format!(
+            "channel {name} is not an AMQP channel: only AMQP channels are started and stopped"
+        )));
+    }
+    Ok(def)
+}
+
+/// START CHANNEL: binds the channel's port and accepts AMQP connections on it.
+pub fn start(server: &Rc<Server>, name: &str) -> Result<(), AdminError> {
+    let def = definition(server, name)?;
+    if server
+        .amqp_channels
+        .borrow()
+        .get(name)
+        .is_some_and(|c| c.running)
+    {
+        return Err(AdminError::Failed {
+            reason: ferry_mqi::ReasonCode::ObjectInUse,
+            text: format!("channel {name} is already running"),
+        });
+    }
+    let fail = |why: String| {
+        let line = server
+            .error_log
+            .borrow_mut()
+            .write(&messages::AMQP_CHANNEL_FAILED, &[&name, &why]);
+        AdminError::Failed {
+            reason: ferry_mqi::ReasonCode::ResourceProblem,
+            text: line,
+        }
+    };
+    if def.attributes.tls_requested() {
+        return Err(fail(
+            "SSLCIPH is set, and AMQP over TLS is not available yet".to_string(),
+        ));
+    }
+    let port = def.attributes.listen_port();
+    let ip = def.attributes.local_address.trim().to_string();
+    let host = if ip.is_empty() { "0.0.0.0" } else { &ip };
+    let std_listener =
+        std::net::TcpListener::bind((host, port)).map_err(|e| fail(format!("port {port}: {e}")))?;
+    let bound = std_listener.local_addr().map_or(port, |a| a.port());
+    std_listener
+        .set_nonblocking(true)
+        .map_err(|e| fail(e.to_string()))?;
+    let listener =
+        tokio::net::TcpListener::from_std(std_listener).map_err(|e| fail(e.to_string()))?;
+    let counters = Rc::new(Counters::default());
+    let connections = Rc::new(RefCell::new(Vec::new()));
+    let task = tokio::task::spawn_local(accept(
+        server.clone(),
+        listener,
+        name.to_string(),
+        counters.clone(),
+        connections.clone(),
+    ));
+    server.amqp_channels.borrow_mut().insert(
+        name.to_string(),
+        AmqpChannel {
+            port: bound,
+            started_ms: clock::now().0,
+            running: true,
+            abort: Some(task.abort_handle()),
+            counters,
+            connections,
+        },
+    );
+    server
+        .error_log
+        .borrow_mut()
+        .write(&messages::AMQP_CHANNEL_STARTED, &[&name, &bound]);
+    Ok(())
+}
+
+/// STOP CHANNEL: stops listening and closes the channel's connections
+/// (`amqp:connection:forced`; QUIESCE and FORCE both close at once: an AMQP client has
+/// no MQGET to finish, and its unsettled deliveries return to their queues).
+pub fn stop(server: &Rc<Server>, name: &str, mode: StopMode) -> Result<(), AdminError> {
+    definition(server, name)?;
+    let conns = {
+        let mut channels = server.amqp_channels.borrow_mut();
+        let Some(c) = channels.get_mut(name).filter(|c| c.running) else {
+            return Err(AdminError::Failed {
+                reason: ferry_mqi::ReasonCode::ObjectInUse,
+                text: format!("channel {name} is not running"),
+            });
+        };
+        c.running = false;
+        if let Some(a) = c.abort.take() {
+            a.abort();
+        }
+        c.live()
+    };
+    let why = match mode {
+        StopMode::Quiesce => "the channel was stopped (STOP CHANNEL MODE(QUIESCE))",
+        StopMode::Force => "the channel was stopped (STOP CHANNEL MODE(FORCE))",
+    };
+    for c in conns {
+        c.force_close(why);
+    }
+    server
+        .error_log
+        .borrow_mut()
+        .write(&messages::AMQP_CHANNEL_ENDED, &[&name]);
+    Ok(())
+}
+
+/// Starts every AMQP channel (queue manager start); one that fails is in the error log.
+pub fn start_all(server: &Rc<Server>) {
+    let names: Vec<String> = server
+        .engine
+        .borrow()
+        .channels()
+        .into_iter()
+        .filter(|c| c.channel_type == ChannelType::Amqp)
+        .map(|c| c.name)
+        .collect();
+    for n in names {
+        let _ = start(server, &n);
+    }
+}
+
+/// Stops every running AMQP channel and closes its connections (queue manager stop).
+pub fn stop_all(server: &Rc<Server>, why: &str) {
+    let running: Vec<(String, Vec<Rc<AmqpShared>>)> = {
+        let mut channels = server.amqp_channels.borrow_mut();
+        channels
+            .iter_mut()
+            .filter(|(_, c)| c.running)
+            .map(|(n, c)| {
+                c.running = false;
+                if let Some(a) = c.abort.take() {
+                    a.abort();
+                }
+                (n.clone(), c.live())
+            })
+            .collect()
+    };
+    for (name, conns) in running {
+        for c in conns {
+            c.force_close(why);
+        }
+        server
+            .error_log
+            .borrow_mut()
+            .write(&messages::AMQP_CHANNEL_ENDED, &[&name]);
+    }
+}
+
+/// DISPLAY CHSTATUS: the channels started since the queue manager started.
+pub fn status(server: &Server, matches: impl Fn(&str) -> bool) -> Vec<ChannelStatus> {
+    server
+        .amqp_channels
+        .borrow()
+        .iter()
+        .filter(|(n, _)| matches(n))
+        .map(|(name, c)| {
+            let clients: Vec<ChannelClientStatus> =
+                c.live().iter().filter_map(|s| s.client_status()).collect();
+            let mut st = ChannelStatus::new(name, ChannelType::Amqp, c.running, c.port);
+            st.started_ms = Some(c.started_ms);
+            st.messages_sent = c.counters.messages_sent.get();
+            st.messages_received = c.counters.messages_received.get();
+            st.bytes_sent = c.counters.bytes_sent.get();
+            st.bytes_received = c.counters.bytes_received.get();
+            st.last_message_ms = c.counters.last_message_ms.get();
+            st.clients = clients;
+            st
+        })
+        .collect()
+}
+
+async fn accept(
+    server: Rc<Server>,
+    listener: tokio::net::TcpListener,
+    channel: String,
+    counters: Rc<Counters>,
+    connections: Rc<RefCell<Vec<Weak<AmqpShared>>>>,
+) {
+    loop {
+        match listener.accept().await {
+            Ok((stream, peer)) => {
+                let _ = stream.set_nodelay(true);
+                // The definition as it is now: ALTER CHANNEL applies to new connections.
+                let Ok(def) = definition(&server, &channel) else {
+                    continue;
+                };
+                let settings = ChannelSettings::of(&def);
+                let live = {
+                    let mut c = connections.borrow_mut();
+                    c.retain(|w| w.strong_count() > 0);
+                    c.iter().filter_map(Weak::upgrade).collect::<Vec<_>>()
+                };
+                let ip = peer.ip().to_string();
+                let refuse = if live.len() >= settings.max_instances {
+                    Some(format!(
+                        "channel {channel} has MAXINST({}) connections",
+                        settings.max_instances
+                    ))
+                } else if live.iter().filter(|c| c.peer_ip() == ip).count()
+                    >= settings.max_instances_per_client
+                {
+                    Some(format!(
+                        "channel {channel} has MAXINSTC({}) connections from {ip}",
+                        settings.max_instances_per_client
+                    ))
+                } else {
+                    None
+                };
+                let shared = Rc::new(AmqpShared::new(
+                    settings,
+                    ip,
+                    counters.clone(),
+                    clock::now().0,
+                ));
+                connections.borrow_mut().push(Rc::downgrade(&shared));
+                tokio::task::spawn_local(connection::serve(server.clone(), shared, stream, refuse));
+            }
+            Err(e) => {
+                tracing::warn!("AMQP accept failed: {e}");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+        }
+    }
+}

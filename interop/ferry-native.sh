@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Ferry's native MQI client for the interop suites' native round trip
+# (INTEROP_NATIVE_PUT_CMD / INTEROP_NATIVE_GET_CMD), through the amqsput/amqsget samples:
+#   interop/ferry-native.sh put QUEUE TEXT    # puts TEXT as one MQSTR message
+#   interop/ferry-native.sh get QUEUE         # prints the body of the first message
+# Connection: FERRY_CONNNAME / FERRY_CHANNEL / FERRY_QMGR (see ferry-client's examples).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+bin="$root/target/release/examples"
+case "${1:-}" in
+  put) printf '%s\n' "$3" | "$bin/amqsput" "$2" >/dev/null ;;
+  get) FERRY_WAIT_MS="${FERRY_WAIT_MS:-5000}" "$bin/amqsget" "$2" \
+         | sed -n 's/^message <\(.*\)>$/\1/p' | head -n 1 ;;
+  *) echo "usage: $0 put QUEUE TEXT | get QUEUE" >&2; exit 2 ;;
+esac
