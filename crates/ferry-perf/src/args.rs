@@ -1,6 +1,6 @@
 //! Parsing of the harness's option values: message sizes (`256B`, `2KB`, `2MB`) and lists
 //! of them, client lists (`1,4,16,64`), responder counts (`auto` or a number), rates and
-//! durations in seconds.
+//! durations in seconds, and the AMQP choices (protocol, reply queues, prefetch).
 //!
 //! Each parser returns a message that says what is accepted, so clap prints it as is.
 
@@ -198,6 +198,60 @@ pub fn parse_sharecnv(text: &str) -> Result<u32, String> {
     }
 }
 
+/// Which protocol the applications speak.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Protocol {
+    /// Ferry's MQI client (IBM MQ's protocol).
+    #[default]
+    Native,
+    /// AMQP 1.0 (to Ferry's AMQP channel or any AMQP 1.0 broker).
+    Amqp,
+}
+
+/// Parses `--protocol`: `native` or `amqp`.
+pub fn parse_protocol(text: &str) -> Result<Protocol, String> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "native" | "mq" => Ok(Protocol::Native),
+        "amqp" => Ok(Protocol::Amqp),
+        _ => Err(format!(
+            "invalid protocol '{text}': use native (the MQI client) or amqp (AMQP 1.0)"
+        )),
+    }
+}
+
+/// Where AMQP requesters get their replies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ReplyQueues {
+    /// One reply queue `REPLY`; each requester selects its replies by correlation id.
+    #[default]
+    Shared,
+    /// `REPLY.1..N`, one per requester, no selector (brokers that ignore selectors).
+    PerRequester,
+}
+
+/// Parses `--reply-queues`: `shared` or `per-requester`.
+pub fn parse_reply_queues(text: &str) -> Result<ReplyQueues, String> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "shared" => Ok(ReplyQueues::Shared),
+        "per-requester" => Ok(ReplyQueues::PerRequester),
+        _ => Err(format!(
+            "invalid reply queues '{text}': use shared (one REPLY queue, replies selected by \
+             JMSCorrelationID) or per-requester (REPLY.1..N, no selector)"
+        )),
+    }
+}
+
+/// Parses `--prefetch`: AMQP link credit per receiver, 1..=10000.
+pub fn parse_prefetch(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<u32>() {
+        Ok(n) if (1..=10_000).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "invalid prefetch '{text}': give the credit each AMQP receiver keeps open, a whole \
+             number from 1 to 10000 (1: one message at a time)"
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -305,5 +359,20 @@ mod tests {
         assert!(parse_queues("0").is_err());
         assert_eq!(parse_sharecnv("0"), Ok(0));
         assert!(parse_sharecnv("1000").is_err());
+    }
+
+    #[test]
+    fn amqp_choices_parse() {
+        assert_eq!(parse_protocol("amqp"), Ok(Protocol::Amqp));
+        assert_eq!(parse_protocol("Native"), Ok(Protocol::Native));
+        assert!(parse_protocol("mqtt").unwrap_err().contains("native"));
+        assert_eq!(
+            parse_reply_queues("per-requester"),
+            Ok(ReplyQueues::PerRequester)
+        );
+        assert_eq!(parse_reply_queues("shared"), Ok(ReplyQueues::Shared));
+        assert!(parse_reply_queues("private").is_err());
+        assert_eq!(parse_prefetch("1"), Ok(1));
+        assert!(parse_prefetch("0").is_err());
     }
 }

@@ -15,7 +15,7 @@ use std::time::Duration;
 use clap::{Args, Subcommand};
 use tokio::signal::unix::{signal, SignalKind};
 
-use crate::args::{self, Responders};
+use crate::args::{self, Protocol, ReplyQueues, Responders};
 use crate::output::{self, Document};
 use crate::progress::Progress;
 use crate::report::{self, RunReport, StepReport};
@@ -148,12 +148,47 @@ pub struct TargetArgs {
     /// local, its pid comes from `ferry status` and its bindings socket from FERRY_HOME.
     #[arg(long, requires = "connect")]
     pub qmgr: Option<String>,
-    /// Process id of the --connect queue manager, to measure its CPU.
-    #[arg(long, value_name = "PID", requires = "connect")]
+    /// Process id of the --connect queue manager (or the --url broker), to measure its
+    /// CPU.
+    #[arg(long, value_name = "PID")]
     pub server_pid: Option<u32>,
     /// Bindings socket (qm.sock) of the --connect queue manager, for RR-BB and RR-CB.
     #[arg(long, value_name = "PATH", requires = "connect")]
     pub bindings: Option<PathBuf>,
+}
+
+/// The protocol the applications speak: Ferry's MQI client (default) or AMQP 1.0, to
+/// measure Ferry's AMQP channel or any AMQP 1.0 broker with the same workloads.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ProtocolArgs {
+    /// native (the MQI client) or amqp (AMQP 1.0; rr-cc and sr-cc).
+    #[arg(long, default_value = "native", value_parser = args::parse_protocol)]
+    pub protocol: Protocol,
+    /// AMQP broker, amqp://[user[:password]@]host[:port] (default: the embedded queue
+    /// manager's AMQP channel). Its queues must exist: REQUEST.1..N and REPLY (or
+    /// REPLY.1..N) for rr-cc, SR.1..N for sr-cc.
+    #[arg(long, value_name = "URL", conflicts_with = "connect")]
+    pub url: Option<String>,
+    /// AMQP: prefix of every queue's address (RabbitMQ: /amq/queue/).
+    #[arg(long, value_name = "PREFIX", default_value = "")]
+    pub queue_prefix: String,
+    /// AMQP rr-cc: 'shared' (one REPLY queue, replies selected by JMSCorrelationID) or
+    /// 'per-requester' (REPLY.1..N, no selector; for brokers that ignore selectors).
+    #[arg(long, default_value = "shared", value_parser = args::parse_reply_queues)]
+    pub reply_queues: ReplyQueues,
+    /// AMQP: send presettled, not waiting for the broker's accepted (non-persistent
+    /// only; default: every send waits for it, as Qpid JMS does for persistent sends).
+    #[arg(long)]
+    pub presettled: bool,
+    /// AMQP: credit each responder/receiver keeps open (1: one message at a time).
+    #[arg(long, default_value = "1", value_parser = args::parse_prefetch)]
+    pub prefetch: u32,
+    /// AMQP: SASL PLAIN user (default SASL ANONYMOUS, or the --url's user).
+    #[arg(long)]
+    pub user: Option<String>,
+    /// AMQP: SASL PLAIN password.
+    #[arg(long, requires = "user")]
+    pub password: Option<String>,
 }
 
 /// `ferry perf rr-cc`, `rr-bb`, `rr-cb`, `sr-cc`.
@@ -165,6 +200,9 @@ pub struct RrArgs {
     /// Target queue manager.
     #[command(flatten)]
     pub target: TargetArgs,
+    /// Protocol (native or AMQP) and the AMQP options.
+    #[command(flatten)]
+    pub protocol: ProtocolArgs,
     /// Path of tools/limits' rr_load: run the relay yardstick for every step in the same
     /// run (RR-CC only).
     #[arg(long, value_name = "RR_LOAD")]
@@ -259,7 +297,7 @@ fn unavailable(name: &str, needs: &str) -> ExitCode {
 }
 
 /// Resolves after SIGINT (Ctrl-C), SIGTERM or SIGHUP; names the signal.
-async fn shutdown_signal() -> &'static str {
+pub(crate) async fn shutdown_signal() -> &'static str {
     let wait = |kind: SignalKind, name: &'static str| async move {
         match signal(kind) {
             Ok(mut s) => {
@@ -318,6 +356,29 @@ pub fn check_args(kind: Kind, s: &StepArgs, relay: Option<&Path>) -> Result<(), 
         }
     }
     Ok(())
+}
+
+/// Refuses AMQP options without `--protocol amqp`, so a forgotten `--protocol` does not
+/// silently measure the native protocol.
+pub fn check_protocol(a: &RrArgs) -> Result<(), PerfError> {
+    let p = &a.protocol;
+    if p.protocol == Protocol::Amqp {
+        return Ok(());
+    }
+    let amqp_only = [
+        ("--url", p.url.is_some()),
+        ("--queue-prefix", !p.queue_prefix.is_empty()),
+        ("--reply-queues", p.reply_queues != ReplyQueues::Shared),
+        ("--presettled", p.presettled),
+        ("--prefetch", p.prefetch != 1),
+        ("--user", p.user.is_some()),
+    ];
+    match amqp_only.iter().find(|(_, set)| *set) {
+        Some((name, _)) => Err(PerfError::Usage(format!(
+            "{name} is an AMQP option: add --protocol amqp"
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// The reports' test name of a series, e.g. `RR-CC (2KB Persistent, syncpoint)`.
@@ -391,11 +452,24 @@ pub enum Plan {
 
 /// Runs a plan: starts the target, runs every size and step, stops the target.
 pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfError> {
+    if let Plan::Workload(kind, a) = plan {
+        check_protocol(a)?;
+        if a.protocol.protocol == Protocol::Amqp {
+            return crate::amqp::run::measure_run(*kind, a, progress);
+        }
+    }
     let (kind, steps, target_args, relay_path, interval) = match plan {
         Plan::Workload(k, a) => (*k, &a.steps, &a.target, a.relay_baseline.clone(), 100.0),
         Plan::Connect(a) => (Kind::Connect, &a.steps, &a.target, None, a.interval),
     };
     check_args(kind, steps, relay_path.as_deref())?;
+    if target_args.server_pid.is_some() && target_args.connect.is_none() {
+        return Err(PerfError::Usage(
+            "--server-pid names the CPU to measure of an existing queue manager: use it with \
+             --connect (or --url with --protocol amqp); the embedded one is measured anyway"
+                .into(),
+        ));
+    }
     target::raise_fd_limit();
     let sharecnv = steps
         .sharecnv
@@ -629,9 +703,13 @@ fn finish(m: Measured, title: &str, steps: &StepArgs, stem: &str) -> Result<bool
 fn run_and_write(kind: Kind, a: RrArgs) -> Result<bool, PerfError> {
     let progress = Progress::new();
     let steps = a.steps.clone();
+    let title = match a.protocol.protocol {
+        Protocol::Amqp => crate::amqp::run::title(kind),
+        Protocol::Native => kind.name().to_string(),
+    };
     let m = measure_run(&Plan::Workload(kind, a), &progress)?;
     drop(progress);
-    finish(m, kind.name(), &steps, &output::slug(kind.name()))
+    finish(m, &title, &steps, &output::slug(&title))
 }
 
 fn run_connect(a: ConnectArgs) -> Result<bool, PerfError> {
@@ -722,7 +800,7 @@ fn run_report(a: ReportArgs) -> Result<bool, PerfError> {
 }
 
 /// One line for the progress display after a step.
-fn step_line(test: &str, kind: Kind, s: &StepReport) -> String {
+pub(crate) fn step_line(test: &str, kind: Kind, s: &StepReport) -> String {
     let f = &s.ferry;
     let op = report::op_name(kind.rate_unit());
     let relay = s.relay.as_ref().map_or(String::new(), |r| {
@@ -945,6 +1023,68 @@ mod tests {
             test_name(Kind::Connect, 2048, &s, 1),
             "Connection test (2KB Non-persistent, SHARECNV 1)"
         );
+    }
+
+    #[test]
+    fn amqp_options_parse_and_need_the_protocol() {
+        let a = parse(&[
+            "--protocol",
+            "amqp",
+            "--url",
+            "amqp://localhost:5673",
+            "--queue-prefix",
+            "/amq/queue/",
+            "--reply-queues",
+            "per-requester",
+            "--presettled",
+            "--prefetch",
+            "10",
+            "--user",
+            "guest",
+            "--password",
+            "guest",
+            "--server-pid",
+            "42",
+        ])
+        .expect("parses");
+        assert_eq!(a.protocol.protocol, Protocol::Amqp);
+        assert_eq!(a.protocol.url.as_deref(), Some("amqp://localhost:5673"));
+        assert_eq!(a.protocol.reply_queues, ReplyQueues::PerRequester);
+        assert!(a.protocol.presettled);
+        assert_eq!(a.protocol.prefetch, 10);
+        assert_eq!(a.target.server_pid, Some(42));
+        assert!(check_protocol(&a).is_ok());
+        let d = parse(&[]).expect("defaults");
+        assert_eq!(d.protocol.protocol, Protocol::Native);
+        assert!(check_protocol(&d).is_ok());
+        let n = parse(&["--url", "amqp://h"]).expect("parses");
+        let e = check_protocol(&n).expect_err("--url without amqp");
+        assert!(e.to_string().contains("--protocol amqp"), "{e}");
+        assert!(
+            parse(&["--url", "amqp://h", "--connect", "h(1414)"]).is_err(),
+            "--url and --connect conflict"
+        );
+        let s = parse(&["--protocol", "amqp", "--persistent"]).expect("parses");
+        assert_eq!(
+            crate::amqp::run::test_name(Kind::RrCc, 2048, &s.steps, &s),
+            "RR-CC AMQP (2KB Persistent)"
+        );
+        assert_eq!(
+            crate::amqp::run::test_name(Kind::SrCc, 2048, &a.steps, &a),
+            "SR-CC AMQP (2KB Non-persistent, presettled, prefetch 10)"
+        );
+        assert_eq!(
+            crate::output::slug(&crate::amqp::run::title(Kind::RrCc)),
+            "rr-cc-amqp"
+        );
+        let e = crate::amqp::run::check(Kind::RrBb, &s).expect_err("no bindings");
+        assert!(e.to_string().contains("rr-cc and sr-cc"), "{e}");
+        let e = crate::amqp::run::check(
+            Kind::RrCc,
+            &parse(&["--protocol", "amqp", "--syncpoint"]).expect("p"),
+        )
+        .expect_err("no transactions");
+        assert!(e.to_string().contains("transactions"), "{e}");
     }
 
     #[test]

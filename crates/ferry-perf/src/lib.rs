@@ -13,10 +13,12 @@
 //! existing queue manager), [`workload`] (RR-CC/BB/CB, SR-CC, the connection test),
 //! [`measure`] (/proc CPU, histograms), [`relay`] (the yardstick), [`report`] (tables,
 //! summary), [`output`] (JSON, CSV, Markdown, charts), [`progress`] (live display),
-//! [`suite`] (defined sets of runs), [`machine`] (the machine's facts).
+//! [`suite`] (defined sets of runs), [`machine`] (the machine's facts), [`amqp`] (the
+//! same workloads over AMQP 1.0, against Ferry's AMQP channel or any AMQP broker).
 //! All applications of a workload run as tasks on one current-thread tokio runtime, so
 //! the harness costs little and its own CPU is reported too.
 
+pub mod amqp;
 pub mod args;
 pub mod cli;
 pub mod machine;

@@ -57,7 +57,10 @@ pub fn setup_line(run: &RunReport) -> String {
         parts.push(format!("{} request queues", run.queues));
     }
     parts.push(format!("responders {}", run.responders));
-    parts.push(format!("SHARECNV {}", run.sharecnv));
+    if run.sharecnv != 0 {
+        // 0: AMQP runs, which have no shared conversations.
+        parts.push(format!("SHARECNV {}", run.sharecnv));
+    }
     parts.push(format!(
         "{} s warm-up + {} s per step",
         run.warmup, run.secs

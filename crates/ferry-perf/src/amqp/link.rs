@@ -1,0 +1,330 @@
+//! Links of a [`Client`]: a [`SenderLink`] whose `send` waits for credit and, unless
+//! presettled, for the broker's outcome (the broker's `accepted` is its acknowledgement,
+//! as Qpid JMS waits for it on persistent sends), and a [`ReceiverLink`] that keeps a
+//! credit window of `prefetch` messages open and accepts what its caller processed.
+//!
+//! A link is used by one caller at a time (`&mut self`), so each waits on its own
+//! `Notify` without missed wake-ups.
+
+use std::rc::Rc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use ferry_amqp::connection::LinkId;
+use ferry_amqp::{
+    Attach, DeliveryState, LinkTarget, Message, ReceiverSettleMode, Role, SenderSettleMode, Source,
+    Symbol, Target,
+};
+
+use super::client::{copy_error, Client, Shared, ATTACH_TIMEOUT};
+use super::error::{AmqpError, Condition};
+
+/// Attaches a link and waits for the broker's answer.
+async fn attach(client: &Client, attach: Attach, address: &str) -> Result<LinkId, AmqpError> {
+    let shared = &client.shared;
+    if let Some(e) = shared.dead_error() {
+        return Err(e);
+    }
+    let session = shared.state.borrow().session;
+    let link = shared.conn.borrow_mut().attach(session, attach)?;
+    let notify = {
+        let mut st = shared.state.borrow_mut();
+        let l = st.links.entry(link).or_default();
+        l.address = address.to_string();
+        l.notify.clone()
+    };
+    shared.wake_writer.notify_one();
+    let wait = async {
+        loop {
+            {
+                let st = shared.state.borrow();
+                let l = &st.links[&link];
+                if let Some(c) = &l.detached {
+                    return Err(AmqpError::Refused {
+                        address: address.to_string(),
+                        condition: c.clone(),
+                    });
+                }
+                if l.attached {
+                    return Ok(link);
+                }
+            }
+            if let Some(e) = shared.dead_error() {
+                return Err(e);
+            }
+            notify.notified().await;
+        }
+    };
+    tokio::time::timeout(ATTACH_TIMEOUT, wait)
+        .await
+        .map_err(|_| AmqpError::Timeout(format!("waiting for the attach to '{address}'")))?
+}
+
+fn queue_capability() -> Vec<Symbol> {
+    vec![Symbol::from(ferry_amqp::condition::CAPABILITY_QUEUE)]
+}
+
+/// Sends messages to one node.
+pub struct SenderLink {
+    shared: Rc<Shared>,
+    link: LinkId,
+    address: String,
+    next_tag: u64,
+}
+
+impl SenderLink {
+    /// Attaches a sender to `address` (settle mode mixed: unsettled or presettled per
+    /// message) and waits until the broker takes it.
+    pub async fn attach(client: &Client, address: &str) -> Result<SenderLink, AmqpError> {
+        let a = Attach {
+            name: client.link_name("sender").into(),
+            role: Role::Sender,
+            snd_settle_mode: SenderSettleMode::Mixed,
+            rcv_settle_mode: ReceiverSettleMode::First,
+            source: Some(Source::default()),
+            target: Some(LinkTarget::Node(Target {
+                address: Some(address.into()),
+                capabilities: queue_capability(),
+                ..Target::default()
+            })),
+            ..Attach::default()
+        };
+        let link = attach(client, a, address).await?;
+        Ok(SenderLink {
+            shared: client.shared.clone(),
+            link,
+            address: address.to_string(),
+            next_tag: 0,
+        })
+    }
+
+    /// The node this link sends to.
+    pub fn address(&self) -> &str {
+        &self.address
+    }
+
+    fn notify(&self) -> Rc<tokio::sync::Notify> {
+        self.shared.state.borrow().links[&self.link].notify.clone()
+    }
+
+    fn gone(&self) -> Option<AmqpError> {
+        let st = self.shared.state.borrow();
+        if let Some(c) = &st.links[&self.link].detached {
+            return Some(AmqpError::Detached {
+                address: self.address.clone(),
+                condition: c.clone(),
+            });
+        }
+        st.dead.as_ref().map(copy_error)
+    }
+
+    /// Sends `message`: waits for credit, writes it (encoded straight into the
+    /// connection's output), then, unless `presettled`, waits for the broker's outcome:
+    /// `accepted` is success, anything else an error.
+    pub async fn send(&mut self, message: &Message, presettled: bool) -> Result<(), AmqpError> {
+        let notify = self.notify();
+        while self.shared.conn.borrow().credit(self.link) == 0 {
+            if let Some(e) = self.gone() {
+                return Err(e);
+            }
+            notify.notified().await;
+        }
+        self.next_tag += 1;
+        let tag = Bytes::copy_from_slice(&self.next_tag.to_be_bytes());
+        let id = self
+            .shared
+            .conn
+            .borrow_mut()
+            .send(self.link, tag, presettled, 0, |out| message.encode(out))?;
+        if !presettled {
+            self.shared
+                .state
+                .borrow_mut()
+                .unsettled
+                .insert(id, self.link);
+        }
+        self.shared.wake_writer.notify_one();
+        if presettled {
+            return Ok(());
+        }
+        loop {
+            let outcome = self
+                .shared
+                .state
+                .borrow_mut()
+                .links
+                .get_mut(&self.link)
+                .and_then(|l| l.outcomes.remove(&id));
+            match outcome {
+                Some(Some(DeliveryState::Accepted)) => return Ok(()),
+                Some(other) => {
+                    return Err(AmqpError::NotAccepted {
+                        address: self.address.clone(),
+                        outcome: describe_outcome(other.as_ref()),
+                    })
+                }
+                None => {}
+            }
+            if let Some(e) = self.gone() {
+                return Err(e);
+            }
+            notify.notified().await;
+        }
+    }
+}
+
+/// An outcome in words, e.g. `rejected: amqp:resource-limit-exceeded (queue full)`.
+pub fn describe_outcome(state: Option<&DeliveryState>) -> String {
+    match state {
+        None => "settled without an outcome".into(),
+        Some(DeliveryState::Accepted) => "accepted".into(),
+        Some(DeliveryState::Rejected { error }) => {
+            format!("rejected: {}", Condition::from_error(error.as_ref()))
+        }
+        Some(DeliveryState::Released) => "released".into(),
+        Some(DeliveryState::Modified { .. }) => "modified".into(),
+        Some(other) => format!("{other:?}"),
+    }
+}
+
+/// A message received on a [`ReceiverLink`].
+#[derive(Debug, Clone)]
+pub struct Delivery {
+    /// The delivery id (for the disposition).
+    pub delivery_id: u32,
+    /// The broker sent it settled (nothing to accept).
+    pub settled: bool,
+    /// The encoded message.
+    pub message: Bytes,
+}
+
+/// Receives messages from one node with a credit window.
+pub struct ReceiverLink {
+    shared: Rc<Shared>,
+    link: LinkId,
+    address: String,
+    prefetch: u32,
+    /// Messages taken since credit was last topped up.
+    consumed: u32,
+}
+
+/// The filter-map entry of a JMS selector, as Qpid JMS sends it.
+pub fn selector_filter(selector: &str) -> (Symbol, ferry_amqp::Value) {
+    (
+        Symbol::from(ferry_amqp::condition::FILTER_KEY_JMS_SELECTOR),
+        ferry_amqp::Value::described(
+            ferry_amqp::Descriptor::Code(ferry_amqp::condition::SELECTOR_FILTER_CODE),
+            ferry_amqp::Value::String(selector.into()),
+        ),
+    )
+}
+
+impl ReceiverLink {
+    /// Attaches a receiver to `address` (with a JMS `selector`, if any), then grants
+    /// `prefetch` credit (at least 1).
+    pub async fn attach(
+        client: &Client,
+        address: &str,
+        selector: Option<&str>,
+        prefetch: u32,
+    ) -> Result<ReceiverLink, AmqpError> {
+        let a = Attach {
+            name: client.link_name("receiver").into(),
+            role: Role::Receiver,
+            snd_settle_mode: SenderSettleMode::Unsettled,
+            rcv_settle_mode: ReceiverSettleMode::First,
+            source: Some(Source {
+                address: Some(address.into()),
+                filter: selector.map(selector_filter).into_iter().collect(),
+                capabilities: queue_capability(),
+                ..Source::default()
+            }),
+            target: Some(LinkTarget::Node(Target::default())),
+            ..Attach::default()
+        };
+        let link = attach(client, a, address).await?;
+        let prefetch = prefetch.max(1);
+        client
+            .shared
+            .conn
+            .borrow_mut()
+            .grant_credit(link, prefetch)?;
+        client.shared.wake_writer.notify_one();
+        Ok(ReceiverLink {
+            shared: client.shared.clone(),
+            link,
+            address: address.to_string(),
+            prefetch,
+            consumed: 0,
+        })
+    }
+
+    /// The node this link receives from.
+    pub fn address(&self) -> &str {
+        &self.address
+    }
+
+    /// Waits for the next message.
+    pub async fn recv(&mut self) -> Result<Delivery, AmqpError> {
+        let notify = self.shared.state.borrow().links[&self.link].notify.clone();
+        loop {
+            {
+                let mut st = self.shared.state.borrow_mut();
+                let l = st
+                    .links
+                    .get_mut(&self.link)
+                    .ok_or_else(|| AmqpError::Timeout("link vanished".into()))?;
+                if let Some(m) = l.inbox.pop_front() {
+                    return Ok(Delivery {
+                        delivery_id: m.delivery_id,
+                        settled: m.settled,
+                        message: m.message,
+                    });
+                }
+                if let Some(c) = &l.detached {
+                    return Err(AmqpError::Detached {
+                        address: self.address.clone(),
+                        condition: c.clone(),
+                    });
+                }
+                if let Some(e) = &st.dead {
+                    return Err(copy_error(e));
+                }
+            }
+            notify.notified().await;
+        }
+    }
+
+    /// [`recv`](Self::recv) for at most `wait`; `Ok(None)` when nothing came.
+    pub async fn recv_within(&mut self, wait: Duration) -> Result<Option<Delivery>, AmqpError> {
+        match tokio::time::timeout(wait, self.recv()).await {
+            Ok(r) => r.map(Some),
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// Accepts (and settles) a delivery unless the broker sent it settled, and tops the
+    /// credit window up again once half of it is used (every message with prefetch 1).
+    pub fn accept(&mut self, d: &Delivery) -> Result<(), AmqpError> {
+        let session = self.shared.state.borrow().session;
+        let mut c = self.shared.conn.borrow_mut();
+        if !d.settled {
+            c.disposition(
+                session,
+                Role::Receiver,
+                d.delivery_id,
+                d.delivery_id,
+                true,
+                Some(DeliveryState::Accepted),
+            )?;
+        }
+        self.consumed += 1;
+        if self.consumed >= self.prefetch.div_ceil(2) {
+            c.grant_credit(self.link, self.consumed)?;
+            self.consumed = 0;
+        }
+        drop(c);
+        self.shared.wake_writer.notify_one();
+        Ok(())
+    }
+}

@@ -1,0 +1,36 @@
+//! `ferry perf --protocol amqp`: the same RR-CC and SR-CC workloads over AMQP 1.0, so
+//! Ferry can be measured side by side with any AMQP 1.0 broker (ActiveMQ Artemis,
+//! RabbitMQ) by one harness.
+//!
+//! The idea: a small async client ([`client`]) drives the sans-I/O
+//! [`ferry_amqp::connection::Connection`] over a tokio socket, one reader and one writer
+//! task per connection, and offers what a JMS application does: a sender whose send
+//! waits for the broker's outcome (as Qpid JMS does for persistent sends) or goes
+//! presettled, and a receiver with a credit window that accepts what it processed. The
+//! workloads ([`rr`], [`sr`]) mirror the native ones step for step and fill the same
+//! [`crate::workload::step::StepOutcome`], so tables, JSON, CSV, Markdown and charts are
+//! shared and reports overlay.
+//!
+//! Layout: [`url`] (the `--url`), [`error`] (what can go wrong), [`client`] and
+//! [`link`] (connections and links), [`settings`] (addresses and options), [`message`] (building and checking the
+//! messages), [`drain`] (emptying queues between steps), [`rr`] and [`sr`] (the steps),
+//! [`target`] (external broker or embedded Ferry with an AMQP channel), [`run`] (a whole
+//! run: sizes, steps, the report series).
+
+pub mod client;
+pub mod drain;
+pub mod error;
+pub mod link;
+pub mod message;
+pub mod rr;
+pub mod run;
+pub mod settings;
+pub mod sr;
+pub mod step;
+pub mod target;
+pub mod url;
+
+pub use client::Client;
+pub use error::AmqpError;
+pub use link::{Delivery, ReceiverLink, SenderLink};
+pub use url::AmqpUrl;

@@ -1,0 +1,269 @@
+//! A whole AMQP run (`ferry perf rr-cc|sr-cc --protocol amqp`): checks the options,
+//! sets up the broker ([`super::target`]), runs every size and step on one
+//! current-thread runtime, and returns the same series native runs do, named with the
+//! protocol (`RR-CC AMQP (2KB Non-persistent)`) so their reports overlay.
+
+use std::cell::RefCell;
+use std::time::Duration;
+
+use super::settings::Settings;
+use super::target::AmqpTarget;
+use super::url::AmqpUrl;
+use crate::args::{self, ReplyQueues, Responders};
+use crate::cli::{shutdown_signal, Measured, RrArgs, StepArgs};
+use crate::progress::Progress;
+use crate::report::{self, RunReport, StepReport};
+use crate::workload::rr::RrConfig;
+use crate::workload::sr::{queue_name, SrConfig};
+use crate::workload::{Kind, Mode};
+use crate::{measure, target, PerfError};
+
+/// The title of an AMQP run, e.g. `RR-CC AMQP` (also the files' stem, slugged).
+pub fn title(kind: Kind) -> String {
+    format!("{} AMQP", kind.name())
+}
+
+/// The test name of an AMQP series, e.g. `RR-CC AMQP (2KB Persistent, presettled)`.
+pub fn test_name(kind: Kind, size: usize, s: &StepArgs, a: &RrArgs) -> String {
+    let mut parts = vec![format!(
+        "{} {}",
+        args::format_size(size),
+        if s.persistent {
+            "Persistent"
+        } else {
+            "Non-persistent"
+        }
+    )];
+    if let Some(r) = s.rate {
+        parts.push(format!("{r} msg/s per requester"));
+    }
+    if a.protocol.presettled {
+        parts.push("presettled".into());
+    }
+    if kind == Kind::RrCc && a.protocol.reply_queues == ReplyQueues::PerRequester {
+        parts.push("reply queue per requester".into());
+    }
+    if a.protocol.prefetch != 1 {
+        parts.push(format!("prefetch {}", a.protocol.prefetch));
+    }
+    format!("{} ({})", title(kind), parts.join(", "))
+}
+
+/// Refuses what the AMQP workloads do not do.
+pub fn check(kind: Kind, a: &RrArgs) -> Result<(), PerfError> {
+    let usage = |m: String| Err(PerfError::Usage(m));
+    if !matches!(kind, Kind::RrCc | Kind::SrCc) {
+        return usage(format!(
+            "--protocol amqp runs rr-cc and sr-cc (AMQP has no bindings mode), not {}",
+            kind.name().to_ascii_lowercase()
+        ));
+    }
+    let s = &a.steps;
+    if s.syncpoint {
+        return usage("--syncpoint: AMQP transactions are not in the harness yet".into());
+    }
+    if s.sharecnv.is_some() {
+        return usage(
+            "--sharecnv is an MQ channel setting; AMQP uses one connection per application".into(),
+        );
+    }
+    if a.relay_baseline.is_some() {
+        return usage("--relay-baseline works with --protocol native only".into());
+    }
+    if a.target.connect.is_some() {
+        return usage("--connect names an MQ listener; with --protocol amqp use --url".into());
+    }
+    if s.cipherspec.is_some() || s.compress.is_some() {
+        return usage("--cipherspec and --compress are MQ channel settings, not AMQP's".into());
+    }
+    if kind == Kind::RrCc {
+        if let Responders::Fixed(n) = s.responders {
+            if n < s.queues {
+                return usage(format!(
+                    "--responders {n} is fewer than --queues {}: every request queue needs a \
+                     responder (use 'auto' or at least {})",
+                    s.queues, s.queues
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The AMQP settings of a run (`--url` parsed, credentials applied).
+pub fn settings(a: &RrArgs, url: AmqpUrl) -> Settings {
+    let p = &a.protocol;
+    Settings {
+        url: url.with_credentials(p.user.as_deref(), p.password.as_deref()),
+        queue_prefix: p.queue_prefix.clone(),
+        reply_queues: p.reply_queues,
+        presettled: p.presettled,
+        prefetch: p.prefetch,
+    }
+}
+
+/// Runs an AMQP plan: sets the broker up, runs every size and step, stops an embedded
+/// queue manager.
+pub fn measure_run(kind: Kind, a: &RrArgs, progress: &Progress) -> Result<Measured, PerfError> {
+    check(kind, a)?;
+    target::raise_fd_limit();
+    let steps = &a.steps;
+    let most = steps.clients.0.iter().copied().max().unwrap_or(1);
+    let max_size = steps.sizes.0.iter().copied().max().unwrap_or(2048);
+    let per_queue = match steps.responders {
+        Responders::Auto => 2,
+        Responders::Fixed(n) => n,
+    };
+    let mut tgt = match &a.protocol.url {
+        Some(u) => AmqpTarget::external(
+            AmqpUrl::parse(u).map_err(|e| PerfError::Usage(e.to_string()))?,
+            a.target.server_pid,
+        ),
+        None => {
+            let channels = match kind {
+                Kind::SrCc => most * (1 + per_queue),
+                _ => most + steps.responders.count(most, steps.queues),
+            };
+            let channels = u32::try_from(channels + 16).unwrap_or(u32::MAX);
+            AmqpTarget::embedded(&target::reports_tuning(max_size, channels))?
+        }
+    };
+    let s = settings(a, tgt.url.clone());
+    let queues: Vec<String> = match kind {
+        Kind::SrCc => (0..most).map(queue_name).collect(),
+        _ => s.rr_queues(steps.queues, most),
+    };
+    progress.line(&format!(
+        "{}: sizes {}, clients {}, {} s warm-up + {} s per step; {}",
+        title(kind),
+        steps
+            .sizes
+            .0
+            .iter()
+            .map(|z| args::format_size(*z))
+            .collect::<Vec<_>>()
+            .join(","),
+        steps
+            .clients
+            .0
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join(","),
+        steps.warmup,
+        steps.secs,
+        tgt.description()
+    ));
+    if tgt.server_pid().is_none() {
+        progress.line("note: server CPU is not measured (give --server-pid with --url)");
+    }
+    let series: RefCell<Vec<RunReport>> = RefCell::new(Vec::new());
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| PerfError::Setup(format!("cannot build the runtime: {e}")))?;
+    let local = tokio::task::LocalSet::new();
+    let outcome = local.block_on(&rt, async {
+        let work = async {
+            tgt.prepare(&queues).await?;
+            let pid = tgt.server_pid();
+            for &size in &steps.sizes.0 {
+                let test = test_name(kind, size, steps, a);
+                series.borrow_mut().push(RunReport {
+                    workload: kind.name().into(),
+                    test: test.clone(),
+                    rate_unit: kind.rate_unit().into(),
+                    size,
+                    persistent: steps.persistent,
+                    syncpoint: false,
+                    rate_per_requester: steps.rate,
+                    tuning: tgt.tuning(),
+                    secs: steps.secs,
+                    warmup: steps.warmup,
+                    queues: steps.queues,
+                    sharecnv: 0,
+                    responders: if kind == Kind::SrCc {
+                        format!("{per_queue} per queue")
+                    } else {
+                        steps.responders.to_string()
+                    },
+                    target: tgt.description().to_string(),
+                    cpus: measure::online_cpus(),
+                    ticks_per_sec: measure::clock_ticks_per_sec(),
+                    steps: Vec::new(),
+                    summary: None,
+                });
+                for &clients in &steps.clients.0 {
+                    progress.step_start(&format!("{test}, {clients} clients"));
+                    let outcome = match kind {
+                        Kind::SrCc => {
+                            let cfg = sr_config(size, steps, per_queue);
+                            super::sr::run_step(pid, &s, &cfg, clients, progress).await
+                        }
+                        _ => {
+                            let cfg = rr_config(size, steps);
+                            super::rr::run_step(pid, &s, &cfg, clients, progress).await
+                        }
+                    };
+                    let outcome = match outcome {
+                        Ok(o) => o,
+                        Err(e) => {
+                            progress.step_done(&format!("{test}, {clients} clients: failed"));
+                            return Err(e);
+                        }
+                    };
+                    let step = StepReport::new(outcome, Ok(None));
+                    progress.step_done(&crate::cli::step_line(&test, kind, &step));
+                    if let Some(sr) = series.borrow_mut().last_mut() {
+                        sr.steps.push(step);
+                    }
+                }
+            }
+            Ok(())
+        };
+        tokio::select! {
+            r = work => r,
+            sig = shutdown_signal() => Err(PerfError::Interrupted(sig)),
+        }
+    });
+    drop(local);
+    drop(rt);
+    tgt.shutdown();
+    let mut series = series.into_inner();
+    series.retain(|s| !s.steps.is_empty());
+    for s in &mut series {
+        s.summary = report::summarize(&s.test, &s.steps);
+    }
+    Ok(Measured { series, outcome })
+}
+
+fn rr_config(size: usize, s: &StepArgs) -> RrConfig {
+    RrConfig {
+        size,
+        persistent: s.persistent,
+        queues: s.queues,
+        responders: s.responders,
+        sharecnv: 0,
+        warmup: s.warmup,
+        secs: s.secs,
+        requester_mode: Mode::Client,
+        responder_mode: Mode::Client,
+        syncpoint: false,
+        rate: s.rate,
+        reply_timeout: Duration::from_secs_f64(s.reply_timeout),
+        fault: s.fault,
+    }
+}
+
+fn sr_config(size: usize, s: &StepArgs, per_queue: usize) -> SrConfig {
+    SrConfig {
+        size,
+        persistent: s.persistent,
+        syncpoint: false,
+        rate: s.rate,
+        receivers_per_queue: per_queue,
+        sharecnv: 0,
+        warmup: s.warmup,
+        secs: s.secs,
+    }
+}

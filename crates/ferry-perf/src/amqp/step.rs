@@ -1,0 +1,161 @@
+//! What the AMQP steps share: the stop signal for responders and receivers, the
+//! warm-up and measured window (the same samples as native steps), the step's
+//! [`StepOutcome`], and setup errors that say which queues the broker must have.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use tokio::sync::Notify;
+
+use super::error::AmqpError;
+use crate::measure::{self, Sample};
+use crate::progress::Progress;
+use crate::report::group_thousands;
+use crate::workload::step::StepOutcome;
+use crate::workload::tally::Tally;
+use crate::PerfError;
+
+/// Tells tasks that wait for messages to end (they would otherwise wait forever).
+#[derive(Clone, Default)]
+pub struct Stop {
+    inner: Rc<(Cell<bool>, Notify)>,
+}
+
+impl Stop {
+    /// A stop not yet given.
+    pub fn new() -> Stop {
+        Stop::default()
+    }
+
+    /// Gives the stop: every waiter ends now, later ones at once.
+    pub fn now(&self) {
+        self.inner.0.set(true);
+        self.inner.1.notify_waiters();
+    }
+
+    /// Resolves once [`Stop::now`] was called.
+    pub async fn wait(&self) {
+        let notified = self.inner.1.notified();
+        if self.inner.0.get() {
+            return;
+        }
+        notified.await;
+    }
+}
+
+/// Warm-up, then the measured window; returns its start and end samples and the
+/// messages sent inside it (SR-CC). `what` names what the counter counts for the
+/// progress line (`round trips`, `messages`).
+pub async fn measure_window(
+    tally: &Tally,
+    server_pid: Option<u32>,
+    warmup: f64,
+    secs: f64,
+    progress: &Progress,
+    what: &str,
+) -> (Sample, Sample, u64) {
+    let count = |_: f64| format!("{} {what}", group_thousands(tally.round_trips() as f64));
+    progress.wait("warm-up", warmup, count).await;
+    let start = Sample::take(tally.round_trips(), server_pid);
+    let sent0 = tally.sent();
+    tally.set_measuring(true);
+    let base = start.round_trips;
+    let live = |t: f64| {
+        format!(
+            "{} {what}/s",
+            group_thousands(measure::rate(tally.round_trips() - base, t))
+        )
+    };
+    progress.wait("measuring", secs, live).await;
+    tally.set_measuring(false);
+    let end = Sample::take(tally.round_trips(), server_pid);
+    (start, end, tally.sent() - sent0)
+}
+
+/// The step's outcome from its tally and window.
+pub fn finish(
+    tally: &Tally,
+    clients: usize,
+    responders: usize,
+    start: &Sample,
+    end: &Sample,
+    queue_depth_end: Option<u64>,
+    sent: Option<u64>,
+) -> StepOutcome {
+    let window = measure::window(
+        start,
+        end,
+        measure::clock_ticks_per_sec(),
+        measure::online_cpus(),
+    );
+    let errors = tally.errors();
+    let mismatches = tally.mismatches();
+    StepOutcome {
+        clients,
+        responders,
+        window,
+        latency: tally.latency(),
+        errors,
+        mismatches,
+        queue_depth_end,
+        sent,
+        problems: tally.problems(),
+        valid: errors == 0 && mismatches == 0 && window.round_trips > 0,
+    }
+}
+
+/// A setup failure; when the broker has no such queue, it lists the queues a run needs
+/// (an external broker's queues are not defined by the harness).
+pub fn setup_error(what: &str, e: AmqpError, queues: &[String]) -> PerfError {
+    if e.is_not_found() {
+        PerfError::Setup(format!(
+            "{what}: {e}\n  the broker must have these queues (the harness does not define \
+             queues on an external broker): {}",
+            queues.join(", ")
+        ))
+    } else {
+        PerfError::Setup(format!("{what}: {e}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_stop_reaches_waiters_before_and_after() {
+        let local = tokio::task::LocalSet::new();
+        local
+            .run_until(async {
+                let stop = Stop::new();
+                let waiter = {
+                    let s = stop.clone();
+                    tokio::task::spawn_local(async move { s.wait().await })
+                };
+                tokio::task::yield_now().await;
+                stop.now();
+                tokio::time::timeout(std::time::Duration::from_secs(1), waiter)
+                    .await
+                    .expect("woken")
+                    .expect("joined");
+                // Late waiters end at once.
+                tokio::time::timeout(std::time::Duration::from_secs(1), stop.wait())
+                    .await
+                    .expect("at once");
+            })
+            .await;
+    }
+
+    #[test]
+    fn missing_queues_are_listed() {
+        let e = AmqpError::Refused {
+            address: "REPLY".into(),
+            condition: super::super::error::Condition {
+                condition: ferry_amqp::condition::NOT_FOUND.into(),
+                description: String::new(),
+            },
+        };
+        let msg = setup_error("connect", e, &["REQUEST.1".into(), "REPLY".into()]).to_string();
+        assert!(msg.contains("REQUEST.1, REPLY"), "{msg}");
+    }
+}
