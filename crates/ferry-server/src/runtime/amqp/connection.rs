@@ -302,6 +302,8 @@ struct Session {
     relay: HashMap<String, Hobj>,
     next_tag: u64,
     events: Vec<Event>,
+    /// Why the connection is refused (MAXINST/MAXINSTC): answered at the client's open.
+    refused: Option<String>,
 }
 
 /// Serves one accepted socket until the connection ends; `refuse` closes it at once
@@ -332,10 +334,9 @@ pub async fn serve(
         relay: HashMap::new(),
         next_tag: 0,
         events: Vec::new(),
+        refused: None,
     };
-    if let Some(why) = refuse {
-        *shared.forced.borrow_mut() = Some(why);
-    }
+    s.refused = refuse;
     s.run(stream).await;
     s.finish();
     shared.finished.set(true);
@@ -496,6 +497,13 @@ impl Session {
         };
         if server.state.get() != QmgrState::Running {
             forced(self, "the queue manager is stopping");
+            return;
+        }
+        if let Some(why) = self.refused.take() {
+            let _ = self.amqp.close(Some(ErrorCondition::new(
+                condition::RESOURCE_LIMIT_EXCEEDED,
+                why,
+            )));
             return;
         }
         let info = ConnectionInfo {
