@@ -72,7 +72,11 @@ fn create_defines_system_objects_and_a_listener() {
     assert_eq!(attr(&chl, "CHLTYPE").as_deref(), Some("SVRCONN"), "{chl}");
     let amqp = mqsc_ok(&qm, "DISPLAY CHANNEL(SYSTEM.DEF.AMQP) CHLTYPE PORT");
     assert_eq!(attr(&amqp, "CHLTYPE").as_deref(), Some("AMQP"), "{amqp}");
-    assert_eq!(attr(&amqp, "PORT"), Some(qm.amqp_port().to_string()), "{amqp}");
+    assert_eq!(
+        attr(&amqp, "PORT"),
+        Some(qm.amqp_port().to_string()),
+        "{amqp}"
+    );
     let lst = mqsc_ok(&qm, "DISPLAY LISTENER(SYSTEM.LISTENER.TCP.1) PORT CONTROL");
     assert_eq!(attr(&lst, "PORT"), Some(qm.port().to_string()), "{lst}");
     assert_eq!(attr(&lst, "CONTROL").as_deref(), Some("QMGR"), "{lst}");

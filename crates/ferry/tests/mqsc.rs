@@ -11,9 +11,6 @@ use common::*;
 use ferry_client::ConnectOptions;
 use ferry_mqi::{MessageDescriptor, OpenOptions, PutOptionFlags, PutOptions, ReasonCode};
 
-/// Runs a script expected to exit with `code`; returns stdout.
-#[track_caller]
-
 #[test]
 fn local_alias_and_model_queues_define_alter_display_delete() {
     let qm = start("MQSC.QUEUES");
