@@ -482,7 +482,8 @@ impl Rng {
     }
 }
 
-/// Runs an MQSC script and checks runmqsc's exit status (0, 10 or 20); returns its output.
+/// Runs an MQSC script expected to exit with `code` (runmqsc's 0, 10 or 20); returns stdout.
+#[track_caller]
 pub fn mqsc_exit(qm: &TestQueueManager, script: &str, code: i32) -> String {
     let out = qm.mqsc(script);
     let text = stdout(&out);

@@ -489,21 +489,21 @@ impl Session {
 
     fn on_open(&mut self, open: &Open) {
         let server = self.server.clone();
-        let forced = |s: &mut Self, why: &str| {
-            let _ = s.amqp.close(Some(ErrorCondition::new(
-                condition::CONNECTION_FORCED,
-                why.to_string(),
-            )));
+        // A refusal still answers with our open (the spec's order), then closes.
+        let refuse = |s: &mut Self, cond: &'static str, why: String| {
+            let _ = s.amqp.open(Open::new(s.server.name.as_str()));
+            let _ = s.amqp.close(Some(ErrorCondition::new(cond, why)));
         };
         if server.state.get() != QmgrState::Running {
-            forced(self, "the queue manager is stopping");
+            refuse(
+                self,
+                condition::CONNECTION_FORCED,
+                "the queue manager is stopping".into(),
+            );
             return;
         }
         if let Some(why) = self.refused.take() {
-            let _ = self.amqp.close(Some(ErrorCondition::new(
-                condition::RESOURCE_LIMIT_EXCEEDED,
-                why,
-            )));
+            refuse(self, condition::RESOURCE_LIMIT_EXCEEDED, why);
             return;
         }
         let info = ConnectionInfo {

@@ -1,0 +1,776 @@
+//! The AMQP 1.0 channel of a real `ferry` process, driven by Ferry's own sans-I/O
+//! client state machine (`ferry_amqp::connection::Connection`) over a blocking socket.
+//!
+//! What these tests prove, as an operator and an AMQP client see it:
+//! - messages sent to a queue are `accepted`, come back to a receiver in order with
+//!   their bodies and durability, are held (still in CURDEPTH) until accepted, and are
+//!   removed once accepted;
+//! - a link to a queue that does not exist is refused with `amqp:not-found` naming MQRC
+//!   2085, and the connection stays usable;
+//! - AMQP and native MQI applications share queues: an amqp-value string is an MQSTR
+//!   message, and an MQSTR message is a JMS TextMessage (`x-opt-jms-msg-type` 5);
+//! - DISPLAY CHSTATUS shows each client's container id and message count, and the
+//!   channel's connection count;
+//! - MAXINST turns away extra connections with `amqp:resource-limit-exceeded` at their
+//!   open, without disturbing the connection already in;
+//! - a client that sends an undecodable frame is closed with a decode or framing error
+//!   and FRY9505E is logged, while other clients and the process carry on;
+//! - durable messages that were `accepted` survive a kill -9.
+//!
+//! Every wait has a deadline ([`DEADLINE`]): a server that does not answer fails the
+//! test with what was awaited and what arrived instead.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use bytes::{Bytes, BytesMut};
+use common::*;
+use ferry_amqp::connection::{ClientSasl, Config, Connection, Event, LinkId, SessionId};
+use ferry_amqp::{
+    condition, Body, DeliveryState, ErrorCondition, FrameDecoder, Header, LinkTarget, Message,
+    Open, Performative, Role, SaslCode, Source, Target, Value,
+};
+use ferry_mqi::descriptor::format;
+use ferry_mqi::{MessageDescriptor, OpenOptions, PutOptions};
+
+/// How long one socket read waits before the pump looks at its deadline again.
+const POLL: Duration = Duration::from_millis(20);
+
+/// The AMQP protocol header (after SASL).
+const AMQP_HEADER: &[u8] = b"AMQP\x00\x01\x00\x00";
+
+/// A blocking AMQP client: one connection with one session over a `TcpStream`, pumped
+/// by hand. Events the test has not claimed yet wait in `events`.
+struct AmqpTestClient {
+    stream: TcpStream,
+    conn: Connection,
+    input: BytesMut,
+    events: Vec<Event>,
+    epoch: Instant,
+    session: Option<SessionId>,
+    eof: bool,
+    next_link: u32,
+    next_tag: u64,
+}
+
+impl AmqpTestClient {
+    /// A TCP connection to `qm`'s AMQP channel with SASL ANONYMOUS queued; nothing else.
+    fn socket(qm: &TestQueueManager) -> AmqpTestClient {
+        let stream = TcpStream::connect(("127.0.0.1", qm.amqp_port())).expect("AMQP tcp connect");
+        stream.set_read_timeout(Some(POLL)).expect("read timeout");
+        stream.set_nodelay(true).expect("nodelay");
+        let config = Config {
+            idle_time_out: None,
+            ..Config::default()
+        };
+        AmqpTestClient {
+            stream,
+            conn: Connection::client(config, ClientSasl::Anonymous),
+            input: BytesMut::new(),
+            events: Vec::new(),
+            epoch: Instant::now(),
+            session: None,
+            eof: false,
+            next_link: 0,
+            next_tag: 0,
+        }
+    }
+
+    /// Sends header, SASL, open (as `container_id`) and begin, without waiting.
+    fn start(qm: &TestQueueManager, container_id: &str) -> AmqpTestClient {
+        let mut c = AmqpTestClient::socket(qm);
+        c.conn.open(Open::new(container_id)).expect("open");
+        c.session = Some(c.conn.begin().expect("begin"));
+        c.flush();
+        c
+    }
+
+    /// Connects and waits until the server has answered the open and the begin.
+    fn connect(qm: &TestQueueManager, container_id: &str) -> AmqpTestClient {
+        let mut c = AmqpTestClient::start(qm, container_id);
+        let open = c.expect("the server's open", |e| matches!(e, Event::Open(_)));
+        let Event::Open(open) = open else {
+            unreachable!()
+        };
+        assert_eq!(
+            open.container_id,
+            qm.name(),
+            "the server's container id is the queue manager's name"
+        );
+        c.expect("the server's begin", |e| matches!(e, Event::Begin { .. }));
+        c
+    }
+
+    fn session(&self) -> SessionId {
+        self.session.expect("a session was begun")
+    }
+
+    fn now(&self) -> u64 {
+        u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// Writes out whatever the state machine has queued.
+    fn flush(&mut self) {
+        if self.conn.wants_write() {
+            let out = self.conn.take_output();
+            if self.stream.write_all(&out).is_err() {
+                self.eof = true;
+            }
+        }
+    }
+
+    /// One round: write, read for up to [`POLL`], feed the state machine, tick, write.
+    fn pump(&mut self) {
+        self.flush();
+        self.read_some();
+        let now = self.now();
+        self.conn.tick(now, &mut self.events);
+        self.flush();
+    }
+
+    /// Reads for up to [`POLL`] and feeds what came to the state machine (writes
+    /// nothing).
+    fn read_some(&mut self) {
+        let mut chunk = [0u8; 64 * 1024];
+        match self.stream.read(&mut chunk) {
+            Ok(0) => self.eof = true,
+            Ok(n) => {
+                self.input.extend_from_slice(&chunk[..n]);
+                let now = self.now();
+                self.conn.receive(&mut self.input, now, &mut self.events);
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock
+                        | std::io::ErrorKind::TimedOut
+                        | std::io::ErrorKind::Interrupted
+                ) => {}
+            Err(_) => self.eof = true,
+        }
+    }
+
+    /// Pumps until an event matching `pred` arrives and returns it (other events stay
+    /// queued); panics at the deadline or when the server closes the socket first.
+    #[track_caller]
+    fn expect(&mut self, what: &str, mut pred: impl FnMut(&Event) -> bool) -> Event {
+        let deadline = Instant::now() + DEADLINE;
+        loop {
+            if let Some(i) = self.events.iter().position(&mut pred) {
+                return self.events.remove(i);
+            }
+            assert!(
+                !self.eof,
+                "the server closed the socket while waiting for {what}; unclaimed events: {:?}",
+                self.events
+            );
+            assert!(
+                Instant::now() < deadline,
+                "timed out after {DEADLINE:?} waiting for {what}; unclaimed events: {:?}",
+                self.events
+            );
+            self.pump();
+        }
+    }
+
+    /// Pumps until `cond` holds, panicking at the deadline.
+    #[track_caller]
+    fn wait(&mut self, what: &str, mut cond: impl FnMut(&mut Self) -> bool) {
+        let deadline = Instant::now() + DEADLINE;
+        while !cond(self) {
+            assert!(
+                !self.eof,
+                "the server closed the socket while waiting for {what}"
+            );
+            assert!(
+                Instant::now() < deadline,
+                "timed out after {DEADLINE:?} waiting for {what}; unclaimed events: {:?}",
+                self.events
+            );
+            self.pump();
+        }
+    }
+
+    fn link_name(&mut self, role: &str) -> String {
+        self.next_link += 1;
+        format!("itest-{role}-{}", self.next_link)
+    }
+
+    /// Attaches a sender to `address` and returns the server's answering attach.
+    fn attach_sender_raw(&mut self, address: &str) -> (LinkId, Box<ferry_amqp::Attach>) {
+        let name = self.link_name("sender");
+        let target = Target {
+            address: Some(address.into()),
+            ..Target::default()
+        };
+        let session = self.session();
+        let link = self
+            .conn
+            .attach_sender(session, name, target)
+            .expect("attach sender");
+        let Event::Attached { attach, .. } = self.expect(
+            &format!("the answer to the sender attach to {address}"),
+            |e| matches!(e, Event::Attached { link: l, .. } if *l == link),
+        ) else {
+            unreachable!()
+        };
+        (link, attach)
+    }
+
+    /// Attaches a sender to `address`, asserting the server accepts the link and gives
+    /// it credit.
+    #[track_caller]
+    fn attach_sender(&mut self, address: &str) -> LinkId {
+        let (link, attach) = self.attach_sender_raw(address);
+        assert!(
+            matches!(&attach.target, Some(LinkTarget::Node(t)) if t.address.as_ref().map(|a| a.as_str()) == Some(address)),
+            "the server takes a sender to {address}: {attach:?}"
+        );
+        self.wait(&format!("credit to send to {address}"), |c| {
+            c.conn.credit(link) > 0
+        });
+        link
+    }
+
+    /// Sends `message` unsettled on `link`; returns its delivery id.
+    fn send(&mut self, link: LinkId, message: &Message) -> u32 {
+        self.wait("credit to send", |c| c.conn.credit(link) > 0);
+        let mut body = BytesMut::new();
+        message.encode(&mut body);
+        self.next_tag += 1;
+        let tag = Bytes::copy_from_slice(&self.next_tag.to_be_bytes());
+        let id = self
+            .conn
+            .send_bytes(link, tag, false, 0, body.freeze())
+            .expect("send");
+        self.flush();
+        id
+    }
+
+    /// Waits for the server's outcome of our delivery `id`.
+    fn outcome(&mut self, id: u32) -> Option<DeliveryState> {
+        let Event::Disposition { state, settled, .. } =
+            self.expect(&format!("the outcome of delivery {id}"), |e| {
+                matches!(e, Event::Disposition { role: Role::Receiver, first, last, .. }
+                    if *first <= id && id <= *last)
+            })
+        else {
+            unreachable!()
+        };
+        assert!(settled, "the server settles its outcome of delivery {id}");
+        state
+    }
+
+    /// Sends `message` and asserts it is `accepted`.
+    #[track_caller]
+    fn send_accepted(&mut self, link: LinkId, message: &Message) {
+        let id = self.send(link, message);
+        let state = self.outcome(id);
+        assert_eq!(
+            state,
+            Some(DeliveryState::Accepted),
+            "outcome of delivery {id} ({message:?})"
+        );
+    }
+
+    /// Attaches a receiver from `address`, asserting the server takes it, and grants
+    /// `credit`.
+    #[track_caller]
+    fn attach_receiver(&mut self, address: &str, credit: u32) -> LinkId {
+        let name = self.link_name("receiver");
+        let source = Source {
+            address: Some(address.into()),
+            ..Source::default()
+        };
+        let session = self.session();
+        let link = self
+            .conn
+            .attach_receiver(session, name, source)
+            .expect("attach receiver");
+        let Event::Attached { attach, .. } = self.expect(
+            &format!("the answer to the receiver attach to {address}"),
+            |e| matches!(e, Event::Attached { link: l, .. } if *l == link),
+        ) else {
+            unreachable!()
+        };
+        assert!(
+            attach
+                .source
+                .as_ref()
+                .is_some_and(|s| s.address.as_ref().map(|a| a.as_str()) == Some(address)),
+            "the server takes a receiver from {address}: {attach:?}"
+        );
+        self.conn.grant_credit(link, credit).expect("grant credit");
+        self.flush();
+        link
+    }
+
+    /// Waits for the next message on `link`; returns its delivery id and the message.
+    #[track_caller]
+    fn receive(&mut self, link: LinkId) -> (u32, bool, Message) {
+        let Event::Message {
+            delivery_id,
+            settled,
+            message,
+            ..
+        } = self.expect(
+            "a message",
+            |e| matches!(e, Event::Message { link: l, .. } if *l == link),
+        )
+        else {
+            unreachable!()
+        };
+        let decoded = Message::decode(message.clone())
+            .unwrap_or_else(|e| panic!("the server's message decodes ({e}): {message:?}"));
+        (delivery_id, settled, decoded)
+    }
+
+    /// Accepts (and settles) delivery `id` that we received.
+    fn accept(&mut self, id: u32) {
+        let session = self.session();
+        self.conn
+            .disposition(
+                session,
+                Role::Receiver,
+                id,
+                id,
+                true,
+                Some(DeliveryState::Accepted),
+            )
+            .expect("disposition");
+        self.flush();
+    }
+
+    /// Closes the connection cleanly and waits until the server has closed its end.
+    fn close(mut self) {
+        self.conn.close(None).expect("close");
+        self.expect("the server's close", |e| matches!(e, Event::Closed { .. }));
+        let deadline = Instant::now() + DEADLINE;
+        while !self.eof {
+            assert!(
+                Instant::now() < deadline,
+                "the server keeps the socket open"
+            );
+            self.pump();
+        }
+    }
+}
+
+/// A message with a `data` body and a header with `durable`.
+fn data_message(body: &str, durable: bool) -> Message {
+    Message {
+        header: Some(Header {
+            durable,
+            ..Header::default()
+        }),
+        body: Some(Body::Data(vec![Bytes::copy_from_slice(body.as_bytes())])),
+        ..Message::default()
+    }
+}
+
+/// The single `data` section of `m` as text.
+#[track_caller]
+fn data_text(m: &Message) -> String {
+    match &m.body {
+        Some(Body::Data(sections)) if sections.len() == 1 => {
+            String::from_utf8(sections[0].to_vec()).expect("utf-8 data")
+        }
+        other => panic!("expected one data section, got {other:?}"),
+    }
+}
+
+/// header.durable of a received message (an absent header is not durable).
+fn durable(m: &Message) -> bool {
+    m.header.as_ref().is_some_and(|h| h.durable)
+}
+
+/// CURDEPTH as DISPLAY QSTATUS shows it.
+#[track_caller]
+fn qstatus_depth(qm: &TestQueueManager, q: &str) -> i64 {
+    let text = mqsc_ok(qm, &format!("DISPLAY QSTATUS({q}) CURDEPTH"));
+    attr(&text, "CURDEPTH")
+        .unwrap_or_else(|| panic!("no CURDEPTH in {text}"))
+        .parse()
+        .expect("CURDEPTH is a number")
+}
+
+/// Polls CURDEPTH of `q` until it is `want`, panicking at the deadline.
+#[track_caller]
+fn wait_depth(qm: &TestQueueManager, q: &str, want: i64) {
+    let deadline = Instant::now() + DEADLINE;
+    loop {
+        let depth = qstatus_depth(qm, q);
+        if depth == want {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "CURDEPTH of {q} is {depth}, not {want}, after {DEADLINE:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn send_and_receive_through_a_queue() {
+    let qm = start("AMQP.SR");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)");
+    let mut c = AmqpTestClient::connect(&qm, "itest-sr");
+    let sender = c.attach_sender("Q");
+    let sent = [("one", false), ("two", true), ("three", false)];
+    for (body, durable) in sent {
+        c.send_accepted(sender, &data_message(body, durable));
+    }
+    assert_eq!(
+        qstatus_depth(&qm, "Q"),
+        3,
+        "accepted sends are on the queue"
+    );
+
+    let receiver = c.attach_receiver("Q", 10);
+    let mut ids = Vec::new();
+    for (body, want_durable) in sent {
+        let (id, settled, m) = c.receive(receiver);
+        assert!(!settled, "an unsettled link's delivery comes unsettled");
+        assert_eq!(data_text(&m), body, "messages arrive in order: {m:?}");
+        assert_eq!(durable(&m), want_durable, "header.durable of {body}: {m:?}");
+        ids.push(id);
+    }
+    assert_eq!(
+        qstatus_depth(&qm, "Q"),
+        3,
+        "delivered and not yet accepted messages still count in CURDEPTH"
+    );
+    for id in ids {
+        c.accept(id);
+    }
+    // Acceptances are applied in batches (BATCHINT, 50 ms by default).
+    wait_depth(&qm, "Q", 0);
+    c.close();
+}
+
+#[test]
+fn a_sender_to_an_unknown_queue_is_refused_with_not_found() {
+    let qm = start("AMQP.NF");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)");
+    let mut c = AmqpTestClient::connect(&qm, "itest-nf");
+    let (link, attach) = c.attach_sender_raw("NO.SUCH.QUEUE");
+    assert!(
+        attach.target.is_none(),
+        "a refused attach answers with a null target: {attach:?}"
+    );
+    let Event::Detach { closed, error, .. } = c.expect(
+        "the detach of the refused link",
+        |e| matches!(e, Event::Detach { link: l, .. } if *l == link),
+    ) else {
+        unreachable!()
+    };
+    assert!(closed, "the refused link is closed, not only detached");
+    let error = error.expect("the detach carries an error");
+    assert_eq!(
+        error.condition.as_str(),
+        condition::NOT_FOUND,
+        "condition: {error:?}"
+    );
+    let description = error.description.as_ref().map(|d| d.as_str().to_string());
+    assert!(
+        description.as_deref().is_some_and(|d| d.contains("2085")),
+        "the description names MQRC 2085: {error:?}"
+    );
+    // A refused link costs only the link: the connection carries on.
+    let sender = c.attach_sender("Q");
+    c.send_accepted(sender, &data_message("after the refusal", false));
+    assert_eq!(qstatus_depth(&qm, "Q"), 1, "the later send is on Q");
+    c.close();
+}
+
+#[test]
+fn amqp_and_native_applications_share_queues() {
+    let qm = start("AMQP.NATIVE");
+    mqsc_ok(&qm, "DEFINE QLOCAL(TO.NATIVE)\nDEFINE QLOCAL(FROM.NATIVE)");
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let mut c = AmqpTestClient::connect(&qm, "itest-native");
+
+    // AMQP → native: an amqp-value string is MQFMT_STRING text.
+    let sender = c.attach_sender("TO.NATIVE");
+    let text_out = "héllo from AMQP";
+    c.send_accepted(
+        sender,
+        &Message {
+            body: Some(Body::Value(Value::from(text_out))),
+            ..Message::default()
+        },
+    );
+    let (md, data) = rt.block_on(async {
+        let conn = connect(&qm.client()).await;
+        let q = open(&conn, "TO.NATIVE", OpenOptions::INPUT_SHARED).await;
+        let (md, got) = get(&q).await.expect("native get of the AMQP message");
+        (md, got.data.to_vec())
+    });
+    assert_eq!(
+        md.format,
+        format::STRING,
+        "an amqp-value string is Format MQSTR: {md:?}"
+    );
+    assert_eq!(md.ccsid, 1208, "the text is UTF-8 (CCSID 1208)");
+    assert_eq!(
+        String::from_utf8(data).expect("utf-8 body"),
+        text_out,
+        "native get sees the AMQP text"
+    );
+
+    // Native → AMQP: an MQSTR put is a JMS TextMessage.
+    let text_in = "hello from MQI";
+    rt.block_on(async {
+        let conn = connect(&qm.client()).await;
+        let q = open(&conn, "FROM.NATIVE", OpenOptions::OUTPUT).await;
+        let mut md = MessageDescriptor {
+            format: format::STRING,
+            ccsid: 1208,
+            ..Default::default()
+        };
+        put_md(&q, &mut md, PutOptions::default(), text_in)
+            .await
+            .expect("native put");
+    });
+    let receiver = c.attach_receiver("FROM.NATIVE", 1);
+    let (id, _, m) = c.receive(receiver);
+    assert_eq!(
+        m.body,
+        Some(Body::Value(Value::from(text_in))),
+        "an MQSTR message arrives as an amqp-value string: {m:?}"
+    );
+    assert_eq!(
+        m.message_annotation(condition::ANNOTATION_JMS_MSG_TYPE),
+        Some(&Value::Byte(condition::jms_msg_type::TEXT)),
+        "x-opt-jms-msg-type says TextMessage (byte 5): {m:?}"
+    );
+    c.accept(id);
+    wait_depth(&qm, "FROM.NATIVE", 0);
+    c.close();
+}
+
+#[test]
+fn chstatus_shows_the_client_and_its_messages() {
+    let qm = start("AMQP.CHS");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)");
+    let mut c = AmqpTestClient::connect(&qm, "itest-client");
+    let sender = c.attach_sender("Q");
+    c.send_accepted(sender, &data_message("a", false));
+    c.send_accepted(sender, &data_message("b", true));
+
+    let detail = mqsc_ok(&qm, "DISPLAY CHSTATUS(SYSTEM.DEF.AMQP) CLIENTID(*)");
+    assert_eq!(
+        attrs(&detail, "CLIENTID"),
+        ["itest-client"],
+        "one record, for the connected client's container id: {detail}"
+    );
+    assert_eq!(
+        attr(&detail, "MSGRCVD").as_deref(),
+        Some("2"),
+        "the client sent 2 messages: {detail}"
+    );
+    assert_eq!(
+        attr(&detail, "STATUS").as_deref(),
+        Some("RUNNING"),
+        "{detail}"
+    );
+    let summary = mqsc_ok(&qm, "DISPLAY CHSTATUS(SYSTEM.DEF.AMQP)");
+    assert_eq!(
+        attr(&summary, "CONNS").as_deref(),
+        Some("1"),
+        "one connection: {summary}"
+    );
+    assert_eq!(
+        attr(&summary, "MSGRCVD").as_deref(),
+        Some("2"),
+        "the channel's total: {summary}"
+    );
+    c.close();
+}
+
+#[test]
+fn maxinst_turns_away_extra_connections() {
+    let qm = start("AMQP.MAXI");
+    mqsc_ok(
+        &qm,
+        "DEFINE QLOCAL(Q)\nALTER CHANNEL(SYSTEM.DEF.AMQP) CHLTYPE(AMQP) MAXINST(1)",
+    );
+    let mut first = AmqpTestClient::connect(&qm, "itest-first");
+    let sender = first.attach_sender("Q");
+
+    let mut second = AmqpTestClient::start(&qm, "itest-second");
+    let Event::Closed { remote, error } = second.expect("the second client's close", |e| {
+        matches!(e, Event::Closed { .. })
+    }) else {
+        unreachable!()
+    };
+    assert!(remote, "the server closed the second connection");
+    let error = error.expect("the close carries an error");
+    assert_eq!(
+        error.condition.as_str(),
+        condition::RESOURCE_LIMIT_EXCEEDED,
+        "condition: {error:?}"
+    );
+    drop(second);
+
+    first.send_accepted(sender, &data_message("still working", true));
+    assert_eq!(
+        qstatus_depth(&qm, "Q"),
+        1,
+        "the first client's send is on Q"
+    );
+
+    // The slot frees when the first client leaves.
+    first.close();
+    let third = AmqpTestClient::connect(&qm, "itest-third");
+    third.close();
+}
+
+#[test]
+fn a_malformed_frame_closes_only_that_connection() {
+    let qm = start("AMQP.BAD");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)");
+    let mut good = AmqpTestClient::connect(&qm, "itest-good");
+    let sender = good.attach_sender("Q");
+
+    // SASL ANONYMOUS, then the AMQP header and a frame whose body is not AMQP.
+    // Pumped by hand so that nothing after the SASL outcome goes out on its own.
+    let mut bad = AmqpTestClient::socket(&qm);
+    let deadline = Instant::now() + DEADLINE;
+    while !bad
+        .events
+        .iter()
+        .any(|e| matches!(e, Event::SaslOutcome(_)))
+    {
+        assert!(!bad.eof, "the server closed during SASL: {:?}", bad.events);
+        assert!(
+            Instant::now() < deadline,
+            "no SASL outcome within {DEADLINE:?}: {:?}",
+            bad.events
+        );
+        bad.flush();
+        bad.read_some();
+    }
+    assert_eq!(
+        bad.events,
+        [Event::SaslOutcome(SaslCode::Ok)],
+        "ANONYMOUS is taken"
+    );
+    let header = bad.conn.take_output();
+    assert_eq!(
+        &header[..],
+        AMQP_HEADER,
+        "after SASL the client sends only the AMQP header"
+    );
+    // Size 16, doff 2, type 0 (AMQP), channel 0; then a described value whose
+    // descriptor is `open` (0x10) and whose value has format code 0xDE, which AMQP
+    // does not define.
+    let garbage: [u8; 16] = [
+        0, 0, 0, 16, 2, 0, 0, 0, 0x00, 0x53, 0x10, 0xDE, 0xAD, 0xBE, 0xEF, 0x00,
+    ];
+    let mut wire = header.to_vec();
+    wire.extend_from_slice(&garbage);
+    bad.stream.write_all(&wire).expect("write garbage");
+
+    let mut received = Vec::new();
+    let deadline = Instant::now() + DEADLINE;
+    loop {
+        assert!(
+            Instant::now() < deadline,
+            "the server did not close the connection within {DEADLINE:?}; got {received:?}"
+        );
+        let mut chunk = [0u8; 4096];
+        match bad.stream.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => received.extend_from_slice(&chunk[..n]),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(_) => break,
+        }
+    }
+    assert!(
+        received.starts_with(AMQP_HEADER),
+        "the server answers with its AMQP header: {received:?}"
+    );
+    let mut rest = BytesMut::from(&received[AMQP_HEADER.len()..]);
+    let mut decoder = FrameDecoder::new(1 << 20);
+    let mut close: Option<Option<ErrorCondition>> = None;
+    while let Some(frame) = decoder
+        .decode(&mut rest)
+        .unwrap_or_else(|e| panic!("the server's frames decode ({e}): {received:?}"))
+    {
+        if let Some(Performative::Close(c)) = frame.performative {
+            close = Some(c.error);
+        }
+    }
+    let error = close
+        .unwrap_or_else(|| panic!("the server sent a close frame: {received:?}"))
+        .expect("the close carries an error");
+    assert!(
+        [condition::DECODE_ERROR, condition::FRAMING_ERROR].contains(&error.condition.as_str()),
+        "closed with a decode or framing error: {error:?}"
+    );
+    wait_until("FRY9505E in the error log", || {
+        qm.error_log().contains("FRY9505E")
+    });
+
+    // The well-behaved client and the process carry on.
+    good.send_accepted(sender, &data_message("unaffected", false));
+    let pid = qm.pid().expect("the test started the server");
+    assert!(
+        alive(i32::try_from(pid).expect("pid fits")),
+        "the server process is still running"
+    );
+    assert_eq!(qstatus_depth(&qm, "Q"), 1, "the good client's send is on Q");
+    good.close();
+}
+
+#[test]
+fn accepted_durable_messages_survive_kill_9() {
+    let mut qm = start("AMQP.CRASH");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)");
+    let mut c = AmqpTestClient::connect(&qm, "itest-crash");
+    let sender = c.attach_sender("Q");
+    c.send_accepted(sender, &data_message("durable-1", true));
+    c.send_accepted(sender, &data_message("transient", false));
+    c.send_accepted(sender, &data_message("durable-2", true));
+
+    qm.kill9();
+    drop(c);
+    qm.launch();
+
+    let mut c = AmqpTestClient::connect(&qm, "itest-crash-2");
+    let receiver = c.attach_receiver("Q", 10);
+    let mut ids = Vec::new();
+    for want in ["durable-1", "durable-2"] {
+        let (id, _, m) = c.receive(receiver);
+        assert_eq!(
+            data_text(&m),
+            want,
+            "durable messages come back in order: {m:?}"
+        );
+        assert!(durable(&m), "still durable after the restart: {m:?}");
+        ids.push(id);
+    }
+    for id in ids {
+        c.accept(id);
+    }
+    wait_depth(&qm, "Q", 0);
+    assert!(
+        !c.events.iter().any(|e| matches!(e, Event::Message { .. })),
+        "the non-durable message did not survive the crash: {:?}",
+        c.events
+    );
+    c.close();
+}
