@@ -65,6 +65,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::Notify;
 
+/// Bodies below this size are copied out of the read buffer when put.
+const COPY_BODY_BELOW: usize = 16 * 1024;
 /// Credit given to a link the client sends on, topped up when half is used.
 const SENDER_CREDIT: u32 = 1000;
 /// The model a dynamic node (temporary queue) is made from.
@@ -841,7 +843,14 @@ impl Session {
                 .map_err(|r| error_of(r, "the recovery log is full"))?;
         }
         let pmo = PutOptions::new(PutOptionFlags::NO_SYNCPOINT | PutOptionFlags::FAIL_IF_QUIESCING);
-        let (body, props) = (mq.body, mq.properties);
+        // A small body is copied out of the read buffer, so a message that stays queued
+        // does not pin the whole read chunk it arrived in (as the native path does).
+        let body = if mq.body.len() < COPY_BODY_BELOW {
+            Bytes::copy_from_slice(&mq.body)
+        } else {
+            mq.body
+        };
+        let props = mq.properties;
         let queue = match self.links.get(&link) {
             Some(Link::Inbound { address, .. }) if !address.is_empty() => address.clone(),
             _ => mq.to.unwrap_or_default(),
