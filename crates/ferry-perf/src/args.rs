@@ -198,6 +198,18 @@ pub fn parse_sharecnv(text: &str) -> Result<u32, String> {
     }
 }
 
+/// Parses `--sessions-per-connection`: AMQP applications per connection, 1..=255 (a
+/// connection has at most 256 channels; 1: a connection per application).
+pub fn parse_sessions_per_connection(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<u32>() {
+        Ok(n) if (1..=255).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "invalid sessions per connection '{text}': give a whole number from 1 to 255 (1: a \
+             connection per application)"
+        )),
+    }
+}
+
 /// Which protocol the applications speak.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Protocol {
@@ -374,5 +386,8 @@ mod tests {
         assert!(parse_reply_queues("private").is_err());
         assert_eq!(parse_prefetch("1"), Ok(1));
         assert!(parse_prefetch("0").is_err());
+        assert_eq!(parse_sessions_per_connection("10"), Ok(10));
+        assert!(parse_sessions_per_connection("0").is_err());
+        assert!(parse_sessions_per_connection("256").is_err());
     }
 }

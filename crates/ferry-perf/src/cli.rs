@@ -183,6 +183,10 @@ pub struct ProtocolArgs {
     /// AMQP: credit each responder/receiver keeps open (1: one message at a time).
     #[arg(long, default_value = "1", value_parser = args::parse_prefetch)]
     pub prefetch: u32,
+    /// AMQP: applications (requesters, responders, senders, receivers) per connection,
+    /// each with its own session, like SHARECNV (default 10; 1: a connection each).
+    #[arg(long, value_name = "N", value_parser = args::parse_sessions_per_connection)]
+    pub sessions_per_connection: Option<u32>,
     /// AMQP: SASL PLAIN user (default SASL ANONYMOUS, or the --url's user).
     #[arg(long)]
     pub user: Option<String>,
@@ -371,6 +375,10 @@ pub fn check_protocol(a: &RrArgs) -> Result<(), PerfError> {
         ("--reply-queues", p.reply_queues != ReplyQueues::Shared),
         ("--presettled", p.presettled),
         ("--prefetch", p.prefetch != 1),
+        (
+            "--sessions-per-connection",
+            p.sessions_per_connection.is_some(),
+        ),
         ("--user", p.user.is_some()),
     ];
     match amqp_only.iter().find(|(_, set)| *set) {
@@ -579,6 +587,7 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
                     warmup: steps.warmup,
                     queues: steps.queues,
                     sharecnv,
+                    amqp_sessions: 0,
                     responders: if kind == Kind::SrCc {
                         format!("{per_queue} per queue")
                     } else {
@@ -1039,6 +1048,8 @@ mod tests {
             "--presettled",
             "--prefetch",
             "10",
+            "--sessions-per-connection",
+            "1",
             "--user",
             "guest",
             "--password",
@@ -1052,6 +1063,7 @@ mod tests {
         assert_eq!(a.protocol.reply_queues, ReplyQueues::PerRequester);
         assert!(a.protocol.presettled);
         assert_eq!(a.protocol.prefetch, 10);
+        assert_eq!(a.protocol.sessions_per_connection, Some(1));
         assert_eq!(a.target.server_pid, Some(42));
         assert!(check_protocol(&a).is_ok());
         let d = parse(&[]).expect("defaults");
@@ -1071,7 +1083,8 @@ mod tests {
         );
         assert_eq!(
             crate::amqp::run::test_name(Kind::SrCc, 2048, &a.steps, &a),
-            "SR-CC AMQP (2KB Non-persistent, presettled, prefetch 10)"
+            "SR-CC AMQP (2KB Non-persistent, presettled, prefetch 10, 1 session per \
+             connection)"
         );
         assert_eq!(
             crate::output::slug(&crate::amqp::run::title(Kind::RrCc)),

@@ -121,8 +121,11 @@ pub struct RunReport {
     pub warmup: f64,
     /// Request queues.
     pub queues: usize,
-    /// SHARECNV asked for.
+    /// SHARECNV asked for (0: an AMQP run).
     pub sharecnv: u32,
+    /// AMQP sessions (applications) per connection (0: not an AMQP run).
+    #[serde(default)]
+    pub amqp_sessions: u32,
     /// `auto` or the fixed responder count.
     pub responders: String,
     /// What was measured.
@@ -534,6 +537,7 @@ mod tests {
             warmup: 3.0,
             queues: 10,
             sharecnv: 10,
+            amqp_sessions: 0,
             responders: "auto".into(),
             target: "embedded".into(),
             cpus: 2,

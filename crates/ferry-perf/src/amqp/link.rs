@@ -16,17 +16,17 @@ use ferry_amqp::{
     Symbol, Target,
 };
 
-use super::client::{copy_error, Client, Shared, ATTACH_TIMEOUT};
+use super::client::{Client, ATTACH_TIMEOUT};
+use super::demux::Shared;
 use super::error::{AmqpError, Condition};
 
 /// Attaches a link and waits for the broker's answer.
 async fn attach(client: &Client, attach: Attach, address: &str) -> Result<LinkId, AmqpError> {
     let shared = &client.shared;
-    if let Some(e) = shared.dead_error() {
+    if let Some(e) = client.error() {
         return Err(e);
     }
-    let session = shared.state.borrow().session;
-    let link = shared.conn.borrow_mut().attach(session, attach)?;
+    let link = shared.conn.borrow_mut().attach(client.session, attach)?;
     let notify = {
         let mut st = shared.state.borrow_mut();
         let l = st.links.entry(link).or_default();
@@ -49,7 +49,7 @@ async fn attach(client: &Client, attach: Attach, address: &str) -> Result<LinkId
                     return Ok(link);
                 }
             }
-            if let Some(e) = shared.dead_error() {
+            if let Some(e) = client.error() {
                 return Err(e);
             }
             notify.notified().await;
@@ -108,14 +108,7 @@ impl SenderLink {
     }
 
     fn gone(&self) -> Option<AmqpError> {
-        let st = self.shared.state.borrow();
-        if let Some(c) = &st.links[&self.link].detached {
-            return Some(AmqpError::Detached {
-                address: self.address.clone(),
-                condition: c.clone(),
-            });
-        }
-        st.dead.as_ref().map(copy_error)
+        self.shared.link_gone(self.link, &self.address)
     }
 
     /// Sends `message`: waits for credit, writes it (encoded straight into the
@@ -137,11 +130,15 @@ impl SenderLink {
             .borrow_mut()
             .send(self.link, tag, presettled, 0, |out| message.encode(out))?;
         if !presettled {
-            self.shared
+            if let Some(s) = self
+                .shared
                 .state
                 .borrow_mut()
-                .unsettled
-                .insert(id, self.link);
+                .sessions
+                .get_mut(&self.link.session())
+            {
+                s.unsettled.insert(id, self.link);
+            }
         }
         self.shared.wake_writer.notify_one();
         if presettled {
@@ -281,15 +278,9 @@ impl ReceiverLink {
                         message: m.message,
                     });
                 }
-                if let Some(c) = &l.detached {
-                    return Err(AmqpError::Detached {
-                        address: self.address.clone(),
-                        condition: c.clone(),
-                    });
-                }
-                if let Some(e) = &st.dead {
-                    return Err(copy_error(e));
-                }
+            }
+            if let Some(e) = self.shared.link_gone(self.link, &self.address) {
+                return Err(e);
             }
             notify.notified().await;
         }
@@ -306,11 +297,10 @@ impl ReceiverLink {
     /// Accepts (and settles) a delivery unless the broker sent it settled, and tops the
     /// credit window up again once half of it is used (every message with prefetch 1).
     pub fn accept(&mut self, d: &Delivery) -> Result<(), AmqpError> {
-        let session = self.shared.state.borrow().session;
         let mut c = self.shared.conn.borrow_mut();
         if !d.settled {
             c.disposition(
-                session,
+                self.link.session(),
                 Role::Receiver,
                 d.delivery_id,
                 d.delivery_id,

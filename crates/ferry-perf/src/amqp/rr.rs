@@ -1,7 +1,8 @@
 //! RR-CC over AMQP 1.0: the native RR-CC (see [`crate::workload::rr`]) as JMS
 //! applications on an AMQP broker do it.
 //!
-//! Each requester has its own connection with a sender to its request queue
+//! Each requester has its own session (up to `--sessions-per-connection` applications
+//! share a connection, see [`super::pool`]) with a sender to its request queue
 //! (`REQUEST.<i mod N + 1>`, round-robin as native) and ONE long-lived receiver on its
 //! reply queue: the shared `REPLY` with the selector `JMSCorrelationID = 'RQ-<i>'`
 //! (the broker's correlation-id lookup, as MQ's get by CorrelId), or `REPLY.<i>` with no
@@ -9,10 +10,11 @@
 //! `RQ-<i>`, reply-to, durable when persistent), waits for the broker's `accepted`
 //! unless `--presettled`, then waits for the reply and checks its correlation-id, length
 //! and the tag of this request in its body (see [`super::message`]). Responders, each
-//! with its own connection and one receiver (credit `--prefetch`) on a request queue,
+//! with its own session and one receiver (credit `--prefetch`) on a request queue,
 //! send the reply (waiting for its outcome likewise) and only then accept the request.
 //!
-//! A step: drain the queues, connect responders then requesters, warm up, measure,
+//! A step: drain the queues, connect responders then requesters (packed onto shared
+//! connections in that order, as native conversations fill sockets), warm up, measure,
 //! then stop: requesters finish their round trip, responders stop waiting, everyone
 //! closes.
 
@@ -30,6 +32,7 @@ use super::link::{Delivery, ReceiverLink, SenderLink};
 use super::message::{
     body_bytes, check_reply, reply_selector, reply_to, request, requester_correlation, BadRequest,
 };
+use super::pool::Pool;
 use super::settings::Settings;
 use super::step::{finish, measure_window, setup_error, Stop};
 use crate::args::ReplyQueues;
@@ -53,8 +56,13 @@ struct Responder {
     requests: ReceiverLink,
 }
 
-async fn open_requester(id: usize, s: &Settings, cfg: &RrConfig) -> Result<Requester, AmqpError> {
-    let client = Client::connect(&s.url, &format!("ferry-perf-rq-{}", id + 1)).await?;
+async fn open_requester(
+    id: usize,
+    s: &Settings,
+    cfg: &RrConfig,
+    pool: &mut Pool,
+) -> Result<Requester, AmqpError> {
+    let client = pool.session(&format!("ferry-perf-rq-{}", id + 1)).await?;
     let request_address = s.address(&request_queue_name(queue_for(id, cfg.queues)));
     let sender = SenderLink::attach(&client, &request_address).await?;
     let reply_address = s.address(&s.reply_queue(id));
@@ -72,8 +80,13 @@ async fn open_requester(id: usize, s: &Settings, cfg: &RrConfig) -> Result<Reque
     })
 }
 
-async fn open_responder(id: usize, s: &Settings, cfg: &RrConfig) -> Result<Responder, AmqpError> {
-    let client = Client::connect(&s.url, &format!("ferry-perf-rs-{}", id + 1)).await?;
+async fn open_responder(
+    id: usize,
+    s: &Settings,
+    cfg: &RrConfig,
+    pool: &mut Pool,
+) -> Result<Responder, AmqpError> {
+    let client = pool.session(&format!("ferry-perf-rs-{}", id + 1)).await?;
     let address = s.address(&request_queue_name(queue_for(id, cfg.queues)));
     let requests = ReceiverLink::attach(&client, &address, None, s.prefetch).await?;
     Ok(Responder { client, requests })
@@ -246,10 +259,11 @@ pub async fn run_step(
         ));
     }
     let stop = Stop::new();
+    let mut pool = Pool::new(&s.url, s.sessions_per_connection);
     progress.status("connecting responders");
     let mut resp_handles: Vec<JoinHandle<()>> = Vec::with_capacity(responders);
     for id in 0..responders {
-        let r = open_responder(id, s, cfg)
+        let r = open_responder(id, s, cfg, &mut pool)
             .await
             .map_err(|e| setup_error("connect a responder", e, &queues))?;
         resp_handles.push(tokio::task::spawn_local(responder_loop(
@@ -264,11 +278,13 @@ pub async fn run_step(
     let mut reqs = Vec::with_capacity(clients);
     for id in 0..clients {
         reqs.push(
-            open_requester(id, s, cfg)
+            open_requester(id, s, cfg, &mut pool)
                 .await
                 .map_err(|e| setup_error("connect a requester", e, &queues))?,
         );
     }
+    // The last session of each connection closes it.
+    drop(pool);
     tokio::time::sleep(Duration::from_millis(100)).await;
     let req_handles: Vec<JoinHandle<()>> = reqs
         .into_iter()

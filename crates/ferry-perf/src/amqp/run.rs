@@ -6,6 +6,7 @@
 use std::cell::RefCell;
 use std::time::Duration;
 
+use super::pool::DEFAULT_SESSIONS_PER_CONNECTION;
 use super::settings::Settings;
 use super::target::AmqpTarget;
 use super::url::AmqpUrl;
@@ -46,7 +47,20 @@ pub fn test_name(kind: Kind, size: usize, s: &StepArgs, a: &RrArgs) -> String {
     if a.protocol.prefetch != 1 {
         parts.push(format!("prefetch {}", a.protocol.prefetch));
     }
+    match sessions_per_connection(a) {
+        DEFAULT_SESSIONS_PER_CONNECTION => {}
+        1 => parts.push("1 session per connection".into()),
+        n => parts.push(format!("{n} sessions per connection")),
+    }
     format!("{} ({})", title(kind), parts.join(", "))
+}
+
+/// Applications (sessions) per connection: `--sessions-per-connection`, else the
+/// native default SHARECNV.
+pub fn sessions_per_connection(a: &RrArgs) -> u32 {
+    a.protocol
+        .sessions_per_connection
+        .unwrap_or(DEFAULT_SESSIONS_PER_CONNECTION)
 }
 
 /// Refuses what the AMQP workloads do not do.
@@ -64,7 +78,9 @@ pub fn check(kind: Kind, a: &RrArgs) -> Result<(), PerfError> {
     }
     if s.sharecnv.is_some() {
         return usage(
-            "--sharecnv is an MQ channel setting; AMQP uses one connection per application".into(),
+            "--sharecnv is an MQ channel setting; with --protocol amqp use \
+             --sessions-per-connection"
+                .into(),
         );
     }
     if a.relay_baseline.is_some() {
@@ -99,6 +115,7 @@ pub fn settings(a: &RrArgs, url: AmqpUrl) -> Settings {
         reply_queues: p.reply_queues,
         presettled: p.presettled,
         prefetch: p.prefetch,
+        sessions_per_connection: sessions_per_connection(a),
     }
 }
 
@@ -134,7 +151,8 @@ pub fn measure_run(kind: Kind, a: &RrArgs, progress: &Progress) -> Result<Measur
         _ => s.rr_queues(steps.queues, most),
     };
     progress.line(&format!(
-        "{}: sizes {}, clients {}, {} s warm-up + {} s per step; {}",
+        "{}: sizes {}, clients {}, {} s warm-up + {} s per step, AMQP sessions per \
+         connection: {}; {}",
         title(kind),
         steps
             .sizes
@@ -152,6 +170,7 @@ pub fn measure_run(kind: Kind, a: &RrArgs, progress: &Progress) -> Result<Measur
             .join(","),
         steps.warmup,
         steps.secs,
+        s.sessions_per_connection,
         tgt.description()
     ));
     if tgt.server_pid().is_none() {
@@ -182,6 +201,7 @@ pub fn measure_run(kind: Kind, a: &RrArgs, progress: &Progress) -> Result<Measur
                     warmup: steps.warmup,
                     queues: steps.queues,
                     sharecnv: 0,
+                    amqp_sessions: s.sessions_per_connection,
                     responders: if kind == Kind::SrCc {
                         format!("{per_queue} per queue")
                     } else {

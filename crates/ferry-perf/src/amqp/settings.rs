@@ -1,7 +1,8 @@
 //! How the AMQP workloads talk to the broker, the same for every step: where it is,
 //! how its queues are addressed (`--queue-prefix`, RabbitMQ: `/amq/queue/`), where
 //! replies go (`--reply-queues`), whether sends wait for the broker's outcome
-//! (`--presettled`) and how much credit receivers keep open (`--prefetch`). Queue names
+//! (`--presettled`), how much credit receivers keep open (`--prefetch`) and how many
+//! applications share a connection (`--sessions-per-connection`). Queue names
 //! are the native workloads' own: `REQUEST.1..N`, `REPLY` or `REPLY.1..N`, `SR.1..N`.
 
 use super::url::AmqpUrl;
@@ -21,6 +22,8 @@ pub struct Settings {
     pub presettled: bool,
     /// Credit each receiver keeps open.
     pub prefetch: u32,
+    /// Applications (sessions) per connection.
+    pub sessions_per_connection: u32,
 }
 
 impl Settings {
@@ -60,6 +63,7 @@ mod tests {
             reply_queues,
             presettled: false,
             prefetch: 1,
+            sessions_per_connection: 10,
         }
     }
 

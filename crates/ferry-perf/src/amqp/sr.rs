@@ -1,8 +1,9 @@
 //! SR-CC over AMQP 1.0: the native SR-CC (see [`crate::workload::sr`]) on an AMQP
-//! broker. Each sender has its own connection and sends to its own queue (`SR.1`,
+//! broker. Each sender has its own session (up to `--sessions-per-connection`
+//! applications share a connection, see [`super::pool`]) and sends to its own queue (`SR.1`,
 //! `SR.2`...) as fast as the broker accepts (each send waits for `accepted` unless
 //! `--presettled`) or at `--rate`; receivers (two per queue unless `--responders`
-//! says otherwise), each with its own connection and credit `--prefetch`, accept every
+//! says otherwise), each with its own session and credit `--prefetch`, accept every
 //! message. Bodies are the native ones (tag at both ends, put time), so integrity and
 //! put-to-get latency are checked the same way.
 //!
@@ -21,6 +22,7 @@ use super::client::Client;
 use super::error::AmqpError;
 use super::link::{ReceiverLink, SenderLink};
 use super::message::{body_bytes, datagram};
+use super::pool::Pool;
 use super::settings::Settings;
 use super::step::{finish, measure_window, setup_error, Stop};
 use crate::progress::Progress;
@@ -35,7 +37,7 @@ fn nanos_since(epoch: Instant) -> u64 {
     u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
 }
 
-/// One sender's connection and link, with its number.
+/// One sender's session and link, with its number.
 struct Sender {
     id: usize,
     client: Client,
@@ -122,8 +124,14 @@ async fn receiver_loop(
     client.close().await;
 }
 
-async fn open_sender(id: usize, s: &Settings) -> Result<(Client, SenderLink), AmqpError> {
-    let client = Client::connect(&s.url, &format!("ferry-perf-sender-{}", id + 1)).await?;
+async fn open_sender(
+    id: usize,
+    s: &Settings,
+    pool: &mut Pool,
+) -> Result<(Client, SenderLink), AmqpError> {
+    let client = pool
+        .session(&format!("ferry-perf-sender-{}", id + 1))
+        .await?;
     let link = SenderLink::attach(&client, &s.address(&queue_name(id))).await?;
     Ok((client, link))
 }
@@ -132,9 +140,11 @@ async fn open_receiver(
     id: usize,
     n: usize,
     s: &Settings,
+    pool: &mut Pool,
 ) -> Result<(Client, ReceiverLink), AmqpError> {
-    let client =
-        Client::connect(&s.url, &format!("ferry-perf-receiver-{}-{}", id + 1, n + 1)).await?;
+    let client = pool
+        .session(&format!("ferry-perf-receiver-{}-{}", id + 1, n + 1))
+        .await?;
     let link = ReceiverLink::attach(&client, &s.address(&queue_name(id)), None, s.prefetch).await?;
     Ok((client, link))
 }
@@ -161,11 +171,12 @@ pub async fn run_step(
     let epoch = Instant::now();
     let per_queue = cfg.receivers_per_queue.max(1);
     let stop = Stop::new();
+    let mut pool = Pool::new(&s.url, s.sessions_per_connection);
     progress.status("connecting receivers");
     let mut receivers = Vec::new();
     for id in 0..senders {
         for n in 0..per_queue {
-            let (c, l) = open_receiver(id, n, s)
+            let (c, l) = open_receiver(id, n, s, &mut pool)
                 .await
                 .map_err(|e| setup_error("connect a receiver", e, &names))?;
             receivers.push(tokio::task::spawn_local(receiver_loop(
@@ -182,11 +193,13 @@ pub async fn run_step(
     let mut opened = Vec::new();
     for id in 0..senders {
         opened.push(
-            open_sender(id, s)
+            open_sender(id, s, &mut pool)
                 .await
                 .map_err(|e| setup_error("connect a sender", e, &names))?,
         );
     }
+    // The last session of each connection closes it.
+    drop(pool);
     tokio::time::sleep(Duration::from_millis(100)).await;
     let handles: Vec<_> = opened
         .into_iter()

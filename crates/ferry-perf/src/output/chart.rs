@@ -42,11 +42,13 @@ fn register_font() {
     });
 }
 
-/// The label of a series in a legend: its test name (which names a SHARECNV other than
-/// 10; results written before it did get it appended). Made unique by the caller.
+/// The label of a series in a legend: its test name (which names a SHARECNV, or AMQP
+/// sessions per connection, other than 10; native results written before it did get
+/// it appended). Made unique by the caller.
 pub fn series_label(run: &RunReport) -> String {
     let mut label = run.test.clone();
-    if run.sharecnv != 10 && !label.contains("SHARECNV") {
+    // SHARECNV 0: an AMQP run, which names its sharing itself.
+    if run.sharecnv != 10 && run.sharecnv != 0 && !label.contains("SHARECNV") {
         label.push_str(&format!(" SHARECNV {}", run.sharecnv));
     }
     label

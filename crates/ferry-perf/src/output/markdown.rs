@@ -61,6 +61,12 @@ pub fn setup_line(run: &RunReport) -> String {
         // 0: AMQP runs, which have no shared conversations.
         parts.push(format!("SHARECNV {}", run.sharecnv));
     }
+    if run.amqp_sessions != 0 {
+        parts.push(format!(
+            "AMQP sessions per connection: {}",
+            run.amqp_sessions
+        ));
+    }
     parts.push(format!(
         "{} s warm-up + {} s per step",
         run.warmup, run.secs

@@ -238,6 +238,7 @@ pub(crate) mod testdata {
             warmup: 1.0,
             queues: 10,
             sharecnv: 10,
+            amqp_sessions: 0,
             responders: "auto".into(),
             target: "embedded".into(),
             cpus: 2,
