@@ -230,8 +230,12 @@ impl ConsumerTable {
 
     /// The destructive consumer among `ids` with credit that wants `msg` and has the
     /// lowest turn: (turn, id).
-    pub fn best_taker(&self, ids: &[ConsumerId], msg: &StoredMsg) -> Option<(u64, ConsumerId)> {
-        ids.iter()
+    pub fn best_taker<'a>(
+        &self,
+        ids: impl Iterator<Item = &'a ConsumerId>,
+        msg: &StoredMsg,
+    ) -> Option<(u64, ConsumerId)> {
+        ids
             .filter_map(|id| Some((id, self.map.get(id)?)))
             .filter(|(_, c)| c.mode != ConsumeMode::Browse && c.credit > 0 && c.wants(msg))
             .map(|(id, c)| (c.turn, *id))
@@ -348,7 +352,10 @@ impl QueueManager {
                 refused: HashSet::new(),
             },
         );
-        lq.consumers.push(id);
+        if let Some(added) = t.map.get(&id) {
+            lq.consumers
+                .add(id, added.mode == ConsumeMode::Browse, &added.criteria);
+        }
         c.consumers.push(id);
         Ok(id)
     }
@@ -499,7 +506,7 @@ impl QueueManager {
                 conn.consumers.retain(|x| x != id);
             }
             if let Some(lq) = self.queues.local_mut(c.queue) {
-                lq.consumers.retain(|x| x != id);
+                lq.consumers.remove(*id);
             }
             tokens.extend(c.held);
         }
@@ -514,7 +521,7 @@ impl QueueManager {
         let ids = self
             .queues
             .local_mut(qid)
-            .map(|lq| std::mem::take(&mut lq.consumers))
+            .map(|lq| lq.consumers.take_all())
             .unwrap_or_default();
         for id in ids {
             let Some(c) = self.consumers.map.remove(&id) else {

@@ -45,12 +45,14 @@ impl QueueManager {
         }
         let consumers = get_enabled && !lq.consumers.is_empty();
         if consumers {
-            self.consumers.offer_copies(&lq.consumers, &msg, now, fx);
+            self.consumers
+                .offer_copies(lq.consumers.browsers(), &msg, now, fx);
         }
         loop {
             let waiter = lq.waiters.best(&msg.md, &msg.properties);
             if consumers {
-                if let Some((turn, id)) = self.consumers.best_taker(&lq.consumers, &msg) {
+                let takers = lq.consumers.takers_for(&msg.md);
+                if let Some((turn, id)) = self.consumers.best_taker(takers, &msg) {
                     if waiter.is_none_or(|(token, _)| turn < token) {
                         let mut at = Delivery {
                             queue: qid,

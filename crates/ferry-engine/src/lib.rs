@@ -72,6 +72,7 @@ pub mod admin;
 pub mod clock;
 pub mod connection;
 pub mod consumer;
+pub(crate) mod consumer_index;
 pub mod effects;
 pub mod get;
 pub(crate) mod handoff;

@@ -354,8 +354,8 @@ impl MessageStore {
 pub(crate) struct LocalQueue {
     pub store: MessageStore,
     pub waiters: Waiters,
-    /// Async consumers registered on the queue, in registration order.
-    pub consumers: Vec<ConsumerId>,
+    /// Async consumers registered on the queue, indexed by their id criteria.
+    pub consumers: crate::consumer_index::QueueConsumers,
     /// IPPROCS.
     pub open_input: u32,
     /// Handles open with INPUT_EXCLUSIVE (0 or 1).
