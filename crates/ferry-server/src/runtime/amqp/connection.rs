@@ -306,6 +306,11 @@ struct Session {
     events: Vec<Event>,
     /// Why the connection is refused (MAXINST/MAXINSTC): answered at the client's open.
     refused: Option<String>,
+    /// The time of the batch being handled (ms since epoch): one clock read per read
+    /// or wake-up, not one per message.
+    now_ms: u64,
+    /// Delivery tags are cut from this buffer (8 bytes each, no allocation per message).
+    tags: BytesMut,
 }
 
 /// Serves one accepted socket until the connection ends; `refuse` closes it at once
@@ -337,6 +342,8 @@ pub async fn serve(
         next_tag: 0,
         events: Vec::new(),
         refused: None,
+        now_ms: clock::now().0,
+        tags: BytesMut::new(),
     };
     s.refused = refuse;
     s.run(stream).await;
@@ -358,14 +365,22 @@ impl Session {
             }
             self.process_inbox();
             let now = clock::now().0;
+            self.now_ms = now;
             let next_tick = self.amqp.tick(now, &mut self.events);
             self.handle_events();
             self.process_inbox();
             if self.amqp.wants_write() {
-                let out = self.amqp.take_output();
+                // Let the other connections' tasks of this scheduler tick run first: what
+                // they hand this connection (deliveries, outcomes) leaves in the same write.
+                tokio::task::yield_now().await;
+                self.process_inbox();
+                let out = self.amqp.output();
                 Counters::add(&self.shared.counters.bytes_sent, out.len() as u64);
                 Counters::add(&self.shared.channel_counters.bytes_sent, out.len() as u64);
-                if wr.write_all(&out).await.is_err() {
+                let written = wr.write_all(out).await;
+                // Cleared, not taken: the buffer keeps its capacity for the next batch.
+                self.amqp.output().clear();
+                if written.is_err() {
                     return;
                 }
             }
@@ -374,8 +389,7 @@ impl Session {
                 return;
             }
             let tick_at = next_tick.map(|ms| {
-                tokio::time::Instant::now()
-                    + Duration::from_millis(ms.saturating_sub(clock::now().0))
+                tokio::time::Instant::now() + Duration::from_millis(ms.saturating_sub(now))
             });
             let wake_at = match (tick_at, self.batch_due) {
                 (Some(a), Some(b)) => Some(a.min(b)),
@@ -411,6 +425,7 @@ impl Session {
     fn receive(&mut self, input: &mut BytesMut) {
         loop {
             let now = clock::now().0;
+            self.now_ms = now;
             self.amqp.receive(input, now, &mut self.events);
             let sasl_answered = self.handle_events();
             if !sasl_answered || input.is_empty() {
@@ -767,7 +782,7 @@ impl Session {
 
     /// A message from the client: put it, and answer (after the log, when persistent).
     fn on_message(&mut self, link: LinkId, delivery_id: u32, settled: bool, message: Bytes) {
-        let now = clock::now().0;
+        let now = self.now_ms;
         for c in [&self.shared.counters, &*self.shared.channel_counters] {
             Counters::add(&c.messages_received, 1);
             c.last_message_ms.set(Some(now));
@@ -985,7 +1000,7 @@ impl Session {
     /// transfers (consecutive acceptances as one disposition), cancelled consumers, and
     /// completes drains.
     fn process_inbox(&mut self) {
-        let now = clock::now().0;
+        let now = self.now_ms;
         let mut accept_run: Option<(SessionId, u32, u32)> = None;
         loop {
             let Some(action) = self.shared.inbox.borrow_mut().pop_front() else {
@@ -1084,7 +1099,11 @@ impl Session {
             return;
         }
         self.next_tag += 1;
-        let tag = Bytes::copy_from_slice(&self.next_tag.to_be_bytes());
+        if self.tags.capacity() < 8 {
+            self.tags.reserve(8 * 1024);
+        }
+        self.tags.extend_from_slice(&self.next_tag.to_be_bytes());
+        let tag = self.tags.split_to(8).freeze();
         let GotMessage {
             md,
             data,
