@@ -235,8 +235,7 @@ impl ConsumerTable {
         ids: impl Iterator<Item = &'a ConsumerId>,
         msg: &StoredMsg,
     ) -> Option<(u64, ConsumerId)> {
-        ids
-            .filter_map(|id| Some((id, self.map.get(id)?)))
+        ids.filter_map(|id| Some((id, self.map.get(id)?)))
             .filter(|(_, c)| c.mode != ConsumeMode::Browse && c.credit > 0 && c.wants(msg))
             .map(|(id, c)| (c.turn, *id))
             .min()
