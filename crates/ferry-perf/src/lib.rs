@@ -11,7 +11,8 @@
 //!
 //! Layout: [`cli`] (the subcommands), [`args`] (option values), [`target`] (embedded or
 //! existing queue manager), [`workload`] (RR-CC/BB/CB, SR-CC, the connection test),
-//! [`measure`] (/proc CPU, histograms), [`relay`] (the yardstick), [`report`] (tables,
+//! [`measure`] (/proc CPU, histograms), [`recovery_log`] (the log's flushes per
+//! message, from DISPLAY QMSTATUS), [`relay`] (the yardstick), [`report`] (tables,
 //! summary), [`output`] (JSON, CSV, Markdown, charts), [`progress`] (live display),
 //! [`suite`] (defined sets of runs), [`machine`] (the machine's facts), [`amqp`] (the
 //! same workloads over AMQP 1.0, against Ferry's AMQP channel or any AMQP broker).
@@ -25,6 +26,7 @@ pub mod machine;
 pub mod measure;
 pub mod output;
 pub mod progress;
+pub mod recovery_log;
 pub mod relay;
 pub mod report;
 pub mod suite;

@@ -229,6 +229,9 @@ pub fn columns(run: &RunReport) -> Vec<Column> {
             Box::new(|s| lat(s.ferry.latency.p999_us, s)),
         ),
     ];
+    if run.persistent {
+        cols.extend(log_columns());
+    }
     if run.steps.iter().any(|s| s.ferry.queue_depth_end.is_some()) {
         cols.push((
             "Put/s".into(),
@@ -300,6 +303,25 @@ pub fn columns(run: &RunReport) -> Vec<Column> {
         }),
     ));
     cols
+}
+
+/// The recovery log's columns (persistent series): flushes per message moved, records
+/// per flush, log MB/s; `-` when the counters were not read.
+fn log_columns() -> Vec<Column> {
+    vec![
+        (
+            "Flushes/msg".into(),
+            Box::new(|s| opt(s.ferry.log.and_then(|l| l.flushes_per_msg), 3)),
+        ),
+        (
+            "Recs/flush".into(),
+            Box::new(|s| opt(s.ferry.log.and_then(|l| l.records_per_flush), 1)),
+        ),
+        (
+            "Log MB/s".into(),
+            Box::new(|s| opt(s.ferry.log.and_then(|l| l.mb_per_sec), 1)),
+        ),
+    ]
 }
 
 fn lat(v: f64, s: &StepReport) -> String {
@@ -467,6 +489,7 @@ mod tests {
             mismatches: u64::from(!valid),
             queue_depth_end: None,
             sent: None,
+            log: None,
             problems: if valid {
                 vec![]
             } else {
@@ -507,6 +530,61 @@ mod tests {
         assert_eq!(s.clients, 16);
         assert_eq!(s.max_rate, 90_000.0);
         assert_eq!(summarize("x", &steps[2..]), None);
+    }
+
+    #[test]
+    fn persistent_series_show_the_log_columns() {
+        let mut logged = step(1, 4_000.0, true);
+        logged.log = Some(crate::recovery_log::LogFigures {
+            records: 80_000,
+            flushes: 40_000,
+            bytes: 100_000_000,
+            messages: 80_000,
+            flushes_per_msg: Some(0.5),
+            records_per_flush: Some(2.0),
+            mb_per_sec: Some(10.0),
+        });
+        let steps = vec![
+            StepReport::new(logged, Ok(None)),
+            StepReport::new(step(64, 9_000.0, true), Ok(None)),
+        ];
+        let mut run = RunReport {
+            workload: "RR-CC".into(),
+            test: "RR-CC (2KB Persistent)".into(),
+            rate_unit: "Round trips/s".into(),
+            size: 2048,
+            persistent: true,
+            syncpoint: false,
+            rate_per_requester: None,
+            tuning: vec![],
+            secs: 3.0,
+            warmup: 1.0,
+            queues: 10,
+            sharecnv: 10,
+            amqp_sessions: 0,
+            responders: "auto".into(),
+            target: "embedded".into(),
+            cpus: 2,
+            ticks_per_sec: 100,
+            summary: None,
+            steps,
+        };
+        let t = render_table(&run);
+        assert!(t.contains("Flushes/msg | Recs/flush | Log MB/s"), "{t}");
+        assert!(t.contains("0.500 |        2.0 |     10.0"), "{t}");
+        // The step without counters shows dashes.
+        let last = t.lines().nth(3).unwrap_or_default();
+        assert!(last.contains("-"), "{t}");
+        run.persistent = false;
+        assert!(!render_table(&run).contains("Flushes/msg"));
+        // Result files from before the counters still load.
+        let mut json = serde_json::to_value(&run).expect("serializes");
+        assert_eq!(json["steps"][0]["log"]["flushes_per_msg"], 0.5);
+        if let Some(o) = json["steps"][0].as_object_mut() {
+            o.remove("log");
+        }
+        let back: RunReport = serde_json::from_value(json).expect("reads back");
+        assert_eq!(back.steps[0].ferry.log, None);
     }
 
     #[test]

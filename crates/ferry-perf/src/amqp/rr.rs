@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use ferry_amqp::{Message, MessageId};
+use ferry_client::Connection;
 use tokio::task::JoinHandle;
 
 use super::client::Client;
@@ -237,10 +238,12 @@ async fn responder_loop(
     r.client.close().await;
 }
 
-/// Runs one RR-CC step over AMQP with `clients` requesters. Must run inside a
-/// `LocalSet`.
+/// Runs one RR-CC step over AMQP with `clients` requesters; `admin`, when the broker
+/// is the embedded Ferry queue manager, is asked for its recovery log's counters.
+/// Must run inside a `LocalSet`.
 pub async fn run_step(
     server_pid: Option<u32>,
+    admin: Option<&Connection>,
     s: &Settings,
     cfg: &RrConfig,
     clients: usize,
@@ -299,9 +302,10 @@ pub async fn run_step(
         })
         .collect();
 
-    let (start, end, _) = measure_window(
+    let window = measure_window(
         &tally,
         server_pid,
+        admin,
         cfg.warmup,
         cfg.secs,
         progress,
@@ -328,7 +332,6 @@ pub async fn run_step(
     if late > 0 {
         tally.error(format!("{late} responders did not end within 10 s"));
     }
-    Ok(finish(
-        &tally, clients, responders, &start, &end, None, None,
-    ))
+    // Every round trip moves two messages: the request and the reply.
+    Ok(finish(&tally, clients, responders, window, 2, None, None))
 }

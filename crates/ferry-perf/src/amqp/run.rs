@@ -184,7 +184,7 @@ pub fn measure_run(kind: Kind, a: &RrArgs, progress: &Progress) -> Result<Measur
     let local = tokio::task::LocalSet::new();
     let outcome = local.block_on(&rt, async {
         let work = async {
-            tgt.prepare(&queues).await?;
+            let admin = tgt.prepare(&queues).await?;
             let pid = tgt.server_pid();
             for &size in &steps.sizes.0 {
                 let test = test_name(kind, size, steps, a);
@@ -218,11 +218,13 @@ pub fn measure_run(kind: Kind, a: &RrArgs, progress: &Progress) -> Result<Measur
                     let outcome = match kind {
                         Kind::SrCc => {
                             let cfg = sr_config(size, steps, per_queue);
-                            super::sr::run_step(pid, &s, &cfg, clients, progress).await
+                            super::sr::run_step(pid, admin.as_ref(), &s, &cfg, clients, progress)
+                                .await
                         }
                         _ => {
                             let cfg = rr_config(size, steps);
-                            super::rr::run_step(pid, &s, &cfg, clients, progress).await
+                            super::rr::run_step(pid, admin.as_ref(), &s, &cfg, clients, progress)
+                                .await
                         }
                     };
                     let outcome = match outcome {
@@ -238,6 +240,9 @@ pub fn measure_run(kind: Kind, a: &RrArgs, progress: &Progress) -> Result<Measur
                         sr.steps.push(step);
                     }
                 }
+            }
+            if let Some(a) = admin {
+                let _ = a.disconnect().await;
             }
             Ok(())
         };

@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use ferry_amqp::Message;
+use ferry_client::Connection;
 
 use super::client::Client;
 use super::error::AmqpError;
@@ -149,9 +150,12 @@ async fn open_receiver(
     Ok((client, link))
 }
 
-/// Runs one SR-CC step over AMQP with `senders` senders. Must run inside a `LocalSet`.
+/// Runs one SR-CC step over AMQP with `senders` senders; `admin`, when the broker is
+/// the embedded Ferry queue manager, is asked for its recovery log's counters. Must run
+/// inside a `LocalSet`.
 pub async fn run_step(
     server_pid: Option<u32>,
+    admin: Option<&Connection>,
     s: &Settings,
     cfg: &SrConfig,
     senders: usize,
@@ -220,10 +224,11 @@ pub async fn run_step(
         })
         .collect();
 
-    let (start, end, sent) = measure_window(
-        &tally, server_pid, cfg.warmup, cfg.secs, progress, "messages",
+    let window = measure_window(
+        &tally, server_pid, admin, cfg.warmup, cfg.secs, progress, "messages",
     )
     .await;
+    let sent = window.sent;
     let depth = tally.sent().saturating_sub(tally.round_trips());
     tally.request_stop();
     let late = join_until(
@@ -267,8 +272,8 @@ pub async fn run_step(
         &tally,
         senders,
         senders * per_queue,
-        &start,
-        &end,
+        window,
+        1,
         Some(depth),
         Some(sent),
     ))

@@ -1,15 +1,18 @@
 //! What the AMQP steps share: the stop signal for responders and receivers, the
-//! warm-up and measured window (the same samples as native steps), the step's
+//! warm-up and measured window (the same samples as native steps, and the recovery
+//! log's counters when the broker is the embedded Ferry queue manager), the step's
 //! [`StepOutcome`], and setup errors that say which queues the broker must have.
 
 use std::cell::Cell;
 use std::rc::Rc;
 
+use ferry_client::Connection;
 use tokio::sync::Notify;
 
 use super::error::AmqpError;
 use crate::measure::{self, Sample};
 use crate::progress::Progress;
+use crate::recovery_log::{self, Reading};
 use crate::report::group_thousands;
 use crate::workload::step::StepOutcome;
 use crate::workload::tally::Tally;
@@ -43,19 +46,37 @@ impl Stop {
     }
 }
 
-/// Warm-up, then the measured window; returns its start and end samples and the
-/// messages sent inside it (SR-CC). `what` names what the counter counts for the
-/// progress line (`round trips`, `messages`).
+/// A measured window: its start and end samples, the messages sent inside it (SR-CC)
+/// and the recovery log's counters read just outside it.
+pub struct Window {
+    /// The sample at the start.
+    pub start: Sample,
+    /// The sample at the end.
+    pub end: Sample,
+    /// Messages sent in the window.
+    pub sent: u64,
+    /// The log's counters right before the start sample.
+    pub log_start: Reading,
+    /// The log's counters right after the end sample.
+    pub log_end: Reading,
+}
+
+/// Warm-up, then the measured window. `admin` (the embedded Ferry queue manager's
+/// command server) is asked for the recovery log's counters right before and right
+/// after it. `what` names what the counter counts for the progress line
+/// (`round trips`, `messages`).
 pub async fn measure_window(
     tally: &Tally,
     server_pid: Option<u32>,
+    admin: Option<&Connection>,
     warmup: f64,
     secs: f64,
     progress: &Progress,
     what: &str,
-) -> (Sample, Sample, u64) {
+) -> Window {
     let count = |_: f64| format!("{} {what}", group_thousands(tally.round_trips() as f64));
     progress.wait("warm-up", warmup, count).await;
+    let log_start = recovery_log::read_if(admin).await;
     let start = Sample::take(tally.round_trips(), server_pid);
     let sent0 = tally.sent();
     tally.set_measuring(true);
@@ -69,25 +90,42 @@ pub async fn measure_window(
     progress.wait("measuring", secs, live).await;
     tally.set_measuring(false);
     let end = Sample::take(tally.round_trips(), server_pid);
-    (start, end, tally.sent() - sent0)
+    let log_end = recovery_log::read_if(admin).await;
+    Window {
+        start,
+        end,
+        sent: tally.sent() - sent0,
+        log_start,
+        log_end,
+    }
 }
 
-/// The step's outcome from its tally and window.
+/// The step's outcome from its tally and window; `messages_per_op` is how many
+/// messages one counted operation moves (RR: 2, SR: 1), for the log's figures.
 pub fn finish(
     tally: &Tally,
     clients: usize,
     responders: usize,
-    start: &Sample,
-    end: &Sample,
+    w: Window,
+    messages_per_op: u64,
     queue_depth_end: Option<u64>,
     sent: Option<u64>,
 ) -> StepOutcome {
     let window = measure::window(
-        start,
-        end,
+        &w.start,
+        &w.end,
         measure::clock_ticks_per_sec(),
         measure::online_cpus(),
     );
+    let (log, note) = recovery_log::step_figures(
+        w.log_start,
+        w.log_end,
+        messages_per_op * window.round_trips,
+        window.elapsed_secs,
+    );
+    if let Some(n) = note {
+        tally.note(n);
+    }
     let errors = tally.errors();
     let mismatches = tally.mismatches();
     StepOutcome {
@@ -99,6 +137,7 @@ pub fn finish(
         mismatches,
         queue_depth_end,
         sent,
+        log,
         problems: tally.problems(),
         valid: errors == 0 && mismatches == 0 && window.round_trips > 0,
     }

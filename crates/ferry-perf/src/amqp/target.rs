@@ -3,9 +3,11 @@
 //! the embedded Ferry queue manager native runs use, with its AMQP channel moved to a
 //! free port through the command server (`ALTER CHANNEL(SYSTEM.DEF.AMQP) CHLTYPE(AMQP)
 //! PORT(n)`, `STOP CHANNEL`, `START CHANNEL`) and the run's queues defined the native
-//! way.
+//! way (its command server also answers the recovery log's counters).
 
 use std::time::Duration;
+
+use ferry_client::Connection;
 
 use super::url::AmqpUrl;
 use crate::target::{self, QueueManager};
@@ -63,10 +65,11 @@ impl AmqpTarget {
     }
 
     /// Embedded: waits for the queue manager, starts its AMQP channel on the chosen
-    /// port and defines `queues`. External: nothing (the broker's queues are its own).
-    pub async fn prepare(&mut self, queues: &[String]) -> Result<(), PerfError> {
+    /// port, defines `queues` and returns the MQ connection to its command server (for
+    /// the recovery log's counters). External: nothing (the broker's queues are its own).
+    pub async fn prepare(&mut self, queues: &[String]) -> Result<Option<Connection>, PerfError> {
         let Some(qm) = self.embedded.as_mut() else {
-            return Ok(());
+            return Ok(None);
         };
         let admin = qm.wait_ready().await?;
         for (cmd, must) in channel_commands(self.url.port) {
@@ -84,7 +87,6 @@ impl AmqpTarget {
         for q in queues {
             target::ensure_queue(&admin, q).await?;
         }
-        let _ = admin.disconnect().await;
         // The channel's listener may take a moment to bind.
         let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
         while tokio::net::TcpStream::connect(self.url.authority())
@@ -100,7 +102,7 @@ impl AmqpTarget {
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        Ok(())
+        Ok(Some(admin))
     }
 
     /// The broker's pid, when known (embedded, or `--server-pid`).

@@ -66,6 +66,18 @@ pub struct Row<'a> {
     pub relay_rate: Option<f64>,
     /// Ferry's rate as % of the relay's.
     pub ferry_vs_relay_pct: Option<f64>,
+    /// Recovery log flushes per message moved in the window (RR: 2 per round trip).
+    pub log_flushes_per_msg: Option<f64>,
+    /// Recovery log records per flush.
+    pub log_records_per_flush: Option<f64>,
+    /// Recovery log MB (10^6 bytes) written per second.
+    pub log_mb_per_sec: Option<f64>,
+    /// Recovery log flushes in the window.
+    pub log_flushes: Option<u64>,
+    /// Recovery log records in the window.
+    pub log_records: Option<u64>,
+    /// Recovery log bytes in the window.
+    pub log_bytes: Option<u64>,
     /// Step valid.
     pub valid: bool,
     /// Problems, `; `-separated.
@@ -107,6 +119,12 @@ pub fn render(doc: &Document) -> Result<String, String> {
                 queue_depth_end: f.queue_depth_end,
                 relay_rate: st.relay.as_ref().map(|r| r.rate),
                 ferry_vs_relay_pct: st.ferry_vs_relay_pct,
+                log_flushes_per_msg: f.log.and_then(|l| l.flushes_per_msg),
+                log_records_per_flush: f.log.and_then(|l| l.records_per_flush),
+                log_mb_per_sec: f.log.and_then(|l| l.mb_per_sec),
+                log_flushes: f.log.map(|l| l.flushes),
+                log_records: f.log.map(|l| l.records),
+                log_bytes: f.log.map(|l| l.bytes),
                 valid: f.valid,
                 problems: f.problems.join("; "),
             })
@@ -140,6 +158,18 @@ mod tests {
             lines[0]
         );
         assert!(lines[1].starts_with("RR-CC,RR-CC (2KB Non-persistent),2048,false,false,,10,1,10,5.0,40000,8000.0,Round trips/s,0.5,20.0,30.0,9.5,150.0"), "{}", lines[1]);
-        assert!(lines[6].ends_with(",false,CorruptBody"), "{}", lines[6]);
+        assert!(
+            lines[6].ends_with(",,,,,,,false,CorruptBody"),
+            "{}",
+            lines[6]
+        );
+        assert!(
+            lines[0].ends_with(
+                ",log_flushes_per_msg,log_records_per_flush,log_mb_per_sec,log_flushes,\
+                 log_records,log_bytes,valid,problems"
+            ),
+            "{}",
+            lines[0]
+        );
     }
 }

@@ -197,6 +197,7 @@ pub(crate) mod testdata {
                 mismatches: u64::from(!valid),
                 queue_depth_end: None,
                 sent: None,
+                log: None,
                 problems: if valid {
                     vec![]
                 } else {

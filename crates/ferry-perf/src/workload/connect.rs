@@ -231,6 +231,7 @@ pub async fn run_step(
         mismatches,
         queue_depth_end: None,
         sent: Some(trips.round_trips()),
+        log: None,
         problems,
         valid: errors == 0 && mismatches == 0 && window.round_trips == clients as u64,
     })

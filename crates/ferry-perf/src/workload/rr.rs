@@ -14,7 +14,8 @@
 //! many requests per second (for latency at a given load).
 //!
 //! A step: drain the queues, connect responders then requesters, warm up, measure for
-//! the window (rate, server and harness CPU, latency), then stop: requesters finish
+//! the window (rate, server and harness CPU, latency; the recovery log's counters are
+//! read just outside it), then stop: requesters finish
 //! their round trip, each responder gets a stop message, everyone disconnects.
 
 use std::rc::Rc;
@@ -37,6 +38,7 @@ use super::verify::{check_reply, next_body, request_tag};
 use super::Mode;
 use crate::measure::{self, Sample};
 use crate::progress::Progress;
+use crate::recovery_log;
 use crate::report::group_thousands;
 use crate::target::QueueManager;
 use crate::PerfError;
@@ -487,6 +489,7 @@ pub async fn run_step(
     };
     progress.wait("warm-up", cfg.warmup, count).await;
     let pid = qm.server_pid();
+    let log_start = recovery_log::read_if(Some(admin)).await;
     let start = Sample::take(tally.round_trips(), pid);
     tally.set_measuring(true);
     let base = start.round_trips;
@@ -499,6 +502,7 @@ pub async fn run_step(
     progress.wait("measuring", cfg.secs, live).await;
     tally.set_measuring(false);
     let end = Sample::take(tally.round_trips(), pid);
+    let log_end = recovery_log::read_if(Some(admin)).await;
     tally.request_stop();
 
     let late_requesters = join_until(
@@ -529,6 +533,16 @@ pub async fn run_step(
         measure::clock_ticks_per_sec(),
         measure::online_cpus(),
     );
+    // Every round trip moves two messages: the request and the reply.
+    let (log, note) = recovery_log::step_figures(
+        log_start,
+        log_end,
+        2 * window.round_trips,
+        window.elapsed_secs,
+    );
+    if let Some(n) = note {
+        tally.note(n);
+    }
     let errors = tally.errors();
     let mismatches = tally.mismatches();
     Ok(StepOutcome {
@@ -540,6 +554,7 @@ pub async fn run_step(
         mismatches,
         queue_depth_end: None,
         sent: None,
+        log,
         problems: tally.problems(),
         valid: errors == 0 && mismatches == 0 && window.round_trips > 0,
     })

@@ -25,6 +25,7 @@ use super::tally::Tally;
 use super::verify::{request_tag, write_tag, ReplyCheck, TAG_LEN};
 use crate::measure::{self, Sample};
 use crate::progress::Progress;
+use crate::recovery_log;
 use crate::report::group_thousands;
 use crate::target::QueueManager;
 use crate::PerfError;
@@ -314,6 +315,7 @@ pub async fn run_step(
     let count = |_: f64| format!("{} messages", group_thousands(tally.round_trips() as f64));
     progress.wait("warm-up", cfg.warmup, count).await;
     let pid = qm.server_pid();
+    let log_start = recovery_log::read_if(Some(admin)).await;
     let start = Sample::take(tally.round_trips(), pid);
     let sent0 = tally.sent();
     tally.set_measuring(true);
@@ -327,6 +329,7 @@ pub async fn run_step(
     progress.wait("measuring", cfg.secs, live).await;
     tally.set_measuring(false);
     let end = Sample::take(tally.round_trips(), pid);
+    let log_end = recovery_log::read_if(Some(admin)).await;
     let sent = tally.sent() - sent0;
     let depth = total_depth(admin, &names).await?;
     tally.request_stop();
@@ -379,6 +382,12 @@ pub async fn run_step(
         measure::clock_ticks_per_sec(),
         measure::online_cpus(),
     );
+    // The messages moved are the messages got.
+    let (log, note) =
+        recovery_log::step_figures(log_start, log_end, window.round_trips, window.elapsed_secs);
+    if let Some(n) = note {
+        tally.note(n);
+    }
     let errors = tally.errors();
     let mismatches = tally.mismatches();
     Ok(StepOutcome {
@@ -390,6 +399,7 @@ pub async fn run_step(
         mismatches,
         queue_depth_end: Some(depth),
         sent: Some(sent),
+        log,
         problems: tally.problems(),
         valid: errors == 0 && mismatches == 0 && window.round_trips > 0,
     })

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use tokio::task::JoinHandle;
 
 use crate::measure::{Latency, WindowFigures};
+use crate::recovery_log::LogFigures;
 use crate::PerfError;
 
 /// What one step measured.
@@ -34,6 +35,10 @@ pub struct StepOutcome {
     /// Messages put in the window (SR-CC: compare with the messages got).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sent: Option<u64>,
+    /// What the recovery log did in the window (a Ferry queue manager only; `None`
+    /// when its counters could not be read, or in result files from before they were).
+    #[serde(default)]
+    pub log: Option<LogFigures>,
     /// The first few problems.
     pub problems: Vec<String>,
     /// No errors, no mismatches, at least one operation, everyone ended in time.
