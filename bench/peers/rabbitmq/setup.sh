@@ -6,7 +6,7 @@
 #   bench/peers/rabbitmq/setup.sh stop DIR
 #   bench/peers/rabbitmq/setup.sh check [PORT]     # start on PORT (5674) in a temp dir, smoke test, stop
 #
-# Queues from interop/queues.txt are declared durable (maxdepth=N -> x-max-length=N with
+# Queues from interop/queues.txt (or the file QUEUES_FILE names) are declared durable (maxdepth=N -> x-max-length=N with
 # x-overflow=reject-publish) over AMQP 0-9-1 with pika; AMQP 1.0 clients address them as
 # /amq/queue/NAME (INTEROP_QUEUE_PREFIX=/amq/queue/).
 set -euo pipefail
@@ -57,7 +57,7 @@ CONF
   "$RMQ/rabbitmqctl" wait --timeout 120 "$RABBITMQ_PID_FILE" >/dev/null
   echo "   version: $("$RMQ/rabbitmqctl" version)"
   "$RMQ/rabbitmq-plugins" list -e 2>/dev/null | grep -q amqp1_0 && echo "   plugin rabbitmq_amqp1_0 enabled"
-  "$venv/bin/python" - "$port" "$root/interop/queues.txt" <<'PY'
+  "$venv/bin/python" - "$port" "${QUEUES_FILE:-$root/interop/queues.txt}" <<'PY'
 import re, sys, pika
 port, queues = int(sys.argv[1]), sys.argv[2]
 conn = pika.BlockingConnection(pika.ConnectionParameters("127.0.0.1", port))
