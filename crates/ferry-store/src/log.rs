@@ -60,6 +60,12 @@ pub struct Log<D: LogDevice> {
 impl<D: LogDevice> Log<D> {
     /// Starts the writer thread over a recovered or new log.
     pub fn start(core: LogCore<D>, notify: Notify) -> Result<Log<D>> {
+        Self::start_with_gather(core, notify, Duration::ZERO)
+    }
+
+    /// Starts the writer thread; when an append wakes it from idle, it lets records gather
+    /// for `gather` before flushing (see the writer loop's note). Zero flushes at once.
+    pub fn start_with_gather(core: LogCore<D>, notify: Notify, gather: Duration) -> Result<Log<D>> {
         let LogCore { buffer, writer } = core;
         let shared = Arc::new(Shared {
             state: Mutex::new(State {
@@ -74,7 +80,7 @@ impl<D: LogDevice> Log<D> {
         let s = shared.clone();
         let thread = std::thread::Builder::new()
             .name("ferry-log-writer".into())
-            .spawn(move || writer_loop(&s, writer, &notify))
+            .spawn(move || writer_loop(&s, writer, &notify, gather))
             .map_err(|e| LogError::io("spawn", "log writer thread", e))?;
         Ok(Log {
             shared,
@@ -183,11 +189,25 @@ impl<D: LogDevice> Drop for Log<D> {
     }
 }
 
+/// The writer thread. Under load it is never idle: each flush takes everything appended
+/// during the previous one. When an append wakes it from idle, it first waits `gather`
+/// (if non-zero) so records that are about to follow join the same flush: in a request/
+/// reply exchange the responder's reply (a put) and the requester's get of it typically
+/// arrive a few tens of microseconds apart, and one flush for both beats a second flush
+/// of its own for the get (~100 µs on this machine). The thread's timer slack is set to
+/// 1 µs so the wait is that short, not the kernel's default 50 µs more.
 fn writer_loop<D: LogDevice>(
     shared: &Shared,
     mut writer: LogWriter<D>,
     notify: &Notify,
+    gather: Duration,
 ) -> LogWriter<D> {
+    if !gather.is_zero() {
+        // SAFETY: prctl(PR_SET_TIMERSLACK) only changes this thread's timer slack.
+        unsafe {
+            libc::prctl(libc::PR_SET_TIMERSLACK, 1_000u64, 0u64, 0u64, 0u64);
+        }
+    }
     loop {
         let batch = {
             let mut st = shared.lock();
@@ -203,6 +223,15 @@ fn writer_loop<D: LogDevice>(
                 st.writer_idle = true;
                 st = shared.wake.wait(st).unwrap_or_else(|p| p.into_inner());
                 st.writer_idle = false;
+                if !gather.is_zero() && !st.stop {
+                    // Woken from idle: let companions of this record arrive (appends
+                    // meanwhile do not signal: the writer is not idle).
+                    st = shared
+                        .wake
+                        .wait_timeout(st, gather)
+                        .map(|(g, _)| g)
+                        .unwrap_or_else(|p| p.into_inner().0);
+                }
             }
         };
         let r = run_batch(&mut writer, &batch);

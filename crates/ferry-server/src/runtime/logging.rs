@@ -41,6 +41,8 @@ const SLOW_WARNING_EVERY: Duration = Duration::from_secs(60);
 /// How long an append waits for buffer space (a full buffer empties with the next
 /// flush) before the operation fails with 2102.
 const BUFFER_FULL_PATIENCE: Duration = Duration::from_secs(30);
+/// Default commit gather (see [`commit_gather`]).
+const DEFAULT_COMMIT_GATHER: Duration = Duration::ZERO;
 /// Default slow-I/O threshold when AMQ_IODELAY is not set.
 const DEFAULT_IODELAY: Duration = Duration::from_millis(100);
 
@@ -85,6 +87,16 @@ pub fn iodelay_threshold() -> Duration {
     } else {
         Duration::from_micros(n)
     }
+}
+
+/// How long the log writer, woken from idle, lets records gather before flushing
+/// (`ferry_store::Log::start_with_gather`): FERRY_LOG_GATHER_US microseconds, default
+/// [`DEFAULT_COMMIT_GATHER`]; 0 turns it off.
+pub fn commit_gather() -> Duration {
+    std::env::var("FERRY_LOG_GATHER_US")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map_or(DEFAULT_COMMIT_GATHER, Duration::from_micros)
 }
 
 /// The log configuration of a Log stanza (LINEAR is refused with a clear message).
@@ -231,7 +243,7 @@ pub fn open_and_recover(
             wake.notify_one();
         })
     };
-    let log = Log::start(core, notify).map_err(|e| e.to_string())?;
+    let log = Log::start_with_gather(core, notify, commit_gather()).map_err(|e| e.to_string())?;
     let ring_bytes = log.status().space_total;
     if summary.records > 0 || summary.backed_out > 0 {
         error_log.write(
