@@ -75,6 +75,20 @@ pub struct Unavailable {
     pub rest: Vec<String>,
 }
 
+/// The line that opens a run: workload, sizes, clients, timing, how connections are
+/// shared, and the target.
+pub fn plan_line(title: &str, steps: &StepArgs, sharing: &str, target: &str) -> String {
+    let sizes: Vec<String> = steps.sizes.0.iter().map(|z| args::format_size(*z)).collect();
+    let clients: Vec<String> = steps.clients.0.iter().map(|c| c.to_string()).collect();
+    format!(
+        "{title}: sizes {}, clients {}, {} s warm-up + {} s per step, {sharing}; {target}",
+        sizes.join(","),
+        clients.join(","),
+        steps.warmup,
+        steps.secs,
+    )
+}
+
 /// The steps of a run: how many clients, how big, how long, where results go.
 #[derive(Args, Debug, Clone)]
 pub struct StepArgs {
@@ -497,25 +511,11 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
     let (req_mode, resp_mode) = kind.modes();
     qm.options_for(req_mode)?;
     qm.options_for(resp_mode)?;
-    progress.line(&format!(
-        "{kind}: sizes {}, clients {}, {} s warm-up + {} s per step, SHARECNV {sharecnv}; {}",
-        steps
-            .sizes
-            .0
-            .iter()
-            .map(|s| args::format_size(*s))
-            .collect::<Vec<_>>()
-            .join(","),
-        steps
-            .clients
-            .0
-            .iter()
-            .map(|c| c.to_string())
-            .collect::<Vec<_>>()
-            .join(","),
-        steps.warmup,
-        steps.secs,
-        qm.description()
+    progress.line(&plan_line(
+        &kind.to_string(),
+        steps,
+        &format!("SHARECNV {sharecnv}"),
+        &qm.description(),
     ));
     if qm.server_pid().is_none() {
         progress.line("note: server CPU is not measured (give --server-pid with --connect)");

@@ -150,28 +150,11 @@ pub fn measure_run(kind: Kind, a: &RrArgs, progress: &Progress) -> Result<Measur
         Kind::SrCc => (0..most).map(queue_name).collect(),
         _ => s.rr_queues(steps.queues, most),
     };
-    progress.line(&format!(
-        "{}: sizes {}, clients {}, {} s warm-up + {} s per step, AMQP sessions per \
-         connection: {}; {}",
-        title(kind),
-        steps
-            .sizes
-            .0
-            .iter()
-            .map(|z| args::format_size(*z))
-            .collect::<Vec<_>>()
-            .join(","),
-        steps
-            .clients
-            .0
-            .iter()
-            .map(|c| c.to_string())
-            .collect::<Vec<_>>()
-            .join(","),
-        steps.warmup,
-        steps.secs,
-        s.sessions_per_connection,
-        tgt.description()
+    progress.line(&crate::cli::plan_line(
+        &title(kind),
+        steps,
+        &format!("AMQP sessions per connection: {}", s.sessions_per_connection),
+        &tgt.description(),
     ));
     if tgt.server_pid().is_none() {
         progress.line("note: server CPU is not measured (give --server-pid with --url)");
