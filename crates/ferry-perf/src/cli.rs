@@ -78,7 +78,12 @@ pub struct Unavailable {
 /// The line that opens a run: workload, sizes, clients, timing, how connections are
 /// shared, and the target.
 pub fn plan_line(title: &str, steps: &StepArgs, sharing: &str, target: &str) -> String {
-    let sizes: Vec<String> = steps.sizes.0.iter().map(|z| args::format_size(*z)).collect();
+    let sizes: Vec<String> = steps
+        .sizes
+        .0
+        .iter()
+        .map(|z| args::format_size(*z))
+        .collect();
     let clients: Vec<String> = steps.clients.0.iter().map(|c| c.to_string()).collect();
     format!(
         "{title}: sizes {}, clients {}, {} s warm-up + {} s per step, {sharing}; {target}",
@@ -515,7 +520,7 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
         &kind.to_string(),
         steps,
         &format!("SHARECNV {sharecnv}"),
-        &qm.description(),
+        qm.description(),
     ));
     if qm.server_pid().is_none() {
         progress.line("note: server CPU is not measured (give --server-pid with --connect)");

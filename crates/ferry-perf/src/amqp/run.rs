@@ -153,8 +153,11 @@ pub fn measure_run(kind: Kind, a: &RrArgs, progress: &Progress) -> Result<Measur
     progress.line(&crate::cli::plan_line(
         &title(kind),
         steps,
-        &format!("AMQP sessions per connection: {}", s.sessions_per_connection),
-        &tgt.description(),
+        &format!(
+            "AMQP sessions per connection: {}",
+            s.sessions_per_connection
+        ),
+        tgt.description(),
     ));
     if tgt.server_pid().is_none() {
         progress.line("note: server CPU is not measured (give --server-pid with --url)");
