@@ -774,3 +774,31 @@ fn accepted_durable_messages_survive_kill_9() {
     );
     c.close();
 }
+
+/// A socket that connects to the AMQP port and never completes the handshake is closed
+/// after HBINT seconds (at most 30), so it cannot hold a MAXINST place for ever; a client
+/// that does speak still gets in.
+#[test]
+fn a_client_that_never_opens_is_disconnected() {
+    let qm = start("AMQP.SILENT");
+    mqsc_ok(
+        &qm,
+        "ALTER CHANNEL(SYSTEM.DEF.AMQP) CHLTYPE(AMQP) HBINT(1) MAXINST(1)",
+    );
+    let mut silent = std::net::TcpStream::connect(("127.0.0.1", qm.amqp_port())).expect("connect");
+    silent
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("read timeout");
+    let began = Instant::now();
+    let mut buf = [0u8; 64];
+    let n = std::io::Read::read(&mut silent, &mut buf).expect("the server closes, no timeout");
+    assert_eq!(n, 0, "the server sent nothing and closed the socket");
+    let took = began.elapsed();
+    assert!(
+        took >= Duration::from_millis(800) && took < Duration::from_secs(5),
+        "closed after about HBINT(1) seconds, not {took:?}"
+    );
+    // Its MAXINST(1) place is free again.
+    let mut client = AmqpTestClient::connect(&qm, "itest-after-silent");
+    client.attach_sender("SYSTEM.DEFAULT.LOCAL.QUEUE");
+}

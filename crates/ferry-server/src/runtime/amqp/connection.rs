@@ -65,6 +65,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::Notify;
 
+/// The longest a client may take to complete SASL and open (less when HBINT is lower).
+const HANDSHAKE_TIMEOUT_SECS: u32 = 30;
 /// Bodies below this size are copied out of the read buffer when put.
 const COPY_BODY_BELOW: usize = 16 * 1024;
 /// Credit given to a link the client sends on, topped up when half is used.
@@ -311,6 +313,8 @@ struct Session {
     now_ms: u64,
     /// Delivery tags are cut from this buffer (8 bytes each, no allocation per message).
     tags: BytesMut,
+    /// When the socket was accepted (for the handshake deadline).
+    started: tokio::time::Instant,
 }
 
 /// Serves one accepted socket until the connection ends; `refuse` closes it at once
@@ -344,6 +348,7 @@ pub async fn serve(
         refused: None,
         now_ms: clock::now().0,
         tags: BytesMut::new(),
+        started: tokio::time::Instant::now(),
     };
     s.refused = refuse;
     s.run(stream).await;
@@ -391,10 +396,10 @@ impl Session {
             let tick_at = next_tick.map(|ms| {
                 tokio::time::Instant::now() + Duration::from_millis(ms.saturating_sub(now))
             });
-            let wake_at = match (tick_at, self.batch_due) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
+            let wake_at = [tick_at, self.batch_due, self.handshake_deadline()]
+                .into_iter()
+                .flatten()
+                .min();
             let sleep = async {
                 match wake_at {
                     Some(t) => tokio::time::sleep_until(t).await,
@@ -412,12 +417,31 @@ impl Session {
                 },
                 _ = self.shared.wake.notified() => {}
                 _ = sleep => {
-                    if self.batch_due.is_some_and(|t| t <= tokio::time::Instant::now()) {
+                    let now = tokio::time::Instant::now();
+                    if self.batch_due.is_some_and(|t| t <= now) {
                         self.flush_accepts();
+                    }
+                    if self.handshake_deadline().is_some_and(|t| t <= now) {
+                        // Never opened: free the socket (and its MAXINST place).
+                        return;
                     }
                 }
             }
         }
+    }
+
+    /// Until the client's open arrives, when the connection is given up: a client must
+    /// complete SASL and open within HBINT seconds (at most 30), so a socket that never
+    /// speaks does not hold a MAXINST place for ever.
+    fn handshake_deadline(&self) -> Option<tokio::time::Instant> {
+        if self.conn.is_some() || self.amqp.is_finished() {
+            return None;
+        }
+        let secs = match self.shared.settings.heartbeat_secs {
+            0 => HANDSHAKE_TIMEOUT_SECS,
+            n => n.min(HANDSHAKE_TIMEOUT_SECS),
+        };
+        Some(self.started + Duration::from_secs(u64::from(secs)))
     }
 
     /// Feeds what was read to the state machine and handles its events (again after a
