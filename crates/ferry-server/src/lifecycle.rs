@@ -84,6 +84,9 @@ pub struct RunStatus {
     /// the log had status, and for a queue manager running without a log).
     #[serde(default)]
     pub log: Option<LogSummary>,
+    /// Ports of the AMQP channels running (absent in files written before AMQP).
+    #[serde(default)]
+    pub amqp_ports: Vec<u16>,
 }
 
 /// The recovery log as `ferry status` and DISPLAY QMSTATUS show it (MQ's CURRLOG,
@@ -241,10 +244,12 @@ pub fn status_line(home: &FerryHome, name: &str) -> String {
     match (pid, status) {
         (Some(pid), Some(s)) => {
             let ports: Vec<String> = s.listeners.iter().map(|l| l.port.to_string()).collect();
+            let amqp: Vec<String> = s.amqp_ports.iter().map(|p| p.to_string()).collect();
             let mut text = format!(
-                "{qmname:<58}STATUS({}) PID({pid}) LISTENERS({}) CONNS({}) BINDINGS({})",
+                "{qmname:<58}STATUS({}) PID({pid}) LISTENERS({}) AMQP({}) CONNS({}) BINDINGS({})",
                 s.state.display(),
                 ports.join(","),
+                amqp.join(","),
                 s.connections,
                 s.bindings
             );

@@ -536,6 +536,12 @@ fn the_amqp_channel_runs_with_the_queue_manager_and_stops_and_starts() {
     let st = mqsc_ok(&qm, "DISPLAY CHSTATUS(SYSTEM.DEF.AMQP)");
     assert_eq!(attr(&st, "STATUS").as_deref(), Some("RUNNING"), "{st}");
     assert_eq!(attr(&st, "PORT"), Some(port.to_string()), "{st}");
+    let status = qm.ferry(&["status", qm.name()]);
+    let status = String::from_utf8_lossy(&status.stdout).into_owned();
+    assert!(
+        status.contains(&format!("AMQP({port})")),
+        "ferry status shows the AMQP port: {status}"
+    );
     assert!(connects(), "the AMQP port accepts connections");
     assert!(qm.error_log().contains("FRY5041I"), "{}", qm.error_log());
 

@@ -404,6 +404,13 @@ impl Server {
             version: env!("CARGO_PKG_VERSION").to_string(),
             connections: self.conversations.get(),
             log: self.log.as_ref().map(RecoveryLog::summary),
+            amqp_ports: self
+                .amqp_channels
+                .borrow()
+                .values()
+                .filter(|c| c.running)
+                .map(|c| c.port)
+                .collect(),
         };
         if let Err(e) = status.publish(&self.paths) {
             tracing::warn!("cannot write {}: {e}", self.paths.status_file().display());

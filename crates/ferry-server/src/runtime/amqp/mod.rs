@@ -191,6 +191,7 @@ pub fn start(server: &Rc<Server>, name: &str) -> Result<(), AdminError> {
         .error_log
         .borrow_mut()
         .write(&messages::AMQP_CHANNEL_STARTED, &[&name, &bound]);
+    server.publish_status();
     Ok(())
 }
 
@@ -224,6 +225,7 @@ pub fn stop(server: &Rc<Server>, name: &str, mode: StopMode) -> Result<(), Admin
         .error_log
         .borrow_mut()
         .write(&messages::AMQP_CHANNEL_ENDED, &[&name]);
+    server.publish_status();
     Ok(())
 }
 
