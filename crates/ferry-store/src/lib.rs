@@ -6,6 +6,8 @@
 //!   deterministic simulator and for callers that drive the writer themselves.
 //! - [`Log`]: the same with a writer thread; one [`Notice`] per flush.
 //! - [`Recovery`]: open an existing log, read its records from the restart point, resume.
+//! - [`QueueFile`]: the persistent messages that stay on one queue, in segment files of their
+//!   own (`docs/internals/queue-files.md`), so the circular log can be reused.
 //! - [`device`]: storage behind [`LogDevice`]: [`FileDevice`] (real files) and [`SimDevice`]
 //!   (in memory, with seeded crashes, torn writes and injected faults).
 
@@ -21,6 +23,7 @@ pub mod error;
 pub mod format;
 mod log;
 pub mod lsn;
+pub mod queue_file;
 pub mod recovery;
 pub mod stats;
 pub mod writer;
@@ -33,5 +36,8 @@ pub use device::{CrashModel, FaultPlan, FileDevice, FileSync, LogDevice, LogFile
 pub use error::{LogError, Result, MQRC_RESOURCE_PROBLEM};
 pub use format::record::RecordKind;
 pub use lsn::{Geometry, Lsn};
+pub use queue_file::{
+    QueueFile, QueueFileConfig, QueueFileError, QueueFileStatus, Recovered as QueueFileRecovered,
+};
 pub use recovery::{Record, Recovery};
 pub use stats::{IoOp, LogStatus, SlowIo};
