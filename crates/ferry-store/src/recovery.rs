@@ -274,6 +274,7 @@ impl<D: LogDevice> Recovery<D> {
     }
 
     fn end_here(&mut self, start: Lsn) -> Result<Option<Record>> {
+        self.refuse_damage_before_durable_pages(start)?;
         self.pos = start;
         self.at_end = true;
         let ck = self.control.checkpoint;
@@ -283,6 +284,36 @@ impl<D: LogDevice> Recovery<D> {
             )));
         }
         Ok(None)
+    }
+
+    /// The log seems to end at the page holding `start` (or the page after it): a torn
+    /// last flush, or damage? Pages written later say: each carries the first page of the
+    /// flush that wrote it, and a flush starts only after the previous one is synced, so a
+    /// valid later page whose flush started after the end page proves the end page was
+    /// durable — it is damaged, and acknowledged records lie behind it. Reading stops at the
+    /// first page that is not valid for its number, so a clean end costs one page read.
+    fn refuse_damage_before_durable_pages(&mut self, start: Lsn) -> Result<()> {
+        let end_page = match &self.cur {
+            Some(c) if c.header.is_full() => c.page_no + 1,
+            Some(c) => c.page_no,
+            None => start.page_no(),
+        };
+        let limit = self.control.restart.page_no() + self.geo.total_pages();
+        let mut q = end_page + 1;
+        while q < limit {
+            let Some(later) = self.load(q, 0)? else {
+                break;
+            };
+            if let Some(flush_start) = later.header.flush_start {
+                if flush_start > end_page {
+                    return Err(LogError::Corrupt(format!(
+                        "log page {end_page} is damaged, but page {q} was written by a later flush (from page {flush_start}): records acknowledged as durable lie behind the damage"
+                    )));
+                }
+            }
+            q += 1;
+        }
+        Ok(())
     }
 
     /// The next record in LSN order, or `None` at the end of the durable log.

@@ -111,7 +111,7 @@ impl<D: LogDevice> LogWriter<D> {
         if w.integrity.uses_slots() && used > 0 && r.tail_source == TailSource::Home {
             w.out.clear();
             w.out.extend_from_slice(&w.tail);
-            w.seal_last_out_page(w.tail_page, used);
+            w.seal_last_out_page(w.tail_page, used, w.tail_page);
             let slot = 1 - w.last_slot;
             w.write_slot(slot)?;
             w.sync_touched()?;
@@ -189,13 +189,16 @@ impl<D: LogDevice> LogWriter<D> {
         r
     }
 
-    fn seal_last_out_page(&mut self, page_no: u64, used: usize) {
+    /// Seals the last page of `out` as page `page_no` written by a flush that starts at
+    /// page `flush_start`.
+    fn seal_last_out_page(&mut self, page_no: u64, used: usize, flush_start: u64) {
         self.seq += 1;
         let h = PageHeader {
             page_no,
             epoch: self.control.epoch,
             seq: self.seq,
             used: used as u16,
+            flush_start: Some(flush_start),
         };
         let at = self.out.len() - PAGE_SIZE;
         let p = &mut self.out[at..];
@@ -228,10 +231,10 @@ impl<D: LogDevice> LogWriter<D> {
             pos += n;
             if used < PAGE_DATA_LEN {
                 debug_assert_eq!(pos, data.len());
-                self.seal_last_out_page(page_no, used);
+                self.seal_last_out_page(page_no, used, first_page);
                 break true;
             }
-            self.seal_last_out_page(page_no, used);
+            self.seal_last_out_page(page_no, used, first_page);
             page_no += 1;
             used = 0;
             if pos == data.len() {

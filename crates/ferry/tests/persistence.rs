@@ -479,7 +479,6 @@ async fn qmstatus_and_ferry_status_show_the_log_at_work() {
 /// inside the written part of the log, not at its tail) must never be served and must not be
 /// silently dropped: the queue manager refuses to start with FRY7467E.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "known gap (issue 3): recovery takes a damaged page in the middle of the log for a torn tail and ends the log there, restoring 9 of 40 acknowledged messages; pages need the durable LSN of their flush to tell corruption from a torn unsynced flush (docs/internals/log.md, What is left)"]
 async fn a_damaged_log_record_stops_the_start_instead_of_serving_a_corrupt_message() {
     let mut qm = start("PS.DAMAGE");
     mqsc_ok(&qm, "DEFINE QLOCAL(Q)");

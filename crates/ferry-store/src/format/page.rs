@@ -3,11 +3,11 @@
 //! ```text
 //! offset size field
 //!      0    4 magic "FRYP"
-//!      4    2 format version (1)
-//!      6    2 reserved, zero
+//!      4    2 page format version (2; version 1 pages are still read)
+//!      6    2 flush delta, low 16 bits (version 1: reserved, zero)
 //!      8    4 crc32c of the whole page with this field zeroed
 //!     12    2 used: data bytes in this page (0..=4056); < 4056 means a partial (tail) page
-//!     14    2 reserved, zero
+//!     14    2 flush delta, high 16 bits (version 1: reserved, zero)
 //!     16    8 page number (LSN / 4096): identifies the lap, so stale pages are detected
 //!     24    8 epoch: incremented each time the log is opened for writing
 //!     32    8 sequence: incremented on every page write within an epoch
@@ -18,8 +18,19 @@
 //! `used` bound and zero padding all check out and the stored page number equals `n`. A torn
 //! write fails the checksum; a page from an earlier lap has the wrong page number; a
 //! zero-filled (never written) page has no magic.
+//!
+//! The *flush delta* (version 2) is `page number - first page of the flush that wrote this
+//! copy`. Every flush ends with a sync before the next one starts, so a valid page whose
+//! flush started after page `p` proves that page `p` was durable: recovery uses it to tell
+//! a damaged page in the middle of the log (refuse: acknowledged records are behind it) from
+//! a page torn in the last, unsynced flush (the log ends there).
 
-use super::{get_u16, get_u32, get_u64, put_u16, put_u32, put_u64, FORMAT_VERSION};
+use super::{get_u16, get_u32, get_u64, put_u16, put_u32, put_u64};
+
+/// The page format version written by this build.
+pub const PAGE_VERSION: u16 = 2;
+/// The first page format (no flush delta), still read.
+const PAGE_VERSION_1: u16 = 1;
 
 /// Bytes in a log page (MQ's log page size).
 pub const PAGE_SIZE: usize = 4096;
@@ -43,6 +54,8 @@ pub struct PageHeader {
     pub seq: u64,
     /// Data bytes used.
     pub used: u16,
+    /// The first page of the flush that wrote this copy (`None` on version 1 pages).
+    pub flush_start: Option<u64>,
 }
 
 impl PageHeader {
@@ -83,12 +96,15 @@ pub fn seal(page: &mut [u8], header: &PageHeader) {
             .all(|&b| b == 0),
         "bytes past `used` must be zero"
     );
+    let delta = header.flush_start.map_or(0, |f| {
+        u32::try_from(header.page_no.saturating_sub(f)).unwrap_or(u32::MAX)
+    });
     put_u32(page, 0, PAGE_MAGIC);
-    put_u16(page, 4, FORMAT_VERSION);
-    put_u16(page, 6, 0);
+    put_u16(page, 4, PAGE_VERSION);
+    put_u16(page, 6, delta as u16);
     put_u32(page, CRC_AT, 0);
     put_u16(page, 12, header.used);
-    put_u16(page, 14, 0);
+    put_u16(page, 14, (delta >> 16) as u16);
     put_u64(page, 16, header.page_no);
     put_u64(page, 24, header.epoch);
     put_u64(page, 32, header.seq);
@@ -109,14 +125,15 @@ pub fn open(page: &[u8], expected_page: u64) -> Result<PageHeader, PageError> {
         return Err(PageError::NoMagic);
     }
     let version = get_u16(page, 4);
-    if version != FORMAT_VERSION {
+    if version != PAGE_VERSION && version != PAGE_VERSION_1 {
         return Err(PageError::UnknownVersion(version));
     }
     if checksum(page) != get_u32(page, CRC_AT) {
         return Err(PageError::Checksum);
     }
     let used = get_u16(page, 12);
-    if get_u16(page, 6) != 0 || get_u16(page, 14) != 0 || used as usize > PAGE_DATA_LEN {
+    let delta = u64::from(get_u16(page, 6)) | (u64::from(get_u16(page, 14)) << 16);
+    if (version == PAGE_VERSION_1 && delta != 0) || used as usize > PAGE_DATA_LEN {
         return Err(PageError::Malformed);
     }
     if page[PAGE_HEADER_LEN + used as usize..]
@@ -125,11 +142,16 @@ pub fn open(page: &[u8], expected_page: u64) -> Result<PageHeader, PageError> {
     {
         return Err(PageError::Malformed);
     }
+    let page_no = get_u64(page, 16);
+    if delta > page_no {
+        return Err(PageError::Malformed);
+    }
     let header = PageHeader {
-        page_no: get_u64(page, 16),
+        page_no,
         epoch: get_u64(page, 24),
         seq: get_u64(page, 32),
         used,
+        flush_start: (version == PAGE_VERSION).then(|| page_no - delta),
     };
     if header.page_no != expected_page {
         return Err(PageError::WrongPage(header.page_no));
@@ -159,6 +181,7 @@ mod tests {
             epoch: 3,
             seq: 9,
             used: used as u16,
+            flush_start: Some(70),
         };
         seal(&mut p, &h);
         (p, h)
@@ -172,6 +195,22 @@ mod tests {
             assert_eq!(data(&p, &h).len(), used);
             assert_eq!(h.is_full(), used == PAGE_DATA_LEN);
         }
+    }
+
+    #[test]
+    fn version_1_pages_are_read_without_a_flush_start() {
+        let (mut p, h) = sample(500);
+        // A version 1 page: version 1, zero delta fields, resealed.
+        put_u16(&mut p, 4, PAGE_VERSION_1);
+        put_u16(&mut p, 6, 0);
+        put_u16(&mut p, 14, 0);
+        put_u32(&mut p, CRC_AT, 0);
+        let crc = crc32c::crc32c(&p);
+        put_u32(&mut p, CRC_AT, crc);
+        let read = open(&p, 77).expect("a version 1 page is valid");
+        assert_eq!(read.flush_start, None);
+        assert_eq!(read.used, h.used);
+        assert_eq!(h.flush_start, Some(70), "version 2 keeps the flush start");
     }
 
     #[test]
@@ -200,6 +239,7 @@ mod tests {
                 epoch: 3,
                 seq: 10,
                 used: 2000,
+                flush_start: Some(77),
             };
             seal(&mut p, &h);
             (p, h)
@@ -225,8 +265,8 @@ mod tests {
     #[test]
     fn unknown_version_is_refused() {
         let (mut p, _) = sample(10);
-        put_u16(&mut p, 4, 2);
-        assert_eq!(open(&p, 77), Err(PageError::UnknownVersion(2)));
+        put_u16(&mut p, 4, 3);
+        assert_eq!(open(&p, 77), Err(PageError::UnknownVersion(3)));
     }
 
     #[test]
