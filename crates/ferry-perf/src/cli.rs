@@ -648,12 +648,20 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
     drop(local);
     drop(rt);
     qm.shutdown();
-    let mut series = series.into_inner();
+    Ok(Measured {
+        series: finished_series(series.into_inner()),
+        outcome,
+    })
+}
+
+/// The series of a run as reported: those that measured at least one step, each with
+/// its summary row (native and AMQP runs alike).
+pub fn finished_series(mut series: Vec<RunReport>) -> Vec<RunReport> {
     series.retain(|s| !s.steps.is_empty());
     for s in &mut series {
         s.summary = report::summarize(&s.test, &s.steps);
     }
-    Ok(Measured { series, outcome })
+    series
 }
 
 /// Prints every series' per-step table and the summary table to stdout.

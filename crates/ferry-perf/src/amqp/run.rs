@@ -13,7 +13,7 @@ use super::url::AmqpUrl;
 use crate::args::{self, ReplyQueues, Responders};
 use crate::cli::{shutdown_signal, Measured, RrArgs, StepArgs};
 use crate::progress::Progress;
-use crate::report::{self, RunReport, StepReport};
+use crate::report::{RunReport, StepReport};
 use crate::workload::rr::RrConfig;
 use crate::workload::sr::{queue_name, SrConfig};
 use crate::workload::{Kind, Mode};
@@ -240,12 +240,10 @@ pub fn measure_run(kind: Kind, a: &RrArgs, progress: &Progress) -> Result<Measur
     drop(local);
     drop(rt);
     tgt.shutdown();
-    let mut series = series.into_inner();
-    series.retain(|s| !s.steps.is_empty());
-    for s in &mut series {
-        s.summary = report::summarize(&s.test, &s.steps);
-    }
-    Ok(Measured { series, outcome })
+    Ok(Measured {
+        series: crate::cli::finished_series(series.into_inner()),
+        outcome,
+    })
 }
 
 fn rr_config(size: usize, s: &StepArgs) -> RrConfig {
