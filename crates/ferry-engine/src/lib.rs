@@ -17,7 +17,8 @@
 //! goes), one module per verb group: `open`, `put`, `get`, `syncpoint`, `inquire`,
 //! `admin`, [`consumer`] (async consumers with credit, MQCB-like, for the AMQP channel)
 //! and [`settle`] (outcomes of held deliveries), and for persistence [`journal`] (log
-//! records and their codec) and [`recovery`] (restart and checkpoint images).
+//! records and their codec), [`recovery`] (restart) and [`checkpoint`] (what a checkpoint
+//! writes to the log and to queue files).
 //!
 //! Messages may carry properties (MQSETMP's, AMQP application-properties): the engine
 //! stores them as an opaque [`ferry_mqi::MessageProperties`] encoding beside the body
@@ -66,9 +67,10 @@
 //! reply waits (a consumer may thus see, before committing, a message whose put is not
 //! yet durable; after a crash neither survives). At restart: [`Catalogue`] →
 //! [`QueueManager::from_catalogue`] → [`QueueManager::recovery`] →
-//! [`QueueManager::set_logging`]; checkpoints: [`QueueManager::checkpoint_records`].
+//! [`QueueManager::set_logging`]; checkpoints: [`checkpoint`].
 
 pub mod admin;
+pub mod checkpoint;
 pub mod clock;
 pub mod connection;
 pub mod consumer;
@@ -94,6 +96,7 @@ pub(crate) mod waiters;
 #[cfg(test)]
 mod tests;
 
+pub use checkpoint::{CheckpointPlan, QueueFiling, Young};
 pub use clock::Timestamp;
 pub use connection::{ConnId, ConnectionInfo, Hobj};
 pub use consumer::{ConsumeMode, ConsumeSpec, ConsumerId, DeliveryToken};

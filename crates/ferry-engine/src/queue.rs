@@ -9,6 +9,10 @@
 //! CURDEPTH, as MQ counts locked messages) but cannot be found. Finding the first
 //! message, or the first with a given MsgId/CorrelId, is an index lookup whatever the
 //! depth.
+//!
+//! The store also notes which persistent messages changed (appeared, went, or got a new
+//! BackoutCount) since the last checkpoint, so a checkpoint writes only what changed
+//! (`crate::checkpoint`): uncommitted puts are not noted until they are committed.
 
 use crate::clock::Timestamp;
 use crate::connection::ConnId;
@@ -17,7 +21,7 @@ use crate::waiters::Waiters;
 use bytes::Bytes;
 use ferry_mqi::descriptor::NONE_ID;
 use ferry_mqi::{CorrelId, MessageDescriptor, MsgId};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::ops::Bound;
 
 /// Where a message sits in its queue's get order.
@@ -190,6 +194,27 @@ pub(crate) struct MessageStore {
     by_msg_id: HashMap<MsgId, IdSet>,
     by_correl_id: HashMap<CorrelId, IdSet>,
     next_seq: u64,
+    /// Checkpoint bookkeeping (see `crate::checkpoint`).
+    pub filing: Filing,
+}
+
+/// Which persistent messages of a queue its queue file does not reflect yet.
+///
+/// A checkpoint writes a message changed since the previous checkpoint into the log's
+/// image (cheap: most messages are got before the next one), and files a message that
+/// changed in the interval before and has stayed since ("imaged" then), so only messages
+/// that outlive a checkpoint interval reach the queue file.
+#[derive(Debug, Default)]
+pub(crate) struct Filing {
+    /// Sequence numbers of persistent messages that appeared, went or changed since the
+    /// last checkpoint.
+    pub changed: HashSet<u64>,
+    /// Those noted in the interval before it (in the last checkpoint's image).
+    pub imaged: HashSet<u64>,
+    /// True while the queue file holds this store's messages as of the last checkpoint;
+    /// false for a new queue, one cleared by a (re)definition, or one whose file was not
+    /// loaded: the next checkpoint starts its file afresh.
+    pub file_matches: bool,
 }
 
 impl MessageStore {
@@ -224,16 +249,36 @@ impl MessageStore {
         v
     }
 
-    /// Removes every message whatever its state.
+    /// Removes every message whatever its state; the queue file starts afresh at the
+    /// next checkpoint.
     pub fn clear_all(&mut self) {
         self.msgs.clear();
         self.order.clear();
         self.by_msg_id.clear();
         self.by_correl_id.clear();
+        self.filing = Filing::default();
+    }
+
+    /// Notes a change to message `m` for the next checkpoint (persistent, committed).
+    fn note(&mut self, m: &StoredMsg) {
+        if m.md.is_persistent() && !matches!(m.state, MsgState::UncommittedPut(_)) {
+            self.filing.changed.insert(m.key.seq);
+        }
     }
 
     /// Stores a message; available ones become findable.
     pub fn insert(&mut self, m: StoredMsg) {
+        self.note(&m);
+        self.insert_quietly(m);
+    }
+
+    /// Stores a message read back from the queue file (no change to note).
+    pub fn insert_filed(&mut self, m: StoredMsg) {
+        self.next_seq = self.next_seq.max(m.key.seq.saturating_add(1));
+        self.insert_quietly(m);
+    }
+
+    fn insert_quietly(&mut self, m: StoredMsg) {
         let available = m.state == MsgState::Available;
         let (key, msg_id, correl_id) = (m.key, m.md.msg_id, m.md.correl_id);
         self.msgs.insert(key.seq, m);
@@ -271,6 +316,9 @@ impl MessageStore {
     pub fn set_backout_count(&mut self, seq: u64, count: i32) {
         if let Some(m) = self.msgs.get_mut(&seq) {
             m.md.backout_count = count;
+            if m.md.is_persistent() {
+                self.filing.changed.insert(seq);
+            }
         }
     }
 
@@ -281,8 +329,13 @@ impl MessageStore {
         };
         let was = m.state == MsgState::Available;
         let now = state == MsgState::Available;
+        let committed = matches!(m.state, MsgState::UncommittedPut(_))
+            && !matches!(state, MsgState::UncommittedPut(_));
         m.state = state;
         let (key, msg_id, correl_id) = (m.key, m.md.msg_id, m.md.correl_id);
+        if committed && m.md.is_persistent() {
+            self.filing.changed.insert(seq);
+        }
         match (was, now) {
             (false, true) => self.link(key, msg_id, correl_id),
             (true, false) => self.unlink(key, msg_id, correl_id),
@@ -293,6 +346,7 @@ impl MessageStore {
     /// Removes a message whatever its state.
     pub fn remove(&mut self, seq: u64) -> Option<StoredMsg> {
         let m = self.msgs.remove(&seq)?;
+        self.note(&m);
         if m.state == MsgState::Available {
             self.unlink(m.key, m.md.msg_id, m.md.correl_id);
         }
@@ -327,7 +381,9 @@ impl MessageStore {
         self.by_msg_id.clear();
         self.by_correl_id.clear();
         for k in &keys {
-            self.msgs.remove(&k.seq);
+            if let Some(m) = self.msgs.remove(&k.seq) {
+                self.note(&m);
+            }
         }
         keys.len() as u64
     }

@@ -17,7 +17,8 @@
 //! is what lets BOTHRESH stop a message that crashes its consumer (MQ's HARDENBO
 //! behaviour; counting at restart cannot double count, because the get record of an
 //! in-flight unit of work is only ever resolved once). [`Recovery::finish`] pushes a
-//! backout record for each of them so a second restart reads the same outcome. A queue
+//! backout record for each of them, and each returned message's new BackoutCount, so a
+//! second restart reads the same outcome. A queue
 //! whose last word in the log is a deletion stays deleted even when the catalogue still
 //! names it. Messages already expired are dropped. A message a consumer held unsettled
 //! at the crash (no get record was written) comes back as an ordinary committed message,
@@ -25,14 +26,11 @@
 //! failed delivery gave it. Message ids and unit-of-work ids made
 //! afterwards never repeat recovered ones.
 //!
-//! **Checkpoint images**: [`QueueManager::checkpoint_records`] returns records that
-//! recreate every committed persistent message now on the queues, and the persistent
-//! part of every unit of work in flight, so replaying [image + every record appended
-//! after it] from a fresh catalogue equals the live persistent state. The server appends
-//! the image (between two engine calls, so it is consistent with the record stream), and
-//! the LSN of the image's first record becomes the log's restart point: nothing older is
-//! needed. The engine does not track the LSNs of individual records; with images the
-//! oldest record needed is always the start of the latest complete image.
+//! Replay starts from the queue files' messages ([`QueueManager::restore_filed`]) and
+//! the log from its restart point, a checkpoint image (`crate::checkpoint`), so every
+//! record is idempotent against messages already present: a put of a present message
+//! replaces it, a get of an absent one is nothing. (A log written before queue files
+//! existed starts with an image of every message: the same replay reads it.)
 
 use crate::clock::Timestamp;
 use crate::effects::{Effect, Effects};
@@ -40,7 +38,6 @@ use crate::journal::{DecodeError, LogRecord, Record};
 use crate::objects::QueueId;
 use crate::qmgr::QueueManager;
 use crate::queue::{MsgState, StoredMsg};
-use crate::uow::UowEntry;
 use ferry_objects::QueueType;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -133,52 +130,8 @@ impl QueueManager {
         Ok(rec.finish(now, fx))
     }
 
-    /// The records of a checkpoint image: every committed persistent message on every
-    /// queue in get order (including those held by uncommitted gets and by unsettled
-    /// consumer deliveries, with their properties and current BackoutCount), then the
-    /// persistent operations of every unit of work in flight, in their order. See the
-    /// module documentation.
-    pub fn checkpoint_records(&self) -> Vec<LogRecord> {
-        let mut out = Vec::new();
-        for (_, e) in self.queues.iter() {
-            let Some(lq) = e.local.as_ref() else {
-                continue;
-            };
-            if e.is_temporary() {
-                continue;
-            }
-            for m in lq.store.sorted() {
-                if m.md.is_persistent() && !matches!(m.state, MsgState::UncommittedPut(_)) {
-                    out.push(LogRecord::put(None, &e.def.name, &m.logged()));
-                }
-            }
-        }
-        for c in self.conns.values() {
-            let Some(id) = c.uow.log_id else {
-                continue;
-            };
-            for entry in &c.uow.entries {
-                let (UowEntry::Put { queue, seq } | UowEntry::Get { queue, seq }) = *entry;
-                let Some(e) = self.queues.get(queue) else {
-                    continue;
-                };
-                let Some(m) = e.local.as_ref().and_then(|lq| lq.store.get(seq)) else {
-                    continue;
-                };
-                if !m.md.is_persistent() {
-                    continue;
-                }
-                out.push(match entry {
-                    UowEntry::Put { .. } => LogRecord::put(Some(id), &e.def.name, &m.logged()),
-                    UowEntry::Get { .. } => LogRecord::get(Some(id), &e.def.name, seq),
-                });
-            }
-        }
-        out
-    }
-
     /// The local, non-temporary queue named `name`.
-    fn recoverable_queue(&self, name: &str) -> Option<QueueId> {
+    pub(crate) fn recoverable_queue(&self, name: &str) -> Option<QueueId> {
         let id = self.queues.lookup(name)?;
         let e = self.queues.get(id)?;
         (e.def.queue_type == QueueType::Local && !e.is_temporary()).then_some(id)
@@ -279,8 +232,28 @@ impl Recovery<'_> {
     pub fn finish(mut self, now: Timestamp, fx: &mut Effects) -> RecoverySummary {
         let in_flight: Vec<u64> = self.uows.keys().copied().collect();
         for u in in_flight {
+            let returned: Vec<(QueueId, u64)> = self.uows[&u]
+                .iter()
+                .filter_map(|p| match p {
+                    Pending::Get { queue, msg } => Some((*queue, msg.key.seq)),
+                    Pending::Put { .. } => None,
+                })
+                .collect();
             self.end(u, false);
             fx.log(LogRecord::end_uow(u, false));
+            // Each returned message's new BackoutCount as a value (see `end_uow`).
+            for (queue, seq) in returned {
+                let Some(e) = self.qm.queues.get(queue) else {
+                    continue;
+                };
+                if let Some(m) = e.local.as_ref().and_then(|lq| lq.store.get(seq)) {
+                    fx.log(LogRecord::backout_count(
+                        &e.def.name,
+                        seq,
+                        m.md.backout_count,
+                    ));
+                }
+            }
             self.summary.backed_out += 1;
         }
         for name in std::mem::take(&mut self.deleted) {

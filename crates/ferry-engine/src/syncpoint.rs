@@ -63,6 +63,7 @@ impl QueueManager {
             return;
         };
         let entries = std::mem::take(&mut c.uow.entries);
+        let logged = c.uow.log_id.is_some();
         if let Some(id) = c.uow.log_id.take() {
             // The outcome is logged before any message it releases can be got: a
             // waiter's get record follows it.
@@ -82,6 +83,17 @@ impl QueueManager {
                 (UowEntry::Put { .. }, Outcome::Commit) => self.place(queue, msg, now, fx),
                 (UowEntry::Get { .. }, Outcome::Backout) => {
                     msg.md.backout_count = msg.md.backout_count.saturating_add(1);
+                    if logged && msg.md.is_persistent() {
+                        // The new count as a value, not only as "+1 at backout": replay
+                        // over a queue file that already has it stays exact.
+                        if let Some(e) = self.queues.get(queue) {
+                            fx.log(LogRecord::backout_count(
+                                &e.def.name,
+                                seq,
+                                msg.md.backout_count,
+                            ));
+                        }
+                    }
                     self.place(queue, msg, now, fx);
                 }
                 // A committed get and a backed-out put leave the queue for good.

@@ -9,6 +9,7 @@
 //! $FERRY_HOME/qmgrs/QM1/objects.json    object definitions (queues, channels, listeners, QMGR)
 //! $FERRY_HOME/qmgrs/QM1/errors/FRYERR01.LOG   error log (rotated to 02, 03)
 //! $FERRY_HOME/qmgrs/QM1/qm.sock         bindings (Unix socket) for local applications
+//! $FERRY_HOME/qmgrs/QM1/queues/Q1/      queue file of Q1 (its lasting persistent messages)
 //! $FERRY_HOME/qmgrs/QM1/run/            pid and status of the running process
 //! $FERRY_HOME/log/QM1/                  recovery log (persistent messages)
 //! ```
@@ -120,6 +121,11 @@ impl QmgrPaths {
     /// The object definitions file.
     pub fn objects(&self) -> PathBuf {
         self.dir.join("objects.json")
+    }
+    /// The queue files' directory (one subdirectory per queue with lasting persistent
+    /// messages; `runtime::queue_files`).
+    pub fn queues_dir(&self) -> PathBuf {
+        self.dir.join("queues")
     }
     /// The error-log directory.
     pub fn errors_dir(&self) -> PathBuf {

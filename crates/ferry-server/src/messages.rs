@@ -128,6 +128,13 @@ catalogue! {
     LOG_OPEN_FAILED = 7467 Error "The recovery log of queue manager '{0}' could not be used: {1}",
         "The log under LogPath could not be created, opened or recovered; the queue manager does not start, so no persistent message is lost or duplicated.",
         "Correct the problem named (space, permissions, a damaged log) and start again.";
+    QUEUE_FILES_LOADED = 7234 Info "Queue manager '{0}' loaded {1} persistent messages from its queue files ({2} queues).",
+        "At restart the messages that stayed on queues are read back from their queue files before the recovery log is replayed.", "None.";
+    QUEUE_FILE_FAILED = 7468 Error "A queue file of queue manager '{0}' could not be written: {1}",
+        "A checkpoint could not write or sync a queue file (disk full, permissions, device error). Checkpoints stop until restart, so the recovery log fills and persistent puts then fail with 2102 MQRC_RESOURCE_PROBLEM. Nothing acknowledged is lost: the log still holds it.",
+        "Correct the storage problem, then restart the queue manager: recovery rebuilds the queue files from the log.";
+    QUEUE_FILE_TORN = 7469 Warning "The queue file of queue '{0}' ended in an unfinished write: {1} bytes of changes not yet synced were dropped ({2}).",
+        "The queue manager stopped while a checkpoint was writing the file; the recovery log still holds those changes and replays them.", "None.";
     OBJECTS_SAVE_FAILED = 7075 Error "Object definitions could not be saved: {0}",
         "A change to the definitions could not be written to objects.json; it is in effect until restart.", "Free disk space or fix permissions; the next change retries.";
 }

@@ -69,6 +69,8 @@
 //!
 //! # Running
 //!
+//! `FERRY_TORTURE_LOG_PAGES` sets the log's file size (2 files of that many 4 KiB pages,
+//! default 256, so checkpoints and queue-file writes happen every few hundred messages).
 //! `FERRY_TORTURE_ROUNDS` (default 3, for CI) sets the rounds and `FERRY_TORTURE_SEED`
 //! replays a run's random choices (the seed is printed at the start and in every failure;
 //! thread timing is not replayed). `scripts/crash-torture.sh` runs a long version against
@@ -1136,6 +1138,14 @@ async fn crash_torture_concurrent_putters_and_getters_survive_kill_9() {
     let started = Instant::now();
     let mut rng = Rng::new(seed);
     let mut qm = start("TORTURE");
+    // A small log (2 × FERRY_TORTURE_LOG_PAGES pages, default 2 × 256: 2 MiB) makes
+    // checkpoints come every few hundred messages, so kills land in every phase of
+    // them: images, queue files being written, records not yet durable.
+    let log_pages: u32 = std::env::var("FERRY_TORTURE_LOG_PAGES")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(256);
+    recreate_log(&mut qm, 2, log_pages);
     let defs: Vec<String> = QUEUES
         .iter()
         .map(|q| format!("DEFINE QLOCAL({q}) MAXDEPTH(999999999)"))

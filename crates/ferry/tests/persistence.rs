@@ -109,10 +109,7 @@ async fn open_q(qm: &TestQueueManager, name: &str) -> (Connection, Queue) {
 }
 
 fn stop(qm: &mut TestQueueManager) {
-    let out = qm.ferry(&["stop", qm.name()]);
-    assert!(out.status.success(), "ferry stop: {}", stderr(&out));
-    let exit = qm.wait_exit(DEADLINE).expect("the queue manager ended");
-    assert!(exit.success(), "controlled stop exit: {exit}");
+    stop_qm(qm);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -166,9 +163,12 @@ async fn persistent_messages_survive_stop_and_kill_9() {
     qm.launch();
     let (_conn, q) = open_q(&qm, "Q").await;
     assert_eq!(drain(&q).await, want, "after kill -9");
+    // The controlled stop's checkpoints filed the messages: restarts read them back from
+    // the queue files.
     assert!(
-        qm.error_log().contains("FRY7233I"),
-        "recovery is in the error log: {}",
+        qm.error_log()
+            .contains("loaded 4 persistent messages from its queue files (1 queues)"),
+        "the queue files' messages are in the error log: {}",
         qm.error_log()
     );
 }
@@ -343,59 +343,90 @@ async fn crash_audit_acknowledged_puts_survive_kill_9() {
     }
 }
 
+/// A 16 KiB body that says which message it is.
+fn big_body(n: usize) -> String {
+    let head = format!("message {n:05} ");
+    format!("{head}{}", "x".repeat(16 * 1024 - head.len()))
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_full_log_fails_puts_with_2102_and_does_not_hang() {
+async fn a_queue_deeper_than_the_log_is_filed_and_survives_kill_9() {
+    let mut qm = start("PS.DEEP");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q) MAXDEPTH(999999999)");
+    recreate_log(&mut qm, 2, 64);
+    let (conn, q) = open_q(&qm, "Q").await;
+    // 300 × 16 KiB = 4.7 MiB of persistent messages stay queued in a 512 KiB log:
+    // checkpoints move them to the queue file, and the log is reused.
+    let n = 300;
+    for i in 0..n {
+        let mut m = md(true, 0);
+        put_md(&q, &mut m, PutOptions::default(), &big_body(i))
+            .await
+            .unwrap_or_else(|e| panic!("persistent put {i} of {n}: {e}"));
+    }
+    let qf = qm.qm_dir().join("queues").join("Q");
+    assert!(
+        qf.join("QUEUE.MAN").is_file(),
+        "Q's queue file exists: {}",
+        qf.display()
+    );
+    drop(q);
+    drop(conn);
+    qm.kill9();
+    qm.launch();
+    let (_conn, q) = open_q(&qm, "Q").await;
+    let bodies: Vec<String> = drain(&q).await.into_iter().map(|s| s.body).collect();
+    assert_eq!(bodies.len(), n, "every acknowledged put is back, once");
+    for (i, b) in bodies.iter().enumerate() {
+        assert!(*b == big_body(i), "message {i} intact and in order");
+    }
+    assert!(
+        qm.error_log().contains("FRY7234I"),
+        "the restart read the queue file: {}",
+        qm.error_log()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_unit_of_work_fills_the_log_with_2102_and_does_not_hang() {
     let mut qm = start("PS.FULL");
     mqsc_ok(&qm, "DEFINE QLOCAL(Q) MAXDEPTH(999999999)");
-    // The log's shape is fixed at creation: stop, remove the log and shrink the Log
-    // stanza; the next start makes a new log of the smallest ring (2 × 64 pages).
-    stop(&mut qm);
-    let ini_path = qm.qm_dir().join("qm.ini");
-    let ini = std::fs::read_to_string(&ini_path).expect("qm.ini");
-    let log_dir = ini
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("LogPath="))
-        .expect("LogPath")
-        .to_string();
-    std::fs::remove_dir_all(&log_dir).expect("remove log");
-    let ini = ini
-        .replace("LogPrimaryFiles=3", "LogPrimaryFiles=2")
-        .replace("LogFilePages=4096", "LogFilePages=64");
-    std::fs::write(&ini_path, ini).expect("write qm.ini");
-    qm.launch();
-
+    recreate_log(&mut qm, 2, 64);
     let (conn, q) = open_q(&qm, "Q").await;
+    // Committed before the unit of work starts: to be got while the log is full.
+    let kept: Vec<Seen> = vec![
+        put_one(&q, true, 1, false, "kept-1").await,
+        put_one(&q, true, 2, false, "kept-2").await,
+    ];
+    // Uncommitted puts must stay in the log (every checkpoint images them) until the
+    // unit of work ends: a 512 KiB log cannot hold 3 MiB of them.
     let body = "x".repeat(16 * 1024);
     let mut failed = None;
     for n in 0..200 {
         let mut m = md(true, 0);
-        match put_md(&q, &mut m, PutOptions::default(), &body).await {
-            Ok(()) => {}
-            Err(e) => {
-                failed = Some((n, e));
-                break;
-            }
+        let pmo = PutOptions::new(PutOptionFlags::SYNCPOINT);
+        if let Err(e) = put_md(&q, &mut m, pmo, &body).await {
+            failed = Some((n, e));
+            break;
         }
     }
-    let (n, e) = failed.expect("a 512 KiB log cannot hold 3 MiB of queued messages");
+    let (n, e) = failed.expect("a 512 KiB log cannot hold a 3 MiB unit of work");
     assert_eq!(e.reason, ReasonCode::ResourceProblem, "after {n} puts: {e}");
     assert!(n > 0, "some persistent puts fitted before the log filled");
     // The queue manager still serves non-persistent work.
-    put_one(&q, false, 1, false, "np").await;
+    put_one(&q, false, 3, false, "np").await;
     assert!(
         qm.error_log().contains("FRY7463W"),
         "log full is in the error log: {}",
         qm.error_log()
     );
-    // Gets keep working while the log is full: every acknowledged put is there, once,
-    // and nothing of the refused put.
-    let got = drain(&q).await;
-    let persistent = got.iter().filter(|s| s.body == body).count();
-    assert_eq!(
-        persistent, n,
-        "the {n} acknowledged puts, and only they, are on the queue"
-    );
-    // Once the queue is drained, a checkpoint frees the ring and puts work again.
+    // Gets keep working while the log is full: the committed messages, in order.
+    let got = within("get", get(&q))
+        .await
+        .expect("get while the log is full");
+    assert_eq!(seen(&got.0, &got.1.data), kept[0]);
+    // Backing the unit of work out frees the log; persistent puts work again.
+    within("backout", conn.backout()).await.expect("backout");
     let mut resumed = false;
     for _ in 0..100 {
         let mut m = md(true, 0);
@@ -412,15 +443,15 @@ async fn a_full_log_fails_puts_with_2102_and_does_not_hang() {
         resumed,
         "persistent puts work again after the log was freed"
     );
-    // Nothing refused or got comes back after a restart: only the last put. (A
-    // controlled stop waits for applications, so disconnect first.)
+    // After a restart: the second committed message and the last put; nothing of the
+    // unit of work, nothing got. (A controlled stop waits for applications.)
     drop(q);
     drop(conn);
     stop(&mut qm);
     qm.launch();
     let (_conn, q) = open_q(&qm, "Q").await;
     let after: Vec<String> = drain(&q).await.into_iter().map(|s| s.body).collect();
-    assert_eq!(after, vec!["after".to_string()]);
+    assert_eq!(after, vec!["kept-2".to_string(), "after".to_string()]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

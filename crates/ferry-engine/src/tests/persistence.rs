@@ -63,6 +63,71 @@ pub(super) fn restart<'a>(
     (qm, fx)
 }
 
+/// Queue files as the server keeps them: per queue, sequence number -> message.
+pub(super) type Files = BTreeMap<String, BTreeMap<u64, LoggedMessage>>;
+
+/// Applies `ops` filing operations of `plan` to `files` in the order the server does
+/// (per queue: empty a fresh file, remove, write), at most `limit` per queue (a crash
+/// part-way through). Files of queues the plan does not name are removed.
+pub(super) fn apply_filings(files: &mut Files, plan: &crate::CheckpointPlan, limit: usize) {
+    files.retain(|q, _| plan.queues.iter().any(|f| &f.queue == q));
+    for f in &plan.queues {
+        let mut budget = limit;
+        let file = files.entry(f.queue.clone()).or_default();
+        if f.fresh {
+            if budget == 0 {
+                continue;
+            }
+            budget -= 1;
+            file.clear();
+        }
+        for seq in &f.unfile {
+            if budget == 0 {
+                break;
+            }
+            budget -= 1;
+            file.remove(seq);
+        }
+        for m in &f.file {
+            if budget == 0 {
+                break;
+            }
+            budget -= 1;
+            file.insert(m.seq, m.clone());
+        }
+    }
+}
+
+/// Takes a checkpoint of `qm` as the server does: files its plan into `files` and
+/// returns the image to append to the log.
+pub(super) fn checkpoint(qm: &mut QueueManager, files: &mut Files) -> Vec<LogRecord> {
+    let plan = qm.checkpoint_plan(crate::Young::InImage);
+    qm.checkpoint_taken(&plan);
+    apply_filings(files, &plan, usize::MAX);
+    plan.image
+}
+
+/// A fresh engine from `h`'s catalogue, restored from `files`, then recovered from
+/// `records` (the log from the restart point).
+pub(super) fn restart_from<'a>(
+    h: &Harness,
+    files: &Files,
+    records: impl IntoIterator<Item = &'a LogRecord>,
+) -> (QueueManager, Effects) {
+    let mut qm = QueueManager::from_catalogue("QM1", h.qm.catalogue(), Timestamp(h.now + 1));
+    for (q, msgs) in files {
+        assert!(qm.restore_filed(q, msgs.values().cloned()), "queue {q}");
+    }
+    let mut fx = Effects::new();
+    qm.recover(
+        records.into_iter().map(|r| (r.kind, r.payload())),
+        Timestamp(h.now + 1),
+        &mut fx,
+    )
+    .expect("recovery");
+    (qm, fx)
+}
+
 pub(super) fn view_of(qm: &QueueManager) -> View {
     qm.restart_view()
 }
@@ -589,7 +654,9 @@ enum Op {
         c: usize,
         normal: bool,
     },
-    Checkpoint,
+    Checkpoint {
+        young_in_image: bool,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -601,7 +668,7 @@ fn op() -> impl Strategy<Value = Op> {
         2 => (0..CONNS).prop_map(|c| Op::Commit { c }),
         1 => (0..CONNS).prop_map(|c| Op::Backout { c }),
         1 => (0..CONNS, any::<bool>()).prop_map(|(c, normal)| Op::Reconnect { c, normal }),
-        1 => Just(Op::Checkpoint),
+        1 => prop::bool::weighted(0.7).prop_map(|young_in_image| Op::Checkpoint { young_in_image }),
     ]
 }
 
@@ -638,6 +705,11 @@ struct World {
     waiting: HashMap<ConnId, bool>,
     acks: Acks,
     log: Vec<LogRecord>,
+    /// The queue files as the checkpoints so far left them.
+    files: Files,
+    /// Per checkpoint: where its image starts in the log, the files before its filings,
+    /// and its plan.
+    checkpoints: Vec<(usize, Files, crate::CheckpointPlan)>,
 }
 
 impl World {
@@ -650,6 +722,8 @@ impl World {
             waiting: HashMap::new(),
             acks: Acks::default(),
             log: Vec::new(),
+            files: Files::new(),
+            checkpoints: Vec::new(),
         };
         for _ in 0..CONNS {
             let (c, hs) = w.connect();
@@ -789,7 +863,21 @@ impl World {
                 self.conns[c] = nc;
                 self.handles[c] = hs;
             }
-            Op::Checkpoint => {}
+            Op::Checkpoint { young_in_image } => {
+                // As the server does: image appended, then the filings applied.
+                let young = if young_in_image {
+                    crate::Young::InImage
+                } else {
+                    crate::Young::InQueueFiles
+                };
+                let plan = self.h.qm.checkpoint_plan(young);
+                self.h.qm.checkpoint_taken(&plan);
+                let before = self.files.clone();
+                apply_filings(&mut self.files, &plan, usize::MAX);
+                self.checkpoints
+                    .push((self.log.len(), before, plan.clone()));
+                self.log.extend(plan.image);
+            }
         }
         self.drain();
         self.h.now += 1;
@@ -808,10 +896,10 @@ proptest! {
         let mut w = World::new();
         // Per call boundary: log length, the live restart view, the acknowledged set.
         let mut bounds = vec![(0usize, View::new(), BTreeSet::new())];
-        let mut images: Vec<(usize, usize, Vec<LogRecord>)> = Vec::new();
+        let mut at_checkpoint = Vec::new();
         for op in &ops {
-            if matches!(op, Op::Checkpoint) {
-                images.push((bounds.len() - 1, w.log.len(), w.h.qm.checkpoint_records()));
+            if matches!(op, Op::Checkpoint { .. }) {
+                at_checkpoint.push(bounds.len());
             }
             w.step(op);
             bounds.push((w.log.len(), view_of(&w.h.qm), w.acks.expected()));
@@ -854,12 +942,30 @@ proptest! {
                 prop_assert!(kept.is_subset(&set), "lost at cut {} in call {}", cut, k);
             }
         }
-        // A checkpoint image plus the records after it equals the full replay, at every
-        // later boundary.
-        for (b, pos, image) in &images {
-            for (end, live, _) in &bounds[*b..] {
-                let (qm, _) = restart(&w.h, image.iter().chain(&w.log[*pos..*end]));
-                prop_assert_eq!(&view_of(&qm), live);
+        // Restart from a checkpoint: its queue files plus the log from its image equal
+        // the live state at every later boundary. Until the next checkpoint's record is
+        // durable the restart point stays here while that checkpoint's filings may be
+        // on disk already, whole or in part ("ahead"): replay must come out the same.
+        for (k, (pos, _, _)) in w.checkpoints.iter().enumerate() {
+            let b = at_checkpoint[k];
+            let files_here = w.checkpoints.get(k + 1).map_or(&w.files, |c| &c.1);
+            let next = w.checkpoints.get(k + 1);
+            for (i, (end, live, _)) in bounds.iter().enumerate().skip(b) {
+                let (qm, _) = restart_from(&w.h, files_here, &w.log[*pos..*end]);
+                prop_assert_eq!(&view_of(&qm), live, "checkpoint {} boundary {}", k, i);
+                let Some((next_pos, _, next_plan)) = next else { continue };
+                if *end < *next_pos {
+                    continue;
+                }
+                for limit in [1, 2, usize::MAX] {
+                    let mut ahead = files_here.clone();
+                    apply_filings(&mut ahead, next_plan, limit);
+                    let (qm, _) = restart_from(&w.h, &ahead, &w.log[*pos..*end]);
+                    prop_assert_eq!(
+                        &view_of(&qm), live,
+                        "checkpoint {} boundary {}, next filings ahead ({})", k, i, limit
+                    );
+                }
             }
         }
     }

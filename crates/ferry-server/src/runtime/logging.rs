@@ -13,17 +13,22 @@
 //!   [`durable_task`] when a flush passes that LSN (or failed with 2102
 //!   MQRC_RESOURCE_PROBLEM if the log fails).
 //! - **Checkpoints**: after [`CHECKPOINT_RECORDS`] records, every [`CHECKPOINT_INTERVAL`]
-//!   with records written, when half the log is in use, and at shutdown, the engine's
-//!   checkpoint image is appended and the log's restart point moves to its first record.
+//!   with records written, when half the log is in use, and at shutdown: the engine's
+//!   checkpoint plan (`ferry_engine::checkpoint`) has its image appended to the log, its
+//!   filings go to the queue files' thread ([`super::queue_files`]), and once they are
+//!   synced a checkpoint record moves the log's restart point to the image's first
+//!   record. One checkpoint at a time: the next starts only when the previous record is
+//!   durable (that keeps replay exact over queue files that are ahead of it).
 //! - **Slow I/O**: `take_slow_ops` feeds a rate-limited FRY6729W warning (MQ's AMQ6729W),
 //!   threshold AMQ_IODELAY (µs, or ms with AMQ_IODELAY_INMS=YES), default 100 ms.
 
+use super::queue_files::{self, QueueFiles};
 use super::server::Server;
 use super::socket::SocketShared;
 use crate::error_log::ErrorLog;
 use crate::messages;
 use crate::qm_ini::LogStanza;
-use ferry_engine::{Effects, LogRecord, QueueManager, Timestamp};
+use ferry_engine::{Effects, LogRecord, QueueManager, Timestamp, Young};
 use ferry_store::{FileDevice, Log, LogConfig, LogCore, LogError, Lsn, Notice, RecordKind};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -173,6 +178,16 @@ pub struct RecoveryLog {
     slow_since_warning: Cell<u64>,
     /// Bytes of the ring (for the room margins).
     ring_bytes: u64,
+    /// Room found by the last [`RecoveryLog::has_room`] (for the space policy).
+    last_room: Cell<u64>,
+    /// The queue files and their thread.
+    queue_files: QueueFiles,
+    /// The restart point of the checkpoint whose filings are being written.
+    filing: Cell<Option<Lsn>>,
+    /// The last checkpoint record appended (the next checkpoint waits until it is durable).
+    last_checkpoint_record: Cell<Lsn>,
+    /// The queue files failed: checkpoints have stopped.
+    queue_files_failed: Cell<bool>,
 }
 
 /// What start-up recovery found, for the error log.
@@ -189,11 +204,20 @@ pub struct Recovered {
 pub fn open_and_recover(
     stanza: &LogStanza,
     name: &str,
+    queues_dir: &std::path::Path,
     engine: &mut QueueManager,
     now: Timestamp,
     error_log: &mut ErrorLog,
 ) -> Result<Recovered, String> {
     let config = config_of(stanza).map_err(|e| e.to_string())?;
+    // The queue files first: the log replays over what they hold.
+    let loaded = queue_files::load(queues_dir, engine, error_log)?;
+    if loaded.messages > 0 {
+        error_log.write(
+            &messages::QUEUE_FILES_LOADED,
+            &[&name, &loaded.messages, &loaded.queues],
+        );
+    }
     let exists = std::path::Path::new(&stanza.path)
         .join(CONTROL_FILE)
         .exists();
@@ -270,6 +294,11 @@ pub fn open_and_recover(
             last_slow_warning: Cell::new(None),
             slow_since_warning: Cell::new(0),
             ring_bytes,
+            last_room: Cell::new(u64::MAX),
+            queue_files: loaded.files,
+            filing: Cell::new(None),
+            last_checkpoint_record: Cell::new(Lsn(0)),
+            queue_files_failed: Cell::new(false),
         },
         catalogue_changed,
     })
@@ -340,7 +369,9 @@ impl RecoveryLog {
     /// without room is refused before the engine changes anything, so a full log never
     /// leaves memory ahead of the log.
     pub fn has_room(&self, usage: LogUse) -> bool {
-        self.log.room() >= self.room_needed(usage)
+        let room = self.log.room();
+        self.last_room.set(room);
+        room >= self.room_needed(usage)
     }
 
     fn room_needed(&self, usage: LogUse) -> u64 {
@@ -370,9 +401,43 @@ impl RecoveryLog {
         self.full_reported.set(false);
     }
 
-    /// Whether the record-count policy asks for a checkpoint now.
+    /// Whether the record-count or space policy asks for a checkpoint now (space: less
+    /// than half the ring free at the last room check, so a checkpoint is under way well
+    /// before the log is full).
     pub fn checkpoint_due(&self) -> bool {
-        self.records_since_checkpoint.get() >= CHECKPOINT_RECORDS
+        let n = self.records_since_checkpoint.get();
+        n >= CHECKPOINT_RECORDS || (n > 0 && self.last_room.get() < self.ring_bytes / 2)
+    }
+
+    /// True while a checkpoint is under way (its filings being written, or its record
+    /// not yet durable).
+    pub fn checkpoint_in_flight(&self) -> bool {
+        self.filing.get().is_some()
+            || self.log.status().checkpoint_lsn < self.last_checkpoint_record.get()
+    }
+
+    /// Blocks this thread (at most about `timeout`) until the checkpoint under way is
+    /// finished and its record durable, so the space before its image is free: for a
+    /// call that found the log full while a checkpoint was about to free it.
+    pub fn finish_checkpoint_now(
+        &self,
+        error_log: &RefCell<ErrorLog>,
+        name: &str,
+        timeout: Duration,
+    ) {
+        if self.filing.get().is_some() {
+            match self.queue_files.wait_done(timeout) {
+                Some(r) => self.filed(r, error_log, name),
+                None => return,
+            }
+        }
+        let deadline = Instant::now() + timeout;
+        while self.log.status().checkpoint_lsn < self.last_checkpoint_record.get()
+            && !self.has_failed()
+            && Instant::now() < deadline
+        {
+            std::thread::sleep(Duration::from_micros(200));
+        }
     }
 
     /// Whether the time or space policy asks for a checkpoint (checked once a second).
@@ -388,27 +453,33 @@ impl RecoveryLog {
         s.space_in_use.saturating_mul(2) > s.space_total
     }
 
-    /// Appends the engine's checkpoint image and a checkpoint record whose restart point
-    /// is the image's first record. Call between engine calls.
-    pub fn checkpoint(&self, engine: &QueueManager) -> Result<(), LogError> {
+    /// Starts a checkpoint: appends the engine's image and hands its filings to the
+    /// queue files' thread; [`RecoveryLog::finish_checkpoint`] records it once they are
+    /// synced. Does nothing while the previous checkpoint is unfinished (the policy asks
+    /// again). Call between engine calls.
+    pub fn checkpoint(&self, engine: &mut QueueManager) -> Result<(), LogError> {
+        if self.queue_files_failed.get()
+            || self.filing.get().is_some()
+            || self.log.status().checkpoint_lsn < self.last_checkpoint_record.get()
+        {
+            return Ok(());
+        }
         // A failed attempt is retried by the next policy trigger, not at every call.
         self.records_since_checkpoint.set(0);
         self.last_checkpoint.set(Instant::now());
-        let image = engine.checkpoint_records();
-        // An image that cannot fit is not started: a partial image would only use up
-        // space that nothing frees (replaying one is harmless, but it pins the ring).
-        let needed: u64 = image
-            .iter()
-            .map(|r| r.len() as u64 + RECORD_OVERHEAD)
-            .sum::<u64>()
-            .saturating_mul(4096)
-            / 4056
-            + 2 * 4096;
+        // Young messages go in the image when it fits, else straight to the queue files
+        // (a queue filling faster than checkpoints come). An image that cannot fit is
+        // not started: a partial image would only use up space that nothing frees.
         let status = self.log.status();
         let free = status
             .space_total
             .saturating_sub(status.space_in_use)
             .saturating_sub(status.space_total / 32);
+        let mut plan = engine.checkpoint_plan(Young::InImage);
+        if image_bytes(&plan.image) > free {
+            plan = engine.checkpoint_plan(Young::InQueueFiles);
+        }
+        let needed = image_bytes(&plan.image);
         if needed > free {
             return Err(LogError::LogFull {
                 needed,
@@ -417,12 +488,83 @@ impl RecoveryLog {
             });
         }
         let first = self.log.next_lsn();
-        for r in &image {
+        for r in &plan.image {
             self.append(r.kind, &[&r.head, &r.body])?;
         }
-        self.log.checkpoint(&[], first)?;
-        self.full_reported.set(false);
+        engine.checkpoint_taken(&plan);
+        match self.queue_files.submit(plan.queues, first) {
+            Ok(()) => self.filing.set(Some(first)),
+            Err(e) => self.queue_files_failed_now(&e),
+        }
         Ok(())
+    }
+
+    /// Records the checkpoints whose filings the queue files' thread has finished.
+    fn finish_checkpoint(&self, server: &Server) {
+        while let Some(r) = self.queue_files.try_done() {
+            self.filed(r, &server.error_log, &server.name);
+        }
+    }
+
+    fn filed(
+        &self,
+        r: Result<queue_files::Filed, String>,
+        error_log: &RefCell<ErrorLog>,
+        name: &str,
+    ) {
+        self.filing.set(None);
+        match r {
+            Ok(done) => match self.log.checkpoint(&[], done.restart) {
+                Ok(lsn) => {
+                    self.last_checkpoint_record.set(lsn);
+                    self.full_reported.set(false);
+                }
+                Err(e) => self.report_append_error(&e, error_log, name),
+            },
+            Err(e) => {
+                self.queue_files_failed_now(&e);
+                error_log
+                    .borrow_mut()
+                    .write(&messages::QUEUE_FILE_FAILED, &[&name, &e]);
+            }
+        }
+    }
+
+    fn queue_files_failed_now(&self, why: &str) {
+        self.queue_files_failed.set(true);
+        tracing::error!("queue files failed, checkpoints stop: {why}");
+    }
+
+    /// At shutdown: finishes the checkpoint in flight, takes a last one and waits (at
+    /// most `timeout` each) until it is durable, so the next start replays little.
+    pub fn final_checkpoint(
+        &self,
+        engine: &mut QueueManager,
+        error_log: &RefCell<ErrorLog>,
+        name: &str,
+    ) {
+        const PATIENCE: Duration = Duration::from_secs(60);
+        for _ in 0..2 {
+            if self.filing.get().is_some() {
+                match self.queue_files.wait_done(PATIENCE) {
+                    Some(r) => self.filed(r, error_log, name),
+                    None => return,
+                }
+            }
+            self.wait_all_durable(Duration::from_secs(10));
+            if let Err(e) = self.checkpoint(engine) {
+                error_log
+                    .borrow_mut()
+                    .write(&messages::LOG_FULL, &[&name, &e]);
+                return;
+            }
+        }
+        if self.filing.get().is_some() {
+            if let Some(r) = self.queue_files.wait_done(PATIENCE) {
+                self.filed(r, error_log, name);
+            }
+        }
+        self.wait_all_durable(Duration::from_secs(10));
     }
 
     /// Notes a socket that now holds replies.
@@ -535,6 +677,18 @@ impl RecoveryLog {
     }
 }
 
+/// Log space an image takes: its records with their headers, in 4 KiB pages of 4,056 data
+/// bytes, plus two pages of slack.
+fn image_bytes(image: &[LogRecord]) -> u64 {
+    image
+        .iter()
+        .map(|r| r.len() as u64 + RECORD_OVERHEAD)
+        .sum::<u64>()
+        .saturating_mul(4096)
+        / 4056
+        + 2 * 4096
+}
+
 /// Releases held replies once per flush notice.
 pub async fn durable_task(server: Rc<Server>) {
     let Some(log) = server.log.as_ref() else {
@@ -545,6 +699,20 @@ pub async fn durable_task(server: Rc<Server>) {
         wake.notified().await;
         if let Some(log) = server.log.as_ref() {
             log.release(&server);
+        }
+    }
+}
+
+/// Records each checkpoint once the queue files' thread has written its filings.
+pub async fn queue_files_task(server: Rc<Server>) {
+    let Some(log) = server.log.as_ref() else {
+        return;
+    };
+    let done = log.queue_files.done.clone();
+    loop {
+        done.notified().await;
+        if let Some(log) = server.log.as_ref() {
+            log.finish_checkpoint(&server);
         }
     }
 }

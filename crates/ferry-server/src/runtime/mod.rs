@@ -14,6 +14,7 @@ mod command_server;
 mod dispatch;
 mod listeners;
 mod logging;
+mod queue_files;
 mod server;
 mod socket;
 
@@ -122,15 +123,21 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
         .map_err(|e| config_error(&e))?;
     error_log.write(&messages::QMGR_STARTING, &[&name]);
     let mut engine = QueueManager::from_catalogue(name, catalogue, clock::now());
-    let recovered =
-        logging::open_and_recover(&ini.log, name, &mut engine, clock::now(), &mut error_log)
-            .map_err(|e| {
-                error_log.write(&messages::LOG_OPEN_FAILED, &[&name, &e]);
-                ControlError {
-                    message: messages::LOG_OPEN_FAILED.format(&[&name, &e]),
-                    exit_code: 71,
-                }
-            })?;
+    let recovered = logging::open_and_recover(
+        &ini.log,
+        name,
+        &paths.queues_dir(),
+        &mut engine,
+        clock::now(),
+        &mut error_log,
+    )
+    .map_err(|e| {
+        error_log.write(&messages::LOG_OPEN_FAILED, &[&name, &e]);
+        ControlError {
+            message: messages::LOG_OPEN_FAILED.format(&[&name, &e]),
+            exit_code: 71,
+        }
+    })?;
     if recovered.catalogue_changed {
         if let Err(e) = catalogue_store::save(&paths.objects(), &engine.catalogue()) {
             error_log.write(&messages::OBJECTS_SAVE_FAILED, &[&e]);
@@ -149,9 +156,12 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
     let server = Server::new(paths.clone(), ini, engine, error_log, Some(recovered.log));
     let result = local.block_on(&runtime, serve(server.clone()));
     // A final checkpoint makes the next start replay little.
-    server.checkpoint();
     if let Some(log) = server.log.as_ref() {
-        log.wait_all_durable(Duration::from_secs(10));
+        log.final_checkpoint(
+            &mut server.engine.borrow_mut(),
+            &server.error_log,
+            &server.name,
+        );
     }
     // Let writer tasks flush close notices before the runtime goes.
     drop(local);
@@ -218,6 +228,7 @@ async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
 
     let timer_task = tokio::task::spawn_local(expiry_timer(server.clone()));
     let durable_task = tokio::task::spawn_local(logging::durable_task(server.clone()));
+    let queue_files_task = tokio::task::spawn_local(logging::queue_files_task(server.clone()));
     let housekeeping_task = tokio::task::spawn_local(logging::housekeeping_task(server.clone()));
     let status_task = tokio::task::spawn_local(status_publisher(server.clone()));
 
@@ -255,6 +266,7 @@ async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
     timer_task.abort();
     status_task.abort();
     durable_task.abort();
+    queue_files_task.abort();
     housekeeping_task.abort();
     bindings_task.abort();
     for (_, l) in std::mem::take(&mut *server.listeners.borrow_mut()) {

@@ -26,7 +26,12 @@ use ferry_wire::{encode_reply, Reply, Status};
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
+use std::time::Duration;
 use tokio::sync::Notify;
+
+/// How long a call that finds the log full waits (blocking the queue manager's thread) for
+/// a checkpoint under way to free space before it fails with 2102.
+const LOG_FULL_PATIENCE: Duration = Duration::from_secs(5);
 
 /// Where the reply of a waiting GET must go when the engine completes it.
 pub struct Route {
@@ -348,10 +353,25 @@ impl Server {
             log.clear_full();
             return Ok(());
         }
-        // The checkpoint frees space once it is durable: later calls see the room.
+        // A checkpoint frees the space before its image once its queue files are synced
+        // and its record is durable: start one if none is under way, then wait for it
+        // (briefly, on this thread: the log is full, so little else can proceed).
         self.checkpoint();
         if log.has_room(usage) {
             return Ok(());
+        }
+        if log.checkpoint_in_flight() {
+            log.finish_checkpoint_now(&self.error_log, &self.name, LOG_FULL_PATIENCE);
+            if log.has_room(usage) {
+                return Ok(());
+            }
+            self.checkpoint();
+            if log.checkpoint_in_flight() {
+                log.finish_checkpoint_now(&self.error_log, &self.name, LOG_FULL_PATIENCE);
+            }
+            if log.has_room(usage) {
+                return Ok(());
+            }
         }
         log.report_full(&self.error_log, &self.name, usage);
         Err(ReasonCode::ResourceProblem)
@@ -363,8 +383,8 @@ impl Server {
         let Some(log) = self.log.as_ref() else {
             return;
         };
-        let engine = self.engine.borrow();
-        if let Err(e) = log.checkpoint(&engine) {
+        let mut engine = self.engine.borrow_mut();
+        if let Err(e) = log.checkpoint(&mut engine) {
             drop(engine);
             tracing::warn!("checkpoint failed: {e}");
             let m = match e {

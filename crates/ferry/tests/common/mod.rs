@@ -40,6 +40,37 @@ pub fn start(name: &str) -> TestQueueManager {
     TestQueueManager::start(bin(), name)
 }
 
+/// Stops `qm` with `ferry stop` (controlled) and waits for a clean exit.
+pub fn stop_qm(qm: &mut TestQueueManager) {
+    let out = qm.ferry(&["stop", qm.name()]);
+    assert!(out.status.success(), "ferry stop: {}", stderr(&out));
+    let exit = qm.wait_exit(DEADLINE).expect("the queue manager ended");
+    assert!(exit.success(), "controlled stop exit: {exit}");
+}
+
+/// Stops `qm` and starts it again with a new, empty recovery log of `primary_files`
+/// files of `file_pages` 4 KiB pages (the log's shape is fixed at creation, so the old
+/// log is removed and the Log stanza rewritten). Its queues must be empty.
+pub fn recreate_log(qm: &mut TestQueueManager, primary_files: u32, file_pages: u32) {
+    stop_qm(qm);
+    let ini_path = qm.qm_dir().join("qm.ini");
+    let ini = std::fs::read_to_string(&ini_path).expect("qm.ini");
+    let log_dir = ini
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("LogPath="))
+        .expect("LogPath")
+        .to_string();
+    std::fs::remove_dir_all(&log_dir).expect("remove log");
+    let ini = ini
+        .replace(
+            "LogPrimaryFiles=3",
+            &format!("LogPrimaryFiles={primary_files}"),
+        )
+        .replace("LogFilePages=4096", &format!("LogFilePages={file_pages}"));
+    std::fs::write(&ini_path, ini).expect("write qm.ini");
+    qm.launch();
+}
+
 /// Awaits `f`, panicking with `what` if it takes longer than [`DEADLINE`].
 pub async fn within<F: Future>(what: &str, f: F) -> F::Output {
     match tokio::time::timeout(DEADLINE, f).await {

@@ -1,0 +1,404 @@
+//! Queue files in the running queue manager: where persistent messages that stay on a
+//! queue live, so the circular recovery log only reaches back to the last checkpoint
+//! (issue 3; MQ's `qmgrs/QM1/queues/`).
+//!
+//! - **Layout**: `$FERRY_HOME/qmgrs/QM1/queues/<queue>/`, one `ferry-store` queue file
+//!   (manifest and segment files, `docs/internals/queue-files.md`) per queue. Each record
+//!   is a message in the engine's put-record encoding (`ferry_engine::journal`), so one
+//!   versioned codec serves both the log and the queue files.
+//! - **Start**: [`load`] opens every queue file and puts its messages back on their
+//!   queues ([`QueueManager::restore_filed`]) *before* the log is replayed; a damaged file
+//!   stops the start (nothing is served that might be wrong).
+//! - **Checkpoints**: the runtime thread takes the engine's plan, appends its image to the
+//!   log and hands the filings to the **filer thread** ([`QueueFiles::submit`]), which
+//!   writes and syncs the files (OS-buffered writes, one fdatasync per file changed, as MQ
+//!   writes queue files) while the queue manager goes on. When it reports back
+//!   ([`QueueFiles::try_done`]) the runtime appends the checkpoint record; only once
+//!   that is durable may the log reuse the space before the image
+//!   (`ferry_engine::checkpoint` explains why replay is exact).
+//! - **Failure**: a write or sync error fails the filer for good (fsync is never retried):
+//!   checkpoints stop, the log fills, persistent puts get 2102. Restart recovers.
+
+use crate::error_log::ErrorLog;
+use crate::messages;
+use ferry_engine::journal::kind;
+use ferry_engine::{LoggedMessage, QueueFiling, QueueManager, Record};
+use ferry_store::{FileDevice, Lsn, QueueFile, QueueFileConfig, QueueFileError};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Notify;
+
+/// Bytes of each queue file segment (preallocated when started): small enough that a queue
+/// with a handful of lasting messages does not cost much disk, large enough that a deep
+/// queue has few files.
+const SEGMENT_SIZE: u64 = 8 << 20;
+/// Messages restored into the engine per batch at start (bounds the decoded batch).
+const RESTORE_BATCH: usize = 4096;
+
+/// The queue file settings used for every queue.
+fn config() -> QueueFileConfig {
+    QueueFileConfig {
+        segment_size: SEGMENT_SIZE,
+        ..QueueFileConfig::default()
+    }
+}
+
+/// The directory name of queue `queue`: '/' becomes '&' and a leading '.' becomes '!'
+/// (neither is a character of MQ object names, so the mapping is one to one).
+pub fn dir_name(queue: &str) -> String {
+    let mut s = queue.replace('/', "&");
+    if s.starts_with('.') {
+        s.replace_range(0..1, "!");
+    }
+    s
+}
+
+/// The queue a directory name stands for (the inverse of [`dir_name`]).
+pub fn queue_name(dir: &str) -> String {
+    let mut s = dir.replace('&', "/");
+    if s.starts_with('!') {
+        s.replace_range(0..1, ".");
+    }
+    s
+}
+
+/// What [`load`] found.
+pub struct Loaded {
+    /// The running queue files (filer thread started).
+    pub files: QueueFiles,
+    /// Messages put back on queues.
+    pub messages: u64,
+    /// Queue files that held messages.
+    pub queues: u64,
+}
+
+/// Opens every queue file under `root` (created if missing), restores its messages into
+/// `engine` and starts the filer thread. A queue file that cannot be read stops the start.
+pub fn load(
+    root: &Path,
+    engine: &mut QueueManager,
+    error_log: &mut ErrorLog,
+) -> Result<Loaded, String> {
+    std::fs::create_dir_all(root).map_err(|e| format!("{}: {e}", root.display()))?;
+    let mut dirs: Vec<String> = std::fs::read_dir(root)
+        .map_err(|e| format!("{}: {e}", root.display()))?
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    dirs.sort();
+    let mut files = BTreeMap::new();
+    let (mut messages, mut queues) = (0u64, 0u64);
+    for dir in dirs {
+        let queue = queue_name(&dir);
+        let path = root.join(&dir);
+        let device = FileDevice::new(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let (mut qf, recovered) = match QueueFile::open(device, config()) {
+            Ok(r) => r,
+            // No manifest: a creation that never finished; nothing in it was promised.
+            Err(QueueFileError::NotFound(_)) => {
+                remove_dir(&path)?;
+                continue;
+            }
+            Err(e) => {
+                return Err(format!(
+                    "the queue file of queue '{queue}' cannot be used: {e}"
+                ))
+            }
+        };
+        if let Some(why) = &recovered.torn_reason {
+            error_log.write(
+                &messages::QUEUE_FILE_TORN,
+                &[&queue, &recovered.dropped_bytes, why],
+            );
+        }
+        let n = restore(&mut qf, &queue, engine)?;
+        if n > 0 {
+            messages += n;
+            queues += 1;
+        }
+        files.insert(queue, qf);
+    }
+    Ok(Loaded {
+        files: QueueFiles::start(root.to_path_buf(), files),
+        messages,
+        queues,
+    })
+}
+
+/// Reads queue `queue`'s messages back onto it; returns how many.
+fn restore(
+    qf: &mut QueueFile<FileDevice>,
+    queue: &str,
+    engine: &mut QueueManager,
+) -> Result<u64, String> {
+    let mut batch: Vec<LoggedMessage> = Vec::new();
+    let mut n = 0u64;
+    let mut known = true;
+    let mut iter = qf.iter();
+    loop {
+        let next = iter.next();
+        let done = next.is_none();
+        if let Some(r) = next {
+            let (seq, payload) = r.map_err(|e| format!("queue file of queue '{queue}': {e}"))?;
+            batch.push(decode(queue, seq, &payload)?);
+        }
+        if batch.len() >= RESTORE_BATCH || done {
+            n += batch.len() as u64;
+            // False: the queue is no longer defined; the first checkpoint removes the file.
+            known &= engine.restore_filed(queue, batch.drain(..));
+        }
+        if done {
+            break;
+        }
+    }
+    Ok(if known { n } else { 0 })
+}
+
+/// A queue file record back into a message, checked against where it was found.
+fn decode(queue: &str, seq: u64, payload: &[u8]) -> Result<LoggedMessage, String> {
+    let bad = |why: String| format!("queue file of queue '{queue}', message {seq}: {why}");
+    match Record::decode(kind::PUT, payload).map_err(|e| bad(e.to_string()))? {
+        Record::Put {
+            uow: None,
+            queue: q,
+            msg,
+        } if q == queue && msg.seq == seq => Ok(msg),
+        _ => Err(bad("the record does not belong here".into())),
+    }
+}
+
+fn remove_dir(path: &Path) -> Result<(), String> {
+    std::fs::remove_dir_all(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if let Some(parent) = path.parent() {
+        std::fs::File::open(parent)
+            .and_then(|d| d.sync_all())
+            .map_err(|e| format!("{}: {e}", parent.display()))?;
+    }
+    Ok(())
+}
+
+/// A finished filing: the checkpoint whose image starts at `restart` may be recorded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Filed {
+    /// The restart point (first record of the checkpoint's image).
+    pub restart: Lsn,
+    /// Messages written.
+    pub written: u64,
+    /// Messages removed.
+    pub removed: u64,
+    /// Queue files synced.
+    pub synced: u64,
+}
+
+struct Job {
+    filings: Vec<QueueFiling>,
+    restart: Lsn,
+}
+
+/// The runtime thread's handle on the filer thread.
+pub struct QueueFiles {
+    jobs: Option<mpsc::Sender<Job>>,
+    results: mpsc::Receiver<Result<Filed, String>>,
+    /// Woken when the filer has finished a job.
+    pub done: Arc<Notify>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl QueueFiles {
+    fn start(root: PathBuf, files: BTreeMap<String, QueueFile<FileDevice>>) -> QueueFiles {
+        let (jobs, job_rx) = mpsc::channel::<Job>();
+        let (result_tx, results) = mpsc::channel();
+        let done = Arc::new(Notify::new());
+        let wake = done.clone();
+        let thread = std::thread::Builder::new()
+            .name("ferry-queue-files".into())
+            .spawn(move || {
+                let mut filer = Filer { root, files };
+                while let Ok(job) = job_rx.recv() {
+                    let r = filer
+                        .apply(job.filings)
+                        .map(|(written, removed, synced)| Filed {
+                            restart: job.restart,
+                            written,
+                            removed,
+                            synced,
+                        });
+                    let failed = r.is_err();
+                    if result_tx.send(r).is_err() {
+                        return;
+                    }
+                    wake.notify_one();
+                    if failed {
+                        return;
+                    }
+                }
+            })
+            .ok();
+        QueueFiles {
+            jobs: Some(jobs),
+            results,
+            done,
+            thread,
+        }
+    }
+
+    /// Hands a checkpoint's filings to the filer thread.
+    pub fn submit(&self, filings: Vec<QueueFiling>, restart: Lsn) -> Result<(), String> {
+        let job = Job { filings, restart };
+        match (&self.jobs, &self.thread) {
+            (Some(tx), Some(_)) => tx
+                .send(job)
+                .map_err(|_| "the queue file thread has stopped".to_string()),
+            _ => Err("the queue file thread could not be started".into()),
+        }
+    }
+
+    /// A finished job, if one is ready.
+    pub fn try_done(&self) -> Option<Result<Filed, String>> {
+        match self.results.try_recv() {
+            Ok(r) => Some(r),
+            Err(mpsc::TryRecvError::Empty) => None,
+            Err(mpsc::TryRecvError::Disconnected) => {
+                Some(Err("the queue file thread has stopped".into()))
+            }
+        }
+    }
+
+    /// Waits (at most `timeout`) for the job in flight to finish.
+    pub fn wait_done(&self, timeout: Duration) -> Option<Result<Filed, String>> {
+        match self.results.recv_timeout(timeout) {
+            Ok(r) => Some(r),
+            Err(mpsc::RecvTimeoutError::Timeout) => None,
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                Some(Err("the queue file thread has stopped".into()))
+            }
+        }
+    }
+}
+
+impl Drop for QueueFiles {
+    fn drop(&mut self) {
+        self.jobs.take();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The filer thread's state: every open queue file, by queue name.
+struct Filer {
+    root: PathBuf,
+    files: BTreeMap<String, QueueFile<FileDevice>>,
+}
+
+impl Filer {
+    /// Applies one checkpoint's filings; returns (written, removed, synced).
+    fn apply(&mut self, filings: Vec<QueueFiling>) -> Result<(u64, u64, u64), String> {
+        let (mut written, mut removed, mut synced) = (0u64, 0u64, 0u64);
+        // Files of queues that no longer exist go.
+        let named: std::collections::HashSet<&str> =
+            filings.iter().map(|f| f.queue.as_str()).collect();
+        let gone: Vec<String> = self
+            .files
+            .keys()
+            .filter(|q| !named.contains(q.as_str()))
+            .cloned()
+            .collect();
+        for q in gone {
+            self.files.remove(&q);
+            remove_dir(&self.root.join(dir_name(&q)))?;
+        }
+        for f in filings {
+            if f.is_empty() {
+                continue;
+            }
+            let path = self.root.join(dir_name(&f.queue));
+            if f.fresh {
+                // The file holds an earlier incarnation's messages (or none): start over.
+                self.files.remove(&f.queue);
+                if path.exists() {
+                    remove_dir(&path)?;
+                }
+            }
+            let fail = |e: QueueFileError| format!("queue '{}': {e}", f.queue);
+            let Some(qf) = self.file(&f.queue, &path, !f.file.is_empty())? else {
+                continue;
+            };
+            let mut removes: Vec<u64> = f
+                .unfile
+                .iter()
+                .copied()
+                .filter(|s| qf.contains(*s))
+                .collect();
+            removes.extend(f.file.iter().map(|m| m.seq).filter(|s| qf.contains(*s)));
+            if removes.is_empty() && f.file.is_empty() {
+                continue;
+            }
+            qf.append_removes(&removes).map_err(fail)?;
+            let puts: Vec<(u64, Vec<u8>)> = f
+                .file
+                .iter()
+                .map(|m| {
+                    let rec = Record::Put {
+                        uow: None,
+                        queue: f.queue.clone(),
+                        msg: m.clone(),
+                    };
+                    (m.seq, rec.encode().payload())
+                })
+                .collect();
+            qf.append_puts(&puts).map_err(fail)?;
+            qf.sync().map_err(fail)?;
+            qf.maybe_compact().map_err(fail)?;
+            written += puts.len() as u64;
+            removed += removes.len() as u64;
+            synced += 1;
+        }
+        Ok((written, removed, synced))
+    }
+
+    /// Queue `queue`'s file, created when `create` (None: there is none and nothing to
+    /// write, so nothing to remove either).
+    fn file(
+        &mut self,
+        queue: &str,
+        path: &Path,
+        create: bool,
+    ) -> Result<Option<&mut QueueFile<FileDevice>>, String> {
+        if !self.files.contains_key(queue) {
+            if !create {
+                return Ok(None);
+            }
+            let device = FileDevice::new(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let qf =
+                QueueFile::create(device, config()).map_err(|e| format!("queue '{queue}': {e}"))?;
+            self.files.insert(queue.to_string(), qf);
+        }
+        Ok(self.files.get_mut(queue))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn directory_names_round_trip() {
+        for q in [
+            "Q1",
+            "A/B/C",
+            ".HIDDEN",
+            "..",
+            "SYSTEM.DEFAULT.LOCAL.QUEUE",
+            "a%b_c",
+        ] {
+            let d = dir_name(q);
+            assert!(!d.contains('/') && !d.starts_with('.'), "{d}");
+            assert_eq!(queue_name(&d), q);
+        }
+    }
+}
