@@ -104,20 +104,17 @@ impl QueueManager {
             }
             let store = &lq.store;
             let Filing {
-                changed,
                 imaged,
                 file_matches,
+                ..
             } = &store.filing;
-            let mut young: Vec<&StoredMsg> = changed
-                .iter()
-                .filter_map(|s| store.get(*s))
-                .filter(|m| recoverable(m))
-                .collect();
+            let changed = store.filing.changed_set();
+            let present = |s: &u64| store.get(*s).filter(|m| recoverable(m));
+            let mut young: Vec<&StoredMsg> = changed.iter().filter_map(present).collect();
             let mut settled: Vec<&StoredMsg> = imaged
                 .iter()
-                .filter(|s| !changed.contains(s))
-                .filter_map(|s| store.get(*s))
-                .filter(|m| recoverable(m))
+                .filter(|s| changed.binary_search(s).is_err())
+                .filter_map(present)
                 .collect();
             match plan.young {
                 Young::InImage => {
@@ -133,7 +130,7 @@ impl QueueManager {
             let mut unfile: Vec<u64> = changed
                 .iter()
                 .chain(imaged.iter())
-                .filter(|s| !store.get(**s).is_some_and(recoverable))
+                .filter(|s| present(s).is_none())
                 .copied()
                 .collect();
             unfile.sort_unstable();
@@ -159,11 +156,13 @@ impl QueueManager {
                 continue;
             };
             let f = &mut lq.store.filing;
-            f.imaged = std::mem::take(&mut f.changed);
+            f.imaged = if temporary || plan.young == Young::InQueueFiles {
+                Vec::new()
+            } else {
+                f.changed_set()
+            };
+            f.changed.clear();
             f.file_matches = true;
-            if temporary || plan.young == Young::InQueueFiles {
-                f.imaged.clear();
-            }
         }
     }
 
