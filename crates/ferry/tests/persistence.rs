@@ -388,6 +388,58 @@ async fn a_queue_deeper_than_the_log_is_filed_and_survives_kill_9() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_queue_file_that_cannot_be_written_stops_checkpoints_and_loses_nothing() {
+    let mut qm = start("PS.QFFAIL");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q) MAXDEPTH(999999999)");
+    recreate_log(&mut qm, 2, 64);
+    // A plain file where Q's queue file directory must go: every write of it fails, as
+    // on a full or broken disk.
+    let queues = qm.qm_dir().join("queues");
+    std::fs::create_dir_all(&queues).expect("queues dir");
+    std::fs::write(queues.join("Q"), b"in the way").expect("blocking file");
+    let (conn, q) = open_q(&qm, "Q").await;
+    let mut acked = 0usize;
+    let mut refused = None;
+    for i in 0..200 {
+        let mut m = md(true, 0);
+        match put_md(&q, &mut m, PutOptions::default(), &big_body(i)).await {
+            Ok(()) => acked += 1,
+            Err(e) => {
+                refused = Some(e);
+                break;
+            }
+        }
+    }
+    let e = refused.expect("with checkpoints stopped, the 512 KiB log fills");
+    assert_eq!(
+        e.reason,
+        ReasonCode::ResourceProblem,
+        "after {acked} puts: {e}"
+    );
+    assert!(acked > 0, "puts worked until the log filled");
+    let errors = qm.error_log();
+    assert!(
+        errors.contains("FRY7468E"),
+        "the queue file failure is reported: {errors}"
+    );
+    assert!(errors.contains("FRY7463W"), "then the full log: {errors}");
+    // Non-persistent work goes on.
+    put_one(&q, false, 1, false, "np").await;
+    drop(q);
+    drop(conn);
+    // Fix the "disk" and restart after a crash: every acknowledged put is there, once.
+    qm.kill9();
+    std::fs::remove_file(queues.join("Q")).expect("remove blocking file");
+    qm.launch();
+    let (_conn, q) = open_q(&qm, "Q").await;
+    let bodies: Vec<String> = drain(&q).await.into_iter().map(|s| s.body).collect();
+    assert_eq!(bodies.len(), acked, "every acknowledged put, once");
+    for (i, b) in bodies.iter().enumerate() {
+        assert!(*b == big_body(i), "message {i} intact and in order");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_long_unit_of_work_fills_the_log_with_2102_and_does_not_hang() {
     let mut qm = start("PS.FULL");
     mqsc_ok(&qm, "DEFINE QLOCAL(Q) MAXDEPTH(999999999)");

@@ -501,7 +501,12 @@ impl RecoveryLog {
 
     /// Records the checkpoints whose filings the queue files' thread has finished.
     fn finish_checkpoint(&self, server: &Server) {
-        while let Some(r) = self.queue_files.try_done() {
+        // One result per job submitted (after a failure the thread has stopped and
+        // nothing more is submitted).
+        if self.filing.get().is_none() {
+            return;
+        }
+        if let Some(r) = self.queue_files.try_done() {
             self.filed(r, &server.error_log, &server.name);
         }
     }
@@ -522,10 +527,12 @@ impl RecoveryLog {
                 Err(e) => self.report_append_error(&e, error_log, name),
             },
             Err(e) => {
+                if !self.queue_files_failed.get() {
+                    error_log
+                        .borrow_mut()
+                        .write(&messages::QUEUE_FILE_FAILED, &[&name, &e]);
+                }
                 self.queue_files_failed_now(&e);
-                error_log
-                    .borrow_mut()
-                    .write(&messages::QUEUE_FILE_FAILED, &[&name, &e]);
             }
         }
     }
