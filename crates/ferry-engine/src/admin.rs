@@ -232,6 +232,8 @@ impl QueueManager {
                 .store
                 .oldest_put_ms()
                 .map(|t| now.0.saturating_sub(t) / 1000),
+            // The queue file belongs to the server: it fills this in.
+            queue_file_bytes: 0,
         })
     }
 

@@ -269,6 +269,12 @@ pub static QSTATUS_QUEUE_FIELDS: &[StatusField<QueueStatus>] = &[
             None => FieldValue::Text(String::new()),
         },
     },
+    StatusField {
+        keyword: "CURFSIZE",
+        kind: FieldKind::Int,
+        doc: "Size of the queue file in MB, rounded up (persistent messages that outlived a checkpoint; 0 without one).",
+        get: |s| count(s.queue_file_bytes.div_ceil(1 << 20)),
+    },
 ];
 
 /// DISPLAY QSTATUS TYPE(HANDLE) fields.

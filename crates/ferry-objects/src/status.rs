@@ -69,6 +69,10 @@ pub struct QueueStatus {
     pub last_get_ms: Option<u64>,
     /// MSGAGE: age in seconds of the oldest message.
     pub oldest_msg_age_secs: Option<u64>,
+    /// CURFSIZE: bytes on disk of the queue's queue file (0 when it has none; shown in
+    /// MB, rounded up, as MQ does).
+    #[serde(default)]
+    pub queue_file_bytes: u64,
 }
 
 /// DISPLAY QSTATUS TYPE(HANDLE): one open handle on a queue.

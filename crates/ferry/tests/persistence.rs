@@ -370,6 +370,13 @@ async fn a_queue_deeper_than_the_log_is_filed_and_survives_kill_9() {
         "Q's queue file exists: {}",
         qf.display()
     );
+    // DISPLAY QSTATUS shows the queue file's size (one 8 MiB segment at least).
+    wait_until("CURFSIZE shows Q's queue file", || {
+        let status = mqsc_ok(&qm, "DISPLAY QSTATUS(Q) CURFSIZE");
+        attr(&status, "CURFSIZE")
+            .and_then(|v| v.parse::<u64>().ok())
+            .is_some_and(|mb| mb >= 8)
+    });
     drop(q);
     drop(conn);
     qm.kill9();

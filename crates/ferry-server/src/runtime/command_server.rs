@@ -79,7 +79,15 @@ impl AdminTarget for Target<'_> {
         self.admin(|e, _, fx| e.clear_queue_logged(name, fx))
     }
     fn queue_status(&self, name: &str) -> Option<QueueStatus> {
-        self.server.engine.borrow().queue_status(name, clock::now())
+        let mut s = self
+            .server
+            .engine
+            .borrow()
+            .queue_status(name, clock::now())?;
+        if let Some(log) = self.server.log.as_ref() {
+            s.queue_file_bytes = log.queue_file_bytes(&s.name);
+        }
+        Some(s)
     }
     fn handle_status(&self, name: &str) -> Vec<HandleStatus> {
         self.server.engine.borrow().handle_status(name)

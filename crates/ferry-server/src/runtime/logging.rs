@@ -409,6 +409,11 @@ impl RecoveryLog {
         n >= CHECKPOINT_RECORDS || (n > 0 && self.last_room.get() < self.ring_bytes / 2)
     }
 
+    /// Bytes on disk of queue `queue`'s queue file, as of the last checkpoint (CURFSIZE).
+    pub fn queue_file_bytes(&self, queue: &str) -> u64 {
+        self.queue_files.file_bytes(queue)
+    }
+
     /// True while a checkpoint is under way (its filings being written, or its record
     /// not yet durable).
     pub fn checkpoint_in_flight(&self) -> bool {

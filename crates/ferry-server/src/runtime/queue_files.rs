@@ -25,9 +25,10 @@ use ferry_engine::journal::kind;
 use ferry_engine::{LoggedMessage, QueueFiling, QueueManager, Record};
 use ferry_store::{FileDevice, Lsn, QueueFile, QueueFileConfig, QueueFileError};
 use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::Notify;
 
@@ -205,6 +206,8 @@ pub struct QueueFiles {
     results: mpsc::Receiver<Result<Filed, String>>,
     /// Woken when the filer has finished a job.
     pub done: Arc<Notify>,
+    /// Bytes on disk of each queue file, published by the filer after each job.
+    sizes: Arc<Mutex<HashMap<String, u64>>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
@@ -214,10 +217,17 @@ impl QueueFiles {
         let (result_tx, results) = mpsc::channel();
         let done = Arc::new(Notify::new());
         let wake = done.clone();
+        let sizes = Arc::new(Mutex::new(HashMap::new()));
+        let published = sizes.clone();
         let thread = std::thread::Builder::new()
             .name("ferry-queue-files".into())
             .spawn(move || {
-                let mut filer = Filer { root, files };
+                let mut filer = Filer {
+                    root,
+                    files,
+                    sizes: published,
+                };
+                filer.publish();
                 while let Ok(job) = job_rx.recv() {
                     let r = filer
                         .apply(job.filings)
@@ -227,6 +237,7 @@ impl QueueFiles {
                             removed,
                             synced,
                         });
+                    filer.publish();
                     let failed = r.is_err();
                     if result_tx.send(r).is_err() {
                         return;
@@ -242,8 +253,17 @@ impl QueueFiles {
             jobs: Some(jobs),
             results,
             done,
+            sizes,
             thread,
         }
+    }
+
+    /// Bytes on disk of queue `queue`'s queue file (0 when it has none).
+    pub fn file_bytes(&self, queue: &str) -> u64 {
+        self.sizes
+            .lock()
+            .map(|m| m.get(queue).copied().unwrap_or(0))
+            .unwrap_or(0)
     }
 
     /// Hands a checkpoint's filings to the filer thread.
@@ -293,9 +313,23 @@ impl Drop for QueueFiles {
 struct Filer {
     root: PathBuf,
     files: BTreeMap<String, QueueFile<FileDevice>>,
+    /// Where [`Filer::publish`] puts the files' sizes for status displays.
+    sizes: Arc<Mutex<HashMap<String, u64>>>,
 }
 
 impl Filer {
+    /// Publishes every queue file's size on disk.
+    fn publish(&self) {
+        let now: HashMap<String, u64> = self
+            .files
+            .iter()
+            .map(|(q, f)| (q.clone(), f.status().allocated_bytes))
+            .collect();
+        if let Ok(mut m) = self.sizes.lock() {
+            *m = now;
+        }
+    }
+
     /// Applies one checkpoint's filings; returns (written, removed, synced).
     fn apply(&mut self, filings: Vec<QueueFiling>) -> Result<(u64, u64, u64), String> {
         let (mut written, mut removed, mut synced) = (0u64, 0u64, 0u64);
@@ -377,6 +411,7 @@ impl Filer {
             let qf =
                 QueueFile::create(device, config()).map_err(|e| format!("queue '{queue}': {e}"))?;
             self.files.insert(queue.to_string(), qf);
+            self.publish();
         }
         Ok(self.files.get_mut(queue))
     }
