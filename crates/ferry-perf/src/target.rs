@@ -1,6 +1,7 @@
 //! The queue manager a run measures: an embedded one (a `ferry start --foreground`
 //! child process in a temporary `FERRY_HOME`, with the reports' qm.ini tuning where
-//! Ferry has the key, stopped and deleted at the end, whatever happens) or an existing
+//! Ferry has the key, stopped and deleted at the end, whatever happens; `ferry perf
+//! recovery` also stops, kills and restarts it on the same home) or an existing
 //! one reached with `--connect` (its pid found with `ferry status` when it is local).
 
 use std::os::unix::process::CommandExt;
