@@ -1,6 +1,6 @@
 //! `ferry perf ...`: the command-line face of the harness. One subcommand per workload
 //! of the reports (`rr-cc`, `rr-bb`, `rr-cb`, `sr-cc`, `connect`; `ps-cc` and
-//! `rr-dq-bb` say what they wait for), plus `report` (re-render and overlay runs'
+//! `rr-dq-bb` say what they wait for), `recovery` (deep queues and restart time), plus `report` (re-render and overlay runs'
 //! JSON) and `suite` (a defined set of runs, see [`crate::suite`]). Options shared by
 //! every workload (steps, target) are separate structs flattened into each.
 //!
@@ -21,6 +21,8 @@ use crate::progress::Progress;
 use crate::report::{self, RunReport, StepReport};
 use crate::target::{self, QueueManager};
 use crate::workload::connect::{self, ConnectConfig};
+use crate::workload::recovery::{self, RecoveryConfig};
+use crate::workload::recovery_report::{self, RecoveryReport};
 use crate::workload::rr::{self, Fault, RrConfig};
 use crate::workload::sr::{self, SrConfig};
 use crate::workload::Kind;
@@ -55,6 +57,11 @@ pub enum Workload {
     /// The connection test: N clients connect as fast as possible, then each does one
     /// round trip every 100 s; reports connections/s and the time to connect all.
     Connect(Box<ConnectArgs>),
+    /// Recovery time and deep queues: fill queues with persistent messages (rate per
+    /// tenth as they deepen), restart after kill -9 and after a controlled stop (each
+    /// timed from spawn to the first MQGET), drain (rate per tenth) and account for every
+    /// message. Runs to completion.
+    Recovery(Box<RecoveryArgs>),
     /// PS-CC (publish/subscribe): not available yet.
     #[command(name = "ps-cc")]
     PsCc(Unavailable),
@@ -246,6 +253,66 @@ pub struct ConnectArgs {
     pub interval: f64,
 }
 
+/// `ferry perf recovery`.
+#[derive(Args, Debug, Clone)]
+pub struct RecoveryArgs {
+    /// Persistent messages to put (spread over the queues).
+    #[arg(long, default_value = "1000000", value_parser = parse_messages)]
+    pub messages: u64,
+    /// Message body size: 256B, 2KB, 20KB... (at least 16B: the body carries its
+    /// sequence number at both ends).
+    #[arg(long, default_value = "2KB", value_parser = args::parse_size)]
+    pub size: usize,
+    /// Queues, RECOVERY.1..N (defined with MAXDEPTH 999999999).
+    #[arg(long, default_value = "4", value_parser = args::parse_queues)]
+    pub queues: usize,
+    /// Concurrent putters of the fill (at least --queues; putter i uses queue i mod N).
+    #[arg(long, default_value = "16", value_parser = parse_apps)]
+    pub putters: usize,
+    /// Concurrent getters of the drain (default: as many as putters).
+    #[arg(long, value_parser = parse_apps)]
+    pub getters: Option<usize>,
+    /// Conversations per socket the putters' and getters' connections ask for.
+    #[arg(long, default_value = "10", value_parser = args::parse_sharecnv)]
+    pub sharecnv: u32,
+    /// kill-first: kill -9 right after the fill, then a controlled stop; stop-first:
+    /// the other way round.
+    #[arg(long, default_value = "kill-first", value_parser = recovery::parse_order)]
+    pub order: recovery::Order,
+    /// Evict the queue manager's files (queue files, log) from the page cache before
+    /// each restart, as after a reboot (only its own files: posix_fadvise DONTNEED).
+    #[arg(long)]
+    pub cold: bool,
+    /// Directory for recovery.json and recovery.md (default
+    /// ./perf-results/<UTC timestamp>).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Also write the run's JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+}
+
+/// Parses `--messages`: 1 to 100,000,000.
+pub fn parse_messages(text: &str) -> Result<u64, String> {
+    match text.trim().replace(['_', ','], "").parse::<u64>() {
+        Ok(n) if (1..=100_000_000).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "invalid message count '{text}': give a whole number from 1 to 100000000 \
+             (default 1000000)"
+        )),
+    }
+}
+
+/// Parses `--putters` and `--getters`: 1 to 1000.
+pub fn parse_apps(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1..=1000).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "invalid application count '{text}': give a whole number from 1 to 1000"
+        )),
+    }
+}
+
 /// `ferry perf report`.
 #[derive(Args, Debug, Clone)]
 pub struct ReportArgs {
@@ -287,6 +354,7 @@ pub fn run(args: PerfArgs) -> ExitCode {
         Workload::RrCb(a) => run_and_write(Kind::RrCb, *a),
         Workload::SrCc(a) => run_and_write(Kind::SrCc, *a),
         Workload::Connect(a) => run_connect(*a),
+        Workload::Recovery(a) => run_recovery(*a),
         Workload::PsCc(_) => return unavailable("PS-CC", "pub/sub (topics and subscriptions)"),
         Workload::RrDqBb(_) => {
             return unavailable(
@@ -314,7 +382,7 @@ pub fn run(args: PerfArgs) -> ExitCode {
 fn unavailable(name: &str, needs: &str) -> ExitCode {
     eprintln!(
         "ferry perf: {name} is not available yet: it needs {needs}, which Ferry does not have \
-         yet. Available now: rr-cc, rr-bb, rr-cb, sr-cc, connect."
+         yet. Available now: rr-cc, rr-bb, rr-cb, sr-cc, connect, recovery."
     );
     ExitCode::from(2)
 }
@@ -740,6 +808,115 @@ fn run_connect(a: ConnectArgs) -> Result<bool, PerfError> {
     let m = measure_run(&Plan::Connect(a), &progress)?;
     drop(progress);
     finish(m, "Connection test", &steps, "connect")
+}
+
+/// Checks a recovery run's options against each other.
+pub fn recovery_config(a: &RecoveryArgs) -> Result<RecoveryConfig, PerfError> {
+    let getters = a.getters.unwrap_or(a.putters);
+    if a.size < recovery::MIN_SIZE {
+        return Err(PerfError::Usage(format!(
+            "--size {}: a recovery message needs at least {} bytes (its sequence number at \
+             both ends)",
+            args::format_size(a.size),
+            recovery::MIN_SIZE
+        )));
+    }
+    if a.putters < a.queues || getters < a.queues {
+        return Err(PerfError::Usage(format!(
+            "--putters {} and --getters {getters} must each be at least --queues {}: every \
+             queue needs a putter and a getter",
+            a.putters, a.queues
+        )));
+    }
+    Ok(RecoveryConfig {
+        messages: a.messages,
+        size: a.size,
+        queues: a.queues,
+        putters: a.putters,
+        getters,
+        sharecnv: a.sharecnv,
+        order: a.order,
+        cold: a.cold,
+    })
+}
+
+fn run_recovery(a: RecoveryArgs) -> Result<bool, PerfError> {
+    let cfg = recovery_config(&a)?;
+    let created = output::now_rfc3339();
+    let stamp = output::now_stamp();
+    target::raise_fd_limit();
+    let channels = u32::try_from(cfg.putters.max(cfg.getters) + 16).unwrap_or(u32::MAX);
+    let tuning = target::reports_tuning(cfg.size, channels);
+    let mut qm = QueueManager::embedded(&target::ferry_binary()?, &tuning)?;
+    let progress = Progress::new();
+    let mut report = RecoveryReport {
+        format: recovery_report::FORMAT,
+        title: recovery_report::title(cfg.messages, cfg.size, cfg.queues),
+        created,
+        command: std::env::args().collect::<Vec<_>>().join(" "),
+        machine: crate::machine::Machine::current(),
+        messages: cfg.messages,
+        size: cfg.size,
+        queues: cfg.queues,
+        putters: cfg.putters,
+        getters: cfg.getters,
+        sharecnv: cfg.sharecnv,
+        order: cfg.order.name().into(),
+        tuning: qm.tuning().to_vec(),
+        target: qm.description().to_string(),
+        fill: Default::default(),
+        fill_log: None,
+        fill_memory: None,
+        restarts: Vec::new(),
+        drain: Default::default(),
+        verification: Default::default(),
+        problems: Vec::new(),
+        valid: false,
+    };
+    progress.line(&recovery_report::plan_line(&report));
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| PerfError::Setup(format!("cannot build the runtime: {e}")))?;
+    let local = tokio::task::LocalSet::new();
+    let outcome = local.block_on(&rt, async {
+        tokio::select! {
+            r = recovery::run(&mut qm, &cfg, &progress) => r,
+            s = shutdown_signal() => Err(PerfError::Interrupted(s)),
+        }
+    });
+    drop(local);
+    drop(rt);
+    qm.shutdown();
+    drop(progress);
+    let o = outcome?;
+    report.valid = o.valid();
+    report.problems = o.problems.clone();
+    for p in o.fill.problems.iter().chain(&o.drain.problems) {
+        report.problems.push(p.clone());
+    }
+    report.fill = o.fill;
+    report.fill_log = o.fill_log;
+    report.fill_memory = o.fill_memory;
+    report.restarts = o.restarts;
+    report.drain = o.drain;
+    report.verification = o.verification;
+    print!("{}", recovery_report::render_text(&report));
+    let dir = a
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("perf-results").join(stamp));
+    let files =
+        recovery_report::write_files(&report, &dir, a.json.as_deref()).map_err(PerfError::Setup)?;
+    eprintln!(
+        "wrote {}",
+        files
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Ok(report.valid)
 }
 
 /// Overlays several runs' JSON: series whose test names collide get the file's name.

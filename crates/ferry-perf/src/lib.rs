@@ -7,10 +7,11 @@
 //! ferry perf rr-cc --clients 1,4,16,64 --sizes 2KB,20KB --secs 10 --out results/
 //! ferry perf report results/rr-cc.json other/rr-cc.json
 //! ferry perf suite standard
+//! ferry perf recovery --messages 1000000 --size 2KB
 //! ```
 //!
 //! Layout: [`cli`] (the subcommands), [`args`] (option values), [`target`] (embedded or
-//! existing queue manager), [`workload`] (RR-CC/BB/CB, SR-CC, the connection test),
+//! existing queue manager), [`workload`] (RR-CC/BB/CB, SR-CC, the connection test, recovery time and deep queues),
 //! [`measure`] (/proc CPU, histograms), [`recovery_log`] (the log's flushes per
 //! message, from DISPLAY QMSTATUS), [`relay`] (the yardstick), [`report`] (tables,
 //! summary), [`output`] (JSON, CSV, Markdown, charts), [`progress`] (live display),

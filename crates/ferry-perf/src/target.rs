@@ -1,6 +1,7 @@
 //! The queue manager a run measures: an embedded one (a `ferry start --foreground`
 //! child process in a temporary `FERRY_HOME`, with the reports' qm.ini tuning where
-//! Ferry has the key, stopped and deleted at the end, whatever happens) or an existing
+//! Ferry has the key, stopped and deleted at the end, whatever happens; `ferry perf
+//! recovery` also stops, kills and restarts it on the same home) or an existing
 //! one reached with `--connect` (its pid found with `ferry status` when it is local).
 
 use std::os::unix::process::CommandExt;
@@ -272,6 +273,95 @@ impl QueueManager {
         }
     }
 
+    /// The embedded queue manager's FERRY_HOME (`None` for `--connect`).
+    pub fn home(&self) -> Option<&Path> {
+        self.embedded.as_ref().map(|e| e.home.path())
+    }
+
+    /// The embedded queue manager's process, if it is running; an error with the end of
+    /// its console output if it has ended (`Ok` for `--connect`).
+    pub fn check_alive(&mut self) -> Result<(), PerfError> {
+        match self.embedded.as_mut() {
+            Some(e) => e.check_alive(),
+            None => Ok(()),
+        }
+    }
+
+    fn embedded_mut(&mut self, what: &str) -> Result<&mut Embedded, PerfError> {
+        self.embedded.as_mut().ok_or_else(|| {
+            PerfError::Usage(format!(
+                "{what} needs an embedded queue manager (not --connect)"
+            ))
+        })
+    }
+
+    /// Stops the embedded queue manager the way an operator does, with `ferry stop`
+    /// (a controlled stop: the final checkpoint files every persistent message), and
+    /// waits until its process has ended. Returns how long that took. Applications must
+    /// have disconnected: a controlled stop waits for them.
+    pub fn stop_controlled(&mut self) -> Result<Duration, PerfError> {
+        let e = self.embedded_mut("a controlled stop")?;
+        let started = Instant::now();
+        let out = Command::new(&e.bin)
+            .args(["stop", EMBEDDED_QMGR])
+            .env("FERRY_HOME", e.home.path())
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|err| PerfError::Setup(format!("cannot run {}: {err}", e.bin.display())))?;
+        if !out.status.success() {
+            return Err(PerfError::Setup(format!(
+                "ferry stop {EMBEDDED_QMGR} failed ({}): {}{}",
+                out.status,
+                String::from_utf8_lossy(&out.stdout).trim(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        let status = e
+            .child
+            .wait()
+            .map_err(|err| PerfError::Setup(format!("cannot reap the queue manager: {err}")))?;
+        let took = started.elapsed();
+        if !status.success() {
+            return Err(PerfError::Setup(format!(
+                "the queue manager ended with {status} after ferry stop{}",
+                e.console_tail()
+            )));
+        }
+        self.server_pid = None;
+        Ok(took)
+    }
+
+    /// Kills the embedded queue manager with SIGKILL (a crash: no final checkpoint, the
+    /// next start replays the log) and reaps it.
+    pub fn kill(&mut self) -> Result<(), PerfError> {
+        let e = self.embedded_mut("kill -9")?;
+        e.child
+            .kill()
+            .and_then(|()| e.child.wait().map(|_| ()))
+            .map_err(|err| PerfError::Setup(format!("cannot kill the queue manager: {err}")))?;
+        self.server_pid = None;
+        Ok(())
+    }
+
+    /// Starts the stopped (or killed) embedded queue manager again, on the same
+    /// FERRY_HOME and port; returns the moment its process was spawned. Connect to it
+    /// with retries: it listens only once it has recovered.
+    pub fn restart(&mut self) -> Result<Instant, PerfError> {
+        let e = self.embedded_mut("a restart")?;
+        if let Ok(None) = e.child.try_wait() {
+            return Err(PerfError::Setup(
+                "restart: the queue manager is still running".into(),
+            ));
+        }
+        let spawned = Instant::now();
+        e.child = spawn_server(&e.bin, e.home.path())?;
+        let pid = e.child.id();
+        let conn_name = format!("127.0.0.1({})", e.port);
+        self.server_pid = Some(pid);
+        self.description = format!("embedded {EMBEDDED_QMGR} at {conn_name} (pid {pid})");
+        Ok(spawned)
+    }
+
     /// Stops the embedded queue manager (if any) and deletes its files. Also done on drop.
     pub fn shutdown(&mut self) {
         if let Some(e) = self.embedded.take() {
@@ -344,6 +434,48 @@ struct Embedded {
     home: tempfile::TempDir,
     child: Child,
     port: u16,
+    bin: PathBuf,
+}
+
+/// Starts `ferry start EMBEDDED_QMGR --foreground` under FERRY_HOME `home`, its output
+/// appended to `home/console.log`.
+fn spawn_server(bin: &Path, home: &Path) -> Result<Child, PerfError> {
+    let console_path = home.join("console.log");
+    let console = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&console_path)
+        .map_err(|e| PerfError::Setup(format!("{}: {e}", console_path.display())))?;
+    let console_err = console
+        .try_clone()
+        .map_err(|e| PerfError::Setup(format!("{}: {e}", console_path.display())))?;
+    let mut cmd = Command::new(bin);
+    cmd.args(["start", EMBEDDED_QMGR, "--foreground"])
+        .env("FERRY_HOME", home)
+        .env(
+            "FERRY_LOG",
+            std::env::var("FERRY_LOG").unwrap_or_else(|_| "warn".into()),
+        )
+        .stdin(Stdio::null())
+        .stdout(console)
+        .stderr(console_err)
+        // Its own process group: a terminal's Ctrl-C reaches only the harness, which
+        // then stops the queue manager in order.
+        .process_group(0);
+    // SAFETY: prctl and getppid are async-signal-safe; they only ask the kernel to
+    // send SIGTERM to the queue manager if the harness dies without cleaning up.
+    unsafe {
+        let parent = libc::getpid();
+        cmd.pre_exec(move || {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+            if libc::getppid() != parent {
+                libc::raise(libc::SIGTERM);
+            }
+            Ok(())
+        });
+    }
+    cmd.spawn()
+        .map_err(|e| PerfError::Setup(format!("cannot start {}: {e}", bin.display())))
 }
 
 impl Embedded {
@@ -371,41 +503,13 @@ impl Embedded {
             &home.path().join("qmgrs").join(EMBEDDED_QMGR).join("qm.ini"),
             tuning,
         )?;
-        let console_path = home.path().join("console.log");
-        let console = std::fs::File::create(&console_path)
-            .map_err(|e| PerfError::Setup(format!("{}: {e}", console_path.display())))?;
-        let console_err = console
-            .try_clone()
-            .map_err(|e| PerfError::Setup(format!("{}: {e}", console_path.display())))?;
-        let mut cmd = Command::new(bin);
-        cmd.args(["start", EMBEDDED_QMGR, "--foreground"])
-            .env("FERRY_HOME", home.path())
-            .env(
-                "FERRY_LOG",
-                std::env::var("FERRY_LOG").unwrap_or_else(|_| "warn".into()),
-            )
-            .stdin(Stdio::null())
-            .stdout(console)
-            .stderr(console_err)
-            // Its own process group: a terminal's Ctrl-C reaches only the harness, which
-            // then stops the queue manager in order.
-            .process_group(0);
-        // SAFETY: prctl and getppid are async-signal-safe; they only ask the kernel to
-        // send SIGTERM to the queue manager if the harness dies without cleaning up.
-        unsafe {
-            let parent = libc::getpid();
-            cmd.pre_exec(move || {
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
-                if libc::getppid() != parent {
-                    libc::raise(libc::SIGTERM);
-                }
-                Ok(())
-            });
-        }
-        let child = cmd
-            .spawn()
-            .map_err(|e| PerfError::Setup(format!("cannot start {}: {e}", bin.display())))?;
-        Ok(Embedded { home, child, port })
+        let child = spawn_server(bin, home.path())?;
+        Ok(Embedded {
+            home,
+            child,
+            port,
+            bin: bin.to_path_buf(),
+        })
     }
 
     fn check_alive(&mut self) -> Result<(), PerfError> {

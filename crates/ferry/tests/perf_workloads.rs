@@ -1,7 +1,8 @@
 //! `ferry perf` workloads end to end against real server processes the harness starts
 //! itself: RR-BB and SR-CC tiny runs, reply counting, steps made invalid on purpose
 //! (damaged replies, a wrong CorrelId, a reply queue that does not exist), the
-//! connection test, `ferry perf report` on a run's JSON, and the messages bad flags get.
+//! connection test, the recovery workload (fill, kill -9 and controlled restarts, drain),
+//! `ferry perf report` on a run's JSON, and the messages bad flags get.
 //! Steps are about a second each.
 
 use std::path::{Path, PathBuf};
@@ -171,6 +172,69 @@ fn connection_test_connects_everyone() {
         "one round trip each right after connecting"
     );
     assert_eq!(doc.series[0].rate_unit, "Connections/s");
+}
+
+#[test]
+fn recovery_restarts_twice_and_accounts_for_every_message() {
+    let dir = Scratch::new();
+    let args = [
+        "recovery",
+        "--messages",
+        "2000",
+        "--queues",
+        "2",
+        "--putters",
+        "4",
+    ];
+    let o = perf(&args, dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("all accounted for"), "{}", text(&o));
+    let r = ferry_perf::workload::recovery_report::read(&dir.path().join("recovery.json"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(r.valid, "{r:?}");
+    assert_eq!((r.fill.messages, r.fill.errors), (2000, 0));
+    assert_eq!(r.fill.slices.len(), 10);
+    let v = &r.verification;
+    assert_eq!((v.put, v.got, v.got_by_probes), (2000, 2000, 2));
+    assert_eq!(v.left_on_queues, Some(0));
+    let hows: Vec<&str> = r.restarts.iter().map(|x| x.how.as_str()).collect();
+    assert_eq!(hows, ["kill -9", "controlled stop"]);
+    let (killed, stopped) = (&r.restarts[0], &r.restarts[1]);
+    assert!(killed.stop_secs.is_none() && stopped.stop_secs.is_some());
+    assert_eq!((killed.depth, stopped.depth), (Some(1999), Some(1998)));
+    assert!(killed.first_get_secs >= killed.listening_secs);
+    assert!(stopped.memory.is_some_and(|m| m.rss_bytes > 0));
+    // After the controlled stop every message is in the queue files.
+    assert!(
+        stopped.error_log.iter().any(|l| l.contains("FRY7234I")),
+        "{stopped:?}"
+    );
+    assert!(stopped.disk.queue_files_bytes > 2000 * 2048, "{stopped:?}");
+    assert_eq!(r.drain.messages, 1998);
+}
+
+#[test]
+fn recovery_refuses_a_queue_without_a_putter() {
+    let dir = Scratch::new();
+    let o = perf(
+        &[
+            "recovery",
+            "--messages",
+            "10",
+            "--queues",
+            "4",
+            "--putters",
+            "2",
+        ],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("every queue needs a putter"),
+        "{}",
+        text(&o)
+    );
 }
 
 #[test]

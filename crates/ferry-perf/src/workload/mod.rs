@@ -5,10 +5,14 @@
 //! - [`rr`]: request/reply (RR-CC, RR-BB, RR-CB), over ten request queues.
 //! - [`sr`]: SR-CC, senders each to its own queue, two receivers per queue.
 //! - [`connect`]: the connection test (seed 002 section 6).
+//! - [`recovery`]: recovery time and deep queues (fill, restart, drain; issue 3), its
+//!   results and tables in [`recovery_report`].
 //! - [`verify`]: request tags and reply checks; [`tally`]: the counters a step shares;
 //!   [`step`]: what a step measured and the helpers steps share.
 
 pub mod connect;
+pub mod recovery;
+pub mod recovery_report;
 pub mod rr;
 pub mod sr;
 pub mod step;

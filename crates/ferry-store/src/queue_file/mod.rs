@@ -260,11 +260,14 @@ impl<D: LogDevice> QueueFile<D> {
     }
 
     /// The live messages `(seq, payload)` in sequence order, each read from disk as the
-    /// iterator reaches it (memory stays bounded for queues larger than memory).
+    /// iterator reaches it (memory stays bounded for queues larger than memory). Records
+    /// laid out in sequence order, as filing writes them, are read a megabyte at a time
+    /// ([`scan::ReadAhead`]), not one read each.
     pub fn iter(&mut self) -> LiveIter<'_, D> {
         LiveIter {
             qf: self,
             next: Some(0),
+            ahead: scan::ReadAhead::default(),
         }
     }
 
@@ -387,6 +390,7 @@ impl<D: LogDevice> std::fmt::Debug for QueueFile<D> {
 pub struct LiveIter<'a, D: LogDevice> {
     qf: &'a mut QueueFile<D>,
     next: Option<u64>,
+    ahead: scan::ReadAhead,
 }
 
 impl<D: LogDevice> Iterator for LiveIter<'_, D> {
@@ -394,8 +398,22 @@ impl<D: LogDevice> Iterator for LiveIter<'_, D> {
 
     fn next(&mut self) -> Option<Self::Item> {
         let from = self.next?;
-        let seq = *self.qf.index.range(from..).next()?.0;
+        let (&seq, &loc) = self.qf.index.range(from..).next()?;
         self.next = seq.checked_add(1);
-        Some(self.qf.read(seq).map(|p| (seq, p)))
+        let seg = match self.qf.seg(loc.segment) {
+            Ok(s) => s,
+            Err(e) => return Some(Err(e)),
+        };
+        let at = scan::RecordAt {
+            segment: loc.segment,
+            offset: loc.offset,
+            len: loc.len,
+            data_end: seg.end,
+        };
+        Some(
+            self.ahead
+                .get(&mut seg.file, &seg.name, at, seq)
+                .map(|p| (seq, p)),
+        )
     }
 }

@@ -137,17 +137,90 @@ pub fn read_put<F: LogFile>(
 ) -> QfResult<Vec<u8>> {
     let mut buf = vec![0u8; len as usize];
     read_exact_at(f, offset, &mut buf).map_err(|e| QueueFileError::io("read", name, e))?;
+    check_put(&buf, name, offset, seq)
+}
+
+/// Verifies that `rec` (the bytes the index points at, header included) is the put record
+/// of `seq` and returns its payload; `offset` is where it was read, for the error.
+pub fn check_put(rec: &[u8], name: &str, offset: u64, seq: u64) -> QfResult<Vec<u8>> {
     let bad = |why: &str| QueueFileError::corrupt(name, offset, why);
-    let h = match parse_record_header(&buf) {
+    if rec.len() < RECORD_HEADER_LEN {
+        return Err(bad("no record where the index points"));
+    }
+    let h = match parse_record_header(rec) {
         HeaderParse::Record(h) => h,
         _ => return Err(bad("no record where the index points")),
     };
-    if h.kind != RecordKind::Put || h.seq != seq || RECORD_HEADER_LEN + h.payload_len != buf.len() {
+    if h.kind != RecordKind::Put || h.seq != seq || RECORD_HEADER_LEN + h.payload_len != rec.len() {
         return Err(bad("the record differs from the index"));
     }
-    if !record_crc_ok(&buf, &h, &buf[RECORD_HEADER_LEN..]) {
+    if !record_crc_ok(rec, &h, &rec[RECORD_HEADER_LEN..]) {
         return Err(bad("record checksum mismatch"));
     }
-    buf.drain(..RECORD_HEADER_LEN);
-    Ok(buf)
+    Ok(rec[RECORD_HEADER_LEN..].to_vec())
+}
+
+/// Bytes read at once when [`ReadAhead`] sees records read in file order.
+pub const READ_AHEAD: usize = 1 << 20;
+
+/// What [`ReadAhead::get`] should read: the record at `offset` (`len` bytes) of
+/// segment `segment`, whose data ends at `data_end`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecordAt {
+    /// Segment number.
+    pub segment: u64,
+    /// Offset of the record.
+    pub offset: u64,
+    /// Length of the record, header included.
+    pub len: u32,
+    /// End of the segment's data (nothing worth reading beyond).
+    pub data_end: u64,
+}
+
+/// Sequential read-ahead for reading many records back (a restart loads every live
+/// message): when a record starts where the previous one ended, the next
+/// [`READ_AHEAD`] bytes are read in one call and later records are served from them;
+/// a record elsewhere is read on its own, so a scattered pattern costs no more than
+/// one read per record.
+#[derive(Debug, Default)]
+pub struct ReadAhead {
+    segment: u64,
+    start: u64,
+    data: Vec<u8>,
+    prev_end: Option<(u64, u64)>,
+}
+
+impl ReadAhead {
+    /// The verified payload of put record `seq` at `at`, read from `f` (segment `name`).
+    pub fn get<F: LogFile>(
+        &mut self,
+        f: &mut F,
+        name: &str,
+        at: RecordAt,
+        seq: u64,
+    ) -> QfResult<Vec<u8>> {
+        let len = at.len as usize;
+        let end = at.offset + at.len as u64;
+        let sequential = self.prev_end == Some((at.segment, at.offset));
+        self.prev_end = Some((at.segment, end));
+        let covered = self.segment == at.segment
+            && at.offset >= self.start
+            && end <= self.start + self.data.len() as u64;
+        if !covered {
+            if !sequential {
+                return read_put(f, name, at.offset, at.len, seq);
+            }
+            let n =
+                (at.data_end.saturating_sub(at.offset) as usize).clamp(len, READ_AHEAD.max(len));
+            self.data.resize(n, 0);
+            if let Err(e) = read_exact_at(f, at.offset, &mut self.data) {
+                self.data.clear();
+                return Err(QueueFileError::io("read", name, e));
+            }
+            self.segment = at.segment;
+            self.start = at.offset;
+        }
+        let from = (at.offset - self.start) as usize;
+        check_put(&self.data[from..from + len], name, at.offset, seq)
+    }
 }
