@@ -172,14 +172,29 @@ fn decode(queue: &str, seq: u64, payload: &[u8]) -> Result<LoggedMessage, String
     }
 }
 
+/// Removes a queue file's directory. The manifest goes first (and that is made durable):
+/// a crash part-way then leaves a directory without a manifest, which the next start
+/// removes (`load`), never a manifest naming segments already deleted, which it would
+/// refuse as damaged.
 fn remove_dir(path: &Path) -> Result<(), String> {
-    std::fs::remove_dir_all(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let err = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
+    let manifest = path.join(ferry_store::queue_file::manifest::MANIFEST_NAME);
+    match std::fs::remove_file(&manifest) {
+        Ok(()) => sync_dir(path)?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(err(&manifest, e)),
+    }
+    std::fs::remove_dir_all(path).map_err(|e| err(path, e))?;
     if let Some(parent) = path.parent() {
-        std::fs::File::open(parent)
-            .and_then(|d| d.sync_all())
-            .map_err(|e| format!("{}: {e}", parent.display()))?;
+        sync_dir(parent)?;
     }
     Ok(())
+}
+
+fn sync_dir(dir: &Path) -> Result<(), String> {
+    std::fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| format!("{}: {e}", dir.display()))
 }
 
 /// A finished filing: the checkpoint whose image starts at `restart` may be recorded.
