@@ -116,6 +116,10 @@ pub struct LogSummary {
     pub space_in_use: u64,
     /// Bytes of the ring.
     pub space_total: u64,
+    /// Bytes of its primary extents (LogPrimaryFiles; 0 in status files written before
+    /// secondary extents existed: all primary).
+    #[serde(default)]
+    pub space_primary: u64,
     /// Log writes slower than AMQ_IODELAY since start.
     pub slow_writes: u64,
     /// The last slow write, as FRY6729W describes it.
@@ -123,11 +127,15 @@ pub struct LogSummary {
 }
 
 impl LogSummary {
-    /// LOGINUSE: the percentage of the ring in use.
+    /// LOGINUSE: the percentage of the *primary* log space in use, as MQ defines it: 100
+    /// or more means the secondary extents are in use.
     pub fn in_use_percent(&self) -> u64 {
-        (self.space_in_use * 100)
-            .checked_div(self.space_total)
-            .unwrap_or(0)
+        let primary = if self.space_primary == 0 {
+            self.space_total
+        } else {
+            self.space_primary
+        };
+        (self.space_in_use * 100).checked_div(primary).unwrap_or(0)
     }
 
     /// Flushes per record (1.0 = one flush per record; group commit makes it small).

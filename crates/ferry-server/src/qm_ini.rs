@@ -42,7 +42,8 @@ pub enum IniError {
 pub struct LogStanza {
     /// LogPrimaryFiles: extents preallocated (2-510).
     pub primary_files: u32,
-    /// LogSecondaryFiles: extents added on demand (1-509).
+    /// LogSecondaryFiles: extents beyond the primary ones that checkpoints do not plan to
+    /// use: headroom before the log is full (1-509; preallocated with the primary ones).
     pub secondary_files: u32,
     /// LogFilePages: extent size in 4 KiB pages (64-65535).
     pub file_pages: u32,

@@ -55,8 +55,14 @@ impl WriteIntegrity {
 pub struct LogConfig {
     /// Data pages per extent (LogFilePages; 4 KiB pages).
     pub file_pages: u32,
-    /// Extents in the ring (LogPrimaryFiles; secondary extents are not used yet).
+    /// Extents in the ring: LogPrimaryFiles + LogSecondaryFiles, all preallocated at creation
+    /// (zero-filled, so a flush never has to update file metadata).
     pub extents: u32,
+    /// Of those, the primary ones (LogPrimaryFiles): the space the queue manager's checkpoint
+    /// policy keeps the log within. The secondary ones hold what outlasts it — a long unit of
+    /// work, a burst faster than checkpoints — before the log is full (MQ allocates its
+    /// secondary files only then; Ferry has them ready).
+    pub primary_extents: u32,
     /// In-memory buffer in 4 KiB pages (LogBufferPages; 0 means 512).
     pub buffer_pages: u32,
     /// LogWriteIntegrity.
@@ -70,6 +76,7 @@ impl Default for LogConfig {
         LogConfig {
             file_pages: 4096,
             extents: 3,
+            primary_extents: 3,
             buffer_pages: 0,
             write_integrity: WriteIntegrity::TripleWrite,
             slow_io_threshold: Duration::from_millis(100),
@@ -93,9 +100,14 @@ impl LogConfig {
                 "LogType={log_type}: only CIRCULAR logging is supported"
             )));
         }
-        if !(2..=510).contains(&primary_files) || primary_files + secondary_files > 511 {
+        if !(2..=510).contains(&primary_files) {
             return Err(LogError::Config(format!(
                 "LogPrimaryFiles={primary_files}: expected 2 to 510"
+            )));
+        }
+        if primary_files + secondary_files > 511 {
+            return Err(LogError::Config(format!(
+                "LogSecondaryFiles={secondary_files}: LogPrimaryFiles + LogSecondaryFiles may be at most 511"
             )));
         }
         if !(64..=65_535).contains(&file_pages) {
@@ -110,7 +122,8 @@ impl LogConfig {
         }
         let c = LogConfig {
             file_pages,
-            extents: primary_files,
+            extents: primary_files + secondary_files,
+            primary_extents: primary_files,
             buffer_pages,
             write_integrity: WriteIntegrity::parse(write_integrity)?,
             ..LogConfig::default()
@@ -155,7 +168,7 @@ mod tests {
     #[test]
     fn stanza_defaults_are_accepted() {
         let c = LogConfig::from_stanza(3, 2, 4096, 0, "CIRCULAR", "TripleWrite").unwrap();
-        assert_eq!(c.extents, 3);
+        assert_eq!((c.extents, c.primary_extents), (5, 3));
         assert_eq!(c.buffer_bytes(), 512 * 4096);
         assert_eq!(c.write_integrity, WriteIntegrity::TripleWrite);
     }
@@ -169,6 +182,12 @@ mod tests {
                 .contains("CIRCULAR")
         );
         assert!(LogConfig::from_stanza(3, 2, 10, 0, "CIRCULAR", "TripleWrite").is_err());
+        assert!(
+            LogConfig::from_stanza(3, 509, 4096, 0, "CIRCULAR", "TripleWrite")
+                .unwrap_err()
+                .to_string()
+                .contains("LogSecondaryFiles")
+        );
         assert!(LogConfig::from_stanza(3, 2, 4096, 5, "CIRCULAR", "TripleWrite").is_err());
         assert!(LogConfig::from_stanza(3, 2, 4096, 0, "CIRCULAR", "QuadWrite").is_err());
         assert_eq!(

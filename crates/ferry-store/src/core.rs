@@ -100,6 +100,11 @@ fn create_files<D: LogDevice>(
 }
 
 impl<D: LogDevice> LogCore<D> {
+    /// The ring's shape (from the control file for an opened log).
+    pub fn geometry(&self) -> crate::Geometry {
+        self.writer.geometry()
+    }
+
     /// Creates a new log on `device`: preallocates every extent zero-filled, then writes the
     /// control file under a temporary name and renames it into place. On failure (ENOSPC...)
     /// everything created is removed.

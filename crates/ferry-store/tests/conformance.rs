@@ -63,6 +63,7 @@ fn log_round_trip<D: LogDevice>(mk: impl Fn() -> D) {
         let c = LogConfig {
             file_pages: 16,
             extents: 2,
+            primary_extents: 2,
             buffer_pages: 32,
             write_integrity: integrity,
             slow_io_threshold: Duration::from_secs(60),

@@ -12,6 +12,7 @@ fn cfg() -> LogConfig {
     LogConfig {
         file_pages: 16,
         extents: 3,
+        primary_extents: 3,
         buffer_pages: 32,
         write_integrity: WriteIntegrity::TripleWrite,
         slow_io_threshold: Duration::from_secs(60),

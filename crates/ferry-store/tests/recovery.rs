@@ -13,6 +13,7 @@ fn cfg(integrity: WriteIntegrity) -> LogConfig {
     LogConfig {
         file_pages: 8,
         extents: 3,
+        primary_extents: 3,
         buffer_pages: 64,
         write_integrity: integrity,
         slow_io_threshold: Duration::from_secs(60),

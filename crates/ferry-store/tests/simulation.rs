@@ -89,6 +89,7 @@ fn config(rng: &mut Rng, integrity: WriteIntegrity) -> LogConfig {
     LogConfig {
         file_pages: 4 + rng.below(9) as u32,
         extents: 2 + rng.below(3) as u32,
+        primary_extents: 2 + rng.below(3) as u32,
         buffer_pages: 4 + rng.below(12) as u32,
         write_integrity: integrity,
         slow_io_threshold: Duration::from_secs(60),

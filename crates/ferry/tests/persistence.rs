@@ -537,6 +537,30 @@ async fn qmstatus_and_ferry_status_show_the_log_at_work() {
         Some("CIRCULAR"),
         "{before}"
     );
+    // LogPrimaryFiles=3 and LogSecondaryFiles=2 (the defaults): five extents, ready.
+    let ini = std::fs::read_to_string(qm.qm_dir().join("qm.ini")).expect("qm.ini");
+    let log_dir = ini
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("LogPath="))
+        .expect("LogPath")
+        .to_string();
+    let mut extents: Vec<String> = std::fs::read_dir(&log_dir)
+        .expect("log dir")
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".LOG"))
+        .collect();
+    extents.sort();
+    assert_eq!(
+        extents,
+        [
+            "S0000000.LOG",
+            "S0000001.LOG",
+            "S0000002.LOG",
+            "S0000003.LOG",
+            "S0000004.LOG"
+        ]
+    );
     let recs = |t: &str| -> u64 { attr(t, "LOGRECS").and_then(|v| v.parse().ok()).unwrap_or(0) };
     let (conn, q) = open_q(&qm, "Q").await;
     for n in 0..20 {

@@ -178,6 +178,9 @@ pub struct RecoveryLog {
     slow_since_warning: Cell<u64>,
     /// Bytes of the ring (for the room margins).
     ring_bytes: u64,
+    /// Bytes of its primary extents (LogPrimaryFiles): checkpoints keep the log within half
+    /// of them; the secondary extents are headroom.
+    primary_bytes: u64,
     /// Room found by the last [`RecoveryLog::has_room`] (for the space policy).
     last_room: Cell<u64>,
     /// The queue files and their thread.
@@ -267,8 +270,12 @@ pub fn open_and_recover(
             wake.notify_one();
         })
     };
+    let extents = core.geometry().extents.max(1);
     let log = Log::start_with_gather(core, notify, commit_gather()).map_err(|e| e.to_string())?;
     let ring_bytes = log.status().space_total;
+    // A log made before it had secondary extents is all primary.
+    let primary_bytes =
+        ring_bytes * u64::from(config.primary_extents.min(extents)) / u64::from(extents);
     if summary.records > 0 || summary.backed_out > 0 {
         error_log.write(
             &messages::LOG_RECOVERED,
@@ -294,6 +301,7 @@ pub fn open_and_recover(
             last_slow_warning: Cell::new(None),
             slow_since_warning: Cell::new(0),
             ring_bytes,
+            primary_bytes,
             last_room: Cell::new(u64::MAX),
             queue_files: loaded.files,
             filing: Cell::new(None),
@@ -401,12 +409,13 @@ impl RecoveryLog {
         self.full_reported.set(false);
     }
 
-    /// Whether the record-count or space policy asks for a checkpoint now (space: less
-    /// than half the ring free at the last room check, so a checkpoint is under way well
-    /// before the log is full).
+    /// Whether the record-count or space policy asks for a checkpoint now (space: more than
+    /// half the primary space in use at the last room check, so a checkpoint is under way
+    /// well before the log is full).
     pub fn checkpoint_due(&self) -> bool {
         let n = self.records_since_checkpoint.get();
-        n >= CHECKPOINT_RECORDS || (n > 0 && self.last_room.get() < self.ring_bytes / 2)
+        let in_use = self.ring_bytes.saturating_sub(self.last_room.get());
+        n >= CHECKPOINT_RECORDS || (n > 0 && in_use > self.primary_bytes / 2)
     }
 
     /// Bytes on disk of queue `queue`'s queue file, as of the last checkpoint (CURFSIZE).
@@ -455,7 +464,7 @@ impl RecoveryLog {
             return true;
         }
         let s = self.log.status();
-        s.space_in_use.saturating_mul(2) > s.space_total
+        s.space_in_use.saturating_mul(2) > self.primary_bytes
     }
 
     /// Starts a checkpoint: appends the engine's image and hands its filings to the
@@ -633,6 +642,7 @@ impl RecoveryLog {
             checkpoints: s.checkpoints,
             space_in_use: s.space_in_use,
             space_total: s.space_total,
+            space_primary: self.primary_bytes,
             slow_writes: s.slow_ops,
             last_slow_write: s.last_slow.map(|w| {
                 format!(
