@@ -90,11 +90,13 @@ impl<D: LogDevice> QueueFile<D> {
             first,
             last: n,
             segment_size: self.cfg.segment_size,
+            base: first,
         };
         manifest::write(&mut self.dev, &m)?;
         // Switched: from here on the new set is the queue file.
         let old = std::mem::replace(&mut self.segments, std::mem::take(new));
         self.manifest = m;
+        self.live_in = super::live_counts(&index);
         self.index = index;
         self.dead_bytes = 0;
         self.dirty = false;

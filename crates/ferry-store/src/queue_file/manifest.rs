@@ -1,8 +1,9 @@
 //! The manifest (`QUEUE.MAN`): which segment files make up the queue file right now.
 //!
 //! It names the generation and the first and last segment numbers; segments are numbered
-//! consecutively. It changes only when a segment is added (a roll) and when compaction switches
-//! to a new set, and every change is a safe write: the new manifest is written as
+//! consecutively. It changes when a segment is added (a roll), when compaction switches to a
+//! new set, and when leading segments whose messages have all been removed are dropped (a
+//! trim: `first` moves up, `base` stays where the set began). Every change is a safe write: the new manifest is written as
 //! `QUEUE.MAN.TMP`, synced, then renamed over `QUEUE.MAN` (the rename is atomic and durable), so
 //! a reader always finds either the old or the new manifest, complete. Segment files outside
 //! the manifest's range are leftovers of an interrupted roll, compaction or deletion and are
@@ -14,7 +15,12 @@
 //!   4  4 format version (1)  24  8 first segment number
 //!   8  4 crc32c              32  8 last segment number
 //!  12  4 reserved, 0         40  8 segment size (bytes, informational)
+//!                             48  8 base: the set's first segment when it was written
 //! ```
+//!
+//! `base` was added without a version change: manifests written before it have 0 there, read
+//! as `base = first` (nothing trimmed). A reader that predates it would refuse a trimmed file
+//! as damaged (removes of messages it cannot find), never misread it.
 
 use super::error::{QfResult, QueueFileError};
 use super::format::QF_VERSION;
@@ -35,6 +41,10 @@ pub struct Manifest {
     pub generation: u64,
     /// The first segment of the set.
     pub first: u64,
+    /// The first segment of the set when the generation began (`first` when nothing was
+    /// trimmed). Segments `base..first` were dropped with every message in them removed, so
+    /// removes later in the set may name messages no longer found: expected, not damage.
+    pub base: u64,
     /// The last segment of the set (appends go here).
     pub last: u64,
     /// The configured segment size when written (informational).
@@ -49,6 +59,7 @@ fn encode(m: &Manifest) -> Vec<u8> {
     put_u64(&mut b, 24, m.first);
     put_u64(&mut b, 32, m.last);
     put_u64(&mut b, 40, m.segment_size);
+    put_u64(&mut b, 48, m.base);
     let crc = crc32c::crc32c(&b);
     put_u32(&mut b, 8, crc);
     b
@@ -72,13 +83,18 @@ fn decode(b: &[u8]) -> QfResult<Manifest> {
             supported: QF_VERSION,
         });
     }
+    let first = get_u64(b, 24);
     let m = Manifest {
         generation: get_u64(b, 16),
-        first: get_u64(b, 24),
+        first,
         last: get_u64(b, 32),
         segment_size: get_u64(b, 40),
+        base: match get_u64(b, 48) {
+            0 => first,
+            base => base,
+        },
     };
-    if m.first == 0 || m.last < m.first || m.last - m.first > u32::MAX as u64 {
+    if m.first == 0 || m.base > m.first || m.last < m.first || m.last - m.first > u32::MAX as u64 {
         return Err(bad("manifest names an impossible segment range"));
     }
     Ok(m)
@@ -132,6 +148,7 @@ mod tests {
             first: 5,
             last: 9,
             segment_size: 1 << 20,
+            base: 3,
         };
         write(&mut dev, &m).unwrap();
         assert_eq!(read(&mut dev).unwrap(), Some(m));

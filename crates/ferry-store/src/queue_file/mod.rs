@@ -100,6 +100,9 @@ pub struct QueueFile<D: LogDevice> {
     manifest: Manifest,
     segments: BTreeMap<u64, Segment<D::File>>,
     index: BTreeMap<u64, Loc>,
+    /// Live messages per segment (absent: none), so a leading segment left with none can be
+    /// dropped without rewriting anything ([`QueueFile::sync`] trims).
+    live_in: BTreeMap<u64, u64>,
     live_bytes: u64,
     dead_bytes: u64,
     dirty: bool,
@@ -124,6 +127,7 @@ impl<D: LogDevice> QueueFile<D> {
             generation: 1,
             first: 1,
             last: 1,
+            base: 1,
             segment_size: cfg.segment_size,
         };
         manifest::write(&mut dev, &m)?;
@@ -133,6 +137,7 @@ impl<D: LogDevice> QueueFile<D> {
             manifest: m,
             segments: BTreeMap::from([(1, seg)]),
             index: BTreeMap::new(),
+            live_in: BTreeMap::new(),
             live_bytes: 0,
             dead_bytes: 0,
             dirty: false,
@@ -178,6 +183,7 @@ impl<D: LogDevice> QueueFile<D> {
         let locs = self.guard(|qf| qf.write_records(&recs))?;
         for ((seq, _), loc) in msgs.iter().zip(locs) {
             self.live_bytes += loc.len as u64;
+            *self.live_in.entry(loc.segment).or_default() += 1;
             self.index.insert(*seq, loc);
         }
         Ok(())
@@ -206,6 +212,7 @@ impl<D: LogDevice> QueueFile<D> {
         for (seq, loc) in seqs.iter().zip(locs) {
             if let Some(put) = self.index.remove(seq) {
                 self.live_bytes -= put.len as u64;
+                unlive(&mut self.live_in, put.segment);
                 self.dead_bytes += put.len as u64 + loc.len as u64;
             }
         }
@@ -225,6 +232,37 @@ impl<D: LogDevice> QueueFile<D> {
             qf.seg(last)?.sync()
         })?;
         self.dirty = false;
+        self.guard(|qf| qf.trim())
+    }
+
+    /// Drops leading segments (never the last) that hold no live message: the manifest
+    /// moves `first` past them, then their files are removed. Only after a sync, so the
+    /// removes that emptied them are durable. A queue drained in order thus gives its space
+    /// back segment by segment, with nothing rewritten.
+    fn trim(&mut self) -> QfResult<()> {
+        let mut first = self.manifest.first;
+        while first < self.manifest.last && !self.live_in.contains_key(&first) {
+            first += 1;
+        }
+        if first == self.manifest.first {
+            return Ok(());
+        }
+        let m = Manifest {
+            first,
+            ..self.manifest
+        };
+        manifest::write(&mut self.dev, &m)?;
+        let dropped: Vec<u64> = (self.manifest.first..first).collect();
+        self.manifest = m;
+        for n in dropped {
+            // Every record in it is dead: its puts were removed, its removes are done.
+            if let Some(seg) = self.segments.remove(&n) {
+                self.dead_bytes = self
+                    .dead_bytes
+                    .saturating_sub(seg.end.saturating_sub(SEGMENT_HEADER_LEN));
+            }
+            recover::remove(&mut self.dev, n)?;
+        }
         Ok(())
     }
 
@@ -415,5 +453,24 @@ impl<D: LogDevice> Iterator for LiveIter<'_, D> {
                 .get(&mut seg.file, &seg.name, at, seq)
                 .map(|p| (seq, p)),
         )
+    }
+}
+
+/// Live messages per segment of an index.
+fn live_counts(index: &BTreeMap<u64, Loc>) -> BTreeMap<u64, u64> {
+    let mut m = BTreeMap::new();
+    for loc in index.values() {
+        *m.entry(loc.segment).or_default() += 1;
+    }
+    m
+}
+
+/// One message fewer is live in `segment`.
+fn unlive(live_in: &mut BTreeMap<u64, u64>, segment: u64) {
+    if let Some(n) = live_in.get_mut(&segment) {
+        *n -= 1;
+        if *n == 0 {
+            live_in.remove(&segment);
+        }
     }
 }

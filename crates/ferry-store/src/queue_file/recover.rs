@@ -7,7 +7,8 @@
 //!    finished deleting; removed from the bottom up), and a temporary manifest.
 //! 3. Scan every segment of the set in order, applying puts and removes to the index. A damaged
 //!    record, a non-zero tail or an inconsistent record (a put of a live message, a remove of an
-//!    unknown one) in any segment but the last is corruption: that data was synced. In the last
+//!    unknown one — unless the set was trimmed, see the manifest's `base`) in any segment but
+//!    the last is corruption: that data was synced. In the last
 //!    segment the first bad record ends the data: the bytes from there to the last non-zero
 //!    byte are a torn tail of unsynced appends; they are zeroed and synced before the queue file
 //!    accepts appends (otherwise a stale record left beyond a shorter new one could later be
@@ -86,6 +87,7 @@ pub(super) fn open<D: LogDevice>(
     let mut segments = BTreeMap::new();
     let mut index: BTreeMap<u64, Loc> = BTreeMap::new();
     let (mut live_bytes, mut dead_bytes) = (0u64, 0u64);
+    let trimmed = m.base < m.first;
     for n in m.first..=m.last {
         let mut seg = segment::open(&mut dev, n, m.generation)?;
         let last = n == m.last;
@@ -111,6 +113,12 @@ pub(super) fn open<D: LogDevice>(
                 }
                 RecordKind::Remove => {
                     let Some(put) = index.remove(&h.seq) else {
+                        // Its put was in a trimmed segment: expected once the set was
+                        // trimmed, damage otherwise.
+                        if trimmed {
+                            dead_bytes += len as u64;
+                            return Ok(());
+                        }
                         return Err(QueueFileError::corrupt(
                             &name,
                             offset,
@@ -147,6 +155,7 @@ pub(super) fn open<D: LogDevice>(
         cfg,
         manifest: m,
         segments,
+        live_in: super::live_counts(&index),
         index,
         live_bytes,
         dead_bytes,
