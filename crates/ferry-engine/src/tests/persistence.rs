@@ -47,20 +47,12 @@ pub(super) fn take_log(h: &mut Harness) -> Vec<LogRecord> {
     h.fx.drain_log().collect()
 }
 
-/// A fresh engine from `h`'s catalogue, recovered from `records`.
+/// A fresh engine from `h`'s catalogue, recovered from `records` (no queue files).
 pub(super) fn restart<'a>(
     h: &Harness,
     records: impl IntoIterator<Item = &'a LogRecord>,
 ) -> (QueueManager, Effects) {
-    let mut qm = QueueManager::from_catalogue("QM1", h.qm.catalogue(), Timestamp(h.now + 1));
-    let mut fx = Effects::new();
-    qm.recover(
-        records.into_iter().map(|r| (r.kind, r.payload())),
-        Timestamp(h.now + 1),
-        &mut fx,
-    )
-    .expect("recovery");
-    (qm, fx)
+    restart_from(h, &Files::new(), records)
 }
 
 /// Queue files as the server keeps them: per queue, sequence number -> message.

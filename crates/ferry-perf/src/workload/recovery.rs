@@ -27,7 +27,7 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use ferry_client::{ConnectOptions, Connection, Queue};
+use ferry_client::{Connection, Queue};
 use ferry_mqi::descriptor::{msg_type, persistence};
 use ferry_mqi::{
     GetOptionFlags, GetOptions, MatchOptions, MessageDescriptor, OpenOptions, ReasonCode,
@@ -36,7 +36,7 @@ use ferry_mqi::{
 use super::recovery_report::{DiskUsage, LogStatus, Memory, Phase, Restart, Slice, Verification};
 use super::rr::put_options;
 use super::sr::total_depth;
-use super::step::{connect, join_until, mq, queue_od};
+use super::step::{connect, join_until, mq, open, queue_od};
 use crate::measure::{self, Sample};
 use crate::progress::Progress;
 use crate::recovery_log::keyword_value;
@@ -438,19 +438,6 @@ impl Claims {
         c.set(seq + self.queues);
         Some(seq)
     }
-}
-
-async fn open(
-    opts: &ConnectOptions,
-    name: &str,
-    oo: OpenOptions,
-) -> Result<(Connection, Queue), PerfError> {
-    let conn = connect(opts).await?;
-    let q = conn
-        .open(&queue_od(name)?, oo)
-        .await
-        .map_err(|e| mq(&format!("open {name}"), e))?;
-    Ok((conn, q))
 }
 
 /// What the applications of a phase share.

@@ -11,7 +11,7 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
-use ferry_client::{ConnectOptions, Connection, Queue};
+use ferry_client::{Connection, Queue};
 use ferry_mqi::descriptor::{msg_type, persistence};
 use ferry_mqi::inquire::selector::CURRENT_Q_DEPTH;
 use ferry_mqi::{
@@ -20,7 +20,7 @@ use ferry_mqi::{
 };
 
 use super::rr::{get_wait, put_options, Pacer, STOP_BODY};
-use super::step::{connect, join_until, mq, queue_od, StepOutcome};
+use super::step::{join_until, mq, open, queue_od, StepOutcome};
 use super::tally::Tally;
 use super::verify::{request_tag, write_tag, ReplyCheck, TAG_LEN};
 use crate::measure::{self, Sample};
@@ -196,19 +196,6 @@ async fn receiver_loop(
     }
     let _ = q.close(Default::default()).await;
     let _ = conn.disconnect().await;
-}
-
-async fn open(
-    opts: &ConnectOptions,
-    name: &str,
-    oo: OpenOptions,
-) -> Result<(Connection, Queue), PerfError> {
-    let conn = connect(opts).await?;
-    let q = conn
-        .open(&queue_od(name)?, oo)
-        .await
-        .map_err(|e| mq(&format!("open {name}"), e))?;
-    Ok((conn, q))
 }
 
 /// The sum of CURDEPTH of `queues` (MQINQ CURRENT_Q_DEPTH through the admin connection).

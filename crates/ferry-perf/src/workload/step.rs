@@ -2,8 +2,8 @@
 //! workload's step shares: joining tasks with a deadline, connecting with a clear
 //! message when the queue manager runs out of channels.
 
-use ferry_client::{ConnectOptions, Connection};
-use ferry_mqi::{MqError, ObjectDescriptor, ReasonCode};
+use ferry_client::{ConnectOptions, Connection, Queue};
+use ferry_mqi::{MqError, ObjectDescriptor, OpenOptions, ReasonCode};
 use serde::{Deserialize, Serialize};
 use tokio::task::JoinHandle;
 
@@ -85,4 +85,18 @@ pub async fn join_until(handles: Vec<JoinHandle<()>>, deadline: tokio::time::Ins
         }
     }
     late
+}
+
+/// Connects and opens queue `name` with `oo`: one application's connection and handle.
+pub(crate) async fn open(
+    opts: &ConnectOptions,
+    name: &str,
+    oo: OpenOptions,
+) -> Result<(Connection, Queue), PerfError> {
+    let conn = connect(opts).await?;
+    let q = conn
+        .open(&queue_od(name)?, oo)
+        .await
+        .map_err(|e| mq(&format!("open {name}"), e))?;
+    Ok((conn, q))
 }
