@@ -48,6 +48,11 @@ impl AppendBuffer {
         }
     }
 
+    /// Whether nothing is waiting for the writer.
+    pub fn is_empty(&self) -> bool {
+        self.buf.is_empty()
+    }
+
     pub fn next_lsn(&self) -> Lsn {
         self.next
     }

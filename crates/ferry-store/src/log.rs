@@ -112,6 +112,25 @@ impl<D: LogDevice> Log<D> {
         self.appended(st, r)
     }
 
+    /// Appends like [`Log::append_parts`] but never wakes an idle writer: the caller
+    /// promises to call [`Log::kick`] soon (e.g. once it has handled everything that is
+    /// ready), so records appended meanwhile share one flush instead of the first one
+    /// getting a flush of its own.
+    pub fn append_parts_deferred(&self, kind: RecordKind, parts: &[&[u8]]) -> Result<Lsn> {
+        self.shared.lock().buffer.append(kind, parts, false)
+    }
+
+    /// Wakes the writer if it is idle and records are waiting (see
+    /// [`Log::append_parts_deferred`]).
+    pub fn kick(&self) {
+        let mut st = self.shared.lock();
+        if st.writer_idle && !st.buffer.is_empty() {
+            st.writer_idle = false;
+            drop(st);
+            self.shared.wake.notify_one();
+        }
+    }
+
     /// Appends a checkpoint record (see [`crate::checkpoint`]).
     pub fn checkpoint(&self, payload: &[u8], oldest_needed: Lsn) -> Result<Lsn> {
         let mut st = self.shared.lock();

@@ -167,3 +167,45 @@ fn threaded_log_group_commits_concurrent_producers() {
         assert_eq!(got, all, "{sync:?}");
     }
 }
+
+#[test]
+fn deferred_appends_wait_for_a_kick_and_share_one_flush() {
+    let dir = tempfile::tempdir().unwrap();
+    let core = LogCore::create(FileDevice::new(dir.path()).unwrap(), &cfg(), "QM1").unwrap();
+    let wait = DurableWait::new();
+    let log = Log::start(core, wait.notifier()).unwrap();
+    let first = log.append(RecordKind::user(16), b"first").unwrap();
+    wait.wait(first, Duration::from_secs(10)).unwrap();
+    // Give the writer ample time to go idle again after that flush.
+    std::thread::sleep(Duration::from_millis(100));
+    let flushes = log.status().flushes;
+    let a = log
+        .append_parts_deferred(RecordKind::user(16), &[b"a"])
+        .unwrap();
+    let b = log
+        .append_parts_deferred(RecordKind::user(17), &[b"b", b"c"])
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(
+        !log.is_durable(a),
+        "a deferred append must not wake an idle writer"
+    );
+    log.kick();
+    wait.wait(b, Duration::from_secs(10)).unwrap();
+    assert!(log.is_durable(a));
+    assert_eq!(
+        log.status().flushes,
+        flushes + 1,
+        "both records in one flush"
+    );
+    // A kick with nothing waiting is harmless.
+    log.kick();
+    let core = log.close().unwrap();
+    drop(core);
+    let mut r = LogCore::open(FileDevice::new(dir.path()).unwrap(), &cfg()).unwrap();
+    let mut payloads = Vec::new();
+    while let Some(rec) = r.next_record().unwrap() {
+        payloads.push(rec.payload.to_vec());
+    }
+    assert_eq!(payloads, [b"first".to_vec(), b"a".to_vec(), b"bc".to_vec()]);
+}

@@ -168,6 +168,10 @@ pub struct RecoveryLog {
     failed: Arc<AtomicBool>,
     /// Wakes [`durable_task`] once per flush.
     pub wake: Arc<Notify>,
+    /// Records were appended without waking the writer; [`kick_task`] will.
+    kick_pending: Cell<bool>,
+    /// Wakes [`kick_task`].
+    kick_wake: Notify,
     records_since_checkpoint: Cell<u64>,
     last_checkpoint: Cell<Instant>,
     /// Connections holding output until the log is durable, in no particular order.
@@ -293,6 +297,8 @@ pub fn open_and_recover(
             durable,
             failed,
             wake,
+            kick_pending: Cell::new(false),
+            kick_wake: Notify::new(),
             records_since_checkpoint: Cell::new(summary.records),
             last_checkpoint: Cell::new(Instant::now()),
             held: RefCell::new(Vec::new()),
@@ -333,8 +339,37 @@ impl RecoveryLog {
         }
     }
 
+    /// Appends one record without waking an idle writer (see [`kick_task`]); a full
+    /// buffer wakes it at once and waits briefly, as [`Self::append`] does.
+    fn append_deferred(&self, kind: u8, parts: &[&[u8]]) -> Result<Lsn, LogError> {
+        let kind = user_kind(kind)?;
+        let mut waited: Option<Instant> = None;
+        loop {
+            match self.log.append_parts_deferred(kind, parts) {
+                Err(LogError::BufferFull { .. }) => {
+                    self.log.kick();
+                    let since = *waited.get_or_insert_with(Instant::now);
+                    if since.elapsed() > BUFFER_FULL_PATIENCE {
+                        return Err(LogError::Failed(
+                            "the log buffer stayed full for 30 seconds".into(),
+                        ));
+                    }
+                    std::thread::sleep(Duration::from_micros(50));
+                }
+                r => return r,
+            }
+        }
+    }
+
     /// Appends a call's records in order; returns the LSN just past the last one (a
     /// reply that waits for them is released when the durable LSN reaches it).
+    ///
+    /// The writer is not woken here but by [`kick_task`], which runs once the runtime
+    /// thread has handled the tasks that are ready now: when the writer is idle, the
+    /// records of every frame read in this pass (a responder's reply put and its
+    /// requester's get, say) share one flush instead of the first getting one of its own.
+    /// That costs no timed wait: the kick comes as soon as the thread runs out of ready
+    /// work, microseconds later.
     pub fn append_records(
         &self,
         records: impl Iterator<Item = LogRecord>,
@@ -343,15 +378,26 @@ impl RecoveryLog {
     ) -> Result<Lsn, LogError> {
         let mut n = 0u64;
         for r in records {
-            if let Err(e) = self.append(r.kind, &[&r.head, &r.body]) {
+            if let Err(e) = self.append_deferred(r.kind, &[&r.head, &r.body]) {
                 self.report_append_error(&e, error_log, name);
+                self.kick_soon();
                 return Err(e);
             }
             n += 1;
         }
+        if n > 0 {
+            self.kick_soon();
+        }
         self.records_since_checkpoint
             .set(self.records_since_checkpoint.get() + n);
         Ok(self.log.next_lsn())
+    }
+
+    /// Makes [`kick_task`] wake the writer once the ready tasks have run.
+    fn kick_soon(&self) {
+        if !self.kick_pending.replace(true) {
+            self.kick_wake.notify_one();
+        }
     }
 
     fn report_append_error(&self, e: &LogError, error_log: &RefCell<ErrorLog>, name: &str) {
@@ -688,6 +734,7 @@ impl RecoveryLog {
 
     /// Waits (at most `timeout`) until everything appended so far is durable.
     pub fn wait_all_durable(&self, timeout: Duration) {
+        self.log.kick();
         let end = self.log.next_lsn().0;
         let deadline = Instant::now() + timeout;
         while self.durable.load(Ordering::Acquire) < end
@@ -739,6 +786,20 @@ pub async fn queue_files_task(server: Rc<Server>) {
     }
 }
 
+/// Wakes the log writer for records appended without waking it ([`RecoveryLog::append_records`]).
+/// A task woken through a local `Notify` runs after the tasks that are ready already, so
+/// the kick comes once the runtime thread has handled the frames it has read.
+pub async fn kick_task(server: Rc<Server>) {
+    let Some(log) = server.log.as_ref() else {
+        return;
+    };
+    loop {
+        log.kick_wake.notified().await;
+        log.kick_pending.set(false);
+        log.log.kick();
+    }
+}
+
 /// Once a second: slow-I/O warnings and the time/space checkpoint policy.
 pub async fn housekeeping_task(server: Rc<Server>) {
     if server.log.is_none() {
@@ -763,6 +824,7 @@ pub async fn settle(server: &Rc<Server>) {
     let Some(log) = server.log.as_ref() else {
         return;
     };
+    log.log.kick();
     let end = log.log.next_lsn().0;
     let deadline = Instant::now() + Duration::from_secs(5);
     while log.durable.load(Ordering::Acquire) < end && !log.has_failed() {

@@ -229,6 +229,7 @@ async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
     let timer_task = tokio::task::spawn_local(expiry_timer(server.clone()));
     let durable_task = tokio::task::spawn_local(logging::durable_task(server.clone()));
     let queue_files_task = tokio::task::spawn_local(logging::queue_files_task(server.clone()));
+    let kick_task = tokio::task::spawn_local(logging::kick_task(server.clone()));
     let housekeeping_task = tokio::task::spawn_local(logging::housekeeping_task(server.clone()));
     let status_task = tokio::task::spawn_local(status_publisher(server.clone()));
 
@@ -267,6 +268,7 @@ async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
     status_task.abort();
     durable_task.abort();
     queue_files_task.abort();
+    kick_task.abort();
     housekeeping_task.abort();
     bindings_task.abort();
     for (_, l) in std::mem::take(&mut *server.listeners.borrow_mut()) {
