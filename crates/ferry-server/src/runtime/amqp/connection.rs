@@ -368,12 +368,14 @@ impl Session {
                         .close(Some(ErrorCondition::new(condition::CONNECTION_FORCED, why)));
                 }
             }
-            self.process_inbox();
-            let now = clock::now().0;
+            // Everything done until the next await shares one clock reading.
+            let now = self.server.begin_batch().0;
             self.now_ms = now;
+            self.process_inbox();
             let next_tick = self.amqp.tick(now, &mut self.events);
             self.handle_events();
             self.process_inbox();
+            self.server.end_batch();
             if self.amqp.wants_write() {
                 // Let the other connections' tasks of this scheduler tick run first: what
                 // they hand this connection (deliveries, outcomes) leaves in the same write.
@@ -447,15 +449,17 @@ impl Session {
     /// Feeds what was read to the state machine and handles its events (again after a
     /// SASL decision, which the state machine waits for).
     fn receive(&mut self, input: &mut BytesMut) {
+        // The frames of one read share one clock reading (as the native channel's).
+        let now = self.server.begin_batch().0;
+        self.now_ms = now;
         loop {
-            let now = clock::now().0;
-            self.now_ms = now;
             self.amqp.receive(input, now, &mut self.events);
             let sasl_answered = self.handle_events();
             if !sasl_answered || input.is_empty() {
                 break;
             }
         }
+        self.server.end_batch();
     }
 
     /// Handles the queued events; true when a SASL outcome was given (more input may
