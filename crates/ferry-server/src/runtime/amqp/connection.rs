@@ -898,20 +898,28 @@ impl Session {
             Some(Link::Inbound { address, .. }) if !address.is_empty() => address.clone(),
             _ => mq.to.unwrap_or_default(),
         };
-        let put = |md: &mut ferry_mqi::MessageDescriptor| {
-            let (body, props) = (body.clone(), props.clone());
+        let put = |md: &mut ferry_mqi::MessageDescriptor, body: Bytes, props: Bytes| {
             self.server.with_engine(|e, now, fx| {
                 e.put_with_properties(conn, hobj, md, &pmo, body, props, now, fx)
             })
         };
-        let mut r = put(&mut md);
-        if matches!(&r, Err(e) if e.reason == ReasonCode::PersistentNotAllowed) {
-            // A temporary queue (JMS TemporaryQueue) holds no persistent messages (MQ's
-            // 2048); it ends with its connection anyway, so a durable message sent to one
-            // is kept as a non-persistent one instead of failing the JMS send.
-            md.persistence = persistence::NOT_PERSISTENT;
-            r = put(&mut md);
-        }
+        let r = if md.persistence == persistence::NOT_PERSISTENT {
+            // Nothing to retry: body and properties move in (a clone of the properties,
+            // which own their buffer, would allocate).
+            put(&mut md, body, props)
+        } else {
+            let r = put(&mut md, body.clone(), props.clone());
+            if matches!(&r, Err(e) if e.reason == ReasonCode::PersistentNotAllowed) {
+                // A temporary queue (JMS TemporaryQueue) holds no persistent messages
+                // (MQ's 2048); it ends with its connection anyway, so a durable message
+                // sent to one is kept as a non-persistent one instead of failing the JMS
+                // send.
+                md.persistence = persistence::NOT_PERSISTENT;
+                put(&mut md, body, props)
+            } else {
+                r
+            }
+        };
         r.map(drop)
             .map_err(|e| error_of(e.reason, &format!("the message was not put on '{queue}'")))
     }
