@@ -197,6 +197,36 @@ fn check_syntax(name: &str) -> Result<(), &'static str> {
     if name.is_empty() {
         return Err("empty");
     }
+    if name.is_ascii() {
+        // The common case, checked byte by byte (same rules as below).
+        if name.len() > MAX_PROPERTY_NAME {
+            return Err("longer than 4095 characters");
+        }
+        for part in name.split('.') {
+            let Some((&first, rest)) = part.as_bytes().split_first() else {
+                return Err("empty part between dots");
+            };
+            if !(first.is_ascii_alphabetic() || first == b'_' || first == b'$') {
+                return Err("a part does not start with a letter, '_' or '$'");
+            }
+            if !rest
+                .iter()
+                .all(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'$')
+            {
+                return Err("holds a character other than letters, digits, '_', '$' and '.'");
+            }
+        }
+    } else {
+        check_chars(name)?;
+    }
+    if KEYWORDS.iter().any(|k| k.eq_ignore_ascii_case(name)) {
+        return Err("a selector keyword");
+    }
+    Ok(())
+}
+
+/// [`check_syntax`]'s length and character rules for a name with non-ASCII characters.
+fn check_chars(name: &str) -> Result<(), &'static str> {
     if name.chars().count() > MAX_PROPERTY_NAME {
         return Err("longer than 4095 characters");
     }
@@ -211,9 +241,6 @@ fn check_syntax(name: &str) -> Result<(), &'static str> {
         if !chars.all(|c| c.is_alphanumeric() || c == '_' || c == '$') {
             return Err("holds a character other than letters, digits, '_', '$' and '.'");
         }
-    }
-    if KEYWORDS.iter().any(|k| k.eq_ignore_ascii_case(name)) {
-        return Err("a selector keyword");
     }
     Ok(())
 }
@@ -308,7 +335,13 @@ impl MessageProperties {
         if self.items.is_empty() {
             return Bytes::new();
         }
-        let mut out = Vec::with_capacity(5 + self.items.len() * 16);
+        // Sized exactly first: one allocation, no regrowth while appending.
+        let len = 5 + self
+            .items
+            .iter()
+            .map(|(name, value)| 2 + name.len() + encoded_value_len(value.as_ref()))
+            .sum::<usize>();
+        let mut out = Vec::with_capacity(len);
         out.push(PROPERTIES_VERSION);
         // At most one property per name, and a name takes at least 3 bytes in memory
         // and out: the count fits.
@@ -357,6 +390,19 @@ fn check_len(len: usize) -> Result<(), PropertyError> {
         return Err(PropertyError::ValueTooBig(len));
     }
     Ok(())
+}
+
+/// The bytes [`encode_value`] writes for `v`.
+fn encoded_value_len(v: PropertyRef<'_>) -> usize {
+    1 + match v {
+        PropertyRef::Null => 0,
+        PropertyRef::Boolean(_) | PropertyRef::Int8(_) => 1,
+        PropertyRef::Int16(_) => 2,
+        PropertyRef::Int32(_) | PropertyRef::Float32(_) => 4,
+        PropertyRef::Int64(_) | PropertyRef::Float64(_) => 8,
+        PropertyRef::ByteString(b) => 4 + b.len(),
+        PropertyRef::String(s) => 4 + s.len(),
+    }
 }
 
 fn encode_value(out: &mut Vec<u8>, v: PropertyRef<'_>) {
@@ -630,6 +676,7 @@ mod tests {
     fn names_follow_mq_rules() {
         for bad in [
             "", "1abc", "a..b", ".a", "a.", "a-b", "a b", "NULL", "and", "JMSType", "mqmd", "MQ_X",
+            "é-b", "été.", "1é",
         ] {
             let e = MessageProperties::new()
                 .set(bad, PropertyValue::Null)
@@ -646,6 +693,8 @@ mod tests {
         }
         assert!(validate_property_name(&"a".repeat(4096)).is_err());
         assert!(validate_property_name(&"a".repeat(4095)).is_ok());
+        assert!(validate_property_name(&"é".repeat(4096)).is_err());
+        assert!(validate_property_name(&"é".repeat(4095)).is_ok());
         let mut p = MessageProperties::new();
         assert!(p.set_reserved("JMSType", PropertyValue::Null).is_ok());
         assert!(p.set_reserved("mq.x", PropertyValue::Null).is_ok());

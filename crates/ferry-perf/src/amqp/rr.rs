@@ -6,7 +6,8 @@
 //! (`REQUEST.<i mod N + 1>`, round-robin as native) and ONE long-lived receiver on its
 //! reply queue: the shared `REPLY` with the selector `JMSCorrelationID = 'RQ-<i>'`
 //! (the broker's correlation-id lookup, as MQ's get by CorrelId), or `REPLY.<i>` with no
-//! selector under `--reply-queues per-requester`. It sends a request (correlation-id
+//! selector under `--reply-queues per-requester`; its credit is Qpid JMS's default
+//! prefetch, see [`REPLY_PREFETCH`]. It sends a request (correlation-id
 //! `RQ-<i>`, reply-to, durable when persistent), waits for the broker's `accepted`
 //! unless `--presettled`, then waits for the reply and checks its correlation-id, length
 //! and the tag of this request in its body (see [`super::message`]). Responders, each
@@ -44,6 +45,13 @@ use crate::workload::tally::Tally;
 use crate::workload::verify::{next_body, request_tag};
 use crate::PerfError;
 
+/// Credit of a requester's reply receiver: Qpid JMS's default prefetch
+/// (`jms.prefetchPolicy.queuePrefetch`, 1000). A requester has one request, so at most
+/// one reply, outstanding at a time: the credit changes no order or distribution, it
+/// only spares the flow frame that credit 1 needs after every reply. (`--prefetch` is
+/// the responders' credit, where it does decide who gets which request.)
+const REPLY_PREFETCH: u32 = 1000;
+
 struct Requester {
     id: usize,
     client: Client,
@@ -71,7 +79,8 @@ async fn open_requester(
         ReplyQueues::Shared => Some(reply_selector(id)),
         ReplyQueues::PerRequester => None,
     };
-    let replies = ReceiverLink::attach(&client, &reply_address, selector.as_deref(), 1).await?;
+    let replies =
+        ReceiverLink::attach(&client, &reply_address, selector.as_deref(), REPLY_PREFETCH).await?;
     Ok(Requester {
         id,
         client,

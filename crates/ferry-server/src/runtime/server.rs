@@ -162,9 +162,12 @@ impl Server {
         out
     }
 
-    /// Starts processing the frames of one read: they share one clock reading.
-    pub fn begin_batch(&self) {
-        self.batch_now.set(Some(clock::now()));
+    /// Starts processing the frames of one read: they share one clock reading, which is
+    /// returned.
+    pub fn begin_batch(&self) -> Timestamp {
+        let now = clock::now();
+        self.batch_now.set(Some(now));
+        now
     }
 
     /// Ends the batch: later calls read the clock again.
