@@ -168,6 +168,12 @@ impl<D: LogDevice> Log<D> {
         self.shared.stats.snapshot(self.shared.geo)
     }
 
+    /// The LSN of the last checkpoint record made durable (its control file written): one
+    /// atomic read, for callers that poll it (a full [`Log::status`] takes locks).
+    pub fn checkpoint_lsn(&self) -> Lsn {
+        Lsn(self.shared.stats.checkpoint.load(Relaxed))
+    }
+
     /// Slow operations since the last call (for AMQ6729W-style warnings).
     pub fn take_slow_ops(&self) -> Vec<SlowIo> {
         self.shared.stats.take_slow()

@@ -469,11 +469,15 @@ impl RecoveryLog {
         self.queue_files.file_bytes(queue)
     }
 
+    /// True while the last checkpoint record appended is not yet durable.
+    fn previous_checkpoint_pending(&self) -> bool {
+        self.log.checkpoint_lsn() < self.last_checkpoint_record.get()
+    }
+
     /// True while a checkpoint is under way (its filings being written, or its record
     /// not yet durable).
     pub fn checkpoint_in_flight(&self) -> bool {
-        self.filing.get().is_some()
-            || self.log.status().checkpoint_lsn < self.last_checkpoint_record.get()
+        self.filing.get().is_some() || self.previous_checkpoint_pending()
     }
 
     /// Blocks this thread (at most about `timeout`) until the checkpoint under way is
@@ -492,9 +496,7 @@ impl RecoveryLog {
             }
         }
         let deadline = Instant::now() + timeout;
-        while self.log.status().checkpoint_lsn < self.last_checkpoint_record.get()
-            && !self.has_failed()
-            && Instant::now() < deadline
+        while self.previous_checkpoint_pending() && !self.has_failed() && Instant::now() < deadline
         {
             std::thread::sleep(Duration::from_micros(200));
         }
@@ -520,7 +522,7 @@ impl RecoveryLog {
     pub fn checkpoint(&self, engine: &mut QueueManager) -> Result<(), LogError> {
         if self.queue_files_failed.get()
             || self.filing.get().is_some()
-            || self.log.status().checkpoint_lsn < self.last_checkpoint_record.get()
+            || self.previous_checkpoint_pending()
         {
             return Ok(());
         }
@@ -760,28 +762,33 @@ fn image_bytes(image: &[LogRecord]) -> u64 {
 
 /// Releases held replies once per flush notice.
 pub async fn durable_task(server: Rc<Server>) {
-    let Some(log) = server.log.as_ref() else {
-        return;
-    };
-    let wake = log.wake.clone();
-    loop {
-        wake.notified().await;
-        if let Some(log) = server.log.as_ref() {
-            log.release(&server);
-        }
-    }
+    on_each_wake(server, |log| log.wake.clone(), RecoveryLog::release).await;
 }
 
 /// Records each checkpoint once the queue files' thread has written its filings.
 pub async fn queue_files_task(server: Rc<Server>) {
-    let Some(log) = server.log.as_ref() else {
+    on_each_wake(
+        server,
+        |log| log.queue_files.done.clone(),
+        RecoveryLog::finish_checkpoint,
+    )
+    .await;
+}
+
+/// Runs `act` each time the log's `notify` (a thread's wake-up of the runtime thread) is
+/// woken, for as long as the queue manager runs; returns at once without a log.
+async fn on_each_wake(
+    server: Rc<Server>,
+    notify: impl Fn(&RecoveryLog) -> Arc<Notify>,
+    act: impl Fn(&RecoveryLog, &Server),
+) {
+    let Some(wake) = server.log.as_ref().map(notify) else {
         return;
     };
-    let done = log.queue_files.done.clone();
     loop {
-        done.notified().await;
+        wake.notified().await;
         if let Some(log) = server.log.as_ref() {
-            log.finish_checkpoint(&server);
+            act(log, &server);
         }
     }
 }
