@@ -756,14 +756,7 @@ pub fn write_files(
         Path::to_path_buf,
     );
     let files = output::write_all(doc, &dir, stem).map_err(PerfError::Setup)?;
-    eprintln!(
-        "wrote {}",
-        files
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
+    print_written(&files);
     if let Some(path) = json {
         output::json::write(doc, path).map_err(PerfError::Setup)?;
         eprintln!("wrote {}", path.display());
@@ -908,14 +901,7 @@ fn run_recovery(a: RecoveryArgs) -> Result<bool, PerfError> {
         .unwrap_or_else(|| PathBuf::from("perf-results").join(stamp));
     let files =
         recovery_report::write_files(&report, &dir, a.json.as_deref()).map_err(PerfError::Setup)?;
-    eprintln!(
-        "wrote {}",
-        files
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
+    print_written(&files);
     Ok(report.valid)
 }
 
@@ -1031,6 +1017,12 @@ pub(crate) fn step_line(test: &str, kind: Kind, s: &StepReport) -> String {
             format!(" INVALID: {}", f.problems.join("; "))
         }
     )
+}
+
+/// Says on stderr which result files a run wrote.
+fn print_written(files: &[PathBuf]) {
+    let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+    eprintln!("wrote {}", names.join(", "));
 }
 
 #[cfg(test)]

@@ -78,7 +78,7 @@ pub const SLOT_PAGES: u64 = 2;
 pub struct Geometry {
     /// Data pages per extent (LogFilePages).
     pub file_pages: u32,
-    /// Extents in the ring (LogPrimaryFiles).
+    /// Extents in the ring (LogPrimaryFiles + LogSecondaryFiles).
     pub extents: u32,
 }
 
