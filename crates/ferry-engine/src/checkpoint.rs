@@ -33,10 +33,13 @@
 //! value. The server also starts a checkpoint only once the previous one's record is
 //! durable, so the files are never more than one checkpoint ahead.
 
+use crate::body::{Body, FiledRecord};
 use crate::journal::{LogRecord, LoggedMessage};
 use crate::qmgr::QueueManager;
 use crate::queue::{Filing, MsgState, StoredMsg};
 use crate::uow::UowEntry;
+use ferry_mqi::ReasonCode;
+use std::rc::Rc;
 
 /// Where a checkpoint puts the messages that changed since the previous one.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -89,8 +92,10 @@ fn recoverable(m: &StoredMsg) -> bool {
 impl QueueManager {
     /// The checkpoint to take now, with the young messages where `young` says. Changes
     /// nothing: call [`QueueManager::checkpoint_taken`] right after the server has
-    /// appended the image (with no engine call in between), or drop the plan.
-    pub fn checkpoint_plan(&self, young: Young) -> CheckpointPlan {
+    /// appended the image (with no engine call in between), or drop the plan. An error
+    /// is a message body that had to be read back from its queue file and could not be
+    /// (`crate::body` explains why that does not happen).
+    pub fn checkpoint_plan(&self, young: Young) -> Result<CheckpointPlan, ReasonCode> {
         let mut plan = CheckpointPlan {
             young,
             ..CheckpointPlan::default()
@@ -121,7 +126,7 @@ impl QueueManager {
                     young.sort_by_key(|m| m.key);
                     for m in young {
                         plan.image
-                            .push(LogRecord::put(None, &e.def.name, &m.logged()));
+                            .push(LogRecord::put(None, &e.def.name, &m.logged()?));
                     }
                 }
                 Young::InQueueFiles => settled.extend(young),
@@ -138,12 +143,15 @@ impl QueueManager {
             plan.queues.push(QueueFiling {
                 queue: e.def.name.clone(),
                 fresh: !file_matches,
-                file: settled.into_iter().map(StoredMsg::logged).collect(),
+                file: settled
+                    .into_iter()
+                    .map(StoredMsg::logged)
+                    .collect::<Result<_, _>>()?,
                 unfile,
             });
         }
-        plan.image.extend(self.uow_image());
-        plan
+        plan.image.extend(self.uow_image()?);
+        Ok(plan)
     }
 
     /// The server has appended the image of `plan`, just made: what changed until now is
@@ -167,29 +175,39 @@ impl QueueManager {
     }
 
     /// Puts messages read back from queue `queue`'s file onto it (at restart, before the
-    /// log is replayed; they count as unchanged). False when there is no such
-    /// recoverable queue: the file belongs to a queue that no longer exists.
+    /// log is replayed; they count as unchanged), each with where its record is: bodies
+    /// beyond the queue's buffer (DefaultPQBufferSize, `crate::body`) stay there, to be
+    /// read when got. False when there is no such recoverable queue: the file belongs
+    /// to a queue that no longer exists.
     pub fn restore_filed(
         &mut self,
         queue: &str,
-        msgs: impl IntoIterator<Item = LoggedMessage>,
+        msgs: impl IntoIterator<Item = (LoggedMessage, Option<Rc<dyn FiledRecord>>)>,
     ) -> bool {
+        let budget = self.buffers.persistent;
         let Some(id) = self.recoverable_queue(queue) else {
             return false;
         };
         let Some(lq) = self.queues.local_mut(id) else {
             return false;
         };
-        for m in msgs {
-            lq.store
-                .insert_filed(StoredMsg::from_logged(m, MsgState::Available));
+        for (m, record) in msgs {
+            let mut msg = StoredMsg::from_logged(m, MsgState::Available);
+            let over = lq.store.resident_persistent_bytes() + msg.body.len() as u64 > budget;
+            if let (true, Some(record)) = (over, record) {
+                msg.body = Body::Filed {
+                    len: msg.body.len(),
+                    record,
+                };
+            }
+            lq.store.insert_filed(msg);
         }
         lq.store.filing.file_matches = true;
         true
     }
 
     /// The persistent operations of every unit of work in flight, in their order.
-    fn uow_image(&self) -> Vec<LogRecord> {
+    fn uow_image(&self) -> Result<Vec<LogRecord>, ReasonCode> {
         let mut out = Vec::new();
         for c in self.conns.values() {
             let Some(id) = c.uow.log_id else {
@@ -207,11 +225,11 @@ impl QueueManager {
                     continue;
                 }
                 out.push(match entry {
-                    UowEntry::Put { .. } => LogRecord::put(Some(id), &e.def.name, &m.logged()),
+                    UowEntry::Put { .. } => LogRecord::put(Some(id), &e.def.name, &m.logged()?),
                     UowEntry::Get { .. } => LogRecord::get(Some(id), &e.def.name, seq),
                 });
             }
         }
-        out
+        Ok(out)
     }
 }

@@ -34,6 +34,7 @@
 //! is get-inhibited a consumer keeps its credit and receives nothing; deliveries resume
 //! with the next message made available or the next `add_credit`.
 
+use crate::body::Body;
 use crate::clock::Timestamp;
 use crate::connection::{ConnId, Connection, HandleTarget, Hobj};
 use crate::effects::{Effect, Effects};
@@ -158,17 +159,21 @@ impl Consumer {
         self.refused.insert(seq);
     }
 
-    /// Browse: delivers a copy of `msg`, moving the cursor forward past it.
+    /// Browse: delivers a copy of `msg`, moving the cursor forward past it (also when
+    /// its body, left in the queue file, cannot be read: it is skipped, not retried).
     fn deliver_copy(&mut self, id: ConsumerId, msg: &StoredMsg, now: Timestamp, fx: &mut Effects) {
-        self.credit -= 1;
         if self.cursor.is_none_or(|k| msg.key > k) {
             self.cursor = Some(msg.key);
         }
+        let Ok(body) = msg.body.load() else {
+            return;
+        };
+        self.credit -= 1;
         fx.push(Effect::Delivered {
             conn: self.conn,
             consumer: id,
             delivery: None,
-            message: whole_message(msg, now),
+            message: whole_message(msg, body, now),
             needs_durable: fx.has_log(),
         });
     }
@@ -251,16 +256,20 @@ impl ConsumerTable {
         at: &mut Delivery<'_>,
         fx: &mut Effects,
     ) {
-        let Some(c) = self.map.get_mut(&id) else {
+        let (Some(c), Ok(body)) = (self.map.get_mut(&id), msg.body.load()) else {
+            // No such consumer, or a body left in the queue file that cannot be read:
+            // the message stays on the queue.
             msg.state = MsgState::Available;
             lq.store.insert(msg);
             return;
         };
+        // Held, it may come back: its body is in memory from now on (`crate::body`).
+        msg.body = Body::Resident(body.clone());
         c.credit = c.credit.saturating_sub(1);
         c.turn = *at.next_token;
         *at.next_token += 1;
         lq.last_get_ms = Some(at.now.0);
-        let message = whole_message(&msg, at.now);
+        let message = whole_message(&msg, body, at.now);
         let delivery = match c.mode {
             ConsumeMode::Unsettled => {
                 let token = DeliveryToken(self.next_delivery);

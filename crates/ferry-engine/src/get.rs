@@ -94,9 +94,10 @@ impl GetOutcome {
     }
 }
 
-/// The whole of `msg` as delivered at `now` (Expiry = time left): what a consumer
-/// receives, and what MQGET returns when the body fits.
-pub(crate) fn whole_message(msg: &StoredMsg, now: Timestamp) -> GotMessage {
+/// The whole of `msg` with its `body` (loaded: `crate::body`) as delivered at `now`
+/// (Expiry = time left): what a consumer receives, and what MQGET returns when the body
+/// fits.
+pub(crate) fn whole_message(msg: &StoredMsg, body: Bytes, now: Timestamp) -> GotMessage {
     let mut md = msg.md;
     if let Some(e) = msg.expires_at {
         let left = e.saturating_sub(now.0).div_ceil(100);
@@ -104,25 +105,27 @@ pub(crate) fn whole_message(msg: &StoredMsg, now: Timestamp) -> GotMessage {
     }
     GotMessage {
         md,
-        data: msg.body.clone(),
-        data_length: msg.body.len(),
+        data_length: body.len(),
+        data: body,
         properties: msg.properties.clone(),
         warning: None,
     }
 }
 
-/// Builds the answer for `msg` given the buffer length: truncation rules 2079/2080.
+/// Builds the answer for `msg` with its `body` given the buffer length: truncation
+/// rules 2079/2080.
 pub(crate) fn got_message(
     msg: &StoredMsg,
+    body: Bytes,
     max_len: usize,
     opts: GetOptionFlags,
     now: Timestamp,
 ) -> GetResult {
-    let mut got = whole_message(msg, now);
+    let mut got = whole_message(msg, body, now);
     if got.data_length <= max_len {
         return Ok(got);
     }
-    got.data = msg.body.slice(..max_len);
+    got.data.truncate(max_len);
     got.warning = Some(ReasonCode::TruncatedMsgAccepted);
     if opts.contains(GetOptionFlags::ACCEPT_TRUNCATED_MSG) {
         Ok(got)
@@ -310,7 +313,9 @@ impl QueueManager {
         let Some(msg) = lq.store.get(key.seq) else {
             return Err(ReasonCode::UnexpectedError.into());
         };
-        let got = got_message(msg, max_len, opts, now);
+        // A body left in the queue file is read now; if that fails the message stays.
+        let body = msg.body.load()?;
+        let got = got_message(msg, body.clone(), max_len, opts, now);
         if browse {
             if got.is_ok() {
                 if let Some(h) = c.handle_mut(hobj) {
@@ -335,6 +340,8 @@ impl QueueManager {
             }
         }
         if sync {
+            // It may come back (backout): its body stays in memory until then.
+            lq.store.make_resident(key.seq, &body);
             lq.store.set_state(key.seq, MsgState::UncommittedGet(conn));
             lq.uncommitted += 1;
             c.uow.entries.push(UowEntry::Get {

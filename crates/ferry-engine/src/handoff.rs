@@ -9,6 +9,7 @@
 //! Browse waiters see it and pass it on. With no taker it is stored as available. A
 //! message never enters the queue when someone is waiting for it.
 
+use crate::body::Body;
 use crate::clock::Timestamp;
 use crate::consumer::Delivery;
 use crate::effects::{Effect, Effects};
@@ -43,6 +44,17 @@ impl QueueManager {
         if msg.expired(now) {
             return;
         }
+        // Whoever takes it may return it: its body comes back into memory first
+        // (`crate::body`). If it cannot be read, the message stays on the queue.
+        let body = match msg.body.load() {
+            Ok(b) => b,
+            Err(_) => {
+                msg.state = MsgState::Available;
+                lq.store.insert(msg);
+                return;
+            }
+        };
+        msg.body = Body::Resident(body.clone());
         let consumers = get_enabled && !lq.consumers.is_empty();
         if consumers {
             self.consumers
@@ -82,7 +94,7 @@ impl QueueManager {
                 self.deadlines.remove(&(d, p.token, w.conn));
             }
             let opts = p.gmo.options;
-            let got = crate::get::got_message(&msg, p.max_len, opts, now);
+            let got = crate::get::got_message(&msg, body.clone(), p.max_len, opts, now);
             if opts.is_browse() {
                 if let Some(h) = c.handle_mut(p.hobj) {
                     if got.is_ok() {

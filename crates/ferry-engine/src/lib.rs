@@ -70,6 +70,7 @@
 //! [`QueueManager::set_logging`]; checkpoints: [`checkpoint`].
 
 pub mod admin;
+pub mod body;
 pub mod checkpoint;
 pub mod clock;
 pub mod connection;
@@ -96,6 +97,7 @@ pub(crate) mod waiters;
 #[cfg(test)]
 mod tests;
 
+pub use body::{BufferSizes, FiledBody, FiledRecord};
 pub use checkpoint::{CheckpointPlan, QueueFiling, Young};
 pub use clock::Timestamp;
 pub use connection::{ConnId, ConnectionInfo, Hobj};

@@ -193,7 +193,7 @@ impl QueueManager {
         let mut msg = StoredMsg {
             key,
             md: *md,
-            body,
+            body: body.into(),
             properties,
             put_ms: now.0,
             expires_at,
@@ -203,7 +203,7 @@ impl QueueManager {
         if self.logging && pers == persistence::PERSISTENT {
             // Logged before the message can be seen: a waiter's get record follows it.
             let uow = sync.then(|| c.uow.log_id(&mut self.next_uow));
-            fx.log(LogRecord::put(uow, &entry.def.name, &msg.logged()));
+            fx.log(LogRecord::put(uow, &entry.def.name, &msg.logged()?));
             if !sync {
                 fx.reply_waits();
             }

@@ -4,6 +4,7 @@
 //! consumers is in `handoff`, the verbs in their own modules (open, put, get, syncpoint,
 //! inquire, admin, consumer, settle).
 
+use crate::body::BufferSizes;
 use crate::clock::Timestamp;
 use crate::connection::{ConnId, Connection, ConnectionInfo, Hobj, PendingGet};
 use crate::consumer::ConsumerTable;
@@ -50,6 +51,8 @@ pub struct QueueManager {
     pub(crate) next_uow: u64,
     /// Async consumers and their held deliveries.
     pub(crate) consumers: ConsumerTable,
+    /// Per-queue memory for message bodies (qm.ini TuningParameters; `crate::body`).
+    pub(crate) buffers: BufferSizes,
 }
 
 impl QueueManager {
@@ -72,7 +75,18 @@ impl QueueManager {
             logging: false,
             next_uow: now.0.saturating_mul(1000),
             consumers: ConsumerTable::default(),
+            buffers: BufferSizes::default(),
         }
+    }
+
+    /// Sets the per-queue memory buffers (DefaultQBufferSize, DefaultPQBufferSize).
+    pub fn set_buffer_sizes(&mut self, buffers: BufferSizes) {
+        self.buffers = buffers;
+    }
+
+    /// The per-queue memory buffers in force.
+    pub fn buffer_sizes(&self) -> BufferSizes {
+        self.buffers
     }
 
     /// Turns recovery-log records on or off (off by default, so a server without a log

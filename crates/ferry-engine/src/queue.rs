@@ -14,13 +14,14 @@
 //! BackoutCount) since the last checkpoint, so a checkpoint writes only what changed
 //! (`crate::checkpoint`): uncommitted puts are not noted until they are committed.
 
+use crate::body::Body;
 use crate::clock::Timestamp;
 use crate::connection::ConnId;
 use crate::consumer::ConsumerId;
 use crate::waiters::Waiters;
 use bytes::Bytes;
 use ferry_mqi::descriptor::NONE_ID;
-use ferry_mqi::{CorrelId, MessageDescriptor, MsgId};
+use ferry_mqi::{CorrelId, MessageDescriptor, MsgId, ReasonCode};
 use std::collections::{BTreeSet, HashMap};
 use std::ops::Bound;
 
@@ -51,7 +52,8 @@ pub(crate) enum MsgState {
 pub(crate) struct StoredMsg {
     pub key: MsgKey,
     pub md: MessageDescriptor,
-    pub body: Bytes,
+    /// In memory, or (persistent messages beyond the queue's buffer) in the queue file.
+    pub body: Body,
     /// The encoded message properties ([`ferry_mqi::MessageProperties`]); empty = none.
     pub properties: Bytes,
     /// When it was put (for MSGAGE and the remaining expiry).
@@ -62,17 +64,19 @@ pub(crate) struct StoredMsg {
 }
 
 impl StoredMsg {
-    /// The message as a log record carries it.
-    pub fn logged(&self) -> crate::journal::LoggedMessage {
-        crate::journal::LoggedMessage {
+    /// The message as a log record carries it. Its body is read back from the queue
+    /// file if it is not in memory (never for a message whose change is noted for a
+    /// checkpoint: see `crate::body`).
+    pub fn logged(&self) -> Result<crate::journal::LoggedMessage, ReasonCode> {
+        Ok(crate::journal::LoggedMessage {
             rank: self.key.rank,
             seq: self.key.seq,
             put_ms: self.put_ms,
             expires_at: self.expires_at,
             md: self.md,
-            body: self.body.clone(),
+            body: self.body.load()?,
             properties: self.properties.clone(),
-        }
+        })
     }
 
     /// A message rebuilt from a log record, in `state`.
@@ -83,7 +87,7 @@ impl StoredMsg {
                 seq: m.seq,
             },
             md: m.md,
-            body: m.body,
+            body: Body::Resident(m.body),
             properties: m.properties,
             put_ms: m.put_ms,
             expires_at: m.expires_at,
@@ -197,6 +201,9 @@ pub(crate) struct MessageStore {
     by_msg_id: HashMap<MsgId, IdSet>,
     by_correl_id: HashMap<CorrelId, IdSet>,
     next_seq: u64,
+    /// Bytes of persistent messages' bodies in memory (held within DefaultPQBufferSize
+    /// once they are filed: `crate::body`).
+    resident_persistent: u64,
     /// Checkpoint bookkeeping (see `crate::checkpoint`).
     pub filing: Filing,
 }
@@ -264,9 +271,78 @@ impl MessageStore {
         v
     }
 
+    /// Bytes of persistent messages' bodies held in memory.
+    pub fn resident_persistent_bytes(&self) -> u64 {
+        self.resident_persistent
+    }
+
+    /// Counts `m`'s body in or out of [`MessageStore::resident_persistent_bytes`].
+    fn account(&mut self, m: &StoredMsg, add: bool) {
+        if m.md.is_persistent() && m.body.is_resident() {
+            let n = m.body.len() as u64;
+            self.resident_persistent = if add {
+                self.resident_persistent + n
+            } else {
+                self.resident_persistent.saturating_sub(n)
+            };
+        }
+    }
+
+    /// [`MessageStore::resident_persistent_bytes`] counted afresh (tests check the
+    /// running count against it).
+    #[cfg(test)]
+    pub fn recount_resident_persistent(&self) -> u64 {
+        self.msgs
+            .values()
+            .filter(|m| m.md.is_persistent() && m.body.is_resident())
+            .map(|m| m.body.len() as u64)
+            .sum()
+    }
+
+    /// Takes message `seq`'s body back into memory (it was just read for a delivery
+    /// that may return the message to the queue).
+    pub fn make_resident(&mut self, seq: u64, body: &Bytes) {
+        let Some(m) = self.msgs.get_mut(&seq) else {
+            return;
+        };
+        if m.body.is_resident() {
+            return;
+        }
+        m.body = Body::Resident(body.clone());
+        if m.md.is_persistent() {
+            self.resident_persistent += body.len() as u64;
+        }
+    }
+
+    /// Leaves the body of message `f.seq` in its queue file, if the message is still the
+    /// one filed, available, and unchanged since its filing (`changed` = the sorted
+    /// changes noted since); returns the bytes freed.
+    pub fn leave_filed(&mut self, f: &crate::body::FiledBody, changed: &[u64]) -> u64 {
+        let Some(m) = self.msgs.get_mut(&f.seq) else {
+            return 0;
+        };
+        let same = m.md.msg_id == f.msg_id && m.put_ms == f.put_ms;
+        if !same
+            || !m.md.is_persistent()
+            || m.state != MsgState::Available
+            || !m.body.is_resident()
+            || changed.binary_search(&f.seq).is_ok()
+        {
+            return 0;
+        }
+        let len = m.body.len();
+        m.body = Body::Filed {
+            len,
+            record: f.record.clone(),
+        };
+        self.resident_persistent = self.resident_persistent.saturating_sub(len as u64);
+        len as u64
+    }
+
     /// Removes every message whatever its state; the queue file starts afresh at the
     /// next checkpoint.
     pub fn clear_all(&mut self) {
+        self.resident_persistent = 0;
         self.msgs.clear();
         self.order.clear();
         self.by_msg_id.clear();
@@ -294,9 +370,12 @@ impl MessageStore {
     }
 
     fn insert_quietly(&mut self, m: StoredMsg) {
+        self.account(&m, true);
         let available = m.state == MsgState::Available;
         let (key, msg_id, correl_id) = (m.key, m.md.msg_id, m.md.correl_id);
-        self.msgs.insert(key.seq, Box::new(m));
+        if let Some(old) = self.msgs.insert(key.seq, Box::new(m)) {
+            self.account(&old, false);
+        }
         if available {
             self.link(key, msg_id, correl_id);
         }
@@ -361,6 +440,7 @@ impl MessageStore {
     /// Removes a message whatever its state.
     pub fn remove(&mut self, seq: u64) -> Option<StoredMsg> {
         let m = *self.msgs.remove(&seq)?;
+        self.account(&m, false);
         self.note(&m);
         if m.state == MsgState::Available {
             self.unlink(m.key, m.md.msg_id, m.md.correl_id);
@@ -397,6 +477,7 @@ impl MessageStore {
         self.by_correl_id.clear();
         for k in &keys {
             if let Some(m) = self.msgs.remove(&k.seq) {
+                self.account(&m, false);
                 self.note(&m);
             }
         }
@@ -456,7 +537,7 @@ mod tests {
         store.insert(StoredMsg {
             key,
             md,
-            body: Bytes::new(),
+            body: Body::default(),
             properties: Bytes::new(),
             put_ms: key.seq,
             expires_at: None,

@@ -361,7 +361,7 @@ impl QueueManager {
                 .into_iter()
                 .filter(|m| m.md.is_persistent() && !matches!(m.state, MsgState::UncommittedPut(_)))
                 .map(|m| {
-                    let mut l = m.logged();
+                    let mut l = m.logged().expect("a filed body reads back");
                     if matches!(m.state, MsgState::UncommittedGet(_)) {
                         l.md.backout_count += 1;
                     }

@@ -55,6 +55,41 @@ pub(super) fn restart<'a>(
     restart_from(h, &Files::new(), records)
 }
 
+/// A queue file record in the model: the message as it was filed.
+#[derive(Debug)]
+pub(super) struct FileRecord(LoggedMessage);
+
+impl FileRecord {
+    pub(super) fn of(m: &LoggedMessage) -> std::rc::Rc<dyn crate::FiledRecord> {
+        std::rc::Rc::new(FileRecord(m.clone()))
+    }
+}
+
+impl crate::FiledRecord for FileRecord {
+    fn read_body(&self) -> Result<bytes::Bytes, ReasonCode> {
+        Ok(self.0.body.clone())
+    }
+}
+
+/// Reports `plan`'s filings to `qm` as the server does once they are synced, so bodies
+/// over the buffer are left in the (model's) files.
+pub(super) fn report_filed(qm: &mut QueueManager, plan: &crate::CheckpointPlan) {
+    for f in &plan.queues {
+        let filed: Vec<crate::FiledBody> = f
+            .file
+            .iter()
+            .map(|m| crate::FiledBody {
+                seq: m.seq,
+                msg_id: m.md.msg_id,
+                put_ms: m.put_ms,
+                record: FileRecord::of(m),
+            })
+            .collect();
+        qm.bodies_filed(&f.queue, &filed);
+    }
+    qm.check_resident_bytes();
+}
+
 /// Queue files as the server keeps them: per queue, sequence number -> message.
 pub(super) type Files = BTreeMap<String, BTreeMap<u64, LoggedMessage>>;
 
@@ -93,7 +128,7 @@ pub(super) fn apply_filings(files: &mut Files, plan: &crate::CheckpointPlan, lim
 /// Takes a checkpoint of `qm` as the server does: files its plan into `files` and
 /// returns the image to append to the log.
 pub(super) fn checkpoint(qm: &mut QueueManager, files: &mut Files) -> Vec<LogRecord> {
-    let plan = qm.checkpoint_plan(crate::Young::InImage);
+    let plan = qm.checkpoint_plan(crate::Young::InImage).expect("plan");
     qm.checkpoint_taken(&plan);
     apply_filings(files, &plan, usize::MAX);
     plan.image
@@ -107,8 +142,15 @@ pub(super) fn restart_from<'a>(
     records: impl IntoIterator<Item = &'a LogRecord>,
 ) -> (QueueManager, Effects) {
     let mut qm = QueueManager::from_catalogue("QM1", h.qm.catalogue(), Timestamp(h.now + 1));
+    // Every restored body but the first of each queue stays "in the file".
+    qm.set_buffer_sizes(crate::BufferSizes {
+        persistent: 1,
+        ..crate::BufferSizes::default()
+    });
     for (q, msgs) in files {
-        assert!(qm.restore_filed(q, msgs.values().cloned()), "queue {q}");
+        let restored = msgs.values().map(|m| (m.clone(), Some(FileRecord::of(m))));
+        assert!(qm.restore_filed(q, restored), "queue {q}");
+        qm.check_resident_bytes();
     }
     let mut fx = Effects::new();
     qm.recover(
@@ -706,7 +748,11 @@ struct World {
 
 impl World {
     fn new() -> Self {
-        let h = logging_harness(&QUEUES);
+        let mut h = logging_harness(&QUEUES);
+        h.qm.set_buffer_sizes(crate::BufferSizes {
+            persistent: 1,
+            ..crate::BufferSizes::default()
+        });
         let mut w = World {
             h,
             conns: Vec::new(),
@@ -862,16 +908,20 @@ impl World {
                 } else {
                     crate::Young::InQueueFiles
                 };
-                let plan = self.h.qm.checkpoint_plan(young);
+                let plan = self.h.qm.checkpoint_plan(young).expect("plan");
                 self.h.qm.checkpoint_taken(&plan);
                 let before = self.files.clone();
                 apply_filings(&mut self.files, &plan, usize::MAX);
+                // Every filed body leaves memory (a buffer of one byte): later gets,
+                // browses, backouts and checkpoints read them back.
+                report_filed(&mut self.h.qm, &plan);
                 self.checkpoints
                     .push((self.log.len(), before, plan.clone()));
                 self.log.extend(plan.image);
             }
         }
         self.drain();
+        self.h.qm.check_resident_bytes();
         self.h.now += 1;
     }
 }

@@ -1,0 +1,191 @@
+//! DefaultPQBufferSize: bodies of filed persistent messages leave memory beyond a
+//! queue's buffer and are read back when got, browsed or backed out (`crate::body`).
+
+use super::persistence::{logging_harness, put_p, take_log};
+use super::*;
+use crate::{BufferSizes, CheckpointPlan, FiledBody, FiledRecord, Young};
+use std::cell::Cell;
+use std::rc::Rc;
+
+/// A record of a test "queue file": counts its reads, and can be made unreadable.
+#[derive(Debug)]
+struct Record {
+    body: Bytes,
+    reads: Rc<Cell<u32>>,
+    broken: Rc<Cell<bool>>,
+}
+
+impl FiledRecord for Record {
+    fn read_body(&self) -> Result<Bytes, ReasonCode> {
+        self.reads.set(self.reads.get() + 1);
+        if self.broken.get() {
+            return Err(ReasonCode::ResourceProblem);
+        }
+        Ok(self.body.clone())
+    }
+}
+
+struct Filed {
+    reads: Rc<Cell<u32>>,
+    broken: Rc<Cell<bool>>,
+}
+
+/// Puts `n` persistent 1,000-byte messages (body = index) on Q, files them all in one
+/// checkpoint straight to the "queue file", and reports the filing.
+fn fill_and_file(h: &mut Harness, c: ConnId, o: Hobj, n: u8) -> (CheckpointPlan, Filed) {
+    for i in 0..n {
+        put_p(h, c, o, false, &[i; 1000]);
+    }
+    take_log(h);
+    let plan = h.qm.checkpoint_plan(Young::InQueueFiles).unwrap();
+    h.qm.checkpoint_taken(&plan);
+    let reads = Rc::new(Cell::new(0));
+    let broken = Rc::new(Cell::new(false));
+    let filed: Vec<FiledBody> = plan.queues[0]
+        .file
+        .iter()
+        .map(|m| FiledBody {
+            seq: m.seq,
+            msg_id: m.md.msg_id,
+            put_ms: m.put_ms,
+            record: Rc::new(Record {
+                body: m.body.clone(),
+                reads: reads.clone(),
+                broken: broken.clone(),
+            }),
+        })
+        .collect();
+    let freed = h.qm.bodies_filed("Q", &filed);
+    assert_eq!(freed, 7000, "10 x 1,000 bytes in memory, 3,000 kept");
+    h.qm.check_resident_bytes();
+    (plan, Filed { reads, broken })
+}
+
+fn harness() -> (Harness, ConnId, Hobj) {
+    let mut h = logging_harness(&["Q"]);
+    h.qm.set_buffer_sizes(BufferSizes {
+        persistent: 3000,
+        ..BufferSizes::default()
+    });
+    let c = h.conn();
+    let o = h.open(c, "Q", IO | OpenOptions::BROWSE);
+    (h, c, o)
+}
+
+#[test]
+fn the_head_stays_in_memory_and_the_rest_is_read_back_in_order() {
+    let (mut h, c, o) = harness();
+    let (_, f) = fill_and_file(&mut h, c, o, 10);
+    for i in 0..10u8 {
+        assert_eq!(h.get_body(c, o).unwrap(), vec![i; 1000], "message {i}");
+        // The first three were kept in memory: no reads for them.
+        assert_eq!(f.reads.get(), u32::from(i.saturating_sub(2)));
+    }
+    assert_eq!(h.depth("Q"), 0);
+    h.qm.check_resident_bytes();
+}
+
+#[test]
+fn a_read_error_fails_the_get_and_keeps_the_message() {
+    let (mut h, c, o) = harness();
+    let (_, f) = fill_and_file(&mut h, c, o, 10);
+    for _ in 0..3 {
+        h.get_body(c, o).unwrap();
+    }
+    f.broken.set(true);
+    assert_eq!(h.get_body(c, o), Err(ReasonCode::ResourceProblem));
+    assert_eq!(h.depth("Q"), 7);
+    f.broken.set(false);
+    assert_eq!(h.get_body(c, o).unwrap(), vec![3; 1000]);
+}
+
+#[test]
+fn a_backed_out_get_brings_the_body_back_into_memory() {
+    let (mut h, c, o) = harness();
+    let (_, f) = fill_and_file(&mut h, c, o, 10);
+    for _ in 0..3 {
+        h.get_body(c, o).unwrap();
+    }
+    let got = h.get_now(c, o, GetOptionFlags::SYNCPOINT).unwrap();
+    assert_eq!(got.data.to_vec(), vec![3; 1000]);
+    assert_eq!(f.reads.get(), 1);
+    let t = h.t();
+    h.qm.backout(c, t, &mut h.fx).unwrap();
+    h.qm.check_resident_bytes();
+    // Changed (BackoutCount 1): the next checkpoint images it without a read, and
+    // the get that follows reads nothing either.
+    let plan = h.qm.checkpoint_plan(Young::InImage).unwrap();
+    assert_eq!(plan.image.len(), 1);
+    assert_eq!(f.reads.get(), 1);
+    let got = h.get_now(c, o, GetOptionFlags::NO_SYNCPOINT).unwrap();
+    assert_eq!((got.md.backout_count, got.data.len()), (1, 1000));
+    assert_eq!(f.reads.get(), 1);
+}
+
+#[test]
+fn browsing_reads_without_taking_bodies_back() {
+    let (mut h, c, o) = harness();
+    let (_, f) = fill_and_file(&mut h, c, o, 10);
+    let mut first = true;
+    for i in 0..10u8 {
+        let opt = if first {
+            GetOptionFlags::BROWSE_FIRST
+        } else {
+            GetOptionFlags::BROWSE_NEXT
+        };
+        first = false;
+        let got = h.get_now(c, o, opt).unwrap();
+        assert_eq!(got.data.to_vec(), vec![i; 1000]);
+    }
+    assert_eq!(f.reads.get(), 7);
+    h.qm.check_resident_bytes();
+    assert_eq!(
+        h.qm.queues
+            .local_mut(h.qm.queues.lookup("Q").unwrap())
+            .unwrap()
+            .store
+            .resident_persistent_bytes(),
+        3000
+    );
+}
+
+#[test]
+fn a_report_for_a_message_that_changed_since_its_filing_leaves_it_in_memory() {
+    let (mut h, c, o) = harness();
+    for i in 0..4u8 {
+        put_p(&mut h, c, o, false, &[i; 1000]);
+    }
+    let plan = h.qm.checkpoint_plan(Young::InQueueFiles).unwrap();
+    h.qm.checkpoint_taken(&plan);
+    // Before the filing is reported, message 3 is got under syncpoint and backed out.
+    let mut md = MessageDescriptor::default();
+    md.msg_id = plan.queues[0].file[3].md.msg_id;
+    let got = h
+        .get_with(c, o, &md, GetOptionFlags::SYNCPOINT, 0, 1 << 20)
+        .done()
+        .unwrap()
+        .unwrap();
+    assert_eq!(got.data[0], 3);
+    let t = h.t();
+    h.qm.backout(c, t, &mut h.fx).unwrap();
+    let filed: Vec<FiledBody> = plan.queues[0]
+        .file
+        .iter()
+        .map(|m| FiledBody {
+            seq: m.seq,
+            msg_id: m.md.msg_id,
+            put_ms: m.put_ms,
+            record: Rc::new(Record {
+                body: m.body.clone(),
+                reads: Rc::default(),
+                broken: Rc::default(),
+            }),
+        })
+        .collect();
+    // 4,000 in memory, 3,000 allowed: message 3 changed, so message 2 goes instead.
+    assert_eq!(h.qm.bodies_filed("Q", &filed), 1000);
+    let q = h.qm.queues.lookup("Q").unwrap();
+    let store = &h.qm.queues.local_mut(q).unwrap().store;
+    let resident: Vec<bool> = store.sorted().iter().map(|m| m.body.is_resident()).collect();
+    assert_eq!(resident, [true, true, false, true]);
+}
