@@ -37,7 +37,8 @@ pub use error::{LogError, Result, MQRC_RESOURCE_PROBLEM};
 pub use format::record::RecordKind;
 pub use lsn::{Geometry, Lsn};
 pub use queue_file::{
-    QueueFile, QueueFileConfig, QueueFileError, QueueFileStatus, Recovered as QueueFileRecovered,
+    QueueFile, QueueFileConfig, QueueFileError, QueueFileStatus, RecordLocation,
+    Recovered as QueueFileRecovered,
 };
 pub use recovery::{Record, Recovery};
 pub use stats::{IoOp, LogStatus, SlowIo};

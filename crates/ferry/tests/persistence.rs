@@ -652,3 +652,84 @@ async fn a_damaged_log_record_stops_the_start_instead_of_serving_a_corrupt_messa
         qm.error_log()
     );
 }
+
+/// A body of `len` bytes that says which message it is.
+fn sized_body(n: usize, len: usize) -> String {
+    let head = format!("message {n:05} ");
+    format!("{head}{}", "y".repeat(len - head.len()))
+}
+
+/// The queue manager process's resident and peak memory, KiB (VmRSS, VmHWM).
+fn memory_kib(qm: &TestQueueManager) -> (u64, u64) {
+    let pid = qm.pid().expect("the queue manager runs");
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc status");
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .unwrap_or_else(|| panic!("{name} in /proc/{pid}/status"))
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+/// DefaultPQBufferSize: a queue far larger than its buffer keeps its bodies in its queue
+/// file, not in memory. After a restart, 96 MiB of persistent messages cost the queue
+/// manager a few MiB (their descriptors), every body is read back intact and in order
+/// when browsed and got, and one got under syncpoint and backed out comes back whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deep_queue_keeps_its_bodies_on_disk_beyond_its_buffer() {
+    const N: usize = 1536;
+    const LEN: usize = 64 * 1024;
+    let mut qm = start("PS.BUFFER");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q) MAXDEPTH(999999999)");
+    let (conn, q) = open_q(&qm, "Q").await;
+    for i in 0..N {
+        let mut m = md(true, 0);
+        put_md(&q, &mut m, PutOptions::default(), &sized_body(i, LEN))
+            .await
+            .unwrap_or_else(|e| panic!("persistent put {i} of {N}: {e}"));
+    }
+    drop(q);
+    conn.disconnect().await.expect("disconnect");
+    // The controlled stop's last checkpoints file every message.
+    stop(&mut qm);
+    qm.launch();
+    let (rss, peak) = memory_kib(&qm);
+    let queued_kib = (N * LEN / 1024) as u64;
+    eprintln!("restarted with {queued_kib} KiB queued: VmRSS {rss} KiB, VmHWM {peak} KiB");
+    assert!(
+        peak < queued_kib / 2,
+        "restart loaded {queued_kib} KiB of messages within {peak} KiB at most (now {rss} KiB): \
+         bodies beyond the 128 KiB buffer stay in the queue file"
+    );
+    let (conn, q) = open_q(&qm, "Q").await;
+    let browsed = browse_all(&q).await;
+    assert_eq!(browsed.len(), N);
+    for (i, s) in browsed.iter().enumerate() {
+        assert!(s.body == sized_body(i, LEN), "browsed message {i} intact");
+    }
+    // Skip past the buffer, then get one under syncpoint and back it out.
+    for i in 0..10 {
+        let (_, got) = get(&q).await.expect("get");
+        assert!(
+            got.data[..] == *sized_body(i, LEN).as_bytes(),
+            "message {i}"
+        );
+    }
+    let (m, got) = get_with(&q, gmo(GetOptionFlags::SYNCPOINT, 0))
+        .await
+        .expect("get under syncpoint");
+    assert!(got.data[..] == *sized_body(10, LEN).as_bytes());
+    within("backout", conn.backout()).await.expect("backout");
+    let rest = drain(&q).await;
+    assert_eq!(rest.len(), N - 10, "every other message is still there");
+    assert_eq!((rest[0].msg_id, rest[0].backout_count), (m.msg_id, 1));
+    for (k, s) in rest.iter().enumerate() {
+        assert!(
+            s.body == sized_body(k + 10, LEN),
+            "message {} intact",
+            k + 10
+        );
+    }
+}

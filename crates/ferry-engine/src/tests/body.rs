@@ -186,6 +186,10 @@ fn a_report_for_a_message_that_changed_since_its_filing_leaves_it_in_memory() {
     assert_eq!(h.qm.bodies_filed("Q", &filed), 1000);
     let q = h.qm.queues.lookup("Q").unwrap();
     let store = &h.qm.queues.local_mut(q).unwrap().store;
-    let resident: Vec<bool> = store.sorted().iter().map(|m| m.body.is_resident()).collect();
+    let resident: Vec<bool> = store
+        .sorted()
+        .iter()
+        .map(|m| m.body.is_resident())
+        .collect();
     assert_eq!(resident, [true, true, false, true]);
 }

@@ -191,6 +191,9 @@ pub struct RecoveryLog {
     queue_files: QueueFiles,
     /// The restart point of the checkpoint whose filings are being written.
     filing: Cell<Option<Lsn>>,
+    /// Messages the finished filings wrote, not yet reported to the engine (which may
+    /// leave their bodies on disk: `ferry_engine::body`).
+    filed_bodies: RefCell<Vec<(String, Vec<queue_files::FiledAt>)>>,
     /// The last checkpoint record appended (the next checkpoint waits until it is durable).
     last_checkpoint_record: Cell<Lsn>,
     /// The queue files failed: checkpoints have stopped.
@@ -311,6 +314,7 @@ pub fn open_and_recover(
             last_room: Cell::new(u64::MAX),
             queue_files: loaded.files,
             filing: Cell::new(None),
+            filed_bodies: RefCell::new(Vec::new()),
             last_checkpoint_record: Cell::new(Lsn(0)),
             queue_files_failed: Cell::new(false),
         },
@@ -537,10 +541,18 @@ impl RecoveryLog {
             .space_total
             .saturating_sub(status.space_in_use)
             .saturating_sub(status.space_total / 32);
-        let mut plan = engine.checkpoint_plan(Young::InImage);
-        if image_bytes(&plan.image) > free {
-            plan = engine.checkpoint_plan(Young::InQueueFiles);
-        }
+        let plan = engine.checkpoint_plan(Young::InImage).and_then(|plan| {
+            if image_bytes(&plan.image) > free {
+                engine.checkpoint_plan(Young::InQueueFiles)
+            } else {
+                Ok(plan)
+            }
+        });
+        // A body left in a queue file that had to be read and could not be (the read
+        // is logged where it failed): no checkpoint now; the next trigger retries.
+        let Ok(plan) = plan else {
+            return Ok(());
+        };
         let needed = image_bytes(&plan.image);
         if needed > free {
             return Err(LogError::LogFull {
@@ -570,6 +582,21 @@ impl RecoveryLog {
         }
         if let Some(r) = self.queue_files.try_done() {
             self.filed(r, &server.error_log, &server.name);
+            if let Ok(mut engine) = server.engine.try_borrow_mut() {
+                self.report_filed_bodies(&mut engine);
+            }
+        }
+    }
+
+    /// Tells the engine where the messages of finished filings are, so it can leave the
+    /// bodies beyond each queue's DefaultPQBufferSize on disk. Call between engine calls.
+    pub fn report_filed_bodies(&self, engine: &mut QueueManager) {
+        for (queue, at) in self.filed_bodies.take() {
+            let filed: Vec<_> = at
+                .into_iter()
+                .map(queue_files::FiledAt::into_engine)
+                .collect();
+            engine.bodies_filed(&queue, &filed);
         }
     }
 
@@ -583,6 +610,13 @@ impl RecoveryLog {
         match r {
             Ok(done) => match self.log.checkpoint(&[], done.restart) {
                 Ok(lsn) => {
+                    tracing::debug!(
+                        "checkpoint filings done: {} messages written, {} removed, {} queue files synced",
+                        done.written,
+                        done.removed,
+                        done.synced
+                    );
+                    self.filed_bodies.borrow_mut().extend(done.bodies);
                     self.last_checkpoint_record.set(lsn);
                     self.full_reported.set(false);
                 }

@@ -12,6 +12,7 @@ mod amqp;
 mod clock;
 mod command_server;
 mod dispatch;
+mod filed_record;
 mod listeners;
 mod logging;
 mod queue_files;
@@ -123,6 +124,10 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
         .map_err(|e| config_error(&e))?;
     error_log.write(&messages::QMGR_STARTING, &[&name]);
     let mut engine = QueueManager::from_catalogue(name, catalogue, clock::now());
+    engine.set_buffer_sizes(ferry_engine::BufferSizes {
+        non_persistent: ini.tuning.default_q_buffer_size,
+        persistent: ini.tuning.default_pq_buffer_size,
+    });
     let recovered = logging::open_and_recover(
         &ini.log,
         name,

@@ -19,14 +19,16 @@
 //! - **Failure**: a write or sync error fails the filer for good (fsync is never retried):
 //!   checkpoints stop, the log fills, persistent puts get 2102. Restart recovers.
 
+use super::filed_record::{QueueFileRecord, SegmentReaders};
 use crate::error_log::ErrorLog;
 use crate::messages;
 use ferry_engine::journal::kind;
-use ferry_engine::{LoggedMessage, QueueFiling, QueueManager, Record};
+use ferry_engine::{FiledRecord, LoggedMessage, QueueFiling, QueueManager, Record};
 use ferry_store::{FileDevice, Lsn, QueueFile, QueueFileConfig, QueueFileError};
 use std::collections::BTreeMap;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -36,8 +38,10 @@ use tokio::sync::Notify;
 /// with a handful of lasting messages does not cost much disk, large enough that a deep
 /// queue has few files.
 const SEGMENT_SIZE: u64 = 8 << 20;
-/// Messages restored into the engine per batch at start (bounds the decoded batch).
+/// Messages restored into the engine per batch at start, and their bytes at most: the
+/// decoded batch is all of a restart's memory that is not the engine's own.
 const RESTORE_BATCH: usize = 4096;
+const RESTORE_BATCH_BYTES: usize = 4 << 20;
 
 /// The queue file settings used for every queue.
 fn config() -> QueueFileConfig {
@@ -92,6 +96,7 @@ pub fn load(
         .collect();
     dirs.sort();
     let mut files = BTreeMap::new();
+    let mut all_readers = HashMap::new();
     let (mut messages, mut queues) = (0u64, 0u64);
     for dir in dirs {
         let queue = queue_name(&dir);
@@ -116,28 +121,36 @@ pub fn load(
                 &[&queue, &recovered.dropped_bytes, why],
             );
         }
-        let n = restore(&mut qf, &queue, engine)?;
+        let mut readers = SegmentReaders::new(&queue, path);
+        let n = restore(&mut qf, &queue, &mut readers, engine)?;
         if n > 0 {
             messages += n;
             queues += 1;
         }
-        files.insert(queue, qf);
+        readers.keep_only(qf.segment_numbers());
+        files.insert(queue.clone(), qf);
+        all_readers.insert(queue, readers);
     }
     Ok(Loaded {
-        files: QueueFiles::start(root.to_path_buf(), files),
+        files: QueueFiles::start(root.to_path_buf(), files, all_readers),
         messages,
         queues,
     })
 }
 
-/// Reads queue `queue`'s messages back onto it; returns how many.
+/// Reads queue `queue`'s messages back onto it, each with where its record is (the
+/// engine keeps the bodies of the first up to the queue's buffer, DefaultPQBufferSize,
+/// and reads the others back when they are got); returns how many.
 fn restore(
     qf: &mut QueueFile<FileDevice>,
     queue: &str,
+    readers: &mut SegmentReaders,
     engine: &mut QueueManager,
 ) -> Result<u64, String> {
-    let mut batch: Vec<LoggedMessage> = Vec::new();
+    type Restored = (LoggedMessage, Option<Rc<dyn FiledRecord>>);
+    let mut batch: Vec<Restored> = Vec::new();
     let mut n = 0u64;
+    let mut batch_bytes = 0usize;
     let mut known = true;
     let mut iter = qf.iter();
     loop {
@@ -145,9 +158,15 @@ fn restore(
         let done = next.is_none();
         if let Some(r) = next {
             let (seq, payload) = r.map_err(|e| format!("queue file of queue '{queue}': {e}"))?;
-            batch.push(decode(queue, seq, &payload)?);
+            let record = iter
+                .locate(seq)
+                .and_then(|at| readers.record(seq, at).ok())
+                .map(|r| Rc::new(r) as Rc<dyn FiledRecord>);
+            batch_bytes += payload.len();
+            batch.push((decode(queue, seq, &payload)?, record));
         }
-        if batch.len() >= RESTORE_BATCH || done {
+        if batch.len() >= RESTORE_BATCH || batch_bytes >= RESTORE_BATCH_BYTES || done {
+            batch_bytes = 0;
             n += batch.len() as u64;
             // False: the queue is no longer defined; the first checkpoint removes the file.
             known &= engine.restore_filed(queue, batch.drain(..));
@@ -198,7 +217,7 @@ fn sync_dir(dir: &Path) -> Result<(), String> {
 }
 
 /// A finished filing: the checkpoint whose image starts at `restart` may be recorded.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct Filed {
     /// The restart point (first record of the checkpoint's image).
     pub restart: Lsn,
@@ -208,6 +227,34 @@ pub struct Filed {
     pub removed: u64,
     /// Queue files synced.
     pub synced: u64,
+    /// Per queue, the messages written and where to read each back, in get order (for
+    /// [`QueueManager::bodies_filed`]).
+    pub bodies: Vec<(String, Vec<FiledAt>)>,
+}
+
+/// A message just written to its queue file, and where (sent back from the filer thread).
+#[derive(Debug)]
+pub struct FiledAt {
+    /// Arrival number on its queue.
+    pub seq: u64,
+    /// Its MsgId and put time (which message it is).
+    pub msg_id: ferry_mqi::MsgId,
+    /// Put time, ms.
+    pub put_ms: u64,
+    /// Its record.
+    pub record: QueueFileRecord,
+}
+
+impl FiledAt {
+    /// As the engine takes it.
+    pub fn into_engine(self) -> ferry_engine::FiledBody {
+        ferry_engine::FiledBody {
+            seq: self.seq,
+            msg_id: self.msg_id,
+            put_ms: self.put_ms,
+            record: Rc::new(self.record),
+        }
+    }
 }
 
 struct Job {
@@ -227,7 +274,11 @@ pub struct QueueFiles {
 }
 
 impl QueueFiles {
-    fn start(root: PathBuf, files: BTreeMap<String, QueueFile<FileDevice>>) -> QueueFiles {
+    fn start(
+        root: PathBuf,
+        files: BTreeMap<String, QueueFile<FileDevice>>,
+        readers: HashMap<String, SegmentReaders>,
+    ) -> QueueFiles {
         let (jobs, job_rx) = mpsc::channel::<Job>();
         let (result_tx, results) = mpsc::channel();
         let done = Arc::new(Notify::new());
@@ -240,17 +291,19 @@ impl QueueFiles {
                 let mut filer = Filer {
                     root,
                     files,
+                    readers,
                     sizes: published,
                 };
                 filer.publish();
                 while let Ok(job) = job_rx.recv() {
                     let r = filer
                         .apply(job.filings)
-                        .map(|(written, removed, synced)| Filed {
+                        .map(|(written, removed, synced, bodies)| Filed {
                             restart: job.restart,
                             written,
                             removed,
                             synced,
+                            bodies,
                         });
                     filer.publish();
                     let failed = r.is_err();
@@ -328,6 +381,8 @@ impl Drop for QueueFiles {
 struct Filer {
     root: PathBuf,
     files: BTreeMap<String, QueueFile<FileDevice>>,
+    /// Read-only handles on each queue file's segments, for the records handed back.
+    readers: HashMap<String, SegmentReaders>,
     /// Where [`Filer::publish`] puts the files' sizes for status displays.
     sizes: Arc<Mutex<HashMap<String, u64>>>,
 }
@@ -345,9 +400,15 @@ impl Filer {
         }
     }
 
-    /// Applies one checkpoint's filings; returns (written, removed, synced).
-    fn apply(&mut self, filings: Vec<QueueFiling>) -> Result<(u64, u64, u64), String> {
+    /// Applies one checkpoint's filings; returns (written, removed, synced, where each
+    /// message written is).
+    #[allow(clippy::type_complexity)]
+    fn apply(
+        &mut self,
+        filings: Vec<QueueFiling>,
+    ) -> Result<(u64, u64, u64, Vec<(String, Vec<FiledAt>)>), String> {
         let (mut written, mut removed, mut synced) = (0u64, 0u64, 0u64);
+        let mut bodies = Vec::new();
         // Files of queues that no longer exist go.
         let named: std::collections::HashSet<&str> =
             filings.iter().map(|f| f.queue.as_str()).collect();
@@ -359,6 +420,7 @@ impl Filer {
             .collect();
         for q in gone {
             self.files.remove(&q);
+            self.readers.remove(&q);
             remove_dir(&self.root.join(dir_name(&q)))?;
         }
         for f in filings {
@@ -369,6 +431,7 @@ impl Filer {
             if f.fresh {
                 // The file holds an earlier incarnation's messages (or none): start over.
                 self.files.remove(&f.queue);
+                self.readers.remove(&f.queue);
                 if path.exists() {
                     remove_dir(&path)?;
                 }
@@ -406,8 +469,35 @@ impl Filer {
             written += puts.len() as u64;
             removed += removes.len() as u64;
             synced += 1;
+            // Where each message now is (after any compaction), for the engine to leave
+            // bodies beyond the queue's buffer on disk.
+            let located: Vec<_> = f
+                .file
+                .iter()
+                .filter_map(|m| Some((m, qf.locate(m.seq)?)))
+                .collect();
+            let segments: Vec<u64> = qf.segment_numbers().collect();
+            let readers = self
+                .readers
+                .entry(f.queue.clone())
+                .or_insert_with(|| SegmentReaders::new(&f.queue, path.clone()));
+            readers.keep_only(segments.into_iter());
+            let at: Vec<FiledAt> = located
+                .into_iter()
+                .filter_map(|(m, loc)| {
+                    Some(FiledAt {
+                        seq: m.seq,
+                        msg_id: m.md.msg_id,
+                        put_ms: m.put_ms,
+                        record: readers.record(m.seq, loc).ok()?,
+                    })
+                })
+                .collect();
+            if !at.is_empty() {
+                bodies.push((f.queue.clone(), at));
+            }
         }
-        Ok((written, removed, synced))
+        Ok((written, removed, synced, bodies))
     }
 
     /// Queue `queue`'s file, created when `create` (None: there is none and nothing to

@@ -92,6 +92,21 @@ struct Loc {
     len: u32,
 }
 
+/// Where a live message's put record is: read `len` bytes at `offset` of segment file
+/// [`format::segment_name`]`(segment)` and check them with [`scan::check_put`]. A
+/// segment's records never move while it is in the set, and a segment that leaves it
+/// (trim, compaction) is only unlinked, so a reader that opened it first can still read
+/// the record (the disk space is freed when the last such reader closes it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecordLocation {
+    /// The segment number.
+    pub segment: u64,
+    /// Offset of the record in the segment file.
+    pub offset: u64,
+    /// Length of the record, header included.
+    pub len: u32,
+}
+
 /// The persistent messages of one queue, in a directory of segment files (see the module
 /// documentation).
 pub struct QueueFile<D: LogDevice> {
@@ -277,6 +292,26 @@ impl<D: LogDevice> QueueFile<D> {
         scan::read_put(&mut seg.file, &seg.name, loc.offset, loc.len, seq)
     }
 
+    /// Where live message `seq`'s record is, for reading it back without this
+    /// `QueueFile` (see [`RecordLocation`]).
+    pub fn locate(&self, seq: u64) -> Option<RecordLocation> {
+        self.index.get(&seq).map(|l| RecordLocation {
+            segment: l.segment,
+            offset: l.offset,
+            len: l.len,
+        })
+    }
+
+    /// The segment numbers of the current set, ascending.
+    pub fn segment_numbers(&self) -> impl Iterator<Item = u64> + '_ {
+        self.segments.keys().copied()
+    }
+
+    /// The device (directory) the queue file lives on.
+    pub fn device(&self) -> &D {
+        &self.dev
+    }
+
     /// Whether message `seq` is live.
     pub fn contains(&self, seq: u64) -> bool {
         self.index.contains_key(&seq)
@@ -429,6 +464,13 @@ pub struct LiveIter<'a, D: LogDevice> {
     qf: &'a mut QueueFile<D>,
     next: Option<u64>,
     ahead: scan::ReadAhead,
+}
+
+impl<D: LogDevice> LiveIter<'_, D> {
+    /// Where live message `seq` is ([`QueueFile::locate`]).
+    pub fn locate(&self, seq: u64) -> Option<RecordLocation> {
+        self.qf.locate(seq)
+    }
 }
 
 impl<D: LogDevice> Iterator for LiveIter<'_, D> {
