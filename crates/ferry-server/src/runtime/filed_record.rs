@@ -10,30 +10,60 @@
 //! comes back once no message refers to the old segment any more (at most the live
 //! messages' bytes once over, after a compaction).
 //!
-//! A read is one `pread` of the record on the runtime thread (from the page cache
-//! while the queue is recent, else from the disk), checked like a restart checks it
-//! (header, sequence number, CRC-32C) and decoded with the engine's put-record codec.
-//! A failure gives the getter 2102 MQRC_RESOURCE_PROBLEM (2195 for a damaged record);
-//! the message stays on its queue.
+//! A read happens on the runtime thread (from the page cache while the queue is recent,
+//! else from the disk): a getter draining a queue in order reads records that follow
+//! each other in the segment, so each segment shares a [`ReadAhead`] that then reads a
+//! megabyte at a time (never beyond what was written when the record was filed),
+//! while a scattered read (a get by CorrelId) costs one `pread`. Each record is checked
+//! like a restart checks it (header, sequence number, CRC-32C) and decoded with the
+//! engine's put-record codec. A failure gives the getter 2102 MQRC_RESOURCE_PROBLEM
+//! (2195 for a damaged record); the message stays on its queue.
 
 use bytes::Bytes;
 use ferry_engine::journal::kind;
 use ferry_engine::{FiledRecord, Record};
 use ferry_mqi::ReasonCode;
 use ferry_store::queue_file::format::segment_name;
-use ferry_store::queue_file::scan::check_put;
-use ferry_store::RecordLocation;
+use ferry_store::queue_file::scan::{ReadAhead, RecordAt};
+use ferry_store::{LogFile, QueueFileError, RecordLocation};
 use std::collections::HashMap;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+
+/// A segment file open for reading, as the store's read-ahead reads it.
+#[derive(Debug)]
+struct ReadOnlySegment(File);
+
+impl LogFile for ReadOnlySegment {
+    fn write_at(&mut self, _: u64, _: &[u8]) -> std::io::Result<usize> {
+        Err(std::io::ErrorKind::PermissionDenied.into())
+    }
+    fn read_at(&mut self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+        FileExt::read_at(&self.0, buf, offset)
+    }
+    fn sync_data(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn size(&mut self) -> std::io::Result<u64> {
+        Ok(self.0.metadata()?.len())
+    }
+}
+
+/// One segment's reader, shared by its records (only the runtime thread reads, so the
+/// lock is never contended).
+#[derive(Debug)]
+struct SegmentReader {
+    name: String,
+    state: Mutex<(ReadOnlySegment, ReadAhead)>,
+}
 
 /// One put record of a queue file, readable from any thread.
 #[derive(Debug)]
 pub struct QueueFileRecord {
     queue: Arc<str>,
-    file: Arc<File>,
+    segment: Arc<SegmentReader>,
     seq: u64,
     at: RecordLocation,
 }
@@ -41,17 +71,36 @@ pub struct QueueFileRecord {
 impl QueueFileRecord {
     /// The message in the record, checked to be message `seq` of this queue.
     fn read(&self) -> Result<ferry_engine::LoggedMessage, ReasonCode> {
-        let name = segment_name(self.at.segment);
-        let mut rec = vec![0u8; self.at.len as usize];
-        if let Err(e) = self.file.read_exact_at(&mut rec, self.at.offset) {
+        let name = &self.segment.name;
+        let failed = |e: &QueueFileError| {
             tracing::error!(
                 "queue '{}': reading message {} back from {name} at offset {} failed: {e}",
                 self.queue,
                 self.seq,
                 self.at.offset
             );
-            return Err(ReasonCode::ResourceProblem);
-        }
+            match e {
+                QueueFileError::Io { .. } => ReasonCode::ResourceProblem,
+                _ => ReasonCode::UnexpectedError,
+            }
+        };
+        let at = RecordAt {
+            segment: self.at.segment,
+            offset: self.at.offset,
+            len: self.at.len,
+            data_end: self.at.data_end,
+        };
+        let payload = {
+            let mut state = self
+                .segment
+                .state
+                .lock()
+                .map_err(|_| ReasonCode::UnexpectedError)?;
+            let (file, ahead) = &mut *state;
+            ahead
+                .get(file, name, at, self.seq)
+                .map_err(|e| failed(&e))?
+        };
         let damaged = |why: &dyn std::fmt::Display| {
             tracing::error!(
                 "queue '{}': message {} in {name} at offset {} is damaged: {why}",
@@ -61,7 +110,6 @@ impl QueueFileRecord {
             );
             ReasonCode::UnexpectedError
         };
-        let payload = check_put(&rec, &name, self.at.offset, self.seq).map_err(|e| damaged(&e))?;
         match Record::decode(kind::PUT, &payload).map_err(|e| damaged(&e))? {
             Record::Put { queue, msg, .. } if *queue == *self.queue && msg.seq == self.seq => {
                 Ok(msg)
@@ -82,7 +130,7 @@ impl FiledRecord for QueueFileRecord {
 pub struct SegmentReaders {
     queue: Arc<str>,
     dir: PathBuf,
-    open: HashMap<u64, Arc<File>>,
+    open: HashMap<u64, Arc<SegmentReader>>,
 }
 
 impl SegmentReaders {
@@ -97,17 +145,22 @@ impl SegmentReaders {
 
     /// Message `seq`'s record at `at` (the segment is opened on first use).
     pub fn record(&mut self, seq: u64, at: RecordLocation) -> std::io::Result<QueueFileRecord> {
-        let file = match self.open.get(&at.segment) {
-            Some(f) => f.clone(),
+        let segment = match self.open.get(&at.segment) {
+            Some(r) => r.clone(),
             None => {
-                let f = Arc::new(File::open(self.dir.join(segment_name(at.segment)))?);
-                self.open.insert(at.segment, f.clone());
-                f
+                let name = segment_name(at.segment);
+                let file = File::open(self.dir.join(&name))?;
+                let r = Arc::new(SegmentReader {
+                    name,
+                    state: Mutex::new((ReadOnlySegment(file), ReadAhead::default())),
+                });
+                self.open.insert(at.segment, r.clone());
+                r
             }
         };
         Ok(QueueFileRecord {
             queue: self.queue.clone(),
-            file,
+            segment,
             seq,
             at,
         })

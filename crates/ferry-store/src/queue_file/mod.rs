@@ -105,6 +105,10 @@ pub struct RecordLocation {
     pub offset: u64,
     /// Length of the record, header included.
     pub len: u32,
+    /// Where the segment's records ended when it was located: everything before was
+    /// written by then (a reader may read ahead that far, never further: later appends
+    /// go beyond it).
+    pub data_end: u64,
 }
 
 /// The persistent messages of one queue, in a directory of segment files (see the module
@@ -295,10 +299,12 @@ impl<D: LogDevice> QueueFile<D> {
     /// Where live message `seq`'s record is, for reading it back without this
     /// `QueueFile` (see [`RecordLocation`]).
     pub fn locate(&self, seq: u64) -> Option<RecordLocation> {
-        self.index.get(&seq).map(|l| RecordLocation {
+        let l = self.index.get(&seq)?;
+        Some(RecordLocation {
             segment: l.segment,
             offset: l.offset,
             len: l.len,
+            data_end: self.segments.get(&l.segment)?.end,
         })
     }
 
