@@ -1,4 +1,5 @@
-//! Message bodies held in memory or left in their queue file: MQ's DefaultPQBufferSize.
+//! Message bodies held in memory or left in their queue file: MQ's DefaultPQBufferSize and
+//! DefaultQBufferSize.
 //!
 //! A queue keeps the bodies of its persistent messages in memory up to its buffer size
 //! (qm.ini `TuningParameters: DefaultPQBufferSize`, [`BufferSizes`]). Beyond that, a
@@ -8,17 +9,26 @@
 //! does no I/O). So a queue can hold far more messages than memory while request/reply
 //! traffic, whose messages are got long before they are filed, never reads a file.
 //!
-//! Which bodies leave memory: when the server reports a checkpoint's filings
+//! Which persistent bodies leave memory: when the server reports a checkpoint's filings
 //! ([`crate::QueueManager::bodies_filed`]), the newest filed messages of a queue over its
 //! buffer give up their bodies, so the head of the queue, next to be got, stays in
 //! memory. At restart ([`crate::QueueManager::restore_filed`]) the first messages of each
 //! queue up to the buffer keep their bodies; the rest are read back when got.
 //!
+//! Non-persistent messages are never filed by checkpoints, so a queue over its
+//! DefaultQBufferSize **spills** them ([`crate::QueueManager::spill_plan`]): the newest
+//! are written to its queue file (unsynced: a restart discards non-persistent records),
+//! and once the server reports them written ([`crate::QueueManager::bodies_spilled`]) they
+//! give up their bodies the same way. When a spilled message goes, its record is removed
+//! by the next spill.
+//!
 //! One rule keeps checkpoints simple: **a message whose change is noted for the next
 //! checkpoint has its body in memory.** A body leaves memory only for a message just
 //! filed and unchanged since, and a message that is delivered and may come back (got
 //! under syncpoint, held for a consumer) takes its body back into memory first; so the
-//! log's images and the next filings never need a read (`StoredMsg::logged`).
+//! log's images and the next filings need no read (`StoredMsg::logged` reads if ever
+//! they do: a restart that replays a BackoutCount change onto a message restored without
+//! its body).
 
 use bytes::Bytes;
 use ferry_mqi::ReasonCode;
@@ -36,8 +46,8 @@ pub trait FiledRecord: fmt::Debug {
 /// The per-queue memory buffers (qm.ini TuningParameters), in bytes of message bodies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BufferSizes {
-    /// DefaultQBufferSize: non-persistent messages (they are never filed, so this bounds
-    /// nothing yet; kept for display and for when they can be).
+    /// DefaultQBufferSize: non-persistent messages' bodies kept in memory per queue;
+    /// beyond it the newest are spilled to the queue file.
     pub non_persistent: u64,
     /// DefaultPQBufferSize: persistent messages' bodies kept in memory per queue once
     /// they are in its queue file.
@@ -155,18 +165,111 @@ impl crate::QueueManager {
     }
 }
 
+impl crate::QueueManager {
+    /// True when a queue may hold more non-persistent bodies in memory than its
+    /// DefaultQBufferSize: the server should take a [`crate::QueueManager::spill_plan`].
+    pub fn spill_wanted(&self) -> bool {
+        self.spill_hint
+    }
+
+    /// Non-persistent messages to write to queue files now, so that each queue holds at
+    /// most DefaultQBufferSize of their bodies in memory (the newest go: the head of the
+    /// queue stays), and the records of spilled messages gone since the last plan, to
+    /// remove. The server writes them (no sync needed: a restart discards non-persistent
+    /// records) and reports where they went with [`crate::QueueManager::bodies_spilled`].
+    /// Temporary dynamic queues are not spilled.
+    pub fn spill_plan(&mut self) -> Vec<crate::QueueFiling> {
+        self.spill_hint = false;
+        let budget = self.buffers.non_persistent;
+        let ids: Vec<_> = self.queues.iter().map(|(id, _)| id).collect();
+        let mut plan = Vec::new();
+        for id in ids {
+            let Some(e) = self.queues.get(id) else {
+                continue;
+            };
+            if e.is_temporary() {
+                continue;
+            }
+            let queue = e.def.name.clone();
+            let Some(lq) = self.queues.local_mut(id) else {
+                continue;
+            };
+            let store = &mut lq.store;
+            let over = store
+                .resident_non_persistent_bytes()
+                .saturating_sub(store.spill_pending)
+                .saturating_sub(budget);
+            let mut file: Vec<crate::LoggedMessage> = if over > 0 {
+                store
+                    .spill_candidates(over)
+                    .into_iter()
+                    .filter_map(|m| m.logged().ok())
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            // Written in get order, so a drain reads them back sequentially.
+            file.reverse();
+            for m in &file {
+                let len = u32::try_from(m.body.len()).unwrap_or(u32::MAX);
+                store.spilled.insert(m.seq, len);
+                store.spill_pending += u64::from(len);
+            }
+            let unfile = std::mem::take(&mut store.spill_gone);
+            if !file.is_empty() || !unfile.is_empty() {
+                plan.push(crate::QueueFiling {
+                    queue,
+                    fresh: false,
+                    file,
+                    unfile,
+                });
+            }
+        }
+        plan
+    }
+
+    /// The server has written a spill of queue `queue` ([`crate::QueueManager::spill_plan`]):
+    /// those messages still there, available and in memory give up their bodies. Returns
+    /// the bytes freed.
+    pub fn bodies_spilled(&mut self, queue: &str, spilled: &[FiledBody]) -> u64 {
+        let Some(id) = self.queues.lookup(queue) else {
+            return 0;
+        };
+        let Some(lq) = self.queues.local_mut(id) else {
+            return 0;
+        };
+        let store = &mut lq.store;
+        let mut freed = 0;
+        for f in spilled {
+            let Some(pending) = store.spilled.get_mut(&f.seq) else {
+                continue;
+            };
+            let was = std::mem::take(pending);
+            store.spill_pending = store.spill_pending.saturating_sub(u64::from(was));
+            freed += store.leave_filed(f, &[]);
+        }
+        freed
+    }
+}
+
 #[cfg(test)]
 impl crate::QueueManager {
-    /// Panics unless every queue's running count of persistent bodies in memory is right.
+    /// Panics unless every queue's running counts of bodies in memory are right.
     pub(crate) fn check_resident_bytes(&self) {
         for (_, e) in self.queues.iter() {
             if let Some(lq) = e.local.as_ref() {
+                let s = &lq.store;
                 assert_eq!(
-                    lq.store.resident_persistent_bytes(),
-                    lq.store.recount_resident_persistent(),
+                    (
+                        s.resident_persistent_bytes(),
+                        s.resident_non_persistent_bytes()
+                    ),
+                    (s.recount_resident(true), s.recount_resident(false)),
                     "queue {}",
                     e.def.name
                 );
+                let pending: u64 = s.spilled.values().map(|p| u64::from(*p)).sum();
+                assert_eq!(s.spill_pending, pending, "queue {}", e.def.name);
             }
         }
     }

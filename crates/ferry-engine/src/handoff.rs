@@ -155,5 +155,8 @@ impl QueueManager {
         }
         msg.state = MsgState::Available;
         lq.store.insert(msg);
+        if lq.store.resident_non_persistent_bytes() > self.buffers.non_persistent {
+            self.spill_hint = true;
+        }
     }
 }

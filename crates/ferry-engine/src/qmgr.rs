@@ -53,6 +53,8 @@ pub struct QueueManager {
     pub(crate) consumers: ConsumerTable,
     /// Per-queue memory for message bodies (qm.ini TuningParameters; `crate::body`).
     pub(crate) buffers: BufferSizes,
+    /// A queue may hold more non-persistent bodies than its buffer: time for a spill.
+    pub(crate) spill_hint: bool,
 }
 
 impl QueueManager {
@@ -76,6 +78,7 @@ impl QueueManager {
             next_uow: now.0.saturating_mul(1000),
             consumers: ConsumerTable::default(),
             buffers: BufferSizes::default(),
+            spill_hint: false,
         }
     }
 

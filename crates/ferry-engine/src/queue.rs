@@ -204,6 +204,17 @@ pub(crate) struct MessageStore {
     /// Bytes of persistent messages' bodies in memory (held within DefaultPQBufferSize
     /// once they are filed: `crate::body`).
     resident_persistent: u64,
+    /// Bytes of non-persistent messages' bodies in memory (held within
+    /// DefaultQBufferSize by spilling: `crate::body`).
+    resident_non_persistent: u64,
+    /// Non-persistent messages spilled to the queue file (or on their way), with the
+    /// bytes each will free once its spill is reported written (0 after that).
+    pub spilled: HashMap<u64, u32>,
+    /// Spilled non-persistent messages gone since the last spill: their records must be
+    /// removed from the queue file.
+    pub spill_gone: Vec<u64>,
+    /// Bytes of spilled bodies not yet reported written (still in memory).
+    pub spill_pending: u64,
     /// Checkpoint bookkeeping (see `crate::checkpoint`).
     pub filing: Filing,
 }
@@ -276,27 +287,68 @@ impl MessageStore {
         self.resident_persistent
     }
 
-    /// Counts `m`'s body in or out of [`MessageStore::resident_persistent_bytes`].
+    /// Bytes of non-persistent messages' bodies held in memory.
+    pub fn resident_non_persistent_bytes(&self) -> u64 {
+        self.resident_non_persistent
+    }
+
+    /// The resident-bytes counter `m`'s body counts in.
+    fn counter(&mut self, m: &StoredMsg) -> &mut u64 {
+        if m.md.is_persistent() {
+            &mut self.resident_persistent
+        } else {
+            &mut self.resident_non_persistent
+        }
+    }
+
+    /// Counts `m`'s body in or out of the resident bytes.
     fn account(&mut self, m: &StoredMsg, add: bool) {
-        if m.md.is_persistent() && m.body.is_resident() {
+        if m.body.is_resident() {
             let n = m.body.len() as u64;
-            self.resident_persistent = if add {
-                self.resident_persistent + n
-            } else {
-                self.resident_persistent.saturating_sub(n)
-            };
+            let c = self.counter(m);
+            *c = if add { *c + n } else { c.saturating_sub(n) };
+        }
+    }
+
+    /// A message leaves the store: a spilled one's record must leave the queue file (and
+    /// one whose spill is not reported yet no longer frees anything).
+    fn forget_spilled(&mut self, m: &StoredMsg) {
+        if let Some(pending) = self.spilled.remove(&m.key.seq) {
+            self.spill_pending = self.spill_pending.saturating_sub(u64::from(pending));
+            self.spill_gone.push(m.key.seq);
         }
     }
 
     /// [`MessageStore::resident_persistent_bytes`] counted afresh (tests check the
     /// running count against it).
     #[cfg(test)]
-    pub fn recount_resident_persistent(&self) -> u64 {
+    pub fn recount_resident(&self, persistent: bool) -> u64 {
         self.msgs
             .values()
-            .filter(|m| m.md.is_persistent() && m.body.is_resident())
+            .filter(|m| m.md.is_persistent() == persistent && m.body.is_resident())
             .map(|m| m.body.len() as u64)
             .sum()
+    }
+
+    /// The newest available, resident, not yet spilled non-persistent messages whose
+    /// bodies add up to at least `bytes` (fewer if there are not enough), newest first.
+    pub fn spill_candidates(&self, bytes: u64) -> Vec<&StoredMsg> {
+        let mut out = Vec::new();
+        let mut total = 0u64;
+        for k in self.order.iter().rev() {
+            if total >= bytes {
+                break;
+            }
+            let Some(m) = self.msgs.get(&k.seq) else {
+                continue;
+            };
+            if m.md.is_persistent() || !m.body.is_resident() || self.spilled.contains_key(&k.seq) {
+                continue;
+            }
+            total += m.body.len() as u64;
+            out.push(&**m);
+        }
+        out
     }
 
     /// Takes message `seq`'s body back into memory (it was just read for a delivery
@@ -309,8 +361,11 @@ impl MessageStore {
             return;
         }
         m.body = Body::Resident(body.clone());
-        if m.md.is_persistent() {
+        let persistent = m.md.is_persistent();
+        if persistent {
             self.resident_persistent += body.len() as u64;
+        } else {
+            self.resident_non_persistent += body.len() as u64;
         }
     }
 
@@ -323,7 +378,6 @@ impl MessageStore {
         };
         let same = m.md.msg_id == f.msg_id && m.put_ms == f.put_ms;
         if !same
-            || !m.md.is_persistent()
             || m.state != MsgState::Available
             || !m.body.is_resident()
             || changed.binary_search(&f.seq).is_ok()
@@ -335,7 +389,13 @@ impl MessageStore {
             len,
             record: f.record.clone(),
         };
-        self.resident_persistent = self.resident_persistent.saturating_sub(len as u64);
+        let persistent = m.md.is_persistent();
+        let c = if persistent {
+            &mut self.resident_persistent
+        } else {
+            &mut self.resident_non_persistent
+        };
+        *c = c.saturating_sub(len as u64);
         len as u64
     }
 
@@ -343,6 +403,10 @@ impl MessageStore {
     /// next checkpoint.
     pub fn clear_all(&mut self) {
         self.resident_persistent = 0;
+        self.resident_non_persistent = 0;
+        self.spilled.clear();
+        self.spill_gone.clear();
+        self.spill_pending = 0;
         self.msgs.clear();
         self.order.clear();
         self.by_msg_id.clear();
@@ -441,6 +505,7 @@ impl MessageStore {
     pub fn remove(&mut self, seq: u64) -> Option<StoredMsg> {
         let m = *self.msgs.remove(&seq)?;
         self.account(&m, false);
+        self.forget_spilled(&m);
         self.note(&m);
         if m.state == MsgState::Available {
             self.unlink(m.key, m.md.msg_id, m.md.correl_id);
@@ -478,6 +543,7 @@ impl MessageStore {
         for k in &keys {
             if let Some(m) = self.msgs.remove(&k.seq) {
                 self.account(&m, false);
+                self.forget_spilled(&m);
                 self.note(&m);
             }
         }

@@ -193,3 +193,102 @@ fn a_report_for_a_message_that_changed_since_its_filing_leaves_it_in_memory() {
         .collect();
     assert_eq!(resident, [true, true, false, true]);
 }
+
+/// Reports a spill plan as the server does once written; returns the bytes freed.
+fn report_spill(h: &mut Harness, plan: &[crate::QueueFiling], reads: &Rc<Cell<u32>>) -> u64 {
+    let mut freed = 0;
+    for f in plan {
+        let spilled: Vec<FiledBody> = f
+            .file
+            .iter()
+            .map(|m| FiledBody {
+                seq: m.seq,
+                msg_id: m.md.msg_id,
+                put_ms: m.put_ms,
+                record: Rc::new(Record {
+                    body: m.body.clone(),
+                    reads: reads.clone(),
+                    broken: Rc::default(),
+                }),
+            })
+            .collect();
+        freed += h.qm.bodies_spilled(&f.queue, &spilled);
+    }
+    h.qm.check_resident_bytes();
+    freed
+}
+
+fn np_harness() -> (Harness, ConnId, Hobj) {
+    let mut h = logging_harness(&["Q"]);
+    h.qm.set_buffer_sizes(BufferSizes {
+        non_persistent: 3000,
+        ..BufferSizes::default()
+    });
+    let c = h.conn();
+    let o = h.open(c, "Q", IO | OpenOptions::BROWSE);
+    (h, c, o)
+}
+
+#[test]
+fn non_persistent_messages_over_the_buffer_spill_newest_first_and_come_back() {
+    let (mut h, c, o) = np_harness();
+    for i in 0..10u8 {
+        h.put(c, o, &[i; 1000]);
+    }
+    assert!(h.qm.spill_wanted());
+    let plan = h.qm.spill_plan();
+    assert!(!h.qm.spill_wanted());
+    assert_eq!(plan.len(), 1);
+    let seqs: Vec<u8> = plan[0].file.iter().map(|m| m.body[0]).collect();
+    assert_eq!(
+        seqs,
+        [3, 4, 5, 6, 7, 8, 9],
+        "the newest, written in get order"
+    );
+    assert!(plan[0].unfile.is_empty());
+    // Planned but not reported yet: a second plan spills nothing more.
+    assert!(h.qm.spill_plan().is_empty());
+    h.qm.check_resident_bytes();
+    let reads = Rc::new(Cell::new(0));
+    assert_eq!(report_spill(&mut h, &plan, &reads), 7000);
+    for i in 0..10u8 {
+        assert_eq!(h.get_body(c, o).unwrap(), vec![i; 1000], "message {i}");
+    }
+    assert_eq!(reads.get(), 7);
+    // The next spill removes their records.
+    let plan = h.qm.spill_plan();
+    assert_eq!(plan[0].unfile.len(), 7);
+    assert!(plan[0].file.is_empty());
+    h.qm.check_resident_bytes();
+}
+
+#[test]
+fn a_message_got_before_its_spill_is_reported_stays_accounted_for() {
+    let (mut h, c, o) = np_harness();
+    for i in 0..5u8 {
+        h.put(c, o, &[i; 1000]);
+    }
+    let plan = h.qm.spill_plan();
+    assert_eq!(plan[0].file.len(), 2);
+    // Got (messages 0..=3) before the spill is reported; 3 was chosen for it.
+    for i in 0..4u8 {
+        assert_eq!(h.get_body(c, o).unwrap(), vec![i; 1000]);
+    }
+    h.qm.check_resident_bytes();
+    let reads = Rc::new(Cell::new(0));
+    // Only message 4 is left to give up its body.
+    assert_eq!(report_spill(&mut h, &plan, &reads), 1000);
+    assert_eq!(h.get_body(c, o).unwrap(), vec![4; 1000]);
+    assert_eq!(reads.get(), 1);
+    assert_eq!(h.qm.spill_plan()[0].unfile.len(), 2);
+}
+
+#[test]
+fn persistent_messages_are_not_spilled() {
+    let (mut h, c, o) = np_harness();
+    for i in 0..10u8 {
+        put_p(&mut h, c, o, false, &[i; 1000]);
+    }
+    assert!(!h.qm.spill_wanted());
+    assert!(h.qm.spill_plan().is_empty());
+}

@@ -751,7 +751,7 @@ impl World {
         let mut h = logging_harness(&QUEUES);
         h.qm.set_buffer_sizes(crate::BufferSizes {
             persistent: 1,
-            ..crate::BufferSizes::default()
+            non_persistent: 1,
         });
         let mut w = World {
             h,
@@ -915,6 +915,21 @@ impl World {
                 // Every filed body leaves memory (a buffer of one byte): later gets,
                 // browses, backouts and checkpoints read them back.
                 report_filed(&mut self.h.qm, &plan);
+                // And every non-persistent body over a one-byte buffer spills.
+                let spill = self.h.qm.spill_plan();
+                for f in &spill {
+                    let written: Vec<crate::FiledBody> = f
+                        .file
+                        .iter()
+                        .map(|m| crate::FiledBody {
+                            seq: m.seq,
+                            msg_id: m.md.msg_id,
+                            put_ms: m.put_ms,
+                            record: FileRecord::of(m),
+                        })
+                        .collect();
+                    self.h.qm.bodies_spilled(&f.queue, &written);
+                }
                 self.checkpoints
                     .push((self.log.len(), before, plan.clone()));
                 self.log.extend(plan.image);
