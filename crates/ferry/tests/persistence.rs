@@ -803,3 +803,64 @@ async fn a_damaged_body_in_a_queue_file_is_refused_not_served() {
     let depth = mqsc_ok(&qm, "DISPLAY QSTATUS(Q) CURDEPTH");
     assert_eq!(attr(&depth, "CURDEPTH").as_deref(), Some("19"), "{depth}");
 }
+
+/// DefaultQBufferSize: non-persistent messages beyond a queue's buffer spill to its queue
+/// file, so 96 MiB of them cost the queue manager far less memory; every body comes back
+/// intact and in order; a restart discards them (non-persistent) while the persistent
+/// message among them survives.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn non_persistent_messages_beyond_the_buffer_spill_to_disk() {
+    const N: usize = 1536;
+    const LEN: usize = 64 * 1024;
+    let mut qm = start("PS.SPILL");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q) MAXDEPTH(999999999)");
+    let (conn, q) = open_q(&qm, "Q").await;
+    let (rss_before, _) = memory_kib(&qm);
+    let kept = put_one(&q, true, 0, false, "persistent").await;
+    for i in 0..N {
+        let mut m = md(false, 0);
+        put_md(&q, &mut m, PutOptions::default(), &sized_body(i, LEN))
+            .await
+            .unwrap_or_else(|e| panic!("non-persistent put {i} of {N}: {e}"));
+    }
+    let queued_kib = (N * LEN / 1024) as u64;
+    // Spills run behind the puts: wait until the memory has come down.
+    let mut rss = 0;
+    wait_until("the spilled bodies to leave memory", || {
+        rss = memory_kib(&qm).0;
+        rss < rss_before + queued_kib / 2
+    });
+    eprintln!(
+        "{queued_kib} KiB of non-persistent messages queued: VmRSS {rss_before} -> {rss} KiB"
+    );
+    let status = mqsc_ok(&qm, "DISPLAY QSTATUS(Q) CURFSIZE CURDEPTH");
+    assert!(
+        attr(&status, "CURFSIZE")
+            .and_then(|v| v.parse::<u64>().ok())
+            .is_some_and(|mb| mb >= 64),
+        "the queue file holds the spilled messages: {status}"
+    );
+    let browsed = browse_all(&q).await;
+    assert_eq!(browsed.len(), N + 1);
+    assert_eq!(browsed[0].msg_id, kept.msg_id);
+    for (i, s) in browsed[1..].iter().enumerate() {
+        assert!(s.body == sized_body(i, LEN), "browsed message {i} intact");
+    }
+    // Get half of them, then restart: the rest are gone, the persistent one is not.
+    assert_eq!(get_text(&q).await, "persistent");
+    for i in 0..N / 2 {
+        assert_eq!(get_text(&q).await, sized_body(i, LEN), "message {i}");
+    }
+    put_one(&q, true, 0, false, "persistent 2").await;
+    drop(q);
+    conn.disconnect().await.expect("disconnect");
+    qm.kill9();
+    qm.launch();
+    let (_conn, q) = open_q(&qm, "Q").await;
+    let left: Vec<String> = drain(&q).await.into_iter().map(|s| s.body).collect();
+    assert_eq!(
+        left,
+        ["persistent 2"],
+        "non-persistent messages do not survive a restart"
+    );
+}

@@ -194,6 +194,8 @@ pub struct RecoveryLog {
     /// Messages the finished filings wrote, not yet reported to the engine (which may
     /// leave their bodies on disk: `ferry_engine::body`).
     filed_bodies: RefCell<Vec<(String, Vec<queue_files::FiledAt>)>>,
+    /// A spill of non-persistent messages is with the queue files' thread.
+    spilling: Cell<bool>,
     /// The last checkpoint record appended (the next checkpoint waits until it is durable).
     last_checkpoint_record: Cell<Lsn>,
     /// The queue files failed: checkpoints have stopped.
@@ -315,6 +317,7 @@ pub fn open_and_recover(
             queue_files: loaded.files,
             filing: Cell::new(None),
             filed_bodies: RefCell::new(Vec::new()),
+            spilling: Cell::new(false),
             last_checkpoint_record: Cell::new(Lsn(0)),
             queue_files_failed: Cell::new(false),
         },
@@ -588,6 +591,60 @@ impl RecoveryLog {
         }
     }
 
+    /// Hands the engine's spill of non-persistent messages over DefaultQBufferSize to
+    /// the queue files' thread, one at a time. Call between engine calls.
+    pub fn spill(&self, engine: &mut QueueManager) {
+        if self.spilling.get() || self.queue_files_failed.get() {
+            return;
+        }
+        let plan = engine.spill_plan();
+        if plan.is_empty() {
+            return;
+        }
+        match self.queue_files.submit_spill(plan) {
+            Ok(()) => self.spilling.set(true),
+            Err(e) => self.queue_files_failed_now(&e),
+        }
+    }
+
+    /// Reports a finished spill to the engine (its bodies leave memory) and starts the
+    /// next one if a queue is still over its buffer.
+    fn finish_spill(&self, server: &Server) {
+        if !self.spilling.get() {
+            return;
+        }
+        let Some(r) = self.queue_files.try_spilled() else {
+            return;
+        };
+        self.spilling.set(false);
+        match r {
+            Ok(spilled) => {
+                let Ok(mut engine) = server.engine.try_borrow_mut() else {
+                    return;
+                };
+                for (queue, at) in spilled {
+                    let at: Vec<_> = at
+                        .into_iter()
+                        .map(queue_files::FiledAt::into_engine)
+                        .collect();
+                    engine.bodies_spilled(&queue, &at);
+                }
+                if engine.spill_wanted() {
+                    self.spill(&mut engine);
+                }
+            }
+            Err(e) => {
+                if !self.queue_files_failed.get() {
+                    server
+                        .error_log
+                        .borrow_mut()
+                        .write(&messages::QUEUE_FILE_FAILED, &[&server.name, &e]);
+                }
+                self.queue_files_failed_now(&e);
+            }
+        }
+    }
+
     /// Tells the engine where the messages of finished filings are, so it can leave the
     /// bodies beyond each queue's DefaultPQBufferSize on disk. Call between engine calls.
     pub fn report_filed_bodies(&self, engine: &mut QueueManager) {
@@ -799,12 +856,16 @@ pub async fn durable_task(server: Rc<Server>) {
     on_each_wake(server, |log| log.wake.clone(), RecoveryLog::release).await;
 }
 
-/// Records each checkpoint once the queue files' thread has written its filings.
+/// Records each checkpoint once the queue files' thread has written its filings, and
+/// reports each spill it has written.
 pub async fn queue_files_task(server: Rc<Server>) {
     on_each_wake(
         server,
         |log| log.queue_files.done.clone(),
-        RecoveryLog::finish_checkpoint,
+        |log, server| {
+            log.finish_checkpoint(server);
+            log.finish_spill(server);
+        },
     )
     .await;
 }
@@ -855,6 +916,10 @@ pub async fn housekeeping_task(server: Rc<Server>) {
         log.warn_slow(&server);
         if log.checkpoint_due_slow() {
             server.checkpoint();
+        }
+        // Also removes the records of spilled messages got since the last spill.
+        if let Ok(mut engine) = server.engine.try_borrow_mut() {
+            log.spill(&mut engine);
         }
     }
 }

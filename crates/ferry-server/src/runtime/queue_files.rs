@@ -151,6 +151,7 @@ fn restore(
     let mut batch: Vec<Restored> = Vec::new();
     let mut n = 0u64;
     let mut batch_bytes = 0usize;
+    let mut spilled = Vec::new();
     let mut known = true;
     let mut iter = qf.iter();
     loop {
@@ -158,12 +159,18 @@ fn restore(
         let done = next.is_none();
         if let Some(r) = next {
             let (seq, payload) = r.map_err(|e| format!("queue file of queue '{queue}': {e}"))?;
-            let record = iter
-                .locate(seq)
-                .and_then(|at| readers.record(seq, at).ok())
-                .map(|r| Rc::new(r) as Rc<dyn FiledRecord>);
-            batch_bytes += payload.len();
-            batch.push((decode(queue, seq, &payload)?, record));
+            let msg = decode(queue, seq, &payload)?;
+            if msg.md.is_persistent() {
+                let record = iter
+                    .locate(seq)
+                    .and_then(|at| readers.record(seq, at).ok())
+                    .map(|r| Rc::new(r) as Rc<dyn FiledRecord>);
+                batch_bytes += payload.len();
+                batch.push((msg, record));
+            } else {
+                // Spilled before the stop: non-persistent messages do not survive one.
+                spilled.push(seq);
+            }
         }
         if batch.len() >= RESTORE_BATCH || batch_bytes >= RESTORE_BATCH_BYTES || done {
             batch_bytes = 0;
@@ -174,6 +181,11 @@ fn restore(
         if done {
             break;
         }
+    }
+    if !spilled.is_empty() {
+        qf.append_removes(&spilled)
+            .and_then(|()| qf.sync())
+            .map_err(|e| format!("queue file of queue '{queue}': {e}"))?;
     }
     Ok(if known { n } else { 0 })
 }
@@ -257,15 +269,26 @@ impl FiledAt {
     }
 }
 
-struct Job {
-    filings: Vec<QueueFiling>,
-    restart: Lsn,
+/// Work for the filer thread.
+enum Job {
+    /// A checkpoint's filings (files of queues it does not name are removed).
+    Checkpoint {
+        filings: Vec<QueueFiling>,
+        restart: Lsn,
+    },
+    /// Non-persistent messages spilled beyond DefaultQBufferSize, and spilled records to
+    /// remove ([`QueueManager::spill_plan`]).
+    Spill(Vec<QueueFiling>),
 }
+
+/// Where a spill's messages went, per queue.
+pub type Spilled = Vec<(String, Vec<FiledAt>)>;
 
 /// The runtime thread's handle on the filer thread.
 pub struct QueueFiles {
     jobs: Option<mpsc::Sender<Job>>,
     results: mpsc::Receiver<Result<Filed, String>>,
+    spills: mpsc::Receiver<Result<Spilled, String>>,
     /// Woken when the filer has finished a job.
     pub done: Arc<Notify>,
     /// Bytes on disk of each queue file, published by the filer after each job.
@@ -281,6 +304,7 @@ impl QueueFiles {
     ) -> QueueFiles {
         let (jobs, job_rx) = mpsc::channel::<Job>();
         let (result_tx, results) = mpsc::channel();
+        let (spill_tx, spills) = mpsc::channel();
         let done = Arc::new(Notify::new());
         let wake = done.clone();
         let sizes = Arc::new(Mutex::new(HashMap::new()));
@@ -296,18 +320,26 @@ impl QueueFiles {
                 };
                 filer.publish();
                 while let Ok(job) = job_rx.recv() {
-                    let r = filer
-                        .apply(job.filings)
-                        .map(|(written, removed, synced, bodies)| Filed {
-                            restart: job.restart,
-                            written,
-                            removed,
-                            synced,
-                            bodies,
-                        });
+                    let (failed, sent) = match job {
+                        Job::Checkpoint { filings, restart } => {
+                            let r = filer.apply(filings, true).map(
+                                |(written, removed, synced, bodies)| Filed {
+                                    restart,
+                                    written,
+                                    removed,
+                                    synced,
+                                    bodies,
+                                },
+                            );
+                            (r.is_err(), result_tx.send(r).is_ok())
+                        }
+                        Job::Spill(filings) => {
+                            let r = filer.apply(filings, false).map(|(.., bodies)| bodies);
+                            (r.is_err(), spill_tx.send(r).is_ok())
+                        }
+                    };
                     filer.publish();
-                    let failed = r.is_err();
-                    if result_tx.send(r).is_err() {
+                    if !sent {
                         return;
                     }
                     wake.notify_one();
@@ -320,6 +352,7 @@ impl QueueFiles {
         QueueFiles {
             jobs: Some(jobs),
             results,
+            spills,
             done,
             sizes,
             thread,
@@ -336,7 +369,27 @@ impl QueueFiles {
 
     /// Hands a checkpoint's filings to the filer thread.
     pub fn submit(&self, filings: Vec<QueueFiling>, restart: Lsn) -> Result<(), String> {
-        let job = Job { filings, restart };
+        self.send(Job::Checkpoint { filings, restart })
+    }
+
+    /// Hands a spill of non-persistent messages to the filer thread (after any checkpoint
+    /// job sent before it: records are removed only after they were written).
+    pub fn submit_spill(&self, filings: Vec<QueueFiling>) -> Result<(), String> {
+        self.send(Job::Spill(filings))
+    }
+
+    /// A finished spill, if one is ready.
+    pub fn try_spilled(&self) -> Option<Result<Spilled, String>> {
+        match self.spills.try_recv() {
+            Ok(r) => Some(r),
+            Err(mpsc::TryRecvError::Empty) => None,
+            Err(mpsc::TryRecvError::Disconnected) => {
+                Some(Err("the queue file thread has stopped".into()))
+            }
+        }
+    }
+
+    fn send(&self, job: Job) -> Result<(), String> {
         match (&self.jobs, &self.thread) {
             (Some(tx), Some(_)) => tx
                 .send(job)
@@ -400,12 +453,14 @@ impl Filer {
         }
     }
 
-    /// Applies one checkpoint's filings; returns (written, removed, synced, where each
-    /// message written is).
+    /// Applies one checkpoint's filings (`checkpoint`: they name every recoverable queue,
+    /// and the files of others go) or one spill; returns (written, removed, synced, where
+    /// each message written is).
     #[allow(clippy::type_complexity)]
     fn apply(
         &mut self,
         filings: Vec<QueueFiling>,
+        checkpoint: bool,
     ) -> Result<(u64, u64, u64, Vec<(String, Vec<FiledAt>)>), String> {
         let (mut written, mut removed, mut synced) = (0u64, 0u64, 0u64);
         let mut bodies = Vec::new();
@@ -415,7 +470,7 @@ impl Filer {
         let gone: Vec<String> = self
             .files
             .keys()
-            .filter(|q| !named.contains(q.as_str()))
+            .filter(|q| checkpoint && !named.contains(q.as_str()))
             .cloned()
             .collect();
         for q in gone {

@@ -343,6 +343,13 @@ impl Server {
         if logged.is_some() && self.log.as_ref().is_some_and(RecoveryLog::checkpoint_due) {
             self.checkpoint();
         }
+        if let Some(log) = self.log.as_ref() {
+            if let Ok(mut engine) = self.engine.try_borrow_mut() {
+                if engine.spill_wanted() {
+                    log.spill(&mut engine);
+                }
+            }
+        }
     }
 
     /// Refuses (2102 MQRC_RESOURCE_PROBLEM) a call that would log `usage` when the log has
