@@ -79,6 +79,18 @@ pub struct FiledBody {
     pub record: Rc<dyn FiledRecord>,
 }
 
+impl FiledBody {
+    /// Message `m`, as filed or spilled, at `record`.
+    pub fn new(m: &crate::LoggedMessage, record: Rc<dyn FiledRecord>) -> Self {
+        FiledBody {
+            seq: m.seq,
+            msg_id: m.md.msg_id,
+            put_ms: m.put_ms,
+            record,
+        }
+    }
+}
+
 /// A stored message's body.
 #[derive(Clone, Debug)]
 pub(crate) enum Body {

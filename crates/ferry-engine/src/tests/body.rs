@@ -30,6 +30,24 @@ struct Filed {
     broken: Rc<Cell<bool>>,
 }
 
+/// `msgs` as the server reports them written, each a [`Record`] sharing `reads`/`broken`.
+fn written(
+    msgs: &[crate::LoggedMessage],
+    reads: &Rc<Cell<u32>>,
+    broken: &Rc<Cell<bool>>,
+) -> Vec<FiledBody> {
+    msgs.iter()
+        .map(|m| {
+            let record = Record {
+                body: m.body.clone(),
+                reads: reads.clone(),
+                broken: broken.clone(),
+            };
+            FiledBody::new(m, Rc::new(record))
+        })
+        .collect()
+}
+
 /// Puts `n` persistent 1,000-byte messages (body = index) on Q, files them all in one
 /// checkpoint straight to the "queue file", and reports the filing.
 fn fill_and_file(h: &mut Harness, c: ConnId, o: Hobj, n: u8) -> (CheckpointPlan, Filed) {
@@ -41,20 +59,7 @@ fn fill_and_file(h: &mut Harness, c: ConnId, o: Hobj, n: u8) -> (CheckpointPlan,
     h.qm.checkpoint_taken(&plan);
     let reads = Rc::new(Cell::new(0));
     let broken = Rc::new(Cell::new(false));
-    let filed: Vec<FiledBody> = plan.queues[0]
-        .file
-        .iter()
-        .map(|m| FiledBody {
-            seq: m.seq,
-            msg_id: m.md.msg_id,
-            put_ms: m.put_ms,
-            record: Rc::new(Record {
-                body: m.body.clone(),
-                reads: reads.clone(),
-                broken: broken.clone(),
-            }),
-        })
-        .collect();
+    let filed = written(&plan.queues[0].file, &reads, &broken);
     let freed = h.qm.bodies_filed("Q", &filed);
     assert_eq!(freed, 7000, "10 x 1,000 bytes in memory, 3,000 kept");
     h.qm.check_resident_bytes();
@@ -168,20 +173,7 @@ fn a_report_for_a_message_that_changed_since_its_filing_leaves_it_in_memory() {
     assert_eq!(got.data[0], 3);
     let t = h.t();
     h.qm.backout(c, t, &mut h.fx).unwrap();
-    let filed: Vec<FiledBody> = plan.queues[0]
-        .file
-        .iter()
-        .map(|m| FiledBody {
-            seq: m.seq,
-            msg_id: m.md.msg_id,
-            put_ms: m.put_ms,
-            record: Rc::new(Record {
-                body: m.body.clone(),
-                reads: Rc::default(),
-                broken: Rc::default(),
-            }),
-        })
-        .collect();
+    let filed = written(&plan.queues[0].file, &Rc::default(), &Rc::default());
     // 4,000 in memory, 3,000 allowed: message 3 changed, so message 2 goes instead.
     assert_eq!(h.qm.bodies_filed("Q", &filed), 1000);
     let q = h.qm.queues.lookup("Q").unwrap();
@@ -198,20 +190,7 @@ fn a_report_for_a_message_that_changed_since_its_filing_leaves_it_in_memory() {
 fn report_spill(h: &mut Harness, plan: &[crate::QueueFiling], reads: &Rc<Cell<u32>>) -> u64 {
     let mut freed = 0;
     for f in plan {
-        let spilled: Vec<FiledBody> = f
-            .file
-            .iter()
-            .map(|m| FiledBody {
-                seq: m.seq,
-                msg_id: m.md.msg_id,
-                put_ms: m.put_ms,
-                record: Rc::new(Record {
-                    body: m.body.clone(),
-                    reads: reads.clone(),
-                    broken: Rc::default(),
-                }),
-            })
-            .collect();
+        let spilled = written(&f.file, reads, &Rc::default());
         freed += h.qm.bodies_spilled(&f.queue, &spilled);
     }
     h.qm.check_resident_bytes();

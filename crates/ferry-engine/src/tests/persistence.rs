@@ -78,12 +78,7 @@ pub(super) fn report_filed(qm: &mut QueueManager, plan: &crate::CheckpointPlan) 
         let filed: Vec<crate::FiledBody> = f
             .file
             .iter()
-            .map(|m| crate::FiledBody {
-                seq: m.seq,
-                msg_id: m.md.msg_id,
-                put_ms: m.put_ms,
-                record: FileRecord::of(m),
-            })
+            .map(|m| crate::FiledBody::new(m, FileRecord::of(m)))
             .collect();
         qm.bodies_filed(&f.queue, &filed);
     }
@@ -921,12 +916,7 @@ impl World {
                     let written: Vec<crate::FiledBody> = f
                         .file
                         .iter()
-                        .map(|m| crate::FiledBody {
-                            seq: m.seq,
-                            msg_id: m.md.msg_id,
-                            put_ms: m.put_ms,
-                            record: FileRecord::of(m),
-                        })
+                        .map(|m| crate::FiledBody::new(m, FileRecord::of(m)))
                         .collect();
                     self.h.qm.bodies_spilled(&f.queue, &written);
                 }

@@ -380,13 +380,7 @@ impl QueueFiles {
 
     /// A finished spill, if one is ready.
     pub fn try_spilled(&self) -> Option<Result<Spilled, String>> {
-        match self.spills.try_recv() {
-            Ok(r) => Some(r),
-            Err(mpsc::TryRecvError::Empty) => None,
-            Err(mpsc::TryRecvError::Disconnected) => {
-                Some(Err("the queue file thread has stopped".into()))
-            }
-        }
+        ready(&self.spills)
     }
 
     fn send(&self, job: Job) -> Result<(), String> {
@@ -398,15 +392,9 @@ impl QueueFiles {
         }
     }
 
-    /// A finished job, if one is ready.
+    /// A finished checkpoint job, if one is ready.
     pub fn try_done(&self) -> Option<Result<Filed, String>> {
-        match self.results.try_recv() {
-            Ok(r) => Some(r),
-            Err(mpsc::TryRecvError::Empty) => None,
-            Err(mpsc::TryRecvError::Disconnected) => {
-                Some(Err("the queue file thread has stopped".into()))
-            }
-        }
+        ready(&self.results)
     }
 
     /// Waits (at most `timeout`) for the job in flight to finish.
@@ -417,6 +405,17 @@ impl QueueFiles {
             Err(mpsc::RecvTimeoutError::Disconnected) => {
                 Some(Err("the queue file thread has stopped".into()))
             }
+        }
+    }
+}
+
+/// A result the filer thread has sent, if one is there (its end is an error).
+fn ready<T>(rx: &mpsc::Receiver<Result<T, String>>) -> Option<Result<T, String>> {
+    match rx.try_recv() {
+        Ok(r) => Some(r),
+        Err(mpsc::TryRecvError::Empty) => None,
+        Err(mpsc::TryRecvError::Disconnected) => {
+            Some(Err("the queue file thread has stopped".into()))
         }
     }
 }
