@@ -264,7 +264,9 @@ impl ConsumerTable {
             return;
         };
         // Held, it may come back: its body is in memory from now on (`crate::body`).
-        msg.body = Body::Resident(body.clone());
+        if !msg.body.is_resident() {
+            msg.body = Body::Resident(body.clone());
+        }
         c.credit = c.credit.saturating_sub(1);
         c.turn = *at.next_token;
         *at.next_token += 1;

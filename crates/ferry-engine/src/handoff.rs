@@ -54,7 +54,9 @@ impl QueueManager {
                 return;
             }
         };
-        msg.body = Body::Resident(body.clone());
+        if !msg.body.is_resident() {
+            msg.body = Body::Resident(body.clone());
+        }
         let consumers = get_enabled && !lq.consumers.is_empty();
         if consumers {
             self.consumers
