@@ -825,11 +825,17 @@ async fn non_persistent_messages_beyond_the_buffer_spill_to_disk() {
     }
     let queued_kib = (N * LEN / 1024) as u64;
     // Spills run behind the puts: wait until the memory has come down.
-    let mut rss = 0;
-    wait_until("the spilled bodies to leave memory", || {
+    let deadline = std::time::Instant::now() + DEADLINE;
+    let mut rss = memory_kib(&qm).0;
+    while rss >= rss_before + queued_kib / 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the spilled bodies leave memory: VmRSS {rss_before} -> {rss} KiB with \
+             {queued_kib} KiB queued"
+        );
+        std::thread::sleep(Duration::from_millis(20));
         rss = memory_kib(&qm).0;
-        rss < rss_before + queued_kib / 2
-    });
+    }
     eprintln!(
         "{queued_kib} KiB of non-persistent messages queued: VmRSS {rss_before} -> {rss} KiB"
     );

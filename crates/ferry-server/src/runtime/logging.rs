@@ -191,11 +191,13 @@ pub struct RecoveryLog {
     queue_files: QueueFiles,
     /// The restart point of the checkpoint whose filings are being written.
     filing: Cell<Option<Lsn>>,
-    /// Messages the finished filings wrote, not yet reported to the engine (which may
-    /// leave their bodies on disk: `ferry_engine::body`).
-    filed_bodies: RefCell<Vec<(String, Vec<queue_files::FiledAt>)>>,
+    /// Messages finished filings and spills wrote, not yet reported to the engine (which
+    /// may leave their bodies on disk: `ferry_engine::body`).
+    written: RefCell<Vec<Written>>,
     /// A spill of non-persistent messages is with the queue files' thread.
     spilling: Cell<bool>,
+    /// Bytes of bodies left on disk since memory was last handed back to the system.
+    freed_since_trim: Cell<u64>,
     /// The last checkpoint record appended (the next checkpoint waits until it is durable).
     last_checkpoint_record: Cell<Lsn>,
     /// The queue files failed: checkpoints have stopped.
@@ -316,8 +318,9 @@ pub fn open_and_recover(
             last_room: Cell::new(u64::MAX),
             queue_files: loaded.files,
             filing: Cell::new(None),
-            filed_bodies: RefCell::new(Vec::new()),
+            written: RefCell::new(Vec::new()),
             spilling: Cell::new(false),
+            freed_since_trim: Cell::new(0),
             last_checkpoint_record: Cell::new(Lsn(0)),
             queue_files_failed: Cell::new(false),
         },
@@ -586,7 +589,7 @@ impl RecoveryLog {
         if let Some(r) = self.queue_files.try_done() {
             self.filed(r, &server.error_log, &server.name);
             if let Ok(mut engine) = server.engine.try_borrow_mut() {
-                self.report_filed_bodies(&mut engine);
+                self.report_written(&mut engine);
             }
         }
     }
@@ -619,18 +622,14 @@ impl RecoveryLog {
         self.spilling.set(false);
         match r {
             Ok(spilled) => {
-                let Ok(mut engine) = server.engine.try_borrow_mut() else {
-                    return;
-                };
-                for (queue, at) in spilled {
-                    let at: Vec<_> = at
-                        .into_iter()
-                        .map(queue_files::FiledAt::into_engine)
-                        .collect();
-                    engine.bodies_spilled(&queue, &at);
-                }
-                if engine.spill_wanted() {
-                    self.spill(&mut engine);
+                self.written
+                    .borrow_mut()
+                    .extend(spilled.into_iter().map(|(q, at)| Written::Spilled(q, at)));
+                if let Ok(mut engine) = server.engine.try_borrow_mut() {
+                    self.report_written(&mut engine);
+                    if engine.spill_wanted() {
+                        self.spill(&mut engine);
+                    }
                 }
             }
             Err(e) => {
@@ -645,16 +644,22 @@ impl RecoveryLog {
         }
     }
 
-    /// Tells the engine where the messages of finished filings are, so it can leave the
-    /// bodies beyond each queue's DefaultPQBufferSize on disk. Call between engine calls.
-    pub fn report_filed_bodies(&self, engine: &mut QueueManager) {
-        for (queue, at) in self.filed_bodies.take() {
-            let filed: Vec<_> = at
-                .into_iter()
+    /// Tells the engine where the messages of finished filings and spills are, so it can
+    /// leave the bodies beyond each queue's buffers on disk. Call between engine calls.
+    pub fn report_written(&self, engine: &mut QueueManager) {
+        let bodies = |at: Vec<queue_files::FiledAt>| -> Vec<_> {
+            at.into_iter()
                 .map(queue_files::FiledAt::into_engine)
-                .collect();
-            engine.bodies_filed(&queue, &filed);
+                .collect()
+        };
+        let mut freed = self.freed_since_trim.get();
+        for w in self.written.take() {
+            freed += match w {
+                Written::Filed(queue, at) => engine.bodies_filed(&queue, &bodies(at)),
+                Written::Spilled(queue, at) => engine.bodies_spilled(&queue, &bodies(at)),
+            };
         }
+        self.freed_since_trim.set(freed);
     }
 
     fn filed(
@@ -673,7 +678,9 @@ impl RecoveryLog {
                         done.removed,
                         done.synced
                     );
-                    self.filed_bodies.borrow_mut().extend(done.bodies);
+                    self.written
+                        .borrow_mut()
+                        .extend(done.bodies.into_iter().map(|(q, at)| Written::Filed(q, at)));
                     self.last_checkpoint_record.set(lsn);
                     self.full_reported.set(false);
                 }
@@ -851,6 +858,31 @@ fn image_bytes(image: &[LogRecord]) -> u64 {
         + 2 * 4096
 }
 
+/// Bodies left on disk (`ferry_engine::body`) after which the next housekeeping tick asks
+/// the allocator to give free memory back to the system (at most once a second, so the
+/// walk of a large heap costs little).
+const TRIM_AFTER_BYTES: u64 = 1 << 20;
+
+/// Hands free heap memory back to the system. Bodies that leave memory are freed between
+/// long-lived descriptors, so the allocator cannot shrink its heap by itself: without
+/// this the process would keep the pages of bodies it no longer holds (glibc's
+/// `malloc_trim` releases free pages anywhere in its arenas; elsewhere this does nothing).
+fn return_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only inspects and releases the allocator's free memory.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+/// Messages the queue files' thread wrote for one queue, to report to the engine.
+enum Written {
+    /// By a checkpoint's filing (persistent).
+    Filed(String, Vec<queue_files::FiledAt>),
+    /// By a spill (non-persistent).
+    Spilled(String, Vec<queue_files::FiledAt>),
+}
+
 /// Releases held replies once per flush notice.
 pub async fn durable_task(server: Rc<Server>) {
     on_each_wake(server, |log| log.wake.clone(), RecoveryLog::release).await;
@@ -920,6 +952,10 @@ pub async fn housekeeping_task(server: Rc<Server>) {
         // Also removes the records of spilled messages got since the last spill.
         if let Ok(mut engine) = server.engine.try_borrow_mut() {
             log.spill(&mut engine);
+        }
+        if log.freed_since_trim.get() >= TRIM_AFTER_BYTES {
+            log.freed_since_trim.set(0);
+            return_free_memory();
         }
     }
 }

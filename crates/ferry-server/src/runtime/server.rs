@@ -394,7 +394,7 @@ impl Server {
             return;
         };
         let mut engine = self.engine.borrow_mut();
-        log.report_filed_bodies(&mut engine);
+        log.report_written(&mut engine);
         if let Err(e) = log.checkpoint(&mut engine) {
             drop(engine);
             tracing::warn!("checkpoint failed: {e}");
