@@ -16,11 +16,8 @@
 //! queue up to the buffer keep their bodies; the rest are read back when got.
 //!
 //! Non-persistent messages are never filed by checkpoints, so a queue over its
-//! DefaultQBufferSize **spills** them ([`crate::QueueManager::spill_plan`]): the newest
-//! are written to its queue file (unsynced: a restart discards non-persistent records),
-//! and once the server reports them written ([`crate::QueueManager::bodies_spilled`]) they
-//! give up their bodies the same way. When a spilled message goes, its record is removed
-//! by the next spill.
+//! DefaultQBufferSize **spills** them (`crate::spill`) to its queue file, after which they
+//! give up their bodies the same way.
 //!
 //! One rule keeps checkpoints simple: **a message whose change is noted for the next
 //! checkpoint has its body in memory.** A body leaves memory only for a message just
@@ -172,93 +169,6 @@ impl crate::QueueManager {
                 break;
             }
             freed += store.leave_filed(f, &changed);
-        }
-        freed
-    }
-}
-
-impl crate::QueueManager {
-    /// True when a queue may hold more non-persistent bodies in memory than its
-    /// DefaultQBufferSize: the server should take a [`crate::QueueManager::spill_plan`].
-    pub fn spill_wanted(&self) -> bool {
-        self.spill_hint
-    }
-
-    /// Non-persistent messages to write to queue files now, so that each queue holds at
-    /// most DefaultQBufferSize of their bodies in memory (the newest go: the head of the
-    /// queue stays), and the records of spilled messages gone since the last plan, to
-    /// remove. The server writes them (no sync needed: a restart discards non-persistent
-    /// records) and reports where they went with [`crate::QueueManager::bodies_spilled`].
-    /// Temporary dynamic queues are not spilled.
-    pub fn spill_plan(&mut self) -> Vec<crate::QueueFiling> {
-        self.spill_hint = false;
-        let budget = self.buffers.non_persistent;
-        let ids: Vec<_> = self.queues.iter().map(|(id, _)| id).collect();
-        let mut plan = Vec::new();
-        for id in ids {
-            let Some(e) = self.queues.get(id) else {
-                continue;
-            };
-            if e.is_temporary() {
-                continue;
-            }
-            let queue = e.def.name.clone();
-            let Some(lq) = self.queues.local_mut(id) else {
-                continue;
-            };
-            let store = &mut lq.store;
-            let over = store
-                .resident_non_persistent_bytes()
-                .saturating_sub(store.spill_pending)
-                .saturating_sub(budget);
-            let mut file: Vec<crate::LoggedMessage> = if over > 0 {
-                store
-                    .spill_candidates(over)
-                    .into_iter()
-                    .filter_map(|m| m.logged().ok())
-                    .collect()
-            } else {
-                Vec::new()
-            };
-            // Written in get order, so a drain reads them back sequentially.
-            file.reverse();
-            for m in &file {
-                let len = u32::try_from(m.body.len()).unwrap_or(u32::MAX);
-                store.spilled.insert(m.seq, len);
-                store.spill_pending += u64::from(len);
-            }
-            let unfile = std::mem::take(&mut store.spill_gone);
-            if !file.is_empty() || !unfile.is_empty() {
-                plan.push(crate::QueueFiling {
-                    queue,
-                    fresh: false,
-                    file,
-                    unfile,
-                });
-            }
-        }
-        plan
-    }
-
-    /// The server has written a spill of queue `queue` ([`crate::QueueManager::spill_plan`]):
-    /// those messages still there, available and in memory give up their bodies. Returns
-    /// the bytes freed.
-    pub fn bodies_spilled(&mut self, queue: &str, spilled: &[FiledBody]) -> u64 {
-        let Some(id) = self.queues.lookup(queue) else {
-            return 0;
-        };
-        let Some(lq) = self.queues.local_mut(id) else {
-            return 0;
-        };
-        let store = &mut lq.store;
-        let mut freed = 0;
-        for f in spilled {
-            let Some(pending) = store.spilled.get_mut(&f.seq) else {
-                continue;
-            };
-            let was = std::mem::take(pending);
-            store.spill_pending = store.spill_pending.saturating_sub(u64::from(was));
-            freed += store.leave_filed(f, &[]);
         }
         freed
     }

@@ -18,7 +18,9 @@
 //! `admin`, [`consumer`] (async consumers with credit, MQCB-like, for the AMQP channel)
 //! and [`settle`] (outcomes of held deliveries), and for persistence [`journal`] (log
 //! records and their codec), [`recovery`] (restart) and [`checkpoint`] (what a checkpoint
-//! writes to the log and to queue files).
+//! writes to the log and to queue files), and for deep queues [`body`] (bodies left in
+//! queue files beyond DefaultPQBufferSize) and [`spill`] (non-persistent ones beyond
+//! DefaultQBufferSize).
 //!
 //! Messages may carry properties (MQSETMP's, AMQP application-properties): the engine
 //! stores them as an opaque [`ferry_mqi::MessageProperties`] encoding beside the body
@@ -90,6 +92,7 @@ pub(crate) mod queue;
 pub mod recovery;
 pub mod selection;
 pub mod settle;
+pub mod spill;
 pub mod syncpoint;
 pub(crate) mod uow;
 pub(crate) mod waiters;
