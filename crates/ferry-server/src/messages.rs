@@ -135,6 +135,9 @@ catalogue! {
         "Correct the storage problem, then restart the queue manager: recovery rebuilds the queue files from the log.";
     QUEUE_FILE_TORN = 7469 Warning "The queue file of queue '{0}' ended in an unfinished write: {1} bytes of changes not yet synced were dropped ({2}).",
         "The queue manager stopped while a checkpoint was writing the file; the recovery log still holds those changes and replays them.", "None.";
+    QUEUE_FILE_READ_FAILED = 7470 Error "A message on queue '{0}' could not be read back from its queue file: {1}",
+        "The body of a message kept on disk beyond the queue's buffer (DefaultPQBufferSize, DefaultQBufferSize) could not be read, or failed its checks. The get failed with 2102 MQRC_RESOURCE_PROBLEM (a read error) or 2195 MQRC_UNEXPECTED_ERROR (damage) and the message stays on the queue: nothing damaged is delivered. Each message is reported once.",
+        "Check the device and the file named. Messages past it can still be got by MsgId or CorrelId. A restart checks every queue file before serving.";
     OBJECTS_SAVE_FAILED = 7075 Error "Object definitions could not be saved: {0}",
         "A change to the definitions could not be written to objects.json; it is in effect until restart.", "Free disk space or fix permissions; the next change retries.";
 }

@@ -802,6 +802,13 @@ async fn a_damaged_body_in_a_queue_file_is_refused_not_served() {
     assert!(got.data[..] == *sized_body(21, LEN).as_bytes());
     let depth = mqsc_ok(&qm, "DISPLAY QSTATUS(Q) CURDEPTH");
     assert_eq!(attr(&depth, "CURDEPTH").as_deref(), Some("19"), "{depth}");
+    // The error log names the queue and the damage, once for the two failed gets.
+    let log = qm.error_log();
+    assert_eq!(log.matches("FRY7470E").count(), 1, "{log}");
+    assert!(
+        log.contains("queue 'Q'") && log.contains("checksum"),
+        "FRY7470E says which queue and what: {log}"
+    );
 }
 
 /// DefaultQBufferSize: non-persistent messages beyond a queue's buffer spill to its queue

@@ -27,10 +27,49 @@ use ferry_store::queue_file::format::segment_name;
 use ferry_store::queue_file::scan::{ReadAhead, RecordAt};
 use ferry_store::{LogFile, QueueFileError, RecordLocation};
 use std::collections::HashMap;
+use std::collections::HashSet;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+
+/// Read failures for the error log: records fail on the runtime thread inside engine
+/// calls, where the error log is out of reach, so they are collected here and written
+/// after the call ([`ReadFailures::take`]), once per message.
+#[derive(Debug, Default)]
+pub struct ReadFailures {
+    any: AtomicBool,
+    inner: Mutex<ReadFailuresInner>,
+}
+
+#[derive(Debug, Default)]
+struct ReadFailuresInner {
+    reported: HashSet<(Arc<str>, u64)>,
+    new: Vec<(Arc<str>, String)>,
+}
+
+impl ReadFailures {
+    fn push(&self, queue: &Arc<str>, seq: u64, why: String) {
+        if let Ok(mut i) = self.inner.lock() {
+            if i.reported.insert((queue.clone(), seq)) {
+                i.new.push((queue.clone(), why));
+                self.any.store(true, Ordering::Release);
+            }
+        }
+    }
+
+    /// The failures not yet taken, as (queue, what happened).
+    pub fn take(&self) -> Vec<(Arc<str>, String)> {
+        if !self.any.swap(false, Ordering::AcqRel) {
+            return Vec::new();
+        }
+        self.inner
+            .lock()
+            .map(|mut i| std::mem::take(&mut i.new))
+            .unwrap_or_default()
+    }
+}
 
 /// A segment file open for reading, as the store's read-ahead reads it.
 #[derive(Debug)]
@@ -57,6 +96,7 @@ impl LogFile for ReadOnlySegment {
 struct SegmentReader {
     name: String,
     state: Mutex<(ReadOnlySegment, ReadAhead)>,
+    failures: Arc<ReadFailures>,
 }
 
 /// One put record of a queue file, readable from any thread.
@@ -73,12 +113,10 @@ impl QueueFileRecord {
     fn read(&self) -> Result<ferry_engine::LoggedMessage, ReasonCode> {
         let name = &self.segment.name;
         let failed = |e: &QueueFileError| {
-            tracing::error!(
-                "queue '{}': reading message {} back from {name} at offset {} failed: {e}",
-                self.queue,
-                self.seq,
-                self.at.offset
-            );
+            self.report(format!(
+                "message {} at offset {} of {name}: {e}",
+                self.seq, self.at.offset
+            ));
             match e {
                 QueueFileError::Io { .. } => ReasonCode::ResourceProblem,
                 _ => ReasonCode::UnexpectedError,
@@ -102,12 +140,10 @@ impl QueueFileRecord {
                 .map_err(|e| failed(&e))?
         };
         let damaged = |why: &dyn std::fmt::Display| {
-            tracing::error!(
-                "queue '{}': message {} in {name} at offset {} is damaged: {why}",
-                self.queue,
-                self.seq,
-                self.at.offset
-            );
+            self.report(format!(
+                "message {} at offset {} of {name} is damaged: {why}",
+                self.seq, self.at.offset
+            ));
             ReasonCode::UnexpectedError
         };
         match Record::decode(kind::PUT, &payload).map_err(|e| damaged(&e))? {
@@ -116,6 +152,13 @@ impl QueueFileRecord {
             }
             _ => Err(damaged(&"the record belongs to another message")),
         }
+    }
+}
+
+impl QueueFileRecord {
+    fn report(&self, why: String) {
+        tracing::error!("queue '{}': {why}", self.queue);
+        self.segment.failures.push(&self.queue, self.seq, why);
     }
 }
 
@@ -131,15 +174,17 @@ pub struct SegmentReaders {
     queue: Arc<str>,
     dir: PathBuf,
     open: HashMap<u64, Arc<SegmentReader>>,
+    failures: Arc<ReadFailures>,
 }
 
 impl SegmentReaders {
-    /// Readers for queue `queue`'s file in `dir`.
-    pub fn new(queue: &str, dir: PathBuf) -> Self {
+    /// Readers for queue `queue`'s file in `dir`, reporting read failures to `failures`.
+    pub fn new(queue: &str, dir: PathBuf, failures: &Arc<ReadFailures>) -> Self {
         SegmentReaders {
             queue: queue.into(),
             dir,
             open: HashMap::new(),
+            failures: failures.clone(),
         }
     }
 
@@ -153,6 +198,7 @@ impl SegmentReaders {
                 let r = Arc::new(SegmentReader {
                     name,
                     state: Mutex::new((ReadOnlySegment(file), ReadAhead::default())),
+                    failures: self.failures.clone(),
                 });
                 self.open.insert(at.segment, r.clone());
                 r

@@ -22,6 +22,7 @@
 //! - **Slow I/O**: `take_slow_ops` feeds a rate-limited FRY6729W warning (MQ's AMQ6729W),
 //!   threshold AMQ_IODELAY (µs, or ms with AMQ_IODELAY_INMS=YES), default 100 ms.
 
+use super::filed_record::ReadFailures;
 use super::queue_files::{self, QueueFiles};
 use super::server::Server;
 use super::socket::SocketShared;
@@ -198,6 +199,8 @@ pub struct RecoveryLog {
     spilling: Cell<bool>,
     /// Bytes of bodies left on disk since memory was last handed back to the system.
     freed_since_trim: Cell<u64>,
+    /// Bodies that could not be read back from the queue files, for the error log.
+    read_failures: Arc<ReadFailures>,
     /// The last checkpoint record appended (the next checkpoint waits until it is durable).
     last_checkpoint_record: Cell<Lsn>,
     /// The queue files failed: checkpoints have stopped.
@@ -316,6 +319,7 @@ pub fn open_and_recover(
             ring_bytes,
             primary_bytes,
             last_room: Cell::new(u64::MAX),
+            read_failures: loaded.read_failures,
             queue_files: loaded.files,
             filing: Cell::new(None),
             written: RefCell::new(Vec::new()),
@@ -641,6 +645,16 @@ impl RecoveryLog {
                 }
                 self.queue_files_failed_now(&e);
             }
+        }
+    }
+
+    /// Writes the bodies that could not be read back since the last call (FRY7470E, once
+    /// per message) to the error log. Cheap when there are none: call after engine calls.
+    pub fn report_read_failures(&self, error_log: &RefCell<ErrorLog>) {
+        for (queue, why) in self.read_failures.take() {
+            error_log
+                .borrow_mut()
+                .write(&messages::QUEUE_FILE_READ_FAILED, &[&queue, &why]);
         }
     }
 

@@ -19,7 +19,7 @@
 //! - **Failure**: a write or sync error fails the filer for good (fsync is never retried):
 //!   checkpoints stop, the log fills, persistent puts get 2102. Restart recovers.
 
-use super::filed_record::{QueueFileRecord, SegmentReaders};
+use super::filed_record::{QueueFileRecord, ReadFailures, SegmentReaders};
 use crate::error_log::ErrorLog;
 use crate::messages;
 use ferry_engine::journal::kind;
@@ -78,6 +78,8 @@ pub struct Loaded {
     pub messages: u64,
     /// Queue files that held messages.
     pub queues: u64,
+    /// Read failures of messages whose bodies were left in the files, for the error log.
+    pub read_failures: Arc<ReadFailures>,
 }
 
 /// Opens every queue file under `root` (created if missing), restores its messages into
@@ -97,6 +99,7 @@ pub fn load(
     dirs.sort();
     let mut files = BTreeMap::new();
     let mut all_readers = HashMap::new();
+    let failures = Arc::new(ReadFailures::default());
     let (mut messages, mut queues) = (0u64, 0u64);
     for dir in dirs {
         let queue = queue_name(&dir);
@@ -121,7 +124,7 @@ pub fn load(
                 &[&queue, &recovered.dropped_bytes, why],
             );
         }
-        let mut readers = SegmentReaders::new(&queue, path);
+        let mut readers = SegmentReaders::new(&queue, path, &failures);
         let n = restore(&mut qf, &queue, &mut readers, engine)?;
         if n > 0 {
             messages += n;
@@ -132,7 +135,8 @@ pub fn load(
         all_readers.insert(queue, readers);
     }
     Ok(Loaded {
-        files: QueueFiles::start(root.to_path_buf(), files, all_readers),
+        files: QueueFiles::start(root.to_path_buf(), files, all_readers, failures.clone()),
+        read_failures: failures,
         messages,
         queues,
     })
@@ -301,6 +305,7 @@ impl QueueFiles {
         root: PathBuf,
         files: BTreeMap<String, QueueFile<FileDevice>>,
         readers: HashMap<String, SegmentReaders>,
+        failures: Arc<ReadFailures>,
     ) -> QueueFiles {
         let (jobs, job_rx) = mpsc::channel::<Job>();
         let (result_tx, results) = mpsc::channel();
@@ -316,6 +321,7 @@ impl QueueFiles {
                     root,
                     files,
                     readers,
+                    failures,
                     sizes: published,
                 };
                 filer.publish();
@@ -435,6 +441,8 @@ struct Filer {
     files: BTreeMap<String, QueueFile<FileDevice>>,
     /// Read-only handles on each queue file's segments, for the records handed back.
     readers: HashMap<String, SegmentReaders>,
+    /// Where the records' read failures go.
+    failures: Arc<ReadFailures>,
     /// Where [`Filer::publish`] puts the files' sizes for status displays.
     sizes: Arc<Mutex<HashMap<String, u64>>>,
 }
@@ -534,7 +542,7 @@ impl Filer {
             let readers = self
                 .readers
                 .entry(f.queue.clone())
-                .or_insert_with(|| SegmentReaders::new(&f.queue, path.clone()));
+                .or_insert_with(|| SegmentReaders::new(&f.queue, path.clone(), &self.failures));
             readers.keep_only(segments.into_iter());
             let at: Vec<FiledAt> = located
                 .into_iter()

@@ -349,6 +349,7 @@ impl Server {
                     log.spill(&mut engine);
                 }
             }
+            log.report_read_failures(&self.error_log);
         }
     }
 
