@@ -333,13 +333,16 @@ pub fn open_and_recover(
 }
 
 impl RecoveryLog {
-    /// Appends one record; waits briefly (on this thread) while the buffer is full.
+    /// Appends one record; waits briefly (on this thread) while the buffer is full. The
+    /// writer is woken first: records appended without waking it (the deferred kick) may
+    /// be what fills the buffer, and the kick task cannot run while this thread waits.
     fn append(&self, kind: u8, parts: &[&[u8]]) -> Result<Lsn, LogError> {
         let kind = user_kind(kind)?;
         let mut waited: Option<Instant> = None;
         loop {
             match self.log.append_parts(kind, parts) {
                 Err(LogError::BufferFull { .. }) => {
+                    self.log.kick();
                     let since = *waited.get_or_insert_with(Instant::now);
                     if since.elapsed() > BUFFER_FULL_PATIENCE {
                         return Err(LogError::Failed(
