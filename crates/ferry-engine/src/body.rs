@@ -174,6 +174,26 @@ impl crate::QueueManager {
     }
 }
 
+impl crate::QueueManager {
+    /// The server has compacted queue `queue`'s file: `moved` says where each live
+    /// message's record is now. Bodies left on disk read from there from now on, so the
+    /// old segments' space can be freed.
+    pub fn bodies_moved(&mut self, queue: &str, moved: &[(u64, Rc<dyn FiledRecord>)]) {
+        if moved.is_empty() {
+            return;
+        }
+        let Some(id) = self.queues.lookup(queue) else {
+            return;
+        };
+        let Some(lq) = self.queues.local_mut(id) else {
+            return;
+        };
+        for (seq, record) in moved {
+            lq.store.relocate(*seq, record);
+        }
+    }
+}
+
 #[cfg(test)]
 impl crate::QueueManager {
     /// Panics unless every queue's running counts of bodies in memory are right.

@@ -24,6 +24,7 @@ use ferry_mqi::descriptor::NONE_ID;
 use ferry_mqi::{CorrelId, MessageDescriptor, MsgId, ReasonCode};
 use std::collections::{BTreeSet, HashMap};
 use std::ops::Bound;
+use std::rc::Rc;
 
 /// Where a message sits in its queue's get order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -366,6 +367,16 @@ impl MessageStore {
             self.resident_persistent += body.len() as u64;
         } else {
             self.resident_non_persistent += body.len() as u64;
+        }
+    }
+
+    /// Message `seq`'s body, if it is left in the queue file, is now read from `record`
+    /// (the file was compacted).
+    pub fn relocate(&mut self, seq: u64, record: &Rc<dyn crate::body::FiledRecord>) {
+        if let Some(m) = self.msgs.get_mut(&seq) {
+            if let Body::Filed { record: r, .. } = &mut m.body {
+                *r = record.clone();
+            }
         }
     }
 

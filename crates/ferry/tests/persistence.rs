@@ -877,3 +877,79 @@ async fn non_persistent_messages_beyond_the_buffer_spill_to_disk() {
         "non-persistent messages do not survive a restart"
     );
 }
+
+/// Queue-file segments the queue manager still holds open although they were deleted.
+fn deleted_files_open(qm: &TestQueueManager) -> usize {
+    let pid = qm.pid().expect("the queue manager runs");
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .expect("/proc fd")
+        .flatten()
+        .filter_map(|e| std::fs::read_link(e.path()).ok())
+        .filter(|p| {
+            let p = p.to_string_lossy();
+            p.contains("/queues/") && p.ends_with("(deleted)")
+        })
+        .count()
+}
+
+/// When a compaction rewrites a queue file, the bodies left on disk are read from the new
+/// segments from then on, so the old ones' space is given back at once (instead of when
+/// the messages are got), and every body still comes back intact.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_compaction_moves_the_bodies_left_on_disk_and_frees_the_old_segments() {
+    const N: usize = 2000;
+    const LEN: usize = 64 * 1024;
+    let mut qm = start("PS.COMPACT");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q) MAXDEPTH(999999999)");
+    mqsc_ok(&qm, "DEFINE QLOCAL(FILLER) MAXDEPTH(999999999)");
+    let (conn, q) = open_q(&qm, "Q").await;
+    // Message i has CorrelId 1 (to take) or 2 (to keep): 1,100 taken, 900 kept.
+    let take = |i: usize| i % 20 < 11;
+    for i in 0..N {
+        let mut m = md(true, if take(i) { 1 } else { 2 });
+        put_md(&q, &mut m, PutOptions::default(), &sized_body(i, LEN))
+            .await
+            .unwrap_or_else(|e| panic!("put {i}: {e}"));
+    }
+    drop(q);
+    conn.disconnect().await.expect("disconnect");
+    stop(&mut qm);
+    qm.launch();
+    // Only the first two bodies are in memory; take the others by CorrelId.
+    let (conn, q) = open_q(&qm, "Q").await;
+    for n in 0..N.div_ceil(20) * 11 {
+        let mut want = MessageDescriptor {
+            correl_id: id(1),
+            ..Default::default()
+        };
+        let opts = ferry_mqi::GetOptions {
+            match_options: ferry_mqi::MatchOptions::CORREL_ID,
+            ..gmo(GetOptionFlags::NO_SYNCPOINT, 0)
+        };
+        within("get by CorrelId", q.get(&mut want, &opts, 64 * 1024))
+            .await
+            .unwrap_or_else(|e| panic!("take {n}: {e}"));
+    }
+    assert_eq!(deleted_files_open(&qm), 0);
+    // 32 MiB of other persistent work fills half the log: a checkpoint removes the taken
+    // messages from Q's file, which is then more dead than live, and compacts it.
+    let filler = open(&conn, "FILLER", IO).await;
+    for i in 0..32 {
+        put_one(&filler, true, 0, false, &sized_body(i, 1 << 20)).await;
+    }
+    wait_until("Q's queue file is compacted", || {
+        let status = mqsc_ok(&qm, "DISPLAY QSTATUS(Q) CURFSIZE");
+        attr(&status, "CURFSIZE")
+            .and_then(|v| v.parse::<u64>().ok())
+            .is_some_and(|mb| mb < 100)
+    });
+    wait_until("no deleted segment stays open", || {
+        deleted_files_open(&qm) == 0
+    });
+    let kept: Vec<String> = drain(&q).await.into_iter().map(|s| s.body).collect();
+    let want: Vec<String> = (0..N)
+        .filter(|i| !take(*i))
+        .map(|i| sized_body(i, LEN))
+        .collect();
+    assert!(kept == want, "the kept messages, intact and in order");
+}

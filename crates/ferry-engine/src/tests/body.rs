@@ -271,3 +271,22 @@ fn persistent_messages_are_not_spilled() {
     assert!(!h.qm.spill_wanted());
     assert!(h.qm.spill_plan().is_empty());
 }
+
+#[test]
+fn after_a_compaction_bodies_are_read_from_where_the_records_moved() {
+    let (mut h, c, o) = harness();
+    let (plan, old) = fill_and_file(&mut h, c, o, 10);
+    let new_reads = Rc::new(Cell::new(0));
+    let moved: Vec<(u64, Rc<dyn FiledRecord>)> =
+        written(&plan.queues[0].file, &new_reads, &Rc::default())
+            .into_iter()
+            .map(|f| (f.seq, f.record))
+            .collect();
+    h.qm.bodies_moved("Q", &moved);
+    old.broken.set(true);
+    for i in 0..10u8 {
+        assert_eq!(h.get_body(c, o).unwrap(), vec![i; 1000], "message {i}");
+    }
+    assert_eq!((old.reads.get(), new_reads.get()), (0, 7));
+    h.qm.check_resident_bytes();
+}

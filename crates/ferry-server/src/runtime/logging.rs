@@ -631,7 +631,7 @@ impl RecoveryLog {
             Ok(spilled) => {
                 self.written
                     .borrow_mut()
-                    .extend(spilled.into_iter().map(|(q, at)| Written::Spilled(q, at)));
+                    .extend(spilled.into_iter().map(Written::Spilled));
                 if let Ok(mut engine) = server.engine.try_borrow_mut() {
                     self.report_written(&mut engine);
                     if engine.spill_wanted() {
@@ -664,16 +664,25 @@ impl RecoveryLog {
     /// Tells the engine where the messages of finished filings and spills are, so it can
     /// leave the bodies beyond each queue's buffers on disk. Call between engine calls.
     pub fn report_written(&self, engine: &mut QueueManager) {
-        let bodies = |at: Vec<queue_files::FiledAt>| -> Vec<_> {
-            at.into_iter()
-                .map(queue_files::FiledAt::into_engine)
-                .collect()
-        };
         let mut freed = self.freed_since_trim.get();
         for w in self.written.take() {
-            freed += match w {
-                Written::Filed(queue, at) => engine.bodies_filed(&queue, &bodies(at)),
-                Written::Spilled(queue, at) => engine.bodies_spilled(&queue, &bodies(at)),
+            let spilled = matches!(w, Written::Spilled(_));
+            let (Written::Filed(q) | Written::Spilled(q)) = w;
+            let moved: Vec<(u64, Rc<dyn ferry_engine::FiledRecord>)> = q
+                .moved
+                .into_iter()
+                .map(|(seq, r)| (seq, Rc::new(r) as Rc<dyn ferry_engine::FiledRecord>))
+                .collect();
+            engine.bodies_moved(&q.queue, &moved);
+            let at: Vec<_> = q
+                .written
+                .into_iter()
+                .map(queue_files::FiledAt::into_engine)
+                .collect();
+            freed += if spilled {
+                engine.bodies_spilled(&q.queue, &at)
+            } else {
+                engine.bodies_filed(&q.queue, &at)
             };
         }
         self.freed_since_trim.set(freed);
@@ -697,7 +706,7 @@ impl RecoveryLog {
                     );
                     self.written
                         .borrow_mut()
-                        .extend(done.bodies.into_iter().map(|(q, at)| Written::Filed(q, at)));
+                        .extend(done.bodies.into_iter().map(Written::Filed));
                     self.last_checkpoint_record.set(lsn);
                     self.full_reported.set(false);
                 }
@@ -895,9 +904,9 @@ fn return_free_memory() {
 /// Messages the queue files' thread wrote for one queue, to report to the engine.
 enum Written {
     /// By a checkpoint's filing (persistent).
-    Filed(String, Vec<queue_files::FiledAt>),
+    Filed(queue_files::QueueWritten),
     /// By a spill (non-persistent).
-    Spilled(String, Vec<queue_files::FiledAt>),
+    Spilled(queue_files::QueueWritten),
 }
 
 /// Releases held replies once per flush notice.

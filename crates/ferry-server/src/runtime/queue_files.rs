@@ -243,9 +243,20 @@ pub struct Filed {
     pub removed: u64,
     /// Queue files synced.
     pub synced: u64,
-    /// Per queue, the messages written and where to read each back, in get order (for
+    /// Per queue, the messages written and where to read each back (for
     /// [`QueueManager::bodies_filed`]).
-    pub bodies: Vec<(String, Vec<FiledAt>)>,
+    pub bodies: Vec<QueueWritten>,
+}
+
+/// What one job wrote to one queue's file.
+#[derive(Debug)]
+pub struct QueueWritten {
+    /// The queue.
+    pub queue: String,
+    /// The messages written and where, in get order.
+    pub written: Vec<FiledAt>,
+    /// After a compaction: where every live message is now.
+    pub moved: Vec<(u64, QueueFileRecord)>,
 }
 
 /// A message just written to its queue file, and where (sent back from the filer thread).
@@ -286,7 +297,7 @@ enum Job {
 }
 
 /// Where a spill's messages went, per queue.
-pub type Spilled = Vec<(String, Vec<FiledAt>)>;
+pub type Spilled = Vec<QueueWritten>;
 
 /// The runtime thread's handle on the filer thread.
 pub struct QueueFiles {
@@ -468,7 +479,7 @@ impl Filer {
         &mut self,
         filings: Vec<QueueFiling>,
         checkpoint: bool,
-    ) -> Result<(u64, u64, u64, Vec<(String, Vec<FiledAt>)>), String> {
+    ) -> Result<(u64, u64, u64, Vec<QueueWritten>), String> {
         let (mut written, mut removed, mut synced) = (0u64, 0u64, 0u64);
         let mut bodies = Vec::new();
         // Files of queues that no longer exist go.
@@ -527,7 +538,7 @@ impl Filer {
                 .collect();
             qf.append_puts(&puts).map_err(fail)?;
             qf.sync().map_err(fail)?;
-            qf.maybe_compact().map_err(fail)?;
+            let compacted = qf.maybe_compact().map_err(fail)?;
             written += puts.len() as u64;
             removed += removes.len() as u64;
             synced += 1;
@@ -538,6 +549,15 @@ impl Filer {
                 .iter()
                 .filter_map(|m| Some((m, qf.locate(m.seq)?)))
                 .collect();
+            // A compaction moved every live message: where to read each now, so the bodies
+            // left on disk stop pinning the old segments.
+            let moved: Vec<(u64, ferry_store::RecordLocation)> = if compacted {
+                qf.seqs()
+                    .filter_map(|seq| Some((seq, qf.locate(seq)?)))
+                    .collect()
+            } else {
+                Vec::new()
+            };
             let segments: Vec<u64> = qf.segment_numbers().collect();
             let readers = self
                 .readers
@@ -555,8 +575,16 @@ impl Filer {
                     })
                 })
                 .collect();
-            if !at.is_empty() {
-                bodies.push((f.queue.clone(), at));
+            let moved: Vec<(u64, QueueFileRecord)> = moved
+                .into_iter()
+                .filter_map(|(seq, loc)| Some((seq, readers.record(seq, loc).ok()?)))
+                .collect();
+            if !at.is_empty() || !moved.is_empty() {
+                bodies.push(QueueWritten {
+                    queue: f.queue.clone(),
+                    written: at,
+                    moved,
+                });
             }
         }
         Ok((written, removed, synced, bodies))
