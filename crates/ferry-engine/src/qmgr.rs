@@ -177,7 +177,9 @@ impl QueueManager {
         self.cancel_wait(conn);
         let consumers = self.consumers_of(conn, None);
         self.end_consumers(&consumers, Settlement::DEFAULT_OUTCOME, now, fx);
-        if normal {
+        // A unit of work the queue manager backed out is not committed by MQDISC.
+        let backed_out = self.conns.get(&conn).is_some_and(|c| c.uow.backed_out);
+        if normal && !backed_out {
             self.commit_uow(conn, now, fx);
         } else {
             self.backout_uow(conn, now, fx);

@@ -21,8 +21,11 @@ impl QueueManager {
         fx: &mut Effects,
     ) -> Result<(), MqError> {
         self.check_running(false)?;
-        if !self.conns.contains_key(&conn) {
-            return Err(ReasonCode::HconnError.into());
+        let c = self.conns.get_mut(&conn).ok_or(ReasonCode::HconnError)?;
+        if std::mem::take(&mut c.uow.backed_out) {
+            // Backed out by the queue manager: so is whatever came after.
+            self.backout_uow(conn, now, fx);
+            return Err(ReasonCode::BackedOut.into());
         }
         self.commit_uow(conn, now, fx);
         Ok(())
@@ -35,11 +38,57 @@ impl QueueManager {
         now: Timestamp,
         fx: &mut Effects,
     ) -> Result<(), MqError> {
-        if !self.conns.contains_key(&conn) {
-            return Err(ReasonCode::HconnError.into());
-        }
+        let c = self.conns.get_mut(&conn).ok_or(ReasonCode::HconnError)?;
+        c.uow.backed_out = false;
         self.backout_uow(conn, now, fx);
         Ok(())
+    }
+
+    /// The connection whose unit of work in flight has logged for longest (the lowest
+    /// log id), with the bytes of persistent messages it put: what a full recovery log
+    /// backs out ([`QueueManager::back_out_for_log_space`]).
+    pub fn oldest_logged_unit_of_work(&self) -> Option<(ConnId, u64)> {
+        let (conn, c) = self
+            .conns
+            .iter()
+            .filter(|(_, c)| c.uow.log_id.is_some() && !c.uow.is_empty())
+            .min_by_key(|(_, c)| c.uow.log_id)?;
+        let bytes = c
+            .uow
+            .entries
+            .iter()
+            .filter_map(|e| match *e {
+                UowEntry::Put { queue, seq } => {
+                    self.queues.get(queue)?.local.as_ref()?.store.get(seq)
+                }
+                UowEntry::Get { .. } => None,
+            })
+            .filter(|m| m.md.is_persistent())
+            .map(|m| m.body.len() as u64 + m.properties.len() as u64)
+            .sum();
+        Some((*conn, bytes))
+    }
+
+    /// Backs out `conn`'s unit of work on the queue manager's behalf, as MQ does when a
+    /// long unit of work would fill the circular recovery log: every checkpoint must
+    /// carry its records, so only ending it frees the space. Its messages are released
+    /// as by MQBACK; the application's next MQCMIT fails with 2003 MQRC_BACKED_OUT (an
+    /// MQBACK succeeds). False when it has no unit of work in flight.
+    pub fn back_out_for_log_space(
+        &mut self,
+        conn: ConnId,
+        now: Timestamp,
+        fx: &mut Effects,
+    ) -> bool {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return false;
+        };
+        if c.uow.is_empty() {
+            return false;
+        }
+        c.uow.backed_out = true;
+        self.backout_uow(conn, now, fx);
+        true
     }
 
     /// True when `conn` has uncommitted work.

@@ -21,6 +21,9 @@ pub(crate) struct UnitOfWork {
     pub entries: Vec<UowEntry>,
     /// The id naming this unit of work in log records, once it logged something.
     pub log_id: Option<u64>,
+    /// The queue manager backed this unit of work out to free recovery-log space: the
+    /// application's next MQCMIT reports 2003 MQRC_BACKED_OUT.
+    pub backed_out: bool,
 }
 
 impl UnitOfWork {

@@ -138,6 +138,9 @@ catalogue! {
     QUEUE_FILE_READ_FAILED = 7470 Error "A message on queue '{0}' could not be read back from its queue file: {1}",
         "The body of a message kept on disk beyond the queue's buffer (DefaultPQBufferSize, DefaultQBufferSize) could not be read, or failed its checks. The get failed with 2102 MQRC_RESOURCE_PROBLEM (a read error) or 2195 MQRC_UNEXPECTED_ERROR (damage) and the message stays on the queue: nothing damaged is delivered. Each message is reported once.",
         "Check the device and the file named. Messages past it can still be got by MsgId or CorrelId. A restart checks every queue file before serving.";
+    UOW_BACKED_OUT_FOR_LOG_SPACE = 7471 Warning "Queue manager '{0}' backed out the unit of work of connection {1} ({2} bytes of persistent messages) to release log space.",
+        "The recovery log was full and the oldest unit of work in flight held a large part of it: every checkpoint carries its records, so only ending it frees them. Its messages were released as by MQBACK; the application's next MQCMIT fails with 2003 MQRC_BACKED_OUT. (MQ reports this as AMQ7469.)",
+        "Commit units of work sooner or make them smaller, or give the log more space (LogPrimaryFiles, LogFilePages).";
     OBJECTS_SAVE_FAILED = 7075 Error "Object definitions could not be saved: {0}",
         "A change to the definitions could not be written to objects.json; it is in effect until restart.", "Free disk space or fix permissions; the next change retries.";
 }

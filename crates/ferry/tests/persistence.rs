@@ -455,8 +455,11 @@ async fn a_queue_file_that_cannot_be_written_stops_checkpoints_and_loses_nothing
     }
 }
 
+/// A unit of work too large for the log: its put that finds the log full gets 2102, the
+/// queue manager backs the unit of work out (FRY7471W) so the log frees up, gets go on
+/// meanwhile, and the application's MQCMIT reports 2003 MQRC_BACKED_OUT.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_long_unit_of_work_fills_the_log_with_2102_and_does_not_hang() {
+async fn a_long_unit_of_work_that_fills_the_log_is_backed_out_with_2102_and_2003() {
     let mut qm = start("PS.FULL");
     mqsc_ok(&qm, "DEFINE QLOCAL(Q) MAXDEPTH(999999999)");
     recreate_log(&mut qm, 2, 64);
@@ -493,8 +496,13 @@ async fn a_long_unit_of_work_fills_the_log_with_2102_and_does_not_hang() {
         .await
         .expect("get while the log is full");
     assert_eq!(seen(&got.0, &got.1.data), kept[0]);
-    // Backing the unit of work out frees the log; persistent puts work again.
-    within("backout", conn.backout()).await.expect("backout");
+    // The queue manager backed the unit of work out to free the log (as MQ does rather
+    // than run out): persistent puts work again, and the application's MQCMIT says 2003.
+    assert!(
+        qm.error_log().contains("FRY7471W"),
+        "the backout is in the error log: {}",
+        qm.error_log()
+    );
     let mut resumed = false;
     for _ in 0..100 {
         let mut m = md(true, 0);
@@ -511,6 +519,10 @@ async fn a_long_unit_of_work_fills_the_log_with_2102_and_does_not_hang() {
         resumed,
         "persistent puts work again after the log was freed"
     );
+    let e = within("commit", conn.commit())
+        .await
+        .expect_err("the unit of work was backed out");
+    assert_eq!(e.reason, ReasonCode::BackedOut);
     // After a restart: the second committed message and the last put; nothing of the
     // unit of work, nothing got. (A controlled stop waits for applications.)
     drop(q);

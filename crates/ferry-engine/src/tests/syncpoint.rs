@@ -168,3 +168,60 @@ fn commit_needs_a_connection() {
         ReasonCode::HconnError
     );
 }
+
+#[test]
+fn a_unit_of_work_backed_out_for_log_space_fails_the_next_commit_with_2003() {
+    let mut h = Harness::new();
+    h.local("Q");
+    h.qm.set_logging(true);
+    let a = h.conn();
+    let b = h.conn();
+    let oa = h.open(a, "Q", IO);
+    let ob = h.open(b, "Q", IO);
+    let mut md = MessageDescriptor {
+        persistence: ferry_mqi::descriptor::persistence::PERSISTENT,
+        ..MessageDescriptor::default()
+    };
+    h.put_md(a, oa, &mut md, PutOptionFlags::SYNCPOINT, &[1; 100])
+        .unwrap();
+    let mut md = MessageDescriptor {
+        persistence: ferry_mqi::descriptor::persistence::PERSISTENT,
+        ..MessageDescriptor::default()
+    };
+    h.put_md(b, ob, &mut md, PutOptionFlags::SYNCPOINT, &[2; 10])
+        .unwrap();
+    // a logged first: it is the oldest.
+    assert_eq!(h.qm.oldest_logged_unit_of_work(), Some((a, 100)));
+    let t = h.t();
+    assert!(h.qm.back_out_for_log_space(a, t, &mut h.fx));
+    assert_eq!(h.qm.oldest_logged_unit_of_work(), Some((b, 10)));
+    // Work after it is backed out with it at MQCMIT, which reports 2003.
+    h.put_sync(a, oa, b"after");
+    assert_eq!(rc(h.qm.commit(a, t, &mut h.fx)), ReasonCode::BackedOut);
+    assert_eq!(h.depth("Q"), 1, "only b's uncommitted put is left");
+    // The next unit of work commits normally.
+    h.put_sync(a, oa, b"next");
+    h.qm.commit(a, t, &mut h.fx).unwrap();
+    h.qm.commit(b, t, &mut h.fx).unwrap();
+    assert_eq!(h.depth("Q"), 2);
+}
+
+#[test]
+fn mqdisc_does_not_commit_a_unit_of_work_the_queue_manager_backed_out() {
+    let mut h = Harness::new();
+    h.local("Q");
+    h.qm.set_logging(true);
+    let a = h.conn();
+    let oa = h.open(a, "Q", IO);
+    let mut md = MessageDescriptor {
+        persistence: ferry_mqi::descriptor::persistence::PERSISTENT,
+        ..MessageDescriptor::default()
+    };
+    h.put_md(a, oa, &mut md, PutOptionFlags::SYNCPOINT, b"x")
+        .unwrap();
+    let t = h.t();
+    assert!(h.qm.back_out_for_log_space(a, t, &mut h.fx));
+    h.put_sync(a, oa, b"after");
+    h.qm.disconnect(a, true, t, &mut h.fx);
+    assert_eq!(h.depth("Q"), 0);
+}

@@ -651,6 +651,11 @@ impl RecoveryLog {
         }
     }
 
+    /// Bytes of the log's ring (primary and secondary extents).
+    pub fn space_total(&self) -> u64 {
+        self.log.status().space_total
+    }
+
     /// Writes the bodies that could not be read back since the last call (FRY7470E, once
     /// per message) to the error log. Cheap when there are none: call after engine calls.
     pub fn report_read_failures(&self, error_log: &RefCell<ErrorLog>) {

@@ -66,6 +66,10 @@ pub struct RunningListener {
     pub abort: tokio::task::AbortHandle,
 }
 
+/// A unit of work in flight whose persistent messages take this fraction of the log's
+/// ring (or more) is backed out when the log is full (`Server::ensure_log_room`).
+const LONG_UOW_SHARE: u64 = 8;
+
 /// Everything the tasks of one running queue manager share.
 pub struct Server {
     /// Queue manager name.
@@ -385,7 +389,29 @@ impl Server {
             }
         }
         log.report_full(&self.error_log, &self.name, usage);
+        self.back_out_long_unit_of_work(log);
         Err(ReasonCode::ResourceProblem)
+    }
+
+    /// The log is full: when the oldest unit of work in flight holds a large part of it
+    /// (every checkpoint must carry its records, so only ending it frees them), it is
+    /// backed out, as MQ does rather than run out of log (FRY7471W; its application's
+    /// next MQCMIT gets 2003 MQRC_BACKED_OUT), and a checkpoint frees the space.
+    fn back_out_long_unit_of_work(&self, log: &RecoveryLog) {
+        let oldest = self.engine.borrow().oldest_logged_unit_of_work();
+        let Some((conn, bytes)) = oldest else {
+            return;
+        };
+        if bytes < log.space_total() / LONG_UOW_SHARE {
+            return;
+        }
+        if self.with_engine(|e, now, fx| e.back_out_for_log_space(conn, now, fx)) {
+            self.error_log.borrow_mut().write(
+                &messages::UOW_BACKED_OUT_FOR_LOG_SPACE,
+                &[&self.name, &conn.0, &bytes],
+            );
+            self.checkpoint();
+        }
     }
 
     /// Takes a checkpoint (between engine calls); a failure is in the error log and the
