@@ -234,6 +234,7 @@ impl QueueManager {
                 .map(|t| now.0.saturating_sub(t) / 1000),
             // The queue file belongs to the server: it fills this in.
             queue_file_bytes: 0,
+            max_file_size_mb: e.def.attributes.max_file_size_mb(),
         })
     }
 

@@ -143,9 +143,13 @@ impl QueueManager {
             MsgDeliverySequence::Fifo => (priority::MAX - attrs.def_priority.clamp(0, 9)) as u8,
         };
         let max_depth = attrs.max_depth.max(0) as usize;
+        let max_bytes = attrs.max_file_bytes();
         let lq = entry.local.as_mut().ok_or(ReasonCode::QTypeError)?;
         if lq.store.depth() >= max_depth {
             return Err(ReasonCode::QFull.into());
+        }
+        if lq.store.bytes().saturating_add(msg_len as u64) > max_bytes {
+            return Err(ReasonCode::QSpaceNotAvailable.into());
         }
         let sync = o.contains(PutOptionFlags::SYNCPOINT);
         if sync && c.uow.len() >= max_uncommitted {

@@ -202,6 +202,9 @@ pub(crate) struct MessageStore {
     by_msg_id: HashMap<MsgId, IdSet>,
     by_correl_id: HashMap<CorrelId, IdSet>,
     next_seq: u64,
+    /// Bytes of every stored message's body and properties, in memory or not (what
+    /// MAXFSIZE bounds).
+    bytes: u64,
     /// Bytes of persistent messages' bodies in memory (held within DefaultPQBufferSize
     /// once they are filed: `crate::body`).
     resident_persistent: u64,
@@ -302,8 +305,19 @@ impl MessageStore {
         }
     }
 
+    /// Bytes of every stored message's body and properties (MAXFSIZE's measure).
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
     /// Counts `m`'s body in or out of the resident bytes.
     fn account(&mut self, m: &StoredMsg, add: bool) {
+        let size = (m.body.len() + m.properties.len()) as u64;
+        self.bytes = if add {
+            self.bytes + size
+        } else {
+            self.bytes.saturating_sub(size)
+        };
         if m.body.is_resident() {
             let n = m.body.len() as u64;
             let c = self.counter(m);
@@ -413,6 +427,7 @@ impl MessageStore {
     /// Removes every message whatever its state; the queue file starts afresh at the
     /// next checkpoint.
     pub fn clear_all(&mut self) {
+        self.bytes = 0;
         self.resident_persistent = 0;
         self.resident_non_persistent = 0;
         self.spilled.clear();

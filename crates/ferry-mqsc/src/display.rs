@@ -73,6 +73,10 @@ pub fn attr_field(keyword: &'static str, kind: AttrKind, value: AttrValue) -> Fi
             shown: if b { on } else { off },
             on: b,
         },
+        (
+            AttrKind::IntOrDefault { .. },
+            AttrValue::Int(ferry_objects::attribute::DEFAULT_VALUE),
+        ) => FieldValue::Keyword(ferry_objects::attribute::DEFAULT_KEYWORD),
         (_, AttrValue::Int(n)) => FieldValue::Int(n.into()),
         (_, AttrValue::Text(s)) => FieldValue::Text(s),
         (_, AttrValue::Keyword(k)) => FieldValue::Keyword(k),
@@ -268,6 +272,12 @@ pub static QSTATUS_QUEUE_FIELDS: &[StatusField<QueueStatus>] = &[
             Some(a) => count(a),
             None => FieldValue::Text(String::new()),
         },
+    },
+    StatusField {
+        keyword: "CURMAXFS",
+        kind: FieldKind::Int,
+        doc: "The queue's MAXFSIZE in MB, DEFAULT resolved (2088960).",
+        get: |s| count(s.max_file_size_mb),
     },
     StatusField {
         keyword: "CURFSIZE",

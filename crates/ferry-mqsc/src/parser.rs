@@ -507,29 +507,31 @@ impl Parser<'_> {
                 },
                 p.value_end,
             )),
-            (AttrKind::Int { min, max }, Some(s)) => match s.trim().parse::<i64>() {
-                Ok(n) => match i32::try_from(n) {
-                    Ok(n) => Ok(AttrValue::Int(n)),
-                    Err(_) => Err(self.err(
-                        AttrError::OutOfRange {
-                            keyword: row.keyword,
-                            value: n,
-                            min,
-                            max,
-                        }
-                        .into(),
+            (AttrKind::Int { min, max } | AttrKind::IntOrDefault { min, max }, Some(s)) => {
+                match s.trim().parse::<i64>() {
+                    Ok(n) => match i32::try_from(n) {
+                        Ok(n) => Ok(AttrValue::Int(n)),
+                        Err(_) => Err(self.err(
+                            AttrError::OutOfRange {
+                                keyword: row.keyword,
+                                value: n,
+                                min,
+                                max,
+                            }
+                            .into(),
+                            p.value_end,
+                        )),
+                    },
+                    Err(_) if looks_numeric(&s) => Err(self.err(
+                        K::NumberTooLarge {
+                            keyword: row.keyword.to_string(),
+                            value: s,
+                        },
                         p.value_end,
                     )),
-                },
-                Err(_) if looks_numeric(&s) => Err(self.err(
-                    K::NumberTooLarge {
-                        keyword: row.keyword.to_string(),
-                        value: s,
-                    },
-                    p.value_end,
-                )),
-                Err(_) => Ok(AttrValue::Text(s)),
-            },
+                    Err(_) => Ok(AttrValue::Text(s)),
+                }
+            }
             (_, Some(s)) => Ok(AttrValue::Text(s)),
         }
     }

@@ -18,6 +18,13 @@ pub enum AttrKind {
         /// Largest accepted value.
         max: i32,
     },
+    /// A whole number in `min..=max`, or the keyword DEFAULT (held as -1), e.g. MAXFSIZE.
+    IntOrDefault {
+        /// Smallest accepted number.
+        min: i32,
+        /// Largest accepted number.
+        max: i32,
+    },
     /// Free text up to `max_len` bytes (e.g. DESCR).
     Text {
         /// Longest accepted text.
@@ -41,6 +48,11 @@ pub enum AttrKind {
         off: &'static str,
     },
 }
+
+/// How [`AttrKind::IntOrDefault`] holds its keyword.
+pub const DEFAULT_VALUE: i32 = -1;
+/// The keyword of [`AttrKind::IntOrDefault`].
+pub const DEFAULT_KEYWORD: &str = "DEFAULT";
 
 /// A value as MQSC, DISPLAY and MQINQ see it, independent of the Rust field type.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -216,6 +228,26 @@ impl<D> AttrDef<D> {
                     Ok(AttrValue::Int(n))
                 }
             }
+            (AttrKind::IntOrDefault { .. }, AttrValue::Int(DEFAULT_VALUE)) => {
+                Ok(AttrValue::Int(DEFAULT_VALUE))
+            }
+            (AttrKind::IntOrDefault { .. }, AttrValue::Text(s))
+                if s.eq_ignore_ascii_case(DEFAULT_KEYWORD) =>
+            {
+                Ok(AttrValue::Int(DEFAULT_VALUE))
+            }
+            (AttrKind::IntOrDefault { min, max }, AttrValue::Int(n)) => {
+                if n < min || n > max {
+                    Err(AttrError::OutOfRange {
+                        keyword,
+                        value: n.into(),
+                        min,
+                        max,
+                    })
+                } else {
+                    Ok(AttrValue::Int(n))
+                }
+            }
             (AttrKind::Text { max_len }, AttrValue::Text(s)) => {
                 if s.len() > max_len {
                     Err(AttrError::TooLong {
@@ -277,6 +309,9 @@ impl AttrKind {
     pub fn describe(&self) -> String {
         match self {
             AttrKind::Int { min, max } => format!("a number from {min} to {max}"),
+            AttrKind::IntOrDefault { min, max } => {
+                format!("a number from {min} to {max}, or {DEFAULT_KEYWORD}")
+            }
             AttrKind::Text { max_len } => format!("text of up to {max_len} characters"),
             AttrKind::Name { max_len } => format!("a name of up to {max_len} characters"),
             AttrKind::Keyword { values } => values.join(" or "),

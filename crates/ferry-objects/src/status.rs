@@ -73,6 +73,9 @@ pub struct QueueStatus {
     /// MB, rounded up, as MQ does).
     #[serde(default)]
     pub queue_file_bytes: u64,
+    /// CURMAXFS: the queue's MAXFSIZE in MB (DEFAULT resolved).
+    #[serde(default)]
+    pub max_file_size_mb: u64,
 }
 
 /// DISPLAY QSTATUS TYPE(HANDLE): one open handle on a queue.

@@ -640,3 +640,56 @@ async fn alter_and_display_qmgr() {
     assert_eq!(conn.queue_manager_name(), "MQSC.QMGR");
     conn.disconnect().await.unwrap();
 }
+
+/// MAXFSIZE (MQ 9.2): MB of messages a queue may hold, DEFAULT or a number from 20; DISPLAY
+/// shows it, QSTATUS shows CURMAXFS, a value out of range is refused naming the range, and
+/// a put that would pass it gets 2056 MQRC_Q_SPACE_NOT_AVAILABLE.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn maxfsize_bounds_a_queue_and_shows_in_display_and_qstatus() {
+    let qm = start("MQSC.MAXFS");
+    mqsc_ok(
+        &qm,
+        "DEFINE QLOCAL(BIG) MAXFSIZE(DEFAULT)\nDEFINE QLOCAL(SMALL) MAXFSIZE(20)",
+    );
+    let shown = mqsc_ok(&qm, "DISPLAY QLOCAL(BIG) MAXFSIZE");
+    assert_eq!(
+        attr(&shown, "MAXFSIZE").as_deref(),
+        Some("DEFAULT"),
+        "{shown}"
+    );
+    let shown = mqsc_ok(&qm, "DISPLAY QLOCAL(SMALL) MAXFSIZE");
+    assert_eq!(attr(&shown, "MAXFSIZE").as_deref(), Some("20"), "{shown}");
+    let status = mqsc_ok(&qm, "DISPLAY QSTATUS(BIG) CURMAXFS");
+    assert_eq!(
+        attr(&status, "CURMAXFS").as_deref(),
+        Some("2088960"),
+        "{status}"
+    );
+    let refused = mqsc_exit(&qm, "ALTER QLOCAL(SMALL) MAXFSIZE(10)", 10);
+    assert!(
+        refused.contains("MAXFSIZE") && refused.contains("20"),
+        "the refusal names the attribute and its range: {refused}"
+    );
+    let conn = connect(&qm.client()).await;
+    let q = open(&conn, "SMALL", OpenOptions::OUTPUT).await;
+    let body = "m".repeat(4 << 20);
+    let mut failed = None;
+    for n in 0..6 {
+        let mut md = MessageDescriptor::default();
+        if let Err(e) = within(
+            "put",
+            q.put(
+                &mut md,
+                &PutOptions::new(PutOptionFlags::NO_SYNCPOINT),
+                body.clone(),
+            ),
+        )
+        .await
+        {
+            failed = Some((n, e));
+            break;
+        }
+    }
+    let (n, e) = failed.expect("20 MB hold five 4 MiB messages, not six");
+    assert_eq!((n, e.reason), (5, ReasonCode::QSpaceNotAvailable), "{e}");
+}
