@@ -94,6 +94,7 @@ impl LogFile for ReadOnlySegment {
 /// lock is never contended).
 #[derive(Debug)]
 struct SegmentReader {
+    queue: Arc<str>,
     name: String,
     state: Mutex<(ReadOnlySegment, ReadAhead)>,
     failures: Arc<ReadFailures>,
@@ -102,7 +103,6 @@ struct SegmentReader {
 /// One put record of a queue file, readable from any thread.
 #[derive(Debug)]
 pub struct QueueFileRecord {
-    queue: Arc<str>,
     segment: Arc<SegmentReader>,
     seq: u64,
     at: RecordLocation,
@@ -147,7 +147,9 @@ impl QueueFileRecord {
             ReasonCode::UnexpectedError
         };
         match Record::decode(kind::PUT, &payload).map_err(|e| damaged(&e))? {
-            Record::Put { queue, msg, .. } if *queue == *self.queue && msg.seq == self.seq => {
+            Record::Put { queue, msg, .. }
+                if *queue == *self.segment.queue && msg.seq == self.seq =>
+            {
                 Ok(msg)
             }
             _ => Err(damaged(&"the record belongs to another message")),
@@ -157,8 +159,9 @@ impl QueueFileRecord {
 
 impl QueueFileRecord {
     fn report(&self, why: String) {
-        tracing::error!("queue '{}': {why}", self.queue);
-        self.segment.failures.push(&self.queue, self.seq, why);
+        let queue = &self.segment.queue;
+        tracing::error!("queue '{queue}': {why}");
+        self.segment.failures.push(queue, self.seq, why);
     }
 }
 
@@ -196,6 +199,7 @@ impl SegmentReaders {
                 let name = segment_name(at.segment);
                 let file = File::open(self.dir.join(&name))?;
                 let r = Arc::new(SegmentReader {
+                    queue: self.queue.clone(),
                     name,
                     state: Mutex::new((ReadOnlySegment(file), ReadAhead::default())),
                     failures: self.failures.clone(),
@@ -204,12 +208,7 @@ impl SegmentReaders {
                 r
             }
         };
-        Ok(QueueFileRecord {
-            queue: self.queue.clone(),
-            segment,
-            seq,
-            at,
-        })
+        Ok(QueueFileRecord { segment, seq, at })
     }
 
     /// Forgets the handles of segments no longer in the set (`current`, ascending).
