@@ -85,7 +85,11 @@ proptest! {
 #[test]
 fn every_seed_decodes_and_round_trips() {
     for s in seeds() {
-        assert!(Record::decode(s[0], &s[1..]).is_ok(), "seed of kind {}", s[0]);
+        assert!(
+            Record::decode(s[0], &s[1..]).is_ok(),
+            "seed of kind {}",
+            s[0]
+        );
         decode_everything(&s);
     }
 }
