@@ -10,6 +10,9 @@ targets=(
   "crates/ferry-mqsc/fuzz mqsc_parser"
   "crates/ferry-amqp/fuzz amqp_frame"
   "crates/ferry-selector/fuzz selector_parser"
+  "crates/ferry-engine/fuzz journal_record"
+  "crates/ferry-store/fuzz log_recovery"
+  "crates/ferry-store/fuzz queue_file_open"
 )
 if ! rustup run nightly rustc --version >/dev/null 2>&1; then
   echo "fuzz: skipped: no nightly toolchain here (the property tests in cargo test cover the decoders)"

@@ -79,6 +79,7 @@ pub mod connection;
 pub mod consumer;
 pub(crate) mod consumer_index;
 pub mod effects;
+pub mod fuzzing;
 pub mod get;
 pub(crate) mod handoff;
 pub mod inquire;

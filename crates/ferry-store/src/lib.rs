@@ -21,6 +21,7 @@ mod core;
 pub mod device;
 pub mod error;
 pub mod format;
+pub mod fuzzing;
 mod log;
 pub mod lsn;
 pub mod queue_file;

@@ -94,7 +94,9 @@ impl<D: LogDevice> Recovery<D> {
         if geo != config.geometry() {
             tracing::warn!(?geo, configured = ?config.geometry(), "log shape differs from qm.ini; the log's own shape is used");
         }
-        let mut files = Vec::with_capacity(geo.extents as usize);
+        // Grown as the files are found, never sized up front: the count comes from disk, and
+        // a damaged control file may claim billions of extents (the first missing one ends it).
+        let mut files = Vec::new();
         for i in 0..geo.extents {
             let name = Geometry::extent_name(i);
             let mut f = device

@@ -3,7 +3,7 @@
 //! operations and crashes, and real files.
 
 use ferry_store::queue_file::format::segment_name;
-use ferry_store::queue_file::manifest::MANIFEST_NAME;
+use ferry_store::queue_file::manifest::{self, Manifest, MANIFEST_NAME};
 use ferry_store::{
     CrashModel, FaultPlan, FileDevice, QueueFile, QueueFileConfig, QueueFileError, SimDevice,
 };
@@ -554,4 +554,33 @@ fn iteration_detects_a_damaged_record_inside_a_read_ahead_window() {
         results[50].as_ref().err()
     );
     assert!(results[51..].iter().all(|r| r.is_ok()));
+}
+
+/// A manifest whose last segment number is the largest possible (a valid checksum, as
+/// damage or a hostile file could make) is refused as damaged. It used to overflow while
+/// looking for leftover segments above it (a panic; in a release build the count wrapped
+/// and segment files from 0 up were removed). Found by the `queue_file_open` fuzz target.
+#[test]
+fn manifest_naming_the_last_possible_segment_is_refused() {
+    let mut dev = sim();
+    drop(QueueFile::create(dev.clone(), small()).unwrap());
+    let top = Manifest {
+        generation: 1,
+        first: u64::MAX - 1,
+        base: u64::MAX - 1,
+        last: u64::MAX,
+        segment_size: 4096,
+    };
+    manifest::write(&mut dev, &top).unwrap();
+    match QueueFile::open(dev.clone(), small()) {
+        Err(QueueFileError::Corrupt { file, reason, .. }) => {
+            assert_eq!(file, MANIFEST_NAME);
+            assert!(reason.contains("segment range"), "{reason}");
+        }
+        other => panic!("expected Corrupt, got {other:?}"),
+    }
+    assert!(
+        dev.file_names().contains(&segment_name(1)),
+        "nothing removed"
+    );
 }

@@ -1,11 +1,11 @@
 //! Targeted recovery scenarios on the simulated device: stale pages, torn tails, checkpoints,
 //! ring wrap, damaged control files, unknown versions.
 
-use ferry_store::control::CONTROL_NAME;
+use ferry_store::control::{self, CONTROL_NAME};
 use ferry_store::format::page::{PAGE_DATA_LEN, PAGE_SIZE};
 use ferry_store::{
-    CrashModel, Geometry, LogConfig, LogCore, LogError, Lsn, Record, RecordKind, SimDevice,
-    WriteIntegrity,
+    CrashModel, Geometry, LogConfig, LogCore, LogDevice, LogError, Lsn, Record, RecordKind,
+    SimDevice, WriteIntegrity,
 };
 use std::time::Duration;
 
@@ -313,6 +313,24 @@ fn unknown_control_version_and_missing_log_are_clear_errors() {
     }
     let e = LogCore::open(dev.clone(), &c).err().unwrap();
     assert!(e.to_string().contains("format version 2"), "{e}");
+}
+
+/// A control file whose extent count is huge (a valid slot, as damage or a hostile file
+/// could make one) is refused with a typed error when an extent is missing, without first
+/// allocating room for that many files. Found by the `log_recovery` fuzz target.
+#[test]
+fn huge_extent_count_in_the_control_file_is_refused_without_allocating() {
+    let dev = SimDevice::new(5, CrashModel::default());
+    let c = cfg(WriteIntegrity::TripleWrite);
+    drop(LogCore::create(dev.clone(), &c, "QM1").unwrap());
+    let mut dev2 = dev.clone();
+    let mut f = dev2.open(CONTROL_NAME).unwrap();
+    let mut b = control::read(&mut f).unwrap();
+    b.seq += 1;
+    b.geometry.extents = u32::MAX;
+    control::write(&mut f, &b).unwrap();
+    let e = LogCore::open(dev.clone(), &c).err().unwrap();
+    assert!(e.to_string().contains(&Geometry::extent_name(3)), "{e}");
 }
 
 #[test]

@@ -94,7 +94,14 @@ fn decode(b: &[u8]) -> QfResult<Manifest> {
             base => base,
         },
     };
-    if m.first == 0 || m.base > m.first || m.last < m.first || m.last - m.first > u32::MAX as u64 {
+    // Segment numbers count up from 1 by one per roll: `last` can never reach u64::MAX, and
+    // recovery and the next roll look at `last + 1`.
+    if m.first == 0
+        || m.base > m.first
+        || m.last < m.first
+        || m.last == u64::MAX
+        || m.last - m.first > u32::MAX as u64
+    {
         return Err(bad("manifest names an impossible segment range"));
     }
     Ok(m)
