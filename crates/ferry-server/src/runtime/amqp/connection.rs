@@ -67,6 +67,10 @@ use tokio::sync::Notify;
 
 /// The longest a client may take to complete SASL and open (less when HBINT is lower).
 const HANDSHAKE_TIMEOUT_SECS: u32 = 30;
+/// The read buffer's size.
+const READ_BUFFER: usize = 64 * 1024;
+/// The least room a read is given.
+const READ_AT_LEAST: usize = 16 * 1024;
 /// Bodies below this size are copied out of the read buffer when put.
 const COPY_BODY_BELOW: usize = 16 * 1024;
 /// Credit given to a link the client sends on, topped up when half is used.
@@ -376,7 +380,7 @@ pub async fn serve(
 impl Session {
     async fn run(&mut self, stream: TcpStream) {
         let (mut rd, mut wr) = stream.into_split();
-        let mut input = BytesMut::with_capacity(64 * 1024);
+        let mut input = BytesMut::with_capacity(READ_BUFFER);
         loop {
             // Running until the next await: what is queued for this task meanwhile is
             // handled below without a wake-up.
@@ -429,6 +433,12 @@ impl Session {
                     None => std::future::pending().await,
                 }
             };
+            if input.capacity() - input.len() < READ_AT_LEAST {
+                // Frames are cut from the front of the buffer, so its room shrinks: room is
+                // made again before it runs short (back at the front of the same
+                // allocation when nothing else holds it), or reads would come in pieces.
+                input.reserve(READ_BUFFER.saturating_sub(input.len()).max(READ_AT_LEAST));
+            }
             self.shared.busy.set(false);
             tokio::select! {
                 r = rd.read_buf(&mut input) => match r {
@@ -883,17 +893,17 @@ impl Session {
         let hobj = match self.links.get(&link) {
             Some(Link::Inbound { hobj: Some(h), .. }) => *h,
             Some(Link::Inbound { hobj: None, .. }) => {
-                let Some(to) = mq.to.clone() else {
+                let Some(to) = mq.to.as_ref().map(|t| t.as_str()) else {
                     return Err(ErrorCondition::new(
                         condition::NOT_FOUND,
                         "a message on an anonymous link needs a 'to' address",
                     ));
                 };
-                match self.relay.get(&to) {
+                match self.relay.get(to) {
                     Some(h) => *h,
                     None => {
-                        let (h, _) = self.open_queue(Some(&to), false, OpenOptions::OUTPUT)?;
-                        self.relay.insert(to, h);
+                        let (h, _) = self.open_queue(Some(to), false, OpenOptions::OUTPUT)?;
+                        self.relay.insert(to.to_string(), h);
                         h
                     }
                 }
@@ -947,7 +957,7 @@ impl Session {
             // The queue's name, only for the error (no copy per message put).
             let queue = match self.links.get(&link) {
                 Some(Link::Inbound { address, .. }) if !address.is_empty() => address.as_str(),
-                _ => to.as_deref().unwrap_or_default(),
+                _ => to.as_ref().map_or("", |t| t.as_str()),
             };
             error_of(e.reason, &format!("the message was not put on '{queue}'"))
         })
