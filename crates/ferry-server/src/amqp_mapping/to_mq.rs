@@ -104,9 +104,7 @@ pub fn amqp_to_mq(message_bytes: &Bytes, now_ms: u64) -> Result<MqMessage, Mappi
         md,
         properties,
         body,
-        to: props
-            .and_then(|p| p.to.as_ref())
-            .map(|t| t.as_str().to_string()),
+        to: props.and_then(|p| p.to.clone()),
     })
 }
 
