@@ -381,6 +381,11 @@ impl Session {
     async fn run(&mut self, stream: TcpStream) {
         let (mut rd, mut wr) = stream.into_split();
         let mut input = BytesMut::with_capacity(READ_BUFFER);
+        // The connection's timer (heartbeats, BATCHINT, the handshake deadline) and the
+        // deadline it is set to, if any.
+        let timer = tokio::time::sleep_until(tokio::time::Instant::now());
+        tokio::pin!(timer);
+        let mut armed: Option<tokio::time::Instant> = None;
         loop {
             // Running until the next await: what is queued for this task meanwhile is
             // handled below without a wake-up.
@@ -427,12 +432,13 @@ impl Session {
                 .into_iter()
                 .flatten()
                 .min();
-            let sleep = async {
-                match wake_at {
-                    Some(t) => tokio::time::sleep_until(t).await,
-                    None => std::future::pending().await,
-                }
-            };
+            // One timer for the connection, moved only to an earlier deadline: a timer
+            // that fires early costs one pass through this loop, while setting a new one
+            // for every read and wake-up cost a timer-wheel insertion and removal each.
+            if let Some(t) = wake_at.filter(|t| armed.is_none_or(|a| *t < a)) {
+                timer.as_mut().reset(t);
+                armed = Some(t);
+            }
             if input.capacity() - input.len() < READ_AT_LEAST {
                 // Frames are cut from the front of the buffer, so its room shrinks: room is
                 // made again before it runs short (back at the front of the same
@@ -451,7 +457,8 @@ impl Session {
                     }
                 },
                 _ = self.shared.wake.notified() => {}
-                _ = sleep => {
+                _ = &mut timer, if armed.is_some() => {
+                    armed = None;
                     self.shared.busy.set(true);
                     let now = tokio::time::Instant::now();
                     if self.batch_due.is_some_and(|t| t <= now) {
