@@ -356,6 +356,39 @@ impl MessageProperties {
         Bytes::from(out)
     }
 
+    /// The encoding [`MessageProperties::encode`] would give properties set in this
+    /// order, from borrowed names and values: for a queue manager mapping another
+    /// protocol's message, which would otherwise copy every name and value only to encode
+    /// them once. The caller has checked the names (and sets each name once); a value over
+    /// u32::MAX bytes is refused as `set` refuses it.
+    pub fn encode_borrowed(items: &[(&str, PropertyRef<'_>)]) -> Result<Bytes, PropertyError> {
+        if items.is_empty() {
+            return Ok(Bytes::new());
+        }
+        let mut len = 5;
+        for (name, value) in items {
+            if name.len() > usize::from(u16::MAX) {
+                return Err(name_error(name, "longer than 4095 characters"));
+            }
+            if let PropertyRef::String(s) = value {
+                check_len(s.len())?;
+            }
+            if let PropertyRef::ByteString(b) = value {
+                check_len(b.len())?;
+            }
+            len += 2 + name.len() + encoded_value_len(*value);
+        }
+        let mut out = Vec::with_capacity(len);
+        out.push(PROPERTIES_VERSION);
+        out.extend_from_slice(&(items.len() as u32).to_le_bytes());
+        for (name, value) in items {
+            out.extend_from_slice(&(name.len() as u16).to_le_bytes());
+            out.extend_from_slice(name.as_bytes());
+            encode_value(&mut out, *value);
+        }
+        Ok(Bytes::from(out))
+    }
+
     /// Decodes an encoding made by [`MessageProperties::encode`]. Never panics.
     pub fn decode(encoded: &[u8]) -> Result<Self, PropertyError> {
         let mut items = Vec::new();
@@ -608,6 +641,35 @@ impl<'a> Iterator for Entries<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn borrowed_pairs_encode_as_the_same_properties_set_in_order() {
+        let mut props = MessageProperties::new();
+        props.set("a", PropertyValue::Int32(7)).unwrap();
+        props
+            .set("b.c", PropertyValue::String("text".into()))
+            .unwrap();
+        props
+            .set_reserved(
+                "mq.x",
+                PropertyValue::ByteString(Bytes::from_static(b"\0\x01")),
+            )
+            .unwrap();
+        props.set("d", PropertyValue::Null).unwrap();
+        let borrowed = [
+            ("a", PropertyRef::Int32(7)),
+            ("b.c", PropertyRef::String("text")),
+            ("mq.x", PropertyRef::ByteString(b"\0\x01")),
+            ("d", PropertyRef::Null),
+        ];
+        assert_eq!(
+            MessageProperties::encode_borrowed(&borrowed),
+            Ok(props.encode())
+        );
+        assert_eq!(MessageProperties::encode_borrowed(&[]), Ok(Bytes::new()));
+        let long = "n".repeat(70_000);
+        assert!(MessageProperties::encode_borrowed(&[(&long, PropertyRef::Null)]).is_err());
+    }
     use proptest::prelude::*;
 
     fn sample() -> MessageProperties {

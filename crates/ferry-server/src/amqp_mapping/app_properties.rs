@@ -11,26 +11,27 @@
 //! sections, only MQINQMP and selectors do not see them.
 
 use ferry_amqp::{Str, Value};
-use ferry_mqi::{PropertyRef, PropertyValue};
+use ferry_mqi::PropertyRef;
 
-/// The MQ property value for an application-property value, if it has one.
-pub(crate) fn to_property(v: &Value) -> Option<PropertyValue> {
+/// The MQ property value for an application-property value, if it has one (borrowing
+/// strings and binaries from the decoded message).
+pub(crate) fn to_property(v: &Value) -> Option<PropertyRef<'_>> {
     Some(match v {
-        Value::Null => PropertyValue::Null,
-        Value::Bool(b) => PropertyValue::Boolean(*b),
-        Value::Byte(x) => PropertyValue::Int8(*x),
-        Value::Short(x) => PropertyValue::Int16(*x),
-        Value::Int(x) => PropertyValue::Int32(*x),
-        Value::Long(x) => PropertyValue::Int64(*x),
-        Value::Ubyte(x) => PropertyValue::Int16((*x).into()),
-        Value::Ushort(x) => PropertyValue::Int32((*x).into()),
-        Value::Uint(x) => PropertyValue::Int64((*x).into()),
-        Value::Ulong(x) => PropertyValue::Int64(i64::try_from(*x).ok()?),
-        Value::Float(x) => PropertyValue::Float32(*x),
-        Value::Double(x) => PropertyValue::Float64(*x),
-        Value::String(s) => PropertyValue::String(s.as_str().to_owned()),
-        Value::Symbol(s) => PropertyValue::String(s.as_str().to_owned()),
-        Value::Binary(b) => PropertyValue::ByteString(b.clone()),
+        Value::Null => PropertyRef::Null,
+        Value::Bool(b) => PropertyRef::Boolean(*b),
+        Value::Byte(x) => PropertyRef::Int8(*x),
+        Value::Short(x) => PropertyRef::Int16(*x),
+        Value::Int(x) => PropertyRef::Int32(*x),
+        Value::Long(x) => PropertyRef::Int64(*x),
+        Value::Ubyte(x) => PropertyRef::Int16((*x).into()),
+        Value::Ushort(x) => PropertyRef::Int32((*x).into()),
+        Value::Uint(x) => PropertyRef::Int64((*x).into()),
+        Value::Ulong(x) => PropertyRef::Int64(i64::try_from(*x).ok()?),
+        Value::Float(x) => PropertyRef::Float32(*x),
+        Value::Double(x) => PropertyRef::Float64(*x),
+        Value::String(s) => PropertyRef::String(s.as_str()),
+        Value::Symbol(s) => PropertyRef::String(s.as_str()),
+        Value::Binary(b) => PropertyRef::ByteString(b),
         _ => return None,
     })
 }
@@ -72,7 +73,7 @@ mod tests {
         ];
         for v in values {
             let p = to_property(&v).expect("maps");
-            assert_eq!(to_amqp(p.as_ref()), v);
+            assert_eq!(to_amqp(p), v);
         }
     }
 
@@ -80,11 +81,11 @@ mod tests {
     fn unsigned_widen_and_the_rest_is_skipped() {
         assert_eq!(
             to_property(&Value::Ubyte(255)),
-            Some(PropertyValue::Int16(255))
+            Some(PropertyRef::Int16(255))
         );
         assert_eq!(
             to_property(&Value::Uint(u32::MAX)),
-            Some(PropertyValue::Int64(u32::MAX.into()))
+            Some(PropertyRef::Int64(u32::MAX.into()))
         );
         assert_eq!(to_property(&Value::Ulong(u64::MAX)), None);
         assert_eq!(to_property(&Value::Uuid([0; 16])), None);

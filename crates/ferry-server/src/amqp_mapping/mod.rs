@@ -36,7 +36,7 @@ mod to_mq;
 mod tests;
 
 use bytes::Bytes;
-use ferry_amqp::{condition, DecodeError};
+use ferry_amqp::{condition, DecodeError, Str};
 use ferry_mqi::{FixedStr, MessageDescriptor, PropertyError};
 
 pub use ids::{jms_correlation_id, jms_message_id, mq_id, native_jms_id, parse_jms_id, IdRef};
@@ -80,8 +80,9 @@ pub struct MqMessage {
     pub properties: Bytes,
     /// The body (shares the AMQP payload's bytes where it can).
     pub body: Bytes,
-    /// The AMQP `to` address, for a link without a target address (ANONYMOUS-RELAY).
-    pub to: Option<String>,
+    /// The AMQP `to` address, for a link without a target address (ANONYMOUS-RELAY);
+    /// shares the payload's bytes (most links have a target and never read it).
+    pub to: Option<Str>,
 }
 
 /// Why an AMQP message could not be mapped to an MQ message.

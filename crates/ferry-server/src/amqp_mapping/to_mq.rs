@@ -34,7 +34,8 @@ use bytes::Bytes;
 use ferry_amqp::{Body, Header, Message, Properties, RawSections, SectionKind, Value};
 use ferry_mqi::descriptor::{format, msg_type, persistence, EXPIRY_UNLIMITED};
 use ferry_mqi::{
-    validate_object_name, FixedStr, MessageDescriptor, MessageProperties, PropertyValue,
+    properties::validate_property_name, validate_object_name, FixedStr, MessageDescriptor,
+    MessageProperties, PropertyRef,
 };
 
 use super::app_properties::to_property;
@@ -55,30 +56,34 @@ pub fn amqp_to_mq(message_bytes: &Bytes, now_ms: u64) -> Result<MqMessage, Mappi
     };
     set_header_fields(&mut md, msg.header.as_ref());
 
-    let mut mq_props = MessageProperties::new();
+    // The MQ properties are encoded straight from the decoded message's names and values
+    // (borrowed: no copy of each name and value only to encode it once).
+    let mut mq_props: Vec<(&str, PropertyRef<'_>)> = Vec::new();
     for (name, value) in msg.application_properties.iter().flatten() {
-        if let Some(v) = to_property(value) {
-            // Names MQ refuses stay in the raw sections only.
-            let _ = mq_props.set(name.as_str(), v);
+        let name = name.as_str();
+        // Names MQ refuses stay in the raw sections only.
+        let Some(v) = to_property(value).filter(|_| validate_property_name(name).is_ok()) else {
+            continue;
+        };
+        // A repeated name replaces the earlier value in its place, as MQSETMP does.
+        match mq_props.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, old)) => *old = v,
+            None => mq_props.push((name, v)),
         }
     }
-    if let Some(p) = props {
-        set_properties_fields(&mut md, &mut mq_props, p)?;
+    let ids = props.map(|p| set_properties_fields(&mut md, p));
+    if let (Some(p), Some(ids)) = (props, &ids) {
+        kept_properties(&mut mq_props, p, ids);
     }
-    if let Some(sections) = bare_sections(&raw) {
-        reserved(
-            &mut mq_props,
-            PROP_SECTIONS,
-            PropertyValue::ByteString(sections),
-        )?;
+    let sections = bare_sections(&raw);
+    if let Some(sections) = &sections {
+        mq_props.push((PROP_SECTIONS, PropertyRef::ByteString(sections)));
     }
-    if let Some(footer) = raw.section(SectionKind::Footer) {
-        reserved(
-            &mut mq_props,
-            PROP_FOOTER,
-            PropertyValue::ByteString(footer),
-        )?;
+    let footer = raw.section(SectionKind::Footer);
+    if let Some(footer) = &footer {
+        mq_props.push((PROP_FOOTER, PropertyRef::ByteString(footer)));
     }
+    let properties = MessageProperties::encode_borrowed(&mq_props)?;
 
     let body = match &msg.body {
         Some(Body::Data(data)) if data.len() == 1 => {
@@ -97,11 +102,9 @@ pub fn amqp_to_mq(message_bytes: &Bytes, now_ms: u64) -> Result<MqMessage, Mappi
     };
     Ok(MqMessage {
         md,
-        properties: mq_props.encode(),
+        properties,
         body,
-        to: props
-            .and_then(|p| p.to.as_ref())
-            .map(|t| t.as_str().to_string()),
+        to: props.and_then(|p| p.to.clone()),
     })
 }
 
@@ -128,43 +131,55 @@ fn expiry(header: Option<&Header>, props: Option<&Properties>, now_ms: u64) -> i
     }
 }
 
-/// MsgId, CorrelId, ReplyToQ, MsgType and the properties kept from `properties`.
-fn set_properties_fields(
-    md: &mut MessageDescriptor,
-    mq_props: &mut MessageProperties,
-    p: &Properties,
-) -> Result<(), MappingError> {
-    if let Some(id) = &p.message_id {
+/// The AMQP encodings of the message-id and correlation-id, kept as reserved properties.
+struct EncodedIds {
+    message_id: Option<Bytes>,
+    correlation_id: Option<Bytes>,
+}
+
+/// MsgId, CorrelId, ReplyToQ and MsgType from `properties`; returns the ids' encodings.
+fn set_properties_fields(md: &mut MessageDescriptor, p: &Properties) -> EncodedIds {
+    let message_id = p.message_id.as_ref().map(|id| {
         let id = IdRef::of(id);
         md.msg_id = id.mq_id();
-        reserved(
-            mq_props,
-            PROP_MESSAGE_ID,
-            PropertyValue::ByteString(id.encode()),
-        )?;
-    }
-    if let Some(id) = &p.correlation_id {
+        id.encode()
+    });
+    let correlation_id = p.correlation_id.as_ref().map(|id| {
         let id = IdRef::of(id);
         md.correl_id = id.mq_id();
-        reserved(
-            mq_props,
-            PROP_CORRELATION_ID,
-            PropertyValue::ByteString(id.encode()),
-        )?;
-    }
+        id.encode()
+    });
     if let Some(reply_to) = &p.reply_to {
         md.msg_type = msg_type::REQUEST;
         if validate_object_name(reply_to.as_str()).is_ok() {
             md.reply_to_q = FixedStr::truncating(reply_to.as_str());
         }
-        let exact = PropertyValue::String(reply_to.as_str().to_owned());
-        reserved(mq_props, PROP_REPLY_TO, exact)?;
+    }
+    EncodedIds {
+        message_id,
+        correlation_id,
+    }
+}
+
+/// The reserved properties kept from `properties`: the exact ids, reply-to and JMSType
+/// (after the application properties, in this order).
+fn kept_properties<'a>(
+    mq_props: &mut Vec<(&'a str, PropertyRef<'a>)>,
+    p: &'a Properties,
+    ids: &'a EncodedIds,
+) {
+    if let Some(id) = &ids.message_id {
+        mq_props.push((PROP_MESSAGE_ID, PropertyRef::ByteString(id)));
+    }
+    if let Some(id) = &ids.correlation_id {
+        mq_props.push((PROP_CORRELATION_ID, PropertyRef::ByteString(id)));
+    }
+    if let Some(reply_to) = &p.reply_to {
+        mq_props.push((PROP_REPLY_TO, PropertyRef::String(reply_to.as_str())));
     }
     if let Some(subject) = &p.subject {
-        let jms_type = PropertyValue::String(subject.as_str().to_owned());
-        reserved(mq_props, PROP_JMS_TYPE, jms_type)?;
+        mq_props.push((PROP_JMS_TYPE, PropertyRef::String(subject.as_str())));
     }
-    Ok(())
 }
 
 /// The message-annotations, properties and application-properties sections as one
@@ -182,20 +197,12 @@ fn bare_sections(raw: &RawSections) -> Option<Bytes> {
     Some(raw.payload().slice(first.start..end))
 }
 
-/// Sets a reserved property; the only possible failure is a value over 4 GiB.
-fn reserved(
-    props: &mut MessageProperties,
-    name: &str,
-    value: PropertyValue,
-) -> Result<(), MappingError> {
-    Ok(props.set_reserved(name, value)?)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use bytes::BytesMut;
     use ferry_amqp::{MessageId, Str, Timestamp};
+    use ferry_mqi::PropertyValue;
 
     const NOW: u64 = 1_700_000_000_000;
 

@@ -67,6 +67,10 @@ use tokio::sync::Notify;
 
 /// The longest a client may take to complete SASL and open (less when HBINT is lower).
 const HANDSHAKE_TIMEOUT_SECS: u32 = 30;
+/// The read buffer's size.
+const READ_BUFFER: usize = 64 * 1024;
+/// The least room a read is given.
+const READ_AT_LEAST: usize = 16 * 1024;
 /// Bodies below this size are copied out of the read buffer when put.
 const COPY_BODY_BELOW: usize = 16 * 1024;
 /// Credit given to a link the client sends on, topped up when half is used.
@@ -120,6 +124,10 @@ pub struct AmqpShared {
     inbox: RefCell<VecDeque<Action>>,
     held: RefCell<VecDeque<(u64, Action)>>,
     wake: Notify,
+    /// The connection task is running (not awaiting): it looks at the inbox before it
+    /// awaits again, so what is queued meanwhile needs no wake-up (a stored wake-up
+    /// would only make it go round its loop once more for nothing).
+    busy: Cell<bool>,
     forced: RefCell<Option<String>>,
     finished: Cell<bool>,
 }
@@ -143,8 +151,17 @@ impl AmqpShared {
             inbox: RefCell::new(VecDeque::new()),
             held: RefCell::new(VecDeque::new()),
             wake: Notify::new(),
+            busy: Cell::new(false),
             forced: RefCell::new(None),
             finished: Cell::new(false),
+        }
+    }
+
+    /// Wakes the connection task for what was queued, unless it is running and will see
+    /// it anyway.
+    fn wake_task(&self) {
+        if !self.busy.get() {
+            self.wake.notify_one();
         }
     }
 
@@ -204,7 +221,7 @@ impl AmqpShared {
         self.inbox
             .borrow_mut()
             .push_back(Action::Cancelled { consumer, reason });
-        self.wake.notify_one();
+        self.wake_task();
     }
 
     /// Queues `action`, after everything already held; held until the log is durable
@@ -215,7 +232,7 @@ impl AmqpShared {
         if (lsn == 0 && held.is_empty()) || log.is_none() {
             drop(held);
             self.inbox.borrow_mut().push_back(action);
-            self.wake.notify_one();
+            self.wake_task();
             return;
         }
         let until = held.back().map_or(lsn, |(l, _)| (*l).max(lsn));
@@ -241,7 +258,7 @@ impl DurableHold for AmqpShared {
             }
         }
         if moved {
-            self.wake.notify_one();
+            self.wake_task();
         }
         !held.is_empty()
     }
@@ -266,7 +283,7 @@ impl DurableHold for AmqpShared {
                 });
             }
         }
-        self.wake.notify_one();
+        self.wake_task();
     }
 }
 
@@ -306,6 +323,9 @@ struct Session {
     relay: HashMap<String, Hobj>,
     next_tag: u64,
     events: Vec<Event>,
+    /// Some link's drain may be waiting to complete (most connections never drain: the
+    /// links are not scanned for one after every batch then).
+    drains_pending: bool,
     /// Why the connection is refused (MAXINST/MAXINSTC): answered at the client's open.
     refused: Option<String>,
     /// The time of the batch being handled (ms since epoch): one clock read per read
@@ -345,6 +365,7 @@ pub async fn serve(
         relay: HashMap::new(),
         next_tag: 0,
         events: Vec::new(),
+        drains_pending: false,
         refused: None,
         now_ms: clock::now().0,
         tags: BytesMut::new(),
@@ -359,8 +380,16 @@ pub async fn serve(
 impl Session {
     async fn run(&mut self, stream: TcpStream) {
         let (mut rd, mut wr) = stream.into_split();
-        let mut input = BytesMut::with_capacity(64 * 1024);
+        let mut input = BytesMut::with_capacity(READ_BUFFER);
+        // The connection's timer (heartbeats, BATCHINT, the handshake deadline) and the
+        // deadline it is set to, if any.
+        let timer = tokio::time::sleep_until(tokio::time::Instant::now());
+        tokio::pin!(timer);
+        let mut armed: Option<tokio::time::Instant> = None;
         loop {
+            // Running until the next await: what is queued for this task meanwhile is
+            // handled below without a wake-up.
+            self.shared.busy.set(true);
             if let Some(why) = self.shared.forced.borrow_mut().take() {
                 if !self.amqp.is_finished() {
                     let _ = self
@@ -381,6 +410,7 @@ impl Session {
                 // gather what other connections hand this one, made the queue manager and
                 // its clients take turns in big batches instead of working in parallel:
                 // fewer writes, but fewer round trips per second on two cores.)
+                self.shared.busy.set(false);
                 let out = self.amqp.output();
                 Counters::add(&self.shared.counters.bytes_sent, out.len() as u64);
                 Counters::add(&self.shared.channel_counters.bytes_sent, out.len() as u64);
@@ -402,23 +432,34 @@ impl Session {
                 .into_iter()
                 .flatten()
                 .min();
-            let sleep = async {
-                match wake_at {
-                    Some(t) => tokio::time::sleep_until(t).await,
-                    None => std::future::pending().await,
-                }
-            };
+            // One timer for the connection, moved only to an earlier deadline: a timer
+            // that fires early costs one pass through this loop, while setting a new one
+            // for every read and wake-up cost a timer-wheel insertion and removal each.
+            if let Some(t) = wake_at.filter(|t| armed.is_none_or(|a| *t < a)) {
+                timer.as_mut().reset(t);
+                armed = Some(t);
+            }
+            if input.capacity() - input.len() < READ_AT_LEAST {
+                // Frames are cut from the front of the buffer, so its room shrinks: room is
+                // made again before it runs short (back at the front of the same
+                // allocation when nothing else holds it), or reads would come in pieces.
+                input.reserve(READ_BUFFER.saturating_sub(input.len()).max(READ_AT_LEAST));
+            }
+            self.shared.busy.set(false);
             tokio::select! {
                 r = rd.read_buf(&mut input) => match r {
                     Ok(0) | Err(_) => return,
                     Ok(n) => {
+                        self.shared.busy.set(true);
                         Counters::add(&self.shared.counters.bytes_received, n as u64);
                         Counters::add(&self.shared.channel_counters.bytes_received, n as u64);
                         self.receive(&mut input);
                     }
                 },
                 _ = self.shared.wake.notified() => {}
-                _ = sleep => {
+                _ = &mut timer, if armed.is_some() => {
+                    armed = None;
+                    self.shared.busy.set(true);
                     let now = tokio::time::Instant::now();
                     if self.batch_due.is_some_and(|t| t <= now) {
                         self.flush_accepts();
@@ -466,8 +507,9 @@ impl Session {
     /// then be decodable).
     fn handle_events(&mut self) -> bool {
         let mut sasl = false;
-        let events = std::mem::take(&mut self.events);
-        for e in events {
+        // Taken and given back, so the vector keeps its capacity from batch to batch.
+        let mut events = std::mem::take(&mut self.events);
+        for e in events.drain(..) {
             match e {
                 Event::SaslInit {
                     mechanism,
@@ -528,6 +570,9 @@ impl Session {
                 | Event::Disposition { .. }
                 | Event::End { .. } => {}
             }
+        }
+        if self.events.is_empty() {
+            self.events = events;
         }
         sasl
     }
@@ -771,6 +816,7 @@ impl Session {
         let consumer = *consumer;
         if drain {
             *drain_requested = true;
+            self.drains_pending = true;
         }
         self.sync_credit(conn, link, consumer, credit);
     }
@@ -779,24 +825,21 @@ impl Session {
     fn sync_credit(&mut self, conn: ConnId, _link: LinkId, consumer: ConsumerId, credit: u32) {
         let on_the_way = self.held_deliveries(consumer);
         let target = credit.saturating_sub(on_the_way);
-        let current = self
-            .server
-            .with_engine(|e, _now, _fx| e.credit(conn, consumer))
-            .unwrap_or(0);
-        if target > current {
-            let _ = self
-                .server
-                .with_engine(|e, now, fx| e.add_credit(conn, consumer, target - current, now, fx));
-        } else if target < current {
-            let _ = self
-                .server
-                .with_engine(|e, _now, _fx| e.drain(conn, consumer));
-            if target > 0 {
-                let _ = self
-                    .server
-                    .with_engine(|e, now, fx| e.add_credit(conn, consumer, target, now, fx));
+        // One engine call (and one pass over its effects) per flow.
+        let _ = self.server.with_engine(|e, now, fx| {
+            let current = e.credit(conn, consumer).unwrap_or(0);
+            if target > current {
+                e.add_credit(conn, consumer, target - current, now, fx)
+            } else if target < current {
+                e.drain(conn, consumer)?;
+                if target > 0 {
+                    e.add_credit(conn, consumer, target, now, fx)?;
+                }
+                Ok(())
+            } else {
+                Ok(())
             }
-        }
+        });
     }
 
     fn held_deliveries(&self, consumer: ConsumerId) -> u32 {
@@ -857,17 +900,17 @@ impl Session {
         let hobj = match self.links.get(&link) {
             Some(Link::Inbound { hobj: Some(h), .. }) => *h,
             Some(Link::Inbound { hobj: None, .. }) => {
-                let Some(to) = mq.to.clone() else {
+                let Some(to) = mq.to.as_ref().map(|t| t.as_str()) else {
                     return Err(ErrorCondition::new(
                         condition::NOT_FOUND,
                         "a message on an anonymous link needs a 'to' address",
                     ));
                 };
-                match self.relay.get(&to) {
+                match self.relay.get(to) {
                     Some(h) => *h,
                     None => {
-                        let (h, _) = self.open_queue(Some(&to), false, OpenOptions::OUTPUT)?;
-                        self.relay.insert(to, h);
+                        let (h, _) = self.open_queue(Some(to), false, OpenOptions::OUTPUT)?;
+                        self.relay.insert(to.to_string(), h);
                         h
                     }
                 }
@@ -894,10 +937,7 @@ impl Session {
             mq.body
         };
         let props = mq.properties;
-        let queue = match self.links.get(&link) {
-            Some(Link::Inbound { address, .. }) if !address.is_empty() => address.clone(),
-            _ => mq.to.unwrap_or_default(),
-        };
+        let to = mq.to;
         let put = |md: &mut ferry_mqi::MessageDescriptor, body: Bytes, props: Bytes| {
             self.server.with_engine(|e, now, fx| {
                 e.put_with_properties(conn, hobj, md, &pmo, body, props, now, fx)
@@ -920,8 +960,14 @@ impl Session {
                 r
             }
         };
-        r.map(drop)
-            .map_err(|e| error_of(e.reason, &format!("the message was not put on '{queue}'")))
+        r.map(drop).map_err(|e| {
+            // The queue's name, only for the error (no copy per message put).
+            let queue = match self.links.get(&link) {
+                Some(Link::Inbound { address, .. }) if !address.is_empty() => address.as_str(),
+                _ => to.as_ref().map_or("", |t| t.as_str()),
+            };
+            error_of(e.reason, &format!("the message was not put on '{queue}'"))
+        })
     }
 
     /// The client's outcome for deliveries `first..=last` we sent.
@@ -1166,6 +1212,9 @@ impl Session {
 
     /// Ends the drains the client asked for once what was available has been sent.
     fn complete_drains(&mut self) {
+        if !self.drains_pending {
+            return;
+        }
         let Some(conn) = self.conn else { return };
         let waiting: Vec<(LinkId, ConsumerId)> = self
             .links
@@ -1179,8 +1228,10 @@ impl Session {
                 _ => None,
             })
             .collect();
+        let mut still_waiting = false;
         for (link, consumer) in waiting {
             if self.held_deliveries(consumer) > 0 {
+                still_waiting = true;
                 continue;
             }
             let _ = self
@@ -1196,6 +1247,7 @@ impl Session {
                 *drain_requested = false;
             }
         }
+        self.drains_pending = still_waiting;
     }
 
     /// The connection ended: apply batched acceptances, end the engine connection
