@@ -216,18 +216,6 @@ impl<D> AttrDef<D> {
     pub fn check(&self, v: AttrValue) -> Result<AttrValue, AttrError> {
         let keyword = self.keyword;
         match (self.kind, v) {
-            (AttrKind::Int { min, max }, AttrValue::Int(n)) => {
-                if n < min || n > max {
-                    Err(AttrError::OutOfRange {
-                        keyword,
-                        value: n.into(),
-                        min,
-                        max,
-                    })
-                } else {
-                    Ok(AttrValue::Int(n))
-                }
-            }
             (AttrKind::IntOrDefault { .. }, AttrValue::Int(DEFAULT_VALUE)) => {
                 Ok(AttrValue::Int(DEFAULT_VALUE))
             }
@@ -236,7 +224,10 @@ impl<D> AttrDef<D> {
             {
                 Ok(AttrValue::Int(DEFAULT_VALUE))
             }
-            (AttrKind::IntOrDefault { min, max }, AttrValue::Int(n)) => {
+            (
+                AttrKind::Int { min, max } | AttrKind::IntOrDefault { min, max },
+                AttrValue::Int(n),
+            ) => {
                 if n < min || n > max {
                     Err(AttrError::OutOfRange {
                         keyword,
