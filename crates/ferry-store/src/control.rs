@@ -66,6 +66,11 @@ enum SlotError {
     Version(u32),
 }
 
+/// The furthest log position a control block may name: 4 EiB of log, which no queue
+/// manager writes (146 years at 1 GB/s). A slot beyond it is damaged, not refused
+/// later by arithmetic that would overflow near `u64::MAX` (found by fuzzing).
+pub const MAX_POSITION: u64 = 1 << 62;
+
 /// Encodes a control block into a 4 KiB slot.
 pub fn encode(b: &ControlBlock) -> Vec<u8> {
     assert!(b.qm_name.len() <= QM_NAME_MAX);
@@ -132,6 +137,9 @@ fn decode(s: &[u8]) -> Result<ControlBlock, SlotError> {
     };
     let sane = b.geometry.file_pages >= 4
         && b.geometry.extents >= 2
+        && [b.restart, b.checkpoint, b.head_hint]
+            .iter()
+            .all(|l| l.0 <= MAX_POSITION)
         && b.restart.is_canonical()
         && (b.checkpoint == Lsn(0) || (b.checkpoint.is_canonical() && b.checkpoint >= b.restart));
     if !sane {
@@ -205,6 +213,17 @@ mod tests {
             restart: Lsn::FIRST.advance(100),
             head_hint: Lsn::FIRST.advance(900),
         }
+    }
+
+    #[test]
+    fn a_slot_naming_a_position_past_the_end_of_any_log_is_invalid() {
+        for near_end in [MAX_POSITION + 4096, u64::MAX - 4095] {
+            let mut b = block(1);
+            b.restart = Lsn(near_end - near_end % 4096 + Lsn::FIRST.0);
+            b.checkpoint = Lsn(0);
+            assert!(matches!(decode(&encode(&b)), Err(SlotError::Invalid)));
+        }
+        assert!(decode(&encode(&block(1))).is_ok());
     }
 
     #[test]
