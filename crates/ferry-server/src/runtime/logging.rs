@@ -629,9 +629,11 @@ impl RecoveryLog {
         self.spilling.set(false);
         match r {
             Ok(spilled) => {
-                self.written
-                    .borrow_mut()
-                    .extend(spilled.into_iter().map(Written::Spilled));
+                self.written.borrow_mut().extend(
+                    spilled
+                        .into_iter()
+                        .map(|queue| Written { spill: true, queue }),
+                );
                 if let Ok(mut engine) = server.engine.try_borrow_mut() {
                     self.report_written(&mut engine);
                     if engine.spill_wanted() {
@@ -670,9 +672,7 @@ impl RecoveryLog {
     /// leave the bodies beyond each queue's buffers on disk. Call between engine calls.
     pub fn report_written(&self, engine: &mut QueueManager) {
         let mut freed = self.freed_since_trim.get();
-        for w in self.written.take() {
-            let spilled = matches!(w, Written::Spilled(_));
-            let (Written::Filed(q) | Written::Spilled(q)) = w;
+        for Written { spill, queue: q } in self.written.take() {
             let moved: Vec<(u64, Rc<dyn ferry_engine::FiledRecord>)> = q
                 .moved
                 .into_iter()
@@ -684,7 +684,7 @@ impl RecoveryLog {
                 .into_iter()
                 .map(queue_files::FiledAt::into_engine)
                 .collect();
-            freed += if spilled {
+            freed += if spill {
                 engine.bodies_spilled(&q.queue, &at)
             } else {
                 engine.bodies_filed(&q.queue, &at)
@@ -711,7 +711,10 @@ impl RecoveryLog {
                     );
                     self.written
                         .borrow_mut()
-                        .extend(done.bodies.into_iter().map(Written::Filed));
+                        .extend(done.bodies.into_iter().map(|queue| Written {
+                            spill: false,
+                            queue,
+                        }));
                     self.last_checkpoint_record.set(lsn);
                     self.full_reported.set(false);
                 }
@@ -907,11 +910,11 @@ fn return_free_memory() {
 }
 
 /// Messages the queue files' thread wrote for one queue, to report to the engine.
-enum Written {
-    /// By a checkpoint's filing (persistent).
-    Filed(queue_files::QueueWritten),
-    /// By a spill (non-persistent).
-    Spilled(queue_files::QueueWritten),
+struct Written {
+    /// By a spill (non-persistent), not a checkpoint's filing (persistent).
+    spill: bool,
+    /// What was written where.
+    queue: queue_files::QueueWritten,
 }
 
 /// Releases held replies once per flush notice.
