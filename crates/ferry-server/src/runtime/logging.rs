@@ -901,6 +901,8 @@ const TRIM_AFTER_BYTES: u64 = 1 << 20;
 /// long-lived descriptors, so the allocator cannot shrink its heap by itself: without
 /// this the process would keep the pages of bodies it no longer holds (glibc's
 /// `malloc_trim` releases free pages anywhere in its arenas; elsewhere this does nothing).
+/// The `ferry` binary allocates with mimalloc, which returns free pages by itself; this
+/// then only trims what still comes from glibc's heap (embedders keep their allocator).
 fn return_free_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only inspects and releases the allocator's free memory.
