@@ -7,7 +7,7 @@
 use crate::consumer::ConsumerId;
 use crate::queue::Criteria;
 use ferry_mqi::{CorrelId, MessageDescriptor, MsgId};
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 /// Where one consumer is filed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

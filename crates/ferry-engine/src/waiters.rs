@@ -13,7 +13,8 @@ use crate::connection::ConnId;
 use crate::queue::Criteria;
 use crate::selection::SharedFilter;
 use ferry_mqi::{CorrelId, MessageDescriptor, MsgId};
-use std::collections::{HashMap, VecDeque};
+use foldhash::HashMap;
+use std::collections::VecDeque;
 
 /// One waiting getter.
 #[derive(Clone, Debug)]

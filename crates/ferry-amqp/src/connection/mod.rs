@@ -53,7 +53,8 @@ pub use error::ConnectionError;
 pub use event::{Event, LinkId, SessionId};
 pub use sasl::parse_plain;
 
-use std::collections::{BTreeMap, HashMap};
+use foldhash::{HashMap, HashMapExt};
+use std::collections::BTreeMap;
 
 use bytes::BytesMut;
 

@@ -7,7 +7,8 @@
 //! peer's flow reopens it. Delivery ids are per session; so is the map of deliveries we
 //! sent that the peer has not settled.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use foldhash::{HashMap, HashMapExt};
+use std::collections::{BTreeMap, VecDeque};
 
 use bytes::Bytes;
 

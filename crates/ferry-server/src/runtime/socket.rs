@@ -22,8 +22,9 @@ use ferry_wire::{
     decode_frame, max_frame_len, negotiate, ClientHello, CloseNotice, HelloFlags, Negotiated,
     Reply, ServerHello, ServerLimits, Status, Verb, WireError,
 };
+use foldhash::{HashMap, HashMapExt};
 use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::rc::Rc;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};

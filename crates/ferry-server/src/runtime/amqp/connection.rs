@@ -57,8 +57,9 @@ use ferry_mqi::{
     CloseOptions, FixedStr, ObjectDescriptor, OpenOptions, PutOptionFlags, PutOptions, ReasonCode,
 };
 use ferry_objects::status::ChannelClientStatus;
+use foldhash::{HashMap, HashMapExt};
 use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::rc::Rc;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
