@@ -47,7 +47,8 @@ use crate::selection::{find_next, selected, MessageFilter, SharedFilter};
 use crate::settle::Settlement;
 use ferry_mqi::{CorrelId, MqError, MsgId, OpenOptions, ReasonCode};
 use ferry_objects::queue::Enablement;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use foldhash::{HashMap, HashSet, HashSetExt};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::rc::Rc;
 
@@ -252,10 +253,11 @@ impl ConsumerTable {
         &mut self,
         id: ConsumerId,
         lq: &mut LocalQueue,
-        mut msg: StoredMsg,
+        msg: impl Into<Box<StoredMsg>>,
         at: &mut Delivery<'_>,
         fx: &mut Effects,
     ) {
+        let mut msg = msg.into();
         let (Some(c), Ok(body)) = (self.map.get_mut(&id), msg.body.load()) else {
             // No such consumer, or a body left in the queue file that cannot be read:
             // the message stays on the queue.

@@ -22,7 +22,8 @@ use crate::waiters::Waiters;
 use bytes::Bytes;
 use ferry_mqi::descriptor::NONE_ID;
 use ferry_mqi::{CorrelId, MessageDescriptor, MsgId, ReasonCode};
-use std::collections::{BTreeSet, HashMap};
+use foldhash::HashMap;
+use std::collections::BTreeSet;
 use std::ops::Bound;
 use std::rc::Rc;
 
@@ -448,22 +449,24 @@ impl MessageStore {
     }
 
     /// Stores a message; available ones become findable.
-    pub fn insert(&mut self, m: StoredMsg) {
+    pub fn insert(&mut self, m: impl Into<Box<StoredMsg>>) {
+        let m = m.into();
         self.note(&m);
         self.insert_quietly(m);
     }
 
     /// Stores a message read back from the queue file (no change to note).
-    pub fn insert_filed(&mut self, m: StoredMsg) {
+    pub fn insert_filed(&mut self, m: impl Into<Box<StoredMsg>>) {
+        let m = m.into();
         self.next_seq = self.next_seq.max(m.key.seq.saturating_add(1));
         self.insert_quietly(m);
     }
 
-    fn insert_quietly(&mut self, m: StoredMsg) {
+    fn insert_quietly(&mut self, m: Box<StoredMsg>) {
         self.account(&m, true);
         let available = m.state == MsgState::Available;
         let (key, msg_id, correl_id) = (m.key, m.md.msg_id, m.md.correl_id);
-        if let Some(old) = self.msgs.insert(key.seq, Box::new(m)) {
+        if let Some(old) = self.msgs.insert(key.seq, m) {
             self.account(&old, false);
         }
         if available {
@@ -527,9 +530,10 @@ impl MessageStore {
         }
     }
 
-    /// Removes a message whatever its state.
-    pub fn remove(&mut self, seq: u64) -> Option<StoredMsg> {
-        let m = *self.msgs.remove(&seq)?;
+    /// Removes a message whatever its state (boxed as it was stored: a message that is
+    /// put back, e.g. held for an unsettled delivery, is not copied twice).
+    pub fn remove(&mut self, seq: u64) -> Option<Box<StoredMsg>> {
+        let m = self.msgs.remove(&seq)?;
         self.account(&m, false);
         self.forget_spilled(&m);
         self.note(&m);

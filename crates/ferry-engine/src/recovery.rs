@@ -188,10 +188,10 @@ impl Recovery<'_> {
                 };
                 if let Some(u) = uow {
                     self.see_uow(u);
-                    self.uows
-                        .entry(u)
-                        .or_default()
-                        .push(Pending::Get { queue: qid, msg });
+                    self.uows.entry(u).or_default().push(Pending::Get {
+                        queue: qid,
+                        msg: *msg,
+                    });
                 }
             }
             Record::Commit { uow } => self.end(uow, true),

@@ -163,7 +163,7 @@ impl QueueManager {
                 }
             }
         }
-        self.place(h.queue, msg, now, fx);
+        self.place(h.queue, *msg, now, fx);
         true
     }
 }

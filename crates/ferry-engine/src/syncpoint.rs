@@ -129,7 +129,7 @@ impl QueueManager {
                 continue;
             };
             match (e, outcome) {
-                (UowEntry::Put { .. }, Outcome::Commit) => self.place(queue, msg, now, fx),
+                (UowEntry::Put { .. }, Outcome::Commit) => self.place(queue, *msg, now, fx),
                 (UowEntry::Get { .. }, Outcome::Backout) => {
                     msg.md.backout_count = msg.md.backout_count.saturating_add(1);
                     if logged && msg.md.is_persistent() {
@@ -143,7 +143,7 @@ impl QueueManager {
                             ));
                         }
                     }
-                    self.place(queue, msg, now, fx);
+                    self.place(queue, *msg, now, fx);
                 }
                 // A committed get and a backed-out put leave the queue for good.
                 _ => {}
