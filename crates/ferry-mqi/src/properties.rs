@@ -405,6 +405,31 @@ impl MessageProperties {
         Entries::new(encoded)
     }
 
+    /// The values of several `names` read straight from an encoding in one pass (each
+    /// the first property of that name), for readers that need a few reserved
+    /// properties of every message. A malformed encoding counts as "not there" from the
+    /// damage on.
+    pub fn find_each<'a, const N: usize>(
+        encoded: &'a [u8],
+        names: [&str; N],
+    ) -> [Option<PropertyRef<'a>>; N] {
+        let mut found = [None; N];
+        let mut seen = [false; N];
+        let mut missing = N;
+        let mut e = Entries::new(encoded);
+        while missing > 0 {
+            let Ok(Some(raw)) = e.next_raw() else { break };
+            if let Some(i) = names.iter().position(|n| raw.name == n.as_bytes()) {
+                if !seen[i] {
+                    seen[i] = true;
+                    found[i] = raw.value().ok();
+                    missing -= 1;
+                }
+            }
+        }
+        found
+    }
+
     /// The value of `name` read straight from an encoding, without decoding the other
     /// properties: what a selector uses. A malformed encoding counts as "not there".
     pub fn find<'a>(encoded: &'a [u8], name: &str) -> Option<PropertyRef<'a>> {
@@ -824,6 +849,31 @@ mod tests {
                 let mut want = MessageProperties::new();
                 want.set_reserved("x", v.clone()).unwrap();
                 prop_assert_eq!(found, Some(Ok(want.encode())));
+            }
+        }
+
+        #[test]
+        fn find_each_agrees_with_find(
+            bytes in proptest::collection::vec(any::<u8>(), 0..64),
+            entries in proptest::collection::vec(("[a-c]{1,2}", value()), 0..6),
+        ) {
+            let mut p = MessageProperties::new();
+            for (n, v) in &entries {
+                p.set(n, v.clone()).unwrap();
+            }
+            let mut damaged = vec![PROPERTIES_VERSION];
+            damaged.extend_from_slice(&bytes);
+            for enc in [p.encode().to_vec(), bytes, damaged] {
+                let names = ["a", "b", "ab", "zz"];
+                let each = MessageProperties::find_each(&enc, names);
+                for (n, got) in names.iter().zip(each) {
+                    // Compare encodings: NaN floats are not equal to themselves.
+                    let one = |r: Option<PropertyRef<'_>>| r.map(|r| {
+                        let mut one = MessageProperties::new();
+                        one.set_reserved("x", r.to_value()).map(|()| one.encode())
+                    });
+                    prop_assert_eq!(one(got), one(MessageProperties::find(&enc, n)));
+                }
             }
         }
 

@@ -158,16 +158,19 @@ const SEEDS: [u64; 3] = [
     0xcbf2_9ce4_8422_2325 ^ 0x6a09_e667_f3bc_c908,
 ];
 
-/// The 24-byte digest of an id with AMQP type code `code` and value bytes `data`.
+/// The 24-byte digest of an id with AMQP type code `code` and value bytes `data`. The
+/// three hashes run in one pass over the bytes (three independent multiply chains, not
+/// three passes: ids are digested on every AMQP put and delivery).
 fn digest(code: u8, data: &[u8]) -> [u8; 24] {
-    let mut id = [0u8; 24];
-    for (chunk, seed) in id.chunks_exact_mut(8).zip(SEEDS) {
-        let mut h = seed;
-        for &b in std::iter::once(&code).chain(data) {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(FNV_PRIME);
+    let mut h = SEEDS;
+    for &b in std::iter::once(&code).chain(data) {
+        for x in &mut h {
+            *x = (*x ^ u64::from(b)).wrapping_mul(FNV_PRIME);
         }
-        chunk.copy_from_slice(&mix(h ^ data.len() as u64).to_be_bytes());
+    }
+    let mut id = [0u8; 24];
+    for (chunk, x) in id.chunks_exact_mut(8).zip(h) {
+        chunk.copy_from_slice(&mix(x ^ data.len() as u64).to_be_bytes());
     }
     id
 }

@@ -38,7 +38,7 @@ use ferry_selector::{ErrorKind, Header, PropertySource, Selector, SelectorError,
 use super::ids::{jms_correlation_id, jms_message_id, mq_id, native_jms_id, parse_jms_id, IdRef};
 use super::put_time::put_ms;
 use super::stored::{self, IdView};
-use super::PROP_JMS_TYPE;
+use super::{PROP_JMS_TYPE, PROP_SECTIONS};
 
 /// A compiled JMS selector over MQ messages, with the id lookups its text pins.
 pub struct JmsSelection {
@@ -140,7 +140,7 @@ impl MqSource<'_> {
     fn amqp(&self) -> Option<&Properties> {
         self.amqp
             .get_or_init(|| {
-                stored::amqp_sections(self.properties)
+                stored::byte_string(self.properties, PROP_SECTIONS)
                     .and_then(stored::decode_properties)
                     .map(|(p, _)| p)
             })

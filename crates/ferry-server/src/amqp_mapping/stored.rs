@@ -17,7 +17,7 @@ use ferry_mqi::descriptor::NONE_ID;
 use ferry_mqi::{MessageDescriptor, MessageProperties, PropertyRef};
 
 use super::ids::IdRef;
-use super::{PROP_CORRELATION_ID, PROP_MESSAGE_ID, PROP_SECTIONS};
+use super::{PROP_CORRELATION_ID, PROP_FOOTER, PROP_MESSAGE_ID, PROP_SECTIONS};
 
 /// A message's current id, as the AMQP side should see it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,24 +39,69 @@ pub(crate) struct CurrentId<'a> {
 
 /// A ByteString property's bytes, borrowed from the encoding.
 pub(crate) fn byte_string<'a>(properties: &'a [u8], name: &str) -> Option<&'a [u8]> {
-    match MessageProperties::find(properties, name)? {
+    as_byte_string(MessageProperties::find(properties, name))
+}
+
+fn as_byte_string(p: Option<PropertyRef<'_>>) -> Option<&[u8]> {
+    match p? {
         PropertyRef::ByteString(b) => Some(b),
         _ => None,
     }
 }
 
-/// The raw message-annotations/properties/application-properties of a message that came
-/// in over AMQP; `None` for a native message.
-pub(crate) fn amqp_sections(properties: &[u8]) -> Option<&[u8]> {
-    byte_string(properties, PROP_SECTIONS)
+/// The reserved properties that carry what a message kept of its AMQP origin, read in
+/// one pass over its encoded properties (a delivery needs all of them).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Origin<'a> {
+    /// The raw message-annotations/properties/application-properties; `None` for a
+    /// native message.
+    pub sections: Option<&'a [u8]>,
+    /// The exact AMQP message-id, encoded.
+    pub message_id: Option<&'a [u8]>,
+    /// The exact AMQP correlation-id, encoded.
+    pub correlation_id: Option<&'a [u8]>,
+    /// The raw footer.
+    pub footer: Option<&'a [u8]>,
 }
 
-/// The message-id a message has now. A message from AMQP whose producer sent none has
-/// none (its MsgId is the queue manager's own), so the bare message stays as sent.
+impl<'a> Origin<'a> {
+    /// Reads them from a message's encoded properties.
+    pub fn read(properties: &'a [u8]) -> Origin<'a> {
+        let [sections, message_id, correlation_id, footer] = MessageProperties::find_each(
+            properties,
+            [
+                PROP_SECTIONS,
+                PROP_MESSAGE_ID,
+                PROP_CORRELATION_ID,
+                PROP_FOOTER,
+            ],
+        )
+        .map(as_byte_string);
+        Origin {
+            sections,
+            message_id,
+            correlation_id,
+            footer,
+        }
+    }
+
+    /// The message-id the message has now. A message from AMQP whose producer sent none
+    /// has none (its MsgId is the queue manager's own), so the bare message stays as
+    /// sent.
+    pub fn message_id(&self, md: &'a MessageDescriptor) -> CurrentId<'a> {
+        let from_amqp = self.message_id.is_some() || self.sections.is_some();
+        current(&md.msg_id, self.message_id, !from_amqp)
+    }
+
+    /// The correlation-id the message has now.
+    pub fn correlation_id(&self, md: &'a MessageDescriptor) -> CurrentId<'a> {
+        current(&md.correl_id, self.correlation_id, true)
+    }
+}
+
+/// The message-id a message has now (see [`Origin::message_id`]).
 pub(crate) fn message_id<'a>(md: &'a MessageDescriptor, properties: &'a [u8]) -> CurrentId<'a> {
-    let stored = byte_string(properties, PROP_MESSAGE_ID);
-    let from_amqp = stored.is_some() || amqp_sections(properties).is_some();
-    current(&md.msg_id, stored, !from_amqp)
+    Origin::read(properties).message_id(md)
 }
 
 /// The correlation-id a message has now.

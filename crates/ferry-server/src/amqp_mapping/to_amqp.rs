@@ -36,8 +36,8 @@ use ferry_mqi::{MessageDescriptor, MessageProperties, PropertyRef};
 
 use super::app_properties::to_amqp;
 use super::put_time::put_ms;
-use super::stored::{self, CurrentId, IdView};
-use super::{FORMAT_AMQP, PROP_FOOTER, PROP_JMS_TYPE};
+use super::stored::{self, CurrentId, IdView, Origin};
+use super::{FORMAT_AMQP, PROP_JMS_TYPE};
 
 /// Appends the AMQP encoding of the MQ message (`md` as a get returns it, with Expiry =
 /// time left) to `out`. `now_ms` (ms since the epoch) dates a native message's
@@ -52,16 +52,18 @@ pub fn mq_to_amqp(
     out.reserve(body.len() + 64);
     header(md).encode(out);
     let kind = BodyKind::of(md, body);
-    match stored::amqp_sections(properties) {
+    let origin = Origin::read(properties);
+    match origin.sections {
         Some(sections) => {
-            write_stored_sections(md, properties, sections, out);
+            write_stored_sections(md, &origin, sections, out);
             kind.write(body, out);
-            if let Some(footer) = stored::byte_string(properties, PROP_FOOTER) {
+            if let Some(footer) = origin.footer {
                 out.extend_from_slice(footer);
             }
         }
         None => {
-            write_native_sections(md, properties, kind.jms_msg_type(body), out, now_ms);
+            let msg_type = kind.jms_msg_type(body);
+            write_native_sections(md, properties, &origin, msg_type, out, now_ms);
             kind.write(body, out);
         }
     }
@@ -81,33 +83,32 @@ fn header(md: &MessageDescriptor) -> Header {
 
 /// How the MQ body is written as AMQP body sections.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum BodyKind {
-    /// amqp-value string (MQSTR, valid UTF-8).
-    Text,
+enum BodyKind<'a> {
+    /// amqp-value string (MQSTR, valid UTF-8): the body, checked once.
+    Text(&'a str),
     /// One data section.
     Bytes,
     /// The body is already AMQP body sections (Format AMQP); empty = no body.
     Raw,
 }
 
-impl BodyKind {
-    fn of(md: &MessageDescriptor, body: &Bytes) -> Self {
+impl<'a> BodyKind<'a> {
+    fn of(md: &MessageDescriptor, body: &'a Bytes) -> Self {
         if md.format == FORMAT_AMQP && is_body_sections(body) {
-            BodyKind::Raw
-        } else if md.format == format::STRING && std::str::from_utf8(body).is_ok() {
-            BodyKind::Text
-        } else {
-            BodyKind::Bytes
+            return BodyKind::Raw;
+        }
+        match std::str::from_utf8(body) {
+            Ok(text) if md.format == format::STRING => BodyKind::Text(text),
+            _ => BodyKind::Bytes,
         }
     }
 
     fn write(self, body: &Bytes, out: &mut BytesMut) {
         match self {
             BodyKind::Raw => out.extend_from_slice(body),
-            BodyKind::Text => {
+            BodyKind::Text(text) => {
                 put_described_code(out, descriptor::AMQP_VALUE);
-                // Checked UTF-8 in `of`.
-                put_string(out, std::str::from_utf8(body).unwrap_or_default());
+                put_string(out, text);
             }
             BodyKind::Bytes => {
                 put_described_code(out, descriptor::DATA);
@@ -119,7 +120,7 @@ impl BodyKind {
     /// The `x-opt-jms-msg-type` of a native message with this body.
     fn jms_msg_type(self, body: &Bytes) -> Option<i8> {
         match self {
-            BodyKind::Text => Some(jms_msg_type::TEXT),
+            BodyKind::Text(_) => Some(jms_msg_type::TEXT),
             BodyKind::Bytes => Some(jms_msg_type::BYTES),
             BodyKind::Raw if body.is_empty() => Some(jms_msg_type::MESSAGE),
             BodyKind::Raw => None,
@@ -138,12 +139,12 @@ fn is_body_sections(body: &Bytes) -> bool {
 /// The stored sections, verbatim unless the ids changed since they were stored.
 fn write_stored_sections(
     md: &MessageDescriptor,
-    properties: &[u8],
+    origin: &Origin<'_>,
     sections: &[u8],
     out: &mut BytesMut,
 ) {
-    let mid = stored::message_id(md, properties);
-    let cid = stored::correlation_id(md, properties);
+    let mid = origin.message_id(md);
+    let cid = origin.correlation_id(md);
     if !mid.stale && !cid.stale {
         out.extend_from_slice(sections);
         return;
@@ -174,6 +175,7 @@ fn owned_id(id: CurrentId<'_>) -> Option<MessageId> {
 fn write_native_sections(
     md: &MessageDescriptor,
     properties: &[u8],
+    origin: &Origin<'_>,
     msg_type: Option<i8>,
     out: &mut BytesMut,
     now_ms: u64,
@@ -194,10 +196,10 @@ fn write_native_sections(
     let expiry_ms = (md.expiry > 0).then(|| i64::from(md.expiry) * 100);
     let user = md.user_identifier.as_str();
     let mut p = Properties {
-        message_id: owned_id(stored::message_id(md, properties)),
+        message_id: owned_id(origin.message_id(md)),
         user_id: (!user.is_empty()).then(|| Bytes::copy_from_slice(user.as_bytes())),
         reply_to: (!reply_to.is_empty()).then(|| Str::from(reply_to)),
-        correlation_id: owned_id(stored::correlation_id(md, properties)),
+        correlation_id: owned_id(origin.correlation_id(md)),
         absolute_expiry_time: expiry_ms
             .map(|ms| Timestamp(i64::try_from(now_ms).unwrap_or(i64::MAX).saturating_add(ms))),
         creation_time: put_ms(md).map(Timestamp),
