@@ -97,9 +97,12 @@ impl<'a> BodyKind<'a> {
         if md.format == FORMAT_AMQP && is_body_sections(body) {
             return BodyKind::Raw;
         }
+        if md.format != format::STRING {
+            return BodyKind::Bytes;
+        }
         match std::str::from_utf8(body) {
-            Ok(text) if md.format == format::STRING => BodyKind::Text(text),
-            _ => BodyKind::Bytes,
+            Ok(text) => BodyKind::Text(text),
+            Err(_) => BodyKind::Bytes,
         }
     }
 
