@@ -203,7 +203,7 @@ pub(crate) struct Delivery<'a> {
 /// Every consumer and held delivery of the queue manager.
 #[derive(Debug, Default)]
 pub(crate) struct ConsumerTable {
-    pub map: BTreeMap<ConsumerId, Consumer>,
+    pub map: HashMap<ConsumerId, Consumer>,
     pub held: HashMap<DeliveryToken, Held>,
     next_id: u64,
     next_delivery: u64,

@@ -61,7 +61,8 @@ impl ReadFailures {
 
     /// The failures not yet taken, as (queue, what happened).
     pub fn take(&self) -> Vec<(Arc<str>, String)> {
-        if !self.any.swap(false, Ordering::AcqRel) {
+        // A plain load first: this runs after every engine call, and a failure is rare.
+        if !self.any.load(Ordering::Acquire) || !self.any.swap(false, Ordering::AcqRel) {
             return Vec::new();
         }
         self.inner
