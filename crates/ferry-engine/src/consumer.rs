@@ -174,7 +174,7 @@ impl Consumer {
             conn: self.conn,
             consumer: id,
             delivery: None,
-            message: whole_message(msg, body, now),
+            message: Box::new(whole_message(msg, body, now)),
             needs_durable: fx.has_log(),
         });
     }
@@ -273,7 +273,7 @@ impl ConsumerTable {
         c.turn = *at.next_token;
         *at.next_token += 1;
         lq.last_get_ms = Some(at.now.0);
-        let message = whole_message(&msg, body, at.now);
+        let message = Box::new(whole_message(&msg, body, at.now));
         let delivery = match c.mode {
             ConsumeMode::Unsettled => {
                 let token = DeliveryToken(self.next_delivery);

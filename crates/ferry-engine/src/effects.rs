@@ -51,8 +51,10 @@ pub enum Effect {
         /// For an unsettled delivery, the token to settle it with
         /// ([`crate::QueueManager::settle`]); `None` for browse and settled deliveries.
         delivery: Option<DeliveryToken>,
-        /// The message, whole (never truncated), with its properties.
-        message: GotMessage,
+        /// The message, whole (never truncated), with its properties. Boxed: it passes
+        /// through several queues on its way to the socket, and the descriptor alone is
+        /// 356 bytes.
+        message: Box<GotMessage>,
         /// True when log records were produced before this delivery in the same buffer
         /// (for a settled delivery of a persistent message, its own get record): the
         /// server holds it until the log is durable past them, as for `GetCompleted`.

@@ -92,7 +92,7 @@ pub enum Action {
         /// The held delivery, for an unsettled link.
         token: Option<DeliveryToken>,
         /// The message.
-        message: GotMessage,
+        message: Box<GotMessage>,
     },
     /// Send the outcome of a transfer the client sent.
     Settle {
@@ -200,7 +200,7 @@ impl AmqpShared {
         server: &Server,
         consumer: ConsumerId,
         token: Option<DeliveryToken>,
-        message: GotMessage,
+        message: Box<GotMessage>,
         hold: ReplyHold,
     ) {
         let action = Action::Deliver {
@@ -1163,7 +1163,7 @@ impl Session {
         &mut self,
         consumer: ConsumerId,
         token: Option<DeliveryToken>,
-        message: GotMessage,
+        message: Box<GotMessage>,
         now: u64,
     ) {
         let Some(&link) = self.consumers.get(&consumer) else {
@@ -1187,14 +1187,9 @@ impl Session {
         }
         self.tags.extend_from_slice(&self.next_tag.to_be_bytes());
         let tag = self.tags.split_to(8).freeze();
-        let GotMessage {
-            md,
-            data,
-            properties,
-            ..
-        } = message;
+        let m = &*message;
         let sent = self.amqp.send(link, tag, token.is_none(), 0, |out| {
-            mq_to_amqp(&md, &properties, &data, out, now)
+            mq_to_amqp(&m.md, &m.properties, &m.data, out, now)
         });
         match sent {
             Ok(delivery_id) => {
