@@ -1,7 +1,7 @@
 //! What one AMQP connection's reader files for the applications sharing it: the
 //! connection's state (opened, gone), each application's session (begun, ended) and
 //! each link's (attached, credit changes, incoming messages, outcomes of sent messages,
-//! detached), with the `Notify` its one waiter sleeps on.
+//! detached), with the [`Signal`] its one waiter sleeps on.
 //!
 //! [`Shared`] is what the connection's tasks and its applications share (one thread, so
 //! `RefCell`s); [`Shared::dispatch`] turns the events of the sans-I/O
@@ -16,9 +16,9 @@ use std::time::Instant;
 
 use ferry_amqp::connection::{Connection, Event, LinkId, SessionId};
 use ferry_amqp::{Attach, DeliveryState, Role, SaslCode};
-use tokio::sync::Notify;
 
 use super::error::{AmqpError, Condition};
+use super::signal::Signal;
 
 /// A message that arrived on a receiver link, waiting for its caller.
 #[derive(Debug, Clone)]
@@ -32,7 +32,7 @@ pub(super) struct Incoming {
 #[derive(Default)]
 pub(super) struct LinkState {
     /// Wakes the one caller using the link.
-    pub notify: Rc<Notify>,
+    pub notify: Rc<Signal>,
     /// The node (for messages).
     pub address: String,
     /// The broker answered the attach with a terminus.
@@ -49,7 +49,7 @@ pub(super) struct LinkState {
 #[derive(Default)]
 pub(super) struct SessionState {
     /// Wakes whoever waits for the session's begin.
-    pub notify: Rc<Notify>,
+    pub notify: Rc<Signal>,
     /// The broker answered our begin.
     pub ready: bool,
     /// The broker ended the session: why.
@@ -78,9 +78,9 @@ pub(super) struct Shared {
     pub conn: RefCell<Connection>,
     pub state: RefCell<State>,
     /// Wakes the writer.
-    pub wake_writer: Notify,
+    pub wake_writer: Signal,
     /// Wakes whoever waits for the connection itself (open, close).
-    pub wake_conn: Notify,
+    pub wake_conn: Signal,
     epoch: Instant,
 }
 
@@ -90,8 +90,8 @@ impl Shared {
         Shared {
             conn: RefCell::new(conn),
             state: RefCell::new(State::default()),
-            wake_writer: Notify::new(),
-            wake_conn: Notify::new(),
+            wake_writer: Signal::new(),
+            wake_conn: Signal::new(),
             epoch: Instant::now(),
         }
     }
