@@ -10,12 +10,13 @@
 //! does I/O, which keeps the demultiplexing testable without a broker.
 
 use std::cell::RefCell;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::rc::Rc;
 use std::time::Instant;
 
 use ferry_amqp::connection::{Connection, Event, LinkId, SessionId};
 use ferry_amqp::{Attach, DeliveryState, Role, SaslCode};
+use foldhash::HashMap;
 
 use super::error::{AmqpError, Condition};
 use super::signal::Signal;
