@@ -102,6 +102,11 @@ impl Shared {
         u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
     }
 
+    /// The tokio instant `ms` milliseconds after the connection was made.
+    pub fn instant_at(&self, ms: u64) -> tokio::time::Instant {
+        tokio::time::Instant::from_std(self.epoch) + std::time::Duration::from_millis(ms)
+    }
+
     /// The error callers get once the connection is gone.
     pub fn dead_error(&self) -> Option<AmqpError> {
         self.state.borrow().dead.as_ref().map(copy_error)
