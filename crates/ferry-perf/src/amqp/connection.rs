@@ -157,6 +157,9 @@ async fn read_loop(shared: Rc<Shared>, mut rd: OwnedReadHalf) {
 
 async fn write_loop(shared: Rc<Shared>, mut wr: OwnedWriteHalf) {
     let mut events = Vec::new();
+    // One timer for the heartbeat deadline, moved rather than made anew per wake-up.
+    let timer = tokio::time::sleep(Duration::from_secs(3600));
+    tokio::pin!(timer);
     loop {
         let now = shared.now_ms();
         let (out, next, finished) = {
@@ -179,9 +182,14 @@ async fn write_loop(shared: Rc<Shared>, mut wr: OwnedWriteHalf) {
         let deadline = next.map_or(Duration::from_secs(3600), |t| {
             Duration::from_millis(t.saturating_sub(now))
         });
+        let at = shared.instant_at(now) + deadline;
+        if timer.deadline() != at {
+            timer.as_mut().reset(at);
+        }
         tokio::select! {
+            biased;
             _ = shared.wake_writer.notified() => {}
-            _ = tokio::time::sleep(deadline) => {}
+            _ = &mut timer => {}
         }
     }
 }

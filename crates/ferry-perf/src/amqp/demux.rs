@@ -1,7 +1,7 @@
 //! What one AMQP connection's reader files for the applications sharing it: the
 //! connection's state (opened, gone), each application's session (begun, ended) and
 //! each link's (attached, credit changes, incoming messages, outcomes of sent messages,
-//! detached), with the `Notify` its one waiter sleeps on.
+//! detached), with the [`Signal`] its one waiter sleeps on.
 //!
 //! [`Shared`] is what the connection's tasks and its applications share (one thread, so
 //! `RefCell`s); [`Shared::dispatch`] turns the events of the sans-I/O
@@ -10,15 +10,16 @@
 //! does I/O, which keeps the demultiplexing testable without a broker.
 
 use std::cell::RefCell;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::rc::Rc;
 use std::time::Instant;
 
 use ferry_amqp::connection::{Connection, Event, LinkId, SessionId};
 use ferry_amqp::{Attach, DeliveryState, Role, SaslCode};
-use tokio::sync::Notify;
+use foldhash::HashMap;
 
 use super::error::{AmqpError, Condition};
+use super::signal::Signal;
 
 /// A message that arrived on a receiver link, waiting for its caller.
 #[derive(Debug, Clone)]
@@ -32,7 +33,7 @@ pub(super) struct Incoming {
 #[derive(Default)]
 pub(super) struct LinkState {
     /// Wakes the one caller using the link.
-    pub notify: Rc<Notify>,
+    pub notify: Rc<Signal>,
     /// The node (for messages).
     pub address: String,
     /// The broker answered the attach with a terminus.
@@ -49,7 +50,7 @@ pub(super) struct LinkState {
 #[derive(Default)]
 pub(super) struct SessionState {
     /// Wakes whoever waits for the session's begin.
-    pub notify: Rc<Notify>,
+    pub notify: Rc<Signal>,
     /// The broker answered our begin.
     pub ready: bool,
     /// The broker ended the session: why.
@@ -78,9 +79,9 @@ pub(super) struct Shared {
     pub conn: RefCell<Connection>,
     pub state: RefCell<State>,
     /// Wakes the writer.
-    pub wake_writer: Notify,
+    pub wake_writer: Signal,
     /// Wakes whoever waits for the connection itself (open, close).
-    pub wake_conn: Notify,
+    pub wake_conn: Signal,
     epoch: Instant,
 }
 
@@ -90,8 +91,8 @@ impl Shared {
         Shared {
             conn: RefCell::new(conn),
             state: RefCell::new(State::default()),
-            wake_writer: Notify::new(),
-            wake_conn: Notify::new(),
+            wake_writer: Signal::new(),
+            wake_conn: Signal::new(),
             epoch: Instant::now(),
         }
     }
@@ -99,6 +100,11 @@ impl Shared {
     /// Milliseconds since the connection was made (the sans-I/O clock).
     pub fn now_ms(&self) -> u64 {
         u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// The tokio instant `ms` milliseconds after the connection was made.
+    pub fn instant_at(&self, ms: u64) -> tokio::time::Instant {
+        tokio::time::Instant::from_std(self.epoch) + std::time::Duration::from_millis(ms)
     }
 
     /// The error callers get once the connection is gone.

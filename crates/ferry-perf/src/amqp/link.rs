@@ -4,7 +4,7 @@
 //! credit window of `prefetch` messages open and accepts what its caller processed.
 //!
 //! A link is used by one caller at a time (`&mut self`), so each waits on its own
-//! `Notify` without missed wake-ups.
+//! `Signal` without missed wake-ups.
 
 use std::rc::Rc;
 use std::time::Duration;
@@ -19,9 +19,15 @@ use ferry_amqp::{
 use super::client::{Client, ATTACH_TIMEOUT};
 use super::demux::Shared;
 use super::error::{AmqpError, Condition};
+use super::signal::Signal;
 
-/// Attaches a link and waits for the broker's answer.
-async fn attach(client: &Client, attach: Attach, address: &str) -> Result<LinkId, AmqpError> {
+/// Attaches a link and waits for the broker's answer. Returns the link and the signal
+/// its waiter sleeps on.
+async fn attach(
+    client: &Client,
+    attach: Attach,
+    address: &str,
+) -> Result<(LinkId, Rc<Signal>), AmqpError> {
     let shared = &client.shared;
     if let Some(e) = client.error() {
         return Err(e);
@@ -46,7 +52,7 @@ async fn attach(client: &Client, attach: Attach, address: &str) -> Result<LinkId
                     });
                 }
                 if l.attached {
-                    return Ok(link);
+                    return Ok((link, notify.clone()));
                 }
             }
             if let Some(e) = client.error() {
@@ -68,6 +74,8 @@ fn queue_capability() -> Vec<Symbol> {
 pub struct SenderLink {
     shared: Rc<Shared>,
     link: LinkId,
+    /// Wakes this link's caller (kept here: no lookup per send).
+    notify: Rc<Signal>,
     address: String,
     next_tag: u64,
 }
@@ -89,10 +97,11 @@ impl SenderLink {
             })),
             ..Attach::default()
         };
-        let link = attach(client, a, address).await?;
+        let (link, notify) = attach(client, a, address).await?;
         Ok(SenderLink {
             shared: client.shared.clone(),
             link,
+            notify,
             address: address.to_string(),
             next_tag: 0,
         })
@@ -103,10 +112,6 @@ impl SenderLink {
         &self.address
     }
 
-    fn notify(&self) -> Rc<tokio::sync::Notify> {
-        self.shared.state.borrow().links[&self.link].notify.clone()
-    }
-
     fn gone(&self) -> Option<AmqpError> {
         self.shared.link_gone(self.link, &self.address)
     }
@@ -115,7 +120,7 @@ impl SenderLink {
     /// connection's output), then, unless `presettled`, waits for the broker's outcome:
     /// `accepted` is success, anything else an error.
     pub async fn send(&mut self, message: &Message, presettled: bool) -> Result<(), AmqpError> {
-        let notify = self.notify();
+        let notify = &self.notify;
         while self.shared.conn.borrow().credit(self.link) == 0 {
             if let Some(e) = self.gone() {
                 return Err(e);
@@ -199,6 +204,8 @@ pub struct Delivery {
 pub struct ReceiverLink {
     shared: Rc<Shared>,
     link: LinkId,
+    /// Wakes this link's caller (kept here: no lookup per receive).
+    notify: Rc<Signal>,
     address: String,
     prefetch: u32,
     /// Messages taken since credit was last topped up.
@@ -239,7 +246,7 @@ impl ReceiverLink {
             target: Some(LinkTarget::Node(Target::default())),
             ..Attach::default()
         };
-        let link = attach(client, a, address).await?;
+        let (link, notify) = attach(client, a, address).await?;
         let prefetch = prefetch.max(1);
         client
             .shared
@@ -250,6 +257,7 @@ impl ReceiverLink {
         Ok(ReceiverLink {
             shared: client.shared.clone(),
             link,
+            notify,
             address: address.to_string(),
             prefetch,
             consumed: 0,
@@ -263,7 +271,7 @@ impl ReceiverLink {
 
     /// Waits for the next message.
     pub async fn recv(&mut self) -> Result<Delivery, AmqpError> {
-        let notify = self.shared.state.borrow().links[&self.link].notify.clone();
+        let notify = self.notify.clone();
         loop {
             {
                 let mut st = self.shared.state.borrow_mut();

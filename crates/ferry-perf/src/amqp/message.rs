@@ -8,7 +8,7 @@
 //! and answers the request just sent.
 
 use bytes::{Bytes, BytesMut};
-use ferry_amqp::{Body, Header, Message, MessageId, Properties};
+use ferry_amqp::{Body, Header, Message, MessageId, Properties, Str};
 
 use crate::workload::verify::{body_intact, ReplyCheck, TAG_LEN};
 
@@ -41,6 +41,24 @@ pub fn request(body: Bytes, to: &str, reply_to: &str, correlation: &str, durable
     }
 }
 
+/// Puts `body` in as the message's one data section (a requester reuses its request
+/// message, changing only the body).
+pub fn set_body(m: &mut Message, body: Bytes) {
+    match &mut m.body {
+        Some(Body::Data(sections)) if sections.len() == 1 => sections[0] = body,
+        _ => m.body = Some(Body::Data(vec![body])),
+    }
+}
+
+/// Takes the body's one data section out of the message (so its buffer can be reused
+/// once nobody else holds it), leaving it empty.
+pub fn take_body(m: &mut Message) -> Option<Bytes> {
+    match &mut m.body {
+        Some(Body::Data(sections)) if sections.len() == 1 => Some(std::mem::take(&mut sections[0])),
+        _ => None,
+    }
+}
+
 /// A plain message (SR-CC): `body` to `to`, durable when persistent.
 pub fn datagram(body: Bytes, to: &str, durable: bool) -> Message {
     Message {
@@ -67,12 +85,12 @@ pub enum BadRequest {
 }
 
 /// The reply to a request: to its reply-to, with its correlation-id, durability and
-/// body (shared, not copied). Returns the reply and its address.
-pub fn reply_to(request: &Message) -> Result<(Message, String), BadRequest> {
+/// body (shared, not copied). Returns the reply and its address (the request's
+/// reply-to, shared, not copied).
+pub fn reply_to(request: &Message) -> Result<(Message, Str), BadRequest> {
     let props = request.properties.as_ref();
     let address = props
-        .and_then(|p| p.reply_to.as_ref())
-        .map(|r| r.as_str().to_string())
+        .and_then(|p| p.reply_to.clone())
         .ok_or(BadRequest::NoReplyTo)?;
     let reply = Message {
         header: Some(Header {
@@ -80,7 +98,7 @@ pub fn reply_to(request: &Message) -> Result<(Message, String), BadRequest> {
             ..Header::default()
         }),
         properties: Some(Properties {
-            to: Some(address.as_str().into()),
+            to: Some(address.clone()),
             correlation_id: props.and_then(|p| p.correlation_id.clone()),
             ..Properties::default()
         }),
@@ -157,7 +175,7 @@ mod tests {
         ));
         assert!(req.header.as_ref().is_some_and(|h| h.durable));
         let (reply, address) = reply_to(&req).expect("answerable");
-        assert_eq!(address, "REPLY");
+        assert_eq!(address.as_str(), "REPLY");
         let reply = roundtrip(&reply);
         assert!(
             reply.header.as_ref().is_some_and(|h| h.durable),

@@ -16,7 +16,7 @@
 //!
 //! Layout: [`url`] (the `--url`), [`error`] (what can go wrong), [`connection`] (a
 //! socket and its tasks), `demux` (filing the broker's events by session and link),
-//! [`client`] (a session), [`pool`] (packing sessions onto connections), [`link`]
+//! `signal` (waking one task of the thread), [`client`] (a session), [`pool`] (packing sessions onto connections), [`link`]
 //! (senders and receivers), [`settings`] (addresses and options), [`message`] (building
 //! and checking the messages), [`drain`] (emptying queues between steps), [`rr`] and
 //! [`sr`] (the steps), [`target`] (external broker or embedded Ferry with an AMQP
@@ -33,6 +33,7 @@ pub mod pool;
 pub mod rr;
 pub mod run;
 pub mod settings;
+mod signal;
 pub mod sr;
 pub mod step;
 pub mod target;

@@ -19,7 +19,6 @@
 //! then stop: requesters finish their round trip, responders stop waiting, everyone
 //! closes.
 
-use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -32,7 +31,8 @@ use super::client::Client;
 use super::error::AmqpError;
 use super::link::{Delivery, ReceiverLink, SenderLink};
 use super::message::{
-    body_bytes, check_reply, reply_selector, reply_to, request, requester_correlation, BadRequest,
+    body_bytes, check_reply, reply_selector, reply_to, request, requester_correlation, set_body,
+    take_body, BadRequest,
 };
 use super::pool::Pool;
 use super::settings::Settings;
@@ -120,6 +120,18 @@ async fn requester_loop(
     let mut pacer = Pacer::new(cfg.rate, r.id as f64 / clients.max(1) as f64);
     let mut seq = 0u64;
     let mut previous: Option<Bytes> = None;
+    // One request message whose body is swapped per request (its addresses and
+    // correlation-id are the same every time), and one reply timer moved forward per
+    // request rather than a timer made and cancelled per round trip.
+    let mut msg = request(
+        Bytes::new(),
+        &to,
+        &reply_address,
+        &correlation,
+        cfg.persistent,
+    );
+    let reply_timer = tokio::time::sleep(cfg.reply_timeout);
+    tokio::pin!(reply_timer);
     while !tally.stopping() {
         pacer.wait().await;
         if tally.stopping() {
@@ -127,16 +139,23 @@ async fn requester_loop(
         }
         seq += 1;
         let tag = request_tag(r.id, seq);
-        let body = next_body(previous.take(), &template, &tag);
-        let msg = request(body, &to, &reply_address, &correlation, cfg.persistent);
+        set_body(&mut msg, next_body(previous.take(), &template, &tag));
         let started = Instant::now();
         if let Err(e) = r.sender.send(&msg, s.presettled).await {
             tally.error(format!("requester {}: send request: {e}", r.id + 1));
             break;
         }
-        let d = match r.replies.recv_within(cfg.reply_timeout).await {
-            Ok(Some(d)) => d,
-            Ok(None) => {
+        reply_timer
+            .as_mut()
+            .reset(tokio::time::Instant::now() + cfg.reply_timeout);
+        let received = tokio::select! {
+            biased;
+            d = r.replies.recv() => Some(d),
+            _ = &mut reply_timer => None,
+        };
+        let d = match received {
+            Some(Ok(d)) => d,
+            None => {
                 tally.error(format!(
                     "requester {}: no reply within {:.0} s",
                     r.id + 1,
@@ -144,7 +163,7 @@ async fn requester_loop(
                 ));
                 break;
             }
-            Err(e) => {
+            Some(Err(e)) => {
                 tally.error(format!("requester {}: receive reply: {e}", r.id + 1));
                 break;
             }
@@ -165,8 +184,7 @@ async fn requester_loop(
             break;
         }
         // The body went into the message; take it back so its buffer is reused.
-        previous = body_bytes(&msg);
-        drop(msg);
+        previous = take_body(&mut msg);
     }
     r.client.close().await;
 }
@@ -175,7 +193,7 @@ async fn requester_loop(
 async fn answer(
     r: &mut Responder,
     d: &Delivery,
-    senders: &mut HashMap<String, SenderLink>,
+    senders: &mut Vec<SenderLink>,
     cfg: &RrConfig,
     s: &Settings,
 ) -> Result<(), String> {
@@ -202,17 +220,21 @@ async fn answer(
         }
         _ => {}
     }
-    if !senders.contains_key(&address) {
-        let link = SenderLink::attach(&r.client, &address)
-            .await
-            .map_err(|e| format!("responder: reply queue: {e}"))?;
-        senders.insert(address.clone(), link);
-    }
-    if let Some(link) = senders.get_mut(&address) {
-        link.send(&reply, s.presettled)
-            .await
-            .map_err(|e| format!("responder: send reply: {e}"))?;
-    }
+    // One reply queue (or one per requester): a short list, searched by address.
+    let link = match senders.iter().position(|l| l.address() == address.as_str()) {
+        Some(i) => &mut senders[i],
+        None => {
+            let link = SenderLink::attach(&r.client, address.as_str())
+                .await
+                .map_err(|e| format!("responder: reply queue: {e}"))?;
+            senders.push(link);
+            let last = senders.len() - 1;
+            &mut senders[last]
+        }
+    };
+    link.send(&reply, s.presettled)
+        .await
+        .map_err(|e| format!("responder: send reply: {e}"))?;
     r.requests
         .accept(d)
         .map_err(|e| format!("responder: accept request: {e}"))
@@ -225,11 +247,15 @@ async fn responder_loop(
     stop: Stop,
     tally: Rc<Tally>,
 ) {
-    let mut senders: HashMap<String, SenderLink> = HashMap::new();
+    let mut senders: Vec<SenderLink> = Vec::new();
+    // Waits for the stop once for the whole loop, not once per request.
+    let stopped = stop.wait();
+    tokio::pin!(stopped);
     loop {
         let d = tokio::select! {
+            biased;
             d = r.requests.recv() => d,
-            _ = stop.wait() => break,
+            _ = &mut stopped => break,
         };
         let d = match d {
             Ok(d) => d,

@@ -93,10 +93,13 @@ async fn receiver_loop(
     stop: Stop,
     tally: Rc<Tally>,
 ) {
+    let stopped = stop.wait();
+    tokio::pin!(stopped);
     loop {
         let d = tokio::select! {
+            biased;
             d = link.recv() => d,
-            _ = stop.wait() => break,
+            _ = &mut stopped => break,
         };
         let d = match d {
             Ok(d) => d,

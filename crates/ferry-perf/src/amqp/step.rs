@@ -3,11 +3,13 @@
 //! log's counters when the broker is the embedded Ferry queue manager), the step's
 //! [`StepOutcome`], and setup errors that say which queues the broker must have.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
 
 use ferry_client::Connection;
-use tokio::sync::Notify;
 
 use super::error::AmqpError;
 use crate::measure::{self, Sample};
@@ -19,9 +21,18 @@ use crate::workload::tally::Tally;
 use crate::PerfError;
 
 /// Tells tasks that wait for messages to end (they would otherwise wait forever).
+/// Every task of a step runs on one thread, so the waiters are a plain list (no lock).
 #[derive(Clone, Default)]
 pub struct Stop {
-    inner: Rc<(Cell<bool>, Notify)>,
+    inner: Rc<StopInner>,
+}
+
+#[derive(Default)]
+struct StopInner {
+    given: Cell<bool>,
+    /// One slot per pending wait (`None`: free, listed in `free`).
+    waiters: RefCell<Vec<Option<Waker>>>,
+    free: RefCell<Vec<usize>>,
 }
 
 impl Stop {
@@ -32,17 +43,73 @@ impl Stop {
 
     /// Gives the stop: every waiter ends now, later ones at once.
     pub fn now(&self) {
-        self.inner.0.set(true);
-        self.inner.1.notify_waiters();
+        self.inner.given.set(true);
+        let waiters = std::mem::take(&mut *self.inner.waiters.borrow_mut());
+        self.inner.free.borrow_mut().clear();
+        for w in waiters.into_iter().flatten() {
+            w.wake();
+        }
     }
 
-    /// Resolves once [`Stop::now`] was called.
-    pub async fn wait(&self) {
-        let notified = self.inner.1.notified();
-        if self.inner.0.get() {
-            return;
+    /// Resolves once [`Stop::now`] was called. Keep one wait pinned across a loop
+    /// rather than making one per iteration.
+    pub fn wait(&self) -> StopWait<'_> {
+        StopWait {
+            stop: self,
+            slot: None,
         }
-        notified.await;
+    }
+}
+
+/// The future of [`Stop::wait`].
+pub struct StopWait<'a> {
+    stop: &'a Stop,
+    slot: Option<usize>,
+}
+
+impl Future for StopWait<'_> {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let inner = &self.stop.inner;
+        if inner.given.get() {
+            return Poll::Ready(());
+        }
+        let mut waiters = inner.waiters.borrow_mut();
+        match self.slot {
+            Some(i) if i < waiters.len() => match &waiters[i] {
+                Some(w) if w.will_wake(cx.waker()) => {}
+                _ => waiters[i] = Some(cx.waker().clone()),
+            },
+            _ => {
+                let waker = Some(cx.waker().clone());
+                let i = match inner.free.borrow_mut().pop() {
+                    Some(i) => {
+                        waiters[i] = waker;
+                        i
+                    }
+                    None => {
+                        waiters.push(waker);
+                        waiters.len() - 1
+                    }
+                };
+                drop(waiters);
+                self.slot = Some(i);
+            }
+        }
+        Poll::Pending
+    }
+}
+
+impl Drop for StopWait<'_> {
+    fn drop(&mut self) {
+        let inner = &self.stop.inner;
+        if let (Some(i), Ok(mut waiters)) = (self.slot, inner.waiters.try_borrow_mut()) {
+            if let Some(w) = waiters.get_mut(i) {
+                *w = None;
+                inner.free.borrow_mut().push(i);
+            }
+        }
     }
 }
 
