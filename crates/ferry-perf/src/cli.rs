@@ -565,7 +565,6 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
                 .into(),
         ));
     }
-    target::raise_fd_limit();
     let sharecnv = steps
         .sharecnv
         .unwrap_or(if kind == Kind::Connect { 1 } else { 10 });
@@ -837,7 +836,6 @@ fn run_recovery(a: RecoveryArgs) -> Result<bool, PerfError> {
     let cfg = recovery_config(&a)?;
     let created = output::now_rfc3339();
     let stamp = output::now_stamp();
-    target::raise_fd_limit();
     let channels = u32::try_from(cfg.putters.max(cfg.getters) + 16).unwrap_or(u32::MAX);
     let tuning = target::reports_tuning(cfg.size, channels);
     let mut qm = QueueManager::embedded(&target::ferry_binary()?, &tuning)?;

@@ -127,22 +127,6 @@ pub fn find_server_pid(qmgr: &str) -> Option<u32> {
         .find_map(parse_status_pid)
 }
 
-/// Raises this process's open-file limit to its hard limit (the connection test opens
-/// one socket per client; an embedded queue manager inherits the limit too).
-pub fn raise_fd_limit() {
-    let mut lim = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit/setrlimit only read and write the struct we pass.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
-            lim.rlim_cur = lim.rlim_max;
-            libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
-        }
-    }
-}
-
 impl QueueManager {
     /// Creates and starts an embedded queue manager with the `ferry` binary at `bin`,
     /// allowing `max_channels` client sockets (qm.ini Channels/MaxChannels).

@@ -113,6 +113,7 @@ enum Command {
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    raise_open_file_limit();
     let cli = Cli::parse();
     let home = FerryHome::from_env();
     let result = match cli.command {
@@ -218,4 +219,23 @@ fn init_tracing() {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
         .init();
+}
+
+/// Raises this process's open-file limit to its hard limit, once for every command: a
+/// queue manager's client sockets take a file handle each and every 8 MiB segment of a
+/// queue file two (the filer's, and the reader of bodies left on disk), and the harness
+/// opens a socket per client (an embedded queue manager inherits the limit too), so both
+/// outgrow the usual soft limit of 1024 long before the hard one.
+fn raise_open_file_limit() {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit only read and write the struct we pass.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
+            lim.rlim_cur = lim.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+        }
+    }
 }

@@ -123,7 +123,6 @@ pub fn settings(a: &RrArgs, url: AmqpUrl) -> Settings {
 /// queue manager.
 pub fn measure_run(kind: Kind, a: &RrArgs, progress: &Progress) -> Result<Measured, PerfError> {
     check(kind, a)?;
-    target::raise_fd_limit();
     let steps = &a.steps;
     let most = steps.clients.0.iter().copied().max().unwrap_or(1);
     let max_size = steps.sizes.0.iter().copied().max().unwrap_or(2048);

@@ -118,7 +118,6 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
         message: messages::CONFIG_ERROR.format(&[&name, e]),
         exit_code: 71,
     };
-    raise_open_file_limit();
     let ini = QmIni::read(&paths.qm_ini(), &paths.log_dir).map_err(|e| config_error(&e))?;
     let catalogue = catalogue_store::load(&paths.objects()).map_err(|e| config_error(&e))?;
     let mut error_log = ErrorLog::open(paths.errors_dir(), name, ini.error_log.error_log_size)
@@ -178,24 +177,6 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
         .borrow_mut()
         .write(&messages::QMGR_ENDED, &[&name]);
     result
-}
-
-/// Raises this process's open-file limit to its hard limit: every client socket takes a
-/// file handle, and every 8 MiB segment of a queue file two (the filer's, and the reader
-/// of bodies left on disk), so a deep queue or many clients outgrow the usual soft
-/// limit of 1024 long before the hard one.
-fn raise_open_file_limit() {
-    let mut lim = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit/setrlimit only read and write the struct we pass.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
-            lim.rlim_cur = lim.rlim_max;
-            libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
-        }
-    }
 }
 
 fn cleanup(paths: &QmgrPaths) {
