@@ -202,10 +202,16 @@ pub struct ProtocolArgs {
     /// 'per-requester' (REPLY.1..N, no selector; for brokers that ignore selectors).
     #[arg(long, default_value = "shared", value_parser = args::parse_reply_queues)]
     pub reply_queues: ReplyQueues,
-    /// AMQP: send presettled, not waiting for the broker's accepted (non-persistent
-    /// only; default: every send waits for it, as Qpid JMS does for persistent sends).
-    #[arg(long)]
+    /// AMQP: send presettled, with no outcome from the broker (non-persistent only;
+    /// default: unsettled, see --sync-send).
+    #[arg(long, conflicts_with = "sync_send")]
     pub presettled: bool,
+    /// AMQP rr-cc: every send waits for the broker's accepted, as Qpid JMS with
+    /// jms.forceSyncSend=true (default, as Qpid JMS: persistent sends wait for it,
+    /// non-persistent ones are sent asynchronously and their outcome checked later;
+    /// sr-cc senders always wait, or they would only fill their queues).
+    #[arg(long)]
+    pub sync_send: bool,
     /// AMQP: credit each responder/receiver keeps open (1: one message at a time).
     #[arg(long, default_value = "1", value_parser = args::parse_prefetch)]
     pub prefetch: u32,
@@ -461,6 +467,7 @@ pub fn check_protocol(a: &RrArgs) -> Result<(), PerfError> {
         ("--queue-prefix", !p.queue_prefix.is_empty()),
         ("--reply-queues", p.reply_queues != ReplyQueues::Shared),
         ("--presettled", p.presettled),
+        ("--sync-send", p.sync_send),
         ("--prefetch", p.prefetch != 1),
         (
             "--sessions-per-connection",
@@ -1256,6 +1263,14 @@ mod tests {
             parse(&["--url", "amqp://h", "--connect", "h(1414)"]).is_err(),
             "--url and --connect conflict"
         );
+        let sync = parse(&["--protocol", "amqp", "--sync-send"]).expect("parses");
+        assert!(sync.protocol.sync_send);
+        assert!(
+            parse(&["--protocol", "amqp", "--sync-send", "--presettled"]).is_err(),
+            "a send waits for its outcome or has none"
+        );
+        let e = check_protocol(&parse(&["--sync-send"]).expect("parses")).expect_err("native");
+        assert!(e.to_string().contains("--sync-send"), "{e}");
         let s = parse(&["--protocol", "amqp", "--persistent"]).expect("parses");
         assert_eq!(
             crate::amqp::run::test_name(Kind::RrCc, 2048, &s.steps, &s),

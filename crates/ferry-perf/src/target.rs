@@ -354,6 +354,30 @@ impl QueueManager {
     }
 }
 
+/// Sets the queues' PUT attribute: DISABLED when `inhibited`, else ENABLED (the fault
+/// that makes every put fail with 2051, and its undoing before the next step).
+pub async fn inhibit_puts(
+    admin: &Connection,
+    names: &[String],
+    inhibited: bool,
+) -> Result<(), PerfError> {
+    let put = if inhibited { "DISABLED" } else { "ENABLED" };
+    for name in names {
+        let cmd = format!("ALTER QLOCAL({name}) PUT({put})");
+        let out = admin
+            .mqsc(&cmd)
+            .await
+            .map_err(|e| mq("ALTER QLOCAL", name, e))?;
+        if out.failed {
+            return Err(PerfError::Setup(format!(
+                "{cmd} failed: {}",
+                out.lines.join(" / ")
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Makes sure local queue `name` exists: opens it, and defines it with MQSC when the
 /// queue manager says 2085 MQRC_UNKNOWN_OBJECT_NAME.
 pub async fn ensure_queue(admin: &Connection, name: &str) -> Result<(), PerfError> {

@@ -1,6 +1,7 @@
 //! `ferry perf` workloads end to end against real server processes the harness starts
-//! itself: RR-BB and SR-CC tiny runs, reply counting, steps made invalid on purpose
-//! (damaged replies, a wrong CorrelId, a reply queue that does not exist), the
+//! itself: RR-BB, SR-CC and AMQP RR-CC (each send mode) tiny runs, reply counting, steps
+//! made invalid on purpose (damaged replies, a wrong CorrelId, a reply queue that does
+//! not exist, request queues that refuse puts; native and AMQP), the
 //! connection test, the recovery workload (fill, kill -9 and controlled restarts, drain),
 //! `ferry perf report` on a run's JSON, and the messages bad flags get.
 //! Steps are about a second each.
@@ -117,9 +118,14 @@ fn sr_cc_reports_messages_and_queue_depth() {
 }
 
 fn invalid_run(fault: &str, expect: &str) {
+    invalid_run_over(&[], fault, expect);
+}
+
+fn invalid_run_over(protocol: &[&str], fault: &str, expect: &str) {
     let dir = Scratch::new();
-    let args = [
-        "rr-cc",
+    let mut args = vec!["rr-cc"];
+    args.extend(protocol);
+    args.extend([
         "--clients",
         "1",
         "--secs",
@@ -130,14 +136,19 @@ fn invalid_run(fault: &str, expect: &str) {
         "1",
         "--fault",
         fault,
-    ];
+    ]);
     let o = perf(&args, dir.path());
     assert_eq!(o.status.code(), Some(3), "{}", text(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("step 1 clients INVALID"), "{}", text(&o));
     assert!(out.contains(expect), "{}", text(&o));
     assert!(out.contains("| no valid step |"), "{}", text(&o));
-    let doc = read(&dir.path().join("rr-cc.json"));
+    let stem = if protocol.is_empty() {
+        "rr-cc"
+    } else {
+        "rr-cc-amqp"
+    };
+    let doc = read(&dir.path().join(format!("{stem}.json")));
     assert!(!doc.series[0].steps[0].ferry.valid);
 }
 
@@ -154,6 +165,71 @@ fn a_reply_with_the_wrong_correl_id_is_never_counted() {
 #[test]
 fn a_reply_queue_that_does_not_exist_makes_the_step_invalid() {
     invalid_run("missing-reply-queue", "2085");
+}
+
+/// RR-CC over AMQP in each way a JMS application sends: as Qpid JMS does by default
+/// (non-persistent sends async), every send waiting (`--sync-send`, Qpid JMS's
+/// `jms.forceSyncSend`), and presettled; every step valid, each named for its mode.
+#[test]
+fn amqp_rr_cc_is_valid_in_every_send_mode() {
+    for (mode, name) in [
+        (None, "RR-CC AMQP (2KB Non-persistent)"),
+        (
+            Some("--sync-send"),
+            "RR-CC AMQP (2KB Non-persistent, sync send)",
+        ),
+        (
+            Some("--presettled"),
+            "RR-CC AMQP (2KB Non-persistent, presettled)",
+        ),
+    ] {
+        let dir = Scratch::new();
+        let mut args = vec!["rr-cc", "--protocol", "amqp", "--clients", "1,4"];
+        args.extend(mode);
+        args.extend(TINY);
+        let o = perf(&args, dir.path());
+        assert!(o.status.success(), "{}", text(&o));
+        let doc = read(&dir.path().join("rr-cc-amqp.json"));
+        let series = &doc.series[0];
+        assert_eq!(series.test, name, "{}", text(&o));
+        assert_eq!(series.steps.len(), 2);
+        for step in &series.steps {
+            let f = &step.ferry;
+            assert!(f.valid, "{mode:?}: {}", text(&o));
+            assert_eq!((f.errors, f.mismatches), (0, 0), "{mode:?}");
+            assert!(f.window.round_trips > 10, "{mode:?}: {f:?}");
+        }
+    }
+}
+
+#[test]
+fn amqp_replies_with_the_wrong_correlation_id_are_never_counted() {
+    invalid_run_over(
+        &["--protocol", "amqp"],
+        "wrong-correl-id",
+        "no reply within 1 s",
+    );
+}
+
+#[test]
+fn amqp_a_damaged_reply_makes_the_step_invalid() {
+    invalid_run_over(&["--protocol", "amqp"], "corrupt-body", "CorruptBody");
+}
+
+#[test]
+fn refused_requests_make_the_step_invalid() {
+    invalid_run("put-inhibited", "2051 MQRC_PUT_INHIBITED");
+}
+
+/// A non-persistent request is sent async (Qpid JMS's default): its refusal still
+/// reaches the requester at once, not as a reply timeout.
+#[test]
+fn amqp_refused_async_requests_make_the_step_invalid() {
+    invalid_run_over(
+        &["--protocol", "amqp"],
+        "put-inhibited",
+        "send request: message to 'REQUEST.1' not accepted: rejected: amqp:not-allowed",
+    );
 }
 
 #[test]

@@ -1,6 +1,7 @@
-//! Links of a [`Client`]: a [`SenderLink`] whose `send` waits for credit and, unless
-//! presettled, for the broker's outcome (the broker's `accepted` is its acknowledgement,
-//! as Qpid JMS waits for it on persistent sends), and a [`ReceiverLink`] that keeps a
+//! Links of a [`Client`]: a [`SenderLink`] whose `send` waits for credit and, in
+//! [`SendMode::Sync`], for the broker's outcome (the broker's `accepted` is its
+//! acknowledgement, as Qpid JMS waits for it on persistent sends; non-persistent ones it
+//! sends [`SendMode::Async`] and checks the outcome later), and a [`ReceiverLink`] that keeps a
 //! credit window of `prefetch` messages open and accepts what its caller processed.
 //!
 //! A link is used by one caller at a time (`&mut self`), so each waits on its own
@@ -116,10 +117,15 @@ impl SenderLink {
         self.shared.link_gone(self.link, &self.address)
     }
 
-    /// Sends `message`: waits for credit, writes it (encoded straight into the
-    /// connection's output), then, unless `presettled`, waits for the broker's outcome:
-    /// `accepted` is success, anything else an error.
-    pub async fn send(&mut self, message: &Message, presettled: bool) -> Result<(), AmqpError> {
+    /// Sends `message` as `mode` says: waits for credit, writes it (encoded straight
+    /// into the connection's output), then, for [`SendMode::Sync`], waits for the
+    /// broker's outcome: `accepted` is success, anything else an error. An
+    /// [`SendMode::Async`] send returns once written; the outcomes of earlier async
+    /// sends filed since are checked first, and one not accepted is the error.
+    pub async fn send(&mut self, message: &Message, mode: SendMode) -> Result<(), AmqpError> {
+        if mode == SendMode::Async {
+            self.check_outcomes()?;
+        }
         let notify = &self.notify;
         while self.shared.conn.borrow().credit(self.link) == 0 {
             if let Some(e) = self.gone() {
@@ -129,6 +135,7 @@ impl SenderLink {
         }
         self.next_tag += 1;
         let tag = Bytes::copy_from_slice(&self.next_tag.to_be_bytes());
+        let presettled = mode == SendMode::Presettled;
         let id = self
             .shared
             .conn
@@ -146,7 +153,7 @@ impl SenderLink {
             }
         }
         self.shared.wake_writer.notify_one();
-        if presettled {
+        if mode != SendMode::Sync {
             return Ok(());
         }
         loop {
@@ -159,12 +166,7 @@ impl SenderLink {
                 .and_then(|l| l.outcomes.remove(&id));
             match outcome {
                 Some(Some(DeliveryState::Accepted)) => return Ok(()),
-                Some(other) => {
-                    return Err(AmqpError::NotAccepted {
-                        address: self.address.clone(),
-                        outcome: describe_outcome(other.as_ref()),
-                    })
-                }
+                Some(other) => return Err(self.not_accepted(other.as_ref())),
                 None => {}
             }
             if let Some(e) = self.gone() {
@@ -173,6 +175,61 @@ impl SenderLink {
             notify.notified().await;
         }
     }
+
+    fn not_accepted(&self, state: Option<&DeliveryState>) -> AmqpError {
+        AmqpError::NotAccepted {
+            address: self.address.clone(),
+            outcome: describe_outcome(state),
+        }
+    }
+
+    /// Takes the outcomes the broker gave async sends so far: an error for the first
+    /// that is not `accepted` (as Qpid JMS reports a failed asynchronous send).
+    pub fn check_outcomes(&mut self) -> Result<(), AmqpError> {
+        let mut st = self.shared.state.borrow_mut();
+        let Some(l) = st.links.get_mut(&self.link) else {
+            return Ok(());
+        };
+        let mut refused = None;
+        for (_, state) in l.outcomes.drain() {
+            if refused.is_none() && !matches!(state, Some(DeliveryState::Accepted)) {
+                refused = Some(state);
+            }
+        }
+        drop(st);
+        match refused {
+            Some(state) => Err(self.not_accepted(state.as_ref())),
+            None => Ok(()),
+        }
+    }
+
+    /// Resolves when the broker refuses an async send (or the link ends); accepted
+    /// outcomes are taken as they come. For waiting on something else meanwhile, e.g.
+    /// the reply to a request sent async.
+    pub async fn refused(&mut self) -> AmqpError {
+        loop {
+            if let Err(e) = self.check_outcomes() {
+                return e;
+            }
+            if let Some(e) = self.gone() {
+                return e;
+            }
+            self.notify.notified().await;
+        }
+    }
+}
+
+/// How a [`SenderLink::send`] deals with the broker's outcome.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SendMode {
+    /// Unsettled; the send waits for `accepted` (Qpid JMS: persistent messages, or
+    /// every message with `jms.forceSyncSend=true`).
+    Sync,
+    /// Unsettled; the send returns once written and the outcome is checked later
+    /// (Qpid JMS's default for non-persistent messages outside a transaction).
+    Async,
+    /// Settled by the sender: no outcome (at-most-once).
+    Presettled,
 }
 
 /// An outcome in words, e.g. `rejected: amqp:resource-limit-exceeded (queue full)`.
@@ -324,5 +381,84 @@ impl ReceiverLink {
         drop(c);
         self.shared.wake_writer.notify_one();
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::amqp::demux::{SessionState, Shared};
+    use ferry_amqp::connection::{ClientSasl, Config, Connection, SessionId};
+    use ferry_amqp::ErrorCondition;
+
+    /// A sender on link (0, 0) of a connection that never went on the wire, with the
+    /// outcomes the broker is said to have given.
+    fn sender(outcomes: &[(u32, Option<DeliveryState>)]) -> SenderLink {
+        let shared = Shared::new(Connection::client(Config::default(), ClientSasl::Anonymous));
+        let link = LinkId {
+            channel: 0,
+            handle: 0,
+        };
+        let notify = {
+            let mut st = shared.state.borrow_mut();
+            st.sessions.insert(SessionId(0), SessionState::default());
+            let l = st.links.entry(link).or_default();
+            l.outcomes.extend(outcomes.iter().cloned());
+            l.notify.clone()
+        };
+        SenderLink {
+            shared: Rc::new(shared),
+            link,
+            notify,
+            address: "REQUEST.1".into(),
+            next_tag: 0,
+        }
+    }
+
+    #[test]
+    fn accepted_async_sends_are_taken_quietly() {
+        let mut s = sender(&[
+            (0, Some(DeliveryState::Accepted)),
+            (1, Some(DeliveryState::Accepted)),
+        ]);
+        assert!(s.check_outcomes().is_ok());
+        assert!(s.shared.state.borrow().links[&s.link].outcomes.is_empty());
+    }
+
+    #[test]
+    fn a_refused_async_send_is_reported_once() {
+        let full = DeliveryState::Rejected {
+            error: Some(ErrorCondition::new(
+                ferry_amqp::condition::RESOURCE_LIMIT_EXCEEDED,
+                "queue full",
+            )),
+        };
+        let mut s = sender(&[(0, Some(DeliveryState::Accepted)), (1, Some(full))]);
+        match s.check_outcomes() {
+            Err(AmqpError::NotAccepted { address, outcome }) => {
+                assert_eq!(address, "REQUEST.1");
+                assert!(outcome.contains("resource-limit-exceeded"), "{outcome}");
+            }
+            other => panic!("expected NotAccepted, got {other:?}"),
+        }
+        assert!(s.check_outcomes().is_ok(), "each outcome is reported once");
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn refused_waits_for_a_refusal_and_not_for_acceptances() {
+        let mut s = sender(&[(0, Some(DeliveryState::Accepted))]);
+        let early = tokio::time::timeout(std::time::Duration::from_millis(50), s.refused()).await;
+        assert!(early.is_err(), "accepted sends end no wait");
+        s.shared
+            .state
+            .borrow_mut()
+            .links
+            .get_mut(&s.link)
+            .expect("link")
+            .outcomes
+            .insert(1, Some(DeliveryState::Released));
+        s.notify.notify_one();
+        let e = s.refused().await;
+        assert!(matches!(e, AmqpError::NotAccepted { .. }), "{e:?}");
     }
 }

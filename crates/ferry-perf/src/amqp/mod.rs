@@ -8,7 +8,8 @@
 //! native SHARECNV) share a connection, each with its own session ([`client`], packed by
 //! [`pool`]), as Qpid JMS carries a JMS connection's sessions over one socket. An
 //! application does what a JMS one does: a sender whose send waits for the broker's
-//! outcome (as Qpid JMS does for persistent sends) or goes presettled, and a receiver
+//! outcome (as Qpid JMS does for persistent sends), checks it later (Qpid JMS's
+//! asynchronous send of non-persistent messages) or goes presettled, and a receiver
 //! with a credit window that accepts what it processed. The workloads ([`rr`], [`sr`])
 //! mirror the native ones step for step and fill the same
 //! [`crate::workload::step::StepOutcome`], so tables, JSON, CSV, Markdown and charts are

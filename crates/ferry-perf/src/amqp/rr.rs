@@ -8,11 +8,13 @@
 //! (the broker's correlation-id lookup, as MQ's get by CorrelId), or `REPLY.<i>` with no
 //! selector under `--reply-queues per-requester`; its credit is Qpid JMS's default
 //! prefetch, see [`REPLY_PREFETCH`]. It sends a request (correlation-id
-//! `RQ-<i>`, reply-to, durable when persistent), waits for the broker's `accepted`
-//! unless `--presettled`, then waits for the reply and checks its correlation-id, length
-//! and the tag of this request in its body (see [`super::message`]). Responders, each
-//! with its own session and one receiver (credit `--prefetch`) on a request queue,
-//! send the reply (waiting for its outcome likewise) and only then accept the request.
+//! `RQ-<i>`, reply-to, durable when persistent) as Qpid JMS would (see
+//! [`Settings::send_mode`]: a persistent request waits for the broker's `accepted`, a
+//! non-persistent one is sent async and a refusal ends the wait for its reply), then
+//! waits for the reply and checks its correlation-id, length and the tag of this
+//! request in its body (see [`super::message`]). Responders, each with its own session
+//! and one receiver (credit `--prefetch`) on a request queue, send the reply likewise
+//! and only then accept the request.
 //!
 //! A step: drain the queues, connect responders then requesters (packed onto shared
 //! connections in that order, as native conversations fill sockets), warm up, measure,
@@ -29,7 +31,7 @@ use tokio::task::JoinHandle;
 
 use super::client::Client;
 use super::error::AmqpError;
-use super::link::{Delivery, ReceiverLink, SenderLink};
+use super::link::{Delivery, ReceiverLink, SendMode, SenderLink};
 use super::message::{
     body_bytes, check_reply, reply_selector, reply_to, request, requester_correlation, set_body,
     take_body, BadRequest,
@@ -118,6 +120,7 @@ async fn requester_loop(
     };
     let to = r.sender.address().to_string();
     let mut pacer = Pacer::new(cfg.rate, r.id as f64 / clients.max(1) as f64);
+    let mode = s.send_mode(cfg.persistent);
     let mut seq = 0u64;
     let mut previous: Option<Bytes> = None;
     // One request message whose body is swapped per request (its addresses and
@@ -141,16 +144,22 @@ async fn requester_loop(
         let tag = request_tag(r.id, seq);
         set_body(&mut msg, next_body(previous.take(), &template, &tag));
         let started = Instant::now();
-        if let Err(e) = r.sender.send(&msg, s.presettled).await {
+        if let Err(e) = r.sender.send(&msg, mode).await {
             tally.error(format!("requester {}: send request: {e}", r.id + 1));
             break;
         }
         reply_timer
             .as_mut()
             .reset(tokio::time::Instant::now() + cfg.reply_timeout);
+        // A request sent async may still be refused (a full queue): that ends the wait
+        // for its reply at once, as Qpid JMS reports a failed asynchronous send.
         let received = tokio::select! {
             biased;
             d = r.replies.recv() => Some(d),
+            e = r.sender.refused(), if mode == SendMode::Async => {
+                tally.error(format!("requester {}: send request: {e}", r.id + 1));
+                break;
+            }
             _ = &mut reply_timer => None,
         };
         let d = match received {
@@ -232,7 +241,7 @@ async fn answer(
             &mut senders[last]
         }
     };
-    link.send(&reply, s.presettled)
+    link.send(&reply, s.send_mode(cfg.persistent))
         .await
         .map_err(|e| format!("responder: send reply: {e}"))?;
     r.requests
@@ -295,6 +304,10 @@ pub async fn run_step(
         tally.note(format!(
             "{left} messages were left on the queues before the step (drained)"
         ));
+    }
+    if let Some(admin) = admin {
+        let requests: Vec<String> = (0..cfg.queues).map(request_queue_name).collect();
+        crate::target::inhibit_puts(admin, &requests, cfg.fault == Fault::PutInhibited).await?;
     }
     let stop = Stop::new();
     let mut pool = Pool::new(&s.url, s.sessions_per_connection);

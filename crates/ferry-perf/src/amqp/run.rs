@@ -14,7 +14,7 @@ use crate::args::{self, ReplyQueues, Responders};
 use crate::cli::{shutdown_signal, Measured, RrArgs, StepArgs};
 use crate::progress::Progress;
 use crate::report::{RunReport, StepReport};
-use crate::workload::rr::RrConfig;
+use crate::workload::rr::{Fault, RrConfig};
 use crate::workload::sr::{queue_name, SrConfig};
 use crate::workload::{Kind, Mode};
 use crate::{measure, target, PerfError};
@@ -40,6 +40,9 @@ pub fn test_name(kind: Kind, size: usize, s: &StepArgs, a: &RrArgs) -> String {
     }
     if a.protocol.presettled {
         parts.push("presettled".into());
+    }
+    if a.protocol.sync_send && !s.persistent {
+        parts.push("sync send".into());
     }
     if kind == Kind::RrCc && a.protocol.reply_queues == ReplyQueues::PerRequester {
         parts.push("reply queue per requester".into());
@@ -89,6 +92,9 @@ pub fn check(kind: Kind, a: &RrArgs) -> Result<(), PerfError> {
     if a.target.connect.is_some() {
         return usage("--connect names an MQ listener; with --protocol amqp use --url".into());
     }
+    if s.fault == Fault::PutInhibited && a.protocol.url.is_some() {
+        return usage("--fault put-inhibited alters the embedded queue manager's queues".into());
+    }
     if s.cipherspec.is_some() || s.compress.is_some() {
         return usage("--cipherspec and --compress are MQ channel settings, not AMQP's".into());
     }
@@ -114,6 +120,7 @@ pub fn settings(a: &RrArgs, url: AmqpUrl) -> Settings {
         queue_prefix: p.queue_prefix.clone(),
         reply_queues: p.reply_queues,
         presettled: p.presettled,
+        sync_send: p.sync_send,
         prefetch: p.prefetch,
         sessions_per_connection: sessions_per_connection(a),
     }

@@ -1,10 +1,11 @@
 //! How the AMQP workloads talk to the broker, the same for every step: where it is,
 //! how its queues are addressed (`--queue-prefix`, RabbitMQ: `/amq/queue/`), where
 //! replies go (`--reply-queues`), whether sends wait for the broker's outcome
-//! (`--presettled`), how much credit receivers keep open (`--prefetch`) and how many
+//! (`--presettled`, `--sync-send`), how much credit receivers keep open (`--prefetch`) and how many
 //! applications share a connection (`--sessions-per-connection`). Queue names
 //! are the native workloads' own: `REQUEST.1..N`, `REPLY` or `REPLY.1..N`, `SR.1..N`.
 
+use super::link::SendMode;
 use super::url::AmqpUrl;
 use crate::args::ReplyQueues;
 use crate::workload::rr::{request_queue_name, REPLY_QUEUE};
@@ -18,8 +19,11 @@ pub struct Settings {
     pub queue_prefix: String,
     /// One shared reply queue or one per requester.
     pub reply_queues: ReplyQueues,
-    /// Send presettled (no outcome awaited) instead of waiting for `accepted`.
+    /// Send presettled (no outcome at all).
     pub presettled: bool,
+    /// Every unsettled send waits for its outcome (Qpid JMS `jms.forceSyncSend=true`),
+    /// not only persistent ones.
+    pub sync_send: bool,
     /// Credit each receiver keeps open.
     pub prefetch: u32,
     /// Applications (sessions) per connection.
@@ -27,6 +31,20 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// How a message is sent: presettled with `--presettled`; otherwise unsettled, and
+    /// the send waits for the broker's outcome when the message is persistent or with
+    /// `--sync-send` ([`SendMode::Sync`]), else it is checked later ([`SendMode::Async`]):
+    /// Qpid JMS's rules.
+    pub fn send_mode(&self, persistent: bool) -> SendMode {
+        if self.presettled {
+            SendMode::Presettled
+        } else if persistent || self.sync_send {
+            SendMode::Sync
+        } else {
+            SendMode::Async
+        }
+    }
+
     /// The address of queue `name`.
     pub fn address(&self, name: &str) -> String {
         format!("{}{name}", self.queue_prefix)
@@ -62,6 +80,7 @@ mod tests {
             queue_prefix: prefix.into(),
             reply_queues,
             presettled: false,
+            sync_send: false,
             prefetch: 1,
             sessions_per_connection: 10,
         }
@@ -75,5 +94,17 @@ mod tests {
         let r = settings(ReplyQueues::PerRequester, "/amq/queue/");
         assert_eq!(r.rr_queues(1, 2), ["REQUEST.1", "REPLY.1", "REPLY.2"]);
         assert_eq!(r.address(&r.reply_queue(0)), "/amq/queue/REPLY.1");
+    }
+
+    #[test]
+    fn sends_wait_as_qpid_jms_does() {
+        let mut s = settings(ReplyQueues::Shared, "");
+        assert_eq!(s.send_mode(false), SendMode::Async);
+        assert_eq!(s.send_mode(true), SendMode::Sync);
+        s.sync_send = true;
+        assert_eq!(s.send_mode(false), SendMode::Sync);
+        s.sync_send = false;
+        s.presettled = true;
+        assert_eq!(s.send_mode(false), SendMode::Presettled);
     }
 }

@@ -21,7 +21,7 @@ use ferry_client::Connection;
 
 use super::client::Client;
 use super::error::AmqpError;
-use super::link::{ReceiverLink, SenderLink};
+use super::link::{ReceiverLink, SendMode, SenderLink};
 use super::message::{body_bytes, datagram};
 use super::pool::Pool;
 use super::settings::Settings;
@@ -62,6 +62,14 @@ async fn sender_loop(
     let mut pacer = Pacer::new(cfg.rate, id as f64 / senders.max(1) as f64);
     let mut previous: Option<Bytes> = None;
     let mut seq = 0u64;
+    // Every unsettled send waits for its outcome, persistent or not: a sender that does
+    // not wait (Qpid JMS's async send) would only fill its queue at full speed, and
+    // the rate measured would be the queue's limit, not the broker's.
+    let mode = if s.presettled {
+        SendMode::Presettled
+    } else {
+        SendMode::Sync
+    };
     while !tally.stopping() {
         pacer.wait().await;
         if tally.stopping() {
@@ -75,7 +83,7 @@ async fn sender_loop(
             nanos_since(epoch),
         );
         let msg = datagram(body, &to, cfg.persistent);
-        if let Err(e) = link.send(&msg, s.presettled).await {
+        if let Err(e) = link.send(&msg, mode).await {
             tally.error(format!("sender {}: send: {e}", id + 1));
             break;
         }

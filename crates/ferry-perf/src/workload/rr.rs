@@ -90,6 +90,9 @@ pub enum Fault {
     CorruptBody,
     /// Requests name a reply queue that does not exist (the responder's open fails).
     MissingReplyQueue,
+    /// The request queues refuse puts (PUT(DISABLED)) for the step: every request
+    /// fails with 2051 MQRC_PUT_INHIBITED, however it is sent.
+    PutInhibited,
 }
 
 /// Parses the hidden `--fault` value.
@@ -99,8 +102,10 @@ pub fn parse_fault(text: &str) -> Result<Fault, String> {
         "wrong-correl-id" => Ok(Fault::WrongCorrelId),
         "corrupt-body" => Ok(Fault::CorruptBody),
         "missing-reply-queue" => Ok(Fault::MissingReplyQueue),
+        "put-inhibited" => Ok(Fault::PutInhibited),
         _ => Err(format!(
-            "invalid fault '{text}': use none, wrong-correl-id, corrupt-body or missing-reply-queue"
+            "invalid fault '{text}': use none, wrong-correl-id, corrupt-body, \
+             missing-reply-queue or put-inhibited"
         )),
     }
 }
@@ -467,6 +472,8 @@ pub async fn run_step(
     let req_opts = qm.options_for(cfg.requester_mode)?.sharecnv(cfg.sharecnv);
     let resp_opts = qm.options_for(cfg.responder_mode)?.sharecnv(cfg.sharecnv);
 
+    let requests: Vec<String> = (0..cfg.queues).map(request_queue_name).collect();
+    crate::target::inhibit_puts(admin, &requests, cfg.fault == Fault::PutInhibited).await?;
     // Responders first, so every request finds a getter waiting.
     progress.status("connecting responders");
     let resp_handles = start_responders(&resp_opts, cfg, responders, &tally).await?;
@@ -514,6 +521,10 @@ pub async fn run_step(
         tally.error(format!(
             "{late_requesters} requesters did not end within 30 s (reply lost?)"
         ));
+    }
+    if cfg.fault == Fault::PutInhibited {
+        // The responders are stopped by messages on the request queues.
+        crate::target::inhibit_puts(admin, &requests, false).await?;
     }
     stop_responders(admin, cfg, responders).await?;
     let late_responders = join_until(
