@@ -58,8 +58,17 @@ pub fn parse_everything(text: &str) {
     }
     let _ = selector.evaluate(&NoProperties);
     let matched = selector.matches(&SampleMessage);
+    if selector.only_correlation_id() == Some("a") {
+        assert!(
+            matched,
+            "{text:?} is the sample's correlation id alone, yet no match"
+        );
+    }
     if matched {
         if let Some(id) = selector.correlation_id_lookup() {
+            assert_eq!(id, "a", "{text:?} matched another correlation id");
+        }
+        if let Some(id) = selector.only_correlation_id() {
             assert_eq!(id, "a", "{text:?} matched another correlation id");
         }
         if let Some(id) = selector.message_id_lookup() {

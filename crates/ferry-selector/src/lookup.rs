@@ -24,3 +24,13 @@ pub(crate) fn required_literal(e: &Expr, header: Header) -> Option<&str> {
         _ => None,
     }
 }
+
+/// The string `header` must equal when `e` is nothing but `H = 'x'` (either operand
+/// order; the parser keeps no parentheses): then a message matches exactly when its
+/// header H is `'x'`.
+pub(crate) fn sole_literal(e: &Expr, header: Header) -> Option<&str> {
+    match e {
+        Expr::Compare(CmpOp::Eq, ..) => required_literal(e, header),
+        _ => None,
+    }
+}

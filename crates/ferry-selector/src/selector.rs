@@ -42,6 +42,13 @@ impl Selector {
         lookup::required_literal(&self.expr, Header::CorrelationId)
     }
 
+    /// The correlation id, when the whole selector is `JMSCorrelationID = 'x'`: a
+    /// message matches exactly when its JMSCorrelationID reads `'x'`, so a server that
+    /// knows the header equals the literal need not evaluate the selector.
+    pub fn only_correlation_id(&self) -> Option<&str> {
+        lookup::sole_literal(&self.expr, Header::CorrelationId)
+    }
+
     /// The message id a message must have to match, like
     /// [`Selector::correlation_id_lookup`] for `JMSMessageID = 'x'`.
     pub fn message_id_lookup(&self) -> Option<&str> {
@@ -101,6 +108,21 @@ mod tests {
         ] {
             assert_eq!(sel(text).correlation_id_lookup(), Some("ID:42"), "{text}");
             assert_eq!(sel(text).message_id_lookup(), None, "{text}");
+        }
+        for text in [
+            "JMSCorrelationID = 'ID:42'",
+            "'ID:42' = JMSCorrelationID",
+            "((JMSCorrelationID = 'ID:42'))",
+        ] {
+            assert_eq!(sel(text).only_correlation_id(), Some("ID:42"), "{text}");
+        }
+        for text in [
+            "JMSCorrelationID = 'ID:42' AND color = 'red'",
+            "JMSCorrelationID = 'ID:42' OR color = 'red'",
+            "JMSMessageID = 'ID:42'",
+            "NOT JMSCorrelationID = 'ID:42'",
+        ] {
+            assert_eq!(sel(text).only_correlation_id(), None, "{text}");
         }
     }
 

@@ -45,6 +45,9 @@ pub struct JmsSelection {
     selector: Selector,
     message_pin: Option<Pin>,
     correlation_pin: Option<Pin>,
+    /// The selector is `JMSCorrelationID = 'x'` and nothing else (request/reply's
+    /// reply consumer): a message whose id the pin denotes matches without evaluating.
+    correlation_only: bool,
 }
 
 /// An id a selector requires (`JMSCorrelationID = 'literal'`).
@@ -87,6 +90,7 @@ impl JmsSelection {
         Ok(Some(JmsSelection {
             message_pin: selector.message_id_lookup().map(Pin::new),
             correlation_pin: selector.correlation_id_lookup().map(Pin::new),
+            correlation_only: selector.only_correlation_id().is_some(),
             selector,
         }))
     }
@@ -110,6 +114,19 @@ impl JmsSelection {
 
 impl MessageFilter for JmsSelection {
     fn matches(&self, md: &MessageDescriptor, properties: &[u8]) -> bool {
+        // The header would read as the pinned literal (see `MqSource::id`), and the
+        // selector compares nothing else: a match, found without evaluating it. Any other
+        // id is evaluated in full (it may still be spelt as the literal).
+        if self.correlation_only {
+            if let (Some(pin), Some(view)) = (
+                &self.correlation_pin,
+                stored::correlation_id(md, properties).view,
+            ) {
+                if pin.denotes(view) {
+                    return true;
+                }
+            }
+        }
         self.selector.matches(&MqSource {
             selection: self,
             md,

@@ -244,6 +244,32 @@ fn ids_of_every_type_round_trip_and_match_their_selector_literals() {
     }
 }
 
+/// `JMSCorrelationID = 'x'` alone is decided without evaluating the selector when the
+/// message's id is the one `'x'` denotes: the answer must be the full evaluation's for
+/// every id type against every literal (the same selector ANDed with a true term is
+/// always evaluated).
+#[test]
+fn a_correlation_id_selector_alone_agrees_with_its_full_evaluation() {
+    let ids = all_ids();
+    for stored in &ids {
+        let mq = amqp_to_mq(&encode(&with_ids(stored, stored)), NOW).unwrap();
+        for wanted in &ids {
+            let text = jms_correlation_id(IdRef::of(wanted)).into_owned();
+            let quoted = text.replace('\'', "''");
+            let alone = select(&format!("JMSCorrelationID = '{quoted}'"));
+            let full = select(&format!("JMSCorrelationID = '{quoted}' AND 1 = 1"));
+            assert_eq!(
+                alone.matches(&mq.md, &mq.properties),
+                full.matches(&mq.md, &mq.properties),
+                "stored {stored:?}, selector literal {text}"
+            );
+            if stored == wanted {
+                assert!(alone.matches(&mq.md, &mq.properties), "{text}");
+            }
+        }
+    }
+}
+
 #[test]
 fn the_filter_confirms_the_exact_id_on_index_candidates() {
     // Binary "ab" and "ab\0" share a padded CorrelId but are different AMQP ids.
