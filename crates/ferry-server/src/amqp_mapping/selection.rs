@@ -32,6 +32,7 @@ use std::fmt;
 
 use ferry_amqp::{MessageId, Properties};
 use ferry_engine::MessageFilter;
+use ferry_mqi::descriptor::NONE_ID;
 use ferry_mqi::{MessageDescriptor, MessageProperties, PropertyRef};
 use ferry_selector::{ErrorKind, Header, PropertySource, Selector, SelectorError, Value};
 
@@ -65,6 +66,21 @@ impl Pin {
             mq: mq_id(&id),
             id,
             literal: literal.to_owned(),
+        }
+    }
+
+    /// True when the CorrelId and the stored AMQP correlation-id show the message's
+    /// current correlation id to be the one this literal denotes, decided without a
+    /// digest: the CorrelId must be this id's, and then either the stored id is this very
+    /// id (current, since it maps to the CorrelId) or there is none that decodes (the
+    /// CorrelId is shown as its 24 bytes). False means "not sure", never "no".
+    fn surely_denotes(&self, md: &MessageDescriptor, properties: &[u8]) -> bool {
+        if md.correl_id != self.mq || self.mq == NONE_ID {
+            return false;
+        }
+        match stored::stored_correlation_id(properties) {
+            Some(id) => id == IdRef::of(&self.id),
+            None => true,
         }
     }
 
@@ -114,15 +130,13 @@ impl JmsSelection {
 
 impl MessageFilter for JmsSelection {
     fn matches(&self, md: &MessageDescriptor, properties: &[u8]) -> bool {
-        // The header would read as the pinned literal (see `MqSource::id`), and the
-        // selector compares nothing else: a match, found without evaluating it. Any other
-        // id is evaluated in full (it may still be spelt as the literal).
+        // The selector compares nothing but JMSCorrelationID with the pinned literal:
+        // when the message's current id is the one the literal denotes, the header reads
+        // as the literal (see `MqSource::id`) and it matches without evaluating. Every
+        // other case is evaluated in full (an id may still be spelt as the literal).
         if self.correlation_only {
-            if let (Some(pin), Some(view)) = (
-                &self.correlation_pin,
-                stored::correlation_id(md, properties).view,
-            ) {
-                if pin.denotes(view) {
+            if let Some(pin) = &self.correlation_pin {
+                if pin.surely_denotes(md, properties) {
                     return true;
                 }
             }

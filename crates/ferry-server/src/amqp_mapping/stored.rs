@@ -113,6 +113,12 @@ pub(crate) fn correlation_id<'a>(md: &'a MessageDescriptor, properties: &'a [u8]
     )
 }
 
+/// The exact AMQP correlation-id stored with a message, if any, current or not (no
+/// digest taken: for comparing with an id already known to match the CorrelId).
+pub(crate) fn stored_correlation_id(properties: &[u8]) -> Option<IdRef<'_>> {
+    byte_string(properties, PROP_CORRELATION_ID).and_then(IdRef::decode)
+}
+
 fn current<'a>(mq: &'a [u8; 24], stored: Option<&'a [u8]>, show_mq: bool) -> CurrentId<'a> {
     let exact = stored.and_then(IdRef::decode);
     let view = match exact {

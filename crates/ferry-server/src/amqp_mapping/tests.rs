@@ -251,6 +251,37 @@ fn ids_of_every_type_round_trip_and_match_their_selector_literals() {
 #[test]
 fn a_correlation_id_selector_alone_agrees_with_its_full_evaluation() {
     let ids = all_ids();
+    let mut messages: Vec<(String, MessageDescriptor, Vec<u8>)> = Vec::new();
+    for stored in &ids {
+        let mq = amqp_to_mq(&encode(&with_ids(stored, stored)), NOW).unwrap();
+        messages.push((format!("{stored:?}"), mq.md, mq.properties.to_vec()));
+        for other in &ids {
+            // Re-put natively with another CorrelId: the stored id is stale.
+            let mut md = mq.md;
+            md.correl_id = mq_id(other);
+            let label = format!("{stored:?} re-put as {other:?}");
+            messages.push((label, md, mq.properties.to_vec()));
+        }
+        // A native message carrying this id's CorrelId, no AMQP id stored.
+        let native = MessageDescriptor {
+            correl_id: mq_id(stored),
+            ..MessageDescriptor::default()
+        };
+        messages.push((format!("native {stored:?}"), native, Vec::new()));
+    }
+    for (label, md, properties) in &messages {
+        for wanted in &ids {
+            let text = jms_correlation_id(IdRef::of(wanted)).into_owned();
+            let quoted = text.replace('\'', "''");
+            let alone = select(&format!("JMSCorrelationID = '{quoted}'"));
+            let full = select(&format!("JMSCorrelationID = '{quoted}' AND 1 = 1"));
+            assert_eq!(
+                alone.matches(md, properties),
+                full.matches(md, properties),
+                "{label}, selector literal {text}"
+            );
+        }
+    }
     for stored in &ids {
         let mq = amqp_to_mq(&encode(&with_ids(stored, stored)), NOW).unwrap();
         for wanted in &ids {
