@@ -282,22 +282,15 @@ fn a_correlation_id_selector_alone_agrees_with_its_full_evaluation() {
             );
         }
     }
+    // And each id's own selector does select it.
     for stored in &ids {
         let mq = amqp_to_mq(&encode(&with_ids(stored, stored)), NOW).unwrap();
-        for wanted in &ids {
-            let text = jms_correlation_id(IdRef::of(wanted)).into_owned();
-            let quoted = text.replace('\'', "''");
-            let alone = select(&format!("JMSCorrelationID = '{quoted}'"));
-            let full = select(&format!("JMSCorrelationID = '{quoted}' AND 1 = 1"));
-            assert_eq!(
-                alone.matches(&mq.md, &mq.properties),
-                full.matches(&mq.md, &mq.properties),
-                "stored {stored:?}, selector literal {text}"
-            );
-            if stored == wanted {
-                assert!(alone.matches(&mq.md, &mq.properties), "{text}");
-            }
-        }
+        let text = jms_correlation_id(IdRef::of(stored)).into_owned();
+        let alone = select(&format!(
+            "JMSCorrelationID = '{}'",
+            text.replace('\'', "''")
+        ));
+        assert!(alone.matches(&mq.md, &mq.properties), "{text}");
     }
 }
 
