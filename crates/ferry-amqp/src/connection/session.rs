@@ -168,6 +168,11 @@ impl Session {
 
     /// Settles deliveries we sent in `first..=last` (serial numbers may wrap).
     fn settle_out(&mut self, first: u32, last: u32) {
+        // The common disposition settles one delivery: no list of ids to build.
+        if first == last {
+            self.unsettled_out.remove(&first);
+            return;
+        }
         let mut ids: Vec<u32> = Vec::new();
         if first <= last {
             ids.extend(self.unsettled_out.range(first..=last).map(|(id, _)| *id));

@@ -91,14 +91,24 @@ impl<'a> IdRef<'a> {
 
     /// The id's AMQP encoding (most compact form), as stored in the reserved properties.
     pub fn encode(&self) -> Bytes {
-        let mut out = BytesMut::with_capacity(self.value_bytes().len() + 5);
-        match *self {
-            IdRef::Ulong(v) => v.encode(&mut out),
-            IdRef::Uuid(u) => put_value(&mut out, &Value::Uuid(u)),
-            IdRef::Binary(b) => put_binary(&mut out, b),
-            IdRef::String(s) => put_string(&mut out, s),
-        }
+        let mut out = BytesMut::with_capacity(self.encoded_len());
+        self.encode_into(&mut out);
         out.freeze()
+    }
+
+    /// Appends the AMQP encoding to `out` (several ids can share one buffer).
+    pub fn encode_into(&self, out: &mut BytesMut) {
+        match *self {
+            IdRef::Ulong(v) => v.encode(out),
+            IdRef::Uuid(u) => put_value(out, &Value::Uuid(u)),
+            IdRef::Binary(b) => put_binary(out, b),
+            IdRef::String(s) => put_string(out, s),
+        }
+    }
+
+    /// At least the length of the AMQP encoding (for sizing a buffer).
+    pub fn encoded_len(&self) -> usize {
+        self.value_bytes().len() + 17
     }
 
     /// The owned id.

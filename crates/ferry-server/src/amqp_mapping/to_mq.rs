@@ -30,7 +30,9 @@
 //! The whole message is decoded, so a malformed one is refused here with
 //! `amqp:decode-error` rather than stored and failing its consumers later.
 
-use bytes::Bytes;
+use std::ops::Range;
+
+use bytes::{Bytes, BytesMut};
 use ferry_amqp::{Body, Header, Message, Properties, RawSections, SectionKind, Value};
 use ferry_mqi::descriptor::{format, msg_type, persistence, EXPIRY_UNLIMITED};
 use ferry_mqi::{
@@ -58,7 +60,10 @@ pub fn amqp_to_mq(message_bytes: &Bytes, now_ms: u64) -> Result<MqMessage, Mappi
 
     // The MQ properties are encoded straight from the decoded message's names and values
     // (borrowed: no copy of each name and value only to encode it once).
-    let mut mq_props: Vec<(&str, PropertyRef<'_>)> = Vec::new();
+    // Sized for the reserved properties (ids, reply-to, JMSType, sections, footer) and
+    // the application properties: no growing while it fills.
+    let app_count = msg.application_properties.as_ref().map_or(0, Vec::len);
+    let mut mq_props: Vec<(&str, PropertyRef<'_>)> = Vec::with_capacity(app_count + 6);
     for (name, value) in msg.application_properties.iter().flatten() {
         let name = name.as_str();
         // Names MQ refuses stay in the raw sections only.
@@ -131,24 +136,42 @@ fn expiry(header: Option<&Header>, props: Option<&Properties>, now_ms: u64) -> i
     }
 }
 
-/// The AMQP encodings of the message-id and correlation-id, kept as reserved properties.
+/// The AMQP encodings of the message-id and correlation-id, kept as reserved properties
+/// (one buffer for both: one allocation per message, not two).
 struct EncodedIds {
-    message_id: Option<Bytes>,
-    correlation_id: Option<Bytes>,
+    encodings: BytesMut,
+    message_id: Option<Range<usize>>,
+    correlation_id: Option<Range<usize>>,
+}
+
+impl EncodedIds {
+    fn message_id(&self) -> Option<&[u8]> {
+        self.message_id.clone().map(|r| &self.encodings[r])
+    }
+
+    fn correlation_id(&self) -> Option<&[u8]> {
+        self.correlation_id.clone().map(|r| &self.encodings[r])
+    }
 }
 
 /// MsgId, CorrelId, ReplyToQ and MsgType from `properties`; returns the ids' encodings.
 fn set_properties_fields(md: &mut MessageDescriptor, p: &Properties) -> EncodedIds {
-    let message_id = p.message_id.as_ref().map(|id| {
-        let id = IdRef::of(id);
-        md.msg_id = id.mq_id();
-        id.encode()
-    });
-    let correlation_id = p.correlation_id.as_ref().map(|id| {
-        let id = IdRef::of(id);
-        md.correl_id = id.mq_id();
-        id.encode()
-    });
+    let message_id = p.message_id.as_ref().map(IdRef::of);
+    let correlation_id = p.correlation_id.as_ref().map(IdRef::of);
+    let size = [message_id, correlation_id]
+        .iter()
+        .flatten()
+        .map(IdRef::encoded_len)
+        .sum();
+    let mut encodings = BytesMut::with_capacity(size);
+    let mut encode = |id: IdRef<'_>, mq: &mut [u8; 24]| {
+        *mq = id.mq_id();
+        let start = encodings.len();
+        id.encode_into(&mut encodings);
+        start..encodings.len()
+    };
+    let message_id = message_id.map(|id| encode(id, &mut md.msg_id));
+    let correlation_id = correlation_id.map(|id| encode(id, &mut md.correl_id));
     if let Some(reply_to) = &p.reply_to {
         md.msg_type = msg_type::REQUEST;
         if validate_object_name(reply_to.as_str()).is_ok() {
@@ -156,6 +179,7 @@ fn set_properties_fields(md: &mut MessageDescriptor, p: &Properties) -> EncodedI
         }
     }
     EncodedIds {
+        encodings,
         message_id,
         correlation_id,
     }
@@ -168,10 +192,10 @@ fn kept_properties<'a>(
     p: &'a Properties,
     ids: &'a EncodedIds,
 ) {
-    if let Some(id) = &ids.message_id {
+    if let Some(id) = ids.message_id() {
         mq_props.push((PROP_MESSAGE_ID, PropertyRef::ByteString(id)));
     }
-    if let Some(id) = &ids.correlation_id {
+    if let Some(id) = ids.correlation_id() {
         mq_props.push((PROP_CORRELATION_ID, PropertyRef::ByteString(id)));
     }
     if let Some(reply_to) = &p.reply_to {
