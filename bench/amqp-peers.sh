@@ -7,6 +7,10 @@
 #   bench/amqp-peers.sh            # RR-CC 2KB non-persistent and persistent, 1,16,64 requesters
 #   CLIENTS=1,16 SECS=5 bench/amqp-peers.sh
 #   PEERS="artemis rabbitmq" bench/amqp-peers.sh     # a subset (default: ferry artemis rabbitmq)
+#   AMQP_ARGS=--sync-send bench/amqp-peers.sh        # every AMQP send waits for its outcome
+#
+# AMQP sends are Qpid JMS's by default: persistent ones wait for the broker's outcome,
+# non-persistent ones go async; --sync-send (Qpid JMS's jms.forceSyncSend) makes every send wait.
 #
 # Artemis: embedded 2.55.0 (bench/peers/artemis), persistence on, ASYNCIO journal when libaio is
 # there. RabbitMQ: Debian's 3.10 with rabbitmq_amqp1_0 (bench/peers/rabbitmq), queues declared
@@ -20,6 +24,7 @@ secs="${SECS:-5}"
 warmup="${WARMUP:-1}"
 out="${OUT:-bench/results/$(date -u +%Y-%m-%d)/amqp}"
 peers=" ${PEERS:-ferry artemis rabbitmq} "
+read -r -a amqp_args <<< "${AMQP_ARGS:-}"
 mkdir -p "$out"
 cargo build --release -p ferry >/dev/null
 ferry="$root/target/release/ferry"
@@ -37,8 +42,8 @@ run() { # name, extra args...
 if [[ $peers == *" ferry "* ]]; then
   run ferry-native
   run ferry-native-persistent --persistent
-  run ferry-amqp --protocol amqp
-  run ferry-amqp-persistent --protocol amqp --persistent
+  run ferry-amqp --protocol amqp "${amqp_args[@]}"
+  run ferry-amqp-persistent --protocol amqp --persistent "${amqp_args[@]}"
 fi
 
 # ActiveMQ Artemis.
@@ -46,8 +51,8 @@ if [[ $peers == *" artemis "* ]]; then
 adir="$(mktemp -d /tmp/artemis-bench.XXXXXX)"
 bench/peers/artemis/ctl.sh start 5673 "$adir" "${queues[@]}" >/dev/null
 apid="$(cat "$adir/artemis.pid")"
-run artemis-amqp --protocol amqp --url amqp://localhost:5673 --server-pid "$apid"
-run artemis-amqp-persistent --protocol amqp --url amqp://localhost:5673 --server-pid "$apid" --persistent
+run artemis-amqp --protocol amqp --url amqp://localhost:5673 --server-pid "$apid" "${amqp_args[@]}"
+run artemis-amqp-persistent --protocol amqp --url amqp://localhost:5673 --server-pid "$apid" --persistent "${amqp_args[@]}"
 bench/peers/artemis/ctl.sh stop "$adir" >/dev/null; rm -rf "$adir"
 fi
 
@@ -57,7 +62,7 @@ rdir="$(mktemp -d /tmp/rabbitmq-bench.XXXXXX)"
 qfile="$rdir/queues.txt"; { cat interop/queues.txt; printf '%s\n' "${queues[@]}"; } > "$qfile"
 QUEUES_FILE="$qfile" bench/peers/rabbitmq/setup.sh start 5674 "$rdir" >/dev/null
 rpid="$(pgrep -f "beam.smp.*$rdir" | head -1 || true)"
-rargs=(--protocol amqp --url amqp://localhost:5674 --queue-prefix /amq/queue/ --reply-queues per-requester)
+rargs=(--protocol amqp --url amqp://localhost:5674 --queue-prefix /amq/queue/ --reply-queues per-requester "${amqp_args[@]}")
 [ -n "$rpid" ] && rargs+=(--server-pid "$rpid")
 run rabbitmq-amqp "${rargs[@]}"
 run rabbitmq-amqp-persistent "${rargs[@]}" --persistent
