@@ -42,8 +42,8 @@ run() { # name, extra args...
 if [[ $peers == *" ferry "* ]]; then
   run ferry-native
   run ferry-native-persistent --persistent
-  run ferry-amqp --protocol amqp "${amqp_args[@]}"
-  run ferry-amqp-persistent --protocol amqp --persistent "${amqp_args[@]}"
+  run ferry-amqp --protocol amqp ${amqp_args[@]+"${amqp_args[@]}"}
+  run ferry-amqp-persistent --protocol amqp --persistent ${amqp_args[@]+"${amqp_args[@]}"}
 fi
 
 # ActiveMQ Artemis.
@@ -51,8 +51,8 @@ if [[ $peers == *" artemis "* ]]; then
 adir="$(mktemp -d /tmp/artemis-bench.XXXXXX)"
 bench/peers/artemis/ctl.sh start 5673 "$adir" "${queues[@]}" >/dev/null
 apid="$(cat "$adir/artemis.pid")"
-run artemis-amqp --protocol amqp --url amqp://localhost:5673 --server-pid "$apid" "${amqp_args[@]}"
-run artemis-amqp-persistent --protocol amqp --url amqp://localhost:5673 --server-pid "$apid" --persistent "${amqp_args[@]}"
+run artemis-amqp --protocol amqp --url amqp://localhost:5673 --server-pid "$apid" ${amqp_args[@]+"${amqp_args[@]}"}
+run artemis-amqp-persistent --protocol amqp --url amqp://localhost:5673 --server-pid "$apid" --persistent ${amqp_args[@]+"${amqp_args[@]}"}
 bench/peers/artemis/ctl.sh stop "$adir" >/dev/null; rm -rf "$adir"
 fi
 
@@ -62,7 +62,7 @@ rdir="$(mktemp -d /tmp/rabbitmq-bench.XXXXXX)"
 qfile="$rdir/queues.txt"; { cat interop/queues.txt; printf '%s\n' "${queues[@]}"; } > "$qfile"
 QUEUES_FILE="$qfile" bench/peers/rabbitmq/setup.sh start 5674 "$rdir" >/dev/null
 rpid="$(pgrep -f "beam.smp.*$rdir" | head -1 || true)"
-rargs=(--protocol amqp --url amqp://localhost:5674 --queue-prefix /amq/queue/ --reply-queues per-requester "${amqp_args[@]}")
+rargs=(--protocol amqp --url amqp://localhost:5674 --queue-prefix /amq/queue/ --reply-queues per-requester ${amqp_args[@]+"${amqp_args[@]}"})
 [ -n "$rpid" ] && rargs+=(--server-pid "$rpid")
 run rabbitmq-amqp "${rargs[@]}"
 run rabbitmq-amqp-persistent "${rargs[@]}" --persistent

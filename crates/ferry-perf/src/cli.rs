@@ -565,6 +565,11 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
         Plan::Connect(a) => (Kind::Connect, &a.steps, &a.target, None, a.interval),
     };
     check_args(kind, steps, relay_path.as_deref())?;
+    if steps.fault == Fault::PutInhibited && target_args.connect.is_some() {
+        return Err(PerfError::Usage(
+            "--fault put-inhibited alters the embedded queue manager's queues".into(),
+        ));
+    }
     if target_args.server_pid.is_some() && target_args.connect.is_none() {
         return Err(PerfError::Usage(
             "--server-pid names the CPU to measure of an existing queue manager: use it with \

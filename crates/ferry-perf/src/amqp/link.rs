@@ -183,8 +183,9 @@ impl SenderLink {
         }
     }
 
-    /// Takes the outcomes the broker gave async sends so far: an error for the first
-    /// that is not `accepted` (as Qpid JMS reports a failed asynchronous send).
+    /// Takes the outcomes the broker gave async sends so far: an error for one that is
+    /// not `accepted` (Qpid JMS hands such a failure to the CompletionListener or the
+    /// connection's ExceptionListener; the harness makes it the caller's error).
     pub fn check_outcomes(&mut self) -> Result<(), AmqpError> {
         let mut st = self.shared.state.borrow_mut();
         let Some(l) = st.links.get_mut(&self.link) else {
@@ -226,7 +227,8 @@ pub enum SendMode {
     /// every message with `jms.forceSyncSend=true`).
     Sync,
     /// Unsettled; the send returns once written and the outcome is checked later
-    /// (Qpid JMS's default for non-persistent messages outside a transaction).
+    /// (Qpid JMS's default for non-persistent messages, and for every message of a
+    /// transacted session).
     Async,
     /// Settled by the sender: no outcome (at-most-once).
     Presettled,

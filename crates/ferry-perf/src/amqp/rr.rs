@@ -10,7 +10,8 @@
 //! prefetch, see [`REPLY_PREFETCH`]. It sends a request (correlation-id
 //! `RQ-<i>`, reply-to, durable when persistent) as Qpid JMS would (see
 //! [`Settings::send_mode`]: a persistent request waits for the broker's `accepted`, a
-//! non-persistent one is sent async and a refusal ends the wait for its reply), then
+//! non-persistent one is sent async and, the harness's choice, a refusal ends the wait
+//! for its reply), then
 //! waits for the reply and checks its correlation-id, length and the tag of this
 //! request in its body (see [`super::message`]). Responders, each with its own session
 //! and one receiver (credit `--prefetch`) on a request queue, send the reply likewise
@@ -151,8 +152,9 @@ async fn requester_loop(
         reply_timer
             .as_mut()
             .reset(tokio::time::Instant::now() + cfg.reply_timeout);
-        // A request sent async may still be refused (a full queue): that ends the wait
-        // for its reply at once, as Qpid JMS reports a failed asynchronous send.
+        // A request sent async may still be refused (a full queue). Qpid JMS would tell
+        // an ExceptionListener and leave the receive to time out; the harness ends the
+        // wait for its reply at once, with the refusal as the error.
         let received = tokio::select! {
             biased;
             d = r.replies.recv() => Some(d),
@@ -305,9 +307,9 @@ pub async fn run_step(
             "{left} messages were left on the queues before the step (drained)"
         ));
     }
-    if let Some(admin) = admin {
+    if let (Some(admin), Fault::PutInhibited) = (admin, cfg.fault) {
         let requests: Vec<String> = (0..cfg.queues).map(request_queue_name).collect();
-        crate::target::inhibit_puts(admin, &requests, cfg.fault == Fault::PutInhibited).await?;
+        crate::target::inhibit_puts(admin, &requests, true).await?;
     }
     let stop = Stop::new();
     let mut pool = Pool::new(&s.url, s.sessions_per_connection);

@@ -41,7 +41,7 @@ pub fn test_name(kind: Kind, size: usize, s: &StepArgs, a: &RrArgs) -> String {
     if a.protocol.presettled {
         parts.push("presettled".into());
     }
-    if a.protocol.sync_send && !s.persistent {
+    if a.protocol.sync_send && !s.persistent && kind == Kind::RrCc {
         parts.push("sync send".into());
     }
     if kind == Kind::RrCc && a.protocol.reply_queues == ReplyQueues::PerRequester {

@@ -473,7 +473,9 @@ pub async fn run_step(
     let resp_opts = qm.options_for(cfg.responder_mode)?.sharecnv(cfg.sharecnv);
 
     let requests: Vec<String> = (0..cfg.queues).map(request_queue_name).collect();
-    crate::target::inhibit_puts(admin, &requests, cfg.fault == Fault::PutInhibited).await?;
+    if cfg.fault == Fault::PutInhibited {
+        crate::target::inhibit_puts(admin, &requests, true).await?;
+    }
     // Responders first, so every request finds a getter waiting.
     progress.status("connecting responders");
     let resp_handles = start_responders(&resp_opts, cfg, responders, &tally).await?;

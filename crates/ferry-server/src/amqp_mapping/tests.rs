@@ -268,10 +268,35 @@ fn a_correlation_id_selector_alone_agrees_with_its_full_evaluation() {
             ..MessageDescriptor::default()
         };
         messages.push((format!("native {stored:?}"), native, Vec::new()));
+        // A stored correlation-id that does not decode, under this id's CorrelId.
+        let garbled = ferry_mqi::MessageProperties::encode_borrowed(&[(
+            PROP_CORRELATION_ID,
+            ferry_mqi::PropertyRef::ByteString(b"\xff\x01"),
+        )])
+        .unwrap();
+        messages.push((format!("garbled {stored:?}"), native, garbled.to_vec()));
     }
+    // A native message without a CorrelId (all zeros).
+    messages.push((
+        "no CorrelId".into(),
+        MessageDescriptor::default(),
+        Vec::new(),
+    ));
+    // Every id in Qpid's spelling and in MQ JMS's (`ID:` + 48 hex digits), and literals
+    // that denote the all-zero CorrelId.
+    let mut literals: Vec<String> = ids
+        .iter()
+        .flat_map(|id| {
+            [
+                jms_correlation_id(IdRef::of(id)).into_owned(),
+                native_jms_id(&mq_id(id)),
+            ]
+        })
+        .collect();
+    literals.push("ID:AMQP_BINARY:".into());
+    literals.push(native_jms_id(&NONE_ID));
     for (label, md, properties) in &messages {
-        for wanted in &ids {
-            let text = jms_correlation_id(IdRef::of(wanted)).into_owned();
+        for text in &literals {
             let quoted = text.replace('\'', "''");
             let alone = select(&format!("JMSCorrelationID = '{quoted}'"));
             let full = select(&format!("JMSCorrelationID = '{quoted}' AND 1 = 1"));
