@@ -354,8 +354,25 @@ impl QueueManager {
     }
 }
 
+/// Runs an MQSC command the harness needs to succeed through `admin`'s command server;
+/// returns its output lines. A command the queue manager refuses is a setup error
+/// naming the command and the queue manager's messages.
+pub async fn run_mqsc(admin: &Connection, cmd: &str) -> Result<Vec<String>, PerfError> {
+    let out = admin
+        .mqsc(cmd)
+        .await
+        .map_err(|e| PerfError::Mq(cmd.to_string(), e))?;
+    if out.failed {
+        return Err(PerfError::Setup(format!(
+            "{cmd} failed: {}",
+            out.lines.join(" / ")
+        )));
+    }
+    Ok(out.lines)
+}
+
 /// Sets the queues' PUT attribute: DISABLED when `inhibited`, else ENABLED (the fault
-/// that makes every put fail with 2051, and its undoing before the next step).
+/// that makes every put fail with 2051, and its undoing).
 pub async fn inhibit_puts(
     admin: &Connection,
     names: &[String],
@@ -363,17 +380,7 @@ pub async fn inhibit_puts(
 ) -> Result<(), PerfError> {
     let put = if inhibited { "DISABLED" } else { "ENABLED" };
     for name in names {
-        let cmd = format!("ALTER QLOCAL({name}) PUT({put})");
-        let out = admin
-            .mqsc(&cmd)
-            .await
-            .map_err(|e| mq("ALTER QLOCAL", name, e))?;
-        if out.failed {
-            return Err(PerfError::Setup(format!(
-                "{cmd} failed: {}",
-                out.lines.join(" / ")
-            )));
-        }
+        run_mqsc(admin, &format!("ALTER QLOCAL({name}) PUT({put})")).await?;
     }
     Ok(())
 }
@@ -391,16 +398,7 @@ pub async fn ensure_queue(admin: &Connection, name: &str) -> Result<(), PerfErro
             Ok(())
         }
         Err(e) if e.reason == ReasonCode::UnknownObjectName => {
-            let out = admin
-                .mqsc(&format!("DEFINE QLOCAL({name})"))
-                .await
-                .map_err(|e| mq("DEFINE QLOCAL", name, e))?;
-            if out.failed {
-                return Err(PerfError::Setup(format!(
-                    "DEFINE QLOCAL({name}) failed: {}",
-                    out.lines.join(" / ")
-                )));
-            }
+            run_mqsc(admin, &format!("DEFINE QLOCAL({name})")).await?;
             Ok(())
         }
         Err(e) => Err(mq("open", name, e)),

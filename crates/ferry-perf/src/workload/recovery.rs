@@ -41,7 +41,7 @@ use crate::measure::{self, Sample};
 use crate::progress::Progress;
 use crate::recovery_log::keyword_value;
 use crate::report::group_thousands;
-use crate::target::{QueueManager, EMBEDDED_QMGR};
+use crate::target::{run_mqsc, QueueManager, EMBEDDED_QMGR};
 use crate::PerfError;
 
 /// Bytes a body needs at least: its sequence number at both ends.
@@ -376,17 +376,8 @@ impl Slicer {
 
 /// The log's counters and ring use from `DISPLAY QMSTATUS ALL`.
 pub async fn read_log_status(admin: &Connection) -> Result<LogStatus, PerfError> {
-    let out = admin
-        .mqsc("DISPLAY QMSTATUS ALL")
-        .await
-        .map_err(|e| mq("DISPLAY QMSTATUS ALL", e))?;
-    if out.failed {
-        return Err(PerfError::Setup(format!(
-            "DISPLAY QMSTATUS ALL failed: {}",
-            out.lines.join(" / ")
-        )));
-    }
-    Ok(parse_log_status(&out.lines))
+    let lines = run_mqsc(admin, "DISPLAY QMSTATUS ALL").await?;
+    Ok(parse_log_status(&lines))
 }
 
 /// The counters out of `DISPLAY QMSTATUS ALL` lines (missing or bad values are 0 or
@@ -518,13 +509,7 @@ pub async fn define_queues(admin: &Connection, queues: usize) -> Result<(), Perf
             "DEFINE QLOCAL({}) MAXDEPTH(999999999) REPLACE",
             queue_name(i)
         );
-        let out = admin.mqsc(&cmd).await.map_err(|e| mq(&cmd, e))?;
-        if out.failed {
-            return Err(PerfError::Setup(format!(
-                "{cmd} failed: {}",
-                out.lines.join(" / ")
-            )));
-        }
+        run_mqsc(admin, &cmd).await?;
     }
     Ok(())
 }
