@@ -166,7 +166,26 @@ fn round_trip<T: Decode + Encode>(bytes: &Bytes) {
 
 fn message(bytes: &Bytes) {
     let scanned = RawSections::scan(bytes.clone());
-    if let Ok((m, raw)) = Message::decode_with_sections(bytes.clone()) {
+    let decoded = Message::decode_with_sections(bytes.clone());
+    // The broker's decode (properties borrowed) accepts exactly what the owned decode
+    // accepts, and reads the same message.
+    let borrowed = Message::decode_borrowing_properties(bytes);
+    match (&decoded, &borrowed) {
+        (Ok((m, raw)), Ok((rest, properties, raw_b))) => {
+            assert_eq!(raw, raw_b, "both decodes find the same sections");
+            assert_eq!(m.properties, properties.map(|p| p.to_owned()));
+            let mut whole = rest.clone();
+            whole.properties = m.properties.clone();
+            assert_eq!(&whole, m, "the other sections decode the same");
+        }
+        (Err(_), Err(_)) => {}
+        _ => panic!(
+            "owned and borrowing decodes disagree: {:?} vs {:?}",
+            decoded.as_ref().err(),
+            borrowed.as_ref().err()
+        ),
+    }
+    if let Ok((m, raw)) = decoded {
         // Whatever decodes also scans, to the same spans.
         assert_eq!(scanned.as_ref(), Ok(&raw));
         let mut first = BytesMut::new();

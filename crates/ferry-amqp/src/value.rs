@@ -23,7 +23,11 @@ impl Str {
 
     /// Takes bytes that must be UTF-8; the check happens here, once.
     pub fn from_utf8(bytes: Bytes) -> Result<Self, DecodeError> {
-        std::str::from_utf8(&bytes).map_err(|_| DecodeError::InvalidUtf8)?;
+        // Addresses, ids and symbols are ASCII: checking that first is several times
+        // cheaper than the full UTF-8 check on short strings (callgrind, Nov 27).
+        if !bytes.is_ascii() {
+            std::str::from_utf8(&bytes).map_err(|_| DecodeError::InvalidUtf8)?;
+        }
         Ok(Str(bytes))
     }
 

@@ -37,8 +37,62 @@ fn seed_frames() -> Vec<u8> {
     wire.to_vec()
 }
 
+/// A message whose properties section has every field, ids of two types.
+fn full_properties_message() -> Vec<u8> {
+    let m = Message {
+        header: Some(Header::default()),
+        properties: Some(Properties {
+            message_id: Some(MessageId::String("ID:abc-1".into())),
+            user_id: Some(bytes::Bytes::from_static(b"app")),
+            to: Some("Q.REQUEST".into()),
+            subject: Some("order".into()),
+            reply_to: Some("Q.REPLY".into()),
+            correlation_id: Some(MessageId::Binary(bytes::Bytes::from_static(&[1, 2, 3]))),
+            content_type: Some("text/plain".into()),
+            content_encoding: Some("gzip".into()),
+            absolute_expiry_time: Some(Timestamp(1_767_000_000_000)),
+            creation_time: Some(Timestamp(1_766_000_000_000)),
+            group_id: Some("grp-é".into()),
+            group_sequence: Some(7),
+            reply_to_group_id: Some("rg".into()),
+        }),
+        application_properties: Some(vec![("k".into(), Value::Int(1))]),
+        body: Some(Body::Data(vec![bytes::Bytes::from_static(b"body")])),
+        ..Message::default()
+    };
+    let mut out = BytesMut::new();
+    m.encode(&mut out);
+    out.to_vec()
+}
+
+/// The owned decode and the broker's borrowing decode must accept the same messages and
+/// read the same properties.
+fn decodes_agree(data: &[u8]) -> Result<(), TestCaseError> {
+    let bytes = bytes::Bytes::copy_from_slice(data);
+    let owned = Message::decode_with_sections(bytes.clone());
+    let borrowed = Message::decode_borrowing_properties(&bytes);
+    match (&owned, &borrowed) {
+        (Ok((m, _)), Ok((_, p, _))) => {
+            prop_assert_eq!(&m.properties, &p.map(|p| p.to_owned()))
+        }
+        (Err(_), Err(_)) => {}
+        _ => prop_assert!(false, "disagree: {:?} vs {:?}", owned.err(), borrowed.err()),
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn borrowed_properties_decode_as_owned_ones(flips in proptest::collection::vec((any::<usize>(), any::<u8>()), 0..4)) {
+        let mut data = full_properties_message();
+        for (at, byte) in flips {
+            let n = data.len();
+            data[at % n] = byte;
+        }
+        decodes_agree(&data)?;
+    }
 
     #[test]
     fn arbitrary_bytes_never_panic(data in proptest::collection::vec(any::<u8>(), 0..512)) {

@@ -145,6 +145,28 @@ impl Decoder {
         self.bytes(len)
     }
 
+    /// Like [`Self::sized_data`], but only says where the data lies in the buffer (no
+    /// reference count taken): for decoders that borrow or slice later.
+    #[inline]
+    pub(crate) fn sized_span(&mut self, code: u8) -> Result<std::ops::Range<usize>, DecodeError> {
+        let len = self.length(code & 0xf0 == 0xa0)?;
+        self.need(len)?;
+        let start = self.pos;
+        self.pos += len;
+        Ok(start..self.pos)
+    }
+
+    /// The bytes at `span` (as given by [`Self::sized_span`]), shared (no copy).
+    pub(crate) fn slice(&self, span: std::ops::Range<usize>) -> Bytes {
+        self.buf.slice(span)
+    }
+
+    /// Reads 16 raw bytes (a uuid's data).
+    #[inline]
+    pub(crate) fn uuid(&mut self) -> Result<[u8; 16], DecodeError> {
+        self.fixed()
+    }
+
     /// Reads a format code.
     #[inline]
     pub fn read_code(&mut self) -> Result<u8, DecodeError> {

@@ -11,7 +11,7 @@ mod properties;
 mod sections;
 
 pub use header::{Header, DEFAULT_PRIORITY};
-pub use properties::{MessageId, Properties};
+pub use properties::{MessageId, MessageIdRef, Properties, PropertiesRef};
 pub use sections::{RawSections, SectionKind};
 
 use bytes::{Bytes, BytesMut};
@@ -61,7 +61,7 @@ impl Message {
     /// Decodes a message from a transfer payload (whole delivery).
     pub fn decode(payload: Bytes) -> Result<Self, DecodeError> {
         let mut m = Message::default();
-        m.decode_sections(payload, None)?;
+        m.decode_sections(payload, None, None)?;
         Ok(m)
     }
 
@@ -69,15 +69,37 @@ impl Message {
     pub fn decode_with_sections(payload: Bytes) -> Result<(Self, RawSections), DecodeError> {
         let mut m = Message::default();
         let mut raw = RawSections::new(payload.clone());
-        m.decode_sections(payload, Some(&mut raw))?;
+        m.decode_sections(payload, Some(&mut raw), None)?;
         Ok((m, raw))
     }
 
+    /// As [`Self::decode_with_sections`], for a broker that maps the message and stores it
+    /// verbatim: the properties section is checked exactly as there but borrowed from
+    /// `payload` ([`PropertiesRef`]) rather than built, so the returned message's
+    /// `properties` is `None`.
+    pub fn decode_borrowing_properties(
+        payload: &Bytes,
+    ) -> Result<(Self, Option<PropertiesRef<'_>>, RawSections), DecodeError> {
+        let mut m = Message::default();
+        let mut raw = RawSections::new(payload.clone());
+        let mut properties = None;
+        m.decode_sections(
+            payload.clone(),
+            Some(&mut raw),
+            Some((payload.as_ref(), &mut properties)),
+        )?;
+        Ok((m, properties, raw))
+    }
+
     /// Fills `self` from the sections of `payload`, recording spans into `raw` if given.
-    fn decode_sections(
+    /// Decodes `payload`'s sections into `self`, recording their spans in `raw` if given,
+    /// and borrowing the properties section into the given slot (from `payload`'s own
+    /// bytes) instead of building [`Properties`], if given.
+    fn decode_sections<'a>(
         &mut self,
         payload: Bytes,
         mut raw: Option<&mut RawSections>,
+        mut borrowed: Option<(&'a [u8], &mut Option<PropertiesRef<'a>>)>,
     ) -> Result<(), DecodeError> {
         let m = self;
         let mut dec = Decoder::new(payload);
@@ -100,6 +122,8 @@ impl Message {
                     dec.rewind(start + 1);
                     if d == descriptor::HEADER {
                         m.header = Some(Header::decode_with(&mut dec, code)?);
+                    } else if let Some((buf, slot)) = borrowed.as_mut() {
+                        **slot = Some(PropertiesRef::decode_with(&mut dec, code, buf)?);
                     } else {
                         m.properties = Some(Properties::decode_with(&mut dec, code)?);
                     }

@@ -38,21 +38,32 @@ impl Encode for MessageId {
 
 impl Decode for MessageId {
     fn decode_with(dec: &mut Decoder, code: u8) -> Result<Self, DecodeError> {
-        match code {
-            fc::STR8 | fc::STR32 => Str::decode_with(dec, code).map(MessageId::String),
-            fc::VBIN8 | fc::VBIN32 => Bytes::decode_with(dec, code).map(MessageId::Binary),
-            fc::ULONG | fc::SMALL_ULONG | fc::ULONG0 => {
-                u64::decode_with(dec, code).map(MessageId::Ulong)
-            }
-            fc::UUID => match dec.value_with(code)? {
-                Value::Uuid(u) => Ok(MessageId::Uuid(u)),
-                _ => Err(DecodeError::UnknownFormatCode(code)),
-            },
-            other => Err(DecodeError::UnexpectedType {
-                field: "message-id",
-                expected: "ulong, uuid, binary or string",
-                found: other,
-            }),
+        IdSpan::decode_with(dec, code)?.to_owned(dec)
+    }
+}
+
+/// A message-id or correlation-id borrowed from the encoded message: what a broker reads
+/// to map an incoming message without copying or counting references to its text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MessageIdRef<'a> {
+    /// `ulong`.
+    Ulong(u64),
+    /// `uuid`.
+    Uuid([u8; 16]),
+    /// `binary`.
+    Binary(&'a [u8]),
+    /// `string`.
+    String(&'a str),
+}
+
+impl MessageIdRef<'_> {
+    /// The owned id.
+    pub fn to_owned(&self) -> MessageId {
+        match *self {
+            MessageIdRef::Ulong(v) => MessageId::Ulong(v),
+            MessageIdRef::Uuid(u) => MessageId::Uuid(u),
+            MessageIdRef::Binary(b) => MessageId::Binary(Bytes::copy_from_slice(b)),
+            MessageIdRef::String(s) => MessageId::String(s.into()),
         }
     }
 }
@@ -110,21 +121,278 @@ impl Encode for Properties {
 
 impl Decode for Properties {
     fn decode_with(dec: &mut Decoder, code: u8) -> Result<Self, DecodeError> {
+        let spans = PropertiesSpans::decode_with(dec, code)?;
+        let text = |span: Option<Span>| {
+            span.map(|s| Str::from_utf8(dec.slice(s.range())))
+                .transpose()
+        };
+        let id = |span: Option<IdSpan>| span.map(|s| s.to_owned(dec)).transpose();
+        Ok(Properties {
+            message_id: id(spans.message_id)?,
+            user_id: spans.user_id.map(|s| dec.slice(s.range())),
+            to: text(spans.to)?,
+            subject: text(spans.subject)?,
+            reply_to: text(spans.reply_to)?,
+            correlation_id: id(spans.correlation_id)?,
+            content_type: text(spans.content_type)?.map(Symbol),
+            content_encoding: text(spans.content_encoding)?.map(Symbol),
+            absolute_expiry_time: spans.absolute_expiry_time,
+            creation_time: spans.creation_time,
+            group_id: text(spans.group_id)?,
+            group_sequence: spans.group_sequence,
+            reply_to_group_id: text(spans.reply_to_group_id)?,
+        })
+    }
+}
+
+/// The properties section borrowed from the encoded message: the same fields as
+/// [`Properties`], text and binaries as slices of the payload. Decoding it takes no
+/// reference counts and builds nothing; [`Properties`] is decoded through the same
+/// field reader, so both accept and refuse exactly the same encodings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PropertiesRef<'a> {
+    /// JMSMessageID.
+    pub message_id: Option<MessageIdRef<'a>>,
+    /// The producing user (JMSXUserID).
+    pub user_id: Option<&'a [u8]>,
+    /// The destination address (JMSDestination).
+    pub to: Option<&'a str>,
+    /// JMSType.
+    pub subject: Option<&'a str>,
+    /// Where to reply (JMSReplyTo).
+    pub reply_to: Option<&'a str>,
+    /// JMSCorrelationID.
+    pub correlation_id: Option<MessageIdRef<'a>>,
+    /// MIME type of a data body.
+    pub content_type: Option<&'a str>,
+    /// Encoding of a data body.
+    pub content_encoding: Option<&'a str>,
+    /// When the message expires (JMSExpiration).
+    pub absolute_expiry_time: Option<Timestamp>,
+    /// When it was created (JMSTimestamp).
+    pub creation_time: Option<Timestamp>,
+    /// JMSXGroupID.
+    pub group_id: Option<&'a str>,
+    /// JMSXGroupSeq.
+    pub group_sequence: Option<u32>,
+    /// Reply-to group.
+    pub reply_to_group_id: Option<&'a str>,
+}
+
+impl<'a> PropertiesRef<'a> {
+    /// Reads a properties section (constructor `code` just read from `dec`, whose buffer
+    /// is `buf`).
+    pub(crate) fn decode_with(
+        dec: &mut Decoder,
+        code: u8,
+        buf: &'a [u8],
+    ) -> Result<Self, DecodeError> {
+        let spans = PropertiesSpans::decode_with(dec, code)?;
+        let text = |span: Option<Span>| span.map(|s| s.text(buf)).transpose();
+        let id = |span: Option<IdSpan>| span.map(|s| s.borrow(buf)).transpose();
+        Ok(PropertiesRef {
+            message_id: id(spans.message_id)?,
+            user_id: spans.user_id.map(|s| &buf[s.range()]),
+            to: text(spans.to)?,
+            subject: text(spans.subject)?,
+            reply_to: text(spans.reply_to)?,
+            correlation_id: id(spans.correlation_id)?,
+            content_type: text(spans.content_type)?,
+            content_encoding: text(spans.content_encoding)?,
+            absolute_expiry_time: spans.absolute_expiry_time,
+            creation_time: spans.creation_time,
+            group_id: text(spans.group_id)?,
+            group_sequence: spans.group_sequence,
+            reply_to_group_id: text(spans.reply_to_group_id)?,
+        })
+    }
+}
+
+impl PropertiesRef<'_> {
+    /// The owned properties (text and binaries copied).
+    pub fn to_owned(&self) -> Properties {
+        Properties {
+            message_id: self.message_id.map(|id| id.to_owned()),
+            user_id: self.user_id.map(Bytes::copy_from_slice),
+            to: self.to.map(Str::from),
+            subject: self.subject.map(Str::from),
+            reply_to: self.reply_to.map(Str::from),
+            correlation_id: self.correlation_id.map(|id| id.to_owned()),
+            content_type: self.content_type.map(Symbol::from),
+            content_encoding: self.content_encoding.map(Symbol::from),
+            absolute_expiry_time: self.absolute_expiry_time,
+            creation_time: self.creation_time,
+            group_id: self.group_id.map(Str::from),
+            group_sequence: self.group_sequence,
+            reply_to_group_id: self.reply_to_group_id.map(Str::from),
+        }
+    }
+}
+
+/// Where a field's data lies in the decoder's buffer (its UTF-8 not checked yet).
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    start: u32,
+    end: u32,
+}
+
+impl Span {
+    fn of(dec: &mut Decoder, code: u8) -> Result<Self, DecodeError> {
+        let r = dec.sized_span(code)?;
+        // A frame is at most 4 GiB - 1 (its size is a u32), so positions fit.
+        Ok(Span {
+            start: r.start as u32,
+            end: r.end as u32,
+        })
+    }
+
+    fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+
+    fn text(self, buf: &[u8]) -> Result<&str, DecodeError> {
+        let b = &buf[self.range()];
+        // Addresses, ids and symbols are ASCII, and checking that is several times
+        // cheaper than the full UTF-8 check on short strings.
+        if b.is_ascii() {
+            // SAFETY: every byte is ASCII, and ASCII is valid UTF-8.
+            return Ok(unsafe { std::str::from_utf8_unchecked(b) });
+        }
+        std::str::from_utf8(b).map_err(|_| DecodeError::InvalidUtf8)
+    }
+}
+
+/// A string field (`str8`/`str32`).
+struct TextSpan(Span);
+
+impl Decode for TextSpan {
+    #[inline]
+    fn decode_with(dec: &mut Decoder, code: u8) -> Result<Self, DecodeError> {
+        match code {
+            fc::STR8 | fc::STR32 => Span::of(dec, code).map(TextSpan),
+            other => Err(unexpected("string", other)),
+        }
+    }
+}
+
+/// A symbol field (`sym8`/`sym32`).
+struct SymbolSpan(Span);
+
+impl Decode for SymbolSpan {
+    #[inline]
+    fn decode_with(dec: &mut Decoder, code: u8) -> Result<Self, DecodeError> {
+        match code {
+            fc::SYM8 | fc::SYM32 => Span::of(dec, code).map(SymbolSpan),
+            other => Err(unexpected("symbol", other)),
+        }
+    }
+}
+
+/// A binary field (`vbin8`/`vbin32`).
+struct BinarySpan(Span);
+
+impl Decode for BinarySpan {
+    #[inline]
+    fn decode_with(dec: &mut Decoder, code: u8) -> Result<Self, DecodeError> {
+        match code {
+            fc::VBIN8 | fc::VBIN32 => Span::of(dec, code).map(BinarySpan),
+            other => Err(unexpected("binary", other)),
+        }
+    }
+}
+
+fn unexpected(expected: &'static str, found: u8) -> DecodeError {
+    DecodeError::UnexpectedType {
+        field: "value",
+        expected,
+        found,
+    }
+}
+
+/// A message-id or correlation-id as read: the one place that says which AMQP types an
+/// id may have.
+#[derive(Debug, Clone, Copy)]
+enum IdSpan {
+    Ulong(u64),
+    Uuid([u8; 16]),
+    Binary(Span),
+    String(Span),
+}
+
+impl Decode for IdSpan {
+    fn decode_with(dec: &mut Decoder, code: u8) -> Result<Self, DecodeError> {
+        match code {
+            fc::STR8 | fc::STR32 => Span::of(dec, code).map(IdSpan::String),
+            fc::VBIN8 | fc::VBIN32 => Span::of(dec, code).map(IdSpan::Binary),
+            fc::ULONG | fc::SMALL_ULONG | fc::ULONG0 => {
+                u64::decode_with(dec, code).map(IdSpan::Ulong)
+            }
+            fc::UUID => dec.uuid().map(IdSpan::Uuid),
+            other => Err(DecodeError::UnexpectedType {
+                field: "message-id",
+                expected: "ulong, uuid, binary or string",
+                found: other,
+            }),
+        }
+    }
+}
+
+impl IdSpan {
+    fn to_owned(self, dec: &Decoder) -> Result<MessageId, DecodeError> {
+        Ok(match self {
+            IdSpan::Ulong(v) => MessageId::Ulong(v),
+            IdSpan::Uuid(u) => MessageId::Uuid(u),
+            IdSpan::Binary(s) => MessageId::Binary(dec.slice(s.range())),
+            IdSpan::String(s) => MessageId::String(Str::from_utf8(dec.slice(s.range()))?),
+        })
+    }
+
+    fn borrow(self, buf: &[u8]) -> Result<MessageIdRef<'_>, DecodeError> {
+        Ok(match self {
+            IdSpan::Ulong(v) => MessageIdRef::Ulong(v),
+            IdSpan::Uuid(u) => MessageIdRef::Uuid(u),
+            IdSpan::Binary(s) => MessageIdRef::Binary(&buf[s.range()]),
+            IdSpan::String(s) => MessageIdRef::String(s.text(buf)?),
+        })
+    }
+}
+
+/// The properties section's fields as read, before text is checked and before they are
+/// sliced (owned) or borrowed.
+struct PropertiesSpans {
+    message_id: Option<IdSpan>,
+    user_id: Option<Span>,
+    to: Option<Span>,
+    subject: Option<Span>,
+    reply_to: Option<Span>,
+    correlation_id: Option<IdSpan>,
+    content_type: Option<Span>,
+    content_encoding: Option<Span>,
+    absolute_expiry_time: Option<Timestamp>,
+    creation_time: Option<Timestamp>,
+    group_id: Option<Span>,
+    group_sequence: Option<u32>,
+    reply_to_group_id: Option<Span>,
+}
+
+impl PropertiesSpans {
+    fn decode_with(dec: &mut Decoder, code: u8) -> Result<Self, DecodeError> {
         let mut f = Fields::described(dec, code, descriptor::PROPERTIES, "properties")?;
-        let p = Properties {
+        let text = |t: Option<TextSpan>| t.map(|t| t.0);
+        let p = PropertiesSpans {
             message_id: f.optional("message-id")?,
-            user_id: f.optional("user-id")?,
-            to: f.optional("to")?,
-            subject: f.optional("subject")?,
-            reply_to: f.optional("reply-to")?,
+            user_id: f.optional("user-id")?.map(|b: BinarySpan| b.0),
+            to: text(f.optional("to")?),
+            subject: text(f.optional("subject")?),
+            reply_to: text(f.optional("reply-to")?),
             correlation_id: f.optional("correlation-id")?,
-            content_type: f.optional("content-type")?,
-            content_encoding: f.optional("content-encoding")?,
+            content_type: f.optional("content-type")?.map(|s: SymbolSpan| s.0),
+            content_encoding: f.optional("content-encoding")?.map(|s: SymbolSpan| s.0),
             absolute_expiry_time: f.optional("absolute-expiry-time")?,
             creation_time: f.optional("creation-time")?,
-            group_id: f.optional("group-id")?,
+            group_id: text(f.optional("group-id")?),
             group_sequence: f.optional("group-sequence")?,
-            reply_to_group_id: f.optional("reply-to-group-id")?,
+            reply_to_group_id: text(f.optional("reply-to-group-id")?),
         };
         f.finish()?;
         Ok(p)

@@ -26,7 +26,7 @@ use std::fmt::Write as _;
 
 use bytes::{Bytes, BytesMut};
 use ferry_amqp::codec::{format_code as fc, put_binary, put_string, put_value, Encode};
-use ferry_amqp::{MessageId, Str, Value};
+use ferry_amqp::{MessageId, MessageIdRef, Str, Value};
 
 const JMS_ID_PREFIX: &str = "ID:";
 const AMQP_UUID: &str = "AMQP_UUID:";
@@ -54,6 +54,17 @@ pub enum IdRef<'a> {
     Binary(&'a [u8]),
     /// `string`.
     String(&'a str),
+}
+
+impl<'a> From<MessageIdRef<'a>> for IdRef<'a> {
+    fn from(id: MessageIdRef<'a>) -> Self {
+        match id {
+            MessageIdRef::Ulong(v) => IdRef::Ulong(v),
+            MessageIdRef::Uuid(u) => IdRef::Uuid(u),
+            MessageIdRef::Binary(b) => IdRef::Binary(b),
+            MessageIdRef::String(s) => IdRef::String(s),
+        }
+    }
 }
 
 impl<'a> IdRef<'a> {

@@ -33,7 +33,7 @@
 use std::ops::Range;
 
 use bytes::{Bytes, BytesMut};
-use ferry_amqp::{Body, Header, Message, Properties, RawSections, SectionKind, Value};
+use ferry_amqp::{Body, Header, Message, PropertiesRef, RawSections, SectionKind, Str, Value};
 use ferry_mqi::descriptor::{format, msg_type, persistence, EXPIRY_UNLIMITED};
 use ferry_mqi::{
     properties::validate_property_name, validate_object_name, FixedStr, MessageDescriptor,
@@ -50,8 +50,8 @@ use super::{
 /// Maps an encoded AMQP message (a whole delivery's payload) to the MQ message to put.
 /// `now_ms` (ms since the epoch) turns an absolute-expiry-time into an Expiry.
 pub fn amqp_to_mq(message_bytes: &Bytes, now_ms: u64) -> Result<MqMessage, MappingError> {
-    let (msg, raw) = Message::decode_with_sections(message_bytes.clone())?;
-    let props = msg.properties.as_ref();
+    // The properties section is read in place: its fields are only looked at here.
+    let (msg, props, raw) = Message::decode_borrowing_properties(message_bytes)?;
     let mut md = MessageDescriptor {
         expiry: expiry(msg.header.as_ref(), props, now_ms),
         ..MessageDescriptor::default()
@@ -76,8 +76,8 @@ pub fn amqp_to_mq(message_bytes: &Bytes, now_ms: u64) -> Result<MqMessage, Mappi
             None => mq_props.push((name, v)),
         }
     }
-    let ids = props.map(|p| set_properties_fields(&mut md, p));
-    if let (Some(p), Some(ids)) = (props, &ids) {
+    let ids = props.map(|p| set_properties_fields(&mut md, &p));
+    if let (Some(p), Some(ids)) = (&props, &ids) {
         kept_properties(&mut mq_props, p, ids);
     }
     let sections = bare_sections(&raw);
@@ -109,7 +109,10 @@ pub fn amqp_to_mq(message_bytes: &Bytes, now_ms: u64) -> Result<MqMessage, Mappi
         md,
         properties,
         body,
-        to: props.and_then(|p| p.to.clone()),
+        // Shares the payload's bytes (already checked as text).
+        to: props
+            .and_then(|p| p.to)
+            .and_then(|to| Str::from_utf8(message_bytes.slice_ref(to.as_bytes())).ok()),
     })
 }
 
@@ -125,7 +128,7 @@ fn set_header_fields(md: &mut MessageDescriptor, header: Option<&Header>) {
 }
 
 /// Expiry in tenths of a second (at least 1) from ttl, else absolute-expiry-time.
-fn expiry(header: Option<&Header>, props: Option<&Properties>, now_ms: u64) -> i32 {
+fn expiry(header: Option<&Header>, props: Option<PropertiesRef<'_>>, now_ms: u64) -> i32 {
     let tenths = |ms: u64| i32::try_from(ms.div_ceil(100)).unwrap_or(i32::MAX).max(1);
     if let Some(ttl) = header.and_then(|h| h.ttl) {
         return tenths(ttl.into());
@@ -155,9 +158,9 @@ impl EncodedIds {
 }
 
 /// MsgId, CorrelId, ReplyToQ and MsgType from `properties`; returns the ids' encodings.
-fn set_properties_fields(md: &mut MessageDescriptor, p: &Properties) -> EncodedIds {
-    let message_id = p.message_id.as_ref().map(IdRef::of);
-    let correlation_id = p.correlation_id.as_ref().map(IdRef::of);
+fn set_properties_fields(md: &mut MessageDescriptor, p: &PropertiesRef<'_>) -> EncodedIds {
+    let message_id = p.message_id.map(IdRef::from);
+    let correlation_id = p.correlation_id.map(IdRef::from);
     let size = [message_id, correlation_id]
         .iter()
         .flatten()
@@ -172,10 +175,10 @@ fn set_properties_fields(md: &mut MessageDescriptor, p: &Properties) -> EncodedI
     };
     let message_id = message_id.map(|id| encode(id, &mut md.msg_id));
     let correlation_id = correlation_id.map(|id| encode(id, &mut md.correl_id));
-    if let Some(reply_to) = &p.reply_to {
+    if let Some(reply_to) = p.reply_to {
         md.msg_type = msg_type::REQUEST;
-        if validate_object_name(reply_to.as_str()).is_ok() {
-            md.reply_to_q = FixedStr::truncating(reply_to.as_str());
+        if validate_object_name(reply_to).is_ok() {
+            md.reply_to_q = FixedStr::truncating(reply_to);
         }
     }
     EncodedIds {
@@ -189,7 +192,7 @@ fn set_properties_fields(md: &mut MessageDescriptor, p: &Properties) -> EncodedI
 /// (after the application properties, in this order).
 fn kept_properties<'a>(
     mq_props: &mut Vec<(&'a str, PropertyRef<'a>)>,
-    p: &'a Properties,
+    p: &PropertiesRef<'a>,
     ids: &'a EncodedIds,
 ) {
     if let Some(id) = ids.message_id() {
@@ -198,11 +201,11 @@ fn kept_properties<'a>(
     if let Some(id) = ids.correlation_id() {
         mq_props.push((PROP_CORRELATION_ID, PropertyRef::ByteString(id)));
     }
-    if let Some(reply_to) = &p.reply_to {
-        mq_props.push((PROP_REPLY_TO, PropertyRef::String(reply_to.as_str())));
+    if let Some(reply_to) = p.reply_to {
+        mq_props.push((PROP_REPLY_TO, PropertyRef::String(reply_to)));
     }
-    if let Some(subject) = &p.subject {
-        mq_props.push((PROP_JMS_TYPE, PropertyRef::String(subject.as_str())));
+    if let Some(subject) = p.subject {
+        mq_props.push((PROP_JMS_TYPE, PropertyRef::String(subject)));
     }
 }
 
@@ -225,7 +228,7 @@ fn bare_sections(raw: &RawSections) -> Option<Bytes> {
 mod tests {
     use super::*;
     use bytes::BytesMut;
-    use ferry_amqp::{MessageId, Str, Timestamp};
+    use ferry_amqp::{MessageId, Properties, Str, Timestamp};
     use ferry_mqi::PropertyValue;
 
     const NOW: u64 = 1_700_000_000_000;
