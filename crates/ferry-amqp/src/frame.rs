@@ -177,14 +177,21 @@ fn decode_body(channel: u16, frame_type: FrameType, body: Bytes) -> Result<Frame
             payload: Bytes::new(),
         });
     }
-    let mut dec = Decoder::new(body);
-    let performative: Performative = dec.read()?;
+    // The frames of every message take a fast path; whatever it does not know, the
+    // general decoder reads (see `performative::quick`).
+    let (performative, payload) = match crate::performative::quick_decode(&body) {
+        Some((p, used)) => (p, body.slice(used..)),
+        None => {
+            let mut dec = Decoder::new(body);
+            let p: Performative = dec.read()?;
+            (p, dec.take_rest())
+        }
+    };
     if performative.is_sasl() != (frame_type == FrameType::Sasl) {
         return Err(FrameError::Malformed(
             "performative does not match the frame type",
         ));
     }
-    let payload = dec.take_rest();
     if !payload.is_empty() && !matches!(performative, Performative::Transfer(_)) {
         return Err(DecodeError::TrailingBytes(payload.len()).into());
     }

@@ -45,7 +45,27 @@ pub fn decode_everything(data: &[u8]) {
     round_trip::<SaslInit>(&bytes);
     round_trip::<SaslOutcome>(&bytes);
     message(&bytes);
+    fast_path_agrees(&bytes);
     feed_server(data);
+}
+
+/// Whatever the performatives' fast path reads from `bytes` (a frame body), the general
+/// decoder reads too, to the same value and the same length. Panics otherwise.
+pub fn fast_path_agrees(bytes: &Bytes) {
+    if let Some((quick, used)) = crate::performative::quick_decode(bytes) {
+        let mut dec = crate::codec::Decoder::new(bytes.clone());
+        let general: Result<Performative, _> = dec.read();
+        assert_eq!(
+            general.as_ref(),
+            Ok(&quick),
+            "fast path and general decoder disagree"
+        );
+        assert_eq!(
+            dec.position(),
+            used,
+            "fast path and general decoder end apart"
+        );
+    }
 }
 
 /// Feeds `data` to server-role connections: as the first bytes, after the AMQP header

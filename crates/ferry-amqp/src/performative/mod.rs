@@ -10,6 +10,7 @@ mod connection;
 mod delivery_state;
 mod error_condition;
 mod link;
+mod quick;
 mod sasl;
 mod settlement;
 mod terminus;
@@ -20,6 +21,7 @@ pub use connection::{
 pub use delivery_state::{Declare, DeliveryState, Discharge};
 pub use error_condition::ErrorCondition;
 pub use link::{Attach, Detach, Disposition, Flow, Transfer};
+pub(crate) use quick::performative as quick_decode;
 pub use sasl::{SaslChallenge, SaslCode, SaslInit, SaslMechanisms, SaslOutcome, SaslResponse};
 pub use settlement::{ReceiverSettleMode, Role, SenderSettleMode};
 pub use terminus::{Coordinator, ExpiryPolicy, LinkTarget, Source, Target, TerminusDurability};
