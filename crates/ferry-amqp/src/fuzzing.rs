@@ -11,10 +11,11 @@
 
 use bytes::{Bytes, BytesMut};
 
+use crate::codec::Decoder;
 use crate::codec::{from_bytes, to_bytes, Decode, Encode};
 use crate::connection::{Config, Connection, Event, SaslServer};
 use crate::frame::{encode_frame, FrameDecoder, ProtocolHeader};
-use crate::message::{Message, RawSections};
+use crate::message::{Header, Message, PropertiesSpans, RawSections};
 use crate::performative::*;
 use crate::value::Value;
 
@@ -49,21 +50,58 @@ pub fn decode_everything(data: &[u8]) {
     feed_server(data);
 }
 
-/// Whatever the performatives' fast path reads from `bytes` (a frame body), the general
-/// decoder reads too, to the same value and the same length. Panics otherwise.
+/// Whatever a fast path (the performatives', the header's, the properties section's)
+/// reads from `bytes`, starting at any described value in it, the general decoder reads
+/// too, to the same value and the same length. Panics otherwise.
 pub fn fast_path_agrees(bytes: &Bytes) {
+    for (at, _) in bytes.iter().enumerate().filter(|(_, b)| **b == 0) {
+        fast_paths_agree_at(&bytes.slice(at..));
+    }
+}
+
+fn fast_paths_agree_at(bytes: &Bytes) {
     if let Some((quick, used)) = crate::performative::quick_decode(bytes) {
-        let mut dec = crate::codec::Decoder::new(bytes.clone());
+        let mut dec = Decoder::new(bytes.clone());
         let general: Result<Performative, _> = dec.read();
         assert_eq!(
             general.as_ref(),
             Ok(&quick),
-            "fast path and general decoder disagree"
+            "performative fast path disagrees"
         );
         assert_eq!(
             dec.position(),
             used,
-            "fast path and general decoder end apart"
+            "performative fast path ends elsewhere"
+        );
+    }
+    let mut start = Decoder::new(bytes.clone());
+    let Ok(code) = start.read_code() else {
+        return;
+    };
+    let (mut quick, mut general) = (start.clone(), start.clone());
+    if let Some(h) = Header::quick(&mut quick, code) {
+        assert_eq!(
+            Header::general(&mut general, code),
+            Ok(h),
+            "header fast path disagrees"
+        );
+        assert_eq!(
+            quick.position(),
+            general.position(),
+            "header fast path ends elsewhere"
+        );
+    }
+    let (mut quick, mut general) = (start.clone(), start);
+    if let Some(p) = PropertiesSpans::quick(&mut quick, code) {
+        assert_eq!(
+            PropertiesSpans::general(&mut general, code),
+            Ok(p),
+            "properties fast path disagrees"
+        );
+        assert_eq!(
+            quick.position(),
+            general.position(),
+            "properties fast path ends elsewhere"
         );
     }
 }

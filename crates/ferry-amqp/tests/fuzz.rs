@@ -153,6 +153,7 @@ proptest! {
             data[at % n] = byte;
         }
         decodes_agree(&data)?;
+        ferry_amqp::fuzzing::fast_path_agrees(&bytes::Bytes::from(data));
     }
 
     #[test]

@@ -161,6 +161,20 @@ impl Decoder {
         self.buf.slice(span)
     }
 
+    /// The bytes from the cursor to the limit (for a fast path to look at), and the
+    /// cursor's position in the buffer.
+    #[inline]
+    pub(crate) fn rest(&self) -> (&[u8], usize) {
+        (&self.buf[self.pos..self.limit], self.pos)
+    }
+
+    /// Moves the cursor forward `n` bytes (at most [`Self::remaining`], which a fast path
+    /// read in [`Self::rest`]).
+    #[inline]
+    pub(crate) fn skip(&mut self, n: usize) {
+        self.pos += n.min(self.remaining());
+    }
+
     /// Reads 16 raw bytes (a uuid's data).
     #[inline]
     pub(crate) fn uuid(&mut self) -> Result<[u8; 16], DecodeError> {

@@ -14,6 +14,7 @@ mod decode;
 mod encode;
 pub mod format_code;
 mod primitive;
+pub(crate) mod quick;
 
 pub use composite::{CompositeWriter, Fields};
 pub use decode::Decoder;

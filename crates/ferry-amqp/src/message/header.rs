@@ -3,7 +3,8 @@
 
 use bytes::BytesMut;
 
-use crate::codec::{CompositeWriter, Decode, Decoder, Encode, Fields};
+use crate::codec::quick::List;
+use crate::codec::{format_code as fc, CompositeWriter, Decode, Decoder, Encode, Fields};
 use crate::descriptor;
 use crate::error::DecodeError;
 
@@ -51,6 +52,39 @@ impl Encode for Header {
 
 impl Decode for Header {
     fn decode_with(dec: &mut Decoder, code: u8) -> Result<Self, DecodeError> {
+        match Header::quick(dec, code) {
+            Some(h) => Ok(h),
+            None => Header::general(dec, code),
+        }
+    }
+}
+
+impl Header {
+    /// The fast path (see [`crate::codec::quick`]) for a header in the compact encoding;
+    /// `None`, with `dec` untouched, for anything else.
+    pub(crate) fn quick(dec: &mut Decoder, code: u8) -> Option<Header> {
+        let (b, _) = dec.rest();
+        if code != fc::DESCRIBED || b.first() != Some(&fc::SMALL_ULONG) {
+            return None;
+        }
+        if b.get(1).map(|&d| u64::from(d)) != Some(descriptor::HEADER) {
+            return None;
+        }
+        let mut r = List::open(b, 0)?;
+        let h = Header {
+            durable: r.bool_or_false()?,
+            priority: r.ubyte_or(DEFAULT_PRIORITY)?,
+            ttl: r.optional_uint()?,
+            first_acquirer: r.bool_or_false()?,
+            delivery_count: r.uint_or(0)?,
+        };
+        let used = r.finish()?;
+        dec.skip(used);
+        Some(h)
+    }
+
+    /// The general decoder.
+    pub(crate) fn general(dec: &mut Decoder, code: u8) -> Result<Self, DecodeError> {
         let mut f = Fields::described(dec, code, descriptor::HEADER, "header")?;
         let h = Header {
             durable: f.or_default("durable", false)?,

@@ -11,6 +11,7 @@ mod properties;
 mod sections;
 
 pub use header::{Header, DEFAULT_PRIORITY};
+pub(crate) use properties::PropertiesSpans;
 pub use properties::{MessageId, MessageIdRef, Properties, PropertiesRef};
 pub use sections::{RawSections, SectionKind};
 

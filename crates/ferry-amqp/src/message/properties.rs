@@ -4,6 +4,7 @@
 
 use bytes::{Bytes, BytesMut};
 
+use crate::codec::quick::{List, QuickId};
 use crate::codec::{
     format_code as fc, put_binary, put_string, CompositeWriter, Decode, Decoder, Encode, Fields,
 };
@@ -230,13 +231,21 @@ impl PropertiesRef<'_> {
 }
 
 /// Where a field's data lies in the decoder's buffer (its UTF-8 not checked yet).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Span {
     start: u32,
     end: u32,
 }
 
 impl Span {
+    /// The span `r` of the rest of a decoder whose cursor was at `base`.
+    fn at(base: usize, r: std::ops::Range<usize>) -> Self {
+        Span {
+            start: (base + r.start) as u32,
+            end: (base + r.end) as u32,
+        }
+    }
+
     fn of(dec: &mut Decoder, code: u8) -> Result<Self, DecodeError> {
         let r = dec.sized_span(code)?;
         // A frame is at most 4 GiB - 1 (its size is a u32), so positions fit.
@@ -311,7 +320,7 @@ fn unexpected(expected: &'static str, found: u8) -> DecodeError {
 
 /// A message-id or correlation-id as read: the one place that says which AMQP types an
 /// id may have.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum IdSpan {
     Ulong(u64),
     Uuid([u8; 16]),
@@ -359,7 +368,8 @@ impl IdSpan {
 
 /// The properties section's fields as read, before text is checked and before they are
 /// sliced (owned) or borrowed.
-struct PropertiesSpans {
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PropertiesSpans {
     message_id: Option<IdSpan>,
     user_id: Option<Span>,
     to: Option<Span>,
@@ -377,6 +387,53 @@ struct PropertiesSpans {
 
 impl PropertiesSpans {
     fn decode_with(dec: &mut Decoder, code: u8) -> Result<Self, DecodeError> {
+        match PropertiesSpans::quick(dec, code) {
+            Some(p) => Ok(p),
+            None => PropertiesSpans::general(dec, code),
+        }
+    }
+
+    /// The fast path (see [`crate::codec::quick`]) for a properties section in the
+    /// compact encoding; `None`, with `dec` untouched, for anything else.
+    pub(crate) fn quick(dec: &mut Decoder, code: u8) -> Option<Self> {
+        let (b, base) = dec.rest();
+        if code != fc::DESCRIBED || b.first() != Some(&fc::SMALL_ULONG) {
+            return None;
+        }
+        if b.get(1).map(|&d| u64::from(d)) != Some(descriptor::PROPERTIES) {
+            return None;
+        }
+        let mut r = List::open(b, 0)?;
+        let span = |s: Option<std::ops::Range<usize>>| s.map(|s| Span::at(base, s));
+        let id = |q: Option<QuickId>| {
+            q.map(|q| match q {
+                QuickId::Ulong(v) => IdSpan::Ulong(v),
+                QuickId::Binary(s) => IdSpan::Binary(Span::at(base, s)),
+                QuickId::String(s) => IdSpan::String(Span::at(base, s)),
+            })
+        };
+        let p = PropertiesSpans {
+            message_id: id(r.optional_id()?),
+            user_id: span(r.optional_binary()?),
+            to: span(r.optional_sized(fc::STR8)?),
+            subject: span(r.optional_sized(fc::STR8)?),
+            reply_to: span(r.optional_sized(fc::STR8)?),
+            correlation_id: id(r.optional_id()?),
+            content_type: span(r.optional_sized(fc::SYM8)?),
+            content_encoding: span(r.optional_sized(fc::SYM8)?),
+            absolute_expiry_time: r.optional_timestamp()?,
+            creation_time: r.optional_timestamp()?,
+            group_id: span(r.optional_sized(fc::STR8)?),
+            group_sequence: r.optional_uint()?,
+            reply_to_group_id: span(r.optional_sized(fc::STR8)?),
+        };
+        let used = r.finish()?;
+        dec.skip(used);
+        Some(p)
+    }
+
+    /// The general decoder.
+    pub(crate) fn general(dec: &mut Decoder, code: u8) -> Result<Self, DecodeError> {
         let mut f = Fields::described(dec, code, descriptor::PROPERTIES, "properties")?;
         let text = |t: Option<TextSpan>| t.map(|t| t.0);
         let p = PropertiesSpans {

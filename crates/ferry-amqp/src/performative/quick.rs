@@ -13,8 +13,9 @@
 
 use bytes::Bytes;
 
-use super::{DeliveryState, Disposition, Flow, Performative, Role, Transfer};
+use super::{Disposition, Flow, Performative, Role, Transfer};
 use crate::codec::format_code as fc;
+use crate::codec::quick::List;
 use crate::descriptor;
 
 /// Reads a transfer, disposition or flow at the start of `body` in the compact encoding,
@@ -22,36 +23,24 @@ use crate::descriptor;
 pub(crate) fn performative(body: &Bytes) -> Option<(Performative, usize)> {
     let b = body.as_ref();
     // 0x00 0x53 <code> 0xc0 <size> <count>
-    if b.len() < 6 || b[0] != fc::DESCRIBED || b[1] != fc::SMALL_ULONG || b[3] != fc::LIST8 {
+    if b.len() < 3 || b[0] != fc::DESCRIBED || b[1] != fc::SMALL_ULONG {
         return None;
     }
-    // The size counts the bytes after itself (the count and the fields).
-    let end = 5 + usize::from(b[4]);
-    if end > b.len() || b[4] == 0 {
-        return None;
-    }
-    let mut r = Fields {
-        b,
-        pos: 6,
-        end,
-        left: b[5],
-    };
+    let mut r = List::open(b, 1)?;
     let p = match u64::from(b[2]) {
         descriptor::TRANSFER => Performative::Transfer(transfer(&mut r, body)?),
         descriptor::DISPOSITION => Performative::Disposition(disposition(&mut r)?),
         descriptor::FLOW => Performative::Flow(flow(&mut r)?),
         _ => return None,
     };
-    // Fields beyond those the type has, or a size that does not match: the general
-    // decoder's business.
-    (r.left == 0 && r.pos == r.end).then_some((p, end))
+    Some((p, r.finish()?))
 }
 
-fn transfer(r: &mut Fields<'_>, body: &Bytes) -> Option<Transfer> {
+fn transfer(r: &mut List<'_>, body: &Bytes) -> Option<Transfer> {
     Some(Transfer {
         handle: r.uint()?,
         delivery_id: r.optional_uint()?,
-        delivery_tag: r.optional_binary(body)?,
+        delivery_tag: r.optional_binary()?.map(|s| body.slice(s)),
         message_format: r.optional_uint()?,
         settled: r.optional_bool()?,
         more: r.bool_or_false()?,
@@ -63,7 +52,7 @@ fn transfer(r: &mut Fields<'_>, body: &Bytes) -> Option<Transfer> {
     })
 }
 
-fn disposition(r: &mut Fields<'_>) -> Option<Disposition> {
+fn disposition(r: &mut List<'_>) -> Option<Disposition> {
     Some(Disposition {
         role: if r.bool()? {
             Role::Receiver
@@ -78,7 +67,7 @@ fn disposition(r: &mut Fields<'_>) -> Option<Disposition> {
     })
 }
 
-fn flow(r: &mut Fields<'_>) -> Option<Flow> {
+fn flow(r: &mut List<'_>) -> Option<Flow> {
     Some(Flow {
         next_incoming_id: r.optional_uint()?,
         incoming_window: r.uint()?,
@@ -94,154 +83,11 @@ fn flow(r: &mut Fields<'_>) -> Option<Flow> {
     })
 }
 
-/// The fields of one `list8`: `left` of them still to read before `end`; fields past
-/// the count read as null, as in the general decoder.
-struct Fields<'a> {
-    b: &'a [u8],
-    pos: usize,
-    end: usize,
-    left: u8,
-}
-
-impl Fields<'_> {
-    /// The next field's constructor (null once the list has no more fields).
-    #[inline]
-    fn code(&mut self) -> Option<u8> {
-        if self.left == 0 {
-            return Some(fc::NULL);
-        }
-        self.left -= 1;
-        let c = *self.b.get(self.pos).filter(|_| self.pos < self.end)?;
-        self.pos += 1;
-        Some(c)
-    }
-
-    /// `n` bytes of data, within the list.
-    #[inline]
-    fn take(&mut self, n: usize) -> Option<&[u8]> {
-        let data = self
-            .b
-            .get(self.pos..self.pos + n)
-            .filter(|_| self.pos + n <= self.end)?;
-        self.pos += n;
-        Some(data)
-    }
-
-    #[inline]
-    fn uint_with(&mut self, code: u8) -> Option<u32> {
-        match code {
-            fc::UINT0 => Some(0),
-            fc::SMALL_UINT => self.take(1).map(|d| u32::from(d[0])),
-            fc::UINT => self
-                .take(4)
-                .map(|d| u32::from_be_bytes([d[0], d[1], d[2], d[3]])),
-            _ => None,
-        }
-    }
-
-    /// A required uint.
-    #[inline]
-    fn uint(&mut self) -> Option<u32> {
-        let code = self.code()?;
-        self.uint_with(code)
-    }
-
-    /// An optional uint: `Some(None)` for null.
-    #[inline]
-    fn optional_uint(&mut self) -> Option<Option<u32>> {
-        match self.code()? {
-            fc::NULL => Some(None),
-            code => self.uint_with(code).map(Some),
-        }
-    }
-
-    /// A required boolean.
-    #[inline]
-    fn bool(&mut self) -> Option<bool> {
-        match self.code()? {
-            fc::TRUE => Some(true),
-            fc::FALSE => Some(false),
-            _ => None,
-        }
-    }
-
-    /// An optional boolean: `Some(None)` for null.
-    #[inline]
-    fn optional_bool(&mut self) -> Option<Option<bool>> {
-        match self.code()? {
-            fc::NULL => Some(None),
-            fc::TRUE => Some(Some(true)),
-            fc::FALSE => Some(Some(false)),
-            _ => None,
-        }
-    }
-
-    /// A boolean whose default is false.
-    #[inline]
-    fn bool_or_false(&mut self) -> Option<bool> {
-        self.optional_bool().map(|b| b.unwrap_or(false))
-    }
-
-    /// An optional `vbin8`, sliced from `body` (the buffer `self.b` is).
-    #[inline]
-    fn optional_binary(&mut self, body: &Bytes) -> Option<Option<Bytes>> {
-        match self.code()? {
-            fc::NULL => Some(None),
-            fc::VBIN8 => {
-                let len = usize::from(*self.take(1)?.first()?);
-                let start = self.pos;
-                self.take(len)?;
-                Some(Some(body.slice(start..start + len)))
-            }
-            _ => None,
-        }
-    }
-
-    /// A field this reader only knows as null (read as the type's absent value).
-    #[inline]
-    fn null<T>(&mut self) -> Option<T>
-    where
-        T: Absent,
-    {
-        (self.code()? == fc::NULL).then(T::absent)
-    }
-
-    /// An optional delivery state that, when present, is `accepted` as a `list0`.
-    #[inline]
-    fn optional_accepted(&mut self) -> Option<Option<DeliveryState>> {
-        match self.code()? {
-            fc::NULL => Some(None),
-            fc::DESCRIBED => {
-                let d = self.take(3)?;
-                (d[0] == fc::SMALL_ULONG
-                    && u64::from(d[1]) == descriptor::ACCEPTED
-                    && d[2] == fc::LIST0)
-                    .then_some(Some(DeliveryState::Accepted))
-            }
-            _ => None,
-        }
-    }
-}
-
-/// What a field read as null stands for.
-trait Absent {
-    fn absent() -> Self;
-}
-
-impl<T> Absent for Option<T> {
-    fn absent() -> Self {
-        None
-    }
-}
-
-impl Absent for () {
-    fn absent() -> Self {}
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::codec::{Decode, Decoder, Encode};
+    use crate::performative::DeliveryState;
     use bytes::BytesMut;
 
     fn encoded(p: &Performative) -> Bytes {
