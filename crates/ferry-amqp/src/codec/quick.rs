@@ -1,9 +1,13 @@
-//! A reader for composites in the compact encoding (a `smallulong` descriptor, a
+//! A reader and a writer for composites in the compact encoding (a `smallulong` descriptor, a
 //! `list0` or `list8`, and each field as one of a few common constructors), for the fast
 //! paths of the types every message costs (the transfer, disposition and flow
 //! performatives, the header and properties sections).
 //!
-//! Every method answers `None` for anything outside that set: not an error, but "let
+//! The writer ([`Writer`]) produces exactly the bytes [`super::CompositeWriter`] does
+//! for the values it takes (a caller checks they fit) without its generality: no
+//! list32 header written then shrunk, no growth checks per byte.
+//!
+//! Every reader method answers `None` for anything outside that set: not an error, but "let
 //! the general decoder read this", so a fast path can only ever accept what the general
 //! decoder accepts. Each fast path must read what it accepts exactly as the general
 //! decoder does; [`crate::fuzzing`] checks that on every input it is given.
@@ -256,4 +260,151 @@ impl<T> Absent for Option<T> {
 
 impl Absent for () {
     fn absent() -> Self {}
+}
+
+/// Writes a composite's fields into a fixed buffer, dropping trailing nulls as
+/// [`super::CompositeWriter`] does; for composites whose fields surely fit in
+/// [`Writer::ROOM`] bytes (the caller checks).
+pub(crate) struct Writer {
+    buf: [u8; Writer::ROOM],
+    len: usize,
+    count: u8,
+    kept_len: usize,
+    kept_count: u8,
+}
+
+impl Writer {
+    /// Room for the fields: less than the 255 bytes of a list8, so the list is always
+    /// a list8 (or a list0).
+    pub(crate) const ROOM: usize = 96;
+
+    #[inline]
+    pub(crate) fn new() -> Self {
+        Writer {
+            buf: [0; Writer::ROOM],
+            len: 0,
+            count: 0,
+            kept_len: 0,
+            kept_count: 0,
+        }
+    }
+
+    #[inline]
+    fn put(&mut self, bytes: &[u8]) {
+        self.buf[self.len..self.len + bytes.len()].copy_from_slice(bytes);
+        self.len += bytes.len();
+    }
+
+    #[inline]
+    fn keep(&mut self) {
+        self.count += 1;
+        self.kept_len = self.len;
+        self.kept_count = self.count;
+    }
+
+    /// A null field.
+    #[inline]
+    pub(crate) fn null(&mut self) -> &mut Self {
+        self.put(&[fc::NULL]);
+        self.count += 1;
+        self
+    }
+
+    /// A uint, in its smallest encoding.
+    #[inline]
+    pub(crate) fn uint(&mut self, v: u32) -> &mut Self {
+        match v {
+            0 => self.put(&[fc::UINT0]),
+            1..=255 => self.put(&[fc::SMALL_UINT, v as u8]),
+            _ => {
+                let b = v.to_be_bytes();
+                self.put(&[fc::UINT, b[0], b[1], b[2], b[3]]);
+            }
+        }
+        self.keep();
+        self
+    }
+
+    /// An optional uint.
+    #[inline]
+    pub(crate) fn optional_uint(&mut self, v: Option<u32>) -> &mut Self {
+        match v {
+            Some(v) => self.uint(v),
+            None => self.null(),
+        }
+    }
+
+    /// A boolean.
+    #[inline]
+    pub(crate) fn bool(&mut self, v: bool) -> &mut Self {
+        self.put(&[if v { fc::TRUE } else { fc::FALSE }]);
+        self.keep();
+        self
+    }
+
+    /// An optional boolean.
+    #[inline]
+    pub(crate) fn optional_bool(&mut self, v: Option<bool>) -> &mut Self {
+        match v {
+            Some(v) => self.bool(v),
+            None => self.null(),
+        }
+    }
+
+    /// A boolean whose default is false (written as null when false).
+    #[inline]
+    pub(crate) fn bool_or_false(&mut self, v: bool) -> &mut Self {
+        if v {
+            self.bool(true)
+        } else {
+            self.null()
+        }
+    }
+
+    /// An optional `vbin8` (the caller checks it fits).
+    #[inline]
+    pub(crate) fn optional_binary8(&mut self, v: Option<&[u8]>) -> &mut Self {
+        match v {
+            Some(data) => {
+                self.put(&[fc::VBIN8, data.len() as u8]);
+                self.put(data);
+                self.keep();
+                self
+            }
+            None => self.null(),
+        }
+    }
+
+    /// The `accepted` outcome (an empty described list).
+    #[inline]
+    pub(crate) fn accepted(&mut self) -> &mut Self {
+        self.put(&[
+            fc::DESCRIBED,
+            fc::SMALL_ULONG,
+            descriptor::ACCEPTED as u8,
+            fc::LIST0,
+        ]);
+        self.keep();
+        self
+    }
+
+    /// Appends the composite with `descriptor` (a small code) and the fields kept.
+    #[inline]
+    pub(crate) fn finish(&self, descriptor: u8, out: &mut bytes::BytesMut) {
+        use bytes::BufMut;
+        if self.kept_count == 0 {
+            out.put_slice(&[fc::DESCRIBED, fc::SMALL_ULONG, descriptor, fc::LIST0]);
+            return;
+        }
+        out.reserve(6 + self.kept_len);
+        out.put_slice(&[
+            fc::DESCRIBED,
+            fc::SMALL_ULONG,
+            descriptor,
+            fc::LIST8,
+            (self.kept_len + 1) as u8,
+            self.kept_count,
+        ]);
+        out.put_slice(&self.buf[..self.kept_len]);
+    }
 }

@@ -117,6 +117,15 @@ pub struct Flow {
 
 impl Encode for Flow {
     fn encode(&self, out: &mut BytesMut) {
+        if !super::quick::encode_flow(self, out) {
+            self.encode_general(out);
+        }
+    }
+}
+
+impl Flow {
+    /// The general encoder (every field, any size).
+    pub(crate) fn encode_general(&self, out: &mut BytesMut) {
         let mut w = CompositeWriter::begin(out, descriptor::FLOW);
         w.field(self.next_incoming_id.as_ref())
             .value(&self.incoming_window)
@@ -183,6 +192,15 @@ pub struct Transfer {
 
 impl Encode for Transfer {
     fn encode(&self, out: &mut BytesMut) {
+        if !super::quick::encode_transfer(self, out) {
+            self.encode_general(out);
+        }
+    }
+}
+
+impl Transfer {
+    /// The general encoder (every field, any size).
+    pub(crate) fn encode_general(&self, out: &mut BytesMut) {
         let mut w = CompositeWriter::begin(out, descriptor::TRANSFER);
         w.value(&self.handle)
             .field(self.delivery_id.as_ref())
@@ -239,6 +257,15 @@ pub struct Disposition {
 
 impl Encode for Disposition {
     fn encode(&self, out: &mut BytesMut) {
+        if !super::quick::encode_disposition(self, out) {
+            self.encode_general(out);
+        }
+    }
+}
+
+impl Disposition {
+    /// The general encoder (every field, any size).
+    pub(crate) fn encode_general(&self, out: &mut BytesMut) {
         let mut w = CompositeWriter::begin(out, descriptor::DISPOSITION);
         w.value(&self.role)
             .value(&self.first)

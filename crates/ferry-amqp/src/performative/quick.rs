@@ -13,9 +13,11 @@
 
 use bytes::Bytes;
 
-use super::{Disposition, Flow, Performative, Role, Transfer};
+use bytes::BytesMut;
+
+use super::{DeliveryState, Disposition, Flow, Performative, Role, Transfer};
 use crate::codec::format_code as fc;
-use crate::codec::quick::List;
+use crate::codec::quick::{List, Writer};
 use crate::descriptor;
 
 /// Reads a transfer, disposition or flow at the start of `body` in the compact encoding,
@@ -81,6 +83,70 @@ fn flow(r: &mut List<'_>) -> Option<Flow> {
         echo: r.bool_or_false()?,
         properties: r.null().map(|()| Vec::new())?,
     })
+}
+
+/// Writes `t` if it has only what the compact writer takes (no state, no
+/// rcv-settle-mode, a delivery tag of at most 32 bytes); false, with nothing written,
+/// otherwise.
+pub(crate) fn encode_transfer(t: &Transfer, out: &mut BytesMut) -> bool {
+    if t.state.is_some()
+        || t.rcv_settle_mode.is_some()
+        || t.delivery_tag.as_ref().is_some_and(|d| d.len() > 32)
+    {
+        return false;
+    }
+    let mut w = Writer::new();
+    w.uint(t.handle)
+        .optional_uint(t.delivery_id)
+        .optional_binary8(t.delivery_tag.as_deref())
+        .optional_uint(t.message_format)
+        .optional_bool(t.settled)
+        .bool_or_false(t.more)
+        .null()
+        .null()
+        .bool_or_false(t.resume)
+        .bool_or_false(t.aborted)
+        .bool_or_false(t.batchable);
+    w.finish(descriptor::TRANSFER as u8, out);
+    true
+}
+
+/// Writes `d` if its state is none or `accepted`; false, with nothing written,
+/// otherwise.
+pub(crate) fn encode_disposition(d: &Disposition, out: &mut BytesMut) -> bool {
+    let mut w = Writer::new();
+    w.bool(d.role == Role::Receiver)
+        .uint(d.first)
+        .optional_uint(d.last)
+        .bool_or_false(d.settled);
+    match d.state {
+        None => w.null(),
+        Some(DeliveryState::Accepted) => w.accepted(),
+        Some(_) => return false,
+    };
+    w.bool_or_false(d.batchable);
+    w.finish(descriptor::DISPOSITION as u8, out);
+    true
+}
+
+/// Writes `f` if it has no properties; false, with nothing written, otherwise.
+pub(crate) fn encode_flow(f: &Flow, out: &mut BytesMut) -> bool {
+    if !f.properties.is_empty() {
+        return false;
+    }
+    let mut w = Writer::new();
+    w.optional_uint(f.next_incoming_id)
+        .uint(f.incoming_window)
+        .uint(f.next_outgoing_id)
+        .uint(f.outgoing_window)
+        .optional_uint(f.handle)
+        .optional_uint(f.delivery_count)
+        .optional_uint(f.link_credit)
+        .optional_uint(f.available)
+        .bool_or_false(f.drain)
+        .bool_or_false(f.echo);
+    w.finish(descriptor::FLOW as u8, out);
+    true
 }
 
 #[cfg(test)]
@@ -169,5 +235,83 @@ mod tests {
         body[4] -= 1;
         body[6] = fc::ULONG0;
         assert_eq!(performative(&Bytes::from(body)), None);
+    }
+}
+
+#[cfg(test)]
+mod encode_tests {
+    //! The compact writers must write exactly the general encoders' bytes.
+
+    use super::*;
+    use proptest::prelude::*;
+
+    fn general<F: Fn(&mut BytesMut)>(f: F) -> BytesMut {
+        let mut out = BytesMut::new();
+        f(&mut out);
+        out
+    }
+
+    fn state() -> impl Strategy<Value = Option<DeliveryState>> {
+        prop_oneof![
+            Just(None),
+            Just(Some(DeliveryState::Accepted)),
+            Just(Some(DeliveryState::Released)),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn transfers_encode_as_the_general_encoder_does(
+            handle in any::<u32>(), delivery_id in any::<Option<u32>>(),
+            tag in proptest::option::of(proptest::collection::vec(any::<u8>(), 0..40)),
+            message_format in any::<Option<u32>>(), settled in any::<Option<bool>>(),
+            more in any::<bool>(), resume in any::<bool>(), aborted in any::<bool>(),
+            batchable in any::<bool>(), state in state(),
+        ) {
+            let t = Transfer {
+                handle, delivery_id, delivery_tag: tag.map(Bytes::from), message_format,
+                settled, more, rcv_settle_mode: None, state, resume, aborted, batchable,
+            };
+            let mut quick = BytesMut::new();
+            if encode_transfer(&t, &mut quick) {
+                prop_assert_eq!(quick, general(|o| t.encode_general(o)));
+            } else {
+                prop_assert!(quick.is_empty());
+            }
+        }
+
+        #[test]
+        fn dispositions_encode_as_the_general_encoder_does(
+            receiver in any::<bool>(), first in any::<u32>(), last in any::<Option<u32>>(),
+            settled in any::<bool>(), state in state(), batchable in any::<bool>(),
+        ) {
+            let d = Disposition {
+                role: if receiver { Role::Receiver } else { Role::Sender },
+                first, last, settled, state, batchable,
+            };
+            let mut quick = BytesMut::new();
+            if encode_disposition(&d, &mut quick) {
+                prop_assert_eq!(quick, general(|o| d.encode_general(o)));
+            } else {
+                prop_assert!(quick.is_empty());
+            }
+        }
+
+        #[test]
+        fn flows_encode_as_the_general_encoder_does(
+            next_incoming_id in any::<Option<u32>>(), incoming_window in any::<u32>(),
+            next_outgoing_id in any::<u32>(), outgoing_window in any::<u32>(),
+            handle in any::<Option<u32>>(), delivery_count in any::<Option<u32>>(),
+            link_credit in any::<Option<u32>>(), available in any::<Option<u32>>(),
+            drain in any::<bool>(), echo in any::<bool>(),
+        ) {
+            let f = Flow {
+                next_incoming_id, incoming_window, next_outgoing_id, outgoing_window, handle,
+                delivery_count, link_credit, available, drain, echo, properties: Vec::new(),
+            };
+            let mut quick = BytesMut::new();
+            prop_assert!(encode_flow(&f, &mut quick));
+            prop_assert_eq!(quick, general(|o| f.encode_general(o)));
+        }
     }
 }
