@@ -7,8 +7,9 @@ use std::hint::black_box;
 use bytes::{Bytes, BytesMut};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use ferry_amqp::{
-    condition, encode_transfer_with, Body, FrameDecoder, Header, Message, MessageId, Performative,
-    Properties, Symbol, Timestamp, Transfer, Value,
+    condition, encode_frame, encode_transfer_with, Body, DeliveryState, Disposition, Flow,
+    FrameDecoder, Header, Message, MessageId, Performative, Properties, Role, Symbol, Timestamp,
+    Transfer, Value,
 };
 
 fn jms_text_message() -> Message {
@@ -82,6 +83,45 @@ fn bench(c: &mut Criterion) {
             BatchSize::SmallInput,
         )
     });
+
+    // The small frames every message also costs: a consumer's accept, a credit top-up.
+    let small = [
+        (
+            "amqp decode disposition frame (accepted)",
+            Performative::Disposition(Disposition {
+                role: Role::Receiver,
+                first: 12_345,
+                last: None,
+                settled: true,
+                state: Some(DeliveryState::Accepted),
+                batchable: false,
+            }),
+        ),
+        (
+            "amqp decode flow frame",
+            Performative::Flow(Flow {
+                next_incoming_id: Some(100_000),
+                incoming_window: 2048,
+                next_outgoing_id: 100_000,
+                outgoing_window: 2048,
+                handle: Some(2),
+                delivery_count: Some(99_999),
+                link_credit: Some(10),
+                ..Flow::default()
+            }),
+        ),
+    ];
+    for (name, p) in small {
+        let mut frame = BytesMut::new();
+        encode_frame(1, &p, &[], &mut frame);
+        c.bench_function(name, |b| {
+            b.iter_batched_ref(
+                || frame.clone(),
+                |buf| black_box(FrameDecoder::new(1 << 20).decode(buf).unwrap().unwrap()),
+                BatchSize::SmallInput,
+            )
+        });
+    }
 
     let payload = {
         let mut out = BytesMut::new();
