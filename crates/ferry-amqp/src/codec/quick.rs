@@ -262,37 +262,41 @@ impl Absent for () {
     fn absent() -> Self {}
 }
 
-/// Writes a composite's fields into a fixed buffer, dropping trailing nulls as
-/// [`super::CompositeWriter`] does; for composites whose fields surely fit in
-/// [`Writer::ROOM`] bytes (the caller checks).
-pub(crate) struct Writer {
-    buf: [u8; Writer::ROOM],
+/// Writes a composite's fields into a fixed buffer of `N` bytes, dropping trailing
+/// nulls as [`super::CompositeWriter`] does. Fields that do not fit, or more than a
+/// list8 holds, make [`Writer::finish`] write nothing and say so: the caller then uses
+/// the general writer.
+pub(crate) struct Writer<const N: usize> {
+    buf: [u8; N],
     len: usize,
     count: u8,
     kept_len: usize,
     kept_count: u8,
+    overflow: bool,
 }
 
-impl Writer {
-    /// Room for the fields: less than the 255 bytes of a list8, so the list is always
-    /// a list8 (or a list0).
-    pub(crate) const ROOM: usize = 96;
-
+impl<const N: usize> Writer<N> {
     #[inline]
     pub(crate) fn new() -> Self {
         Writer {
-            buf: [0; Writer::ROOM],
+            buf: [0; N],
             len: 0,
             count: 0,
             kept_len: 0,
             kept_count: 0,
+            overflow: false,
         }
     }
 
     #[inline]
     fn put(&mut self, bytes: &[u8]) {
-        self.buf[self.len..self.len + bytes.len()].copy_from_slice(bytes);
-        self.len += bytes.len();
+        match self.buf.get_mut(self.len..self.len + bytes.len()) {
+            Some(room) => {
+                room.copy_from_slice(bytes);
+                self.len += bytes.len();
+            }
+            None => self.overflow = true,
+        }
     }
 
     #[inline]
@@ -361,17 +365,86 @@ impl Writer {
         }
     }
 
-    /// An optional `vbin8` (the caller checks it fits).
+    /// Data with an 8-bit size and constructor `code8` (vbin8, str8, sym8), or an
+    /// overflow when longer than 255 bytes.
+    #[inline]
+    pub(crate) fn sized8(&mut self, code8: u8, data: &[u8]) -> &mut Self {
+        match u8::try_from(data.len()) {
+            Ok(n) => {
+                self.put(&[code8, n]);
+                self.put(data);
+            }
+            Err(_) => self.overflow = true,
+        }
+        self.keep();
+        self
+    }
+
+    /// Optional data with an 8-bit size (see [`Self::sized8`]).
+    #[inline]
+    pub(crate) fn optional_sized8(&mut self, code8: u8, data: Option<&[u8]>) -> &mut Self {
+        match data {
+            Some(data) => self.sized8(code8, data),
+            None => self.null(),
+        }
+    }
+
+    /// An optional `vbin8`.
     #[inline]
     pub(crate) fn optional_binary8(&mut self, v: Option<&[u8]>) -> &mut Self {
+        self.optional_sized8(fc::VBIN8, v)
+    }
+
+    /// A ulong, in its smallest encoding.
+    #[inline]
+    pub(crate) fn ulong(&mut self, v: u64) -> &mut Self {
         match v {
-            Some(data) => {
-                self.put(&[fc::VBIN8, data.len() as u8]);
-                self.put(data);
-                self.keep();
-                self
+            0 => self.put(&[fc::ULONG0]),
+            1..=255 => self.put(&[fc::SMALL_ULONG, v as u8]),
+            _ => {
+                self.put(&[fc::ULONG]);
+                self.put(&v.to_be_bytes());
             }
+        }
+        self.keep();
+        self
+    }
+
+    /// A value of a fixed-size type: its constructor and data.
+    #[inline]
+    pub(crate) fn fixed(&mut self, code: u8, data: &[u8]) -> &mut Self {
+        self.put(&[code]);
+        self.put(data);
+        self.keep();
+        self
+    }
+
+    /// An optional timestamp.
+    #[inline]
+    pub(crate) fn optional_timestamp(&mut self, v: Option<Timestamp>) -> &mut Self {
+        match v {
+            Some(t) => self.fixed(fc::TIMESTAMP, &t.0.to_be_bytes()),
             None => self.null(),
+        }
+    }
+
+    /// A ubyte, null when it is `default`.
+    #[inline]
+    pub(crate) fn ubyte_or(&mut self, v: u8, default: u8) -> &mut Self {
+        if v == default {
+            self.null()
+        } else {
+            self.fixed(fc::UBYTE, &[v])
+        }
+    }
+
+    /// A uint, null when it is `default`.
+    #[inline]
+    pub(crate) fn uint_or(&mut self, v: u32, default: u32) -> &mut Self {
+        if v == default {
+            self.null()
+        } else {
+            self.uint(v)
         }
     }
 
@@ -388,13 +461,19 @@ impl Writer {
         self
     }
 
-    /// Appends the composite with `descriptor` (a small code) and the fields kept.
+    /// Appends the composite with `descriptor` (a small code) and the fields kept; false,
+    /// with nothing written, when they did not fit (or need a list32).
     #[inline]
-    pub(crate) fn finish(&self, descriptor: u8, out: &mut bytes::BytesMut) {
+    #[must_use]
+    pub(crate) fn finish(&self, descriptor: u8, out: &mut bytes::BytesMut) -> bool {
         use bytes::BufMut;
+        // The general writer uses a list8 while the fields take fewer than 255 bytes.
+        if self.overflow || self.kept_len >= 255 {
+            return false;
+        }
         if self.kept_count == 0 {
             out.put_slice(&[fc::DESCRIBED, fc::SMALL_ULONG, descriptor, fc::LIST0]);
-            return;
+            return true;
         }
         out.reserve(6 + self.kept_len);
         out.put_slice(&[
@@ -406,5 +485,6 @@ impl Writer {
             self.kept_count,
         ]);
         out.put_slice(&self.buf[..self.kept_len]);
+        true
     }
 }

@@ -3,7 +3,7 @@
 
 use bytes::BytesMut;
 
-use crate::codec::quick::List;
+use crate::codec::quick::{List, Writer};
 use crate::codec::{format_code as fc, CompositeWriter, Decode, Decoder, Encode, Fields};
 use crate::descriptor;
 use crate::error::DecodeError;
@@ -40,6 +40,21 @@ impl Default for Header {
 
 impl Encode for Header {
     fn encode(&self, out: &mut BytesMut) {
+        let mut w = Writer::<32>::new();
+        w.bool_or_false(self.durable)
+            .ubyte_or(self.priority, DEFAULT_PRIORITY)
+            .optional_uint(self.ttl)
+            .bool_or_false(self.first_acquirer)
+            .uint_or(self.delivery_count, 0);
+        if !w.finish(descriptor::HEADER as u8, out) {
+            self.encode_general(out);
+        }
+    }
+}
+
+impl Header {
+    /// The general encoder ([`Encode`] writes the same bytes through `codec::quick`).
+    pub(crate) fn encode_general(&self, out: &mut BytesMut) {
         let mut w = CompositeWriter::begin(out, descriptor::HEADER);
         w.or_default(&self.durable, false)
             .or_default(&self.priority, DEFAULT_PRIORITY)
@@ -95,5 +110,29 @@ impl Header {
         };
         f.finish()?;
         Ok(h)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn the_compact_writer_writes_the_general_writers_bytes(
+            durable in any::<bool>(),
+            priority in prop_oneof![Just(DEFAULT_PRIORITY), any::<u8>()],
+            ttl in any::<Option<u32>>(),
+            first_acquirer in any::<bool>(),
+            delivery_count in prop_oneof![Just(0u32), any::<u32>()],
+        ) {
+            let h = Header { durable, priority, ttl, first_acquirer, delivery_count };
+            let mut general = BytesMut::new();
+            h.encode_general(&mut general);
+            let mut compact = BytesMut::new();
+            h.encode(&mut compact);
+            prop_assert_eq!(compact, general);
+        }
     }
 }

@@ -4,7 +4,7 @@
 
 use bytes::{Bytes, BytesMut};
 
-use crate::codec::quick::{List, QuickId};
+use crate::codec::quick::{List, QuickId, Writer};
 use crate::codec::{
     format_code as fc, put_binary, put_string, CompositeWriter, Decode, Decoder, Encode, Fields,
 };
@@ -102,6 +102,53 @@ pub struct Properties {
 
 impl Encode for Properties {
     fn encode(&self, out: &mut BytesMut) {
+        if !self.encode_compact(out) {
+            self.encode_general(out);
+        }
+    }
+}
+
+fn text(s: &Option<Str>) -> Option<&[u8]> {
+    s.as_ref().map(|s| s.as_str().as_bytes())
+}
+
+fn symbol(s: &Option<Symbol>) -> Option<&[u8]> {
+    s.as_ref().map(|s| s.as_str().as_bytes())
+}
+
+impl Properties {
+    /// Writes the section through `codec::quick`'s writer when it fits a list8 of short
+    /// fields (the same bytes as the general encoder); false, with nothing written,
+    /// otherwise.
+    fn encode_compact(&self, out: &mut BytesMut) -> bool {
+        let mut w = Writer::<254>::new();
+        let id = |w: &mut Writer<254>, id: Option<&MessageId>| {
+            match id {
+                None => w.null(),
+                Some(MessageId::Ulong(v)) => w.ulong(*v),
+                Some(MessageId::Uuid(u)) => w.fixed(fc::UUID, u),
+                Some(MessageId::Binary(b)) => w.sized8(fc::VBIN8, b),
+                Some(MessageId::String(s)) => w.sized8(fc::STR8, s.as_str().as_bytes()),
+            };
+        };
+        id(&mut w, self.message_id.as_ref());
+        w.optional_binary8(self.user_id.as_deref())
+            .optional_sized8(fc::STR8, text(&self.to))
+            .optional_sized8(fc::STR8, text(&self.subject))
+            .optional_sized8(fc::STR8, text(&self.reply_to));
+        id(&mut w, self.correlation_id.as_ref());
+        w.optional_sized8(fc::SYM8, symbol(&self.content_type))
+            .optional_sized8(fc::SYM8, symbol(&self.content_encoding))
+            .optional_timestamp(self.absolute_expiry_time)
+            .optional_timestamp(self.creation_time)
+            .optional_sized8(fc::STR8, text(&self.group_id))
+            .optional_uint(self.group_sequence)
+            .optional_sized8(fc::STR8, text(&self.reply_to_group_id));
+        w.finish(descriptor::PROPERTIES as u8, out)
+    }
+
+    /// The general encoder (any sizes).
+    pub(crate) fn encode_general(&self, out: &mut BytesMut) {
         let mut w = CompositeWriter::begin(out, descriptor::PROPERTIES);
         w.field(self.message_id.as_ref())
             .field(self.user_id.as_ref())
@@ -453,5 +500,67 @@ impl PropertiesSpans {
         };
         f.finish()?;
         Ok(p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn text(max: usize) -> impl Strategy<Value = Option<Str>> {
+        proptest::option::of(proptest::collection::vec(any::<char>(), 0..max))
+            .prop_map(|c| c.map(|c| Str::from(c.into_iter().collect::<String>())))
+    }
+
+    fn symbol() -> impl Strategy<Value = Option<Symbol>> {
+        proptest::option::of("[a-z/+-]{0,40}").prop_map(|s| s.map(|s| Symbol::from(s.as_str())))
+    }
+
+    fn id() -> impl Strategy<Value = Option<MessageId>> {
+        proptest::option::of(prop_oneof![
+            any::<u64>().prop_map(MessageId::Ulong),
+            prop_oneof![Just(0u64), 1u64..=255, Just(256u64)].prop_map(MessageId::Ulong),
+            any::<[u8; 16]>().prop_map(MessageId::Uuid),
+            proptest::collection::vec(any::<u8>(), 0..300)
+                .prop_map(|b| MessageId::Binary(Bytes::from(b))),
+            "[ -~]{0,300}".prop_map(|s| MessageId::String(Str::from(s))),
+        ])
+    }
+
+    prop_compose! {
+        fn properties()(
+            message_id in id(), user_id in proptest::option::of(proptest::collection::vec(any::<u8>(), 0..40)),
+            to in text(80), subject in text(20), reply_to in text(80), correlation_id in id(),
+            content_type in symbol(), content_encoding in symbol(),
+            absolute_expiry_time in proptest::option::of(any::<i64>()),
+            creation_time in proptest::option::of(any::<i64>()), group_id in text(20),
+            group_sequence in any::<Option<u32>>(), reply_to_group_id in text(20),
+        ) -> Properties {
+            Properties {
+                message_id, user_id: user_id.map(Bytes::from), to, subject, reply_to,
+                correlation_id, content_type, content_encoding,
+                absolute_expiry_time: absolute_expiry_time.map(Timestamp),
+                creation_time: creation_time.map(Timestamp), group_id, group_sequence,
+                reply_to_group_id,
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn the_compact_writer_writes_the_general_writers_bytes(p in properties()) {
+            let mut general = BytesMut::new();
+            p.encode_general(&mut general);
+            let mut compact = BytesMut::new();
+            if p.encode_compact(&mut compact) {
+                prop_assert_eq!(compact, general);
+            } else {
+                prop_assert!(compact.is_empty());
+                // Only a field over 255 bytes or a list over 254 is left to the general
+                // writer.
+                prop_assert!(general.len() > 200, "{} bytes", general.len());
+            }
+        }
     }
 }

@@ -95,7 +95,7 @@ pub(crate) fn encode_transfer(t: &Transfer, out: &mut BytesMut) -> bool {
     {
         return false;
     }
-    let mut w = Writer::new();
+    let mut w = Writer::<96>::new();
     w.uint(t.handle)
         .optional_uint(t.delivery_id)
         .optional_binary8(t.delivery_tag.as_deref())
@@ -107,14 +107,13 @@ pub(crate) fn encode_transfer(t: &Transfer, out: &mut BytesMut) -> bool {
         .bool_or_false(t.resume)
         .bool_or_false(t.aborted)
         .bool_or_false(t.batchable);
-    w.finish(descriptor::TRANSFER as u8, out);
-    true
+    w.finish(descriptor::TRANSFER as u8, out)
 }
 
 /// Writes `d` if its state is none or `accepted`; false, with nothing written,
 /// otherwise.
 pub(crate) fn encode_disposition(d: &Disposition, out: &mut BytesMut) -> bool {
-    let mut w = Writer::new();
+    let mut w = Writer::<64>::new();
     w.bool(d.role == Role::Receiver)
         .uint(d.first)
         .optional_uint(d.last)
@@ -125,8 +124,7 @@ pub(crate) fn encode_disposition(d: &Disposition, out: &mut BytesMut) -> bool {
         Some(_) => return false,
     };
     w.bool_or_false(d.batchable);
-    w.finish(descriptor::DISPOSITION as u8, out);
-    true
+    w.finish(descriptor::DISPOSITION as u8, out)
 }
 
 /// Writes `f` if it has no properties; false, with nothing written, otherwise.
@@ -134,7 +132,7 @@ pub(crate) fn encode_flow(f: &Flow, out: &mut BytesMut) -> bool {
     if !f.properties.is_empty() {
         return false;
     }
-    let mut w = Writer::new();
+    let mut w = Writer::<64>::new();
     w.optional_uint(f.next_incoming_id)
         .uint(f.incoming_window)
         .uint(f.next_outgoing_id)
@@ -145,8 +143,7 @@ pub(crate) fn encode_flow(f: &Flow, out: &mut BytesMut) -> bool {
         .optional_uint(f.available)
         .bool_or_false(f.drain)
         .bool_or_false(f.echo);
-    w.finish(descriptor::FLOW as u8, out);
-    true
+    w.finish(descriptor::FLOW as u8, out)
 }
 
 #[cfg(test)]
