@@ -58,6 +58,21 @@ impl<'a> List<'a> {
         }
     }
 
+    /// Opens the list of a section or composite whose constructor `code` was just read,
+    /// `b` being what follows it: `None` unless `code` is `described` and `b` starts with
+    /// `descriptor` as a `smallulong`.
+    #[inline]
+    pub(crate) fn described(b: &'a [u8], code: u8, descriptor: u64) -> Option<Self> {
+        let matches = code == fc::DESCRIBED
+            && b.first() == Some(&fc::SMALL_ULONG)
+            && b.get(1).map(|&d| u64::from(d)) == Some(descriptor);
+        if matches {
+            List::open(b, 0)
+        } else {
+            None
+        }
+    }
+
     /// Ends the list: where it ends in `b`, unless it has fields beyond those read or a
     /// size that does not match (the general decoder's business).
     #[inline]

@@ -4,7 +4,7 @@
 use bytes::BytesMut;
 
 use crate::codec::quick::{List, Writer};
-use crate::codec::{format_code as fc, CompositeWriter, Decode, Decoder, Encode, Fields};
+use crate::codec::{CompositeWriter, Decode, Decoder, Encode, Fields};
 use crate::descriptor;
 use crate::error::DecodeError;
 
@@ -78,14 +78,7 @@ impl Header {
     /// The fast path (see [`crate::codec::quick`]) for a header in the compact encoding;
     /// `None`, with `dec` untouched, for anything else.
     pub(crate) fn quick(dec: &mut Decoder, code: u8) -> Option<Header> {
-        let (b, _) = dec.rest();
-        if code != fc::DESCRIBED || b.first() != Some(&fc::SMALL_ULONG) {
-            return None;
-        }
-        if b.get(1).map(|&d| u64::from(d)) != Some(descriptor::HEADER) {
-            return None;
-        }
-        let mut r = List::open(b, 0)?;
+        let mut r = List::described(dec.rest().0, code, descriptor::HEADER)?;
         let h = Header {
             durable: r.bool_or_false()?,
             priority: r.ubyte_or(DEFAULT_PRIORITY)?,

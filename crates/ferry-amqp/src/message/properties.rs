@@ -444,13 +444,7 @@ impl PropertiesSpans {
     /// compact encoding; `None`, with `dec` untouched, for anything else.
     pub(crate) fn quick(dec: &mut Decoder, code: u8) -> Option<Self> {
         let (b, base) = dec.rest();
-        if code != fc::DESCRIBED || b.first() != Some(&fc::SMALL_ULONG) {
-            return None;
-        }
-        if b.get(1).map(|&d| u64::from(d)) != Some(descriptor::PROPERTIES) {
-            return None;
-        }
-        let mut r = List::open(b, 0)?;
+        let mut r = List::described(b, code, descriptor::PROPERTIES)?;
         let span = |s: Option<std::ops::Range<usize>>| s.map(|s| Span::at(base, s));
         let id = |q: Option<QuickId>| {
             q.map(|q| match q {
