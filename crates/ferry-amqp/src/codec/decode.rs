@@ -168,6 +168,11 @@ impl Decoder {
         (&self.buf[self.pos..self.limit], self.pos)
     }
 
+    /// The whole buffer this decoder reads.
+    pub(crate) fn buffer(&self) -> &[u8] {
+        &self.buf
+    }
+
     /// Moves the cursor forward `n` bytes (at most [`Self::remaining`], which a fast path
     /// read in [`Self::rest`]).
     #[inline]

@@ -92,7 +92,6 @@ impl Message {
         Ok((m, properties, raw))
     }
 
-    /// Fills `self` from the sections of `payload`, recording spans into `raw` if given.
     /// Decodes `payload`'s sections into `self`, recording their spans in `raw` if given,
     /// and borrowing the properties section into the given slot (from `payload`'s own
     /// bytes) instead of building [`Properties`], if given.

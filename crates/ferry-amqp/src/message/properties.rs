@@ -229,12 +229,16 @@ pub struct PropertiesRef<'a> {
 
 impl<'a> PropertiesRef<'a> {
     /// Reads a properties section (constructor `code` just read from `dec`, whose buffer
-    /// is `buf`).
+    /// must be `buf`: the spans read index it).
     pub(crate) fn decode_with(
         dec: &mut Decoder,
         code: u8,
         buf: &'a [u8],
     ) -> Result<Self, DecodeError> {
+        debug_assert!(
+            std::ptr::eq(dec.buffer(), buf),
+            "spans index the decoder's buffer"
+        );
         let spans = PropertiesSpans::decode_with(dec, code)?;
         let text = |span: Option<Span>| span.map(|s| s.text(buf)).transpose();
         let id = |span: Option<IdSpan>| span.map(|s| s.borrow(buf)).transpose();
@@ -277,33 +281,33 @@ impl PropertiesRef<'_> {
     }
 }
 
-/// Where a field's data lies in the decoder's buffer (its UTF-8 not checked yet).
+/// Where a field's data lies in the decoder's buffer (its UTF-8 not checked yet). Full
+/// positions: a delivery of many frames may be larger than 4 GiB.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Span {
-    start: u32,
-    end: u32,
+    start: usize,
+    end: usize,
 }
 
 impl Span {
     /// The span `r` of the rest of a decoder whose cursor was at `base`.
     fn at(base: usize, r: std::ops::Range<usize>) -> Self {
         Span {
-            start: (base + r.start) as u32,
-            end: (base + r.end) as u32,
+            start: base + r.start,
+            end: base + r.end,
         }
     }
 
     fn of(dec: &mut Decoder, code: u8) -> Result<Self, DecodeError> {
         let r = dec.sized_span(code)?;
-        // A frame is at most 4 GiB - 1 (its size is a u32), so positions fit.
         Ok(Span {
-            start: r.start as u32,
-            end: r.end as u32,
+            start: r.start,
+            end: r.end,
         })
     }
 
     fn range(self) -> std::ops::Range<usize> {
-        self.start as usize..self.end as usize
+        self.start..self.end
     }
 
     fn text(self, buf: &[u8]) -> Result<&str, DecodeError> {
@@ -414,7 +418,9 @@ impl IdSpan {
 }
 
 /// The properties section's fields as read, before text is checked and before they are
-/// sliced (owned) or borrowed.
+/// sliced (owned) or borrowed. Text is checked once the whole list is read, so of a
+/// string that is not UTF-8 and a later field of the wrong type, the latter is the error
+/// reported (before 27 Nov, the former); what is accepted is the same.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PropertiesSpans {
     message_id: Option<IdSpan>,
