@@ -21,6 +21,7 @@ pub use decode::Decoder;
 pub use encode::{
     put_binary, put_described_code, put_list, put_null, put_string, put_symbol, put_value,
 };
+pub(crate) use primitive::unexpected;
 
 use bytes::BytesMut;
 

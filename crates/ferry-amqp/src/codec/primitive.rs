@@ -13,7 +13,8 @@ use super::{Decode, Decoder, Encode};
 use crate::error::DecodeError;
 use crate::value::{Array, ElementType, Str, Symbol, Timestamp, Value};
 
-fn unexpected(expected: &'static str, found: u8) -> DecodeError {
+/// The error for a value of the wrong type (`found` where `expected` was wanted).
+pub(crate) fn unexpected(expected: &'static str, found: u8) -> DecodeError {
     DecodeError::UnexpectedType {
         field: "value",
         expected,

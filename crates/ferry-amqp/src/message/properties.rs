@@ -5,6 +5,7 @@
 use bytes::{Bytes, BytesMut};
 
 use crate::codec::quick::{List, QuickId, Writer};
+use crate::codec::unexpected;
 use crate::codec::{
     format_code as fc, put_binary, put_string, CompositeWriter, Decode, Decoder, Encode, Fields,
 };
@@ -322,16 +323,29 @@ impl Span {
     }
 }
 
+/// Reads the data of a field whose constructor `code` must be `code8` or `code32` (a
+/// sized type named `what`), as a span.
+#[inline]
+fn sized(
+    dec: &mut Decoder,
+    code: u8,
+    (code8, code32): (u8, u8),
+    what: &'static str,
+) -> Result<Span, DecodeError> {
+    if code == code8 || code == code32 {
+        Span::of(dec, code)
+    } else {
+        Err(unexpected(what, code))
+    }
+}
+
 /// A string field (`str8`/`str32`).
 struct TextSpan(Span);
 
 impl Decode for TextSpan {
     #[inline]
     fn decode_with(dec: &mut Decoder, code: u8) -> Result<Self, DecodeError> {
-        match code {
-            fc::STR8 | fc::STR32 => Span::of(dec, code).map(TextSpan),
-            other => Err(unexpected("string", other)),
-        }
+        sized(dec, code, (fc::STR8, fc::STR32), "string").map(TextSpan)
     }
 }
 
@@ -341,10 +355,7 @@ struct SymbolSpan(Span);
 impl Decode for SymbolSpan {
     #[inline]
     fn decode_with(dec: &mut Decoder, code: u8) -> Result<Self, DecodeError> {
-        match code {
-            fc::SYM8 | fc::SYM32 => Span::of(dec, code).map(SymbolSpan),
-            other => Err(unexpected("symbol", other)),
-        }
+        sized(dec, code, (fc::SYM8, fc::SYM32), "symbol").map(SymbolSpan)
     }
 }
 
@@ -354,18 +365,7 @@ struct BinarySpan(Span);
 impl Decode for BinarySpan {
     #[inline]
     fn decode_with(dec: &mut Decoder, code: u8) -> Result<Self, DecodeError> {
-        match code {
-            fc::VBIN8 | fc::VBIN32 => Span::of(dec, code).map(BinarySpan),
-            other => Err(unexpected("binary", other)),
-        }
-    }
-}
-
-fn unexpected(expected: &'static str, found: u8) -> DecodeError {
-    DecodeError::UnexpectedType {
-        field: "value",
-        expected,
-        found,
+        sized(dec, code, (fc::VBIN8, fc::VBIN32), "binary").map(BinarySpan)
     }
 }
 
