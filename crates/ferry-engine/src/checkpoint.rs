@@ -111,6 +111,7 @@ impl QueueManager {
             let Filing {
                 imaged,
                 file_matches,
+                file_started,
                 ..
             } = &store.filing;
             let changed = store.filing.changed_set();
@@ -142,7 +143,8 @@ impl QueueManager {
             unfile.dedup();
             plan.queues.push(QueueFiling {
                 queue: e.def.name.clone(),
-                fresh: !file_matches,
+                // A spill may have started the file already (`Filing::file_started`).
+                fresh: !file_matches && !file_started,
                 file: settled
                     .into_iter()
                     .map(StoredMsg::logged)

@@ -243,6 +243,10 @@ pub(crate) struct Filing {
     /// false for a new queue, one cleared by a (re)definition, or one whose file was not
     /// loaded: the next checkpoint starts its file afresh.
     pub file_matches: bool,
+    /// True once a spill has started the queue file afresh while `file_matches` was
+    /// false: the file then holds nothing of an earlier incarnation but holds spilled
+    /// bodies, so the next checkpoint adds to it instead of emptying it.
+    pub file_started: bool,
 }
 
 impl Filing {

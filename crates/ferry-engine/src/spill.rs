@@ -65,9 +65,16 @@ impl crate::QueueManager {
             }
             let unfile = std::mem::take(&mut store.spill_gone);
             if !file.is_empty() || !unfile.is_empty() {
+                // The first write to the file of a new (or redefined) queue empties it
+                // of any earlier incarnation, whether a spill or a checkpoint comes first.
+                // A checkpoint emptying it after a spill left the spilled bodies only in
+                // deleted segments still open, unseen by CURFSIZE and the disk's books.
+                let filing = &mut store.filing;
+                let fresh = !filing.file_matches && !filing.file_started;
+                filing.file_started = true;
                 plan.push(crate::QueueFiling {
                     queue,
-                    fresh: false,
+                    fresh,
                     file,
                     unfile,
                 });

@@ -865,6 +865,15 @@ async fn non_persistent_messages_beyond_the_buffer_spill_to_disk() {
     eprintln!(
         "{queued_kib} KiB of non-persistent messages queued: VmRSS {rss_before} -> {rss} KiB"
     );
+    // The queue's first checkpoint comes after the spills started its file: it must add
+    // to the file, not empty it (which once left the spilled bodies only in deleted
+    // segments still open, and CURFSIZE at 0).
+    force_checkpoint(&qm, &conn).await;
+    let filed = filed_mb(&qm);
+    assert!(
+        filed.is_some_and(|mb| mb >= 64),
+        "the spilled bodies stay in the queue file across a checkpoint: CURFSIZE {filed:?} MB"
+    );
     let browsed = browse_all(&q).await;
     assert_eq!(browsed.len(), N + 1);
     assert_eq!(browsed[0].msg_id, kept.msg_id);
@@ -888,6 +897,29 @@ async fn non_persistent_messages_beyond_the_buffer_spill_to_disk() {
         ["persistent 2"],
         "non-persistent messages do not survive a restart"
     );
+}
+
+/// Brings on a checkpoint now: persistent puts under syncpoint on queue CKPT (defined
+/// here) until DISPLAY QMSTATUS LOGCHKPT counts one more (10,000 log records make one,
+/// rather than waiting for the 30-second interval).
+async fn force_checkpoint(qm: &TestQueueManager, conn: &Connection) {
+    let checkpoints = |qm: &TestQueueManager| {
+        let status = mqsc_ok(qm, "DISPLAY QMSTATUS LOGCHKPT");
+        attr(&status, "LOGCHKPT").and_then(|v| v.parse::<u64>().ok())
+    };
+    let before = checkpoints(qm).expect("LOGCHKPT");
+    mqsc_ok(qm, "DEFINE QLOCAL(CKPT) MAXDEPTH(999999999)");
+    let q = open(conn, "CKPT", IO).await;
+    for batch in 0..30 {
+        for i in 0..1000 {
+            put_one(&q, true, 0, true, &format!("ckpt {batch}.{i}")).await;
+        }
+        conn.commit().await.expect("commit");
+        if checkpoints(qm).is_some_and(|n| n > before) {
+            return;
+        }
+    }
+    panic!("no checkpoint after 30,000 log records");
 }
 
 /// Queue-file segments the queue manager still holds open although they were deleted.

@@ -242,6 +242,54 @@ fn non_persistent_messages_over_the_buffer_spill_newest_first_and_come_back() {
 }
 
 #[test]
+fn a_spill_before_the_first_checkpoint_starts_the_file_and_the_checkpoint_keeps_it() {
+    // A new queue's file may hold an earlier incarnation: the first write empties it.
+    // When that write is a spill, the checkpoint after it must not empty the file again,
+    // which would leave the spilled bodies only in deleted segments still open.
+    let (mut h, c, o) = np_harness();
+    put_p(&mut h, c, o, false, b"kept");
+    for i in 0..10u8 {
+        h.put(c, o, &[i; 1000]);
+    }
+    let spill = h.qm.spill_plan();
+    assert_eq!(spill.len(), 1);
+    assert!(
+        spill[0].fresh,
+        "the first write to a new queue's file starts it"
+    );
+    let checkpoint = h.qm.checkpoint_plan(Young::InQueueFiles).unwrap();
+    h.qm.checkpoint_taken(&checkpoint);
+    let q = checkpoint.queues.iter().find(|f| f.queue == "Q").unwrap();
+    assert!(
+        !q.fresh,
+        "the spill started the file: the checkpoint adds to it"
+    );
+    assert_eq!(q.file.len(), 1, "the persistent message is filed");
+    // Later spills and checkpoints append.
+    h.put(c, o, &[10; 1000]);
+    let reads = Rc::new(Cell::new(0));
+    report_spill(&mut h, &spill, &reads);
+    assert!(h.qm.spill_plan().iter().all(|f| !f.fresh));
+    let again = h.qm.checkpoint_plan(Young::InQueueFiles).unwrap();
+    assert!(again.queues.iter().all(|f| !f.fresh));
+}
+
+#[test]
+fn a_checkpoint_before_any_spill_starts_the_file_and_spills_append() {
+    let (mut h, c, o) = np_harness();
+    put_p(&mut h, c, o, false, b"kept");
+    let checkpoint = h.qm.checkpoint_plan(Young::InQueueFiles).unwrap();
+    assert!(checkpoint.queues.iter().any(|f| f.queue == "Q" && f.fresh));
+    h.qm.checkpoint_taken(&checkpoint);
+    for i in 0..10u8 {
+        h.put(c, o, &[i; 1000]);
+    }
+    let spill = h.qm.spill_plan();
+    assert_eq!(spill.len(), 1);
+    assert!(!spill[0].fresh);
+}
+
+#[test]
 fn a_message_got_before_its_spill_is_reported_stays_accounted_for() {
     let (mut h, c, o) = np_harness();
     for i in 0..5u8 {
