@@ -17,4 +17,7 @@ pub mod messages;
 pub mod qm_ini;
 mod runtime;
 
-pub use runtime::{create_queue_manager, run_foreground, DEFAULT_AMQP_CHANNEL, DEFAULT_LISTENER};
+pub use runtime::{
+    create_queue_manager, run_foreground, set_allocator_trim, DEFAULT_AMQP_CHANNEL,
+    DEFAULT_LISTENER,
+};

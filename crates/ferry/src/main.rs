@@ -112,8 +112,17 @@ enum Command {
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// mimalloc keeps freed pages for a while before returning them; the queue manager asks
+/// for them back at once after message bodies leave memory for the queue files.
+fn return_free_memory() {
+    // SAFETY: mi_collect only releases the calling thread's free memory; any thread may
+    // call it at any time.
+    unsafe { libmimalloc_sys::mi_collect(true) }
+}
+
 fn main() -> ExitCode {
     raise_open_file_limit();
+    ferry_server::set_allocator_trim(return_free_memory);
     let cli = Cli::parse();
     let home = FerryHome::from_env();
     let result = match cli.command {

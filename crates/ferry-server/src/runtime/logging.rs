@@ -897,17 +897,31 @@ fn image_bytes(image: &[LogRecord]) -> u64 {
 /// walk of a large heap costs little).
 const TRIM_AFTER_BYTES: u64 = 1 << 20;
 
+/// How the process's global allocator gives free memory back to the system, when it is
+/// not glibc's (set by the embedding binary, see [`set_allocator_trim`]).
+static ALLOCATOR_TRIM: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
+
+/// Registers how the process's global allocator returns free memory to the system (the
+/// `ferry` binary: mimalloc's `mi_collect`). The queue manager calls it after message
+/// bodies leave memory for the queue files; without it mimalloc kept their pages for
+/// 10-25 s after a spill. Only the first registration counts.
+pub fn set_allocator_trim(trim: fn()) {
+    let _ = ALLOCATOR_TRIM.set(trim);
+}
+
 /// Hands free heap memory back to the system. Bodies that leave memory are freed between
 /// long-lived descriptors, so the allocator cannot shrink its heap by itself: without
 /// this the process would keep the pages of bodies it no longer holds (glibc's
-/// `malloc_trim` releases free pages anywhere in its arenas; elsewhere this does nothing).
-/// The `ferry` binary allocates with mimalloc, which returns free pages by itself; this
-/// then only trims what still comes from glibc's heap (embedders keep their allocator).
+/// `malloc_trim` releases free pages anywhere in its arenas; elsewhere this does nothing),
+/// then the registered allocator's trim, if any ([`set_allocator_trim`]).
 fn return_free_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only inspects and releases the allocator's free memory.
     unsafe {
         libc::malloc_trim(0);
+    }
+    if let Some(trim) = ALLOCATOR_TRIM.get() {
+        trim();
     }
 }
 

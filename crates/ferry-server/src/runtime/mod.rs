@@ -19,6 +19,8 @@ mod queue_files;
 mod server;
 mod socket;
 
+pub use logging::set_allocator_trim;
+
 use crate::catalogue_store;
 use crate::error_log::ErrorLog;
 use crate::home::{FerryHome, QmgrPaths};
