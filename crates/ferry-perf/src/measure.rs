@@ -2,7 +2,10 @@
 //! samples into rates and CPU per round trip, and latency percentiles (hdrhistogram).
 //!
 //! CPU comes in clock ticks (`utime + stime`, all threads of the process, user and
-//! kernel time: on this kind of box most of a queue manager's cost is syscalls).
+//! kernel time: on this kind of box most of a queue manager's cost is syscalls). On a
+//! virtual machine the hypervisor may run other guests on its CPUs: the share of the
+//! machine's time stolen that way during a window (`/proc/stat`'s steal column) is
+//! measured too, because rates of windows with much steal are not comparable.
 
 use std::time::Instant;
 
@@ -33,6 +36,35 @@ pub fn parse_stat_ticks(stat: &str) -> Option<u64> {
     Some(utime + stime)
 }
 
+/// The machine's CPU ticks so far, all kinds together, and those stolen by the
+/// hypervisor (the first line of `/proc/stat`: user nice system idle iowait irq softirq
+/// steal ...; steal is the eighth value).
+pub fn parse_machine_ticks(proc_stat: &str) -> Option<MachineTicks> {
+    let line = proc_stat.lines().next()?;
+    let mut fields = line.split_ascii_whitespace();
+    if fields.next()? != "cpu" {
+        return None;
+    }
+    let values: Vec<u64> = fields
+        .take(8)
+        .map(|f| f.parse().ok())
+        .collect::<Option<_>>()?;
+    let steal = *values.get(7)?;
+    Some(MachineTicks {
+        total: values.iter().sum(),
+        steal,
+    })
+}
+
+/// The machine's CPU ticks (all CPUs) at one moment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MachineTicks {
+    /// Every kind of time (user, nice, system, idle, iowait, irq, softirq, steal).
+    pub total: u64,
+    /// Time the hypervisor gave this machine's CPUs to someone else.
+    pub steal: u64,
+}
+
 /// CPU ticks used so far by process `pid` (`None`: this process).
 pub fn process_ticks(pid: Option<u32>) -> Option<u64> {
     let path = match pid {
@@ -53,6 +85,8 @@ pub struct Sample {
     pub server_ticks: Option<u64>,
     /// This process's CPU ticks.
     pub harness_ticks: Option<u64>,
+    /// The machine's ticks, when `/proc/stat` is readable.
+    pub machine_ticks: Option<MachineTicks>,
 }
 
 impl Sample {
@@ -63,6 +97,9 @@ impl Sample {
             round_trips,
             server_ticks: server_pid.and_then(|p| process_ticks(Some(p))),
             harness_ticks: process_ticks(None),
+            machine_ticks: std::fs::read_to_string("/proc/stat")
+                .ok()
+                .and_then(|s| parse_machine_ticks(&s)),
         }
     }
 }
@@ -86,6 +123,10 @@ pub struct WindowFigures {
     pub harness_us_per_rt: Option<f64>,
     /// Harness CPU as a percentage of the whole machine.
     pub harness_cpu_pct: Option<f64>,
+    /// Share of the machine's CPU time the hypervisor stole during the window, in % (a
+    /// few % and more: other guests competed for the host, rates are not comparable).
+    #[serde(default)]
+    pub steal_pct: Option<f64>,
 }
 
 /// Turns two samples into rates and CPU figures.
@@ -107,7 +148,16 @@ pub fn window(a: &Sample, b: &Sample, ticks_per_sec: u64, cpus: usize) -> Window
         server_us_per_rt: server.and_then(|t| us_per_rt(t, ticks_per_sec, rts)),
         harness_us_per_rt: harness.and_then(|t| us_per_rt(t, ticks_per_sec, rts)),
         harness_cpu_pct: harness.map(|t| cpu_pct_of_machine(t, ticks_per_sec, elapsed, cpus)),
+        steal_pct: steal_pct(a.machine_ticks, b.machine_ticks),
     }
+}
+
+/// The stolen share of the machine's ticks between two readings, in %.
+pub fn steal_pct(a: Option<MachineTicks>, b: Option<MachineTicks>) -> Option<f64> {
+    let (a, b) = (a?, b?);
+    let total = b.total.checked_sub(a.total).filter(|&t| t > 0)?;
+    let steal = b.steal.checked_sub(a.steal)?;
+    Some(steal as f64 * 100.0 / total as f64)
 }
 
 /// Events per second (0 for an empty window).
@@ -213,12 +263,20 @@ mod tests {
             round_trips: 1_000,
             server_ticks: Some(500),
             harness_ticks: Some(40),
+            machine_ticks: Some(MachineTicks {
+                total: 10_000,
+                steal: 100,
+            }),
         };
         let b = Sample {
             at: t0 + Duration::from_secs(10),
             round_trips: 501_000,
             server_ticks: Some(1_500),
             harness_ticks: Some(540),
+            machine_ticks: Some(MachineTicks {
+                total: 12_000,
+                steal: 200,
+            }),
         };
         let w = window(&a, &b, 100, 2);
         assert_eq!(w.round_trips, 500_000);
@@ -227,11 +285,32 @@ mod tests {
         assert!((w.server_cores.unwrap_or(0.0) - 1.0).abs() < 1e-9);
         assert!((w.server_us_per_rt.unwrap_or(0.0) - 20.0).abs() < 1e-9);
         assert!((w.harness_us_per_rt.unwrap_or(0.0) - 10.0).abs() < 1e-9);
+        assert!((w.steal_pct.unwrap_or(0.0) - 5.0).abs() < 1e-9);
         let unknown = Sample {
             server_ticks: None,
+            machine_ticks: None,
             ..b
         };
         assert_eq!(window(&a, &unknown, 100, 2).server_us_per_rt, None);
+        assert_eq!(window(&a, &unknown, 100, 2).steal_pct, None);
+    }
+
+    #[test]
+    fn steal_is_the_eighth_value_of_the_cpu_line() {
+        let stat = "cpu  2574977 0 418397 2971292 35248 0 86995 113322 0 0\n\
+                    cpu0 1287488 0 209198 1485646 17624 0 43497 56661 0 0\n";
+        let t = parse_machine_ticks(stat).expect("parsed");
+        assert_eq!(t.steal, 113_322);
+        assert_eq!(
+            t.total,
+            2_574_977 + 418_397 + 2_971_292 + 35_248 + 86_995 + 113_322
+        );
+        // A kernel without the steal column, or not the summary line: unknown.
+        assert_eq!(parse_machine_ticks("cpu  1 2 3 4 5 6 7\n"), None);
+        assert_eq!(parse_machine_ticks("cpu0 1 2 3 4 5 6 7 8\n"), None);
+        // The counters went backwards (another boot): unknown, not a huge share.
+        let later = MachineTicks { total: 5, steal: 0 };
+        assert_eq!(steal_pct(Some(t), Some(later)), None);
     }
 
     #[test]

@@ -289,6 +289,10 @@ pub fn columns(run: &RunReport) -> Vec<Column> {
         ));
     }
     cols.push((
+        "Steal%".into(),
+        Box::new(|s| opt(s.ferry.window.steal_pct, 1)),
+    ));
+    cols.push((
         "Errors".into(),
         Box::new(|s| (s.ferry.errors + s.ferry.mismatches).to_string()),
     ));
@@ -365,9 +369,20 @@ pub fn step_notes(run: &RunReport) -> Vec<String> {
                 f.clients
             ));
         }
+        if let Some(steal) = f.window.steal_pct.filter(|p| *p >= STEAL_WARNING_PCT) {
+            out.push(format!(
+                "step {} clients: the hypervisor stole {steal:.1}% of the machine's CPU time \
+                 (other guests were busy): its rate is not comparable with quieter runs",
+                f.clients
+            ));
+        }
     }
     out
 }
+
+/// Steal time (% of the machine) from which a step's note warns that its rate is not
+/// comparable: a few % already moves rates on a 2-CPU guest.
+pub const STEAL_WARNING_PCT: f64 = 3.0;
 
 /// The per-step table, one line per step, plus the notes on invalid steps.
 pub fn render_table(run: &RunReport) -> String {
@@ -476,6 +491,7 @@ mod tests {
                 server_us_per_rt: Some(20.0),
                 harness_us_per_rt: Some(9.0),
                 harness_cpu_pct: Some(40.0),
+                steal_pct: Some(0.5),
             },
             latency: Latency {
                 count: 10,
@@ -624,6 +640,8 @@ mod tests {
             steps,
         };
         let t = render_table(&run);
+        assert!(t.contains("Steal%"), "{t}");
+        assert!(!t.contains("hypervisor stole"), "{t}");
         assert!(t.contains("90,000"), "{t}");
         assert!(t.contains("90%"), "{t}");
         assert!(t.contains("2.50x"), "{t}");
@@ -641,5 +659,18 @@ mod tests {
         assert_eq!(back.steps.len(), 2);
         assert_eq!(back.summary, run.summary);
         assert!(!t.contains("Depth at end"), "{t}");
+        // A step the hypervisor stole from gets a note; results written before steal was
+        // measured still read (no steal_pct: unknown).
+        let mut busy = run;
+        busy.steps[0].ferry.window.steal_pct = Some(12.0);
+        let t = render_table(&busy);
+        assert!(
+            t.contains("step 16 clients: the hypervisor stole 12.0%"),
+            "{t}"
+        );
+        let mut old = serde_json::to_value(busy.steps[0].ferry.window).expect("serializes");
+        old.as_object_mut().expect("object").remove("steal_pct");
+        let read: WindowFigures = serde_json::from_value(old).expect("old results read");
+        assert_eq!(read.steal_pct, None);
     }
 }

@@ -44,6 +44,8 @@ pub struct Row<'a> {
     pub harness_cpu_pct: Option<f64>,
     /// Harness CPU µs per operation.
     pub harness_us_per_op: Option<f64>,
+    /// Share of the machine's time stolen by the hypervisor, %.
+    pub steal_pct: Option<f64>,
     /// Latency percentiles, µs.
     pub p50_us: f64,
     /// 95th percentile.
@@ -108,6 +110,7 @@ pub fn render(doc: &Document) -> Result<String, String> {
                 server_us_per_op: f.window.server_us_per_rt,
                 harness_cpu_pct: f.window.harness_cpu_pct,
                 harness_us_per_op: f.window.harness_us_per_rt,
+                steal_pct: f.window.steal_pct,
                 p50_us: f.latency.p50_us,
                 p95_us: f.latency.p95_us,
                 p99_us: f.latency.p99_us,
@@ -157,7 +160,7 @@ mod tests {
             "{}",
             lines[0]
         );
-        assert!(lines[1].starts_with("RR-CC,RR-CC (2KB Non-persistent),2048,false,false,,10,1,10,5.0,40000,8000.0,Round trips/s,0.5,20.0,30.0,9.5,150.0"), "{}", lines[1]);
+        assert!(lines[1].starts_with("RR-CC,RR-CC (2KB Non-persistent),2048,false,false,,10,1,10,5.0,40000,8000.0,Round trips/s,0.5,20.0,30.0,9.5,0.5,150.0"), "{}", lines[1]);
         assert!(
             lines[6].ends_with(",,,,,,,false,CorruptBody"),
             "{}",

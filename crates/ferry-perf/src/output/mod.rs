@@ -184,6 +184,7 @@ pub(crate) mod testdata {
                     server_us_per_rt: Some(20.0),
                     harness_us_per_rt: Some(9.5),
                     harness_cpu_pct: Some(30.0),
+                    steal_pct: Some(0.5),
                 },
                 latency: Latency {
                     count: 100,
