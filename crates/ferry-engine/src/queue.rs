@@ -241,7 +241,7 @@ pub(crate) struct Filing {
     pub imaged: Vec<u64>,
     /// True while the queue file holds this store's messages as of the last checkpoint;
     /// false for a new queue, one cleared by a (re)definition, or one whose file was not
-    /// loaded: the next checkpoint starts its file afresh.
+    /// loaded: the next write to its file, a checkpoint's or a spill's, starts it afresh.
     pub file_matches: bool,
     /// True once a spill has started the queue file afresh while `file_matches` was
     /// false: the file then holds nothing of an earlier incarnation but holds spilled
