@@ -49,8 +49,8 @@ pub use frame::{
     FrameType, ProtocolHeader,
 };
 pub use message::{
-    Annotations, Body, Header, Message, MessageId, MessageIdRef, Properties, PropertiesRef,
-    RawSections, SectionKind,
+    Annotations, Body, DataSections, Header, Message, MessageId, MessageIdRef, Properties,
+    PropertiesRef, RawSections, SectionKind,
 };
 pub use performative::*;
 pub use value::{Array, Described, Descriptor, ElementType, Str, Symbol, Timestamp, Value};

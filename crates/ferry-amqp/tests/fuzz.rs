@@ -57,7 +57,7 @@ fn full_properties_message() -> Vec<u8> {
             reply_to_group_id: Some("rg".into()),
         }),
         application_properties: Some(vec![("k".into(), Value::Int(1))]),
-        body: Some(Body::Data(vec![bytes::Bytes::from_static(b"body")])),
+        body: Some(Body::data(bytes::Bytes::from_static(b"body"))),
         ..Message::default()
     };
     let mut out = BytesMut::new();

@@ -333,10 +333,9 @@ fn full_message() -> Message {
 fn every_section_round_trips() {
     let bodies = [
         Some(Body::Value(Value::from("hello"))),
-        Some(Body::Data(vec![
-            Bytes::from_static(b"a"),
-            Bytes::from(vec![9u8; 300]),
-        ])),
+        Some(Body::Data(
+            vec![Bytes::from_static(b"a"), Bytes::from(vec![9u8; 300])].into(),
+        )),
         Some(Body::Sequence(vec![
             vec![Value::Int(1), Value::from("x")],
             vec![],

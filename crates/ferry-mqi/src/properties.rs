@@ -362,8 +362,23 @@ impl MessageProperties {
     /// them once. The caller has checked the names (and sets each name once); a value over
     /// u32::MAX bytes is refused as `set` refuses it.
     pub fn encode_borrowed(items: &[(&str, PropertyRef<'_>)]) -> Result<Bytes, PropertyError> {
-        if items.is_empty() {
+        let len = Self::borrowed_encoding_len(items)?;
+        if len == 0 {
             return Ok(Bytes::new());
+        }
+        let mut out = Vec::with_capacity(len);
+        Self::append_borrowed(items, &mut out);
+        Ok(Bytes::from(out))
+    }
+
+    /// The length of [`MessageProperties::encode_borrowed`]'s encoding of `items` (0 for
+    /// none), after the same checks: for a caller that puts the encoding in a buffer it
+    /// shares with other data ([`MessageProperties::append_borrowed`]).
+    pub fn borrowed_encoding_len(
+        items: &[(&str, PropertyRef<'_>)],
+    ) -> Result<usize, PropertyError> {
+        if items.is_empty() {
+            return Ok(0);
         }
         let mut len = 5;
         for (name, value) in items {
@@ -378,15 +393,23 @@ impl MessageProperties {
             }
             len += 2 + name.len() + encoded_value_len(*value);
         }
-        let mut out = Vec::with_capacity(len);
+        Ok(len)
+    }
+
+    /// Appends [`MessageProperties::encode_borrowed`]'s encoding of `items` (nothing for
+    /// none) to `out`. The caller has had the items checked by
+    /// [`MessageProperties::borrowed_encoding_len`].
+    pub fn append_borrowed(items: &[(&str, PropertyRef<'_>)], out: &mut Vec<u8>) {
+        if items.is_empty() {
+            return;
+        }
         out.push(PROPERTIES_VERSION);
         out.extend_from_slice(&(items.len() as u32).to_le_bytes());
         for (name, value) in items {
             out.extend_from_slice(&(name.len() as u16).to_le_bytes());
             out.extend_from_slice(name.as_bytes());
-            encode_value(&mut out, *value);
+            encode_value(out, *value);
         }
-        Ok(Bytes::from(out))
     }
 
     /// Decodes an encoding made by [`MessageProperties::encode`]. Never panics.

@@ -368,7 +368,7 @@ fn data_message(body: &str, durable: bool) -> Message {
             durable,
             ..Header::default()
         }),
-        body: Some(Body::Data(vec![Bytes::copy_from_slice(body.as_bytes())])),
+        body: Some(Body::data(Bytes::copy_from_slice(body.as_bytes()))),
         ..Message::default()
     }
 }

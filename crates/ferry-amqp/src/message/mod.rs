@@ -17,6 +17,8 @@ pub use sections::{RawSections, SectionKind};
 
 use bytes::{Bytes, BytesMut};
 
+use smallvec::SmallVec;
+
 use crate::codec::{format_code as fc, put_described_code, Decode, Decoder, Encode};
 use crate::descriptor;
 use crate::error::DecodeError;
@@ -27,15 +29,25 @@ use sections::SectionOrder;
 /// symbols (or ulongs), values any type.
 pub type Annotations = Vec<(Value, Value)>;
 
+/// A body's `data` sections: almost always one, kept inline (no allocation per message).
+pub type DataSections = SmallVec<[Bytes; 1]>;
+
 /// The message body.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Body {
     /// One or more `data` sections (opaque bytes: JMS BytesMessage, ObjectMessage).
-    Data(Vec<Bytes>),
+    Data(DataSections),
     /// One or more `amqp-sequence` sections, each a list (JMS StreamMessage).
     Sequence(Vec<Vec<Value>>),
     /// One `amqp-value` section (JMS TextMessage string, MapMessage map).
     Value(Value),
+}
+
+impl Body {
+    /// A body of one `data` section.
+    pub fn data(bytes: Bytes) -> Self {
+        Body::Data(smallvec::smallvec![bytes])
+    }
 }
 
 /// An AMQP message: the annotated message (header, annotations, footer) around the bare
@@ -142,7 +154,7 @@ impl Message {
                     let data: Bytes = dec.read()?;
                     match &mut m.body {
                         Some(Body::Data(sections)) => sections.push(data),
-                        _ => m.body = Some(Body::Data(vec![data])),
+                        _ => m.body = Some(Body::data(data)),
                     }
                 }
                 descriptor::AMQP_SEQUENCE => {

@@ -36,7 +36,7 @@ pub fn request(body: Bytes, to: &str, reply_to: &str, correlation: &str, durable
             correlation_id: Some(MessageId::String(correlation.into())),
             ..Properties::default()
         }),
-        body: Some(Body::Data(vec![body])),
+        body: Some(Body::data(body)),
         ..Message::default()
     }
 }
@@ -46,7 +46,7 @@ pub fn request(body: Bytes, to: &str, reply_to: &str, correlation: &str, durable
 pub fn set_body(m: &mut Message, body: Bytes) {
     match &mut m.body {
         Some(Body::Data(sections)) if sections.len() == 1 => sections[0] = body,
-        _ => m.body = Some(Body::Data(vec![body])),
+        _ => m.body = Some(Body::data(body)),
     }
 }
 
@@ -70,7 +70,7 @@ pub fn datagram(body: Bytes, to: &str, durable: bool) -> Message {
             to: Some(to.into()),
             ..Properties::default()
         }),
-        body: Some(Body::Data(vec![body])),
+        body: Some(Body::data(body)),
         ..Message::default()
     }
 }
@@ -206,10 +206,9 @@ mod tests {
         assert_eq!(reply_to(&d).err(), Some(BadRequest::NoReplyTo));
         assert!(d.header.as_ref().is_some_and(|h| !h.durable));
         let mut split = d.clone();
-        split.body = Some(Body::Data(vec![
-            Bytes::from_static(b"ab"),
-            Bytes::from_static(b"cd"),
-        ]));
+        split.body = Some(Body::Data(
+            vec![Bytes::from_static(b"ab"), Bytes::from_static(b"cd")].into(),
+        ));
         assert_eq!(body_bytes(&split).as_deref(), Some(&b"abcd"[..]));
         split.body = Some(Body::Value(ferry_amqp::Value::from("text")));
         assert_eq!(body_bytes(&split), None);

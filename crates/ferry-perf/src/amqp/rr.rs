@@ -226,7 +226,7 @@ async fn answer(
                 if let Some(first) = b.first_mut() {
                     *first ^= 0xFF;
                 }
-                reply.body = Some(ferry_amqp::Body::Data(vec![Bytes::from(b)]));
+                reply.body = Some(ferry_amqp::Body::data(Bytes::from(b)));
             }
         }
         _ => {}

@@ -42,7 +42,7 @@ use ferry_mqi::{FixedStr, MessageDescriptor, PropertyError};
 pub use ids::{jms_correlation_id, jms_message_id, mq_id, native_jms_id, parse_jms_id, IdRef};
 pub use selection::JmsSelection;
 pub use to_amqp::mq_to_amqp;
-pub use to_mq::amqp_to_mq;
+pub use to_mq::{amqp_to_mq, amqp_to_mq_compact};
 
 /// Reserved property: the AMQP encoding of the message's `properties.message-id`, so the
 /// exact id (and its AMQP type) survives the 24-byte MsgId.

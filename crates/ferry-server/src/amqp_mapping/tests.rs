@@ -116,12 +116,12 @@ fn qpid_message_types_round_trip_byte_exact() {
         ),
         (
             jms_msg_type::BYTES,
-            Some(Body::Data(vec![Bytes::from_static(b"\x00\xff")])),
+            Some(Body::data(Bytes::from_static(b"\x00\xff"))),
             format::NONE,
         ),
         (
             jms_msg_type::BYTES,
-            Some(Body::Data(vec![Bytes::new()])),
+            Some(Body::data(Bytes::new())),
             format::NONE,
         ),
         (jms_msg_type::MAP, Some(Body::Value(map)), FORMAT_AMQP),
@@ -159,7 +159,7 @@ fn qpid_message_types_round_trip_byte_exact() {
 fn footer_round_trips_and_native_readers_see_plain_bytes() {
     let mut msg = qpid(
         jms_msg_type::BYTES,
-        Some(Body::Data(vec![Bytes::from_static(b"abc")])),
+        Some(Body::data(Bytes::from_static(b"abc"))),
     );
     msg.footer = Some(vec![(
         sym("x-sig"),
@@ -513,5 +513,42 @@ proptest! {
         mq_to_amqp(&md, &props, &Bytes::from(body), &mut out, NOW);
         let s = select("JMSCorrelationID = 'x' OR JMSType = 'y' OR JMSTimestamp > 0 OR a = 1");
         let _ = s.matches(&md, &props);
+    }
+}
+
+#[test]
+fn a_compact_message_owns_one_buffer_and_maps_as_the_shared_one() {
+    let body = Bytes::from(vec![0xab; 2048]);
+    let with_props = encode(&qpid(jms_msg_type::BYTES, Some(Body::data(body.clone()))));
+    let no_props = encode(&Message {
+        body: Some(Body::data(body.clone())),
+        ..Message::default()
+    });
+    let within = |b: &Bytes, input: &Bytes| {
+        let range = input.as_ptr_range();
+        range.contains(&b.as_ptr())
+    };
+    for input in [&with_props, &no_props] {
+        let shared = amqp_to_mq(input, NOW).unwrap();
+        let compact = amqp_to_mq_compact(input, NOW, 16 * 1024).unwrap();
+        assert_eq!(compact, shared, "same message either way");
+        assert_eq!(compact.body, body);
+        // The shared mapping's body is the payload's; the compact one is a copy, right
+        // after the properties in one buffer.
+        assert!(within(&shared.body, input));
+        assert!(!within(&compact.body, input));
+        assert!(!within(&compact.properties, input));
+        if !compact.properties.is_empty() {
+            let end = compact.properties.as_ptr_range().end;
+            assert_eq!(
+                end,
+                compact.body.as_ptr(),
+                "properties then body, one buffer"
+            );
+        }
+        // At or over the limit, the body is the payload's.
+        let large = amqp_to_mq_compact(input, NOW, 2048).unwrap();
+        assert!(within(&large.body, input));
+        assert_eq!(large, shared);
     }
 }

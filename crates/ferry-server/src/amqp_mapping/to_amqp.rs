@@ -321,7 +321,7 @@ mod tests {
                 m.message_annotation(condition::ANNOTATION_JMS_MSG_TYPE),
                 Some(&Value::Byte(jms_msg_type::BYTES))
             );
-            assert_eq!(m.body, Some(Body::Data(vec![Bytes::copy_from_slice(body)])));
+            assert_eq!(m.body, Some(Body::data(Bytes::copy_from_slice(body))));
             assert_eq!(
                 m.properties.unwrap().correlation_id,
                 Some(MessageId::Binary(Bytes::from(vec![1; 24])))
@@ -359,7 +359,7 @@ mod tests {
         let m = deliver(&md, &[], b"not sections");
         assert_eq!(
             m.body,
-            Some(Body::Data(vec![Bytes::from_static(b"not sections")]))
+            Some(Body::data(Bytes::from_static(b"not sections")))
         );
     }
 }

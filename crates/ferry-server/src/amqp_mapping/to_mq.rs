@@ -25,7 +25,8 @@
 //! [`FORMAT_AMQP`]. No body is an empty MQ body, as for native readers; amqp-value null
 //! is kept as its 4 raw bytes rather than an empty MQSTR body, so a TextMessage with no
 //! text comes back as null, not "", and needs no extra property. The body shares the
-//! payload's bytes (no copy).
+//! payload's bytes (no copy), or with [`amqp_to_mq_compact`] a small one is copied into
+//! one buffer with the encoded properties (what the channel puts on a queue).
 //!
 //! The whole message is decoded, so a malformed one is refused here with
 //! `amqp:decode-error` rather than stored and failing its consumers later.
@@ -48,8 +49,29 @@ use super::{
 };
 
 /// Maps an encoded AMQP message (a whole delivery's payload) to the MQ message to put.
-/// `now_ms` (ms since the epoch) turns an absolute-expiry-time into an Expiry.
+/// `now_ms` (ms since the epoch) turns an absolute-expiry-time into an Expiry. The body
+/// shares the payload's bytes.
 pub fn amqp_to_mq(message_bytes: &Bytes, now_ms: u64) -> Result<MqMessage, MappingError> {
+    map_message(message_bytes, now_ms, 0)
+}
+
+/// As [`amqp_to_mq`], but a body shorter than `copy_below` bytes is copied, after the
+/// encoded properties, into one buffer of the message's own: a message that stays queued
+/// does not pin the read buffer its payload arrived in, and its body and properties cost
+/// one allocation (and one reference count) between them instead of two each.
+pub fn amqp_to_mq_compact(
+    message_bytes: &Bytes,
+    now_ms: u64,
+    copy_below: usize,
+) -> Result<MqMessage, MappingError> {
+    map_message(message_bytes, now_ms, copy_below)
+}
+
+fn map_message(
+    message_bytes: &Bytes,
+    now_ms: u64,
+    copy_below: usize,
+) -> Result<MqMessage, MappingError> {
     // The properties section is read in place: its fields are only looked at here.
     let (msg, props, raw) = Message::decode_borrowing_properties(message_bytes)?;
     let mut md = MessageDescriptor {
@@ -88,8 +110,7 @@ pub fn amqp_to_mq(message_bytes: &Bytes, now_ms: u64) -> Result<MqMessage, Mappi
     if let Some(footer) = &footer {
         mq_props.push((PROP_FOOTER, PropertyRef::ByteString(footer)));
     }
-    let properties = MessageProperties::encode_borrowed(&mq_props)?;
-
+    let properties_len = MessageProperties::borrowed_encoding_len(&mq_props)?;
     let body = match &msg.body {
         Some(Body::Data(data)) if data.len() == 1 => {
             md.format = format::NONE;
@@ -105,6 +126,16 @@ pub fn amqp_to_mq(message_bytes: &Bytes, now_ms: u64) -> Result<MqMessage, Mappi
             raw.section(SectionKind::Body).unwrap_or_default()
         }
     };
+    let (properties, body) = if body.len() < copy_below {
+        let mut buf = Vec::with_capacity(properties_len + body.len());
+        MessageProperties::append_borrowed(&mq_props, &mut buf);
+        buf.extend_from_slice(&body);
+        split_owned(Bytes::from(buf), properties_len)
+    } else {
+        let mut buf = Vec::with_capacity(properties_len);
+        MessageProperties::append_borrowed(&mq_props, &mut buf);
+        (Bytes::from(buf), body)
+    };
     Ok(MqMessage {
         md,
         properties,
@@ -114,6 +145,22 @@ pub fn amqp_to_mq(message_bytes: &Bytes, now_ms: u64) -> Result<MqMessage, Mappi
             .and_then(|p| p.to)
             .and_then(|to| Str::from_utf8(message_bytes.slice_ref(to.as_bytes())).ok()),
     })
+}
+
+/// Properties (the first `properties_len` bytes) and body (the rest) of one buffer. When
+/// both are there, they share the buffer's one reference count; when one is empty, the
+/// other takes the buffer as it is.
+fn split_owned(whole: Bytes, properties_len: usize) -> (Bytes, Bytes) {
+    if properties_len == 0 {
+        return (Bytes::new(), whole);
+    }
+    if properties_len == whole.len() {
+        return (whole, Bytes::new());
+    }
+    let body = whole.slice(properties_len..);
+    let mut properties = whole;
+    properties.truncate(properties_len);
+    (properties, body)
 }
 
 /// Persistence and Priority from the header (absent: not persistent, priority 4).
@@ -347,7 +394,7 @@ mod tests {
                 ..Message::default()
             })
         };
-        let data = body(Some(Body::Data(vec![Bytes::from_static(b"\x00\x01")])));
+        let data = body(Some(Body::data(Bytes::from_static(b"\x00\x01"))));
         assert_eq!(
             (data.md.format, &data.body[..]),
             (format::NONE, &b"\x00\x01"[..])
@@ -363,10 +410,9 @@ mod tests {
             (null.md.format, &null.body[..]),
             (FORMAT_AMQP, &[0x00, 0x53, 0x77, 0x40][..])
         );
-        let two = body(Some(Body::Data(vec![
-            Bytes::from_static(b"a"),
-            Bytes::from_static(b"b"),
-        ])));
+        let two = body(Some(Body::Data(
+            vec![Bytes::from_static(b"a"), Bytes::from_static(b"b")].into(),
+        )));
         assert_eq!(two.md.format, FORMAT_AMQP);
         assert_eq!(
             &two.body[..],

@@ -5,7 +5,7 @@
 //! - SASL PLAIN and ANONYMOUS are accepted (checking users comes with the security issue;
 //!   the user is recorded for DISPLAY CHSTATUS). `open` makes one engine connection.
 //! - A link the client sends on (`attach` with role sender) opens its target queue for
-//!   output; each transfer is mapped ([`crate::amqp_mapping::amqp_to_mq`]) and put outside
+//!   output; each transfer is mapped ([`crate::amqp_mapping::amqp_to_mq_compact`]) and put outside
 //!   syncpoint. An unsettled transfer is answered `accepted` (or `rejected` with the MQ
 //!   reason as an AMQP condition) — for a persistent message only once the log is durable,
 //!   MQPUT's promise. A link without a target address is ANONYMOUS-RELAY: each message's
@@ -34,7 +34,7 @@
 
 use super::outcome::error_of;
 use super::{ChannelSettings, Counters};
-use crate::amqp_mapping::{amqp_to_mq, mq_to_amqp, JmsSelection};
+use crate::amqp_mapping::{amqp_to_mq_compact, mq_to_amqp, JmsSelection};
 use crate::lifecycle::QmgrState;
 use crate::messages;
 use crate::runtime::clock;
@@ -896,7 +896,10 @@ impl Session {
 
     fn put(&mut self, link: LinkId, message: &Bytes, now: u64) -> Result<(), ErrorCondition> {
         let conn = self.conn.ok_or_else(not_open)?;
-        let mq = amqp_to_mq(message, now)
+        // A small body is copied out of the read buffer, so a message that stays queued
+        // does not pin the whole read chunk it arrived in (as the native path does); the
+        // copy shares one allocation with the properties.
+        let mq = amqp_to_mq_compact(message, now, COPY_BODY_BELOW)
             .map_err(|e| ErrorCondition::new(e.condition(), e.to_string()))?;
         let hobj = match self.links.get(&link) {
             Some(Link::Inbound { hobj: Some(h), .. }) => *h,
@@ -930,13 +933,7 @@ impl Session {
                 .map_err(|r| error_of(r, "the recovery log is full"))?;
         }
         let pmo = PutOptions::new(PutOptionFlags::NO_SYNCPOINT | PutOptionFlags::FAIL_IF_QUIESCING);
-        // A small body is copied out of the read buffer, so a message that stays queued
-        // does not pin the whole read chunk it arrived in (as the native path does).
-        let body = if mq.body.len() < COPY_BODY_BELOW {
-            Bytes::copy_from_slice(&mq.body)
-        } else {
-            mq.body
-        };
+        let body = mq.body;
         let props = mq.properties;
         let to = mq.to;
         let put = |md: &mut ferry_mqi::MessageDescriptor, body: Bytes, props: Bytes| {
