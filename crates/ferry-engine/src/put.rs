@@ -4,7 +4,7 @@
 //! message may carry properties (encoded [`ferry_mqi::MessageProperties`]), stored and
 //! logged with it; they count towards MAXMSGL as in MQ.
 
-use crate::clock::{put_date_time, Timestamp};
+use crate::clock::Timestamp;
 use crate::connection::{ConnId, HandleTarget, Hobj};
 use crate::effects::Effects;
 use crate::journal::LogRecord;
@@ -186,7 +186,7 @@ impl QueueManager {
             }
             md.put_appl_type = APPL_TYPE_UNIX;
             md.put_appl_name = FixedStr::truncating(&c.info.application_name);
-            let (d, t) = put_date_time(now);
+            let (d, t) = self.put_stamp.of(now);
             md.put_date = d;
             md.put_time = t;
             md.appl_origin_data = FixedStr::BLANK;

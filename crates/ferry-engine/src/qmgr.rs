@@ -5,7 +5,7 @@
 //! inquire, admin, consumer, settle).
 
 use crate::body::BufferSizes;
-use crate::clock::Timestamp;
+use crate::clock::{PutStamp, Timestamp};
 use crate::connection::{ConnId, Connection, ConnectionInfo, Hobj, PendingGet};
 use crate::consumer::ConsumerTable;
 use crate::effects::{Effect, Effects};
@@ -55,6 +55,8 @@ pub struct QueueManager {
     pub(crate) buffers: BufferSizes,
     /// A queue may hold more non-persistent bodies than its buffer: time for a spill.
     pub(crate) spill_hint: bool,
+    /// PutDate/PutTime of the last put, reused within its hundredth of a second.
+    pub(crate) put_stamp: PutStamp,
 }
 
 impl QueueManager {
@@ -79,6 +81,7 @@ impl QueueManager {
             consumers: ConsumerTable::default(),
             buffers: BufferSizes::default(),
             spill_hint: false,
+            put_stamp: PutStamp::default(),
         }
     }
 
