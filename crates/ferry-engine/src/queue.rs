@@ -419,6 +419,11 @@ impl MessageStore {
             len,
             record: f.record.clone(),
         };
+        // Properties may share one buffer with the body (a channel that copies both into
+        // one allocation): a copy of their own lets the body's memory go.
+        if !m.properties.is_empty() {
+            m.properties = Bytes::copy_from_slice(&m.properties);
+        }
         let persistent = m.md.is_persistent();
         let c = if persistent {
             &mut self.resident_persistent

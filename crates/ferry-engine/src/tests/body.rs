@@ -338,3 +338,51 @@ fn after_a_compaction_bodies_are_read_from_where_the_records_moved() {
     assert_eq!((old.reads.get(), new_reads.get()), (0, 7));
     h.qm.check_resident_bytes();
 }
+
+#[test]
+fn a_spilled_body_does_not_stay_in_memory_through_properties_sharing_its_buffer() {
+    let (mut h, c, o) = np_harness();
+    let mut props = ferry_mqi::MessageProperties::new();
+    props
+        .set("colour", ferry_mqi::PropertyValue::String("red".into()))
+        .unwrap();
+    let props = props.encode();
+    let mut buffers = Vec::new();
+    for i in 0..10u8 {
+        // Properties then body in one buffer, as the AMQP channel puts them.
+        let whole = Bytes::from([&props[..], &[i; 1000]].concat());
+        let (p, b) = (whole.slice(..props.len()), whole.slice(props.len()..));
+        buffers.push(whole.as_ptr_range());
+        let t = h.t();
+        h.qm.put_with_properties(
+            c,
+            o,
+            &mut MessageDescriptor::default(),
+            &PutOptions::default(),
+            b,
+            p,
+            t,
+            &mut h.fx,
+        )
+        .unwrap();
+    }
+    let plan = h.qm.spill_plan();
+    assert_eq!(report_spill(&mut h, &plan, &Rc::default()), 7000);
+    let id = h.qm.queues.lookup("Q").unwrap();
+    let lq = h.qm.queues.local_mut(id).unwrap();
+    for (i, range) in buffers.iter().enumerate() {
+        let key = lq.store.first(&crate::queue::Criteria::default(), None);
+        let msg = lq.store.get(key.unwrap().seq).unwrap();
+        let spilled = !msg.body.is_resident();
+        assert_eq!(spilled, i >= 3, "message {i}");
+        assert_eq!(msg.properties, props, "message {i}");
+        // A spilled message's properties no longer hold its old buffer (body included).
+        assert_eq!(
+            range.contains(&msg.properties.as_ptr()),
+            !spilled,
+            "message {i}"
+        );
+        let seq = msg.key.seq;
+        lq.store.remove(seq);
+    }
+}
