@@ -18,6 +18,6 @@ pub mod qm_ini;
 mod runtime;
 
 pub use runtime::{
-    create_queue_manager, run_foreground, set_allocator_trim, DEFAULT_AMQP_CHANNEL,
+    create_queue_manager, run_foreground, set_allocator_trim, CreateOptions, DEFAULT_AMQP_CHANNEL,
     DEFAULT_LISTENER,
 };

@@ -290,9 +290,42 @@ pub fn delete(home: &FerryHome, name: &str) -> Result<String, ControlError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(ControlError::new(format!("{}: {e}", p.display()), 71)),
     };
+    // A log placed elsewhere (LogPath, crtmqm -ld) loses its files but keeps a directory
+    // that may hold other things.
+    let placed_log = QmIni::read(&paths.qm_ini(), &paths.log_dir)
+        .ok()
+        .map(|ini| std::path::PathBuf::from(ini.log.path))
+        .filter(|p| *p != paths.log_dir);
     remove(&paths.dir)?;
     remove(&paths.log_dir)?;
+    if let Some(dir) = placed_log {
+        remove_log_files(&dir)
+            .map_err(|e| ControlError::new(format!("{}: {e}", dir.display()), 71))?;
+    }
     Ok(messages::QMGR_DELETED.format(&[&name]))
+}
+
+/// Removes a recovery log's files (control file and extents) from `dir`, then `dir` itself
+/// if nothing else is left in it.
+fn remove_log_files(dir: &Path) -> std::io::Result<()> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    for entry in entries {
+        let entry = entry?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let ours = name == ferry_store::control::CONTROL_NAME
+            || name == ferry_store::control::CONTROL_TMP_NAME
+            || ferry_store::Geometry::is_extent_name(&name);
+        if ours {
+            std::fs::remove_file(entry.path())?;
+        }
+    }
+    let _ = std::fs::remove_dir(dir);
+    Ok(())
 }
 
 /// Starts `name` as a background process and waits until it accepts connections.
@@ -454,23 +487,58 @@ pub fn stop(
     Ok(messages::QMGR_ENDED.format(&[&name]))
 }
 
-/// Writes qm.ini and the directories of a new queue manager; the caller adds objects.
-pub fn create_layout(home: &FerryHome, name: &str) -> Result<(QmgrPaths, QmIni), ControlError> {
+/// The recovery log of a new queue manager, as crtmqm's log options give it (each `None`
+/// keeps MQ's default). Its shape is fixed once the log exists.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LogOptions {
+    /// LogPrimaryFiles (crtmqm -lp).
+    pub primary_files: Option<u32>,
+    /// LogSecondaryFiles (crtmqm -ls).
+    pub secondary_files: Option<u32>,
+    /// LogFilePages (crtmqm -lf).
+    pub file_pages: Option<u32>,
+    /// LogPath (crtmqm -ld); by default `$FERRY_HOME/log/QM1/`.
+    pub path: Option<std::path::PathBuf>,
+}
+
+/// Writes qm.ini and the directories of a new queue manager; the caller adds objects and
+/// creates the log. Log options out of range are refused before anything is written, with
+/// the message a bad qm.ini value gets.
+pub fn create_layout(
+    home: &FerryHome,
+    name: &str,
+    log: &LogOptions,
+) -> Result<(QmgrPaths, QmIni), ControlError> {
     check_name(name)?;
     let paths = home.qmgr(name);
     if paths.exists() {
         return Err(ControlError::new(messages::QMGR_EXISTS.format(&[&name]), 8));
     }
+    let mut ini = QmIni::defaults(name, &paths.log_dir);
+    if let Some(n) = log.primary_files {
+        ini.log.primary_files = n;
+    }
+    if let Some(n) = log.secondary_files {
+        ini.log.secondary_files = n;
+    }
+    if let Some(n) = log.file_pages {
+        ini.log.file_pages = n;
+    }
+    if let Some(p) = &log.path {
+        ini.log.path = format!("{}/", p.display().to_string().trim_end_matches('/'));
+    }
+    // The same checks (and messages) as a hand-edited qm.ini gets at start.
+    let ini = QmIni::parse(&ini.render(), &paths.log_dir)
+        .map_err(|e| ControlError::new(messages::CONFIG_ERROR.format(&[&name, &e]), 71))?;
     let io = |p: &Path, e: std::io::Error| ControlError::new(format!("{}: {e}", p.display()), 71);
     for dir in [
         paths.dir.clone(),
         paths.errors_dir(),
         paths.run_dir(),
-        paths.log_dir.clone(),
+        Path::new(&ini.log.path).to_path_buf(),
     ] {
         std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
     }
-    let ini = QmIni::defaults(name, &paths.log_dir);
     ini.write(&paths.qm_ini())
         .map_err(|e| ControlError::new(e.to_string(), 71))?;
     Ok((paths, ini))

@@ -119,10 +119,32 @@ impl Geometry {
     pub fn extent_name(index: u32) -> String {
         format!("S{index:07}.LOG")
     }
+
+    /// Whether `name` is an extent's file name (`S` + 7 digits + `.LOG`).
+    pub fn is_extent_name(name: &str) -> bool {
+        name.strip_prefix('S')
+            .and_then(|n| n.strip_suffix(".LOG"))
+            .is_some_and(|digits| digits.len() == 7 && digits.bytes().all(|b| b.is_ascii_digit()))
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn extent_names_are_recognised() {
+        assert!(Geometry::is_extent_name(&Geometry::extent_name(0)));
+        assert!(Geometry::is_extent_name(&Geometry::extent_name(510)));
+        for other in [
+            "S000000.LOG",
+            "S00000000.LOG",
+            "SABCDEFG.LOG",
+            "ferrylog.ctl",
+            "S0000000.log",
+        ] {
+            assert!(!Geometry::is_extent_name(other), "{other}");
+        }
+    }
+
     use super::*;
 
     #[test]

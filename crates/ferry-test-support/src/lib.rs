@@ -19,6 +19,8 @@ pub struct TestQueueManager {
     port: u16,
     amqp_port: u16,
     child: Option<Child>,
+    /// Environment the server process gets on top of FERRY_HOME and FERRY_LOG.
+    env: Vec<(String, String)>,
 }
 
 /// A TCP port nobody listens on right now.
@@ -32,6 +34,12 @@ pub fn free_port() -> u16 {
 impl TestQueueManager {
     /// Creates and starts queue manager `name` with the `ferry` binary at `bin`.
     pub fn start(bin: &Path, name: &str) -> Self {
+        Self::start_with(bin, name, &[])
+    }
+
+    /// Creates queue manager `name` with extra `ferry create` arguments (a log's shape:
+    /// `--log-file-pages 64`...), then starts it.
+    pub fn start_with(bin: &Path, name: &str, create_args: &[&str]) -> Self {
         let home = tempfile::tempdir().expect("temp dir");
         let port = free_port();
         let amqp_port = free_port();
@@ -42,15 +50,19 @@ impl TestQueueManager {
             port,
             amqp_port,
             child: None,
+            env: Vec::new(),
         };
-        let out = qm.ferry(&[
+        let (port_arg, amqp_arg) = (port.to_string(), amqp_port.to_string());
+        let mut args = vec![
             "create",
             name,
             "--port",
-            &port.to_string(),
+            &port_arg,
             "--amqp-port",
-            &amqp_port.to_string(),
-        ]);
+            &amqp_arg,
+        ];
+        args.extend_from_slice(create_args);
+        let out = qm.ferry(&args);
         assert!(
             out.status.success(),
             "ferry create failed: {}",
@@ -58,6 +70,15 @@ impl TestQueueManager {
         );
         qm.launch();
         qm
+    }
+
+    /// Sets an environment variable for the server process from its next [`launch`]
+    /// (`AMQ_IODELAY`...).
+    ///
+    /// [`launch`]: TestQueueManager::launch
+    pub fn set_env(&mut self, key: &str, value: &str) {
+        self.env.retain(|(k, _)| k != key);
+        self.env.push((key.to_string(), value.to_string()));
     }
 
     /// Starts the process (again) and waits until it accepts connections.
@@ -69,6 +90,7 @@ impl TestQueueManager {
             .args(["start", &self.name, "--foreground"])
             .env("FERRY_HOME", self.home.path())
             .env("FERRY_LOG", "warn")
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(log.try_clone().expect("console log"))
             .stderr(log)

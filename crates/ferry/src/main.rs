@@ -9,7 +9,8 @@ mod mqsc;
 
 use clap::{Parser, Subcommand};
 use ferry_server::home::FerryHome;
-use ferry_server::lifecycle::{self, ControlError, StopMode};
+use ferry_server::lifecycle::{self, ControlError, LogOptions, StopMode};
+use ferry_server::CreateOptions;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -37,6 +38,20 @@ enum Command {
         /// Description (DESCR of the queue manager).
         #[arg(short = 'c', long)]
         description: Option<String>,
+        /// Primary recovery log files (qm.ini LogPrimaryFiles, crtmqm -lp): 2-510, default 3.
+        #[arg(long, visible_alias = "lp", value_name = "N")]
+        log_primary_files: Option<u32>,
+        /// Secondary recovery log files (LogSecondaryFiles, crtmqm -ls): 1-509, default 2.
+        #[arg(long, visible_alias = "ls", value_name = "N")]
+        log_secondary_files: Option<u32>,
+        /// Size of each log file in 4 KiB pages (LogFilePages, crtmqm -lf): 64-65535,
+        /// default 4096.
+        #[arg(long, visible_alias = "lf", value_name = "PAGES")]
+        log_file_pages: Option<u32>,
+        /// Directory of the recovery log (LogPath, crtmqm -ld); default
+        /// $FERRY_HOME/log/<QM>/.
+        #[arg(long, visible_alias = "ld", value_name = "DIR")]
+        log_path: Option<std::path::PathBuf>,
     },
     /// Start a queue manager (strmqm); returns once it accepts connections.
     #[command(alias = "strmqm")]
@@ -131,14 +146,23 @@ fn main() -> ExitCode {
             port,
             amqp_port,
             description,
-        } => ferry_server::create_queue_manager(
-            &home,
-            &name,
-            port,
-            amqp_port,
-            description.as_deref(),
-        )
-        .map(print_lines),
+            log_primary_files,
+            log_secondary_files,
+            log_file_pages,
+            log_path,
+        } => {
+            let options = CreateOptions {
+                description,
+                log: LogOptions {
+                    primary_files: log_primary_files,
+                    secondary_files: log_secondary_files,
+                    file_pages: log_file_pages,
+                    path: log_path,
+                },
+                ..CreateOptions::new(port, amqp_port)
+            };
+            ferry_server::create_queue_manager(&home, &name, &options).map(print_lines)
+        }
         Command::Start {
             name,
             foreground,
@@ -147,9 +171,11 @@ fn main() -> ExitCode {
             amqp_port,
         } => {
             if create && !home.qmgr(&name).exists() {
-                if let Err(e) =
-                    ferry_server::create_queue_manager(&home, &name, port, amqp_port, None)
-                {
+                if let Err(e) = ferry_server::create_queue_manager(
+                    &home,
+                    &name,
+                    &CreateOptions::new(port, amqp_port),
+                ) {
                     eprintln!("{}", e.message);
                     return ExitCode::from(u8::try_from(e.exit_code).unwrap_or(1));
                 }

@@ -1137,15 +1137,15 @@ async fn crash_torture_concurrent_putters_and_getters_survive_kill_9() {
     eprintln!("crash torture: seed {seed}, {rounds} rounds (FERRY_TORTURE_SEED={seed} replays)");
     let started = Instant::now();
     let mut rng = Rng::new(seed);
-    let mut qm = start("TORTURE");
-    // A small log (2 × FERRY_TORTURE_LOG_PAGES pages, default 2 × 256: 2 MiB) makes
-    // checkpoints come every few hundred messages, so kills land in every phase of
-    // them: images, queue files being written, records not yet durable.
+    // A small log (2 primary and 2 secondary files of FERRY_TORTURE_LOG_PAGES pages,
+    // default 256: 2 MiB primary, 4 MiB in all) makes checkpoints come every few hundred
+    // messages, so kills land in every phase of them: images, queue files being written,
+    // records not yet durable.
     let log_pages: u32 = std::env::var("FERRY_TORTURE_LOG_PAGES")
         .ok()
         .and_then(|s| s.trim().parse().ok())
         .unwrap_or(256);
-    recreate_log(&mut qm, 2, log_pages);
+    let mut qm = start_with_log("TORTURE", 2, log_pages);
     let defs: Vec<String> = QUEUES
         .iter()
         .map(|q| format!("DEFINE QLOCAL({q}) MAXDEPTH(999999999)"))

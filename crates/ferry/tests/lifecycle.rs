@@ -482,6 +482,89 @@ fn delete_refuses_a_running_queue_manager_then_removes_it() {
     assert!(stderr(&start).contains("FRY8118E"), "{}", stderr(&start));
 }
 
+/// crtmqm's log options: `ferry create --log-primary-files/--lp, --log-secondary-files/--ls,
+/// --log-file-pages/--lf, --log-path/--ld` shape and place the recovery log, write the Log
+/// stanza, refuse out-of-range values before anything exists, and `ferry delete` removes
+/// the log's files from a directory of the user's choosing but not the directory's others.
+#[test]
+fn create_sizes_and_places_the_recovery_log() {
+    let qm = start("LC.LOGOPT");
+    let out = qm.ferry(&["create", "LC.BADLOG", "-p", "1", "--log-file-pages", "10"]);
+    assert!(!out.status.success(), "LogFilePages=10 accepted");
+    let err = stderr(&out);
+    assert!(
+        err.contains("FRY7028E") && err.contains("LogFilePages"),
+        "{err}"
+    );
+    assert!(err.contains("64 to 65535"), "says the range: {err}");
+    assert!(!qm_dir_in(&qm, "LC.BADLOG").exists(), "nothing created");
+
+    let dir = qm.home().join("disks").join("fast");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("notes.txt"), "the admin's own file").unwrap();
+    let made = ferry_ok(
+        &qm,
+        &[
+            "create",
+            "LC.PLACED",
+            "-p",
+            "1",
+            "--lp",
+            "4",
+            "--ls",
+            "3",
+            "--lf",
+            "64",
+            "--ld",
+            dir.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        made.contains("4 primary and 3 secondary files of 64"),
+        "{made}"
+    );
+    let ini = std::fs::read_to_string(qm_dir_in(&qm, "LC.PLACED").join("qm.ini")).unwrap();
+    for line in [
+        "LogPrimaryFiles=4",
+        "LogSecondaryFiles=3",
+        "LogFilePages=64",
+        &format!("LogPath={}/", dir.display()),
+    ] {
+        assert!(ini.contains(line), "qm.ini has {line}: {ini}");
+    }
+    let mut extents: Vec<(String, u64)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".LOG"))
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                e.metadata().unwrap().len(),
+            )
+        })
+        .collect();
+    extents.sort();
+    assert_eq!(extents.len(), 7, "4 + 3 extents: {extents:?}");
+    // Each extent: two scratch slots and 64 data pages of 4 KiB, preallocated.
+    assert!(
+        extents.iter().all(|(_, len)| *len == 66 * 4096),
+        "{extents:?}"
+    );
+    assert!(dir.join("ferrylog.ctl").exists());
+    assert!(
+        !qm.home().join("log").join("LC.PLACED").exists(),
+        "not the default place"
+    );
+
+    let deleted = ferry_ok(&qm, &["delete", "LC.PLACED"]);
+    assert!(deleted.contains("FRY8002I"), "{deleted}");
+    let left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, ["notes.txt"], "only the log's files went");
+}
+
 #[test]
 fn bad_qm_ini_value_stops_the_start_naming_the_key() {
     let mut qm = start("LC.INI");

@@ -351,12 +351,12 @@ fn big_body(n: usize) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_queue_deeper_than_the_log_is_filed_and_survives_kill_9() {
-    let mut qm = start("PS.DEEP");
+    let mut qm = start_with_log("PS.DEEP", 2, 64);
     mqsc_ok(&qm, "DEFINE QLOCAL(Q) MAXDEPTH(999999999)");
-    recreate_log(&mut qm, 2, 64);
     let (conn, q) = open_q(&qm, "Q").await;
-    // 300 × 16 KiB = 4.7 MiB of persistent messages stay queued in a 512 KiB log:
-    // checkpoints move them to the queue file, and the log is reused.
+    // 300 × 16 KiB = 4.7 MiB of persistent messages stay queued in a log of 1 MiB (2
+    // primary and 2 secondary files of 256 KiB): checkpoints move them to the queue file,
+    // and the log is reused.
     let n = 300;
     for i in 0..n {
         let mut m = md(true, 0);
@@ -405,9 +405,8 @@ async fn a_queue_deeper_than_the_log_is_filed_and_survives_kill_9() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_queue_file_that_cannot_be_written_stops_checkpoints_and_loses_nothing() {
-    let mut qm = start("PS.QFFAIL");
+    let mut qm = start_with_log("PS.QFFAIL", 2, 64);
     mqsc_ok(&qm, "DEFINE QLOCAL(Q) MAXDEPTH(999999999)");
-    recreate_log(&mut qm, 2, 64);
     // A plain file where Q's queue file directory must go: every write of it fails, as
     // on a full or broken disk.
     let queues = qm.qm_dir().join("queues");
@@ -426,7 +425,7 @@ async fn a_queue_file_that_cannot_be_written_stops_checkpoints_and_loses_nothing
             }
         }
     }
-    let e = refused.expect("with checkpoints stopped, the 512 KiB log fills");
+    let e = refused.expect("with checkpoints stopped, the 1 MiB log fills");
     assert_eq!(
         e.reason,
         ReasonCode::ResourceProblem,
@@ -460,9 +459,8 @@ async fn a_queue_file_that_cannot_be_written_stops_checkpoints_and_loses_nothing
 /// meanwhile, and the application's MQCMIT reports 2003 MQRC_BACKED_OUT.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_long_unit_of_work_that_fills_the_log_is_backed_out_with_2102_and_2003() {
-    let mut qm = start("PS.FULL");
+    let mut qm = start_with_log("PS.FULL", 2, 64);
     mqsc_ok(&qm, "DEFINE QLOCAL(Q) MAXDEPTH(999999999)");
-    recreate_log(&mut qm, 2, 64);
     let (conn, q) = open_q(&qm, "Q").await;
     // Committed before the unit of work starts: to be got while the log is full.
     let kept: Vec<Seen> = vec![
@@ -470,7 +468,7 @@ async fn a_long_unit_of_work_that_fills_the_log_is_backed_out_with_2102_and_2003
         put_one(&q, true, 2, false, "kept-2").await,
     ];
     // Uncommitted puts must stay in the log (every checkpoint images them) until the
-    // unit of work ends: a 512 KiB log cannot hold 3 MiB of them.
+    // unit of work ends: a 1 MiB log cannot hold 3 MiB of them.
     let body = "x".repeat(16 * 1024);
     let mut failed = None;
     for n in 0..200 {
@@ -481,7 +479,7 @@ async fn a_long_unit_of_work_that_fills_the_log_is_backed_out_with_2102_and_2003
             break;
         }
     }
-    let (n, e) = failed.expect("a 512 KiB log cannot hold a 3 MiB unit of work");
+    let (n, e) = failed.expect("a 1 MiB log cannot hold a 3 MiB unit of work");
     assert_eq!(e.reason, ReasonCode::ResourceProblem, "after {n} puts: {e}");
     assert!(n > 0, "some persistent puts fitted before the log filled");
     // The queue manager still serves non-persistent work.
@@ -550,13 +548,7 @@ async fn qmstatus_and_ferry_status_show_the_log_at_work() {
         "{before}"
     );
     // LogPrimaryFiles=3 and LogSecondaryFiles=2 (the defaults): five extents, ready.
-    let ini = std::fs::read_to_string(qm.qm_dir().join("qm.ini")).expect("qm.ini");
-    let log_dir = ini
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("LogPath="))
-        .expect("LogPath")
-        .to_string();
-    let mut extents: Vec<String> = std::fs::read_dir(&log_dir)
+    let mut extents: Vec<String> = std::fs::read_dir(log_dir(&qm))
         .expect("log dir")
         .flatten()
         .filter_map(|e| e.file_name().into_string().ok())
@@ -627,13 +619,7 @@ async fn a_damaged_log_record_stops_the_start_instead_of_serving_a_corrupt_messa
         drop(conn);
     }
     qm.kill9();
-    let ini = std::fs::read_to_string(qm.qm_dir().join("qm.ini")).expect("qm.ini");
-    let log_dir = ini
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("LogPath="))
-        .expect("LogPath")
-        .to_string();
-    let extent = std::path::Path::new(&log_dir).join("S0000000.LOG");
+    let extent = log_dir(&qm).join("S0000000.LOG");
     let mut bytes = std::fs::read(&extent).expect("first extent");
     // 40 records of ~3 KB fill ~30 pages: page 10 holds acknowledged, synced records.
     let at = 10 * 4096 + 1000;
@@ -662,6 +648,62 @@ async fn a_damaged_log_record_stops_the_start_instead_of_serving_a_corrupt_messa
         said.contains("FRY7467E") || qm.error_log().contains("FRY7467E"),
         "the refusal names the log (FRY7467E): {said}\n{}",
         qm.error_log()
+    );
+}
+
+/// A log whose control file is missing (deleted, or LogPath pointed elsewhere) stops the
+/// start with FRY7467E instead of a new, empty log taking its place: that would drop every
+/// persistent message logged since the last checkpoint. Put back, the log recovers them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_log_control_file_stops_the_start_and_loses_nothing() {
+    let mut qm = start("PS.NOCTL");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)");
+    let mut want = Vec::new();
+    {
+        let (conn, q) = open_q(&qm, "Q").await;
+        for n in 0..5u8 {
+            want.push(put_one(&q, true, n, false, &format!("kept {n}")).await);
+        }
+        drop(q);
+        drop(conn);
+    }
+    // Killed: the messages are in the log only (no checkpoint has filed them).
+    qm.kill9();
+    let dir = log_dir(&qm);
+    let control = dir.join("ferrylog.ctl");
+    let aside = dir.join("ferrylog.ctl.aside");
+    std::fs::rename(&control, &aside).expect("move the control file aside");
+
+    let out = qm.ferry(&["start", qm.name()]);
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!out.status.success(), "the start must fail: {said}");
+    assert!(
+        said.contains("FRY7467E") && said.contains("ferrylog.ctl does not exist"),
+        "the refusal names the log and its control file: {said}"
+    );
+    assert!(
+        said.contains("holds 5 log files"),
+        "the refusal says the extents are there: {said}"
+    );
+    assert!(!control.exists(), "no new log was made: {said}");
+    let extents = std::fs::read_dir(&dir)
+        .expect("log dir")
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".LOG"))
+        .count();
+    assert_eq!(extents, 5, "the old extents are untouched");
+
+    std::fs::rename(&aside, &control).expect("put the control file back");
+    qm.launch();
+    let (_conn, q) = open_q(&qm, "Q").await;
+    assert_eq!(
+        drain(&q).await,
+        want,
+        "the restored log recovers every message"
     );
 }
 

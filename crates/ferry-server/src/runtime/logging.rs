@@ -30,7 +30,9 @@ use crate::error_log::ErrorLog;
 use crate::messages;
 use crate::qm_ini::LogStanza;
 use ferry_engine::{Effects, LogRecord, QueueManager, Timestamp, Young};
-use ferry_store::{FileDevice, Log, LogConfig, LogCore, LogError, Lsn, Notice, RecordKind};
+use ferry_store::{
+    FileDevice, Geometry, Log, LogConfig, LogCore, LogError, Lsn, Notice, RecordKind,
+};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -128,6 +130,30 @@ fn device(stanza: &LogStanza) -> Result<FileDevice, LogError> {
 pub fn create_log(stanza: &LogStanza, name: &str) -> Result<(), LogError> {
     let config = config_of(stanza)?;
     LogCore::create(device(stanza)?, &config, name).map(drop)
+}
+
+/// Why a queue manager whose log control file is missing does not start. The log is made
+/// with the queue manager (`ferry create`); making a new one at start would silently drop
+/// every persistent message logged since the last checkpoint (MQ refuses too: AMQ7017).
+fn missing_control_file(control: &std::path::Path) -> String {
+    let dir = control.parent().unwrap_or(control);
+    let extents = std::fs::read_dir(dir).map_or(0, |entries| {
+        entries
+            .filter_map(Result::ok)
+            .filter(|e| Geometry::is_extent_name(&e.file_name().to_string_lossy()))
+            .count()
+    });
+    let found = match extents {
+        0 => "and LogPath holds no log files".to_string(),
+        n => format!("but LogPath holds {n} log files"),
+    };
+    format!(
+        "the log control file {} does not exist, {found}. The log is created with the queue \
+         manager and is never made anew at start, because that would lose the persistent \
+         messages the old log holds: correct LogPath in qm.ini, or restore the log directory \
+         from a backup",
+        control.display()
+    )
 }
 
 /// The log kind of an engine record (the engine's kinds start at 16, `journal::kind`).
@@ -235,11 +261,12 @@ pub fn open_and_recover(
             &[&name, &loaded.messages, &loaded.queues],
         );
     }
-    let exists = std::path::Path::new(&stanza.path)
-        .join(CONTROL_FILE)
-        .exists();
+    let control = std::path::Path::new(&stanza.path).join(CONTROL_FILE);
+    if !control.exists() {
+        return Err(missing_control_file(&control));
+    }
     let mut fx = Effects::new();
-    let (mut core, summary) = if exists {
+    let (mut core, summary) = {
         let mut recovery = LogCore::open(device(stanza).map_err(|e| e.to_string())?, &config)
             .map_err(|e| e.to_string())?;
         let mut replay = engine.recovery();
@@ -254,10 +281,6 @@ pub fn open_and_recover(
         let summary = replay.finish(now, &mut fx);
         let core = recovery.finish().map_err(|e| e.to_string())?;
         (core, summary)
-    } else {
-        let core = LogCore::create(device(stanza).map_err(|e| e.to_string())?, &config, name)
-            .map_err(|e| e.to_string())?;
-        (core, Default::default())
     };
     let catalogue_changed = fx
         .drain()

@@ -35,22 +35,50 @@ use std::rc::Rc;
 use std::time::Duration;
 use tokio::signal::unix::{signal, SignalKind};
 
+/// What `ferry create` (crtmqm) is asked for beyond the queue manager's name.
+#[derive(Clone, Debug)]
+pub struct CreateOptions {
+    /// Port of the TCP listener started with the queue manager.
+    pub port: u16,
+    /// Port of the default AMQP channel (SYSTEM.DEF.AMQP).
+    pub amqp_port: u16,
+    /// DESCR of the queue manager.
+    pub description: Option<String>,
+    /// The recovery log's shape and place, fixed at creation (crtmqm -lp, -ls, -lf, -ld).
+    pub log: lifecycle::LogOptions,
+}
+
+impl CreateOptions {
+    /// MQ's defaults with these ports: no description, the default log.
+    pub fn new(port: u16, amqp_port: u16) -> Self {
+        CreateOptions {
+            port,
+            amqp_port,
+            description: None,
+            log: lifecycle::LogOptions::default(),
+        }
+    }
+}
+
 /// The listener `ferry create` defines, started with the queue manager.
 pub const DEFAULT_LISTENER: &str = "SYSTEM.LISTENER.TCP.1";
 /// The AMQP channel every queue manager has (MQ's SYSTEM.DEF.AMQP), started with it.
 pub const DEFAULT_AMQP_CHANNEL: &str = "SYSTEM.DEF.AMQP";
 
-/// Creates queue manager `name` (crtmqm): directories, qm.ini, system objects, a TCP
-/// listener on `port` and the default AMQP channel on `amqp_port`, both started with the
-/// queue manager.
+/// Creates queue manager `name` (crtmqm): directories, qm.ini, system objects, the
+/// recovery log, a TCP listener and the default AMQP channel, both started with the queue
+/// manager.
 pub fn create_queue_manager(
     home: &FerryHome,
     name: &str,
-    port: u16,
-    amqp_port: u16,
-    description: Option<&str>,
+    options: &CreateOptions,
 ) -> Result<Vec<String>, ControlError> {
-    let (paths, ini) = lifecycle::create_layout(home, name)?;
+    let (paths, ini) = lifecycle::create_layout(home, name, &options.log)?;
+    let (port, amqp_port, description) = (
+        options.port,
+        options.amqp_port,
+        options.description.as_deref(),
+    );
     let now = clock::now();
     let mut engine = QueueManager::new(name, ferry_objects::QmgrAttributes::default(), now);
     let mut fx = ferry_engine::Effects::default();
@@ -88,8 +116,12 @@ pub fn create_queue_manager(
         });
     }
     if let Err(e) = logging::create_log(&ini.log, name) {
+        // The log removes what it created; the default log directory is ours to remove,
+        // a LogPath given with --log-path is not.
         let _ = std::fs::remove_dir_all(&paths.dir);
-        let _ = std::fs::remove_dir_all(&paths.log_dir);
+        if options.log.path.is_none() {
+            let _ = std::fs::remove_dir_all(&paths.log_dir);
+        }
         return Err(ControlError {
             message: messages::LOG_OPEN_FAILED.format(&[&name, &e]),
             exit_code: 71,
@@ -99,6 +131,10 @@ pub fn create_queue_manager(
     Ok(vec![
         messages::QMGR_CREATED.format(&[&name]),
         format!("Directory '{}' created.", paths.dir.display()),
+        format!(
+            "Recovery log created in '{}': {} primary and {} secondary files of {} 4 KiB pages.",
+            ini.log.path, ini.log.primary_files, ini.log.secondary_files, ini.log.file_pages
+        ),
         format!("Default objects for queue manager '{name}': {objects} created."),
         format!("A TCP listener on port {port} starts with the queue manager."),
         format!("The AMQP channel {DEFAULT_AMQP_CHANNEL} on port {amqp_port} starts with the queue manager."),

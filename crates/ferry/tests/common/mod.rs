@@ -48,27 +48,30 @@ pub fn stop_qm(qm: &mut TestQueueManager) {
     assert!(exit.success(), "controlled stop exit: {exit}");
 }
 
-/// Stops `qm` and starts it again with a new, empty recovery log of `primary_files`
-/// files of `file_pages` 4 KiB pages (the log's shape is fixed at creation, so the old
-/// log is removed and the Log stanza rewritten). Its queues must be empty.
-pub fn recreate_log(qm: &mut TestQueueManager, primary_files: u32, file_pages: u32) {
-    stop_qm(qm);
-    let ini_path = qm.qm_dir().join("qm.ini");
-    let ini = std::fs::read_to_string(&ini_path).expect("qm.ini");
-    let log_dir = ini
+/// Creates and starts queue manager `name` with a small recovery log: `primary_files`
+/// primary files (and the default 2 secondary ones) of `file_pages` 4 KiB pages each
+/// (`ferry create --log-primary-files --log-file-pages`, crtmqm -lp -lf).
+pub fn start_with_log(name: &str, primary_files: u32, file_pages: u32) -> TestQueueManager {
+    TestQueueManager::start_with(
+        bin(),
+        name,
+        &[
+            "--log-primary-files",
+            &primary_files.to_string(),
+            "--log-file-pages",
+            &file_pages.to_string(),
+        ],
+    )
+}
+
+/// The recovery log's directory (qm.ini LogPath) of `qm`.
+pub fn log_dir(qm: &TestQueueManager) -> std::path::PathBuf {
+    let ini = std::fs::read_to_string(qm.qm_dir().join("qm.ini")).expect("qm.ini");
+    let path = ini
         .lines()
         .find_map(|l| l.trim().strip_prefix("LogPath="))
-        .expect("LogPath")
-        .to_string();
-    std::fs::remove_dir_all(&log_dir).expect("remove log");
-    let ini = ini
-        .replace(
-            "LogPrimaryFiles=3",
-            &format!("LogPrimaryFiles={primary_files}"),
-        )
-        .replace("LogFilePages=4096", &format!("LogFilePages={file_pages}"));
-    std::fs::write(&ini_path, ini).expect("write qm.ini");
-    qm.launch();
+        .expect("qm.ini has a LogPath");
+    std::path::PathBuf::from(path)
 }
 
 /// Awaits `f`, panicking with `what` if it takes longer than [`DEADLINE`].
