@@ -147,11 +147,12 @@ impl LogSummary {
         }
     }
 
-    /// The `ferry status` lines for the log.
+    /// The `ferry status` lines for the log, under DISPLAY QMSTATUS's keywords (plus
+    /// FLUSHPERREC, LOGFLUSH / LOGRECS).
     pub fn display_lines(&self) -> Vec<String> {
         let mut lines = vec![
             format!(
-                "   CURRLOG({}) RECLOG({}) LOGINUSE({}) CHKPTLSN({}) RESTARTLSN({}) DURABLELSN({})",
+                "   CURRLOG({}) RECLOG({}) LOGINUSE({}) CHKPTLSN({}) RESTLSN({}) DURLSN({})",
                 self.current_extent,
                 self.restart_extent,
                 self.in_use_percent(),
@@ -160,7 +161,7 @@ impl LogSummary {
                 self.durable_lsn
             ),
             format!(
-                "   LOGBYTES({}) LOGRECS({}) FLUSHES({}) FLUSHPERREC({:.3}) CHKPTS({}) SLOWWRITES({})",
+                "   LOGBYTES({}) LOGRECS({}) LOGFLUSH({}) FLUSHPERREC({:.3}) LOGCHKPT({}) SLOWWRT({})",
                 self.bytes_written,
                 self.records,
                 self.flushes,

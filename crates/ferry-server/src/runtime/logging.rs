@@ -81,16 +81,18 @@ const CONTROL_FILE: &str = "ferrylog.ctl";
 /// The slow-I/O threshold from AMQ_IODELAY (microseconds; milliseconds when
 /// AMQ_IODELAY_INMS=YES); the default when unset or not a number.
 pub fn iodelay_threshold() -> Duration {
-    let Some(n) = std::env::var("AMQ_IODELAY")
-        .ok()
-        .and_then(|v| v.trim().parse::<u64>().ok())
-    else {
+    iodelay_threshold_of(
+        std::env::var("AMQ_IODELAY").ok().as_deref(),
+        std::env::var("AMQ_IODELAY_INMS").ok().as_deref(),
+    )
+}
+
+/// The slow-I/O threshold given the values of AMQ_IODELAY and AMQ_IODELAY_INMS.
+fn iodelay_threshold_of(delay: Option<&str>, in_ms: Option<&str>) -> Duration {
+    let Some(n) = delay.and_then(|v| v.trim().parse::<u64>().ok()) else {
         return DEFAULT_IODELAY;
     };
-    let in_ms = std::env::var("AMQ_IODELAY_INMS")
-        .map(|v| v.trim().eq_ignore_ascii_case("YES"))
-        .unwrap_or(false);
-    if in_ms {
+    if in_ms.is_some_and(|v| v.trim().eq_ignore_ascii_case("YES")) {
         Duration::from_millis(n)
     } else {
         Duration::from_micros(n)
@@ -1052,5 +1054,23 @@ pub async fn settle(server: &Rc<Server>) {
     log.release(server);
     if had_held {
         tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn amq_iodelay_is_microseconds_unless_inms_says_milliseconds() {
+        let t = iodelay_threshold_of;
+        assert_eq!(t(None, None), DEFAULT_IODELAY);
+        assert_eq!(DEFAULT_IODELAY, Duration::from_millis(100));
+        assert_eq!(t(Some("not a number"), None), DEFAULT_IODELAY);
+        assert_eq!(t(Some("250"), None), Duration::from_micros(250));
+        assert_eq!(t(Some(" 250 "), Some("NO")), Duration::from_micros(250));
+        assert_eq!(t(Some("250"), Some("YES")), Duration::from_millis(250));
+        assert_eq!(t(Some("250"), Some("yes")), Duration::from_millis(250));
+        assert_eq!(t(None, Some("YES")), DEFAULT_IODELAY);
     }
 }
