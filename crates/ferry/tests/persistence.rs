@@ -455,6 +455,73 @@ async fn a_queue_file_that_cannot_be_written_stops_checkpoints_and_loses_nothing
     }
 }
 
+/// A persistent put that finds the log full waits for the checkpoint that frees it without
+/// holding up the queue manager: another application's non-persistent work goes on
+/// meanwhile (non-persistent work never waits for the disk), and the put succeeds once
+/// the checkpoint ends. The checkpoints are made slow (FERRY_FAULT_CHECKPOINT_DELAY_MS:
+/// 1.5 s of "disk" for each one's queue files).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_put_waiting_for_log_space_does_not_hold_up_other_work() {
+    let mut qm = start_with_log("PS.WAIT", 2, 64);
+    mqsc_ok(
+        &qm,
+        "DEFINE QLOCAL(Q) MAXDEPTH(999999999)\nDEFINE QLOCAL(NPQ)",
+    );
+    stop_qm(&mut qm);
+    qm.set_env("FERRY_FAULT_CHECKPOINT_DELAY_MS", "1500");
+    qm.launch();
+    // 120 × 16 KiB that stay queued fill the 1 MiB log several times over: every
+    // checkpoint must file them first.
+    let n = 120;
+    let (pconn, pq) = open_q(&qm, "Q").await;
+    let putter = tokio::spawn(async move {
+        let mut slowest = Duration::ZERO;
+        for i in 0..n {
+            let started = std::time::Instant::now();
+            let mut m = md(true, 0);
+            put_md(&pq, &mut m, PutOptions::default(), &big_body(i))
+                .await
+                .map_err(|e| format!("put {i}: {e}"))?;
+            slowest = slowest.max(started.elapsed());
+        }
+        drop(pq);
+        drop(pconn);
+        Ok::<Duration, String>(slowest)
+    });
+    let (_nconn, nq) = open_q(&qm, "NPQ").await;
+    let mut worst = Duration::ZERO;
+    let mut round_trips = 0;
+    while !putter.is_finished() {
+        let started = std::time::Instant::now();
+        put_one(&nq, false, 1, false, "np").await;
+        assert_eq!(get_text(&nq).await, "np");
+        worst = worst.max(started.elapsed());
+        round_trips += 1;
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let slowest_put = within("the persistent putter", putter)
+        .await
+        .expect("putter task")
+        .expect("every persistent put succeeds once a checkpoint frees the log");
+    assert!(
+        slowest_put >= Duration::from_millis(700),
+        "a put waited for a slow checkpoint (else this test shows nothing): {slowest_put:?}"
+    );
+    assert!(
+        worst < Duration::from_millis(500),
+        "non-persistent put+get went on while a put waited {slowest_put:?}: worst {worst:?} \
+         in {round_trips} round trips"
+    );
+    qm.kill9();
+    qm.launch();
+    let (_conn, q) = open_q(&qm, "Q").await;
+    let bodies: Vec<String> = drain(&q).await.into_iter().map(|s| s.body).collect();
+    assert_eq!(bodies.len(), n, "every acknowledged put, once");
+    for (i, b) in bodies.iter().enumerate() {
+        assert!(*b == big_body(i), "message {i} intact and in order");
+    }
+}
+
 /// A unit of work too large for the log: its put that finds the log full gets 2102, the
 /// queue manager backs the unit of work out (FRY7471W) so the log frees up, gets go on
 /// meanwhile, and the application's MQCMIT reports 2003 MQRC_BACKED_OUT.

@@ -9,12 +9,13 @@
 
 use super::command_server;
 use super::logging::LogUse;
-use super::server::{Route, Server};
+use super::server::{LogRoom, LogRoomWaiter, Route, Server};
 use super::socket::SocketShared;
 use ferry_engine::{ConnId, ConnectionInfo, GetOutcome};
 use ferry_mqi::{MqError, ReasonCode};
 use ferry_wire::{Frame, Reply, Request, Status, Verb, WireError, SOCKET_CONVERSATION};
 use std::rc::Rc;
+use std::time::Instant;
 
 /// Bodies up to this size are copied out of the read buffer so a message that stays on
 /// a queue does not pin the whole 64 KiB read chunk it arrived in; larger bodies are
@@ -38,6 +39,63 @@ pub fn handle_frame(
     server: &Rc<Server>,
     socket: &Rc<SocketShared>,
     frame: Frame,
+) -> Result<(), WireError> {
+    handle(server, socket, frame, None)
+}
+
+/// Handles again a frame that waited for log space ([`Server::retry_log_room_waiters`]).
+pub(crate) fn handle_waiting_frame(server: &Rc<Server>, waiter: LogRoomWaiter) {
+    let LogRoomWaiter {
+        socket,
+        frame,
+        since,
+        checkpoints,
+    } = waiter;
+    // It decoded when it arrived, so it decodes again: no protocol error can come of it.
+    let _ = handle(server, &socket, frame, Some((since, checkpoints)));
+}
+
+/// Answers a frame that waited for log space in vain with `reason` (2102).
+pub(crate) fn refuse_frame(
+    server: &Server,
+    socket: &Rc<SocketShared>,
+    frame: &Frame,
+    reason: ReasonCode,
+) {
+    server.begin_request();
+    server.send(
+        socket,
+        frame.conversation,
+        frame.request_id,
+        &fail(frame.verb, reason),
+    );
+}
+
+/// What the call in `frame` will log, for the room check (None: nothing, or not a call).
+pub(crate) fn frame_log_use(frame: &Frame) -> Option<LogUse> {
+    Request::decode(frame).ok().as_ref().and_then(log_use)
+}
+
+/// What a call will log, for the room check made before the engine runs it: a put of a
+/// message that is not explicitly non-persistent (those never wait for or fill the log),
+/// and gets and commits, which may log small records.
+fn log_use(request: &Request) -> Option<LogUse> {
+    match request {
+        Request::Put { md, body, .. } | Request::Put1 { md, body, .. } => (md.persistence
+            != ferry_mqi::descriptor::persistence::NOT_PERSISTENT)
+            .then_some(LogUse::Put(body.len())),
+        Request::Get { .. } | Request::Cmit => Some(LogUse::Small),
+        _ => None,
+    }
+}
+
+/// Handles one frame, `waited` (since when, checkpoints waited for) when it waited for
+/// log space already.
+fn handle(
+    server: &Rc<Server>,
+    socket: &Rc<SocketShared>,
+    frame: Frame,
+    waited: Option<(Instant, u8)>,
 ) -> Result<(), WireError> {
     if frame.is_reply() {
         // Only heartbeat answers travel client → server as replies.
@@ -75,6 +133,40 @@ pub fn handle_frame(
         socket.send_reply(conv, rid, &reply);
         return Ok(());
     };
+    // A call that logs runs only when the log has room for it; while a checkpoint frees
+    // space it waits aside, and so do the conversation's later requests, so the thread
+    // (and every other conversation) carries on.
+    let behind = server.waits_for_log_room(socket, conv);
+    let usage = log_use(&request);
+    if behind || usage.is_some() {
+        let checkpoints = waited.map_or(0, |(_, n)| n);
+        let room = match usage {
+            _ if behind => LogRoom::Wait,
+            Some(usage) => server.log_room(usage, checkpoints),
+            None => LogRoom::Ready,
+        };
+        match room {
+            LogRoom::Ready => {}
+            LogRoom::Wait => {
+                server.park_for_log_room(LogRoomWaiter {
+                    socket: socket.clone(),
+                    frame,
+                    since: waited.map_or_else(Instant::now, |(since, _)| since),
+                    checkpoints: checkpoints + u8::from(!behind),
+                });
+                return Ok(());
+            }
+            LogRoom::Refused => {
+                server.send(
+                    socket,
+                    conv,
+                    rid,
+                    &fail(request.verb(), ReasonCode::ResourceProblem),
+                );
+                return Ok(());
+            }
+        }
+    }
     let reply = match request {
         Request::Conn(_) | Request::Heartbeat => fail(request.verb(), ReasonCode::CallInProgress),
         Request::Disc { backout } => {
@@ -108,12 +200,9 @@ pub fn handle_frame(
             body,
         } => {
             let body = own_body(body);
-            let r = match check_put_room(server, &md, body.len()) {
-                Ok(()) => server.with_engine(|e, now, fx| {
-                    e.put(conn, ferry_engine::Hobj(hobj), &mut md, &pmo, body, now, fx)
-                }),
-                Err(reason) => Err(reason.into()),
-            };
+            let r = server.with_engine(|e, now, fx| {
+                e.put(conn, ferry_engine::Hobj(hobj), &mut md, &pmo, body, now, fx)
+            });
             Reply::Put {
                 status: status_of(r),
                 md,
@@ -126,12 +215,8 @@ pub fn handle_frame(
             body,
         } => {
             let body = own_body(body);
-            let r = match check_put_room(server, &md, body.len()) {
-                Ok(()) => {
-                    server.with_engine(|e, now, fx| e.put1(conn, &od, &mut md, &pmo, body, now, fx))
-                }
-                Err(reason) => Err(reason.into()),
-            };
+            let r =
+                server.with_engine(|e, now, fx| e.put1(conn, &od, &mut md, &pmo, body, now, fx));
             Reply::Put1 {
                 status: status_of(r),
                 md,
@@ -144,10 +229,6 @@ pub fn handle_frame(
             max_len,
         } => {
             let max_len = (max_len as usize).min(socket.negotiated.max_msg_length as usize);
-            if let Err(reason) = server.ensure_log_room(LogUse::Small) {
-                server.send(socket, conv, rid, &fail(Verb::Get, reason));
-                return Ok(());
-            }
             let outcome = server.with_engine(|e, now, fx| {
                 e.get(conn, ferry_engine::Hobj(hobj), &md, &gmo, max_len, now, fx)
             });
@@ -180,9 +261,7 @@ pub fn handle_frame(
         Request::Cmit => Reply::Cmit {
             status: status_of(
                 server
-                    .ensure_log_room(LogUse::Small)
-                    .map_err(MqError::from)
-                    .and_then(|()| server.with_engine(|e, now, fx| e.commit(conn, now, fx)))
+                    .with_engine(|e, now, fx| e.commit(conn, now, fx))
                     .map(|()| None),
             ),
         },
@@ -207,25 +286,6 @@ pub fn handle_frame(
     // Held until the log is durable when the call logged records its reply depends on.
     server.send(socket, conv, rid, &reply);
     Ok(())
-}
-
-/// What a put will log, for the room check: nothing when the message is explicitly
-/// non-persistent (those never wait for or fill the log).
-fn put_log_use(md: &ferry_mqi::MessageDescriptor, body: usize) -> Option<LogUse> {
-    (md.persistence != ferry_mqi::descriptor::persistence::NOT_PERSISTENT)
-        .then_some(LogUse::Put(body))
-}
-
-/// The room check of a put: none for a non-persistent message.
-fn check_put_room(
-    server: &Server,
-    md: &ferry_mqi::MessageDescriptor,
-    body: usize,
-) -> Result<(), ReasonCode> {
-    match put_log_use(md, body) {
-        Some(usage) => server.ensure_log_room(usage),
-        None => Ok(()),
-    }
 }
 
 fn own_body(body: bytes::Bytes) -> bytes::Bytes {

@@ -992,6 +992,8 @@ async fn on_each_wake(
         if let Some(log) = server.log.as_ref() {
             act(log, &server);
         }
+        // A checkpoint may have finished: calls waiting for log space try again.
+        server.retry_log_room_waiters();
     }
 }
 
@@ -1024,6 +1026,8 @@ pub async fn housekeeping_task(server: Rc<Server>) {
         if log.checkpoint_due_slow() {
             server.checkpoint();
         }
+        // Calls that have waited too long for log space get 2102.
+        server.retry_log_room_waiters();
         // Also removes the records of spilled messages got since the last spill.
         if let Ok(mut engine) = server.engine.try_borrow_mut() {
             log.spill(&mut engine);

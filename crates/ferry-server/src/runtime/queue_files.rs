@@ -299,6 +299,15 @@ enum Job {
 /// Where a spill's messages went, per queue.
 pub type Spilled = Vec<QueueWritten>;
 
+/// Fault injection for tests (a slow disk): `FERRY_FAULT_CHECKPOINT_DELAY_MS` makes the
+/// filer take at least that long over each checkpoint's queue files. Unset in production.
+fn checkpoint_delay() -> Option<Duration> {
+    std::env::var("FERRY_FAULT_CHECKPOINT_DELAY_MS")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(Duration::from_millis)
+}
+
 /// The runtime thread's handle on the filer thread.
 pub struct QueueFiles {
     jobs: Option<mpsc::Sender<Job>>,
@@ -336,9 +345,13 @@ impl QueueFiles {
                     sizes: published,
                 };
                 filer.publish();
+                let slow_disk = checkpoint_delay();
                 while let Ok(job) = job_rx.recv() {
                     let (failed, sent) = match job {
                         Job::Checkpoint { filings, restart } => {
+                            if let Some(delay) = slow_disk {
+                                std::thread::sleep(delay);
+                            }
                             let r = filer.apply(filings, true).map(
                                 |(written, removed, synced, bodies)| Filed {
                                     restart,

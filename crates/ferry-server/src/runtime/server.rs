@@ -26,13 +26,42 @@ use ferry_wire::{encode_reply, Reply, Status};
 use foldhash::{HashMap, HashMapExt};
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
+use std::collections::VecDeque;
 use std::rc::Rc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::sync::Notify;
 
-/// How long a call that finds the log full waits (blocking the queue manager's thread) for
-/// a checkpoint under way to free space before it fails with 2102.
+/// How long a call that finds the log full waits for checkpoints to free space before it
+/// fails with 2102.
 const LOG_FULL_PATIENCE: Duration = Duration::from_secs(5);
+
+/// How many checkpoints a call that finds the log full waits for: the first frees the
+/// space before the previous checkpoint's image, the second the space before its own.
+const LOG_FULL_CHECKPOINTS: u8 = 2;
+
+/// Whether a call that logs can run now ([`Server::log_room`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LogRoom {
+    /// There is room: run it.
+    Ready,
+    /// The log is full and a checkpoint under way will free space: wait for it.
+    Wait,
+    /// No checkpoint can free enough: answer 2102 MQRC_RESOURCE_PROBLEM.
+    Refused,
+}
+
+/// A request frame waiting for log space, on the queue manager's thread but without
+/// blocking it (other conversations, non-persistent work above all, carry on).
+pub(crate) struct LogRoomWaiter {
+    /// The socket it came on.
+    pub socket: Rc<SocketShared>,
+    /// The frame, handled again once a checkpoint finishes.
+    pub frame: ferry_wire::Frame,
+    /// When it first found the log full.
+    pub since: Instant,
+    /// Checkpoints it has waited for.
+    pub checkpoints: u8,
+}
 
 /// Where the reply of a waiting GET must go when the engine completes it.
 pub struct Route {
@@ -116,6 +145,8 @@ pub struct Server {
     pub log: Option<RecoveryLog>,
     /// What happens to the current request's reply (set by `perform_effects`).
     reply_hold: Cell<ReplyHold>,
+    /// Requests waiting for log space, oldest first.
+    log_room_waiters: RefCell<VecDeque<LogRoomWaiter>>,
 }
 
 impl Server {
@@ -149,6 +180,7 @@ impl Server {
             batch_now: Cell::new(None),
             log,
             reply_hold: Cell::new(ReplyHold::Now),
+            log_room_waiters: RefCell::new(VecDeque::new()),
         })
     }
 
@@ -358,40 +390,98 @@ impl Server {
         }
     }
 
-    /// Refuses (2102 MQRC_RESOURCE_PROBLEM) a call that would log `usage` when the log has
-    /// no room for it, after trying a checkpoint; called before the engine runs the call,
-    /// so nothing is changed in memory that the log could not record.
-    pub fn ensure_log_room(&self, usage: LogUse) -> Result<(), ReasonCode> {
+    /// Whether a call that would log `usage` can run now, after `checkpoints` waits for
+    /// a checkpoint. Called before the engine runs the call, so nothing changes in memory
+    /// that the log could not record. A full log starts a checkpoint (a checkpoint frees
+    /// the space before its image once its queue files are synced and its record is
+    /// durable): the call waits for it, up to [`LOG_FULL_CHECKPOINTS`] times. Refused, the
+    /// log full is reported (FRY7463W) and a long unit of work pinning the log backed out.
+    pub(crate) fn log_room(&self, usage: LogUse, checkpoints: u8) -> LogRoom {
         let Some(log) = self.log.as_ref() else {
-            return Ok(());
+            return LogRoom::Ready;
         };
         if log.has_room(usage) {
             log.clear_full();
-            return Ok(());
+            return LogRoom::Ready;
         }
-        // A checkpoint frees the space before its image once its queue files are synced
-        // and its record is durable: start one if none is under way, then wait for it
-        // (briefly, on this thread: the log is full, so little else can proceed).
-        self.checkpoint();
-        if log.has_room(usage) {
-            return Ok(());
-        }
-        if log.checkpoint_in_flight() {
-            log.finish_checkpoint_now(&self.error_log, &self.name, LOG_FULL_PATIENCE);
-            if log.has_room(usage) {
-                return Ok(());
-            }
+        if checkpoints < LOG_FULL_CHECKPOINTS {
             self.checkpoint();
-            if log.checkpoint_in_flight() {
-                log.finish_checkpoint_now(&self.error_log, &self.name, LOG_FULL_PATIENCE);
-            }
             if log.has_room(usage) {
-                return Ok(());
+                return LogRoom::Ready;
+            }
+            if log.checkpoint_in_flight() {
+                return LogRoom::Wait;
             }
         }
         log.report_full(&self.error_log, &self.name, usage);
         self.back_out_long_unit_of_work(log);
-        Err(ReasonCode::ResourceProblem)
+        LogRoom::Refused
+    }
+
+    /// Refuses (2102 MQRC_RESOURCE_PROBLEM) a call that would log `usage` when no
+    /// checkpoint frees room for it, waiting for checkpoints *on this thread*: for the
+    /// AMQP put path, which cannot set a transfer aside (native MQI requests wait without
+    /// blocking, see [`Server::park_for_log_room`]).
+    pub fn ensure_log_room(&self, usage: LogUse) -> Result<(), ReasonCode> {
+        let mut checkpoints = 0;
+        loop {
+            match self.log_room(usage, checkpoints) {
+                LogRoom::Ready => return Ok(()),
+                LogRoom::Refused => return Err(ReasonCode::ResourceProblem),
+                LogRoom::Wait => {
+                    if let Some(log) = self.log.as_ref() {
+                        log.finish_checkpoint_now(&self.error_log, &self.name, LOG_FULL_PATIENCE);
+                    }
+                    checkpoints += 1;
+                }
+            }
+        }
+    }
+
+    /// Sets a request aside until a checkpoint frees log space ([`LogRoom::Wait`]); it is
+    /// handled again by [`Server::retry_log_room_waiters`].
+    pub(crate) fn park_for_log_room(&self, waiter: LogRoomWaiter) {
+        self.log_room_waiters.borrow_mut().push_back(waiter);
+    }
+
+    /// Whether a request of this conversation waits for log space (its next requests
+    /// queue behind it, so a conversation's calls keep their order).
+    pub(crate) fn waits_for_log_room(&self, socket: &Rc<SocketShared>, conversation: u32) -> bool {
+        self.log_room_waiters
+            .borrow()
+            .iter()
+            .any(|w| w.frame.conversation == conversation && Rc::ptr_eq(&w.socket, socket))
+    }
+
+    /// Handles again the requests waiting for log space once no checkpoint is under way
+    /// (the one they waited for has finished), oldest first; those waiting longer than
+    /// [`LOG_FULL_PATIENCE`] get 2102 instead.
+    pub fn retry_log_room_waiters(self: &Rc<Self>) {
+        let Some(log) = self.log.as_ref() else {
+            return;
+        };
+        if self.log_room_waiters.borrow().is_empty() {
+            return;
+        }
+        let expired_only = log.checkpoint_in_flight();
+        let waiters = std::mem::take(&mut *self.log_room_waiters.borrow_mut());
+        for w in waiters {
+            if w.since.elapsed() >= LOG_FULL_PATIENCE {
+                let usage = super::dispatch::frame_log_use(&w.frame).unwrap_or(LogUse::Small);
+                log.report_full(&self.error_log, &self.name, usage);
+                self.back_out_long_unit_of_work(log);
+                super::dispatch::refuse_frame(
+                    self,
+                    &w.socket,
+                    &w.frame,
+                    ReasonCode::ResourceProblem,
+                );
+            } else if expired_only {
+                self.log_room_waiters.borrow_mut().push_back(w);
+            } else {
+                super::dispatch::handle_waiting_frame(self, w);
+            }
+        }
     }
 
     /// The log is full: when the oldest unit of work in flight holds a large part of it
