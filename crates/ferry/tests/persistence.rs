@@ -841,6 +841,58 @@ async fn a_damaged_log_record_stops_the_start_instead_of_serving_a_corrupt_messa
     );
 }
 
+/// A log placed outside FERRY_HOME (`ferry create --log-path`) with LogWriteIntegrity
+/// changed to SingleWrite in qm.ini between runs: persistent messages survive a kill -9.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_placed_single_write_log_recovers_after_kill_9() {
+    let elsewhere = tempfile::tempdir().expect("temp dir");
+    let log_path = elsewhere.path().join("fastdisk");
+    let mut qm = TestQueueManager::start_with(
+        bin(),
+        "PS.PLACED",
+        &["--log-path", log_path.to_str().expect("utf-8 path")],
+    );
+    assert_eq!(log_dir(&qm), log_path.join(""), "qm.ini's LogPath");
+    assert!(
+        log_path.join("ferrylog.ctl").exists(),
+        "the log is where it was asked for"
+    );
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)");
+    stop_qm(&mut qm);
+    let ini_path = qm.qm_dir().join("qm.ini");
+    let ini = std::fs::read_to_string(&ini_path).expect("qm.ini");
+    assert!(ini.contains("LogWriteIntegrity=TripleWrite"), "{ini}");
+    std::fs::write(
+        &ini_path,
+        ini.replace(
+            "LogWriteIntegrity=TripleWrite",
+            "LogWriteIntegrity=SingleWrite",
+        ),
+    )
+    .expect("qm.ini");
+    qm.launch();
+    let mut want = Vec::new();
+    {
+        let (conn, q) = open_q(&qm, "Q").await;
+        for n in 0..20u8 {
+            want.push(put_one(&q, true, n, n % 2 == 1, &format!("single {n}")).await);
+            if n % 2 == 1 {
+                within("commit", conn.commit()).await.expect("commit");
+            }
+        }
+        drop(q);
+        drop(conn);
+    }
+    qm.kill9();
+    qm.launch();
+    let (_conn, q) = open_q(&qm, "Q").await;
+    assert_eq!(
+        drain(&q).await,
+        want,
+        "every message, in order, after kill -9"
+    );
+}
+
 /// A log whose control file is missing (deleted, or LogPath pointed elsewhere) stops the
 /// start with FRY7467E instead of a new, empty log taking its place: that would drop every
 /// persistent message logged since the last checkpoint. Put back, the log recovers them.
