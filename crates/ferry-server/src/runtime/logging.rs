@@ -571,16 +571,17 @@ impl RecoveryLog {
         // A failed attempt is retried by the next policy trigger, not at every call.
         self.records_since_checkpoint.set(0);
         self.last_checkpoint.set(Instant::now());
-        // Young messages go in the image when it fits, else straight to the queue files
-        // (a queue filling faster than checkpoints come). An image that cannot fit is
-        // not started: a partial image would only use up space that nothing frees.
+        // Young messages go in the image when it leaves a put's margin free (so gets
+        // and commits, which need less, never wait behind a checkpoint's image), else
+        // straight to the queue files (a queue filling faster than checkpoints come). An
+        // image that cannot fit at all is not started: a partial image would only use up
+        // space that nothing frees.
         let status = self.log.status();
-        let free = status
-            .space_total
-            .saturating_sub(status.space_in_use)
-            .saturating_sub(status.space_total / 32);
+        let unused = status.space_total.saturating_sub(status.space_in_use);
+        let free = unused.saturating_sub(status.space_total / 32);
+        let roomy = unused.saturating_sub(PUT_ROOM_MARGIN.min(status.space_total / 8));
         let plan = engine.checkpoint_plan(Young::InImage).and_then(|plan| {
-            if image_bytes(&plan.image) > free {
+            if image_bytes(&plan.image) > roomy {
                 engine.checkpoint_plan(Young::InQueueFiles)
             } else {
                 Ok(plan)
