@@ -777,6 +777,91 @@ fn accepted_durable_messages_survive_kill_9() {
     c.close();
 }
 
+/// A durable transfer that finds the recovery log full waits for the checkpoint that frees
+/// it without holding up the queue manager: its connection reads nothing more meanwhile,
+/// other applications' non-persistent work goes on, and the transfer is accepted once the
+/// checkpoint ends. Checkpoints are made slow (FERRY_FAULT_CHECKPOINT_DELAY_MS: 1.5 s of
+/// "disk" for each one's queue files).
+#[test]
+fn a_transfer_waiting_for_log_space_does_not_hold_up_other_work() {
+    let mut qm = start_with_log("AMQP.LOGWAIT", 2, 64);
+    mqsc_ok(
+        &qm,
+        "DEFINE QLOCAL(Q) MAXDEPTH(999999999)\nDEFINE QLOCAL(NPQ)",
+    );
+    stop_qm(&mut qm);
+    qm.set_env("FERRY_FAULT_CHECKPOINT_DELAY_MS", "1500");
+    qm.launch();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let native = {
+        let (opts, done) = (qm.client(), done.clone());
+        std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("tokio runtime");
+            rt.block_on(async move {
+                let conn = connect(&opts).await;
+                let q = open(
+                    &conn,
+                    "NPQ",
+                    OpenOptions::OUTPUT | OpenOptions::INPUT_SHARED,
+                )
+                .await;
+                let (mut worst, mut round_trips) = (Duration::ZERO, 0u32);
+                while !done.load(std::sync::atomic::Ordering::Acquire) {
+                    let started = Instant::now();
+                    let mut md = MessageDescriptor {
+                        persistence: ferry_mqi::descriptor::persistence::NOT_PERSISTENT,
+                        ..MessageDescriptor::default()
+                    };
+                    put_md(&q, &mut md, PutOptions::default(), "np")
+                        .await
+                        .expect("non-persistent put");
+                    assert_eq!(get_text(&q).await, "np");
+                    worst = worst.max(started.elapsed());
+                    round_trips += 1;
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+                (worst, round_trips)
+            })
+        })
+    };
+    // 120 durable transfers of 16 KiB that stay queued fill the 1 MiB log several times
+    // over: every checkpoint must file them first.
+    let n = 120;
+    let mut c = AmqpTestClient::connect(&qm, "itest-logwait");
+    let sender = c.attach_sender("Q");
+    let mut slowest = Duration::ZERO;
+    for i in 0..n {
+        let started = Instant::now();
+        c.send_accepted(
+            sender,
+            &data_message(&format!("{i:04} {}", "x".repeat(16 * 1024)), true),
+        );
+        slowest = slowest.max(started.elapsed());
+    }
+    done.store(true, std::sync::atomic::Ordering::Release);
+    let (worst, round_trips) = native.join().expect("native thread");
+    assert!(
+        slowest >= Duration::from_millis(700),
+        "a transfer waited for a slow checkpoint (else this test shows nothing): {slowest:?}"
+    );
+    assert!(
+        worst < Duration::from_millis(500),
+        "non-persistent put+get went on while a transfer waited {slowest:?}: worst {worst:?} \
+         in {round_trips} round trips"
+    );
+    qm.kill9();
+    drop(c);
+    qm.launch();
+    assert_eq!(
+        qstatus_depth(&qm, "Q"),
+        n,
+        "every accepted transfer survives a kill -9"
+    );
+}
+
 /// A socket that connects to the AMQP port and never completes the handshake is closed
 /// after HBINT seconds (at most 30), so it cannot hold a MAXINST place for ever; a client
 /// that does speak still gets in.

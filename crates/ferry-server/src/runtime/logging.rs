@@ -522,28 +522,6 @@ impl RecoveryLog {
         self.filing.get().is_some() || self.previous_checkpoint_pending()
     }
 
-    /// Blocks this thread (at most about `timeout`) until the checkpoint under way is
-    /// finished and its record durable, so the space before its image is free: for a
-    /// call that found the log full while a checkpoint was about to free it.
-    pub fn finish_checkpoint_now(
-        &self,
-        error_log: &RefCell<ErrorLog>,
-        name: &str,
-        timeout: Duration,
-    ) {
-        if self.filing.get().is_some() {
-            match self.queue_files.wait_done(timeout) {
-                Some(r) => self.filed(r, error_log, name),
-                None => return,
-            }
-        }
-        let deadline = Instant::now() + timeout;
-        while self.previous_checkpoint_pending() && !self.has_failed() && Instant::now() < deadline
-        {
-            std::thread::sleep(Duration::from_micros(200));
-        }
-    }
-
     /// Whether the time or space policy asks for a checkpoint (checked once a second).
     fn checkpoint_due_slow(&self) -> bool {
         let n = self.records_since_checkpoint.get();

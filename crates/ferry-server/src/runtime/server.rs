@@ -33,7 +33,7 @@ use tokio::sync::Notify;
 
 /// How long a call that finds the log full waits for checkpoints to free space before it
 /// fails with 2102.
-const LOG_FULL_PATIENCE: Duration = Duration::from_secs(5);
+pub(crate) const LOG_FULL_PATIENCE: Duration = Duration::from_secs(5);
 
 /// How many checkpoints a call that finds the log full waits for: the first frees the
 /// space before the previous checkpoint's image, the second the space before its own.
@@ -97,7 +97,7 @@ pub struct RunningListener {
 }
 
 /// A unit of work in flight whose persistent messages take this fraction of the log's
-/// ring (or more) is backed out when the log is full (`Server::ensure_log_room`).
+/// ring (or more) is backed out when the log is full (`Server::log_room`).
 const LONG_UOW_SHARE: u64 = 8;
 
 /// Everything the tasks of one running queue manager share.
@@ -147,6 +147,8 @@ pub struct Server {
     reply_hold: Cell<ReplyHold>,
     /// Requests waiting for log space, oldest first.
     log_room_waiters: RefCell<VecDeque<LogRoomWaiter>>,
+    /// AMQP connections whose next transfer waits for log space.
+    amqp_log_waiters: RefCell<Vec<Rc<super::amqp::AmqpShared>>>,
 }
 
 impl Server {
@@ -181,6 +183,7 @@ impl Server {
             log,
             reply_hold: Cell::new(ReplyHold::Now),
             log_room_waiters: RefCell::new(VecDeque::new()),
+            amqp_log_waiters: RefCell::new(Vec::new()),
         })
     }
 
@@ -418,23 +421,28 @@ impl Server {
         LogRoom::Refused
     }
 
-    /// Refuses (2102 MQRC_RESOURCE_PROBLEM) a call that would log `usage` when no
-    /// checkpoint frees room for it, waiting for checkpoints *on this thread*: for the
-    /// AMQP put path, which cannot set a transfer aside (native MQI requests wait without
-    /// blocking, see [`Server::park_for_log_room`]).
-    pub fn ensure_log_room(&self, usage: LogUse) -> Result<(), ReasonCode> {
-        let mut checkpoints = 0;
-        loop {
-            match self.log_room(usage, checkpoints) {
-                LogRoom::Ready => return Ok(()),
-                LogRoom::Refused => return Err(ReasonCode::ResourceProblem),
-                LogRoom::Wait => {
-                    if let Some(log) = self.log.as_ref() {
-                        log.finish_checkpoint_now(&self.error_log, &self.name, LOG_FULL_PATIENCE);
-                    }
-                    checkpoints += 1;
-                }
-            }
+    /// Gives up on a call that waited [`LOG_FULL_PATIENCE`] for log space: the log full is
+    /// reported (FRY7463W) and a long unit of work pinning the log backed out.
+    pub(crate) fn refuse_log_room(&self, usage: LogUse) {
+        if let Some(log) = self.log.as_ref() {
+            log.report_full(&self.error_log, &self.name, usage);
+            self.back_out_long_unit_of_work(log);
+        }
+    }
+
+    /// True while a checkpoint is under way (calls waiting for log space wait for it).
+    pub(crate) fn checkpoint_in_flight(&self) -> bool {
+        self.log
+            .as_ref()
+            .is_some_and(RecoveryLog::checkpoint_in_flight)
+    }
+
+    /// An AMQP connection whose transfer waits for log space: woken by
+    /// [`Server::retry_log_room_waiters`] to try again.
+    pub(crate) fn wait_log_room_amqp(&self, connection: &Rc<super::amqp::AmqpShared>) {
+        let mut waiting = self.amqp_log_waiters.borrow_mut();
+        if !waiting.iter().any(|w| Rc::ptr_eq(w, connection)) {
+            waiting.push(connection.clone());
         }
     }
 
@@ -460,6 +468,12 @@ impl Server {
         let Some(log) = self.log.as_ref() else {
             return;
         };
+        if !self.amqp_log_waiters.borrow().is_empty() {
+            // They look at the checkpoint and their patience themselves.
+            for connection in std::mem::take(&mut *self.amqp_log_waiters.borrow_mut()) {
+                connection.wake_for_log_room();
+            }
+        }
         if self.log_room_waiters.borrow().is_empty() {
             return;
         }

@@ -40,7 +40,7 @@ use crate::messages;
 use crate::runtime::clock;
 use crate::runtime::dispatch;
 use crate::runtime::logging::{DurableHold, LogUse};
-use crate::runtime::server::{ReplyHold, Server};
+use crate::runtime::server::{LogRoom, ReplyHold, Server, LOG_FULL_PATIENCE};
 use bytes::{Bytes, BytesMut};
 use ferry_amqp::condition;
 use ferry_amqp::connection::{Config, Connection, Event, LinkId, SaslServer, SessionId};
@@ -187,6 +187,11 @@ impl AmqpShared {
         })
     }
 
+    /// Wakes the connection task to try its transfer waiting for log space again.
+    pub(crate) fn wake_for_log_room(&self) {
+        self.wake.notify_one();
+    }
+
     /// Closes the connection with `amqp:connection:forced` (STOP CHANNEL, queue manager
     /// stop).
     pub fn force_close(&self, why: &str) {
@@ -308,6 +313,15 @@ enum Link {
 }
 
 /// The connection task's own state.
+/// What became of a transfer's put.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Put {
+    /// Put (or refused by the engine: see the error).
+    Done,
+    /// Not tried: the recovery log is full until a checkpoint under way finishes.
+    WaitForLog,
+}
+
 struct Session {
     server: Rc<Server>,
     shared: Rc<AmqpShared>,
@@ -336,6 +350,12 @@ struct Session {
     tags: BytesMut,
     /// When the socket was accepted (for the handshake deadline).
     started: tokio::time::Instant,
+    /// Events set aside behind a transfer that waits for log space, oldest first: the
+    /// connection reads nothing more until they are handled (see `handle_events`).
+    deferred: Vec<Event>,
+    /// Since when the first deferred transfer waits, and how many checkpoints it has
+    /// waited for.
+    log_wait: Option<(std::time::Instant, u8)>,
 }
 
 /// Serves one accepted socket until the connection ends; `refuse` closes it at once
@@ -371,6 +391,8 @@ pub async fn serve(
         now_ms: clock::now().0,
         tags: BytesMut::new(),
         started: tokio::time::Instant::now(),
+        deferred: Vec::new(),
+        log_wait: None,
     };
     s.refused = refuse;
     s.run(stream).await;
@@ -447,8 +469,9 @@ impl Session {
                 input.reserve(READ_BUFFER.saturating_sub(input.len()).max(READ_AT_LEAST));
             }
             self.shared.busy.set(false);
+            let waiting_for_log = !self.deferred.is_empty();
             tokio::select! {
-                r = rd.read_buf(&mut input) => match r {
+                r = rd.read_buf(&mut input), if !waiting_for_log => match r {
                     Ok(0) | Err(_) => return,
                     Ok(n) => {
                         self.shared.busy.set(true);
@@ -510,7 +533,30 @@ impl Session {
         let mut sasl = false;
         // Taken and given back, so the vector keeps its capacity from batch to batch.
         let mut events = std::mem::take(&mut self.events);
-        for e in events.drain(..) {
+        if !self.deferred.is_empty() {
+            // What waited for log space comes first, in its order.
+            let mut first = std::mem::take(&mut self.deferred);
+            first.append(&mut events);
+            events = first;
+        }
+        let mut pending = events.drain(..);
+        while let Some(e) = pending.next() {
+            if let Event::Message {
+                link,
+                delivery_id,
+                settled,
+                message,
+                ..
+            } = &e
+            {
+                if !self.on_message(*link, *delivery_id, *settled, message) {
+                    // It waits for log space: so does everything after it.
+                    self.deferred.push(e);
+                    self.deferred.extend(pending.by_ref());
+                    break;
+                }
+                continue;
+            }
             match e {
                 Event::SaslInit {
                     mechanism,
@@ -537,13 +583,7 @@ impl Session {
                     drain,
                     ..
                 } => self.on_flow(link, credit, drain),
-                Event::Message {
-                    link,
-                    delivery_id,
-                    settled,
-                    message,
-                    ..
-                } => self.on_message(link, delivery_id, settled, message),
+                Event::Message { .. } => {}
                 Event::Disposition {
                     session,
                     role: Role::Receiver,
@@ -572,6 +612,7 @@ impl Session {
                 | Event::End { .. } => {}
             }
         }
+        drop(pending);
         if self.events.is_empty() {
             self.events = events;
         }
@@ -853,17 +894,24 @@ impl Session {
     }
 
     /// A message from the client: put it, and answer (after the log, when persistent).
-    fn on_message(&mut self, link: LinkId, delivery_id: u32, settled: bool, message: Bytes) {
+    /// False when it must wait for log space (nothing done yet: it is tried again).
+    fn on_message(
+        &mut self,
+        link: LinkId,
+        delivery_id: u32,
+        settled: bool,
+        message: &Bytes,
+    ) -> bool {
         let now = self.now_ms;
+        let state = match self.put(link, message, now) {
+            Ok(Put::Done) => DeliveryState::Accepted,
+            Ok(Put::WaitForLog) => return false,
+            Err(e) => rejected(e),
+        };
         for c in [&self.shared.counters, &*self.shared.channel_counters] {
             Counters::add(&c.messages_received, 1);
             c.last_message_ms.set(Some(now));
         }
-        let outcome = self.put(link, &message, now);
-        let state = match outcome {
-            Ok(()) => DeliveryState::Accepted,
-            Err(e) => rejected(e),
-        };
         let hold = self.server.take_reply_hold();
         if !settled {
             let action = Action::Settle {
@@ -892,9 +940,49 @@ impl Session {
             let top_up = SENDER_CREDIT - self.amqp.credit_outstanding(link);
             let _ = self.amqp.grant_credit(link, top_up);
         }
+        true
     }
 
-    fn put(&mut self, link: LinkId, message: &Bytes, now: u64) -> Result<(), ErrorCondition> {
+    /// Whether a persistent put of `bytes` may run now (see `Server::log_room`): a transfer
+    /// that must wait is tried again once a checkpoint has finished (the server wakes this
+    /// task), and refused after the same patience as an MQI call.
+    fn log_room_for_put(&mut self, bytes: usize) -> Result<Put, ErrorCondition> {
+        let usage = LogUse::Put(bytes);
+        let refused = || error_of(ReasonCode::ResourceProblem, "the recovery log is full");
+        let checkpoints = match self.log_wait {
+            Some((since, _)) if since.elapsed() >= LOG_FULL_PATIENCE => {
+                self.log_wait = None;
+                self.server.refuse_log_room(usage);
+                return Err(refused());
+            }
+            Some(_) if self.server.checkpoint_in_flight() => {
+                self.server.wait_log_room_amqp(&self.shared);
+                return Ok(Put::WaitForLog);
+            }
+            Some((_, n)) => n,
+            None => 0,
+        };
+        match self.server.log_room(usage, checkpoints) {
+            LogRoom::Ready => {
+                self.log_wait = None;
+                Ok(Put::Done)
+            }
+            LogRoom::Wait => {
+                let since = self
+                    .log_wait
+                    .map_or_else(std::time::Instant::now, |(t, _)| t);
+                self.log_wait = Some((since, checkpoints + 1));
+                self.server.wait_log_room_amqp(&self.shared);
+                Ok(Put::WaitForLog)
+            }
+            LogRoom::Refused => {
+                self.log_wait = None;
+                Err(refused())
+            }
+        }
+    }
+
+    fn put(&mut self, link: LinkId, message: &Bytes, now: u64) -> Result<Put, ErrorCondition> {
         let conn = self.conn.ok_or_else(not_open)?;
         // A small body is copied out of the read buffer, so a message that stays queued
         // does not pin the whole read chunk it arrived in (as the native path does); the
@@ -927,10 +1015,10 @@ impl Session {
             }
         };
         let mut md = mq.md;
-        if md.persistence != persistence::NOT_PERSISTENT {
-            self.server
-                .ensure_log_room(LogUse::Put(mq.body.len() + mq.properties.len()))
-                .map_err(|r| error_of(r, "the recovery log is full"))?;
+        if md.persistence != persistence::NOT_PERSISTENT
+            && self.log_room_for_put(mq.body.len() + mq.properties.len())? == Put::WaitForLog
+        {
+            return Ok(Put::WaitForLog);
         }
         let pmo = PutOptions::new(PutOptionFlags::NO_SYNCPOINT | PutOptionFlags::FAIL_IF_QUIESCING);
         let body = mq.body;
@@ -958,7 +1046,7 @@ impl Session {
                 r
             }
         };
-        r.map(drop).map_err(|e| {
+        r.map(|_| Put::Done).map_err(|e| {
             // The queue's name, only for the error (no copy per message put).
             let queue = match self.links.get(&link) {
                 Some(Link::Inbound { address, .. }) if !address.is_empty() => address.as_str(),
