@@ -300,20 +300,30 @@ pub fn delete(home: &FerryHome, name: &str) -> Result<String, ControlError> {
     remove(&paths.dir)?;
     remove(&paths.log_dir)?;
     if let Some(dir) = placed_log {
-        remove_log_files(&dir)
+        remove_log_files(&dir, name)
             .map_err(|e| ControlError::new(format!("{}: {e}", dir.display()), 71))?;
     }
     Ok(messages::QMGR_DELETED.format(&[&name]))
 }
 
-/// Removes a recovery log's files (control file and extents) from `dir`, then `dir` itself
-/// if nothing else is left in it.
-fn remove_log_files(dir: &Path) -> std::io::Result<()> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(e),
-    };
+/// Removes queue manager `name`'s recovery log files (control file and extents) from
+/// `dir`, then `dir` itself if nothing else is left in it. Files of a log whose control
+/// file names another queue manager, or that has none, are left alone.
+fn remove_log_files(dir: &Path, name: &str) -> std::io::Result<()> {
+    use ferry_store::LogDevice;
+    let control = dir.join(ferry_store::control::CONTROL_NAME);
+    if !control.try_exists()? {
+        return Ok(());
+    }
+    let owner = ferry_store::FileDevice::new(dir)
+        .and_then(|mut device| device.open(ferry_store::control::CONTROL_NAME))
+        .ok()
+        .and_then(|mut file| ferry_store::control::read(&mut file).ok())
+        .map(|block| block.qm_name);
+    if owner.as_deref() != Some(name) {
+        return Ok(());
+    }
+    let entries = std::fs::read_dir(dir)?;
     for entry in entries {
         let entry = entry?;
         let name = entry.file_name();
@@ -526,6 +536,9 @@ pub fn create_layout(
         ini.log.file_pages = n;
     }
     if let Some(p) = &log.path {
+        // Absolute, so start and delete find it from any working directory.
+        let p = std::path::absolute(p)
+            .map_err(|e| ControlError::new(format!("{}: {e}", p.display()), 71))?;
         ini.log.path = format!("{}/", p.display().to_string().trim_end_matches('/'));
     }
     // The same checks (and messages) as a hand-edited qm.ini gets at start.

@@ -243,9 +243,9 @@ pub struct Recovered {
     pub catalogue_changed: bool,
 }
 
-/// Opens (or, for a queue manager made before logging existed, creates) the log, replays
-/// it into `engine`, appends the backout records recovery produced, turns logging on and
-/// starts the writer thread.
+/// Opens the log made by `ferry create` (a missing one is refused: see
+/// [`missing_control_file`]), replays it into `engine`, appends the backout records
+/// recovery produced, turns logging on and starts the writer thread.
 pub fn open_and_recover(
     stanza: &LogStanza,
     name: &str,
@@ -255,6 +255,12 @@ pub fn open_and_recover(
     error_log: &mut ErrorLog,
 ) -> Result<Recovered, String> {
     let config = config_of(stanza).map_err(|e| e.to_string())?;
+    let control = std::path::Path::new(&stanza.path).join(CONTROL_FILE);
+    match control.try_exists() {
+        Ok(true) => {}
+        Ok(false) => return Err(missing_control_file(&control)),
+        Err(e) => return Err(format!("{}: {e}", control.display())),
+    }
     // The queue files first: the log replays over what they hold.
     let loaded = queue_files::load(queues_dir, engine, error_log)?;
     if loaded.messages > 0 {
@@ -262,10 +268,6 @@ pub fn open_and_recover(
             &messages::QUEUE_FILES_LOADED,
             &[&name, &loaded.messages, &loaded.queues],
         );
-    }
-    let control = std::path::Path::new(&stanza.path).join(CONTROL_FILE);
-    if !control.exists() {
-        return Err(missing_control_file(&control));
     }
     let mut fx = Effects::new();
     let (mut core, summary) = {
@@ -514,6 +516,11 @@ impl RecoveryLog {
     /// True while the last checkpoint record appended is not yet durable.
     fn previous_checkpoint_pending(&self) -> bool {
         self.log.checkpoint_lsn() < self.last_checkpoint_record.get()
+    }
+
+    /// Checkpoints completed (control file written) since the log was opened.
+    pub fn checkpoints_completed(&self) -> u64 {
+        self.log.status().checkpoints
     }
 
     /// True while a checkpoint is under way (its filings being written, or its record

@@ -57,10 +57,13 @@ pub(crate) struct LogRoomWaiter {
     pub socket: Rc<SocketShared>,
     /// The frame, handled again once a checkpoint finishes.
     pub frame: ferry_wire::Frame,
+    /// What it will log (None: it waits behind an earlier request of its conversation).
+    pub usage: Option<LogUse>,
     /// When it first found the log full.
     pub since: Instant,
-    /// Checkpoints it has waited for.
-    pub checkpoints: u8,
+    /// Checkpoints completed when it first found the log full
+    /// ([`Server::checkpoints_completed`]).
+    pub base: u64,
 }
 
 /// Where the reply of a waiting GET must go when the engine completes it.
@@ -399,7 +402,7 @@ impl Server {
     /// the space before its image once its queue files are synced and its record is
     /// durable): the call waits for it, up to [`LOG_FULL_CHECKPOINTS`] times. Refused, the
     /// log full is reported (FRY7463W) and a long unit of work pinning the log backed out.
-    pub(crate) fn log_room(&self, usage: LogUse, checkpoints: u8) -> LogRoom {
+    pub(crate) fn log_room(&self, usage: LogUse, checkpoints: u64) -> LogRoom {
         let Some(log) = self.log.as_ref() else {
             return LogRoom::Ready;
         };
@@ -407,7 +410,11 @@ impl Server {
             log.clear_full();
             return LogRoom::Ready;
         }
-        if checkpoints < LOG_FULL_CHECKPOINTS {
+        if log.has_failed() {
+            // No checkpoint will come: the call fails at once (FRY7466E says why).
+            return LogRoom::Refused;
+        }
+        if checkpoints < u64::from(LOG_FULL_CHECKPOINTS) {
             self.checkpoint();
             if log.has_room(usage) {
                 return LogRoom::Ready;
@@ -430,11 +437,23 @@ impl Server {
         }
     }
 
-    /// True while a checkpoint is under way (calls waiting for log space wait for it).
-    pub(crate) fn checkpoint_in_flight(&self) -> bool {
+    /// Checkpoints completed since the start: a call waiting for log space counts the
+    /// checkpoints it has waited for from it.
+    pub(crate) fn checkpoints_completed(&self) -> u64 {
         self.log
             .as_ref()
-            .is_some_and(RecoveryLog::checkpoint_in_flight)
+            .map_or(0, RecoveryLog::checkpoints_completed)
+    }
+
+    /// Whether a put waits for log space already (MQI or AMQP): a new put waits behind
+    /// it, first come, first served, rather than take the space a checkpoint frees.
+    pub(crate) fn has_put_waiters(&self) -> bool {
+        !self.amqp_log_waiters.borrow().is_empty()
+            || self
+                .log_room_waiters
+                .borrow()
+                .iter()
+                .any(|w| matches!(w.usage, Some(LogUse::Put(_))))
     }
 
     /// An AMQP connection whose transfer waits for log space: woken by
@@ -461,40 +480,41 @@ impl Server {
             .any(|w| w.frame.conversation == conversation && Rc::ptr_eq(&w.socket, socket))
     }
 
-    /// Handles again the requests waiting for log space once no checkpoint is under way
-    /// (the one they waited for has finished), oldest first; those waiting longer than
-    /// [`LOG_FULL_PATIENCE`] get 2102 instead.
+    /// Handles again the requests waiting for log space, oldest first (after a flush, a
+    /// checkpoint's end, and once a second): each runs if there is room now, waits on
+    /// otherwise, and gets 2102 once it has waited [`LOG_FULL_PATIENCE`]. AMQP
+    /// connections with a transfer waiting are woken to do the same.
     pub fn retry_log_room_waiters(self: &Rc<Self>) {
-        let Some(log) = self.log.as_ref() else {
+        if self.log.is_none() {
             return;
-        };
+        }
         if !self.amqp_log_waiters.borrow().is_empty() {
-            // They look at the checkpoint and their patience themselves.
-            for connection in std::mem::take(&mut *self.amqp_log_waiters.borrow_mut()) {
+            let waiting = std::mem::take(&mut *self.amqp_log_waiters.borrow_mut());
+            for connection in waiting {
                 connection.wake_for_log_room();
             }
         }
         if self.log_room_waiters.borrow().is_empty() {
             return;
         }
-        let expired_only = log.checkpoint_in_flight();
         let waiters = std::mem::take(&mut *self.log_room_waiters.borrow_mut());
         for w in waiters {
-            if w.since.elapsed() >= LOG_FULL_PATIENCE {
-                let usage = super::dispatch::frame_log_use(&w.frame).unwrap_or(LogUse::Small);
-                log.report_full(&self.error_log, &self.name, usage);
-                self.back_out_long_unit_of_work(log);
-                super::dispatch::refuse_frame(
-                    self,
-                    &w.socket,
-                    &w.frame,
-                    ReasonCode::ResourceProblem,
-                );
-            } else if expired_only {
-                self.log_room_waiters.borrow_mut().push_back(w);
-            } else {
-                super::dispatch::handle_waiting_frame(self, w);
+            if w.socket.is_closing() {
+                // Nobody to answer: a call whose reply cannot arrive is not made.
+                continue;
             }
+            if let Some(usage) = w.usage.filter(|_| w.since.elapsed() >= LOG_FULL_PATIENCE) {
+                if self.log_room(usage, u64::from(LOG_FULL_CHECKPOINTS)) != LogRoom::Ready {
+                    super::dispatch::refuse_frame(
+                        self,
+                        &w.socket,
+                        &w.frame,
+                        ReasonCode::ResourceProblem,
+                    );
+                    continue;
+                }
+            }
+            super::dispatch::handle_waiting_frame(self, w);
         }
     }
 

@@ -350,12 +350,11 @@ struct Session {
     tags: BytesMut,
     /// When the socket was accepted (for the handshake deadline).
     started: tokio::time::Instant,
-    /// Events set aside behind a transfer that waits for log space, oldest first: the
-    /// connection reads nothing more until they are handled (see `handle_events`).
+    /// Events set aside behind a transfer that waits for log space, oldest first: events
+    /// read meanwhile are handled after them (see `handle_events`).
     deferred: Vec<Event>,
-    /// Since when the first deferred transfer waits, and how many checkpoints it has
-    /// waited for.
-    log_wait: Option<(std::time::Instant, u8)>,
+    /// Since when a transfer waits for log space, and the checkpoints completed then.
+    log_wait: Option<(std::time::Instant, u64)>,
 }
 
 /// Serves one accepted socket until the connection ends; `refuse` closes it at once
@@ -469,9 +468,8 @@ impl Session {
                 input.reserve(READ_BUFFER.saturating_sub(input.len()).max(READ_AT_LEAST));
             }
             self.shared.busy.set(false);
-            let waiting_for_log = !self.deferred.is_empty();
             tokio::select! {
-                r = rd.read_buf(&mut input), if !waiting_for_log => match r {
+                r = rd.read_buf(&mut input) => match r {
                     Ok(0) | Err(_) => return,
                     Ok(n) => {
                         self.shared.busy.set(true);
@@ -534,10 +532,18 @@ impl Session {
         // Taken and given back, so the vector keeps its capacity from batch to batch.
         let mut events = std::mem::take(&mut self.events);
         if !self.deferred.is_empty() {
-            // What waited for log space comes first, in its order.
-            let mut first = std::mem::take(&mut self.deferred);
-            first.append(&mut events);
-            events = first;
+            if self.amqp.is_open() {
+                // What waited for log space comes first, in its order. (Reading goes on
+                // meanwhile, so heartbeats keep the connection alive; the client's link
+                // credit, not topped up while a transfer waits, bounds what queues here.)
+                let mut first = std::mem::take(&mut self.deferred);
+                first.append(&mut events);
+                events = first;
+            } else {
+                // Closing (STOP CHANNEL, a protocol error): the transfers are not put.
+                self.deferred.clear();
+                self.log_wait = None;
+            }
         }
         let mut pending = events.drain(..);
         while let Some(e) = pending.next() {
@@ -944,40 +950,41 @@ impl Session {
     }
 
     /// Whether a persistent put of `bytes` may run now (see `Server::log_room`): a transfer
-    /// that must wait is tried again once a checkpoint has finished (the server wakes this
-    /// task), and refused after the same patience as an MQI call.
+    /// that must wait is tried again when the server wakes this task (after flushes,
+    /// checkpoints, and once a second), and refused after the same patience as an MQI
+    /// call. Once one has been refused, those after it are refused at once while the log
+    /// stays full, so a batch of transfers cannot hold the connection for a wait each.
     fn log_room_for_put(&mut self, bytes: usize) -> Result<Put, ErrorCondition> {
         let usage = LogUse::Put(bytes);
         let refused = || error_of(ReasonCode::ResourceProblem, "the recovery log is full");
-        let checkpoints = match self.log_wait {
-            Some((since, _)) if since.elapsed() >= LOG_FULL_PATIENCE => {
-                self.log_wait = None;
-                self.server.refuse_log_room(usage);
-                return Err(refused());
+        let room = match self.log_wait {
+            None if self.server.has_put_waiters() => LogRoom::Wait,
+            None => self.server.log_room(usage, 0),
+            Some((_, base)) => {
+                let waited = self.server.checkpoints_completed().saturating_sub(base);
+                self.server.log_room(usage, waited)
             }
-            Some(_) if self.server.checkpoint_in_flight() => {
-                self.server.wait_log_room_amqp(&self.shared);
-                return Ok(Put::WaitForLog);
-            }
-            Some((_, n)) => n,
-            None => 0,
         };
-        match self.server.log_room(usage, checkpoints) {
+        match room {
             LogRoom::Ready => {
                 self.log_wait = None;
                 Ok(Put::Done)
             }
-            LogRoom::Wait => {
-                let since = self
-                    .log_wait
-                    .map_or_else(std::time::Instant::now, |(t, _)| t);
-                self.log_wait = Some((since, checkpoints + 1));
-                self.server.wait_log_room_amqp(&self.shared);
-                Ok(Put::WaitForLog)
-            }
             LogRoom::Refused => {
                 self.log_wait = None;
                 Err(refused())
+            }
+            LogRoom::Wait => {
+                let server = &self.server;
+                let (since, _) = *self.log_wait.get_or_insert_with(|| {
+                    (std::time::Instant::now(), server.checkpoints_completed())
+                });
+                if since.elapsed() >= LOG_FULL_PATIENCE {
+                    self.server.refuse_log_room(usage);
+                    return Err(refused());
+                }
+                self.server.wait_log_room_amqp(&self.shared);
+                Ok(Put::WaitForLog)
             }
         }
     }
