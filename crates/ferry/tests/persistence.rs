@@ -475,14 +475,7 @@ async fn a_queue_file_that_cannot_be_written_stops_checkpoints_and_loses_nothing
 /// 1.5 s of "disk" for each one's queue files).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_put_waiting_for_log_space_does_not_hold_up_other_work() {
-    let mut qm = start_with_log("PS.WAIT", 2, 64);
-    mqsc_ok(
-        &qm,
-        "DEFINE QLOCAL(Q) MAXDEPTH(999999999)\nDEFINE QLOCAL(NPQ)",
-    );
-    stop_qm(&mut qm);
-    qm.set_env("FERRY_FAULT_CHECKPOINT_DELAY_MS", "1500");
-    qm.launch();
+    let mut qm = start_with_slow_checkpoints("PS.WAIT");
     // 120 × 16 KiB that stay queued fill the 1 MiB log several times over: every
     // checkpoint must file them first.
     let n = 120;
@@ -516,15 +509,7 @@ async fn a_put_waiting_for_log_space_does_not_hold_up_other_work() {
         .await
         .expect("putter task")
         .expect("every persistent put succeeds once a checkpoint frees the log");
-    assert!(
-        slowest_put >= Duration::from_millis(700),
-        "a put waited for a slow checkpoint (else this test shows nothing): {slowest_put:?}"
-    );
-    assert!(
-        worst < Duration::from_millis(500),
-        "non-persistent put+get went on while a put waited {slowest_put:?}: worst {worst:?} \
-         in {round_trips} round trips"
-    );
+    assert_waited_aside("put", slowest_put, worst, round_trips);
     qm.kill9();
     qm.launch();
     let (_conn, q) = open_q(&qm, "Q").await;

@@ -64,6 +64,38 @@ pub fn start_with_log(name: &str, primary_files: u32, file_pages: u32) -> TestQu
     )
 }
 
+/// Creates and starts `name` with a 1 MiB log (2 + 2 files of 64 pages), queues Q (deep)
+/// and NPQ, and checkpoints that take at least 1.5 s to write their queue files
+/// (FERRY_FAULT_CHECKPOINT_DELAY_MS, a slow disk): persistent puts of messages that stay
+/// queued soon wait for log space.
+pub fn start_with_slow_checkpoints(name: &str) -> TestQueueManager {
+    let mut qm = start_with_log(name, 2, 64);
+    mqsc_ok(
+        &qm,
+        "DEFINE QLOCAL(Q) MAXDEPTH(999999999)\nDEFINE QLOCAL(NPQ)",
+    );
+    stop_qm(&mut qm);
+    qm.set_env("FERRY_FAULT_CHECKPOINT_DELAY_MS", "1500");
+    qm.launch();
+    qm
+}
+
+/// Asserts that a `what` waited for a slow checkpoint (its slowest call took `slowest`)
+/// while another application's non-persistent put+get went on: its worst round trip of
+/// `round_trips` took `worst`.
+#[track_caller]
+pub fn assert_waited_aside(what: &str, slowest: Duration, worst: Duration, round_trips: u32) {
+    assert!(
+        slowest >= Duration::from_millis(700),
+        "a {what} waited for a slow checkpoint (else the test shows nothing): {slowest:?}"
+    );
+    assert!(
+        worst < Duration::from_millis(500),
+        "non-persistent put+get went on while a {what} waited {slowest:?}: worst {worst:?} \
+         in {round_trips} round trips"
+    );
+}
+
 /// The recovery log's directory (qm.ini LogPath) of `qm`.
 pub fn log_dir(qm: &TestQueueManager) -> std::path::PathBuf {
     let ini = std::fs::read_to_string(qm.qm_dir().join("qm.ini")).expect("qm.ini");
