@@ -86,8 +86,9 @@ fn log_use(request: &Request) -> Option<LogUse> {
 }
 
 /// Handles one frame, `waited` (since when, and the checkpoints completed then) when it
-/// waited for log space already. Inlined into [`handle_frame`], the hot path: out of line, moving
-/// the decoded request (descriptors and all) cost ~2% more instructions per round trip.
+/// waited for log space already. Inlined into [`handle_frame`], the hot path: out of line,
+/// moving the decoded request (descriptors and all) cost ~2% more instructions per round
+/// trip.
 #[inline(always)]
 fn handle(
     server: &Rc<Server>,
@@ -133,8 +134,8 @@ fn handle(
     };
     // A call that logs runs only when the log has room for it; while a checkpoint frees
     // space it waits aside, and so do the conversation's later requests, so the thread
-    // (and every other conversation) carries on.
-    // A put also waits behind puts already waiting, first come, first served.
+    // (and every other conversation) carries on. A put also waits behind puts already
+    // waiting: first come, first served.
     let behind = server.waits_for_log_room(socket, conv);
     let usage = log_use(&request);
     if behind || usage.is_some() {
