@@ -456,6 +456,15 @@ impl Server {
                 .any(|w| matches!(w.usage, Some(LogUse::Put(_))))
     }
 
+    /// An AMQP connection whose transfer no longer waits for log space (it ran, or was
+    /// refused): new puts need not wait behind it.
+    pub(crate) fn stop_waiting_log_room_amqp(&self, connection: &Rc<super::amqp::AmqpShared>) {
+        let mut waiting = self.amqp_log_waiters.borrow_mut();
+        if !waiting.is_empty() {
+            waiting.retain(|w| !Rc::ptr_eq(w, connection));
+        }
+    }
+
     /// An AMQP connection whose transfer waits for log space: woken by
     /// [`Server::retry_log_room_waiters`] to try again.
     pub(crate) fn wait_log_room_amqp(&self, connection: &Rc<super::amqp::AmqpShared>) {

@@ -965,15 +965,12 @@ impl Session {
                 self.server.log_room(usage, waited)
             }
         };
+        if room != LogRoom::Wait && self.log_wait.take().is_some() {
+            self.server.stop_waiting_log_room_amqp(&self.shared);
+        }
         match room {
-            LogRoom::Ready => {
-                self.log_wait = None;
-                Ok(Put::Done)
-            }
-            LogRoom::Refused => {
-                self.log_wait = None;
-                Err(refused())
-            }
+            LogRoom::Ready => Ok(Put::Done),
+            LogRoom::Refused => Err(refused()),
             LogRoom::Wait => {
                 let server = &self.server;
                 let (since, _) = *self.log_wait.get_or_insert_with(|| {
