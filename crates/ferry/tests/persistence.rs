@@ -520,6 +520,94 @@ async fn a_put_waiting_for_log_space_does_not_hold_up_other_work() {
     }
 }
 
+/// While a call waits for log space, its conversation has a call in progress, as in MQ:
+/// another request on it is answered 2219 MQRC_CALL_IN_PROGRESS at once (so a client
+/// cannot pile requests up behind it), and MQDISC drops the waiting call, which is never
+/// made. Raw frames, so the test can send while a call is outstanding.
+#[test]
+fn a_call_waiting_for_log_space_is_a_call_in_progress() {
+    use ferry_wire::{Reply, Request};
+    let qm = start_with_slow_checkpoints("PS.INPROG");
+    let mut r = Raw::tcp(&qm);
+    let hello = r.hello("SYSTEM.DEF.SVRCONN", 0);
+    assert_eq!(hello.status.reason, ReasonCode::None, "{hello:?}");
+    r.open_conversation(1);
+    let od = ferry_mqi::ObjectDescriptor::queue("Q").expect("name");
+    let hobj = match r.call(
+        1,
+        2,
+        &Request::Open {
+            od,
+            options: OpenOptions::OUTPUT,
+        },
+    ) {
+        Reply::Open { status, hobj, .. } if status.reason == ReasonCode::None => hobj,
+        other => panic!("{other:?}"),
+    };
+    let put = |i: usize| Request::Put {
+        hobj,
+        md: md(true, 0),
+        pmo: PutOptions::default(),
+        body: bytes::Bytes::from(big_body(i)),
+    };
+    // Each round: a persistent put, then at once a commit on the same conversation. While
+    // the log has room both run (the put's reply is held until its record is durable, so
+    // the commit's may come first); once the put waits for a checkpoint, the commit is
+    // answered 2219 at once.
+    let (mut acked, mut in_progress) = (0usize, 0usize);
+    let mut dropped = false;
+    let mut rid = 10;
+    let reason = |f: &ferry_wire::Frame| Reply::decode(f).expect("reply").status().reason;
+    for i in 0..200 {
+        let (put_rid, cmit_rid) = (rid, rid + 1);
+        rid += 2;
+        r.send(1, put_rid, &put(i));
+        r.send(1, cmit_rid, &Request::Cmit);
+        let first = r.read_frame().expect("a reply");
+        if first.request_id == cmit_rid && reason(&first) == ReasonCode::CallInProgress {
+            in_progress += 1;
+            if in_progress == 3 {
+                // The put still waits: MQDISC drops it.
+                let disc = r.call(1, rid, &Request::Disc { backout: false });
+                assert_eq!(disc.status().reason, ReasonCode::None, "{disc:?}");
+                dropped = true;
+                break;
+            }
+        }
+        let second = r.read_frame().expect("a reply");
+        let (put_reply, cmit_reply) = if first.request_id == put_rid {
+            (first, second)
+        } else {
+            (second, first)
+        };
+        assert_eq!(
+            (put_reply.request_id, cmit_reply.request_id),
+            (put_rid, cmit_rid)
+        );
+        assert_eq!(reason(&put_reply), ReasonCode::None, "put {i}");
+        assert!(
+            matches!(
+                reason(&cmit_reply),
+                ReasonCode::None | ReasonCode::CallInProgress
+            ),
+            "commit {i}"
+        );
+        acked += 1;
+    }
+    assert!(
+        dropped,
+        "a put waited for the slow checkpoint ({in_progress} times 2219)"
+    );
+    // The dropped put never happens, even once the checkpoint has freed the log.
+    std::thread::sleep(std::time::Duration::from_millis(2000));
+    let depth = mqsc_ok(&qm, "DISPLAY QSTATUS(Q) CURDEPTH");
+    assert_eq!(
+        attr(&depth, "CURDEPTH").and_then(|v| v.parse::<usize>().ok()),
+        Some(acked),
+        "every acknowledged put, and not the one dropped by MQDISC: {depth}"
+    );
+}
+
 /// A unit of work too large for the log: its put that finds the log full gets 2102, the
 /// queue manager backs the unit of work out (FRY7471W) so the log frees up, gets go on
 /// meanwhile, and the application's MQCMIT reports 2003 MQRC_BACKED_OUT.

@@ -132,23 +132,28 @@ fn handle(
         socket.send_reply(conv, rid, &reply);
         return Ok(());
     };
+    // A call waits for log space aside (below): the conversation's next request while it
+    // does is a call in progress (2219), as MQ answers one made while another runs on the
+    // same connection, except MQDISC, which drops the waiting call (it is never made).
+    if server.waits_for_log_room(socket, conv) {
+        if let Request::Disc { .. } = request {
+            server.forget_log_room_waiter(socket, conv);
+        } else {
+            socket.send_reply(conv, rid, &fail(request.verb(), ReasonCode::CallInProgress));
+            return Ok(());
+        }
+    }
     // A call that logs runs only when the log has room for it; while a checkpoint frees
-    // space it waits aside, and so do the conversation's later requests, so the thread
-    // (and every other conversation) carries on. A put also waits behind puts already
-    // waiting: first come, first served.
-    let behind = server.waits_for_log_room(socket, conv);
-    let usage = log_use(&request);
-    if behind || usage.is_some() {
-        let room = match usage {
-            _ if behind => LogRoom::Wait,
-            Some(LogUse::Put(_)) if server.has_put_waiters() => LogRoom::Wait,
-            Some(usage) => {
-                let checkpoints = waited.map_or(0, |(_, base)| {
-                    server.checkpoints_completed().saturating_sub(base)
-                });
-                server.log_room(usage, checkpoints)
-            }
-            None => LogRoom::Ready,
+    // space it waits aside, so the thread (and every other conversation) carries on. A put
+    // also waits behind puts already waiting: first come, first served.
+    if let Some(usage) = log_use(&request) {
+        let room = if matches!(usage, LogUse::Put(_)) && server.has_put_waiters() {
+            LogRoom::Wait
+        } else {
+            let checkpoints = waited.map_or(0, |(_, base)| {
+                server.checkpoints_completed().saturating_sub(base)
+            });
+            server.log_room(usage, checkpoints)
         };
         match room {
             LogRoom::Ready => {}

@@ -57,8 +57,8 @@ pub(crate) struct LogRoomWaiter {
     pub socket: Rc<SocketShared>,
     /// The frame, handled again once a checkpoint finishes.
     pub frame: ferry_wire::Frame,
-    /// What it will log (None: it waits behind an earlier request of its conversation).
-    pub usage: Option<LogUse>,
+    /// What it will log.
+    pub usage: LogUse,
     /// When it first found the log full.
     pub since: Instant,
     /// Checkpoints completed when it first found the log full
@@ -453,7 +453,7 @@ impl Server {
                 .log_room_waiters
                 .borrow()
                 .iter()
-                .any(|w| matches!(w.usage, Some(LogUse::Put(_))))
+                .any(|w| matches!(w.usage, LogUse::Put(_)))
     }
 
     /// An AMQP connection whose transfer no longer waits for log space (it ran, or was
@@ -480,8 +480,16 @@ impl Server {
         self.log_room_waiters.borrow_mut().push_back(waiter);
     }
 
-    /// Whether a request of this conversation waits for log space (its next requests
-    /// queue behind it, so a conversation's calls keep their order).
+    /// Drops the request of this conversation that waits for log space (its MQDISC came:
+    /// the call is never made).
+    pub(crate) fn forget_log_room_waiter(&self, socket: &Rc<SocketShared>, conversation: u32) {
+        self.log_room_waiters
+            .borrow_mut()
+            .retain(|w| !(w.frame.conversation == conversation && Rc::ptr_eq(&w.socket, socket)));
+    }
+
+    /// Whether a request of this conversation waits for log space (a conversation has
+    /// one call at a time: another is answered 2219 MQRC_CALL_IN_PROGRESS).
     pub(crate) fn waits_for_log_room(&self, socket: &Rc<SocketShared>, conversation: u32) -> bool {
         self.log_room_waiters
             .borrow()
@@ -512,16 +520,16 @@ impl Server {
                 // Nobody to answer: a call whose reply cannot arrive is not made.
                 continue;
             }
-            if let Some(usage) = w.usage.filter(|_| w.since.elapsed() >= LOG_FULL_PATIENCE) {
-                if self.log_room(usage, u64::from(LOG_FULL_CHECKPOINTS)) != LogRoom::Ready {
-                    super::dispatch::refuse_frame(
-                        self,
-                        &w.socket,
-                        &w.frame,
-                        ReasonCode::ResourceProblem,
-                    );
-                    continue;
-                }
+            if w.since.elapsed() >= LOG_FULL_PATIENCE
+                && self.log_room(w.usage, u64::from(LOG_FULL_CHECKPOINTS)) != LogRoom::Ready
+            {
+                super::dispatch::refuse_frame(
+                    self,
+                    &w.socket,
+                    &w.frame,
+                    ReasonCode::ResourceProblem,
+                );
+                continue;
             }
             super::dispatch::handle_waiting_frame(self, w);
         }
