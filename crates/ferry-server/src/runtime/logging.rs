@@ -494,6 +494,16 @@ impl RecoveryLog {
         }
     }
 
+    /// Reports a checkpoint that found no room for its image: FRY7463W, once until the
+    /// log has room again (calls waiting for space retry checkpoints after every flush).
+    pub fn report_checkpoint_full(&self, error_log: &RefCell<ErrorLog>, name: &str, e: &LogError) {
+        if !self.full_reported.replace(true) {
+            error_log
+                .borrow_mut()
+                .write(&messages::LOG_FULL, &[&name, e]);
+        }
+    }
+
     /// Notes that the log has room again (the next full log is reported anew).
     pub fn clear_full(&self) {
         self.full_reported.set(false);

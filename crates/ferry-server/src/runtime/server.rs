@@ -566,12 +566,14 @@ impl Server {
         log.report_written(&mut engine);
         if let Err(e) = log.checkpoint(&mut engine) {
             drop(engine);
-            tracing::warn!("checkpoint failed: {e}");
-            let m = match e {
-                ferry_store::LogError::LogFull { .. } => &messages::LOG_FULL,
-                _ => &messages::LOG_FAILED,
-            };
-            self.error_log.borrow_mut().write(m, &[&self.name, &e]);
+            // Both go to the process's output too (the error log's lines do).
+            if matches!(e, ferry_store::LogError::LogFull { .. }) {
+                log.report_checkpoint_full(&self.error_log, &self.name, &e);
+            } else {
+                self.error_log
+                    .borrow_mut()
+                    .write(&messages::LOG_FAILED, &[&self.name, &e]);
+            }
         }
     }
 
