@@ -401,7 +401,8 @@ impl Server {
     /// that the log could not record. A full log starts a checkpoint (a checkpoint frees
     /// the space before its image once its queue files are synced and its record is
     /// durable): the call waits for it, up to [`LOG_FULL_CHECKPOINTS`] times. Refused, the
-    /// log full is reported (FRY7463W) and a long unit of work pinning the log backed out.
+    /// log full is reported (FRY7463W) and a long unit of work pinning the log backed out;
+    /// a failed log (FRY7466E) refuses at once, as no checkpoint can come.
     pub(crate) fn log_room(&self, usage: LogUse, checkpoints: u64) -> LogRoom {
         let Some(log) = self.log.as_ref() else {
             return LogRoom::Ready;
