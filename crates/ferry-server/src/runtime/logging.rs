@@ -295,6 +295,9 @@ pub fn open_and_recover(
             .map_err(|e| e.to_string())?;
     }
     engine.set_logging(true);
+    // Restart decoded every message of the queue files and the log: give what it freed
+    // back to the system instead of leaving it in the allocator's pages.
+    return_free_memory();
 
     let durable = Arc::new(AtomicU64::new(core.durable_lsn().0));
     let failed = Arc::new(AtomicBool::new(false));
