@@ -4,9 +4,9 @@
 //! A queue keeps the bodies of its persistent messages in memory up to its buffer size
 //! (qm.ini `TuningParameters: DefaultPQBufferSize`, [`BufferSizes`]). Beyond that, a
 //! message that its queue file already holds keeps only its descriptor, properties and
-//! place in the queue here; its body stays on disk and is read back when it is delivered
-//! ([`FiledRecord`], implemented by the server, which owns the files: the engine itself
-//! does no I/O). So a queue can hold far more messages than memory while request/reply
+//! place in the queue here, in compact form (`crate::filed_message`); its body stays on
+//! disk and is read back when it is delivered ([`FiledRecord`], implemented by the
+//! server, which owns the files: the engine itself does no I/O). So a queue can hold far more messages than memory while request/reply
 //! traffic, whose messages are got long before they are filed, never reads a file.
 //!
 //! Which persistent bodies leave memory: when the server reports a checkpoint's filings

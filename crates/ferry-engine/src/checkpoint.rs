@@ -36,7 +36,7 @@
 use crate::body::{Body, FiledRecord};
 use crate::journal::{LogRecord, LoggedMessage};
 use crate::qmgr::QueueManager;
-use crate::queue::{Filing, MsgState, StoredMsg};
+use crate::queue::{Filing, MsgRef, MsgState, StoredMsg};
 use crate::uow::UowEntry;
 use ferry_mqi::ReasonCode;
 use std::rc::Rc;
@@ -116,8 +116,8 @@ impl QueueManager {
             } = &store.filing;
             let changed = store.filing.changed_set();
             let present = |s: &u64| store.get(*s).filter(|m| recoverable(m));
-            let mut young: Vec<&StoredMsg> = changed.iter().filter_map(present).collect();
-            let mut settled: Vec<&StoredMsg> = imaged
+            let mut young: Vec<MsgRef<'_>> = changed.iter().filter_map(present).collect();
+            let mut settled: Vec<MsgRef<'_>> = imaged
                 .iter()
                 .filter(|s| changed.binary_search(s).is_err())
                 .filter_map(present)
@@ -146,8 +146,8 @@ impl QueueManager {
                 // A spill may have started the file already (`Filing::file_started`).
                 fresh: !file_matches && !file_started,
                 file: settled
-                    .into_iter()
-                    .map(StoredMsg::logged)
+                    .iter()
+                    .map(|m| m.logged())
                     .collect::<Result<_, _>>()?,
                 unfile,
             });

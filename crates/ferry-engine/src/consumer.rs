@@ -425,7 +425,7 @@ impl QueueManager {
                     break;
                 };
                 if let Some(m) = lq.store.get(k.seq) {
-                    c.deliver_copy(consumer, m, now, fx);
+                    c.deliver_copy(consumer, &m, now, fx);
                 }
                 continue;
             }
@@ -578,7 +578,7 @@ fn next_browse(c: &mut Consumer, store: &mut MessageStore, now: Timestamp) -> Op
         let live = store.is_available(k)
             && store
                 .get(k.seq)
-                .is_some_and(|m| !m.expired(now) && c.wants(m));
+                .is_some_and(|m| !m.expired(now) && c.wants(&m));
         if live {
             return Some(k);
         }

@@ -310,12 +310,17 @@ impl QueueManager {
             return Ok(None);
         };
 
-        let Some(msg) = lq.store.get(key.seq) else {
+        let msg = if browse {
+            lq.store.get(key.seq)
+        } else {
+            lq.store.get_in_full(key.seq)
+        };
+        let Some(msg) = msg else {
             return Err(ReasonCode::UnexpectedError.into());
         };
         // A body left in the queue file is read now; if that fails the message stays.
         let body = msg.body.load()?;
-        let got = got_message(msg, body.clone(), max_len, opts, now);
+        let got = got_message(&msg, body.clone(), max_len, opts, now);
         if browse {
             if got.is_ok() {
                 if let Some(h) = c.handle_mut(hobj) {

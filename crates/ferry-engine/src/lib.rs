@@ -19,8 +19,8 @@
 //! and [`settle`] (outcomes of held deliveries), and for persistence [`journal`] (log
 //! records and their codec), [`recovery`] (restart) and [`checkpoint`] (what a checkpoint
 //! writes to the log and to queue files), and for deep queues [`body`] (bodies left in
-//! queue files beyond DefaultPQBufferSize) and [`spill`] (non-persistent ones beyond
-//! DefaultQBufferSize).
+//! queue files beyond DefaultPQBufferSize), `filed_message` (the compact form such a
+//! message keeps in memory) and [`spill`] (non-persistent ones beyond DefaultQBufferSize).
 //!
 //! Messages may carry properties (MQSETMP's, AMQP application-properties): the engine
 //! stores them as an opaque [`ferry_mqi::MessageProperties`] encoding beside the body
@@ -79,6 +79,7 @@ pub mod connection;
 pub mod consumer;
 pub(crate) mod consumer_index;
 pub mod effects;
+pub(crate) mod filed_message;
 pub mod fuzzing;
 pub mod get;
 pub(crate) mod handoff;

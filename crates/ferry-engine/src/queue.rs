@@ -18,6 +18,7 @@ use crate::body::Body;
 use crate::clock::Timestamp;
 use crate::connection::ConnId;
 use crate::consumer::ConsumerId;
+use crate::filed_message::FiledMessage;
 use crate::waiters::Waiters;
 use bytes::Bytes;
 use ferry_mqi::descriptor::NONE_ID;
@@ -118,11 +119,16 @@ impl Criteria {
     }
 }
 
-/// The keys of available messages sharing one id: usually one, so no allocation.
+/// The keys of available messages sharing one id: usually one, so no allocation (and
+/// the rare set is boxed, so an index entry stays small in a deep queue).
 #[derive(Clone, Debug)]
 enum IdSet {
     One(MsgKey),
-    Many(BTreeSet<MsgKey>),
+    #[expect(
+        clippy::box_collection,
+        reason = "boxed, the set makes IdSet 24 bytes instead of 32 in every index entry"
+    )]
+    Many(Box<BTreeSet<MsgKey>>),
 }
 
 impl IdSet {
@@ -133,7 +139,7 @@ impl IdSet {
                 let mut s = BTreeSet::new();
                 s.insert(*o);
                 s.insert(k);
-                *self = IdSet::Many(s);
+                *self = IdSet::Many(Box::new(s));
             }
             IdSet::Many(s) => {
                 s.insert(k);
@@ -192,13 +198,130 @@ fn index_remove<K: std::hash::Hash + Eq>(map: &mut HashMap<K, IdSet>, id: &K, k:
     }
 }
 
+/// A stored message: in full, or in compact form once its body is in the queue file
+/// (`crate::filed_message`). Boxed either way: a deep queue's table then holds 16 bytes
+/// per message, so growing it (a rehash that moves every entry) stays cheap — inline
+/// 480-byte messages made each doubling of a million-message queue stall the queue
+/// manager for about half a second.
+#[derive(Debug)]
+enum Slot {
+    Full(Box<StoredMsg>),
+    Filed(Box<FiledMessage>),
+}
+
+impl Slot {
+    /// `m` in compact form when it can take it.
+    fn new(m: Box<StoredMsg>) -> Slot {
+        if m.state == MsgState::Available && !m.body.is_resident() {
+            match FiledMessage::freeze(m) {
+                Ok(f) => Slot::Filed(f),
+                Err(m) => Slot::Full(m),
+            }
+        } else {
+            Slot::Full(m)
+        }
+    }
+
+    fn view(&self) -> MsgRef<'_> {
+        match self {
+            Slot::Full(m) => MsgRef::Borrowed(m),
+            Slot::Filed(f) => MsgRef::Thawed(Box::new(f.thaw())),
+        }
+    }
+
+    fn into_full(self) -> Box<StoredMsg> {
+        match self {
+            Slot::Full(m) => m,
+            Slot::Filed(f) => Box::new(f.thaw()),
+        }
+    }
+
+    /// The message in full, thawed in place if it was filed.
+    fn full_mut(&mut self) -> &mut StoredMsg {
+        if let Slot::Filed(f) = self {
+            *self = Slot::Full(Box::new(f.thaw()));
+        }
+        match self {
+            Slot::Full(m) => m,
+            Slot::Filed(_) => unreachable!("thawed above"),
+        }
+    }
+
+    fn key(&self) -> MsgKey {
+        match self {
+            Slot::Full(m) => m.key,
+            Slot::Filed(f) => f.key(),
+        }
+    }
+
+    fn msg_id(&self) -> MsgId {
+        match self {
+            Slot::Full(m) => m.md.msg_id,
+            Slot::Filed(f) => f.msg_id(),
+        }
+    }
+
+    fn correl_id(&self) -> CorrelId {
+        match self {
+            Slot::Full(m) => m.md.correl_id,
+            Slot::Filed(f) => f.correl_id(),
+        }
+    }
+
+    fn put_ms(&self) -> u64 {
+        match self {
+            Slot::Full(m) => m.put_ms,
+            Slot::Filed(f) => f.put_ms(),
+        }
+    }
+
+    fn is_persistent(&self) -> bool {
+        match self {
+            Slot::Full(m) => m.md.is_persistent(),
+            Slot::Filed(f) => f.is_persistent(),
+        }
+    }
+
+    fn state(&self) -> MsgState {
+        match self {
+            Slot::Full(m) => m.state,
+            Slot::Filed(_) => MsgState::Available,
+        }
+    }
+
+    /// The body's length, whether it is in memory, and the properties' length.
+    fn sizes(&self) -> (usize, bool, usize) {
+        match self {
+            Slot::Full(m) => (m.body.len(), m.body.is_resident(), m.properties.len()),
+            Slot::Filed(f) => (f.body_len(), false, f.properties_len()),
+        }
+    }
+}
+
+/// A stored message as [`MessageStore::get`] gives it: borrowed when the store keeps it
+/// in full, a copy in full when it keeps it compact. Two words, so the common case moves
+/// no more than a reference.
+#[derive(Debug)]
+pub(crate) enum MsgRef<'a> {
+    Borrowed(&'a StoredMsg),
+    Thawed(Box<StoredMsg>),
+}
+
+impl std::ops::Deref for MsgRef<'_> {
+    type Target = StoredMsg;
+
+    fn deref(&self) -> &StoredMsg {
+        match self {
+            MsgRef::Borrowed(m) => m,
+            MsgRef::Thawed(m) => m,
+        }
+    }
+}
+
 /// Messages of one local queue with their order and indexes.
 #[derive(Debug, Default)]
 pub(crate) struct MessageStore {
-    /// Boxed: a deep queue's table then holds 16 bytes per message, so growing it (a
-    /// rehash that moves every entry) stays cheap — inline 480-byte messages made each
-    /// doubling of a million-message queue stall the queue manager for about half a second.
-    msgs: HashMap<u64, Box<StoredMsg>>,
+    msgs: HashMap<u64, Slot>,
     order: BTreeSet<MsgKey>,
     by_msg_id: HashMap<MsgId, IdSet>,
     by_correl_id: HashMap<CorrelId, IdSet>,
@@ -284,11 +407,32 @@ impl MessageStore {
         self.next_seq = self.next_seq.max(seq.saturating_add(1));
     }
 
-    /// Every message, in get order (for checkpoint images and tests).
-    pub fn sorted(&self) -> Vec<&StoredMsg> {
-        let mut v: Vec<&StoredMsg> = self.msgs.values().map(|m| &**m).collect();
-        v.sort_by_key(|m| m.key);
-        v
+    /// Arrival numbers of the messages expired at `now` (restart removes them).
+    pub fn expired(&self, now: Timestamp) -> Vec<u64> {
+        let expired = |at: Option<u64>| at.is_some_and(|e| e <= now.0);
+        self.msgs
+            .iter()
+            .filter(|(_, m)| match m {
+                Slot::Full(m) => m.expired(now),
+                Slot::Filed(f) => expired(f.expires_at()),
+            })
+            .map(|(seq, _)| *seq)
+            .collect()
+    }
+
+    /// Calls `f` with every message's MsgId and CorrelId, in no particular order.
+    pub fn for_each_id(&self, mut f: impl FnMut(&MsgId, &CorrelId)) {
+        for m in self.msgs.values() {
+            f(&m.msg_id(), &m.correl_id());
+        }
+    }
+
+    /// Every message, in get order (for tests).
+    #[cfg(test)]
+    pub fn sorted(&self) -> Vec<MsgRef<'_>> {
+        let mut v: Vec<&Slot> = self.msgs.values().collect();
+        v.sort_by_key(|m| m.key());
+        v.into_iter().map(Slot::view).collect()
     }
 
     /// Bytes of persistent messages' bodies held in memory.
@@ -301,9 +445,9 @@ impl MessageStore {
         self.resident_non_persistent
     }
 
-    /// The resident-bytes counter `m`'s body counts in.
-    fn counter(&mut self, m: &StoredMsg) -> &mut u64 {
-        if m.md.is_persistent() {
+    /// The resident-bytes counter a message's body counts in.
+    fn counter(&mut self, persistent: bool) -> &mut u64 {
+        if persistent {
             &mut self.resident_persistent
         } else {
             &mut self.resident_non_persistent
@@ -316,26 +460,27 @@ impl MessageStore {
     }
 
     /// Counts `m`'s body in or out of the resident bytes.
-    fn account(&mut self, m: &StoredMsg, add: bool) {
-        let size = (m.body.len() + m.properties.len()) as u64;
+    fn account(&mut self, m: &Slot, add: bool) {
+        let (body, resident, properties) = m.sizes();
+        let size = (body + properties) as u64;
         self.bytes = if add {
             self.bytes + size
         } else {
             self.bytes.saturating_sub(size)
         };
-        if m.body.is_resident() {
-            let n = m.body.len() as u64;
-            let c = self.counter(m);
+        if resident {
+            let n = body as u64;
+            let c = self.counter(m.is_persistent());
             *c = if add { *c + n } else { c.saturating_sub(n) };
         }
     }
 
-    /// A message leaves the store: a spilled one's record must leave the queue file (and
-    /// one whose spill is not reported yet no longer frees anything).
-    fn forget_spilled(&mut self, m: &StoredMsg) {
-        if let Some(pending) = self.spilled.remove(&m.key.seq) {
+    /// Message `seq` leaves the store: a spilled one's record must leave the queue file
+    /// (and one whose spill is not reported yet no longer frees anything).
+    fn forget_spilled(&mut self, seq: u64) {
+        if let Some(pending) = self.spilled.remove(&seq) {
             self.spill_pending = self.spill_pending.saturating_sub(u64::from(pending));
-            self.spill_gone.push(m.key.seq);
+            self.spill_gone.push(seq);
         }
     }
 
@@ -345,8 +490,8 @@ impl MessageStore {
     pub fn recount_resident(&self, persistent: bool) -> u64 {
         self.msgs
             .values()
-            .filter(|m| m.md.is_persistent() == persistent && m.body.is_resident())
-            .map(|m| m.body.len() as u64)
+            .filter(|m| m.is_persistent() == persistent && m.sizes().1)
+            .map(|m| m.sizes().0 as u64)
             .sum()
     }
 
@@ -359,7 +504,7 @@ impl MessageStore {
             if total >= bytes {
                 break;
             }
-            let Some(m) = self.msgs.get(&k.seq) else {
+            let Some(Slot::Full(m)) = self.msgs.get(&k.seq) else {
                 continue;
             };
             if m.md.is_persistent() || !m.body.is_resident() || self.spilled.contains_key(&k.seq) {
@@ -374,12 +519,13 @@ impl MessageStore {
     /// Takes message `seq`'s body back into memory (it was just read for a delivery
     /// that may return the message to the queue).
     pub fn make_resident(&mut self, seq: u64, body: &Bytes) {
-        let Some(m) = self.msgs.get_mut(&seq) else {
+        let Some(slot) = self.msgs.get_mut(&seq) else {
             return;
         };
-        if m.body.is_resident() {
+        if slot.sizes().1 {
             return;
         }
+        let m = slot.full_mut();
         m.body = Body::Resident(body.clone());
         let persistent = m.md.is_persistent();
         if persistent {
@@ -392,10 +538,14 @@ impl MessageStore {
     /// Message `seq`'s body, if it is left in the queue file, is now read from `record`
     /// (the file was compacted).
     pub fn relocate(&mut self, seq: u64, record: &Rc<dyn crate::body::FiledRecord>) {
-        if let Some(m) = self.msgs.get_mut(&seq) {
-            if let Body::Filed { record: r, .. } = &mut m.body {
-                *r = record.clone();
+        match self.msgs.get_mut(&seq) {
+            Some(Slot::Filed(f)) => f.relocate(record),
+            Some(Slot::Full(m)) => {
+                if let Body::Filed { record: r, .. } = &mut m.body {
+                    *r = record.clone();
+                }
             }
+            None => {}
         }
     }
 
@@ -403,7 +553,7 @@ impl MessageStore {
     /// one filed, available, and unchanged since its filing (`changed` = the sorted
     /// changes noted since); returns the bytes freed.
     pub fn leave_filed(&mut self, f: &crate::body::FiledBody, changed: &[u64]) -> u64 {
-        let Some(m) = self.msgs.get_mut(&f.seq) else {
+        let Some(Slot::Full(m)) = self.msgs.get(&f.seq) else {
             return 0;
         };
         let same = m.md.msg_id == f.msg_id && m.put_ms == f.put_ms;
@@ -414,22 +564,34 @@ impl MessageStore {
         {
             return 0;
         }
+        let mut m = match self.msgs.remove(&f.seq) {
+            Some(Slot::Full(m)) => m,
+            Some(other) => {
+                self.msgs.insert(f.seq, other);
+                return 0;
+            }
+            None => return 0,
+        };
         let len = m.body.len();
+        let persistent = m.md.is_persistent();
         m.body = Body::Filed {
             len,
             record: f.record.clone(),
         };
-        // Properties may share one buffer with the body (a channel that copies both into
-        // one allocation): a copy of their own lets the body's memory go.
-        if !m.properties.is_empty() {
-            m.properties = Bytes::copy_from_slice(&m.properties);
-        }
-        let persistent = m.md.is_persistent();
-        let c = if persistent {
-            &mut self.resident_persistent
-        } else {
-            &mut self.resident_non_persistent
+        // The compact form keeps a copy of the properties; so does a message left in
+        // full: they may share one buffer with the body (a channel that copies both into
+        // one allocation), and a copy of their own lets the body's memory go.
+        let slot = match FiledMessage::freeze(m) {
+            Ok(filed) => Slot::Filed(filed),
+            Err(mut m) => {
+                if !m.properties.is_empty() {
+                    m.properties = Bytes::copy_from_slice(&m.properties);
+                }
+                Slot::Full(m)
+            }
         };
+        self.msgs.insert(f.seq, slot);
+        let c = self.counter(persistent);
         *c = c.saturating_sub(len as u64);
         len as u64
     }
@@ -451,30 +613,31 @@ impl MessageStore {
     }
 
     /// Notes a change to message `m` for the next checkpoint (persistent, committed).
-    fn note(&mut self, m: &StoredMsg) {
-        if m.md.is_persistent() && !matches!(m.state, MsgState::UncommittedPut(_)) {
-            self.filing.changed.push(m.key.seq);
+    fn note(&mut self, m: &Slot) {
+        if m.is_persistent() && !matches!(m.state(), MsgState::UncommittedPut(_)) {
+            self.filing.changed.push(m.key().seq);
         }
     }
 
     /// Stores a message; available ones become findable.
     pub fn insert(&mut self, m: impl Into<Box<StoredMsg>>) {
-        let m = m.into();
+        let m = Slot::Full(m.into());
         self.note(&m);
         self.insert_quietly(m);
     }
 
-    /// Stores a message read back from the queue file (no change to note).
+    /// Stores a message read back from the queue file (no change to note); in compact
+    /// form if its body stays there.
     pub fn insert_filed(&mut self, m: impl Into<Box<StoredMsg>>) {
-        let m = m.into();
-        self.next_seq = self.next_seq.max(m.key.seq.saturating_add(1));
+        let m = Slot::new(m.into());
+        self.next_seq = self.next_seq.max(m.key().seq.saturating_add(1));
         self.insert_quietly(m);
     }
 
-    fn insert_quietly(&mut self, m: Box<StoredMsg>) {
+    fn insert_quietly(&mut self, m: Slot) {
         self.account(&m, true);
-        let available = m.state == MsgState::Available;
-        let (key, msg_id, correl_id) = (m.key, m.md.msg_id, m.md.correl_id);
+        let available = m.state() == MsgState::Available;
+        let (key, msg_id, correl_id) = (m.key(), m.msg_id(), m.correl_id());
         if let Some(old) = self.msgs.insert(key.seq, m) {
             self.account(&old, false);
         }
@@ -504,13 +667,23 @@ impl MessageStore {
     }
 
     /// The message with arrival number `seq`.
-    pub fn get(&self, seq: u64) -> Option<&StoredMsg> {
-        self.msgs.get(&seq).map(|m| &**m)
+    /// A message in compact form comes back as a copy in full.
+    pub fn get(&self, seq: u64) -> Option<MsgRef<'_>> {
+        self.msgs.get(&seq).map(Slot::view)
+    }
+
+    /// The message with arrival number `seq`, kept in full from now on (it is being
+    /// got: what follows reads and moves it without unpacking it again).
+    pub fn get_in_full(&mut self, seq: u64) -> Option<MsgRef<'_>> {
+        self.msgs
+            .get_mut(&seq)
+            .map(|m| MsgRef::Borrowed(m.full_mut()))
     }
 
     /// Sets a stored message's BackoutCount (it is not part of any index).
     pub fn set_backout_count(&mut self, seq: u64, count: i32) {
         if let Some(m) = self.msgs.get_mut(&seq) {
+            let m = m.full_mut();
             m.md.backout_count = count;
             if m.md.is_persistent() {
                 self.filing.changed.push(seq);
@@ -523,6 +696,7 @@ impl MessageStore {
         let Some(m) = self.msgs.get_mut(&seq) else {
             return;
         };
+        let m = m.full_mut();
         let was = m.state == MsgState::Available;
         let now = state == MsgState::Available;
         let committed = matches!(m.state, MsgState::UncommittedPut(_))
@@ -544,12 +718,12 @@ impl MessageStore {
     pub fn remove(&mut self, seq: u64) -> Option<Box<StoredMsg>> {
         let m = self.msgs.remove(&seq)?;
         self.account(&m, false);
-        self.forget_spilled(&m);
+        self.forget_spilled(seq);
         self.note(&m);
-        if m.state == MsgState::Available {
-            self.unlink(m.key, m.md.msg_id, m.md.correl_id);
+        if m.state() == MsgState::Available {
+            self.unlink(m.key(), m.msg_id(), m.correl_id());
         }
-        Some(m)
+        Some(m.into_full())
     }
 
     /// The first available message after `after` (from the start when `None`) that fits
@@ -559,7 +733,7 @@ impl MessageStore {
             let set = self.by_msg_id.get(&mid)?;
             return set.first_after(after, |k| match c.correl_id {
                 None => true,
-                Some(cid) => self.msgs.get(&k.seq).is_some_and(|m| m.md.correl_id == cid),
+                Some(cid) => self.msgs.get(&k.seq).is_some_and(|m| m.correl_id() == cid),
             });
         }
         if let Some(cid) = c.correl_id {
@@ -582,7 +756,7 @@ impl MessageStore {
         for k in &keys {
             if let Some(m) = self.msgs.remove(&k.seq) {
                 self.account(&m, false);
-                self.forget_spilled(&m);
+                self.forget_spilled(k.seq);
                 self.note(&m);
             }
         }
@@ -595,7 +769,8 @@ impl MessageStore {
         let mut from = Bound::Unbounded;
         while let Some(k) = self.order.range((from, Bound::Unbounded)).next() {
             if let Some(m) = self.msgs.get(&k.seq) {
-                oldest = Some(oldest.map_or(m.put_ms, |o| o.min(m.put_ms)));
+                let put_ms = m.put_ms();
+                oldest = Some(oldest.map_or(put_ms, |o| o.min(put_ms)));
             }
             from = Bound::Excluded(MsgKey {
                 rank: k.rank,
@@ -687,5 +862,101 @@ mod tests {
         s.remove(b.seq);
         assert_eq!(s.first(&c, None), None);
         assert!(s.by_correl_id.is_empty());
+    }
+}
+
+#[cfg(test)]
+mod filed_tests {
+    use super::*;
+    use crate::body::{FiledBody, FiledRecord};
+
+    #[derive(Debug)]
+    struct Disk(Bytes);
+    impl FiledRecord for Disk {
+        fn read_body(&self) -> Result<Bytes, ReasonCode> {
+            Ok(self.0.clone())
+        }
+    }
+
+    /// A store holding one persistent message whose body has just been filed.
+    fn filed_store(correl: u8) -> (MessageStore, MsgKey, Rc<dyn FiledRecord>) {
+        let mut s = MessageStore::default();
+        let key = s.next_key(4);
+        let mut md = MessageDescriptor::default();
+        md.msg_id[0] = 9;
+        md.correl_id[0] = correl;
+        md.persistence = ferry_mqi::descriptor::persistence::PERSISTENT;
+        s.insert(StoredMsg {
+            key,
+            md,
+            body: Body::Resident(Bytes::from_static(b"body")),
+            properties: Bytes::from_static(b"props"),
+            put_ms: 5,
+            expires_at: None,
+            state: MsgState::Available,
+        });
+        let record: Rc<dyn FiledRecord> = Rc::new(Disk(Bytes::from_static(b"body")));
+        let f = FiledBody {
+            seq: key.seq,
+            msg_id: md.msg_id,
+            put_ms: 5,
+            record: record.clone(),
+        };
+        assert_eq!(s.leave_filed(&f, &[]), 4);
+        (s, key, record)
+    }
+
+    #[test]
+    fn a_filed_message_is_kept_compact_and_found_by_its_ids() {
+        let (s, key, _) = filed_store(7);
+        assert!(matches!(s.msgs.get(&key.seq), Some(Slot::Filed(_))));
+        let mut mid = NONE_ID;
+        mid[0] = 9;
+        let mut cid = NONE_ID;
+        cid[0] = 7;
+        let by_both = Criteria {
+            msg_id: Some(mid),
+            correl_id: Some(cid),
+        };
+        assert_eq!(s.first(&by_both, None), Some(key));
+        let m = s.get(key.seq).expect("stored");
+        assert!(matches!(m, MsgRef::Thawed(_)));
+        assert_eq!((m.md.correl_id, &m.properties[..]), (cid, &b"props"[..]));
+        assert_eq!(
+            m.body.load().expect("read back"),
+            Bytes::from_static(b"body")
+        );
+        assert_eq!(s.bytes(), 9);
+        assert_eq!(s.resident_persistent_bytes(), 0);
+        assert_eq!(s.oldest_put_ms(), Some(5));
+    }
+
+    #[test]
+    fn a_filed_message_taken_under_syncpoint_is_kept_in_full_until_it_is_back() {
+        let (mut s, key, _) = filed_store(0);
+        s.make_resident(key.seq, &Bytes::from_static(b"body"));
+        s.set_state(key.seq, MsgState::UncommittedGet(ConnId(1)));
+        assert!(matches!(s.msgs.get(&key.seq), Some(Slot::Full(_))));
+        assert_eq!(s.first(&Criteria::default(), None), None);
+        s.set_state(key.seq, MsgState::Available);
+        assert_eq!(s.first(&Criteria::default(), None), Some(key));
+        assert_eq!(s.resident_persistent_bytes(), 4);
+        let m = s.remove(key.seq).expect("stored");
+        assert!(m.body.is_resident());
+        assert_eq!((s.bytes(), s.depth()), (0, 0));
+        assert!(s.by_msg_id.is_empty());
+    }
+
+    #[test]
+    fn a_filed_message_follows_its_record_and_keeps_a_new_backout_count() {
+        let (mut s, key, _) = filed_store(0);
+        let moved: Rc<dyn FiledRecord> = Rc::new(Disk(Bytes::from_static(b"moved")));
+        s.relocate(key.seq, &moved);
+        let got = s.get(key.seq).expect("stored").body.load();
+        // The length recorded at filing no longer matches: the read is refused.
+        assert_eq!(got, Err(ReasonCode::UnexpectedError));
+        s.set_backout_count(key.seq, 3);
+        assert_eq!(s.get(key.seq).expect("stored").md.backout_count, 3);
+        assert_eq!(s.filing.changed, vec![key.seq, key.seq]);
     }
 }

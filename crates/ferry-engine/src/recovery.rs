@@ -268,22 +268,16 @@ impl Recovery<'_> {
             let Some(lq) = self.qm.queues.local_mut(id) else {
                 continue;
             };
-            let expired: Vec<u64> = lq
-                .store
-                .sorted()
-                .into_iter()
-                .filter(|m| m.expired(now))
-                .map(|m| m.key.seq)
-                .collect();
-            for seq in expired {
+            for seq in lq.store.expired(now) {
                 lq.store.remove(seq);
                 self.summary.expired += 1;
             }
-            for m in lq.store.sorted() {
-                self.qm.ids.observe(&m.md.msg_id);
-                self.qm.ids.observe(&m.md.correl_id);
-                self.summary.messages += 1;
-            }
+            let ids = &mut self.qm.ids;
+            lq.store.for_each_id(|msg_id, correl_id| {
+                ids.observe(msg_id);
+                ids.observe(correl_id);
+            });
+            self.summary.messages += lq.store.depth() as u64;
         }
         if let Some(u) = self.max_uow {
             self.qm.next_uow = self.qm.next_uow.max(u.saturating_add(1));

@@ -61,7 +61,7 @@ pub(crate) fn find_next(
             store.remove(k.seq);
             continue;
         }
-        if accept(m) {
+        if accept(&m) {
             return Some(k);
         }
         after = Some(k);
