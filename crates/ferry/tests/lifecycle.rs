@@ -482,6 +482,42 @@ fn delete_refuses_a_running_queue_manager_then_removes_it() {
     assert!(stderr(&start).contains("FRY8118E"), "{}", stderr(&start));
 }
 
+/// `ferry create` on a disk without room for the recovery log (a 1 MiB tmpfs as
+/// `--log-path`, real ENOSPC) refuses with the system's reason and leaves nothing half
+/// made: no queue manager directory, no log files.
+#[test]
+fn create_on_a_full_disk_says_so_and_leaves_nothing_behind() {
+    let qm = start("LC.FULLDISK");
+    let dir = qm.home().join("disks").join("small");
+    let _disk = match SmallDisk::mount(&dir, "1m") {
+        Ok(d) => d,
+        Err(why) => {
+            eprintln!("skipped: cannot mount a small tmpfs to fill ({why}); needs root");
+            return;
+        }
+    };
+    let out = qm.ferry(&[
+        "create",
+        "LC.NOROOM",
+        "-p",
+        "1",
+        "--ld",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success(), "created on a full disk");
+    let err = stderr(&out);
+    assert!(
+        err.contains("FRY7467E") && err.contains("No space left on device"),
+        "{err}"
+    );
+    assert!(
+        !qm_dir_in(&qm, "LC.NOROOM").exists(),
+        "no queue manager left"
+    );
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert!(left.is_empty(), "no log files left: {left:?}");
+}
+
 /// crtmqm's log options: `ferry create --log-primary-files/--lp, --log-secondary-files/--ls,
 /// --log-file-pages/--lf, --log-path/--ld` shape and place the recovery log, write the Log
 /// stanza, refuse out-of-range values before anything exists, and `ferry delete` removes

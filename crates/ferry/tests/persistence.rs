@@ -468,6 +468,79 @@ async fn a_queue_file_that_cannot_be_written_stops_checkpoints_and_loses_nothing
     }
 }
 
+/// A full disk under the queue files (a 4 MiB tmpfs over `queues/`, too small for one
+/// 8 MiB segment, so the first filing gets ENOSPC from the kernel): the failure is
+/// reported with the system's words, puts get 2102 once the log fills, gets go on, and
+/// once the disk has room a restart after kill -9 has every acknowledged message, once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_disk_under_the_queue_files_refuses_puts_clearly_and_loses_nothing() {
+    let mut qm = start_with_log("PS.ENOSPC", 2, 64);
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q) MAXDEPTH(999999999)");
+    qm.kill9();
+    let disk = match SmallDisk::mount(&qm.qm_dir().join("queues"), "4m") {
+        Ok(d) => d,
+        Err(why) => {
+            eprintln!("skipped: cannot mount a small tmpfs to fill ({why}); needs root");
+            return;
+        }
+    };
+    qm.launch();
+    let (conn, q) = open_q(&qm, "Q").await;
+    let mut acked = 0usize;
+    let mut refused = None;
+    for i in 0..400 {
+        let mut m = md(true, 0);
+        match put_md(&q, &mut m, PutOptions::default(), &big_body(i)).await {
+            Ok(()) => acked += 1,
+            Err(e) => {
+                refused = Some(e);
+                break;
+            }
+        }
+    }
+    let e = refused.expect("with the queue files' disk full, the 512 KiB log fills");
+    assert_eq!(
+        e.reason,
+        ReasonCode::ResourceProblem,
+        "after {acked} puts: {e}"
+    );
+    assert!(acked > 0, "puts worked until the log filled");
+    let errors = qm.error_log();
+    let failure = errors
+        .lines()
+        .find(|l| l.contains("FRY7468E"))
+        .unwrap_or_else(|| panic!("the queue file failure is reported: {errors}"));
+    assert!(
+        failure.contains("No space left on device"),
+        "the report says why: {failure}"
+    );
+    eprintln!("{acked} puts acknowledged, then {e}; {failure}");
+    let got_now = 10.min(acked);
+    for i in 0..got_now {
+        assert_eq!(get_text(&q).await, big_body(i), "get {i} on a full disk");
+    }
+    drop(q);
+    drop(conn);
+    qm.kill9();
+    disk.grow("64m");
+    qm.launch();
+    let (_conn, q) = open_q(&qm, "Q").await;
+    let bodies: Vec<String> = drain(&q).await.into_iter().map(|s| s.body).collect();
+    assert_eq!(
+        bodies.len(),
+        acked - got_now,
+        "every acknowledged put, once"
+    );
+    for (i, b) in bodies.iter().enumerate() {
+        assert!(
+            *b == big_body(got_now + i),
+            "message {} intact and in order",
+            got_now + i
+        );
+    }
+    qm.kill9();
+}
+
 /// A persistent put that finds the log full waits for the checkpoint that frees it without
 /// holding up the queue manager: another application's non-persistent work goes on
 /// meanwhile (non-persistent work never waits for the disk), and the put succeeds once

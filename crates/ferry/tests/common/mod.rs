@@ -561,3 +561,44 @@ pub fn mqsc_exit(qm: &TestQueueManager, script: &str, code: i32) -> String {
     );
     text
 }
+
+/// A small tmpfs mounted over a directory for one test: a real file system that fills up
+/// (ENOSPC from the kernel, not an injected error). Unmounted when dropped.
+pub struct SmallDisk(PathBuf);
+
+impl SmallDisk {
+    /// Mounts a tmpfs of `size` (mount's syntax: `4m`) at `dir`; `Err` says why not (the
+    /// test then cannot run: mounting needs root, which CI has).
+    pub fn mount(dir: &Path, size: &str) -> Result<SmallDisk, String> {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let out = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir)
+            .output()
+            .map_err(|e| format!("mount: {e}"))?;
+        if out.status.success() {
+            Ok(SmallDisk(dir.to_path_buf()))
+        } else {
+            Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
+        }
+    }
+
+    /// Grows the file system to `size`, as an administrator frees or adds space.
+    pub fn grow(&self, size: &str) {
+        let out = std::process::Command::new("mount")
+            .args(["-o", &format!("remount,size={size}")])
+            .arg(&self.0)
+            .output()
+            .expect("mount -o remount");
+        assert!(out.status.success(), "remount: {out:?}");
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(&self.0)
+            .output();
+    }
+}
