@@ -136,7 +136,7 @@ impl QueueManager {
             let mut unfile: Vec<u64> = changed
                 .iter()
                 .chain(imaged.iter())
-                .filter(|s| present(s).is_none())
+                .filter(|s| !store.is_committed_persistent(**s))
                 .copied()
                 .collect();
             unfile.sort_unstable();

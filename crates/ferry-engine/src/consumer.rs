@@ -155,7 +155,7 @@ impl Consumer {
     /// messages no longer on the queue once the set grows.
     pub fn refuse(&mut self, seq: u64, store: &MessageStore) {
         if self.refused.len() >= REFUSED_PRUNE_AT {
-            self.refused.retain(|s| store.get(*s).is_some());
+            self.refused.retain(|s| store.contains(*s));
         }
         self.refused.insert(seq);
     }

@@ -263,8 +263,7 @@ impl QueueManager {
             let Some(k) = cursor else {
                 return Err(ReasonCode::NoMsgUnderCursor.into());
             };
-            let live =
-                lq.store.is_available(k) && lq.store.get(k.seq).is_some_and(|m| !m.expired(now));
+            let live = lq.store.is_available(k) && lq.store.is_live(k.seq, now);
             if !live {
                 return Err(ReasonCode::NoMsgUnderCursor.into());
             }
@@ -310,12 +309,7 @@ impl QueueManager {
             return Ok(None);
         };
 
-        let msg = if browse {
-            lq.store.get(key.seq)
-        } else {
-            lq.store.get_in_full(key.seq)
-        };
-        let Some(msg) = msg else {
+        let Some(msg) = lq.store.get(key.seq) else {
             return Err(ReasonCode::UnexpectedError.into());
         };
         // A body left in the queue file is read now; if that fails the message stays.

@@ -275,6 +275,13 @@ impl Slot {
         }
     }
 
+    fn expires_at(&self) -> Option<u64> {
+        match self {
+            Slot::Full(m) => m.expires_at,
+            Slot::Filed(f) => f.expires_at(),
+        }
+    }
+
     fn is_persistent(&self) -> bool {
         match self {
             Slot::Full(m) => m.md.is_persistent(),
@@ -296,6 +303,12 @@ impl Slot {
             Slot::Filed(f) => (f.body_len(), false, f.properties_len()),
         }
     }
+}
+
+/// True when a message that expires at `at` has expired at `now` (as
+/// [`StoredMsg::expired`]).
+fn expired_at(at: Option<u64>, now: Timestamp) -> bool {
+    at.is_some_and(|e| e <= now.0)
 }
 
 /// A stored message as [`MessageStore::get`] gives it: borrowed when the store keeps it
@@ -409,13 +422,9 @@ impl MessageStore {
 
     /// Arrival numbers of the messages expired at `now` (restart removes them).
     pub fn expired(&self, now: Timestamp) -> Vec<u64> {
-        let expired = |at: Option<u64>| at.is_some_and(|e| e <= now.0);
         self.msgs
             .iter()
-            .filter(|(_, m)| match m {
-                Slot::Full(m) => m.expired(now),
-                Slot::Filed(f) => expired(f.expires_at()),
-            })
+            .filter(|(_, m)| expired_at(m.expires_at(), now))
             .map(|(seq, _)| *seq)
             .collect()
     }
@@ -619,9 +628,10 @@ impl MessageStore {
         }
     }
 
-    /// Stores a message; available ones become findable.
+    /// Stores a message; available ones become findable (in compact form if the body is
+    /// in the queue file: a delivery that failed puts such a message back).
     pub fn insert(&mut self, m: impl Into<Box<StoredMsg>>) {
-        let m = Slot::Full(m.into());
+        let m = Slot::new(m.into());
         self.note(&m);
         self.insert_quietly(m);
     }
@@ -672,12 +682,24 @@ impl MessageStore {
         self.msgs.get(&seq).map(Slot::view)
     }
 
-    /// The message with arrival number `seq`, kept in full from now on (it is being
-    /// got: what follows reads and moves it without unpacking it again).
-    pub fn get_in_full(&mut self, seq: u64) -> Option<MsgRef<'_>> {
+    /// True when message `seq` is stored.
+    pub fn contains(&self, seq: u64) -> bool {
+        self.msgs.contains_key(&seq)
+    }
+
+    /// True when message `seq` is stored, persistent and committed (what checkpoints
+    /// carry).
+    pub fn is_committed_persistent(&self, seq: u64) -> bool {
         self.msgs
-            .get_mut(&seq)
-            .map(|m| MsgRef::Borrowed(m.full_mut()))
+            .get(&seq)
+            .is_some_and(|m| m.is_persistent() && !matches!(m.state(), MsgState::UncommittedPut(_)))
+    }
+
+    /// True when message `seq` is stored and not expired at `now`.
+    pub fn is_live(&self, seq: u64, now: Timestamp) -> bool {
+        self.msgs
+            .get(&seq)
+            .is_some_and(|m| !expired_at(m.expires_at(), now))
     }
 
     /// Sets a stored message's BackoutCount (it is not part of any index).
