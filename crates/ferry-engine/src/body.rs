@@ -6,8 +6,9 @@
 //! message that its queue file already holds keeps only its descriptor, properties and
 //! place in the queue here, in compact form (`crate::filed_message`); its body stays on
 //! disk and is read back when it is delivered ([`FiledRecord`], implemented by the
-//! server, which owns the files: the engine itself does no I/O). So a queue can hold far more messages than memory while request/reply
-//! traffic, whose messages are got long before they are filed, never reads a file.
+//! server, which owns the files: the engine itself does no I/O). So a queue can hold far
+//! more messages than memory while request/reply traffic, whose messages are got long
+//! before they are filed, never reads a file.
 //!
 //! Which persistent bodies leave memory: when the server reports a checkpoint's filings
 //! ([`crate::QueueManager::bodies_filed`]), the newest filed messages of a queue over its
