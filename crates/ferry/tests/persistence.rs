@@ -350,6 +350,27 @@ fn big_body(n: usize) -> String {
     format!("{head}{}", "x".repeat(16 * 1024 - head.len()))
 }
 
+/// Puts persistent `big_body(0..)` messages out of syncpoint until one is refused (at
+/// most `max`): how many were acknowledged, and the refusal.
+async fn put_until_refused(q: &Queue, max: usize) -> (usize, Option<MqError>) {
+    for i in 0..max {
+        let mut m = md(true, 0);
+        if let Err(e) = put_md(q, &mut m, PutOptions::default(), &big_body(i)).await {
+            return (i, Some(e));
+        }
+    }
+    (max, None)
+}
+
+/// Drains `q` and checks it held exactly `big_body(from..to)`, each once, in order.
+async fn assert_drains_in_order(q: &Queue, from: usize, to: usize) {
+    let bodies: Vec<String> = drain(q).await.into_iter().map(|s| s.body).collect();
+    assert_eq!(bodies.len(), to - from, "every acknowledged put, once");
+    for (i, b) in (from..to).zip(&bodies) {
+        assert!(*b == big_body(i), "message {i} intact and in order");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_queue_deeper_than_the_log_is_filed_and_survives_kill_9() {
     let mut qm = start_with_log("PS.DEEP", 2, 64);
@@ -392,11 +413,7 @@ async fn a_queue_deeper_than_the_log_is_filed_and_survives_kill_9() {
         !gone.exists(),
         "a queue file without a manifest is removed at start"
     );
-    let bodies: Vec<String> = drain(&q).await.into_iter().map(|s| s.body).collect();
-    assert_eq!(bodies.len(), n, "every acknowledged put is back, once");
-    for (i, b) in bodies.iter().enumerate() {
-        assert!(*b == big_body(i), "message {i} intact and in order");
-    }
+    assert_drains_in_order(&q, 0, n).await;
     assert!(
         qm.error_log().contains("FRY7234I"),
         "the restart read the queue file: {}",
@@ -414,18 +431,7 @@ async fn a_queue_file_that_cannot_be_written_stops_checkpoints_and_loses_nothing
     std::fs::create_dir_all(&queues).expect("queues dir");
     std::fs::write(queues.join("Q"), b"in the way").expect("blocking file");
     let (conn, q) = open_q(&qm, "Q").await;
-    let mut acked = 0usize;
-    let mut refused = None;
-    for i in 0..200 {
-        let mut m = md(true, 0);
-        match put_md(&q, &mut m, PutOptions::default(), &big_body(i)).await {
-            Ok(()) => acked += 1,
-            Err(e) => {
-                refused = Some(e);
-                break;
-            }
-        }
-    }
+    let (acked, refused) = put_until_refused(&q, 200).await;
     let e = refused.expect("with checkpoints stopped, the 1 MiB log fills");
     assert_eq!(
         e.reason,
@@ -453,19 +459,7 @@ async fn a_queue_file_that_cannot_be_written_stops_checkpoints_and_loses_nothing
     std::fs::remove_file(queues.join("Q")).expect("remove blocking file");
     qm.launch();
     let (_conn, q) = open_q(&qm, "Q").await;
-    let bodies: Vec<String> = drain(&q).await.into_iter().map(|s| s.body).collect();
-    assert_eq!(
-        bodies.len(),
-        acked - got_now,
-        "every acknowledged put, once"
-    );
-    for (i, b) in bodies.iter().enumerate() {
-        assert!(
-            *b == big_body(got_now + i),
-            "message {} intact and in order",
-            got_now + i
-        );
-    }
+    assert_drains_in_order(&q, got_now, acked).await;
 }
 
 /// A full disk under the queue files (a 4 MiB tmpfs over `queues/`, too small for one
@@ -486,18 +480,7 @@ async fn a_full_disk_under_the_queue_files_refuses_puts_clearly_and_loses_nothin
     };
     qm.launch();
     let (conn, q) = open_q(&qm, "Q").await;
-    let mut acked = 0usize;
-    let mut refused = None;
-    for i in 0..400 {
-        let mut m = md(true, 0);
-        match put_md(&q, &mut m, PutOptions::default(), &big_body(i)).await {
-            Ok(()) => acked += 1,
-            Err(e) => {
-                refused = Some(e);
-                break;
-            }
-        }
-    }
+    let (acked, refused) = put_until_refused(&q, 400).await;
     let e = refused.expect("with the queue files' disk full, the 512 KiB log fills");
     assert_eq!(
         e.reason,
@@ -525,19 +508,7 @@ async fn a_full_disk_under_the_queue_files_refuses_puts_clearly_and_loses_nothin
     disk.grow("64m");
     qm.launch();
     let (_conn, q) = open_q(&qm, "Q").await;
-    let bodies: Vec<String> = drain(&q).await.into_iter().map(|s| s.body).collect();
-    assert_eq!(
-        bodies.len(),
-        acked - got_now,
-        "every acknowledged put, once"
-    );
-    for (i, b) in bodies.iter().enumerate() {
-        assert!(
-            *b == big_body(got_now + i),
-            "message {} intact and in order",
-            got_now + i
-        );
-    }
+    assert_drains_in_order(&q, got_now, acked).await;
     qm.kill9();
 }
 
@@ -586,11 +557,7 @@ async fn a_put_waiting_for_log_space_does_not_hold_up_other_work() {
     qm.kill9();
     qm.launch();
     let (_conn, q) = open_q(&qm, "Q").await;
-    let bodies: Vec<String> = drain(&q).await.into_iter().map(|s| s.body).collect();
-    assert_eq!(bodies.len(), n, "every acknowledged put, once");
-    for (i, b) in bodies.iter().enumerate() {
-        assert!(*b == big_body(i), "message {i} intact and in order");
-    }
+    assert_drains_in_order(&q, 0, n).await;
 }
 
 /// While a call waits for log space, its conversation has a call in progress, as in MQ:
