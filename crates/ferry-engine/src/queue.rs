@@ -13,6 +13,11 @@
 //! The store also notes which persistent messages changed (appeared, went, or got a new
 //! BackoutCount) since the last checkpoint, so a checkpoint writes only what changed
 //! (`crate::checkpoint`): uncommitted puts are not noted until they are committed.
+//!
+//! An available message whose body is only in the queue file is kept in compact form
+//! (`crate::filed_message`), so a deep queue costs a few hundred bytes a message;
+//! [`MessageStore::get`] hands out a copy in full of such a message, and anything that
+//! changes it thaws it in place first.
 
 use crate::body::Body;
 use crate::clock::Timestamp;
