@@ -105,7 +105,7 @@ impl StoredMsg {
 
     /// True when the message has expired at `now`.
     pub fn expired(&self, now: Timestamp) -> bool {
-        self.expires_at.is_some_and(|e| e <= now.0)
+        expired_at(self.expires_at, now)
     }
 }
 
