@@ -109,6 +109,13 @@ async fn open_q(qm: &TestQueueManager, name: &str) -> (Connection, Queue) {
     (conn, q)
 }
 
+/// Kills the queue manager with SIGKILL, starts it again and opens queue `name`.
+async fn reopen_after_kill9(qm: &mut TestQueueManager, name: &str) -> (Connection, Queue) {
+    qm.kill9();
+    qm.launch();
+    open_q(qm, name).await
+}
+
 fn stop(qm: &mut TestQueueManager) {
     stop_qm(qm);
 }
@@ -160,9 +167,7 @@ async fn persistent_messages_survive_stop_and_kill_9() {
     drop(q);
     drop(conn);
 
-    qm.kill9();
-    qm.launch();
-    let (_conn, q) = open_q(&qm, "Q").await;
+    let (_conn, q) = reopen_after_kill9(&mut qm, "Q").await;
     assert_eq!(drain(&q).await, want, "after kill -9");
     // The controlled stop's checkpoints filed the messages: restarts read them back from
     // the queue files.
@@ -554,9 +559,7 @@ async fn a_put_waiting_for_log_space_does_not_hold_up_other_work() {
         .expect("putter task")
         .expect("every persistent put succeeds once a checkpoint frees the log");
     assert_waited_aside("put", slowest_put, worst, round_trips);
-    qm.kill9();
-    qm.launch();
-    let (_conn, q) = open_q(&qm, "Q").await;
+    let (_conn, q) = reopen_after_kill9(&mut qm, "Q").await;
     assert_drains_in_order(&q, 0, n).await;
 }
 
@@ -841,9 +844,7 @@ async fn concurrent_persistent_puts_share_log_flushes() {
         flushes > 0 && flushes * 2 <= records,
         "16 putters share flushes: {flushes} flushes for {records} records"
     );
-    qm.kill9();
-    qm.launch();
-    let (_conn, q) = open_q(&qm, "Q").await;
+    let (_conn, q) = reopen_after_kill9(&mut qm, "Q").await;
     assert_eq!(
         drain(&q).await.len() as u64,
         puts,
@@ -996,9 +997,7 @@ async fn a_placed_single_write_log_recovers_after_kill_9() {
         drop(q);
         drop(conn);
     }
-    qm.kill9();
-    qm.launch();
-    let (_conn, q) = open_q(&qm, "Q").await;
+    let (_conn, q) = reopen_after_kill9(&mut qm, "Q").await;
     assert_eq!(
         drain(&q).await,
         want,
@@ -1285,9 +1284,7 @@ async fn non_persistent_messages_beyond_the_buffer_spill_to_disk() {
     put_one(&q, true, 0, false, "persistent 2").await;
     drop(q);
     conn.disconnect().await.expect("disconnect");
-    qm.kill9();
-    qm.launch();
-    let (_conn, q) = open_q(&qm, "Q").await;
+    let (_conn, q) = reopen_after_kill9(&mut qm, "Q").await;
     let left: Vec<String> = drain(&q).await.into_iter().map(|s| s.body).collect();
     assert_eq!(
         left,
