@@ -355,16 +355,19 @@ fn big_body(n: usize) -> String {
     format!("{head}{}", "x".repeat(16 * 1024 - head.len()))
 }
 
-/// Puts persistent `big_body(0..)` messages out of syncpoint until one is refused (at
-/// most `max`): how many were acknowledged, and the refusal.
-async fn put_until_refused(q: &Queue, max: usize) -> (usize, Option<MqError>) {
+/// Puts persistent `big_body(0..)` messages out of syncpoint until the log is full (at
+/// most `max`, `why` says why it must fill): checks that some were acknowledged and that
+/// the refusal is 2102 MQRC_RESOURCE_PROBLEM; returns how many were acknowledged.
+async fn put_until_log_full(q: &Queue, max: usize, why: &str) -> usize {
     for i in 0..max {
         let mut m = md(true, 0);
         if let Err(e) = put_md(q, &mut m, PutOptions::default(), &big_body(i)).await {
-            return (i, Some(e));
+            assert_eq!(e.reason, ReasonCode::ResourceProblem, "after {i} puts: {e}");
+            assert!(i > 0, "puts worked until the log filled");
+            return i;
         }
     }
-    (max, None)
+    panic!("{max} puts acknowledged, none refused: {why}");
 }
 
 /// Drains `q` and checks it held exactly `big_body(from..to)`, each once, in order.
@@ -436,14 +439,7 @@ async fn a_queue_file_that_cannot_be_written_stops_checkpoints_and_loses_nothing
     std::fs::create_dir_all(&queues).expect("queues dir");
     std::fs::write(queues.join("Q"), b"in the way").expect("blocking file");
     let (conn, q) = open_q(&qm, "Q").await;
-    let (acked, refused) = put_until_refused(&q, 200).await;
-    let e = refused.expect("with checkpoints stopped, the 1 MiB log fills");
-    assert_eq!(
-        e.reason,
-        ReasonCode::ResourceProblem,
-        "after {acked} puts: {e}"
-    );
-    assert!(acked > 0, "puts worked until the log filled");
+    let acked = put_until_log_full(&q, 200, "with checkpoints stopped, the 1 MiB log fills").await;
     let errors = qm.error_log();
     assert!(
         errors.contains("FRY7468E"),
@@ -485,14 +481,8 @@ async fn a_full_disk_under_the_queue_files_refuses_puts_clearly_and_loses_nothin
     };
     qm.launch();
     let (conn, q) = open_q(&qm, "Q").await;
-    let (acked, refused) = put_until_refused(&q, 400).await;
-    let e = refused.expect("with the queue files' disk full, the 512 KiB log fills");
-    assert_eq!(
-        e.reason,
-        ReasonCode::ResourceProblem,
-        "after {acked} puts: {e}"
-    );
-    assert!(acked > 0, "puts worked until the log filled");
+    let why = "with the queue files' disk full, the 512 KiB log fills";
+    let acked = put_until_log_full(&q, 400, why).await;
     let errors = qm.error_log();
     let failure = errors
         .lines()
@@ -502,7 +492,7 @@ async fn a_full_disk_under_the_queue_files_refuses_puts_clearly_and_loses_nothin
         failure.contains("No space left on device"),
         "the report says why: {failure}"
     );
-    eprintln!("{acked} puts acknowledged, then {e}; {failure}");
+    eprintln!("{acked} puts acknowledged, then 2102; {failure}");
     let got_now = 10.min(acked);
     for i in 0..got_now {
         assert_eq!(get_text(&q).await, big_body(i), "get {i} on a full disk");
