@@ -4,6 +4,7 @@
 //! - [`amqp_mapping`]: AMQP 1.0 messages to and from MQ messages, and JMS selectors;
 //! - [`home`] and [`qm_ini`]: where a queue manager lives on disk and its qm.ini stanzas;
 //! - [`catalogue_store`]: the object definitions file;
+//! - [`limits`]: every bound on what a client can make the server hold or wait for;
 //! - [`error_log`] and [`messages`]: the FRYERR01.LOG error log and the numbered messages;
 //! - [`lifecycle`]: create, start, stop, status and delete (crtmqm, strmqm, endmqm, dspmq, dltmqm);
 //! - `runtime`: the running process: listeners, conversations, the command server.
@@ -13,6 +14,7 @@ pub mod catalogue_store;
 pub mod error_log;
 pub mod home;
 pub mod lifecycle;
+pub mod limits;
 pub mod messages;
 pub mod qm_ini;
 mod runtime;

@@ -5,6 +5,7 @@
 //! administrator sees what can be tuned; `ferry start` reads it back and refuses values it
 //! cannot honour with a message naming the stanza, key and allowed range.
 
+use crate::limits::Limits;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -108,6 +109,8 @@ pub struct QmIni {
     pub tuning: TuningStanza,
     /// QMErrorLog stanza.
     pub error_log: ErrorLogStanza,
+    /// Limits stanza: what a client can make the queue manager hold or wait for.
+    pub limits: Limits,
 }
 
 impl QmIni {
@@ -140,6 +143,7 @@ impl QmIni {
             error_log: ErrorLogStanza {
                 error_log_size: 33_554_432,
             },
+            limits: Limits::default(),
         }
     }
 
@@ -204,6 +208,7 @@ impl QmIni {
         let _ = writeln!(s, "   ImplSyncOpenOutput={iso}");
         let _ = writeln!(s, "QMErrorLog:");
         let _ = writeln!(s, "   ErrorLogSize={}", self.error_log.error_log_size);
+        self.limits.render(&mut s);
         s
     }
 
@@ -335,6 +340,7 @@ impl QmIni {
             ini.error_log.error_log_size =
                 number(&v, "QMErrorLog", "ErrorLogSize", 32_768, 2_147_483_647)? as u64;
         }
+        ini.limits = Limits::from_stanza(stanzas.get(crate::limits::STANZA))?;
         Ok(ini)
     }
 }

@@ -1,0 +1,382 @@
+//! Every limit on what a client can make the queue manager hold, do or wait for, in one
+//! table.
+//!
+//! A client that is slow, silent, greedy or hostile must not take the service away from
+//! the others: each thing it can make the server keep (sockets, buffered bytes, links,
+//! unsettled deliveries, selectors) and each stage it can stall in (handshake, a frame half
+//! sent) has a bound here, with a default that protects a small machine. As TigerBeetle
+//! keeps its limits in one constants file, Ferry keeps them in this one table:
+//!
+//! - [`Limits`] holds the values a queue manager runs with. The tunable ones are read from
+//!   qm.ini's `Limits:` stanza (`ferry create` writes every key with its default) and
+//!   checked against their range at start, like the other stanzas.
+//! - [`FIXED`] lists the bounds that are part of a protocol or of MQ's own definitions
+//!   (AMQP's 512-byte frames before open, MQ_SELECTOR_LENGTH): not tunable, but
+//!   documented with the rest.
+//! - [`MQ_KNOBS`] names the limits MQ administrators already set elsewhere (MaxChannels,
+//!   MAXINST, HBINT, MAXHANDS...), so the operations guide lists them all in one place.
+//!
+//! [`render_doc_table`] renders the whole list for docs/operations.md; a test keeps that
+//! section current (`FERRY_BLESS=1 cargo test -p ferry-server limits` rewrites it).
+
+use crate::qm_ini::IniError;
+use ferry_objects::{ChannelAttributes, QmgrAttributes};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::time::Duration;
+
+/// The qm.ini stanza holding the tunable limits.
+pub const STANZA: &str = "Limits";
+
+/// One tunable limit: its qm.ini key, default, range, and what it bounds.
+#[derive(Debug, Clone, Copy)]
+pub struct LimitRow {
+    /// The key in the `Limits:` stanza.
+    pub key: &'static str,
+    /// The value a new queue manager gets.
+    pub default: u64,
+    /// The smallest value accepted.
+    pub min: u64,
+    /// The largest value accepted.
+    pub max: u64,
+    /// What the number counts (seconds, bytes, sockets...).
+    pub unit: &'static str,
+    /// What it bounds.
+    pub what: &'static str,
+    /// What a client that reaches it sees, and what the administrator sees.
+    pub when_hit: &'static str,
+}
+
+macro_rules! limits {
+    ($(
+        $(#[doc = $doc:literal])*
+        $field:ident = $key:literal, $default:expr, $min:expr, $max:expr, $unit:literal,
+            $what:literal, $when_hit:literal;
+    )*) => {
+        /// The limits a queue manager runs with (qm.ini `Limits:` stanza).
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct Limits {
+            $(
+                $(#[doc = $doc])*
+                pub $field: u64,
+            )*
+        }
+
+        impl Default for Limits {
+            fn default() -> Self {
+                Limits { $( $field: $default, )* }
+            }
+        }
+
+        /// Every tunable limit, in the order qm.ini and the docs list them.
+        pub const ROWS: &[LimitRow] = &[ $(
+            LimitRow {
+                key: $key, default: $default, min: $min, max: $max, unit: $unit,
+                what: $what, when_hit: $when_hit,
+            },
+        )* ];
+
+        impl Limits {
+            fn slot(&mut self, key: &str) -> Option<&mut u64> {
+                match key {
+                    $( $key => Some(&mut self.$field), )*
+                    _ => None,
+                }
+            }
+
+            fn value(&self, key: &str) -> Option<u64> {
+                match key {
+                    $( $key => Some(self.$field), )*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+limits! {
+    // ---- Connections and file descriptors -------------------------------------------
+    /// Sockets open at once on every listener and AMQP channel, from accept on.
+    max_connections = "MaxConnections", 5_000, 1, 1_000_000, "sockets",
+        "TCP sockets open at once on all listeners and AMQP channels together, counted from accept (handshakes included). Lowered at start to what the process's file-descriptor limit allows after ReservedFileDescriptors.",
+        "The socket is closed as soon as it is accepted; FRY9516W is written (once per SuppressInterval, with a count).";
+    /// File descriptors kept back from clients for the queue manager's own work.
+    reserved_file_descriptors = "ReservedFileDescriptors", 128, 16, 100_000, "descriptors",
+        "File descriptors kept for the queue manager itself (the bindings socket used by `ferry mqsc` and local applications, log and queue files) when clients use all the others.",
+        "Clients are refused as for MaxConnections; the administrator keeps working.";
+
+    // ---- Time limits -----------------------------------------------------------------
+    /// Seconds from accept until the client is connected.
+    handshake_timeout_secs = "HandshakeTimeout", 10, 1, 3_600, "seconds",
+        "Time from accept until the client is connected: native clients must send their hello and first MQCONN, AMQP clients their protocol headers, SASL and open.",
+        "The socket is closed (native: 2009 MQRC_CONNECTION_BROKEN at the client; AMQP: close with amqp:resource-limit-exceeded).";
+    /// Seconds a connection may go silent in the middle of a frame.
+    partial_frame_timeout_secs = "PartialFrameTimeout", 30, 1, 3_600, "seconds",
+        "Time a client may send nothing while a frame it started is incomplete (a slowloris that sends a header and stops).",
+        "The socket is closed and FRY9504E written, once per SuppressInterval.";
+}
+
+/// A bound fixed by a protocol or by MQ's definitions: documented, not tunable.
+#[derive(Debug, Clone, Copy)]
+pub struct FixedLimit {
+    /// Its name.
+    pub name: &'static str,
+    /// The value.
+    pub value: u64,
+    /// What the number counts.
+    pub unit: &'static str,
+    /// What it bounds.
+    pub what: &'static str,
+    /// What a client that reaches it sees.
+    pub when_hit: &'static str,
+}
+
+/// The largest JMS/MQ selection string, in bytes (MQ's MQ_SELECTOR_LENGTH).
+pub const MAX_SELECTOR_LENGTH: usize = 10_240;
+
+/// Bounds fixed by a protocol or by MQ.
+pub const FIXED: &[FixedLimit] = &[FixedLimit {
+    name: "Selection string length (MQ_SELECTOR_LENGTH)",
+    value: MAX_SELECTOR_LENGTH as u64,
+    unit: "bytes",
+    what: "A selector given on MQOPEN (SelectionString) or in an AMQP source filter.",
+    when_hit: "MQOPEN fails with 2519 MQRC_SELECTION_STRING_ERROR; an AMQP attach is refused with amqp:invalid-field.",
+}];
+
+/// A limit MQ administrators already set, with the object or stanza that holds it.
+#[derive(Debug, Clone, Copy)]
+pub struct MqKnob {
+    /// Where it is set: a qm.ini key or an MQSC attribute.
+    pub knob: &'static str,
+    /// Its default, read from where it is defined (the attribute tables, qm.ini defaults).
+    pub default: fn() -> String,
+    /// What it bounds.
+    pub what: &'static str,
+    /// What a client that reaches it sees.
+    pub when_hit: &'static str,
+}
+
+/// Limits set where MQ sets them.
+pub const MQ_KNOBS: &[MqKnob] = &[
+    MqKnob {
+        knob: "qm.ini `Channels/MaxChannels`",
+        default: || crate::qm_ini::QmIni::defaults("", std::path::Path::new("")).channels.max_channels.to_string(),
+        what: "Native client sockets (channel instances) at once; each carries up to SHARECNV conversations.",
+        when_hit: "The client's connect fails with 2537 MQRC_CHANNEL_NOT_AVAILABLE; FRY9513E.",
+    },
+    MqKnob {
+        knob: "channel `HBINT`",
+        default: || ChannelAttributes::default().heartbeat_interval.to_string(),
+        what: "Heartbeat interval the server insists on: a native client that proposes 0 or more still gets the channel's interval; an AMQP channel announces it as its idle-time-out. Silent for twice the interval (plus 5 s) ends the connection.",
+        when_hit: "FRY9509E (native) or close with amqp:resource-limit-exceeded \"idle timeout\" (AMQP).",
+    },
+    MqKnob {
+        knob: "channel `MAXMSGL`",
+        default: || ChannelAttributes::default().max_msg_length.to_string(),
+        what: "Largest message, and so largest frame a native client may send and bytes a partial AMQP message may buffer.",
+        when_hit: "2010 MQRC_DATA_LENGTH_ERROR (native); amqp:link:message-size-exceeded (AMQP).",
+    },
+    MqKnob {
+        knob: "qmgr `MAXHANDS`",
+        default: || QmgrAttributes::default().max_handles.to_string(),
+        what: "Open handles per connection (an AMQP link holds one).",
+        when_hit: "2017 MQRC_HANDLE_NOT_AVAILABLE; an AMQP attach is refused with amqp:resource-limit-exceeded.",
+    },
+    MqKnob {
+        knob: "qmgr `MAXUMSGS`",
+        default: || QmgrAttributes::default().max_uncommitted_msgs.to_string(),
+        what: "Uncommitted messages per unit of work.",
+        when_hit: "2024 MQRC_SYNCPOINT_LIMIT_REACHED.",
+    },
+];
+
+impl Limits {
+    /// Reads the `Limits:` stanza; keys it does not set keep their defaults, unknown keys
+    /// are refused (a misspelt limit must not silently leave the default in force).
+    pub fn from_stanza(stanza: Option<&BTreeMap<String, String>>) -> Result<Self, IniError> {
+        let mut limits = Limits::default();
+        let Some(stanza) = stanza else {
+            return Ok(limits);
+        };
+        for (key, value) in stanza {
+            let Some(row) = ROWS.iter().find(|r| r.key.eq_ignore_ascii_case(key)) else {
+                return Err(IniError::BadValue {
+                    stanza: STANZA,
+                    key: "(key)",
+                    value: key.clone(),
+                    expected: format!(
+                        "one of {}",
+                        ROWS.iter().map(|r| r.key).collect::<Vec<_>>().join(", ")
+                    ),
+                });
+            };
+            let n = value
+                .trim()
+                .parse::<u64>()
+                .ok()
+                .filter(|n| (row.min..=row.max).contains(n))
+                .ok_or_else(|| IniError::BadValue {
+                    stanza: STANZA,
+                    key: row.key,
+                    value: value.clone(),
+                    expected: format!("a number from {} to {}", row.min, row.max),
+                })?;
+            if let Some(slot) = limits.slot(row.key) {
+                *slot = n;
+            }
+        }
+        Ok(limits)
+    }
+
+    /// The stanza as qm.ini text: every key with its value.
+    pub fn render(&self, out: &mut String) {
+        let _ = writeln!(out, "{STANZA}:");
+        for row in ROWS {
+            let _ = writeln!(out, "   {}={}", row.key, self.value(row.key).unwrap_or(0));
+        }
+    }
+
+    /// HandshakeTimeout as a duration.
+    pub fn handshake_timeout(&self) -> Duration {
+        Duration::from_secs(self.handshake_timeout_secs)
+    }
+
+    /// PartialFrameTimeout as a duration.
+    pub fn partial_frame_timeout(&self) -> Duration {
+        Duration::from_secs(self.partial_frame_timeout_secs)
+    }
+}
+
+/// Line opening the generated section of docs/operations.md.
+pub const BEGIN_MARKER: &str =
+    "<!-- BEGIN GENERATED LIMITS: do not edit; FERRY_BLESS=1 cargo test -p ferry-server limits rewrites it -->";
+/// Line closing it.
+pub const END_MARKER: &str = "<!-- END GENERATED LIMITS -->";
+
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+/// The limits as Markdown tables: tunable ones, MQ's own knobs, fixed bounds.
+pub fn render_doc_table() -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{BEGIN_MARKER}");
+    let _ = writeln!(
+        out,
+        "Tunable in qm.ini's `{STANZA}:` stanza (read at start):\n\n| Key | Default | Range | What it bounds | When it is reached |\n|---|---|---|---|---|"
+    );
+    for r in ROWS {
+        let _ = writeln!(
+            out,
+            "| `{}` | {} {} | {}-{} | {} | {} |",
+            r.key,
+            r.default,
+            r.unit,
+            r.min,
+            r.max,
+            cell(r.what),
+            cell(r.when_hit)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\nSet where MQ sets them:\n\n| Knob | Default | What it bounds | When it is reached |\n|---|---|---|---|"
+    );
+    for k in MQ_KNOBS {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            k.knob,
+            (k.default)(),
+            cell(k.what),
+            cell(k.when_hit)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\nFixed by the protocols and by MQ:\n\n| Bound | Value | What it bounds | When it is reached |\n|---|---|---|---|"
+    );
+    for f in FIXED {
+        let _ = writeln!(
+            out,
+            "| {} | {} {} | {} | {} |",
+            f.name,
+            f.value,
+            f.unit,
+            cell(f.what),
+            cell(f.when_hit)
+        );
+    }
+    let _ = writeln!(out, "{END_MARKER}");
+    out
+}
+
+/// Replaces the generated section of `doc` (or appends one) with `generated`.
+pub fn splice(doc: &str, generated: &str) -> String {
+    match (doc.find(BEGIN_MARKER), doc.find(END_MARKER)) {
+        (Some(b), Some(e)) if e > b => {
+            let after = &doc[e + END_MARKER.len()..];
+            let after = after.strip_prefix('\n').unwrap_or(after);
+            format!("{}{generated}{after}", &doc[..b])
+        }
+        _ => format!("{}\n\n{generated}", doc.trim_end()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stanza(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn defaults_are_within_their_ranges() {
+        for r in ROWS {
+            assert!(r.min <= r.default && r.default <= r.max, "{}", r.key);
+        }
+        let keys: std::collections::BTreeSet<_> = ROWS.iter().map(|r| r.key).collect();
+        assert_eq!(keys.len(), ROWS.len(), "a key is listed twice");
+    }
+
+    #[test]
+    fn the_stanza_round_trips_and_is_checked() {
+        let mut text = String::new();
+        Limits::default().render(&mut text);
+        assert!(text.starts_with("Limits:\n   MaxConnections=5000\n"));
+        let l = Limits::from_stanza(Some(&stanza(&[
+            ("MaxConnections", "200"),
+            ("handshaketimeout", "3"),
+        ])))
+        .unwrap();
+        assert_eq!(l.max_connections, 200);
+        assert_eq!(l.handshake_timeout(), Duration::from_secs(3));
+        assert_eq!(l.partial_frame_timeout_secs, 30);
+        let err = Limits::from_stanza(Some(&stanza(&[("MaxConnections", "0")]))).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "qm.ini Limits/MaxConnections=\"0\": a number from 1 to 1000000"
+        );
+        let err = Limits::from_stanza(Some(&stanza(&[("MaxConections", "9")]))).unwrap_err();
+        assert!(err.to_string().contains("one of MaxConnections"), "{err}");
+    }
+
+    #[test]
+    fn docs_are_current() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/operations.md");
+        let doc = std::fs::read_to_string(path).unwrap_or_default();
+        let wanted = splice(&doc, &render_doc_table());
+        if std::env::var("FERRY_BLESS").is_ok_and(|v| v == "1") {
+            std::fs::write(path, &wanted).expect("docs/operations.md is writable");
+            return;
+        }
+        assert!(
+            doc == wanted,
+            "docs/operations.md's limits section is out of date: run FERRY_BLESS=1 cargo test -p ferry-server limits"
+        );
+    }
+}
