@@ -114,6 +114,12 @@ limits! {
     partial_frame_timeout_secs = "PartialFrameTimeout", 30, 1, 3_600, "seconds",
         "Time a client may send nothing while a frame it started is incomplete (a slowloris that sends a header and stops).",
         "The socket is closed and FRY9504E written, once per SuppressInterval.";
+
+    // ---- Native protocol (MQ clients) -------------------------------------------------
+
+    // ---- AMQP 1.0 ---------------------------------------------------------------------
+
+    // ---- Administration (MQSC, object definitions) ------------------------------------
 }
 
 /// A bound fixed by a protocol or by MQ's definitions: documented, not tunable.
