@@ -10,6 +10,7 @@
 use crate::home::{FerryHome, QmgrPaths};
 use crate::messages;
 use crate::qm_ini::QmIni;
+use std::fmt::Write as _;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -87,6 +88,21 @@ pub struct RunStatus {
     /// Ports of the AMQP channels running (absent in files written before AMQP).
     #[serde(default)]
     pub amqp_ports: Vec<u16>,
+    /// Client sockets against Limits/MaxConnections (absent in files written before
+    /// admission was counted).
+    #[serde(default)]
+    pub sockets: Option<SocketSummary>,
+}
+
+/// Client sockets as `ferry status` shows them: open, the most admitted, refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SocketSummary {
+    /// TCP sockets open now, handshakes included.
+    pub open: u64,
+    /// The most admitted at once (Limits/MaxConnections, or less: FRY9781I).
+    pub max: u64,
+    /// Sockets refused since the start because `max` were open.
+    pub refused: u64,
 }
 
 /// The recovery log as `ferry status` and DISPLAY QMSTATUS show it (MQ's CURRLOG,
@@ -262,6 +278,13 @@ pub fn status_line(home: &FerryHome, name: &str) -> String {
                 s.connections,
                 s.bindings
             );
+            if let Some(k) = s.sockets {
+                let _ = write!(
+                    text,
+                    " SOCKETS({}) MAXCONN({}) REFUSED({})",
+                    k.open, k.max, k.refused
+                );
+            }
             for line in s.log.iter().flat_map(LogSummary::display_lines) {
                 text.push('\n');
                 text.push_str(&line);

@@ -99,7 +99,7 @@ limits! {
     /// Sockets open at once on every listener and AMQP channel, from accept on.
     max_connections = "MaxConnections", 5_000, 1, 1_000_000, "sockets",
         "TCP sockets open at once on all listeners and AMQP channels together, counted from accept (handshakes included). Lowered at start to what the process's file-descriptor limit allows after ReservedFileDescriptors.",
-        "The socket is closed as soon as it is accepted; FRY9516W is written (once per SuppressInterval, with a count).";
+        "The socket is closed as soon as it is accepted and FRY9780W written. At start, FRY9781I says when the open-file limit lowered it.";
     /// File descriptors kept back from clients for the queue manager's own work.
     reserved_file_descriptors = "ReservedFileDescriptors", 128, 16, 100_000, "descriptors",
         "File descriptors kept for the queue manager itself (the bindings socket used by `ferry mqsc` and local applications, log and queue files) when clients use all the others.",

@@ -114,6 +114,15 @@ catalogue! {
         "No data or heartbeat arrived within twice the negotiated heartbeat interval.", "Check the network and the client.";
     MAX_CHANNELS = 9513 Error "Connection from {0} refused: MaxChannels ({1}) reached.",
         "The qm.ini Channels/MaxChannels limit of concurrent client connections is reached: 2537 MQRC_CHANNEL_NOT_AVAILABLE.", "Raise MaxChannels in qm.ini or reduce connections.";
+    MAX_CONNECTIONS = 9780 Warning "Connection from {0} to port {1} refused: {2} client sockets are open, the most this queue manager admits.",
+        "The queue manager admits at most qm.ini Limits/MaxConnections client sockets at once on all its listeners and AMQP channels (fewer when the process's open-file limit is lower; FRY9781I at start says so). The socket was closed as soon as it was accepted; handshakes count, so clients that connect and send nothing hold places until HandshakeTimeout closes them.",
+        "Find out who holds the connections (DISPLAY CHSTATUS, DISPLAY CONN); raise MaxConnections, or the open-file limit (ulimit -n) if FRY9781I says it lowered the limit.";
+    MAX_CONNECTIONS_LOWERED = 9781 Info "Limits/MaxConnections is {0}, but this process may open only {1} files: at most {2} client sockets are admitted.",
+        "The queue manager keeps Limits/ReservedFileDescriptors ({3}) file descriptors for itself (the bindings socket for local applications and ferry mqsc, log and queue files), and the open-file limit leaves room for fewer client sockets than MaxConnections.",
+        "Raise the open-file limit of the process that starts the queue manager (ulimit -n, LimitNOFILE= in a systemd unit), or lower MaxConnections to match.";
+    ACCEPT_FAILED = 9782 Error "Accepting a connection on {0} failed: {1}",
+        "The operating system refused to hand over a waiting connection. When it ran out of file descriptors, the waiting connection was closed so the listener does not spin; the listener pauses briefly (up to a second) and accepts again.",
+        "If the reason is 'Too many open files', find what holds them (DISPLAY CHSTATUS, ls /proc/PID/fd) and lower Limits/MaxConnections or raise the open-file limit.";
     LOG_SLOW_IO = 6729 Warning "A log {0} operation of {1} bytes on {2} took {3} microseconds, longer than the threshold of {4} microseconds ({5} slow operations since the last warning).",
         "A read (R) or write/sync (W) of the recovery log was slower than AMQ_IODELAY (microseconds; milliseconds with AMQ_IODELAY_INMS=YES). Persistent messaging waits for the log, so it slows down too. Warnings are written at most once a minute.",
         "Check the storage under LogPath: other load, a failing device, or a throttled volume.";

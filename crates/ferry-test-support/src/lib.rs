@@ -21,6 +21,8 @@ pub struct TestQueueManager {
     child: Option<Child>,
     /// Environment the server process gets on top of FERRY_HOME and FERRY_LOG.
     env: Vec<(String, String)>,
+    /// The server process's open-file limit (soft and hard), when a test sets one.
+    open_file_limit: Option<u64>,
 }
 
 /// A TCP port nobody listens on right now.
@@ -40,10 +42,22 @@ impl TestQueueManager {
     /// Creates queue manager `name` with extra `ferry create` arguments (a log's shape:
     /// `--log-file-pages 64`...), then starts it.
     pub fn start_with(bin: &Path, name: &str, create_args: &[&str]) -> Self {
+        let mut qm = Self::create_with(bin, name, create_args);
+        qm.launch();
+        qm
+    }
+
+    /// Creates queue manager `name` (with extra `ferry create` arguments) without starting
+    /// it, so a test can edit its qm.ini ([`set_ini`]) or process limits first; then
+    /// [`launch`] starts it.
+    ///
+    /// [`set_ini`]: TestQueueManager::set_ini
+    /// [`launch`]: TestQueueManager::launch
+    pub fn create_with(bin: &Path, name: &str, create_args: &[&str]) -> Self {
         let home = tempfile::tempdir().expect("temp dir");
         let port = free_port();
         let amqp_port = free_port();
-        let mut qm = TestQueueManager {
+        let qm = TestQueueManager {
             home,
             bin: bin.to_path_buf(),
             name: name.to_string(),
@@ -51,6 +65,7 @@ impl TestQueueManager {
             amqp_port,
             child: None,
             env: Vec::new(),
+            open_file_limit: None,
         };
         let (port_arg, amqp_arg) = (port.to_string(), amqp_port.to_string());
         let mut args = vec![
@@ -68,8 +83,42 @@ impl TestQueueManager {
             "ferry create failed: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        qm.launch();
         qm
+    }
+
+    /// Sets `key=value` in stanza `stanza` of qm.ini (adding the stanza or key when
+    /// missing); read by the next [`launch`](TestQueueManager::launch).
+    pub fn set_ini(&self, stanza: &str, key: &str, value: &str) {
+        let path = self.qm_dir().join("qm.ini");
+        let text = std::fs::read_to_string(&path).expect("qm.ini");
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        let header = format!("{stanza}:");
+        let start = match lines.iter().position(|l| l.trim() == header) {
+            Some(i) => i,
+            None => {
+                lines.push(header);
+                lines.len() - 1
+            }
+        };
+        let end = lines[start + 1..]
+            .iter()
+            .position(|l| !l.starts_with([' ', '\t']) && !l.trim().is_empty())
+            .map_or(lines.len(), |i| start + 1 + i);
+        let entry = format!("   {key}={value}");
+        match lines[start + 1..end]
+            .iter()
+            .position(|l| l.trim().split('=').next() == Some(key))
+        {
+            Some(i) => lines[start + 1 + i] = entry,
+            None => lines.insert(end, entry),
+        }
+        std::fs::write(&path, lines.join("\n") + "\n").expect("write qm.ini");
+    }
+
+    /// Gives the server process an open-file limit of `n` (soft and hard) from its next
+    /// [`launch`](TestQueueManager::launch), to test what happens when descriptors run out.
+    pub fn set_open_file_limit(&mut self, n: u64) {
+        self.open_file_limit = Some(n);
     }
 
     /// Sets an environment variable for the server process from its next [`launch`]
@@ -86,7 +135,26 @@ impl TestQueueManager {
         assert!(self.child.is_none(), "already running");
         let log = std::fs::File::create(self.home.path().join(format!("{}.console", self.name)))
             .expect("console log");
-        let child = Command::new(&self.bin)
+        let mut command = Command::new(&self.bin);
+        if let Some(n) = self.open_file_limit {
+            use std::os::unix::process::CommandExt;
+            // SAFETY: only setrlimit, which is async-signal-safe, runs in the child
+            // between fork and exec.
+            unsafe {
+                command.pre_exec(move || {
+                    let lim = libc::rlimit {
+                        rlim_cur: n,
+                        rlim_max: n,
+                    };
+                    if libc::setrlimit(libc::RLIMIT_NOFILE, &lim) == 0 {
+                        Ok(())
+                    } else {
+                        Err(std::io::Error::last_os_error())
+                    }
+                });
+            }
+        }
+        let child = command
             .args(["start", &self.name, "--foreground"])
             .env("FERRY_HOME", self.home.path())
             .env("FERRY_LOG", "warn")

@@ -94,9 +94,13 @@ pub fn stop(server: &Rc<Server>, name: &str) -> Result<(), AdminError> {
 }
 
 async fn accept_tcp(server: Rc<Server>, listener: tokio::net::TcpListener, keep_alive: bool) {
+    let port = listener.local_addr().map_or(0, |a| a.port());
     loop {
         match listener.accept().await {
             Ok((stream, peer)) => {
+                let Some(permit) = admit(&server, &peer, port) else {
+                    continue;
+                };
                 // Replies are small and latency-bound: never wait for Nagle.
                 let _ = stream.set_nodelay(true);
                 if keep_alive {
@@ -109,15 +113,48 @@ async fn accept_tcp(server: Rc<Server>, listener: tokio::net::TcpListener, keep_
                 let transport = Transport::Tcp {
                     peer: peer.ip().to_string(),
                 };
-                tokio::task::spawn_local(socket::serve(server.clone(), r, w, transport));
+                let server = server.clone();
+                tokio::task::spawn_local(async move {
+                    let _permit = permit;
+                    socket::serve(server, r, w, transport).await;
+                });
             }
-            Err(e) => {
-                // Out of file descriptors and the like: wait a little, keep listening.
-                tracing::warn!("accept failed: {e}");
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-            }
+            Err(e) => accept_failed(&server, &listener, &format!("port {port}"), &e).await,
         }
     }
+}
+
+/// A permit for a socket just accepted from `peer` on `port`, or `None` (the socket is
+/// dropped, so closed, and FRY9780W written) when Limits/MaxConnections are open.
+pub fn admit(
+    server: &Server,
+    peer: &std::net::SocketAddr,
+    port: u16,
+) -> Option<super::admission::Permit> {
+    let permit = server.admission.admit();
+    if permit.is_none() {
+        server.error_log.borrow_mut().write(
+            &messages::MAX_CONNECTIONS,
+            &[&peer.ip(), &port, &server.admission.open()],
+        );
+    }
+    permit
+}
+
+/// After a failed accept on `what`: FRY9782E, a socket shed when out of descriptors, and
+/// a pause that grows while accepts keep failing (never a busy loop).
+pub async fn accept_failed(
+    server: &Server,
+    listener: &impl std::os::fd::AsRawFd,
+    what: &str,
+    error: &std::io::Error,
+) {
+    let failure = server.admission.accept_failed(listener, error);
+    server
+        .error_log
+        .borrow_mut()
+        .write(&messages::ACCEPT_FAILED, &[&what, error]);
+    tokio::time::sleep(failure.pause).await;
 }
 
 fn socket2_keepalive(stream: &tokio::net::TcpStream) -> std::io::Result<()> {
@@ -158,10 +195,7 @@ pub async fn accept_bindings(server: Rc<Server>, listener: tokio::net::UnixListe
                     Transport::Bindings { pid },
                 ));
             }
-            Err(e) => {
-                tracing::warn!("bindings accept failed: {e}");
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-            }
+            Err(e) => accept_failed(&server, &listener, "the bindings socket", &e).await,
         }
     }
 }

@@ -8,6 +8,7 @@
 //! `docker stop`: applications are told 2162 MQRC_Q_MGR_STOPPING and their uncommitted
 //! work is backed out).
 
+mod admission;
 mod amqp;
 mod clock;
 mod command_server;
@@ -266,6 +267,19 @@ async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
         "{}",
         messages::BINDINGS_STARTED.format(&[&sock_path.display()])
     );
+    let budget = server.admission.budget();
+    if budget.lowered {
+        let limits = &server.ini.limits;
+        server.error_log.borrow_mut().write(
+            &messages::MAX_CONNECTIONS_LOWERED,
+            &[
+                &limits.max_connections,
+                &budget.open_file_limit,
+                &budget.max_connections,
+                &limits.reserved_file_descriptors,
+            ],
+        );
+    }
     server.state.set(QmgrState::Running);
     server.publish_status();
 
@@ -374,7 +388,7 @@ async fn expiry_timer(server: Rc<Server>) {
 /// Keeps run/status.json current (connection count, log counters) once a second, and only
 /// when something changed: never a write per connection or per record.
 async fn status_publisher(server: Rc<Server>) {
-    let mut last = (u64::MAX, u64::MAX, u64::MAX);
+    let mut last = (u64::MAX, u64::MAX, u64::MAX, u64::MAX, u64::MAX);
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     loop {
         tick.tick().await;
@@ -383,7 +397,14 @@ async fn status_publisher(server: Rc<Server>) {
             .as_ref()
             .map(|l| l.summary())
             .map_or((0, 0), |s| (s.durable_lsn, s.checkpoint_lsn));
-        let now = (server.conversations.get(), log.0, log.1);
+        let sockets = &server.admission;
+        let now = (
+            server.conversations.get(),
+            log.0,
+            log.1,
+            sockets.open(),
+            sockets.refused(),
+        );
         if now != last {
             last = now;
             server.publish_status();

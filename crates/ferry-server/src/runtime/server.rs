@@ -11,13 +11,14 @@
 //! records right after the call; a reply that needs them durable is held (see
 //! [`Server::send`]) and released by one wake-up per flush.
 
+use super::admission::{Admission, Budget};
 use super::clock;
 use super::logging::{LogUse, RecoveryLog};
 use super::socket::SocketShared;
 use crate::catalogue_store;
 use crate::error_log::ErrorLog;
 use crate::home::QmgrPaths;
-use crate::lifecycle::{PublishedListener, QmgrState, RunStatus};
+use crate::lifecycle::{PublishedListener, QmgrState, RunStatus, SocketSummary};
 use crate::messages;
 use crate::qm_ini::QmIni;
 use ferry_engine::{ConnId, Effect, Effects, GetResult, QueueManager, Timestamp};
@@ -129,6 +130,8 @@ pub struct Server {
     pub state: Cell<QmgrState>,
     /// Open client sockets (TCP), for MaxChannels.
     pub client_sockets: Cell<u32>,
+    /// Every TCP socket accepted and not yet closed, for Limits/MaxConnections.
+    pub admission: Rc<Admission>,
     /// Open conversations (connections), for status and controlled stop.
     pub conversations: Cell<u64>,
     /// Sockets, for closing them all at an immediate stop.
@@ -163,6 +166,7 @@ impl Server {
         error_log: ErrorLog,
         log: Option<RecoveryLog>,
     ) -> Rc<Self> {
+        let admission = Admission::new(Budget::of_this_process(&ini.limits));
         Rc::new(Server {
             name: paths.name.clone(),
             paths,
@@ -176,6 +180,7 @@ impl Server {
             listeners: RefCell::new(BTreeMap::new()),
             state: Cell::new(QmgrState::Starting),
             client_sockets: Cell::new(0),
+            admission,
             conversations: Cell::new(0),
             sockets: RefCell::new(Vec::new()),
             timer_wake: Notify::new(),
@@ -614,6 +619,11 @@ impl Server {
                 .filter(|c| c.running)
                 .map(|c| c.port)
                 .collect(),
+            sockets: Some(SocketSummary {
+                open: self.admission.open(),
+                max: self.admission.max(),
+                refused: self.admission.refused(),
+            }),
         };
         if let Err(e) = status.publish(&self.paths) {
             tracing::warn!("cannot write {}: {e}", self.paths.status_file().display());

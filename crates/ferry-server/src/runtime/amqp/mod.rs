@@ -301,9 +301,13 @@ async fn accept(
     counters: Rc<Counters>,
     connections: Rc<RefCell<Vec<Weak<AmqpShared>>>>,
 ) {
+    let port = listener.local_addr().map_or(0, |a| a.port());
     loop {
         match listener.accept().await {
             Ok((stream, peer)) => {
+                let Some(permit) = super::listeners::admit(&server, &peer, port) else {
+                    continue;
+                };
                 let _ = stream.set_nodelay(true);
                 // The definition as it is now: ALTER CHANNEL applies to new connections.
                 let Ok(def) = definition(&server, &channel) else {
@@ -338,11 +342,15 @@ async fn accept(
                     clock::now().0,
                 ));
                 connections.borrow_mut().push(Rc::downgrade(&shared));
-                tokio::task::spawn_local(connection::serve(server.clone(), shared, stream, refuse));
+                let server = server.clone();
+                tokio::task::spawn_local(async move {
+                    let _permit = permit;
+                    connection::serve(server, shared, stream, refuse).await;
+                });
             }
             Err(e) => {
-                tracing::warn!("AMQP accept failed: {e}");
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                let what = format!("AMQP channel {channel} (port {port})");
+                super::listeners::accept_failed(&server, &listener, &what, &e).await;
             }
         }
     }
