@@ -207,6 +207,12 @@ pub const MQ_KNOBS: &[MqKnob] = &[
         when_hit: "FRY7185W gives the count when the interval ends (or at shutdown).",
     },
     MqKnob {
+        knob: "qm.ini `QMErrorLog/ConsoleLogSize` (Ferry's)",
+        default: || crate::qm_ini::QmIni::defaults("", std::path::Path::new("")).error_log.console_log_size.to_string(),
+        what: "Bytes of run/console.log (a background queue manager's stdout and stderr) before it becomes console.log.1; three files are kept.",
+        when_hit: "The oldest file, console.log.2, is dropped.",
+    },
+    MqKnob {
         knob: "qmgr `MAXUMSGS`",
         default: || QmgrAttributes::default().max_uncommitted_msgs.to_string(),
         what: "Uncommitted messages per unit of work.",

@@ -88,7 +88,7 @@ pub struct TuningStanza {
     pub impl_sync_open_output: u32,
 }
 
-/// QMErrorLog stanza: the error log's size and suppression.
+/// QMErrorLog stanza: the error log's size and suppression, and the console log's size.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ErrorLogStanza {
     /// ErrorLogSize: bytes before FRYERR01.LOG is rotated.
@@ -101,6 +101,10 @@ pub struct ErrorLogStanza {
     pub suppress_interval: u64,
     /// ExcludeMessage: message numbers never written.
     pub exclude_message: BTreeSet<u32>,
+    /// ConsoleLogSize: bytes before run/console.log (a background queue manager's stdout
+    /// and stderr) is rotated to console.log.1 and console.log.2. Ferry's own key: MQ
+    /// has no console log.
+    pub console_log_size: u64,
 }
 
 impl ErrorLogStanza {
@@ -167,6 +171,7 @@ impl QmIni {
                 suppress_message: BTreeSet::new(),
                 suppress_interval: 30,
                 exclude_message: BTreeSet::new(),
+                console_log_size: 8_388_608,
             },
             limits: Limits::default(),
         }
@@ -237,6 +242,7 @@ impl QmIni {
         let _ = writeln!(s, "   SuppressMessage={}", id_list(&e.suppress_message));
         let _ = writeln!(s, "   SuppressInterval={}", e.suppress_interval);
         let _ = writeln!(s, "   ExcludeMessage={}", id_list(&e.exclude_message));
+        let _ = writeln!(s, "   ConsoleLogSize={}", e.console_log_size);
         self.limits.render(&mut s);
         s
     }
@@ -379,6 +385,10 @@ impl QmIni {
         if let Some(v) = get("QMErrorLog", "ExcludeMessage") {
             ini.error_log.exclude_message = message_ids(&v, "ExcludeMessage")?;
         }
+        if let Some(v) = get("QMErrorLog", "ConsoleLogSize") {
+            ini.error_log.console_log_size =
+                number(&v, "QMErrorLog", "ConsoleLogSize", 32_768, 2_147_483_647)? as u64;
+        }
         ini.limits = Limits::from_stanza(stanzas.get(crate::limits::STANZA))?;
         Ok(ini)
     }
@@ -519,12 +529,13 @@ mod tests {
 
     #[test]
     fn error_log_suppression_keys_are_read_and_checked() {
-        let text = "QMErrorLog:\n   SuppressMessage=5026, FRY5027I\n   SuppressInterval=5\n   ExcludeMessage=9208\n";
+        let text = "QMErrorLog:\n   SuppressMessage=5026, FRY5027I\n   SuppressInterval=5\n   ExcludeMessage=9208\n   ConsoleLogSize=65536\n";
         let ini = QmIni::parse(text, Path::new("/l")).unwrap();
         let e = &ini.error_log;
         assert_eq!(e.suppress_message, BTreeSet::from([5026, 5027]));
         assert_eq!(e.exclude_message, BTreeSet::from([9208]));
         assert_eq!(e.suppress_interval, 5);
+        assert_eq!(e.console_log_size, 65_536);
         let rules = e.suppression_rules(64);
         assert_eq!(rules.interval, std::time::Duration::from_secs(5));
         assert_eq!(rules.max_causes, 64);
@@ -542,6 +553,7 @@ mod tests {
             ("SuppressMessage", "9504,abc"),
             ("SuppressInterval", "0"),
             ("SuppressInterval", "86401"),
+            ("ConsoleLogSize", "100"),
         ] {
             let text = format!("QMErrorLog:\n   {key}={value}\n");
             let err = QmIni::parse(&text, Path::new("/l")).unwrap_err();

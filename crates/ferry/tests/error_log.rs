@@ -1,7 +1,8 @@
 //! The error log and the console log under a flood, against real queue manager processes:
 //! repeats of client-triggered messages are suppressed with a count (QMErrorLog
-//! SuppressInterval), ExcludeMessage drops a message entirely, and earlier history stays
-//! in FRYERR01-03.
+//! SuppressInterval), ExcludeMessage drops a message entirely, earlier history stays in
+//! FRYERR01-03, and run/console.log of a background queue manager rotates by size
+//! (QMErrorLog ConsoleLogSize) so neither log outgrows its bound.
 
 mod common;
 
@@ -145,6 +146,57 @@ fn a_flood_of_bad_connections_is_counted_not_written() {
         "suppressed repeats stay out of the console log too: {console_text}"
     );
     assert!(console_text.contains("FRY9504E repeated"), "{console_text}");
+}
+
+/// The console log of a background queue manager rotates by size: lines past
+/// ConsoleLogSize move to console.log.1 and .2, no file outgrows the size, no line is lost
+/// while three files hold them, and ferry start still explains a failed start from it.
+#[test]
+fn the_console_log_rotates_by_size() {
+    const CYCLES: usize = 400;
+    let mut qm = start("ELOG.CONSOLE");
+    stop_qm(&mut qm);
+    set_error_log_keys(&qm, &format!("ConsoleLogSize={SMALL_LOG}"));
+    let guard = start_in_background(&qm);
+
+    // Each stop and start of the AMQP channel writes a line (FRY5042I, FRY5041I):
+    // not suppressed, so ~80 KB of console output.
+    let script = "STOP CHANNEL(SYSTEM.DEF.AMQP)\nSTART CHANNEL(SYSTEM.DEF.AMQP)\n".repeat(CYCLES);
+    let out = qm.mqsc(&script);
+    assert!(out.status.success(), "{}", stdout(&out));
+
+    let mut ended = 0;
+    for n in 0..3 {
+        let path = console_file(&qm, n);
+        assert!(path.exists(), "{} after ~80 KB of output", path.display());
+        assert!(
+            size(&path) <= SMALL_LOG,
+            "{} is {} bytes",
+            path.display(),
+            size(&path)
+        );
+        ended += std::fs::read_to_string(&path)
+            .unwrap()
+            .matches("FRY5042I")
+            .count();
+    }
+    assert!(!console_file(&qm, 3).exists(), "three files are kept");
+    assert_eq!(ended, CYCLES, "every line is in one of the three files");
+    stop_background(&qm, &guard);
+
+    // A start that fails is still explained from console.log.
+    let ini_path = qm.qm_dir().join("qm.ini");
+    let ini = std::fs::read_to_string(&ini_path).unwrap();
+    std::fs::write(
+        &ini_path,
+        format!("{ini}QMErrorLog:\n   SuppressInterval=0\n"),
+    )
+    .unwrap();
+    let out = qm.ferry(&["start", qm.name()]);
+    assert!(!out.status.success(), "started with a bad qm.ini");
+    let said = stderr(&out);
+    assert!(said.contains("FRY7028E"), "{said}");
+    assert!(said.contains("SuppressInterval"), "names the key: {said}");
 }
 
 /// ExcludeMessage drops a message entirely: no entry, no count, nothing on the console;

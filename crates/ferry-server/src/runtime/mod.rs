@@ -157,6 +157,11 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
         exit_code: 71,
     };
     let ini = QmIni::read(&paths.qm_ini(), &paths.log_dir).map_err(|e| config_error(&e))?;
+    // Started in the background: stdout and stderr are run/console.log; keep it bounded.
+    if let Err(e) = crate::console_log::adopt(&paths.console_log(), ini.error_log.console_log_size)
+    {
+        tracing::warn!("{}: not rotated: {e}", paths.console_log().display());
+    }
     let catalogue = catalogue_store::load(&paths.objects()).map_err(|e| config_error(&e))?;
     let mut error_log = ErrorLog::open(
         paths.errors_dir(),
