@@ -6,11 +6,13 @@
 //! - [`catalogue_store`]: the object definitions file;
 //! - [`limits`]: every bound on what a client can make the server hold or wait for;
 //! - [`error_log`] and [`messages`]: the FRYERR01.LOG error log and the numbered messages;
+//! - [`console_log`]: run/console.log of a background queue manager, rotated by size;
 //! - [`lifecycle`]: create, start, stop, status and delete (crtmqm, strmqm, endmqm, dspmq, dltmqm);
 //! - `runtime`: the running process: listeners, conversations, the command server.
 
 pub mod amqp_mapping;
 pub mod catalogue_store;
+pub mod console_log;
 pub mod error_log;
 pub mod home;
 pub mod lifecycle;

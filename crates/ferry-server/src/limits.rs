@@ -120,6 +120,12 @@ limits! {
     // ---- AMQP 1.0 ---------------------------------------------------------------------
 
     // ---- Administration (MQSC, object definitions) ------------------------------------
+
+    // ---- Error log -------------------------------------------------------------------------
+    /// Causes of suppressed error-log messages counted at once.
+    error_log_causes = "ErrorLogCauses", 64, 1, 100_000, "causes",
+        "Distinct causes (message id and the fixed words of its inserts, peer addresses and values left out) whose repeats the error log counts at once within QMErrorLog/SuppressInterval; each costs about 200 bytes.",
+        "A further new cause of that message shares one count per message id with the others past the bound: its first occurrence is written, the rest counted, and FRY7185W says \"various causes\". Nothing goes uncounted.";
 }
 
 /// A bound fixed by a protocol or by MQ's definitions: documented, not tunable.
@@ -187,6 +193,24 @@ pub const MQ_KNOBS: &[MqKnob] = &[
         default: || QmgrAttributes::default().max_handles.to_string(),
         what: "Open handles per connection (an AMQP link holds one).",
         when_hit: "2017 MQRC_HANDLE_NOT_AVAILABLE; an AMQP attach is refused with amqp:resource-limit-exceeded.",
+    },
+    MqKnob {
+        knob: "qm.ini `QMErrorLog/ErrorLogSize`",
+        default: || crate::qm_ini::QmIni::defaults("", std::path::Path::new("")).error_log.error_log_size.to_string(),
+        what: "Bytes of errors/FRYERR01.LOG before it becomes FRYERR02.LOG; three files are kept, so the error log takes at most three times this on disk.",
+        when_hit: "The oldest file, FRYERR03.LOG, is dropped. Suppression (SuppressInterval) keeps a flood from getting there.",
+    },
+    MqKnob {
+        knob: "qm.ini `QMErrorLog/SuppressInterval`",
+        default: || crate::qm_ini::QmIni::defaults("", std::path::Path::new("")).error_log.suppress_interval.to_string(),
+        what: "Seconds during which repeats of a suppressed message (FRY9xxx, and SuppressMessage) with the same cause are counted, not written to the error log or the console log: a flooding client costs two entries per interval and cause.",
+        when_hit: "FRY7185W gives the count when the interval ends (or at shutdown).",
+    },
+    MqKnob {
+        knob: "qm.ini `QMErrorLog/ConsoleLogSize` (Ferry's)",
+        default: || crate::qm_ini::QmIni::defaults("", std::path::Path::new("")).error_log.console_log_size.to_string(),
+        what: "Bytes of run/console.log (a background queue manager's stdout and stderr) before it becomes console.log.1; three files are kept.",
+        when_hit: "The oldest file, console.log.2, is dropped.",
     },
     MqKnob {
         knob: "qmgr `MAXUMSGS`",

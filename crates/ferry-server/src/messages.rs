@@ -152,6 +152,9 @@ catalogue! {
         "Commit units of work sooner or make them smaller, or give the log more space (LogPrimaryFiles, LogFilePages).";
     OBJECTS_SAVE_FAILED = 7075 Error "Object definitions could not be saved: {0}",
         "A change to the definitions could not be written to objects.json; it is in effect until restart.", "Free disk space or fix permissions; the next change retries.";
+    MESSAGES_SUPPRESSED = 7185 Warning "{0} repeated {1} in the last {2} s ({3}).",
+        "Message {0} is suppressed: after its first entry, repeats with the same cause within QMErrorLog/SuppressInterval are counted instead of written, so that a flood (often one client sending bad data or connecting again and again) cannot push the history out of the error log or fill the console log. This entry closes the interval with the count. The channel and connection messages (FRY9xxx) are suppressed by default; QMErrorLog/SuppressMessage adds others. (MQ suppresses without a count; it has no such message.)",
+        "Read the first {0} entry before this one for the details, and correct or stop the client that causes it.";
 }
 
 impl Message {

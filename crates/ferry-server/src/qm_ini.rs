@@ -5,8 +5,9 @@
 //! administrator sees what can be tuned; `ferry start` reads it back and refuses values it
 //! cannot honour with a message naming the stanza, key and allowed range.
 
+use crate::error_log::suppression::{self, Rules};
 use crate::limits::Limits;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -87,11 +88,36 @@ pub struct TuningStanza {
     pub impl_sync_open_output: u32,
 }
 
-/// QMErrorLog stanza.
+/// QMErrorLog stanza: the error log's size and suppression, and the console log's size.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ErrorLogStanza {
     /// ErrorLogSize: bytes before FRYERR01.LOG is rotated.
     pub error_log_size: u64,
+    /// SuppressMessage: message numbers written once per SuppressInterval and cause, on
+    /// top of the channel and connection family (9xxx) that always is.
+    pub suppress_message: BTreeSet<u32>,
+    /// SuppressInterval: seconds a suppressed message's repeats are counted, not written
+    /// (1-86400, MQ's default 30).
+    pub suppress_interval: u64,
+    /// ExcludeMessage: message numbers never written.
+    pub exclude_message: BTreeSet<u32>,
+    /// ConsoleLogSize: bytes before run/console.log (a background queue manager's stdout
+    /// and stderr) is rotated to console.log.1 and console.log.2. Ferry's own key: MQ
+    /// has no console log.
+    pub console_log_size: u64,
+}
+
+impl ErrorLogStanza {
+    /// The suppression rules these keys give, tracking at most `max_causes` causes
+    /// (Limits/ErrorLogCauses).
+    pub fn suppression_rules(&self, max_causes: u64) -> Rules {
+        Rules {
+            interval: std::time::Duration::from_secs(self.suppress_interval),
+            suppress: self.suppress_message.clone(),
+            exclude: self.exclude_message.clone(),
+            max_causes: usize::try_from(max_causes).unwrap_or(usize::MAX),
+        }
+    }
 }
 
 /// The whole qm.ini.
@@ -142,6 +168,10 @@ impl QmIni {
             },
             error_log: ErrorLogStanza {
                 error_log_size: 33_554_432,
+                suppress_message: BTreeSet::new(),
+                suppress_interval: 30,
+                exclude_message: BTreeSet::new(),
+                console_log_size: 8_388_608,
             },
             limits: Limits::default(),
         }
@@ -207,7 +237,12 @@ impl QmIni {
         };
         let _ = writeln!(s, "   ImplSyncOpenOutput={iso}");
         let _ = writeln!(s, "QMErrorLog:");
-        let _ = writeln!(s, "   ErrorLogSize={}", self.error_log.error_log_size);
+        let e = &self.error_log;
+        let _ = writeln!(s, "   ErrorLogSize={}", e.error_log_size);
+        let _ = writeln!(s, "   SuppressMessage={}", id_list(&e.suppress_message));
+        let _ = writeln!(s, "   SuppressInterval={}", e.suppress_interval);
+        let _ = writeln!(s, "   ExcludeMessage={}", id_list(&e.exclude_message));
+        let _ = writeln!(s, "   ConsoleLogSize={}", e.console_log_size);
         self.limits.render(&mut s);
         s
     }
@@ -340,6 +375,20 @@ impl QmIni {
             ini.error_log.error_log_size =
                 number(&v, "QMErrorLog", "ErrorLogSize", 32_768, 2_147_483_647)? as u64;
         }
+        if let Some(v) = get("QMErrorLog", "SuppressMessage") {
+            ini.error_log.suppress_message = message_ids(&v, "SuppressMessage")?;
+        }
+        if let Some(v) = get("QMErrorLog", "SuppressInterval") {
+            ini.error_log.suppress_interval =
+                number(&v, "QMErrorLog", "SuppressInterval", 1, 86_400)? as u64;
+        }
+        if let Some(v) = get("QMErrorLog", "ExcludeMessage") {
+            ini.error_log.exclude_message = message_ids(&v, "ExcludeMessage")?;
+        }
+        if let Some(v) = get("QMErrorLog", "ConsoleLogSize") {
+            ini.error_log.console_log_size =
+                number(&v, "QMErrorLog", "ConsoleLogSize", 32_768, 2_147_483_647)? as u64;
+        }
         ini.limits = Limits::from_stanza(stanzas.get(crate::limits::STANZA))?;
         Ok(ini)
     }
@@ -396,6 +445,37 @@ fn number(
     }
 }
 
+/// A SuppressMessage or ExcludeMessage list: comma-separated message numbers, written
+/// as MQ writes them (`9504`) or as the error log shows them (`FRY9504E`); each must be
+/// in the catalogue and of a kind MQ lets an administrator silence.
+fn message_ids(v: &str, key: &'static str) -> Result<BTreeSet<u32>, IniError> {
+    let bad = || IniError::BadValue {
+        stanza: "QMErrorLog",
+        key,
+        value: v.to_string(),
+        expected: "comma-separated numbers of channel and connection messages (9000-9999), \
+                   listener and channel events (5000-5999) or 7234, e.g. 9504,9519"
+            .into(),
+    };
+    let mut out = BTreeSet::new();
+    for item in v.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+        let upper = item.to_ascii_uppercase();
+        let digits = upper.strip_prefix("FRY").unwrap_or(&upper);
+        let digits = digits.strip_suffix(['I', 'W', 'E']).unwrap_or(digits);
+        let number: u32 = digits.parse().map_err(|_| bad())?;
+        let known = crate::messages::ALL.iter().any(|m| m.number == number);
+        if !known || !suppression::may_suppress(number) {
+            return Err(bad());
+        }
+        out.insert(number);
+    }
+    Ok(out)
+}
+
+fn id_list(ids: &BTreeSet<u32>) -> String {
+    ids.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+}
+
 fn yes_no(v: &str, stanza: &'static str, key: &'static str) -> Result<bool, IniError> {
     match v.to_ascii_uppercase().as_str() {
         "YES" => Ok(true),
@@ -445,5 +525,43 @@ mod tests {
             .contains("linear logging is not supported yet"));
         let err = QmIni::parse("Log:\ngarbage\n", Path::new("/l")).unwrap_err();
         assert!(matches!(err, IniError::Syntax { line: 2, .. }));
+    }
+
+    #[test]
+    fn error_log_suppression_keys_are_read_and_checked() {
+        let text = "QMErrorLog:\n   SuppressMessage=5026, FRY5027I\n   SuppressInterval=5\n   ExcludeMessage=9208\n   ConsoleLogSize=65536\n";
+        let ini = QmIni::parse(text, Path::new("/l")).unwrap();
+        let e = &ini.error_log;
+        assert_eq!(e.suppress_message, BTreeSet::from([5026, 5027]));
+        assert_eq!(e.exclude_message, BTreeSet::from([9208]));
+        assert_eq!(e.suppress_interval, 5);
+        assert_eq!(e.console_log_size, 65_536);
+        let rules = e.suppression_rules(64);
+        assert_eq!(rules.interval, std::time::Duration::from_secs(5));
+        assert_eq!(rules.max_causes, 64);
+        // The rendered file reads back the same.
+        assert_eq!(QmIni::parse(&ini.render(), Path::new("/l")).unwrap(), ini);
+        // Empty lists are the default.
+        let ini = QmIni::parse("QMErrorLog:\n   SuppressMessage=\n", Path::new("/l")).unwrap();
+        assert!(ini.error_log.suppress_message.is_empty());
+        assert_eq!(ini.error_log.suppress_interval, 30);
+
+        for (key, value) in [
+            ("SuppressMessage", "8003"),
+            ("ExcludeMessage", "7466"),
+            ("ExcludeMessage", "9999"),
+            ("SuppressMessage", "9504,abc"),
+            ("SuppressInterval", "0"),
+            ("SuppressInterval", "86401"),
+            ("ConsoleLogSize", "100"),
+        ] {
+            let text = format!("QMErrorLog:\n   {key}={value}\n");
+            let err = QmIni::parse(&text, Path::new("/l")).unwrap_err();
+            assert!(
+                err.to_string()
+                    .starts_with(&format!("qm.ini QMErrorLog/{key}=")),
+                "{key}={value}: {err}"
+            );
+        }
     }
 }

@@ -247,11 +247,11 @@ fn init_tracing() {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     use std::io::IsTerminal;
     // Diagnostics go to stderr, in colour only at a terminal (a background start sends
-    // them to run/console.log).
+    // them to run/console.log, which the queue manager then rotates by size).
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_target(false)
-        .with_writer(std::io::stderr)
+        .with_writer(ferry_server::console_log::writer)
         .with_ansi(std::io::stderr().is_terminal())
         .init();
 }

@@ -158,9 +158,19 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
         exit_code: 71,
     };
     let ini = QmIni::read(&paths.qm_ini(), &paths.log_dir).map_err(|e| config_error(&e))?;
+    // Started in the background: stdout and stderr are run/console.log; keep it bounded.
+    if let Err(e) = crate::console_log::adopt(&paths.console_log(), ini.error_log.console_log_size)
+    {
+        tracing::warn!("{}: not rotated: {e}", paths.console_log().display());
+    }
     let catalogue = catalogue_store::load(&paths.objects()).map_err(|e| config_error(&e))?;
-    let mut error_log = ErrorLog::open(paths.errors_dir(), name, ini.error_log.error_log_size)
-        .map_err(|e| config_error(&e))?;
+    let mut error_log = ErrorLog::open(
+        paths.errors_dir(),
+        name,
+        ini.error_log.error_log_size,
+        ini.error_log.suppression_rules(ini.limits.error_log_causes),
+    )
+    .map_err(|e| config_error(&e))?;
     error_log.write(&messages::QMGR_STARTING, &[&name]);
     let mut engine = QueueManager::from_catalogue(name, catalogue, clock::now());
     engine.set_buffer_sizes(ferry_engine::BufferSizes {
@@ -211,10 +221,11 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
     drop(local);
     drop(runtime);
     cleanup(&paths);
-    server
-        .error_log
-        .borrow_mut()
-        .write(&messages::QMGR_ENDED, &[&name]);
+    let mut error_log = server.error_log.borrow_mut();
+    // The counts of repeats still being suppressed, before the last entry.
+    error_log.close_all();
+    error_log.write(&messages::QMGR_ENDED, &[&name]);
+    drop(error_log);
     result
 }
 
@@ -289,6 +300,7 @@ async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
     let kick_task = tokio::task::spawn_local(logging::kick_task(server.clone()));
     let housekeeping_task = tokio::task::spawn_local(logging::housekeeping_task(server.clone()));
     let status_task = tokio::task::spawn_local(status_publisher(server.clone()));
+    let suppression_task = tokio::task::spawn_local(suppression_counts(server.clone()));
 
     // Serve until a stop request.
     let immediate = tokio::select! {
@@ -323,6 +335,7 @@ async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
     logging::settle(&server).await;
     timer_task.abort();
     status_task.abort();
+    suppression_task.abort();
     durable_task.abort();
     queue_files_task.abort();
     kick_task.abort();
@@ -382,6 +395,18 @@ async fn expiry_timer(server: Rc<Server>) {
             }
             None => server.timer_wake.notified().await,
         }
+    }
+}
+
+/// Writes the counts of suppressed error-log messages once their interval has ended,
+/// even when no further message comes to close it (checked once a second: one borrow
+/// and a comparison when nothing is due).
+async fn suppression_counts(server: Rc<Server>) {
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        server.error_log.borrow_mut().close_due();
     }
 }
 

@@ -602,3 +602,24 @@ impl Drop for SmallDisk {
             .output();
     }
 }
+
+/// How many times message `id` (e.g. `FRY9504E`) was reported in error-log text `log`:
+/// the entries written plus the repeats counted in FRY7185W summaries
+/// ("FRY9504E repeated 1,234 times in the last 30 s"). Summaries come when the
+/// suppression interval ends or the queue manager stops.
+pub fn error_log_accounted(log: &str, id: &str) -> u64 {
+    let written = log.matches(&format!("{id}: ")).count() as u64;
+    let marker = format!("{id} repeated ");
+    let counted: u64 = log
+        .match_indices(&marker)
+        .map(|(i, _)| {
+            let number: String = log[i + marker.len()..]
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == ',')
+                .filter(char::is_ascii_digit)
+                .collect();
+            number.parse::<u64>().unwrap_or(0)
+        })
+        .sum();
+    written + counted
+}
