@@ -25,6 +25,10 @@ use std::time::Duration;
 const FIRST_BACKOFF: Duration = Duration::from_millis(10);
 /// The longest pause after failed accepts.
 const MAX_BACKOFF: Duration = Duration::from_secs(1);
+/// Once this many sockets have closed since the most open at once, their buffers' memory
+/// is handed back to the system (a flood of connections that ended must not leave the
+/// process at its peak size).
+const TRIM_AFTER_CLOSED: u64 = 64;
 
 /// How many client sockets the process can hold, from its limits and its descriptors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,6 +81,8 @@ pub struct Admission {
     open: Cell<u64>,
     refused: Cell<u64>,
     failures_in_a_row: Cell<u32>,
+    /// The most sockets open at once since memory was last handed back.
+    peak: Cell<u64>,
     /// A descriptor kept open to be given up when the process runs out (see the module).
     spare: Cell<Option<OwnedFd>>,
 }
@@ -112,6 +118,7 @@ impl Admission {
             open: Cell::new(0),
             refused: Cell::new(0),
             failures_in_a_row: Cell::new(0),
+            peak: Cell::new(0),
             spare: Cell::new(open_spare()),
         })
     }
@@ -131,6 +138,7 @@ impl Admission {
             return None;
         }
         self.open.set(open + 1);
+        self.peak.set(self.peak.get().max(open + 1));
         debug_assert!(self.open.get() <= self.max);
         Some(Permit {
             admission: self.clone(),
@@ -150,6 +158,17 @@ impl Admission {
     /// Sockets refused since the start.
     pub fn refused(&self) -> u64 {
         self.refused.get()
+    }
+
+    /// True once [`TRIM_AFTER_CLOSED`] sockets have closed since the peak: the caller
+    /// hands free memory back to the system, and the peak starts again from now.
+    pub fn many_closed_since_peak(&self) -> bool {
+        let open = self.open.get();
+        if self.peak.get().saturating_sub(open) < TRIM_AFTER_CLOSED {
+            return false;
+        }
+        self.peak.set(open);
+        true
     }
 
     /// After a failed accept on `listener`: when the process is out of descriptors, the
@@ -193,6 +212,18 @@ fn open_spare() -> Option<OwnedFd> {
     std::fs::File::open("/dev/null").ok().map(OwnedFd::from)
 }
 
+/// Once a second: after a flood of connections has ended, hands the memory of their
+/// buffers back to the system (see [`TRIM_AFTER_CLOSED`]).
+pub async fn trim_task(server: Rc<super::server::Server>) {
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        tick.tick().await;
+        if server.admission.many_closed_since_peak() {
+            super::logging::return_free_memory();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,6 +261,27 @@ mod tests {
         let _p3 = a.admit().expect("a place came free");
         drop(p2);
         assert_eq!(a.open(), 1);
+    }
+
+    #[test]
+    fn a_flood_that_ended_is_noticed_once() {
+        let a = Admission::new(Budget {
+            max_connections: 1_000,
+            lowered: false,
+            open_file_limit: 4_096,
+        });
+        let mut permits: Vec<Permit> = (0..200).filter_map(|_| a.admit()).collect();
+        assert!(!a.many_closed_since_peak());
+        permits.truncate(100);
+        assert!(a.many_closed_since_peak(), "100 closed since 200 were open");
+        assert!(!a.many_closed_since_peak(), "noticed once");
+        permits.truncate(60);
+        assert!(!a.many_closed_since_peak(), "only 40 more closed");
+        permits.clear();
+        assert!(
+            a.many_closed_since_peak(),
+            "100 closed since the last notice"
+        );
     }
 
     #[test]

@@ -938,7 +938,7 @@ pub fn set_allocator_trim(trim: fn()) {
 /// this the process would keep the pages of bodies it no longer holds (glibc's
 /// `malloc_trim` releases free pages anywhere in its arenas; elsewhere this does nothing),
 /// then the registered allocator's trim, if any ([`set_allocator_trim`]).
-fn return_free_memory() {
+pub(super) fn return_free_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only inspects and releases the allocator's free memory.
     unsafe {

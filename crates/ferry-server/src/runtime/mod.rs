@@ -300,6 +300,7 @@ async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
     let kick_task = tokio::task::spawn_local(logging::kick_task(server.clone()));
     let housekeeping_task = tokio::task::spawn_local(logging::housekeeping_task(server.clone()));
     let status_task = tokio::task::spawn_local(status_publisher(server.clone()));
+    let trim_task = tokio::task::spawn_local(admission::trim_task(server.clone()));
     let suppression_task = tokio::task::spawn_local(suppression_counts(server.clone()));
 
     // Serve until a stop request.
@@ -335,6 +336,7 @@ async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
     logging::settle(&server).await;
     timer_task.abort();
     status_task.abort();
+    trim_task.abort();
     suppression_task.abort();
     durable_task.abort();
     queue_files_task.abort();
