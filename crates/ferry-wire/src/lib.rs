@@ -46,8 +46,8 @@ pub use frame::{
     HEADER_LEN, SOCKET_CONVERSATION,
 };
 pub use handshake::{
-    negotiate, ClientHello, HelloFlags, Negotiated, ServerHello, ServerLimits, MAGIC,
-    PROTOCOL_MAJOR, PROTOCOL_MINOR,
+    negotiate, negotiate_heartbeat, ClientHello, HelloFlags, Negotiated, ServerHello, ServerLimits,
+    MAGIC, PROTOCOL_MAJOR, PROTOCOL_MINOR,
 };
 pub use notice::CloseNotice;
 pub use reply::{encode_reply, MqscOutput, Reply};
