@@ -109,11 +109,11 @@ limits! {
     /// Seconds from accept until the client is connected.
     handshake_timeout_secs = "HandshakeTimeout", 10, 1, 3_600, "seconds",
         "Time from accept until the client is connected: native clients must send their hello and first MQCONN, AMQP clients their protocol headers, SASL and open.",
-        "The socket is closed (native: 2009 MQRC_CONNECTION_BROKEN at the client; AMQP: close with amqp:resource-limit-exceeded).";
+        "The socket is closed (native: a refused hello or a close notice with 2009 MQRC_CONNECTION_BROKEN, and FRY9271E; AMQP: close with amqp:resource-limit-exceeded).";
     /// Seconds a connection may go silent in the middle of a frame.
     partial_frame_timeout_secs = "PartialFrameTimeout", 30, 1, 3_600, "seconds",
         "Time a client may send nothing while a frame it started is incomplete (a slowloris that sends a header and stops).",
-        "The socket is closed and FRY9504E written, once per SuppressInterval.";
+        "The socket is closed (native: close notice 2009 and FRY9271E; AMQP: FRY9504E), once per SuppressInterval.";
 
     // ---- Native protocol (MQ clients) -------------------------------------------------
 

@@ -110,6 +110,9 @@ catalogue! {
         "The peer sent data that breaks the Ferry protocol; only this connection was closed.", "Check the client program and its Ferry client library version.";
     CONNECTION_LOST = 9208 Warning "Error on receive from host {0}: {1}",
         "The connection ended without a disconnect; uncommitted work was backed out.", "None, if the application ended on purpose.";
+    CHANNEL_TIMED_OUT = 9271 Error "The connection from {0} timed out: {1}.",
+        "The client did not complete a stage of its connection in the time the queue manager allows (qm.ini Limits stanza: HandshakeTimeout from accept to the first MQCONN, PartialFrameTimeout for the rest of a frame it started); only this connection was closed, and its uncommitted work backed out.",
+        "Check the client and the network. A client that connects and then sends nothing, or stops in the middle of a frame, may be hostile; raise the limit only if legitimate clients are that slow.";
     HEARTBEAT_TIMEOUT = 9259 Warning "The connection from {0} sent nothing for {1} seconds and was ended.",
         "No data or heartbeat arrived within twice the negotiated heartbeat interval.", "Check the network and the client.";
     MAX_CHANNELS = 9513 Error "Connection from {0} refused: MaxChannels ({1}) reached.",

@@ -1,12 +1,101 @@
 //! What one native client (a socket on a SVRCONN channel) can make the queue manager hold
-//! or wait for, tried over raw sockets as a hostile client would: heartbeats are the
+//! or wait for, tried over raw sockets as a hostile client would: sockets that send only
+//! the hello or stop in the middle of a frame are closed after HandshakeTimeout and
+//! PartialFrameTimeout (FRY9271E) and no longer lock good clients out; heartbeats are the
 //! channel's HBINT whatever the client proposes.
 
 mod common;
 
+use bytes::BytesMut;
 use common::*;
-use ferry_mqi::{OpenOptions, ReasonCode};
-use std::time::Duration;
+use ferry_mqi::{
+    CompCode, MessageDescriptor, ObjectDescriptor, OpenOptions, PutOptions, ReasonCode,
+};
+use ferry_wire::{ClientHello, CloseNotice, Reply, Request, ServerHello, Verb};
+use std::io::{Read, Write};
+use std::time::{Duration, Instant};
+
+/// Creates and starts `name`, then restarts it with `settings` (qm.ini `Key=value` lines
+/// that `ferry create` wrote, e.g. the `Limits:` stanza's HandshakeTimeout).
+fn start_with_ini(name: &str, settings: &[(&str, &str)]) -> TestQueueManager {
+    let mut qm = start(name);
+    stop_qm(&mut qm);
+    let path = qm.qm_dir().join("qm.ini");
+    let mut ini = std::fs::read_to_string(&path).expect("qm.ini");
+    for (key, value) in settings {
+        let prefix = format!("   {key}=");
+        assert!(ini.contains(&prefix), "qm.ini has no {key}: {ini}");
+        ini = ini
+            .lines()
+            .map(|l| {
+                if l.starts_with(&prefix) {
+                    format!("{prefix}{value}")
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+            + "\n";
+    }
+    std::fs::write(&path, ini).expect("write qm.ini");
+    qm.launch();
+    qm
+}
+
+/// Reads everything until the server closes the socket; returns the bytes and how long
+/// the close took from `since`.
+fn read_until_closed(stream: &mut dyn Read, since: Instant) -> (BytesMut, Duration) {
+    let mut buf = BytesMut::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        match stream.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                panic!("the socket was still open after {:?}", since.elapsed())
+            }
+            Err(_) => break,
+        }
+    }
+    (buf, since.elapsed())
+}
+
+/// A TCP socket to `qm` with a read timeout of `timeout`.
+fn tcp(qm: &TestQueueManager, timeout: Duration) -> std::net::TcpStream {
+    let s = std::net::TcpStream::connect(("127.0.0.1", qm.port())).expect("connect");
+    s.set_read_timeout(Some(timeout)).expect("read timeout");
+    s.set_nodelay(true).expect("nodelay");
+    s
+}
+
+/// The bytes of a client hello on SYSTEM.DEF.SVRCONN.
+fn hello_bytes(heartbeat: u32, sharecnv: u32) -> BytesMut {
+    let mut out = BytesMut::new();
+    ClientHello {
+        channel: ferry_mqi::FixedStr::new("SYSTEM.DEF.SVRCONN").unwrap(),
+        appl_name: ferry_mqi::FixedStr::new("hostile").unwrap(),
+        heartbeat_interval: heartbeat,
+        sharecnv,
+        ..ClientHello::default()
+    }
+    .encode(&mut out)
+    .expect("encode hello");
+    out
+}
+
+/// The close notice among frames read to EOF.
+#[track_caller]
+fn close_notice(frames: &[ferry_wire::Frame]) -> CloseNotice {
+    let last = frames.last().expect("a close notice before EOF");
+    assert_eq!(last.verb, Verb::Error, "{frames:?}");
+    CloseNotice::decode(last).expect("close notice decodes")
+}
 
 #[test]
 fn heartbeats_are_the_channels_hbint_whatever_the_client_proposes() {
@@ -54,4 +143,137 @@ async fn the_rust_client_works_with_the_interval_the_server_insists_on() {
     assert_eq!(get_text(&q).await, "still here");
     conn.disconnect().await.unwrap();
     assert!(!qm.error_log().contains("FRY9259W"), "{}", qm.error_log());
+}
+
+#[test]
+fn sockets_that_only_say_hello_are_closed_and_no_longer_lock_out_good_clients() {
+    let qm = start_with_ini("NL.HELLO", &[("HandshakeTimeout", "2")]);
+    let began = Instant::now();
+    // MaxChannels(100) sockets that send the hello and nothing more.
+    let mut idle: Vec<Raw> = (0..100)
+        .map(|_| {
+            let mut r = Raw::tcp(&qm);
+            let h = r.hello("SYSTEM.DEF.SVRCONN", 0);
+            assert_eq!(h.status.reason, ReasonCode::None, "{h:?}");
+            r
+        })
+        .collect();
+    // Each is closed HandshakeTimeout after it was accepted, with a close notice.
+    for r in &mut idle {
+        let notice = close_notice(&r.read_to_eof());
+        assert_eq!(notice.reason, ReasonCode::ConnectionBroken, "{notice:?}");
+        assert!(notice.text.contains("HandshakeTimeout"), "{notice:?}");
+    }
+    assert!(
+        began.elapsed() < Duration::from_secs(2 + 10),
+        "closed after {:?}",
+        began.elapsed()
+    );
+    // A good client gets in.
+    let mut good = Raw::tcp(&qm);
+    let h = good.hello("SYSTEM.DEF.SVRCONN", 0);
+    assert_eq!(h.status.reason, ReasonCode::None, "{h:?}");
+    good.open_conversation(1);
+    // A connected conversation is not cut by the handshake timeout.
+    std::thread::sleep(Duration::from_secs(3));
+    assert_eq!(
+        good.call(1, 2, &Request::Cmit).status().reason,
+        ReasonCode::None
+    );
+    wait_until("FRY9271E in the error log", || {
+        qm.error_log().contains("FRY9271E")
+    });
+}
+
+#[test]
+fn a_socket_that_sends_nothing_or_half_a_hello_is_closed_after_the_handshake_timeout() {
+    let qm = start_with_ini("NL.SILENT", &[("HandshakeTimeout", "2")]);
+    let half = hello_bytes(0, 10);
+    for sent in [&[][..], &half[..half.len() / 2]] {
+        let mut s = tcp(&qm, Duration::from_secs(20));
+        let since = Instant::now();
+        s.write_all(sent).expect("write");
+        let (mut got, took) = read_until_closed(&mut s, since);
+        assert!(
+            took < Duration::from_secs(2 + 5),
+            "{} bytes sent: closed after {took:?}",
+            sent.len()
+        );
+        // The server says why in a refused hello.
+        let refusal = ServerHello::decode(&mut got)
+            .expect("a server hello")
+            .expect("complete");
+        assert_eq!(refusal.status.comp, CompCode::Failed, "{refusal:?}");
+        assert!(refusal.message.contains("HandshakeTimeout"), "{refusal:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frame_stalled_midway_is_closed_after_the_partial_frame_timeout() {
+    let qm = start_with_ini("NL.PARTIAL", &[("PartialFrameTimeout", "2")]);
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)");
+    let mut r = Raw::tcp(&qm);
+    r.hello("SYSTEM.DEF.SVRCONN", 0);
+    r.open_conversation(1);
+    let od = ObjectDescriptor::queue("Q").unwrap();
+    let hobj = match r.call(
+        1,
+        2,
+        &Request::Open {
+            od,
+            options: OpenOptions::OUTPUT,
+        },
+    ) {
+        Reply::Open { hobj, status, .. } => {
+            assert_eq!(status.reason, ReasonCode::None);
+            hobj
+        }
+        other => panic!("{other:?}"),
+    };
+    let put = Request::Put {
+        hobj,
+        md: MessageDescriptor::default(),
+        pmo: PutOptions::new(ferry_mqi::PutOptionFlags::SYNCPOINT),
+        body: bytes::Bytes::from_static(b"never committed"),
+    };
+    assert_eq!(r.call(1, 3, &put).status().reason, ReasonCode::None);
+    // Idle between frames is not a stall: still served after longer than the timeout.
+    std::thread::sleep(Duration::from_secs(3));
+    assert_eq!(
+        r.call(
+            1,
+            4,
+            &Request::Inq {
+                hobj: 99,
+                selectors: vec![]
+            }
+        )
+        .status()
+        .reason,
+        ReasonCode::HobjError
+    );
+    // The header of a 1000-byte PUT and 20 bytes of it, then nothing.
+    let mut partial = Vec::new();
+    partial.extend_from_slice(&1000u32.to_le_bytes());
+    partial.extend_from_slice(&1u32.to_le_bytes());
+    partial.extend_from_slice(&5u32.to_le_bytes());
+    partial.extend_from_slice(&[Verb::Put.code(), 0, 0, 0]);
+    partial.extend_from_slice(&[0u8; 20]);
+    r.send_bytes(&partial);
+    let since = Instant::now();
+    let notice = close_notice(&r.read_to_eof());
+    assert!(
+        since.elapsed() < Duration::from_secs(2 + 5),
+        "closed after {:?}",
+        since.elapsed()
+    );
+    assert_eq!(notice.reason, ReasonCode::ConnectionBroken, "{notice:?}");
+    assert!(notice.text.contains("PartialFrameTimeout"), "{notice:?}");
+    // Its unit of work was backed out.
+    wait_until("the connection to end", || {
+        let s = mqsc_ok(&qm, "DISPLAY QSTATUS(Q) UNCOM");
+        attr(&s, "UNCOM").as_deref() == Some("NO")
+    });
+    assert_eq!(curdepth(&qm, "Q"), 0);
+    assert!(qm.error_log().contains("FRY9271E"), "{}", qm.error_log());
 }

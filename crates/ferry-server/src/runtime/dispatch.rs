@@ -342,6 +342,7 @@ fn connect(
     match server.with_engine(|e, now, _fx| e.connect(info, now)) {
         Ok(conn) => {
             socket.conversations.borrow_mut().insert(conv, conn);
+            socket.mark_connected();
             server.conversations.set(server.conversations.get() + 1);
             Reply::Conn {
                 status: Status::OK,

@@ -6,6 +6,11 @@
 //! waiting GET) land in the same buffer. A protocol violation sends a close notice and
 //! ends this socket only; its conversations are backed out as broken connections.
 //!
+//! A client cannot stall the socket in any stage: from accept to its first MQCONN it has
+//! HandshakeTimeout (qm.ini `Limits:`), and once it has started a frame, PartialFrameTimeout
+//! between two reads of it; past either the socket is closed with FRY9271E. Once
+//! connected, heartbeats (the channel's HBINT, docs/protocol.md §7) find a silent peer.
+//!
 //! A reply that must wait for the recovery log (a persistent put or get outside
 //! syncpoint, a commit of persistent work) is encoded into the socket's *held* buffer
 //! with the LSN it waits for; when a flush makes the log durable past that LSN the held
@@ -70,6 +75,9 @@ pub struct SocketShared {
     closing: Cell<bool>,
     /// Frames received (for the heartbeat check).
     received: Cell<u64>,
+    /// Set by the first MQCONN accepted on the socket: the handshake is over
+    /// (HandshakeTimeout no longer applies).
+    connected: Cell<bool>,
     /// Conversations: id → engine connection.
     pub conversations: RefCell<HashMap<u32, ConnId>>,
     /// How the socket came.
@@ -202,12 +210,58 @@ impl SocketShared {
     pub fn is_closing(&self) -> bool {
         self.closing.get()
     }
+
+    /// Records that a conversation connected: the socket's handshake is complete.
+    pub fn mark_connected(&self) {
+        self.connected.set(true);
+    }
 }
 
-/// Largest handshake we read before giving up on a peer that sends garbage.
-const HELLO_TIMEOUT: Duration = Duration::from_secs(30);
 /// Size reserved for each read: many frames per read.
 const READ_CHUNK: usize = 64 * 1024;
+
+/// How long a refusal or a hello answer may take to write: a peer that does not read
+/// cannot hold the task.
+const ANSWER_WRITE_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// A stage a client stalled in ([`ReadEnd::TimedOut`]).
+#[derive(Clone, Copy, Debug)]
+enum Stall {
+    /// No hello or no MQCONN within HandshakeTimeout of the accept.
+    Handshake,
+    /// Nothing more of a frame it started within PartialFrameTimeout.
+    PartialFrame,
+}
+
+impl Stall {
+    /// What happened, for the error log and the close notice.
+    fn describe(self, server: &Server, hello_done: bool) -> String {
+        let limits = &server.ini.limits;
+        match self {
+            Stall::Handshake => format!(
+                "no {} within HandshakeTimeout ({} s) of the connection",
+                if hello_done { "MQCONN" } else { "hello" },
+                limits.handshake_timeout_secs
+            ),
+            Stall::PartialFrame => format!(
+                "nothing more of a frame it started for PartialFrameTimeout ({} s)",
+                limits.partial_frame_timeout_secs
+            ),
+        }
+    }
+}
+
+/// Writes a hello answer (or refusal), giving up on a peer that does not read.
+async fn answer_hello<W: AsyncWrite + Unpin>(writer: &mut W, hello: &ServerHello) -> bool {
+    let mut out = BytesMut::new();
+    if hello.encode(&mut out).is_err() {
+        return false;
+    }
+    matches!(
+        tokio::time::timeout(ANSWER_WRITE_TIMEOUT, writer.write_all(&out)).await,
+        Ok(Ok(()))
+    )
+}
 
 /// Serves one socket until it closes.
 pub async fn serve<R, W>(server: Rc<Server>, mut reader: R, mut writer: W, transport: Transport)
@@ -221,8 +275,14 @@ where
             format!("bindings pid {}", pid.map_or("?".into(), |p| p.to_string()))
         }
     };
+    // HandshakeTimeout runs from the accept to the first MQCONN.
+    let handshake_deadline = tokio::time::Instant::now() + server.ini.limits.handshake_timeout();
     let mut inbuf = BytesMut::with_capacity(READ_CHUNK);
-    let hello = match tokio::time::timeout(HELLO_TIMEOUT, read_hello(&mut reader, &mut inbuf)).await
+    let hello = match tokio::time::timeout_at(
+        handshake_deadline,
+        read_hello(&mut reader, &mut inbuf),
+    )
+    .await
     {
         Ok(Ok(Some(h))) => h,
         Ok(Ok(None)) => return,
@@ -231,19 +291,25 @@ where
                 .error_log
                 .borrow_mut()
                 .write(&messages::PROTOCOL_ERROR, &[&peer_text, &e]);
-            let mut out = BytesMut::new();
-            let _ = ServerHello::refuse(e.reason(), e.to_string()).encode(&mut out);
-            let _ = writer.write_all(&out).await;
+            answer_hello(&mut writer, &ServerHello::refuse(e.reason(), e.to_string())).await;
             return;
         }
-        Err(_) => return,
+        Err(_) => {
+            let why = Stall::Handshake.describe(&server, false);
+            server
+                .error_log
+                .borrow_mut()
+                .write(&messages::CHANNEL_TIMED_OUT, &[&peer_text, &why]);
+            answer_hello(
+                &mut writer,
+                &ServerHello::refuse(ReasonCode::ConnectionBroken, why),
+            )
+            .await;
+            return;
+        }
     };
     let (answer, negotiated) = admit(&server, &hello, &transport, &peer_text);
-    let mut out = BytesMut::new();
-    if answer.encode(&mut out).is_err() {
-        return;
-    }
-    if writer.write_all(&out).await.is_err() {
+    if !answer_hello(&mut writer, &answer).await {
         return;
     }
     let Some(negotiated) = negotiated else { return };
@@ -256,6 +322,7 @@ where
         wake_writer: Notify::new(),
         closing: Cell::new(false),
         received: Cell::new(0),
+        connected: Cell::new(false),
         conversations: RefCell::new(HashMap::new()),
         transport,
         channel: hello.channel.as_str().to_string(),
@@ -276,7 +343,15 @@ where
     });
 
     let max_frame = max_frame_len(negotiated.max_msg_length);
-    let end = read_loop(&server, &shared, &mut reader, &mut inbuf, max_frame).await;
+    let end = read_loop(
+        &server,
+        &shared,
+        &mut reader,
+        &mut inbuf,
+        max_frame,
+        handshake_deadline,
+    )
+    .await;
     match end {
         ReadEnd::Eof => {}
         ReadEnd::Io(e) => {
@@ -293,6 +368,14 @@ where
                 .borrow_mut()
                 .write(&messages::PROTOCOL_ERROR, &[&peer_text, &e]);
             shared.close_with(e.reason(), &e.to_string());
+        }
+        ReadEnd::TimedOut(stall) => {
+            let why = stall.describe(&server, true);
+            server
+                .error_log
+                .borrow_mut()
+                .write(&messages::CHANNEL_TIMED_OUT, &[&peer_text, &why]);
+            shared.close_with(ReasonCode::ConnectionBroken, &why);
         }
         ReadEnd::Closing => {}
     }
@@ -427,7 +510,32 @@ enum ReadEnd {
     Eof,
     Io(std::io::Error),
     Protocol(WireError),
+    /// The client stalled in a stage past its time limit.
+    TimedOut(Stall),
     Closing,
+}
+
+/// The deadline of the next read, and the stall it would be: HandshakeTimeout until the
+/// first MQCONN, PartialFrameTimeout while part of a frame waits for the rest (the
+/// earlier of the two when both apply); none for a connected socket between frames
+/// (heartbeats watch that).
+fn read_deadline(
+    server: &Server,
+    shared: &SocketShared,
+    partial: bool,
+    handshake_deadline: tokio::time::Instant,
+) -> Option<(tokio::time::Instant, Stall)> {
+    let handshake = (!shared.connected.get()).then_some((handshake_deadline, Stall::Handshake));
+    let partial = partial.then(|| {
+        (
+            tokio::time::Instant::now() + server.ini.limits.partial_frame_timeout(),
+            Stall::PartialFrame,
+        )
+    });
+    match (handshake, partial) {
+        (Some(h), Some(p)) => Some(if h.0 <= p.0 { h } else { p }),
+        (h, p) => h.or(p),
+    }
 }
 
 async fn read_loop<R: AsyncRead + Unpin>(
@@ -436,6 +544,7 @@ async fn read_loop<R: AsyncRead + Unpin>(
     reader: &mut R,
     inbuf: &mut BytesMut,
     max_frame: u32,
+    handshake_deadline: tokio::time::Instant,
 ) -> ReadEnd {
     loop {
         server.begin_batch();
@@ -447,10 +556,19 @@ async fn read_loop<R: AsyncRead + Unpin>(
         if shared.is_closing() {
             return ReadEnd::Closing;
         }
+        // Every complete frame was handled: what is left is part of one.
+        let deadline = read_deadline(server, shared, !inbuf.is_empty(), handshake_deadline);
         if inbuf.capacity() - inbuf.len() < READ_CHUNK / 4 {
             inbuf.reserve(READ_CHUNK);
         }
-        match reader.read_buf(inbuf).await {
+        let read = match deadline {
+            None => reader.read_buf(inbuf).await,
+            Some((at, stall)) => match tokio::time::timeout_at(at, reader.read_buf(inbuf)).await {
+                Ok(read) => read,
+                Err(_) => return ReadEnd::TimedOut(stall),
+            },
+        };
+        match read {
             Ok(0) => return ReadEnd::Eof,
             Ok(_) => {}
             Err(e) => return ReadEnd::Io(e),
