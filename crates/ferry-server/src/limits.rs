@@ -171,6 +171,18 @@ pub const MQ_KNOBS: &[MqKnob] = &[
         when_hit: "The client's connect fails with 2537 MQRC_CHANNEL_NOT_AVAILABLE; FRY9513E.",
     },
     MqKnob {
+        knob: "channel `MAXINST`",
+        default: || ChannelAttributes::default().max_instances.to_string(),
+        what: "Instances of one channel at once: native client sockets whose hello named the SVRCONN channel (handshaking or running), or connections to an AMQP channel.",
+        when_hit: "Native: the hello is refused with 2537 MQRC_CHANNEL_NOT_AVAILABLE naming MAXINST, FRY9489E; AMQP: close with amqp:resource-limit-exceeded.",
+    },
+    MqKnob {
+        knob: "channel `MAXINSTC`",
+        default: || ChannelAttributes::default().max_instances_per_client.to_string(),
+        what: "Instances of one channel at once from one client address.",
+        when_hit: "Native: the hello is refused with 2537 naming MAXINSTC, FRY9490E; AMQP: close with amqp:resource-limit-exceeded.",
+    },
+    MqKnob {
         knob: "channel `HBINT`",
         default: || ChannelAttributes::default().heartbeat_interval.to_string(),
         what: "Heartbeat interval the server insists on: a native client that proposes 0 or more still gets the channel's interval; an AMQP channel announces it as its idle-time-out. Silent for twice the interval (plus 5 s) ends the connection.",

@@ -117,6 +117,12 @@ catalogue! {
         "No data or heartbeat arrived within twice the negotiated heartbeat interval.", "Check the network and the client.";
     MAX_CHANNELS = 9513 Error "Connection from {0} refused: MaxChannels ({1}) reached.",
         "The qm.ini Channels/MaxChannels limit of concurrent client connections is reached: 2537 MQRC_CHANNEL_NOT_AVAILABLE.", "Raise MaxChannels in qm.ini or reduce connections.";
+    MAX_INSTANCES = 9489 Error "Connection from {0} refused: channel '{1}' has reached MAXINST({2}) instances.",
+        "The SVRCONN channel's MAXINST limit of simultaneous instances (client sockets whose hello was accepted) is reached: 2537 MQRC_CHANNEL_NOT_AVAILABLE.",
+        "Raise MAXINST with ALTER CHANNEL, or find the clients holding instances with DISPLAY CHSTATUS.";
+    MAX_INSTANCES_PER_CLIENT = 9490 Error "Connection from {0} refused: channel '{1}' has reached MAXINSTC({2}) instances from that address.",
+        "The SVRCONN channel's MAXINSTC limit of simultaneous instances from one client address is reached: 2537 MQRC_CHANNEL_NOT_AVAILABLE. Other addresses can still connect.",
+        "Raise MAXINSTC with ALTER CHANNEL, or find what holds the instances from that address with DISPLAY CHSTATUS.";
     LOG_SLOW_IO = 6729 Warning "A log {0} operation of {1} bytes on {2} took {3} microseconds, longer than the threshold of {4} microseconds ({5} slow operations since the last warning).",
         "A read (R) or write/sync (W) of the recovery log was slower than AMQ_IODELAY (microseconds; milliseconds with AMQ_IODELAY_INMS=YES). Persistent messaging waits for the log, so it slows down too. Warnings are written at most once a minute.",
         "Check the storage under LogPath: other load, a failing device, or a throttled volume.";

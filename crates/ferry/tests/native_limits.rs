@@ -2,7 +2,8 @@
 //! or wait for, tried over raw sockets as a hostile client would: sockets that send only
 //! the hello or stop in the middle of a frame are closed after HandshakeTimeout and
 //! PartialFrameTimeout (FRY9271E) and no longer lock good clients out; heartbeats are the
-//! channel's HBINT whatever the client proposes.
+//! channel's HBINT whatever the client proposes; MAXINST and MAXINSTC refuse the hello
+//! with 2537, SHARECNV an MQCONN.
 
 mod common;
 
@@ -276,4 +277,93 @@ async fn a_frame_stalled_midway_is_closed_after_the_partial_frame_timeout() {
     });
     assert_eq!(curdepth(&qm, "Q"), 0);
     assert!(qm.error_log().contains("FRY9271E"), "{}", qm.error_log());
+}
+
+#[test]
+fn maxinst_and_maxinstc_refuse_the_hello_with_2537() {
+    let qm = start("NL.MAXINST");
+    mqsc_ok(
+        &qm,
+        "ALTER CHANNEL(SYSTEM.DEF.SVRCONN) CHLTYPE(SVRCONN) MAXINST(2)",
+    );
+    let mut first = Raw::tcp(&qm);
+    assert_eq!(
+        first.hello("SYSTEM.DEF.SVRCONN", 0).status.reason,
+        ReasonCode::None
+    );
+    let mut second = Raw::tcp(&qm);
+    assert_eq!(
+        second.hello("SYSTEM.DEF.SVRCONN", 0).status.reason,
+        ReasonCode::None
+    );
+    let mut third = Raw::tcp(&qm);
+    let refused = third.hello("SYSTEM.DEF.SVRCONN", 0);
+    assert_eq!(
+        refused.status.reason,
+        ReasonCode::ChannelNotAvailable,
+        "{refused:?}"
+    );
+    assert!(refused.message.contains("MAXINST(2)"), "{refused:?}");
+    third.drain_to_eof();
+    // One goes: there is room again.
+    drop(first);
+    wait_until("a freed instance", || {
+        let mut r = Raw::tcp(&qm);
+        r.hello("SYSTEM.DEF.SVRCONN", 0).status.reason == ReasonCode::None
+    });
+    drop(second);
+
+    mqsc_ok(
+        &qm,
+        "ALTER CHANNEL(SYSTEM.DEF.SVRCONN) CHLTYPE(SVRCONN) MAXINST(100) MAXINSTC(1)",
+    );
+    let mut only = None;
+    wait_until("the other sockets to be gone", || {
+        let mut r = Raw::tcp(&qm);
+        let admitted = r.hello("SYSTEM.DEF.SVRCONN", 0).status.reason == ReasonCode::None;
+        if admitted {
+            only = Some(r);
+        }
+        admitted
+    });
+    let refused = Raw::tcp(&qm).hello("SYSTEM.DEF.SVRCONN", 0);
+    assert_eq!(
+        refused.status.reason,
+        ReasonCode::ChannelNotAvailable,
+        "{refused:?}"
+    );
+    assert!(refused.message.contains("MAXINSTC(1)"), "{refused:?}");
+    drop(only);
+    // Bindings connections are not channel instances.
+    let mut local = Raw::unix(&qm);
+    assert_eq!(local.hello("", 0).status.reason, ReasonCode::None);
+    let log = qm.error_log();
+    assert!(
+        log.contains("FRY9489E") && log.contains("FRY9490E"),
+        "{log}"
+    );
+}
+
+#[test]
+fn sharecnv_bounds_the_conversations_of_a_socket() {
+    let qm = start("NL.SHARECNV");
+    mqsc_ok(
+        &qm,
+        "ALTER CHANNEL(SYSTEM.DEF.SVRCONN) CHLTYPE(SVRCONN) SHARECNV(2)",
+    );
+    let mut r = Raw::tcp(&qm);
+    assert_eq!(r.hello("SYSTEM.DEF.SVRCONN", 0).sharecnv, 2);
+    r.open_conversation(1);
+    r.open_conversation(2);
+    let reply = r.call(3, 1, &Request::Conn(Default::default()));
+    assert_eq!(
+        reply.status().reason,
+        ReasonCode::ChannelNotAvailable,
+        "{reply:?}"
+    );
+    // The socket stays usable.
+    assert_eq!(
+        r.call(1, 2, &Request::Cmit).status().reason,
+        ReasonCode::None
+    );
 }

@@ -50,6 +50,52 @@ pub enum Transport {
     },
 }
 
+/// A client socket on a SVRCONN channel, from accept to close (bindings sockets are not
+/// channel instances): MAXINST and MAXINSTC count the ones whose hello was admitted.
+#[derive(Debug)]
+pub struct ChannelInstance {
+    /// The client's address (CONNAME).
+    pub peer: String,
+    /// The channel its hello named, once admitted; empty before.
+    pub channel: RefCell<String>,
+}
+
+/// Keeps a [`ChannelInstance`] in the server's registry while its socket is served; the
+/// drop takes it out, however the task ends.
+struct Registered {
+    server: Rc<Server>,
+    id: u64,
+    instance: Rc<ChannelInstance>,
+}
+
+impl Registered {
+    fn new(server: &Rc<Server>, peer: &str) -> Self {
+        let id = server.next_channel_instance.get();
+        server.next_channel_instance.set(id + 1);
+        let instance = Rc::new(ChannelInstance {
+            peer: peer.to_string(),
+            channel: RefCell::new(String::new()),
+        });
+        server
+            .channel_instances
+            .borrow_mut()
+            .insert(id, instance.clone());
+        Registered {
+            server: server.clone(),
+            id,
+            instance,
+        }
+    }
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        if let Ok(mut instances) = self.server.channel_instances.try_borrow_mut() {
+            instances.remove(&self.id);
+        }
+    }
+}
+
 /// One reply in the held buffer.
 struct HeldMark {
     /// Released when the durable LSN reaches this.
@@ -275,6 +321,10 @@ where
             format!("bindings pid {}", pid.map_or("?".into(), |p| p.to_string()))
         }
     };
+    let registered = match &transport {
+        Transport::Tcp { peer } => Some(Registered::new(&server, peer)),
+        Transport::Bindings { .. } => None,
+    };
     // HandshakeTimeout runs from the accept to the first MQCONN.
     let handshake_deadline = tokio::time::Instant::now() + server.ini.limits.handshake_timeout();
     let mut inbuf = BytesMut::with_capacity(READ_CHUNK);
@@ -309,6 +359,11 @@ where
         }
     };
     let (answer, negotiated) = admit(&server, &hello, &transport, &peer_text);
+    if negotiated.is_some() {
+        if let Some(r) = &registered {
+            *r.instance.channel.borrow_mut() = hello.channel.as_str().to_string();
+        }
+    }
     if !answer_hello(&mut writer, &answer).await {
         return;
     }
@@ -478,6 +533,16 @@ fn admit(
                 );
             }
             let a = &channel.attributes;
+            if let Some((message, keyword, limit)) = instances_exceeded(server, name, peer, a) {
+                server
+                    .error_log
+                    .borrow_mut()
+                    .write(message, &[&peer, &name, &limit]);
+                return refuse(
+                    ReasonCode::ChannelNotAvailable,
+                    format!("channel '{name}' has reached {keyword}({limit}) instances"),
+                );
+            }
             ServerLimits {
                 max_msg_length: u32::try_from(a.max_msg_length.min(qmgr_max)).unwrap_or(0),
                 heartbeat_interval: u32::try_from(a.heartbeat_interval).unwrap_or(0),
@@ -504,6 +569,37 @@ fn admit(
         message: String::new(),
     };
     (answer, Some(n))
+}
+
+/// Whether admitting one more instance of channel `name` from `peer` would pass its
+/// MAXINST or MAXINSTC: the message to log, the attribute and its value, if so.
+/// Instances are the sockets whose hello this channel admitted, handshaking or running.
+fn instances_exceeded(
+    server: &Server,
+    name: &str,
+    peer: &str,
+    a: &ferry_objects::ChannelAttributes,
+) -> Option<(&'static messages::Message, &'static str, i32)> {
+    let (mut on_channel, mut from_peer) = (0i64, 0i64);
+    for i in server.channel_instances.borrow().values() {
+        if *i.channel.borrow() == name {
+            on_channel += 1;
+            if i.peer == peer {
+                from_peer += 1;
+            }
+        }
+    }
+    if on_channel >= i64::from(a.max_instances) {
+        return Some((&messages::MAX_INSTANCES, "MAXINST", a.max_instances));
+    }
+    if from_peer >= i64::from(a.max_instances_per_client) {
+        return Some((
+            &messages::MAX_INSTANCES_PER_CLIENT,
+            "MAXINSTC",
+            a.max_instances_per_client,
+        ));
+    }
+    None
 }
 
 enum ReadEnd {
