@@ -3,7 +3,8 @@
 //! the hello or stop in the middle of a frame are closed after HandshakeTimeout and
 //! PartialFrameTimeout (FRY9271E) and no longer lock good clients out; heartbeats are the
 //! channel's HBINT whatever the client proposes; MAXINST and MAXINSTC refuse the hello
-//! with 2537, SHARECNV an MQCONN.
+//! with 2537, SHARECNV an MQCONN; every socket shows in DISPLAY CHSTATUS, handshaking or
+//! running.
 
 mod common;
 
@@ -366,4 +367,53 @@ fn sharecnv_bounds_the_conversations_of_a_socket() {
         r.call(1, 2, &Request::Cmit).status().reason,
         ReasonCode::None
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_svrconn_socket_shows_in_display_chstatus() {
+    let qm = start("NL.CHSTATUS");
+    assert!(mqsc_exit(&qm, "DISPLAY CHSTATUS(SYSTEM.DEF.SVRCONN)", 10).contains("FRY8420I"));
+    // One socket that said hello and nothing more, one client connected.
+    let mut binding = Raw::tcp(&qm);
+    binding.hello("SYSTEM.DEF.SVRCONN", 0);
+    let conn = connect(&qm.client().application_name("chs-app")).await;
+    let shown = mqsc_ok(&qm, "DISPLAY CHSTATUS(SYSTEM.DEF.SVRCONN) ALL");
+    assert_eq!(
+        attrs(&shown, "CHLTYPE"),
+        ["SVRCONN", "SVRCONN"],
+        "one record per socket: {shown}"
+    );
+    let mut statuses = attrs(&shown, "STATUS");
+    statuses.sort();
+    assert_eq!(statuses, ["BINDING", "RUNNING"], "{shown}");
+    assert_eq!(attrs(&shown, "CONNAME"), ["127.0.0.1", "127.0.0.1"]);
+    let mut curshcnv = attrs(&shown, "CURSHCNV");
+    curshcnv.sort();
+    assert_eq!(curshcnv, ["0", "1"], "{shown}");
+    assert_eq!(attrs(&shown, "MAXSHCNV"), ["10", "10"], "{shown}");
+    assert!(attrs(&shown, "RAPPLTAG").contains(&"chs-app".to_string()));
+    // WHERE and CHLTYPE select among them; the AMQP channel is not a SVRCONN.
+    let running = mqsc_ok(
+        &qm,
+        "DISPLAY CHSTATUS(*) CHLTYPE(SVRCONN) WHERE(CURSHCNV GT 0)",
+    );
+    assert_eq!(attrs(&running, "STATUS"), ["RUNNING"], "{running}");
+    assert_eq!(attr(&running, "MSGS").as_deref(), Some("1"), "its MQCONN: {running}");
+    let all = mqsc_ok(&qm, "DISPLAY CHSTATUS(*)");
+    assert_eq!(
+        attrs(&all, "CHLTYPE")
+            .iter()
+            .filter(|t| *t == "SVRCONN")
+            .count(),
+        2,
+        "{all}"
+    );
+    conn.disconnect().await.unwrap();
+    drop(binding);
+    wait_until("both sockets to be gone", || {
+        qm.mqsc("DISPLAY CHSTATUS(SYSTEM.DEF.SVRCONN)")
+            .status
+            .code()
+            == Some(10)
+    });
 }

@@ -23,6 +23,8 @@ use crate::messages;
 use bytes::BytesMut;
 use ferry_engine::ConnId;
 use ferry_mqi::ReasonCode;
+use ferry_objects::channel::ChannelType;
+use ferry_objects::status::{ChannelInstanceStatus, ChannelStatus};
 use ferry_wire::{
     decode_frame, max_frame_len, negotiate, ClientHello, CloseNotice, HelloFlags, Negotiated,
     Reply, ServerHello, ServerLimits, Status, Verb, WireError,
@@ -51,13 +53,64 @@ pub enum Transport {
 }
 
 /// A client socket on a SVRCONN channel, from accept to close (bindings sockets are not
-/// channel instances): MAXINST and MAXINSTC count the ones whose hello was admitted.
+/// channel instances): MAXINST and MAXINSTC count the ones whose hello was admitted, and
+/// DISPLAY CHSTATUS shows every one (see [`channel_status`]).
 #[derive(Debug)]
 pub struct ChannelInstance {
     /// The client's address (CONNAME).
     pub peer: String,
+    /// When it was accepted, ms since epoch (CHSTADA/CHSTATI).
+    pub started_ms: u64,
     /// The channel its hello named, once admitted; empty before.
     pub channel: RefCell<String>,
+    /// The application name of its hello (RAPPLTAG).
+    pub appl_name: RefCell<String>,
+    /// The socket once the hello is admitted: conversations, negotiated values, counters.
+    pub socket: RefCell<std::rc::Weak<SocketShared>>,
+}
+
+impl ChannelInstance {
+    /// Its DISPLAY CHSTATUS record.
+    fn status(&self) -> ChannelInstanceStatus {
+        let mut st = ChannelInstanceStatus {
+            connection_name: self.peer.clone(),
+            remote_application: self.appl_name.borrow().clone(),
+            started_ms: self.started_ms,
+            ..ChannelInstanceStatus::default()
+        };
+        if let Some(s) = self.socket.borrow().upgrade() {
+            st.running = s.connected.get();
+            st.current_conversations =
+                u32::try_from(s.conversations.borrow().len()).unwrap_or(u32::MAX);
+            st.max_conversations = s.negotiated.sharecnv;
+            st.heartbeat_interval = s.negotiated.heartbeat_interval;
+            st.max_msg_length = s.negotiated.max_msg_length;
+            st.calls = s.calls.get();
+            st.bytes_sent = s.bytes_sent.get();
+            st.bytes_received = s.bytes_received.get();
+            st.last_call_ms = s.last_call_ms.get();
+        }
+        st
+    }
+}
+
+/// DISPLAY CHSTATUS of SVRCONN channels whose name `matches`: one record per channel,
+/// holding one instance per socket, in accept order. Sockets that have not sent their
+/// hello yet belong to no channel: they show under a blank name (matched by `*`).
+pub fn channel_status(server: &Server, matches: impl Fn(&str) -> bool) -> Vec<ChannelStatus> {
+    let mut by_channel: std::collections::BTreeMap<String, ChannelStatus> = Default::default();
+    for i in server.channel_instances.borrow().values() {
+        let name = i.channel.borrow().clone();
+        if !matches(&name) {
+            continue;
+        }
+        by_channel
+            .entry(name.clone())
+            .or_insert_with(|| ChannelStatus::new(name, ChannelType::Svrconn, true, 0))
+            .instances
+            .push(i.status());
+    }
+    by_channel.into_values().collect()
 }
 
 /// Keeps a [`ChannelInstance`] in the server's registry while its socket is served; the
@@ -74,7 +127,10 @@ impl Registered {
         server.next_channel_instance.set(id + 1);
         let instance = Rc::new(ChannelInstance {
             peer: peer.to_string(),
+            started_ms: super::clock::now().0,
             channel: RefCell::new(String::new()),
+            appl_name: RefCell::new(String::new()),
+            socket: RefCell::new(std::rc::Weak::new()),
         });
         server
             .channel_instances
@@ -124,6 +180,14 @@ pub struct SocketShared {
     /// Set by the first MQCONN accepted on the socket: the handshake is over
     /// (HandshakeTimeout no longer applies).
     connected: Cell<bool>,
+    /// MQI calls handled (DISPLAY CHSTATUS MSGS).
+    calls: Cell<u64>,
+    /// Bytes read from the socket (BYTSRCVD).
+    bytes_received: Cell<u64>,
+    /// Bytes written to the socket (BYTSSENT).
+    bytes_sent: Cell<u64>,
+    /// When the last MQI call came, ms since epoch (LSTMSGDA/LSTMSGTI).
+    last_call_ms: Cell<Option<u64>>,
     /// Conversations: id → engine connection.
     pub conversations: RefCell<HashMap<u32, ConnId>>,
     /// How the socket came.
@@ -359,8 +423,9 @@ where
         }
     };
     let (answer, negotiated) = admit(&server, &hello, &transport, &peer_text);
-    if negotiated.is_some() {
-        if let Some(r) = &registered {
+    if let Some(r) = &registered {
+        *r.instance.appl_name.borrow_mut() = hello.appl_name.as_str().to_string();
+        if negotiated.is_some() {
             *r.instance.channel.borrow_mut() = hello.channel.as_str().to_string();
         }
     }
@@ -378,12 +443,19 @@ where
         closing: Cell::new(false),
         received: Cell::new(0),
         connected: Cell::new(false),
+        calls: Cell::new(0),
+        bytes_received: Cell::new(0),
+        bytes_sent: Cell::new(0),
+        last_call_ms: Cell::new(None),
         conversations: RefCell::new(HashMap::new()),
         transport,
         channel: hello.channel.as_str().to_string(),
         negotiated,
     });
     server.register_socket(&shared);
+    if let Some(r) = &registered {
+        *r.instance.socket.borrow_mut() = Rc::downgrade(&shared);
+    }
     if is_tcp {
         server.client_sockets.set(server.client_sockets.get() + 1);
     }
@@ -643,9 +715,13 @@ async fn read_loop<R: AsyncRead + Unpin>(
     handshake_deadline: tokio::time::Instant,
 ) -> ReadEnd {
     loop {
-        server.begin_batch();
+        let now = server.begin_batch();
+        let calls = shared.calls.get();
         let end = decode_batch(server, shared, inbuf, max_frame);
         server.end_batch();
+        if shared.calls.get() != calls {
+            shared.last_call_ms.set(Some(now.0));
+        }
         if let Some(end) = end {
             return end;
         }
@@ -666,7 +742,9 @@ async fn read_loop<R: AsyncRead + Unpin>(
         };
         match read {
             Ok(0) => return ReadEnd::Eof,
-            Ok(_) => {}
+            Ok(n) => shared
+                .bytes_received
+                .set(shared.bytes_received.get() + n as u64),
             Err(e) => return ReadEnd::Io(e),
         }
     }
@@ -683,6 +761,9 @@ fn decode_batch(
         match decode_frame(inbuf, max_frame) {
             Ok(Some(frame)) => {
                 shared.received.set(shared.received.get() + 1);
+                if frame.verb != Verb::Heartbeat {
+                    shared.calls.set(shared.calls.get() + 1);
+                }
                 if let Err(e) = dispatch::handle_frame(server, shared, frame) {
                     return Some(ReadEnd::Protocol(e));
                 }
@@ -712,6 +793,9 @@ async fn write_loop<W: AsyncWrite + Unpin>(shared: Rc<SocketShared>, mut writer:
                     shared.closing.set(true);
                     return;
                 }
+                shared
+                    .bytes_sent
+                    .set(shared.bytes_sent.get() + buf.len() as u64);
             }
             None => {
                 if shared.closing.get() {
