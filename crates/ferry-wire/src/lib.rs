@@ -35,6 +35,7 @@ pub mod error;
 pub mod frame;
 pub mod fuzzing;
 pub mod handshake;
+pub mod inbound;
 pub mod notice;
 pub mod reply;
 pub mod request;
@@ -49,6 +50,7 @@ pub use handshake::{
     negotiate, negotiate_heartbeat, ClientHello, HelloFlags, Negotiated, ServerHello, ServerLimits,
     MAGIC, PROTOCOL_MAJOR, PROTOCOL_MINOR,
 };
+pub use inbound::{Inbound, Received};
 pub use notice::CloseNotice;
 pub use reply::{encode_reply, MqscOutput, Reply};
 pub use request::{encode_request, ConnRequest, Request};

@@ -4,7 +4,7 @@
 //! PartialFrameTimeout (FRY9271E) and no longer lock good clients out; heartbeats are the
 //! channel's HBINT whatever the client proposes; MAXINST and MAXINSTC refuse the hello
 //! with 2537, SHARECNV an MQCONN; every socket shows in DISPLAY CHSTATUS, handshaking or
-//! running.
+//! running; an idle socket holds little memory (its buffers grow with what arrives).
 
 mod common;
 
@@ -43,6 +43,18 @@ fn start_with_ini(name: &str, settings: &[(&str, &str)]) -> TestQueueManager {
     std::fs::write(&path, ini).expect("write qm.ini");
     qm.launch();
     qm
+}
+
+/// The queue manager's resident memory (VmRSS) in KiB.
+fn rss_kib(qm: &TestQueueManager) -> u64 {
+    let pid = qm.pid().expect("running");
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .expect("VmRSS")
 }
 
 /// Reads everything until the server closes the socket; returns the bytes and how long
@@ -398,7 +410,11 @@ async fn every_svrconn_socket_shows_in_display_chstatus() {
         "DISPLAY CHSTATUS(*) CHLTYPE(SVRCONN) WHERE(CURSHCNV GT 0)",
     );
     assert_eq!(attrs(&running, "STATUS"), ["RUNNING"], "{running}");
-    assert_eq!(attr(&running, "MSGS").as_deref(), Some("1"), "its MQCONN: {running}");
+    assert_eq!(
+        attr(&running, "MSGS").as_deref(),
+        Some("1"),
+        "its MQCONN: {running}"
+    );
     let all = mqsc_ok(&qm, "DISPLAY CHSTATUS(*)");
     assert_eq!(
         attrs(&all, "CHLTYPE")
@@ -416,4 +432,40 @@ async fn every_svrconn_socket_shows_in_display_chstatus() {
             .code()
             == Some(10)
     });
+}
+
+#[test]
+fn idle_sockets_hold_little_memory() {
+    let qm = start_with_ini("NL.RSS", &[("MaxChannels", "1000")]);
+    const SOCKETS: u64 = 400;
+    // One socket first: the one-off costs (task machinery, first engine connection) are
+    // not per socket.
+    let mut warm = Raw::tcp(&qm);
+    warm.hello("SYSTEM.DEF.SVRCONN", 0);
+    warm.open_conversation(1);
+    std::thread::sleep(Duration::from_millis(500));
+    let before = rss_kib(&qm);
+    let mut held = Vec::new();
+    for i in 0..SOCKETS {
+        let mut r = Raw::tcp(&qm);
+        r.hello("SYSTEM.DEF.SVRCONN", 0);
+        r.open_conversation(1);
+        if i % 2 == 1 {
+            // Half also announce a frame of MAXMSGL and send only its header: the
+            // server must not reserve what the header claims.
+            let mut header = Vec::new();
+            header.extend_from_slice(&(4 * 1024 * 1024u32).to_le_bytes());
+            header.extend_from_slice(&1u32.to_le_bytes());
+            header.extend_from_slice(&9u32.to_le_bytes());
+            header.extend_from_slice(&[Verb::Put.code(), 0, 0, 0]);
+            r.send_bytes(&header);
+        }
+        held.push(r);
+    }
+    std::thread::sleep(Duration::from_secs(1));
+    let per_socket = (rss_kib(&qm).saturating_sub(before)) / SOCKETS;
+    assert!(
+        per_socket <= 32,
+        "an idle connected socket costs {per_socket} KiB of resident memory"
+    );
 }

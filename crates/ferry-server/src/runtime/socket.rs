@@ -26,7 +26,7 @@ use ferry_mqi::ReasonCode;
 use ferry_objects::channel::ChannelType;
 use ferry_objects::status::{ChannelInstanceStatus, ChannelStatus};
 use ferry_wire::{
-    decode_frame, max_frame_len, negotiate, ClientHello, CloseNotice, HelloFlags, Negotiated,
+    max_frame_len, negotiate, ClientHello, CloseNotice, HelloFlags, Inbound, Negotiated, Received,
     Reply, ServerHello, ServerLimits, Status, Verb, WireError,
 };
 use foldhash::{HashMap, HashMapExt};
@@ -207,6 +207,9 @@ impl SocketShared {
         let was_empty = {
             let mut out = self.out.borrow_mut();
             let was_empty = out.is_empty();
+            if out.capacity() - out.len() < OUT_CHUNK / 4 {
+                out.reserve(OUT_CHUNK);
+            }
             Server::encode(&mut out, conversation, request_id, reply);
             was_empty
         };
@@ -327,8 +330,10 @@ impl SocketShared {
     }
 }
 
-/// Size reserved for each read: many frames per read.
-const READ_CHUNK: usize = 64 * 1024;
+/// Room reserved in an empty output buffer for the replies to come: an idle socket
+/// holds no more (the buffer is allocated on the first reply, kept while the socket is
+/// busy and given back when it has grown past [`ferry_wire::inbound::READ_MAX`]).
+const OUT_CHUNK: usize = 4 * 1024;
 
 /// How long a refusal or a hello answer may take to write: a peer that does not read
 /// cannot hold the task.
@@ -391,10 +396,12 @@ where
     };
     // HandshakeTimeout runs from the accept to the first MQCONN.
     let handshake_deadline = tokio::time::Instant::now() + server.ini.limits.handshake_timeout();
-    let mut inbuf = BytesMut::with_capacity(READ_CHUNK);
+    // The read buffer grows with what arrives, never with what a header claims.
+    let mut inbound = Inbound::new();
+    let mut hello_bytes = 0u64;
     let hello = match tokio::time::timeout_at(
         handshake_deadline,
-        read_hello(&mut reader, &mut inbuf),
+        read_hello(&mut reader, &mut inbound, &mut hello_bytes),
     )
     .await
     {
@@ -436,7 +443,7 @@ where
 
     let is_tcp = matches!(transport, Transport::Tcp { .. });
     let shared = Rc::new(SocketShared {
-        out: RefCell::new(BytesMut::with_capacity(READ_CHUNK)),
+        out: RefCell::new(BytesMut::new()),
         held: RefCell::new(BytesMut::new()),
         held_marks: RefCell::new(VecDeque::new()),
         wake_writer: Notify::new(),
@@ -444,7 +451,7 @@ where
         received: Cell::new(0),
         connected: Cell::new(false),
         calls: Cell::new(0),
-        bytes_received: Cell::new(0),
+        bytes_received: Cell::new(hello_bytes),
         bytes_sent: Cell::new(0),
         last_call_ms: Cell::new(None),
         conversations: RefCell::new(HashMap::new()),
@@ -469,13 +476,12 @@ where
         ))
     });
 
-    let max_frame = max_frame_len(negotiated.max_msg_length);
+    inbound.set_max_frame(max_frame_len(negotiated.max_msg_length));
     let end = read_loop(
         &server,
         &shared,
         &mut reader,
-        &mut inbuf,
-        max_frame,
+        &mut inbound,
         handshake_deadline,
     )
     .await;
@@ -530,18 +536,30 @@ where
     server.lifecycle_wake.notify_one();
 }
 
+/// Reads the client hello (at most [`ferry_wire::handshake::MAX_HELLO_LEN`] bytes are
+/// buffered for it); `None` when the peer goes before sending it. Counts the bytes read.
 async fn read_hello<R: AsyncRead + Unpin>(
     reader: &mut R,
-    inbuf: &mut BytesMut,
+    inbound: &mut Inbound,
+    bytes_read: &mut u64,
 ) -> Result<Option<ClientHello>, WireError> {
     loop {
-        if let Some(h) = ClientHello::decode(inbuf)? {
-            return Ok(Some(h));
+        match inbound.take()? {
+            Some(Received::Hello(h)) => return Ok(Some(h)),
+            Some(Received::Frame(f)) => {
+                return Err(WireError::UnexpectedVerb {
+                    verb: f.verb.code(),
+                    expected: "ClientHello",
+                })
+            }
+            None => {}
         }
-        inbuf.reserve(4096);
-        match reader.read_buf(inbuf).await {
+        match reader.read_buf(inbound.read_buffer()).await {
             Ok(0) | Err(_) => return Ok(None),
-            Ok(_) => {}
+            Ok(n) => {
+                inbound.filled(n);
+                *bytes_read += n as u64;
+            }
         }
     }
 }
@@ -710,14 +728,13 @@ async fn read_loop<R: AsyncRead + Unpin>(
     server: &Rc<Server>,
     shared: &Rc<SocketShared>,
     reader: &mut R,
-    inbuf: &mut BytesMut,
-    max_frame: u32,
+    inbound: &mut Inbound,
     handshake_deadline: tokio::time::Instant,
 ) -> ReadEnd {
     loop {
         let now = server.begin_batch();
         let calls = shared.calls.get();
-        let end = decode_batch(server, shared, inbuf, max_frame);
+        let end = decode_batch(server, shared, inbound);
         server.end_batch();
         if shared.calls.get() != calls {
             shared.last_call_ms.set(Some(now.0));
@@ -729,37 +746,43 @@ async fn read_loop<R: AsyncRead + Unpin>(
             return ReadEnd::Closing;
         }
         // Every complete frame was handled: what is left is part of one.
-        let deadline = read_deadline(server, shared, !inbuf.is_empty(), handshake_deadline);
-        if inbuf.capacity() - inbuf.len() < READ_CHUNK / 4 {
-            inbuf.reserve(READ_CHUNK);
-        }
+        let deadline = read_deadline(server, shared, inbound.pending() > 0, handshake_deadline);
+        let buf = inbound.read_buffer();
         let read = match deadline {
-            None => reader.read_buf(inbuf).await,
-            Some((at, stall)) => match tokio::time::timeout_at(at, reader.read_buf(inbuf)).await {
+            None => reader.read_buf(buf).await,
+            Some((at, stall)) => match tokio::time::timeout_at(at, reader.read_buf(buf)).await {
                 Ok(read) => read,
                 Err(_) => return ReadEnd::TimedOut(stall),
             },
         };
         match read {
             Ok(0) => return ReadEnd::Eof,
-            Ok(n) => shared
-                .bytes_received
-                .set(shared.bytes_received.get() + n as u64),
+            Ok(n) => {
+                inbound.filled(n);
+                shared
+                    .bytes_received
+                    .set(shared.bytes_received.get() + n as u64);
+            }
             Err(e) => return ReadEnd::Io(e),
         }
     }
 }
 
-/// Handles every complete frame in `inbuf`; `Some` ends the socket.
+/// Handles every complete frame in `inbound`; `Some` ends the socket.
 fn decode_batch(
     server: &Rc<Server>,
     shared: &Rc<SocketShared>,
-    inbuf: &mut BytesMut,
-    max_frame: u32,
+    inbound: &mut Inbound,
 ) -> Option<ReadEnd> {
     loop {
-        match decode_frame(inbuf, max_frame) {
-            Ok(Some(frame)) => {
+        match inbound.take() {
+            Ok(Some(Received::Hello(_))) => {
+                return Some(ReadEnd::Protocol(WireError::UnexpectedVerb {
+                    verb: 0,
+                    expected: "a frame after the hello",
+                }))
+            }
+            Ok(Some(Received::Frame(frame))) => {
                 shared.received.set(shared.received.get() + 1);
                 if frame.verb != Verb::Heartbeat {
                     shared.calls.set(shared.calls.get() + 1);
@@ -796,6 +819,14 @@ async fn write_loop<W: AsyncWrite + Unpin>(shared: Rc<SocketShared>, mut writer:
                 shared
                     .bytes_sent
                     .set(shared.bytes_sent.get() + buf.len() as u64);
+                let big = buf.len() > ferry_wire::inbound::READ_MAX;
+                drop(buf);
+                // A large reply grew the buffer: give it back rather than keep it for
+                // the socket's lifetime.
+                let mut out = shared.out.borrow_mut();
+                if big && out.is_empty() {
+                    *out = BytesMut::new();
+                }
             }
             None => {
                 if shared.closing.get() {
