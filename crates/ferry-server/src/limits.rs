@@ -116,6 +116,11 @@ limits! {
         "The socket is closed (native: close notice 2009 and FRY9271E; AMQP: FRY9504E), once per SuppressInterval.";
 
     // ---- Native protocol (MQ clients) -------------------------------------------------
+    /// Bytes of replies a native socket may have waiting to be sent before its requests
+    /// are no longer read.
+    max_unsent_bytes = "MaxUnsentBytes", 1_048_576, 65_536, 1_073_741_824, "bytes",
+        "Replies to one native client socket not yet sent, because the client does not read them, before the queue manager stops reading that socket's requests. A single larger reply still goes out whole, and replies to gets that other applications' puts complete are added, so a socket holds at most this plus one reply per conversation.",
+        "Back-pressure, nothing fails: the socket's next requests wait in the network until the client reads its replies (its sends then block). A client that never reads is ended by heartbeats (FRY9259W).";
 
     // ---- AMQP 1.0 ---------------------------------------------------------------------
 
@@ -257,6 +262,11 @@ impl Limits {
     /// HandshakeTimeout as a duration.
     pub fn handshake_timeout(&self) -> Duration {
         Duration::from_secs(self.handshake_timeout_secs)
+    }
+
+    /// MaxUnsentBytes as a byte count.
+    pub fn max_unsent(&self) -> usize {
+        usize::try_from(self.max_unsent_bytes).unwrap_or(usize::MAX)
     }
 
     /// PartialFrameTimeout as a duration.

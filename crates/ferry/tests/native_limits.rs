@@ -4,14 +4,16 @@
 //! PartialFrameTimeout (FRY9271E) and no longer lock good clients out; heartbeats are the
 //! channel's HBINT whatever the client proposes; MAXINST and MAXINSTC refuse the hello
 //! with 2537, SHARECNV an MQCONN; every socket shows in DISPLAY CHSTATUS, handshaking or
-//! running; an idle socket holds little memory (its buffers grow with what arrives).
+//! running; an idle socket holds little memory (its buffers grow with what arrives);
+//! a client that never reads its replies stops being read (MaxUnsentBytes).
 
 mod common;
 
 use bytes::BytesMut;
 use common::*;
 use ferry_mqi::{
-    CompCode, MessageDescriptor, ObjectDescriptor, OpenOptions, PutOptions, ReasonCode,
+    CompCode, GetOptionFlags, MessageDescriptor, ObjectDescriptor, OpenOptions, PutOptions,
+    ReasonCode,
 };
 use ferry_wire::{ClientHello, CloseNotice, Reply, Request, ServerHello, Verb};
 use std::io::{Read, Write};
@@ -468,4 +470,89 @@ fn idle_sockets_hold_little_memory() {
         per_socket <= 32,
         "an idle connected socket costs {per_socket} KiB of resident memory"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_never_reads_its_replies_is_no_longer_read() {
+    let qm = start("NL.NOREAD");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)");
+    // A 60 KiB message, then thousands of browse requests for it whose replies are never
+    // read: 2,000 x 60 KiB = 120 MB of replies if the server kept reading.
+    let mut s = tcp(&qm, DEADLINE);
+    s.write_all(&hello_bytes(0, 10)).expect("hello");
+    let mut buf = BytesMut::new();
+    while ServerHello::decode(&mut buf).expect("hello").is_none() {
+        let mut chunk = [0u8; 1024];
+        let n = s.read(&mut chunk).expect("read hello");
+        assert!(n > 0);
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    let mut out = BytesMut::new();
+    ferry_wire::encode_request(1, 1, &Request::Conn(Default::default()), &mut out).unwrap();
+    ferry_wire::encode_request(
+        1,
+        2,
+        &Request::Open {
+            od: ObjectDescriptor::queue("Q").unwrap(),
+            options: OpenOptions::OUTPUT | OpenOptions::BROWSE,
+        },
+        &mut out,
+    )
+    .unwrap();
+    // The handle of the first open of a conversation (handles count from 1).
+    let hobj = 1;
+    ferry_wire::encode_request(
+        1,
+        3,
+        &Request::Put {
+            hobj,
+            md: MessageDescriptor::default(),
+            pmo: PutOptions::default(),
+            body: bytes::Bytes::from(vec![b'x'; 60 * 1024]),
+        },
+        &mut out,
+    )
+    .unwrap();
+    for rid in 4..2004 {
+        ferry_wire::encode_request(
+            1,
+            rid,
+            &Request::Get {
+                hobj,
+                md: MessageDescriptor::default(),
+                gmo: gmo(GetOptionFlags::BROWSE_FIRST, 0),
+                max_len: 64 * 1024,
+            },
+            &mut out,
+        )
+        .unwrap();
+    }
+    let before = rss_kib(&qm);
+    // Written from another thread: once the server stops reading, this blocks.
+    let mut w = s.try_clone().expect("clone");
+    let writer = std::thread::spawn(move || {
+        let _ = w.write_all(&out);
+    });
+    std::thread::sleep(Duration::from_secs(3));
+    // Other clients are served meanwhile.
+    let conn = connect(&qm.client().sharecnv(1)).await;
+    let q = open(&conn, "Q", OpenOptions::INQUIRE).await;
+    let _ = q;
+    conn.disconnect().await.unwrap();
+    let grown = rss_kib(&qm).saturating_sub(before);
+    assert!(
+        grown < 24 * 1024,
+        "the server buffered {grown} KiB for a client that reads nothing"
+    );
+    // The browse really happened (the replies are waiting for the client).
+    let mut first = [0u8; 16];
+    s.read_exact(&mut first).expect("replies are there to read");
+    let _ = s.shutdown(std::net::Shutdown::Both);
+    let _ = writer.join();
+    // Once the client is gone (its socket closed, the replies unread), so is the
+    // server's socket and what it held.
+    drop(s);
+    wait_until("the socket to be gone", || {
+        !mqsc_ok(&qm, "DISPLAY CHSTATUS(*) WHERE(RAPPLTAG EQ 'hostile')").contains("SVRCONN")
+    });
 }

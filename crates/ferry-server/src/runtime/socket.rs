@@ -173,6 +173,12 @@ pub struct SocketShared {
     held_marks: RefCell<VecDeque<HeldMark>>,
     /// Wakes the writer.
     wake_writer: Notify,
+    /// Bytes the writer is writing now (split off `out`).
+    in_flight: Cell<usize>,
+    /// Set while the reader waits for the unsent replies to drain (MaxUnsentBytes).
+    reader_paused: Cell<bool>,
+    /// Wakes a paused reader: a write finished, or the socket is closing.
+    drained: Notify,
     /// Set when the socket is closing: no more replies are queued.
     closing: Cell<bool>,
     /// Frames received (for the heartbeat check).
@@ -301,6 +307,13 @@ impl SocketShared {
         let _ = notice.encode(&mut self.out.borrow_mut());
         self.closing.set(true);
         self.wake_writer.notify_one();
+        self.drained.notify_one();
+    }
+
+    /// Bytes of replies not yet sent: queued, held for the log, or being written. The
+    /// reader stops reading requests while this is above MaxUnsentBytes.
+    pub fn unsent(&self) -> usize {
+        self.out.borrow().len() + self.held.borrow().len() + self.in_flight.get()
     }
 
     /// The CONNAME DISPLAY CONN shows.
@@ -447,6 +460,9 @@ where
         held: RefCell::new(BytesMut::new()),
         held_marks: RefCell::new(VecDeque::new()),
         wake_writer: Notify::new(),
+        in_flight: Cell::new(0),
+        reader_paused: Cell::new(false),
+        drained: Notify::new(),
         closing: Cell::new(false),
         received: Cell::new(0),
         connected: Cell::new(false),
@@ -527,7 +543,14 @@ where
     if let Some(h) = heartbeat_task {
         h.abort();
     }
-    let _ = tokio::time::timeout(Duration::from_secs(5), writer_task).await;
+    // A peer that does not read cannot keep the writer (and the socket) for ever.
+    let writer_abort = writer_task.abort_handle();
+    if tokio::time::timeout(Duration::from_secs(5), writer_task)
+        .await
+        .is_err()
+    {
+        writer_abort.abort();
+    }
     if is_tcp {
         server
             .client_sockets
@@ -731,10 +754,11 @@ async fn read_loop<R: AsyncRead + Unpin>(
     inbound: &mut Inbound,
     handshake_deadline: tokio::time::Instant,
 ) -> ReadEnd {
+    let max_unsent = server.ini.limits.max_unsent();
     loop {
         let now = server.begin_batch();
         let calls = shared.calls.get();
-        let end = decode_batch(server, shared, inbound);
+        let end = decode_batch(server, shared, inbound, max_unsent);
         server.end_batch();
         if shared.calls.get() != calls {
             shared.last_call_ms.set(Some(now.0));
@@ -744,6 +768,14 @@ async fn read_loop<R: AsyncRead + Unpin>(
         }
         if shared.is_closing() {
             return ReadEnd::Closing;
+        }
+        // Back-pressure: a client that does not read its replies is not read either.
+        if shared.unsent() > max_unsent {
+            if let Some(stall) = wait_drained(shared, max_unsent, handshake_deadline).await {
+                return ReadEnd::TimedOut(stall);
+            }
+            // Frames already read come first.
+            continue;
         }
         // Every complete frame was handled: what is left is part of one.
         let deadline = read_deadline(server, shared, inbound.pending() > 0, handshake_deadline);
@@ -768,11 +800,39 @@ async fn read_loop<R: AsyncRead + Unpin>(
     }
 }
 
-/// Handles every complete frame in `inbound`; `Some` ends the socket.
+/// Waits until the socket's unsent replies are down to `max_unsent` (or it closes);
+/// a socket still handshaking waits no longer than its HandshakeTimeout.
+async fn wait_drained(
+    shared: &SocketShared,
+    max_unsent: usize,
+    handshake_deadline: tokio::time::Instant,
+) -> Option<Stall> {
+    while shared.unsent() > max_unsent && !shared.is_closing() {
+        shared.reader_paused.set(true);
+        let drained = shared.drained.notified();
+        let timed_out = if shared.connected.get() {
+            drained.await;
+            false
+        } else {
+            tokio::time::timeout_at(handshake_deadline, drained)
+                .await
+                .is_err()
+        };
+        shared.reader_paused.set(false);
+        if timed_out {
+            return Some(Stall::Handshake);
+        }
+    }
+    None
+}
+
+/// Handles the complete frames in `inbound`, until the unsent replies pass `max_unsent`
+/// (the rest wait for them to drain); `Some` ends the socket.
 fn decode_batch(
     server: &Rc<Server>,
     shared: &Rc<SocketShared>,
     inbound: &mut Inbound,
+    max_unsent: usize,
 ) -> Option<ReadEnd> {
     loop {
         match inbound.take() {
@@ -793,6 +853,9 @@ fn decode_batch(
                 if shared.is_closing() {
                     return Some(ReadEnd::Closing);
                 }
+                if shared.unsent() > max_unsent {
+                    return None;
+                }
             }
             Ok(None) => return None,
             Err(e) => return Some(ReadEnd::Protocol(e)),
@@ -812,8 +875,15 @@ async fn write_loop<W: AsyncWrite + Unpin>(shared: Rc<SocketShared>, mut writer:
         };
         match chunk {
             Some(buf) => {
-                if writer.write_all(&buf).await.is_err() {
+                shared.in_flight.set(buf.len());
+                let written = writer.write_all(&buf).await;
+                shared.in_flight.set(0);
+                if shared.reader_paused.get() {
+                    shared.drained.notify_one();
+                }
+                if written.is_err() {
                     shared.closing.set(true);
+                    shared.drained.notify_one();
                     return;
                 }
                 shared
