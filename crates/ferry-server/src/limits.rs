@@ -146,13 +146,29 @@ pub struct FixedLimit {
 pub const MAX_SELECTOR_LENGTH: usize = 10_240;
 
 /// Bounds fixed by a protocol or by MQ.
-pub const FIXED: &[FixedLimit] = &[FixedLimit {
-    name: "Selection string length (MQ_SELECTOR_LENGTH)",
-    value: MAX_SELECTOR_LENGTH as u64,
-    unit: "bytes",
-    what: "A selector given on MQOPEN (SelectionString) or in an AMQP source filter.",
-    when_hit: "MQOPEN fails with 2519 MQRC_SELECTION_STRING_ERROR; an AMQP attach is refused with amqp:invalid-field.",
-}];
+pub const FIXED: &[FixedLimit] = &[
+    FixedLimit {
+        name: "Selection string length (MQ_SELECTOR_LENGTH)",
+        value: MAX_SELECTOR_LENGTH as u64,
+        unit: "bytes",
+        what: "A selector given on MQOPEN (SelectionString) or in an AMQP source filter.",
+        when_hit: "MQOPEN fails with 2519 MQRC_SELECTION_STRING_ERROR; an AMQP attach is refused with amqp:invalid-field.",
+    },
+    FixedLimit {
+        name: "MQINQ selectors (SelectorCount)",
+        value: ferry_mqi::inquire::MAX_SELECTORS as u64,
+        unit: "selectors",
+        what: "Attribute selectors one MQINQ names (MQ's limit).",
+        when_hit: "MQINQ fails with 2066 MQRC_SELECTOR_LIMIT_EXCEEDED before any is looked at.",
+    },
+    FixedLimit {
+        name: "Native hello (MAX_HELLO_LEN)",
+        value: ferry_wire::handshake::MAX_HELLO_LEN as u64,
+        unit: "bytes",
+        what: "A native client's hello, the only thing read before the channel is known (docs/protocol.md §2).",
+        when_hit: "A refused ServerHello (2218) and the socket is closed; FRY9504E.",
+    },
+];
 
 /// A limit MQ administrators already set, with the object or stanza that holds it.
 #[derive(Debug, Clone, Copy)]

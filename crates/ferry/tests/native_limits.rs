@@ -4,8 +4,9 @@
 //! PartialFrameTimeout (FRY9271E) and no longer lock good clients out; heartbeats are the
 //! channel's HBINT whatever the client proposes; MAXINST and MAXINSTC refuse the hello
 //! with 2537, SHARECNV an MQCONN; every socket shows in DISPLAY CHSTATUS, handshaking or
-//! running; an idle socket holds little memory (its buffers grow with what arrives);
-//! a client that never reads its replies stops being read (MaxUnsentBytes).
+//! running; an idle socket holds little memory (its buffers grow with what arrives); a
+//! client that never reads its replies stops being read (MaxUnsentBytes); MQINQ takes at
+//! most 256 selectors (2066).
 
 mod common;
 
@@ -555,4 +556,63 @@ async fn a_client_that_never_reads_its_replies_is_no_longer_read() {
     wait_until("the socket to be gone", || {
         !mqsc_ok(&qm, "DISPLAY CHSTATUS(*) WHERE(RAPPLTAG EQ 'hostile')").contains("SVRCONN")
     });
+}
+
+#[test]
+fn mqinq_takes_at_most_256_selectors() {
+    let qm = start("NL.INQ");
+    let mut r = Raw::tcp(&qm);
+    r.hello("SYSTEM.DEF.SVRCONN", 0);
+    r.open_conversation(1);
+    let hobj = match r.call(
+        1,
+        2,
+        &Request::Open {
+            od: ObjectDescriptor::queue("SYSTEM.DEFAULT.LOCAL.QUEUE").unwrap(),
+            options: OpenOptions::INQUIRE,
+        },
+    ) {
+        Reply::Open { hobj, status, .. } => {
+            assert_eq!(status.reason, ReasonCode::None);
+            hobj
+        }
+        other => panic!("{other:?}"),
+    };
+    let depth = ferry_mqi::inquire::selector::CURRENT_Q_DEPTH;
+    let ok = r.call(
+        1,
+        3,
+        &Request::Inq {
+            hobj,
+            selectors: vec![depth; 256],
+        },
+    );
+    assert_eq!(ok.status().reason, ReasonCode::None, "256 is MQ's limit");
+    let over = r.call(
+        1,
+        4,
+        &Request::Inq {
+            hobj,
+            selectors: vec![depth; 257],
+        },
+    );
+    assert_eq!(
+        over.status().reason,
+        ReasonCode::SelectorLimitExceeded,
+        "{over:?}"
+    );
+    // Thousands more are refused the same way, and the socket carries on.
+    let many = r.call(
+        1,
+        5,
+        &Request::Inq {
+            hobj,
+            selectors: vec![depth; 200_000],
+        },
+    );
+    assert_eq!(many.status().reason, ReasonCode::SelectorLimitExceeded);
+    assert_eq!(
+        r.call(1, 6, &Request::Cmit).status().reason,
+        ReasonCode::None
+    );
 }

@@ -260,6 +260,10 @@ fn handle(
                 }
             }
         }
+        // MQ's bound on SelectorCount, checked before any work: the count is the client's.
+        Request::Inq { selectors, .. } if selectors.len() > ferry_mqi::inquire::MAX_SELECTORS => {
+            fail(Verb::Inq, ReasonCode::SelectorLimitExceeded)
+        }
         Request::Inq { hobj, selectors } => {
             match server
                 .with_engine(|e, _now, _fx| e.inquire(conn, ferry_engine::Hobj(hobj), &selectors))
