@@ -175,6 +175,14 @@ fn sockets_that_only_say_hello_are_closed_and_no_longer_lock_out_good_clients() 
             r
         })
         .collect();
+    // They hold every channel instance MaxChannels allows.
+    let refused = Raw::tcp(&qm).hello("SYSTEM.DEF.SVRCONN", 0);
+    assert_eq!(
+        refused.status.reason,
+        ReasonCode::ChannelNotAvailable,
+        "{refused:?}"
+    );
+    assert!(refused.message.contains("MaxChannels"), "{refused:?}");
     // Each is closed HandshakeTimeout after it was accepted, with a close notice.
     for r in &mut idle {
         let notice = close_notice(&r.read_to_eof());

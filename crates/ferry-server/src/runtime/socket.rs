@@ -113,12 +113,14 @@ pub fn channel_status(server: &Server, matches: impl Fn(&str) -> bool) -> Vec<Ch
     by_channel.into_values().collect()
 }
 
-/// Keeps a [`ChannelInstance`] in the server's registry while its socket is served; the
-/// drop takes it out, however the task ends.
+/// Keeps a [`ChannelInstance`] in the server's registry while its socket is served, and
+/// counts it in MaxChannels once admitted; the drop undoes both, however the task ends.
 struct Registered {
     server: Rc<Server>,
     id: u64,
     instance: Rc<ChannelInstance>,
+    /// Counted in `Server::client_sockets` (MaxChannels).
+    admitted: Cell<bool>,
 }
 
 impl Registered {
@@ -140,12 +142,27 @@ impl Registered {
             server: server.clone(),
             id,
             instance,
+            admitted: Cell::new(false),
+        }
+    }
+
+    /// The hello was admitted on `channel`: the instance counts in MAXINST, MAXINSTC and
+    /// MaxChannels from now, before anything else can be admitted.
+    fn admit(&self, channel: &str) {
+        *self.instance.channel.borrow_mut() = channel.to_string();
+        if !self.admitted.replace(true) {
+            let sockets = &self.server.client_sockets;
+            sockets.set(sockets.get() + 1);
         }
     }
 }
 
 impl Drop for Registered {
     fn drop(&mut self) {
+        if self.admitted.get() {
+            let sockets = &self.server.client_sockets;
+            sockets.set(sockets.get().saturating_sub(1));
+        }
         if let Ok(mut instances) = self.server.channel_instances.try_borrow_mut() {
             instances.remove(&self.id);
         }
@@ -446,7 +463,7 @@ where
     if let Some(r) = &registered {
         *r.instance.appl_name.borrow_mut() = hello.appl_name.as_str().to_string();
         if negotiated.is_some() {
-            *r.instance.channel.borrow_mut() = hello.channel.as_str().to_string();
+            r.admit(hello.channel.as_str());
         }
     }
     if !answer_hello(&mut writer, &answer).await {
@@ -454,7 +471,6 @@ where
     }
     let Some(negotiated) = negotiated else { return };
 
-    let is_tcp = matches!(transport, Transport::Tcp { .. });
     let shared = Rc::new(SocketShared {
         out: RefCell::new(BytesMut::new()),
         held: RefCell::new(BytesMut::new()),
@@ -478,9 +494,6 @@ where
     server.register_socket(&shared);
     if let Some(r) = &registered {
         *r.instance.socket.borrow_mut() = Rc::downgrade(&shared);
-    }
-    if is_tcp {
-        server.client_sockets.set(server.client_sockets.get() + 1);
     }
 
     let writer_task = tokio::task::spawn_local(write_loop(shared.clone(), writer));
@@ -551,11 +564,8 @@ where
     {
         writer_abort.abort();
     }
-    if is_tcp {
-        server
-            .client_sockets
-            .set(server.client_sockets.get().saturating_sub(1));
-    }
+    // The instance leaves the registry and MaxChannels when `registered` drops, now.
+    drop(registered);
     server.lifecycle_wake.notify_one();
 }
 
