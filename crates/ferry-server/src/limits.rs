@@ -206,8 +206,8 @@ pub const MQ_KNOBS: &[MqKnob] = &[
     MqKnob {
         knob: "channel `HBINT`",
         default: || ChannelAttributes::default().heartbeat_interval.to_string(),
-        what: "Heartbeat interval the server insists on: a native client that proposes 0 or more still gets the channel's interval; an AMQP channel announces it as its idle-time-out. Silent for twice the interval (plus 5 s) ends the connection.",
-        when_hit: "FRY9509E (native) or close with amqp:resource-limit-exceeded \"idle timeout\" (AMQP).",
+        what: "Heartbeat interval the server insists on: a native client that proposes 0 or more still gets the channel's interval (a shorter proposal is kept); an AMQP channel announces it as its idle-time-out. Silent for twice the interval (plus 5 s) ends the connection.",
+        when_hit: "FRY9259W (native) or close with amqp:resource-limit-exceeded \"idle timeout\" (AMQP).",
     },
     MqKnob {
         knob: "channel `MAXMSGL`",
