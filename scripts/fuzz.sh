@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 secs="${FUZZ_SECONDS:-20}"
 targets=(
   "crates/ferry-wire/fuzz frame_decoder"
+  "crates/ferry-wire/fuzz inbound_sequence"
   "crates/ferry-mqsc/fuzz mqsc_parser"
   "crates/ferry-amqp/fuzz amqp_frame"
   "crates/ferry-selector/fuzz selector_parser"

@@ -114,8 +114,9 @@ impl ConnectOptions {
         self
     }
 
-    /// Heartbeat interval to request, in seconds (0 = none; the larger of client and
-    /// server values wins). Default 300.
+    /// Heartbeat interval to propose, in seconds. The queue manager's channel HBINT is the
+    /// longest it grants: 0 or a longer proposal gets HBINT, a shorter one is kept
+    /// (docs/protocol.md §3); the client keeps whatever was granted. Default 300.
     pub fn heartbeat_interval(mut self, secs: u32) -> Self {
         self.heartbeat_secs = secs;
         self

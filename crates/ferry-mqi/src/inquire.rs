@@ -3,6 +3,10 @@
 /// An MQIA_* or MQCA_* selector number.
 pub type Selector = i32;
 
+/// The most selectors one MQINQ may name (MQ's limit for SelectorCount); more fail with
+/// 2066 MQRC_SELECTOR_LIMIT_EXCEEDED.
+pub const MAX_SELECTORS: usize = 256;
+
 /// Selectors MQINQ answers.
 pub mod selector {
     use super::Selector;

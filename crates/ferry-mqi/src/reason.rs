@@ -204,6 +204,8 @@ reason_codes! {
     QMgrStopping = 2162, "MQRC_Q_MGR_STOPPING", false;
     /// A selector is not valid.
     SelectorError = 2067, "MQRC_SELECTOR_ERROR", false;
+    /// MQINQ was given more selectors than MQ allows ([`crate::inquire::MAX_SELECTORS`]).
+    SelectorLimitExceeded = 2066, "MQRC_SELECTOR_LIMIT_EXCEEDED", false;
     /// The put-message options are not valid.
     PmoError = 2173, "MQRC_PMO_ERROR", false;
     /// The get-message options are not valid.

@@ -12,8 +12,8 @@
 
 use crate::messages::MsgId;
 use ferry_objects::status::{
-    ChannelClientStatus, ChannelStatus, ConnectionStatus, HandleStatus, ListenerStatus, QmgrStatus,
-    QueueStatus, RecoveryLogStatus,
+    ChannelClientStatus, ChannelInstanceStatus, ChannelStatus, ConnectionStatus, HandleStatus,
+    ListenerStatus, QmgrStatus, QueueStatus, RecoveryLogStatus,
 };
 use ferry_objects::{AttrKind, AttrValue};
 
@@ -662,6 +662,101 @@ pub static CHSTATUS_FIELDS: &[StatusField<ChannelStatus>] = &[
         kind: FieldKind::Text,
         doc: "Time the channel started.",
         get: |c| opt_time(c.started_ms),
+    },
+];
+
+/// The STATUS values of a SVRCONN channel instance.
+const BINDING_RUNNING: &[&str] = &["BINDING", "RUNNING"];
+
+/// Every STATUS value DISPLAY CHSTATUS shows, for a WHERE without CHLTYPE.
+pub const CHSTATUS_STATUSES: &[&str] = &["BINDING", "RUNNING", "STOPPED"];
+
+/// DISPLAY CHSTATUS fields of a SVRCONN channel instance (one client socket), in MQ's
+/// names for server-connection channels.
+pub static CHSTATUS_SVRCONN_FIELDS: &[StatusField<ChannelInstanceStatus>] = &[
+    StatusField {
+        keyword: "STATUS",
+        kind: FieldKind::Keyword(BINDING_RUNNING),
+        doc: "BINDING: the client is handshaking (hello or first MQCONN not done; closed after HandshakeTimeout); RUNNING: a conversation connected.",
+        get: |c| FieldValue::Keyword(if c.running { "RUNNING" } else { "BINDING" }),
+    },
+    StatusField {
+        keyword: "CONNAME",
+        kind: FieldKind::Text,
+        doc: "Client address.",
+        get: |c| FieldValue::Text(c.connection_name.clone()),
+    },
+    StatusField {
+        keyword: "CURSHCNV",
+        kind: FieldKind::Int,
+        doc: "Conversations on the socket now.",
+        get: |c| count(c.current_conversations),
+    },
+    StatusField {
+        keyword: "MAXSHCNV",
+        kind: FieldKind::Int,
+        doc: "Conversations the socket may carry (negotiated SHARECNV; 0 before the hello).",
+        get: |c| count(c.max_conversations),
+    },
+    StatusField {
+        keyword: "HBINT",
+        kind: FieldKind::Int,
+        doc: "Negotiated heartbeat interval, seconds.",
+        get: |c| count(c.heartbeat_interval),
+    },
+    StatusField {
+        keyword: "MAXMSGL",
+        kind: FieldKind::Int,
+        doc: "Negotiated maximum message length.",
+        get: |c| count(c.max_msg_length),
+    },
+    StatusField {
+        keyword: "RAPPLTAG",
+        kind: FieldKind::Text,
+        doc: "Application name the client sent in its hello.",
+        get: |c| FieldValue::Text(c.remote_application.clone()),
+    },
+    StatusField {
+        keyword: "MSGS",
+        kind: FieldKind::Int,
+        doc: "MQI calls handled.",
+        get: |c| count(c.calls),
+    },
+    StatusField {
+        keyword: "BYTSSENT",
+        kind: FieldKind::Int,
+        doc: "Bytes sent to the client.",
+        get: |c| count(c.bytes_sent),
+    },
+    StatusField {
+        keyword: "BYTSRCVD",
+        kind: FieldKind::Int,
+        doc: "Bytes received from the client.",
+        get: |c| count(c.bytes_received),
+    },
+    StatusField {
+        keyword: "LSTMSGDA",
+        kind: FieldKind::Text,
+        doc: "Date of the last MQI call.",
+        get: |c| opt_date(c.last_call_ms),
+    },
+    StatusField {
+        keyword: "LSTMSGTI",
+        kind: FieldKind::Text,
+        doc: "Time of the last MQI call.",
+        get: |c| opt_time(c.last_call_ms),
+    },
+    StatusField {
+        keyword: "CHSTADA",
+        kind: FieldKind::Text,
+        doc: "Date the socket was accepted.",
+        get: |c| opt_date(Some(c.started_ms)),
+    },
+    StatusField {
+        keyword: "CHSTATI",
+        kind: FieldKind::Text,
+        doc: "Time the socket was accepted.",
+        get: |c| opt_time(Some(c.started_ms)),
     },
 ];
 

@@ -7,9 +7,9 @@
 //! rewrites that section.
 
 use crate::display::{
-    StatusField, CHSTATUS_CLIENT_FIELDS, CHSTATUS_FIELDS, CONN_FIELDS, CONN_HANDLE_FIELDS,
-    LSSTATUS_FIELDS, QMSTATUS_FIELDS, QSTATUS_HANDLE_FIELDS, QSTATUS_QUEUE_FIELDS,
-    QUEUE_LIVE_FIELDS,
+    StatusField, CHSTATUS_CLIENT_FIELDS, CHSTATUS_FIELDS, CHSTATUS_SVRCONN_FIELDS, CONN_FIELDS,
+    CONN_HANDLE_FIELDS, LSSTATUS_FIELDS, QMSTATUS_FIELDS, QSTATUS_HANDLE_FIELDS,
+    QSTATUS_QUEUE_FIELDS, QUEUE_LIVE_FIELDS,
 };
 use crate::messages::MESSAGES;
 use ferry_objects::channel::ChannelType;
@@ -137,7 +137,7 @@ pub fn render_attributes() -> String {
     for (title, table) in sections {
         let _ = write!(out, "### {title}\n\n{table}\n");
     }
-    let status: [(&str, String); 9] = [
+    let status: [(&str, String); 10] = [
         (
             "Live fields of DISPLAY QLOCAL / QUEUE",
             status_table(QUEUE_LIVE_FIELDS),
@@ -164,6 +164,10 @@ pub fn render_attributes() -> String {
         (
             "DISPLAY CHSTATUS CHLTYPE(AMQP) CLIENTID(...): one record per client",
             status_table(CHSTATUS_CLIENT_FIELDS),
+        ),
+        (
+            "DISPLAY CHSTATUS CHLTYPE(SVRCONN): one record per client socket",
+            status_table(CHSTATUS_SVRCONN_FIELDS),
         ),
     ];
     for (title, table) in status {

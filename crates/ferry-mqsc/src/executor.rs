@@ -12,8 +12,8 @@ use crate::command::{
 };
 use crate::display::{
     attr_field, date_time, render_block, ConnHandle, Field, FieldValue, CHSTATUS_CLIENT_FIELDS,
-    CHSTATUS_FIELDS, CONN_FIELDS, CONN_HANDLE_FIELDS, LSSTATUS_FIELDS, QMSTATUS_FIELDS,
-    QSTATUS_HANDLE_FIELDS, QSTATUS_QUEUE_FIELDS, QUEUE_LIVE_FIELDS,
+    CHSTATUS_FIELDS, CHSTATUS_SVRCONN_FIELDS, CONN_FIELDS, CONN_HANDLE_FIELDS, LSSTATUS_FIELDS,
+    QMSTATUS_FIELDS, QSTATUS_HANDLE_FIELDS, QSTATUS_QUEUE_FIELDS, QUEUE_LIVE_FIELDS,
 };
 use crate::error::ParseError;
 use crate::messages::MsgId;
@@ -527,6 +527,15 @@ fn display_chstatus(
             ]
         };
         match client_id {
+            // A SVRCONN channel: one record per instance (client socket), as MQ shows
+            // server-connection channels.
+            None if s.channel_type == ChannelType::Svrconn => {
+                for i in &s.instances {
+                    let mut fields = head();
+                    fields.extend(CHSTATUS_SVRCONN_FIELDS.iter().map(|f| f.field(i)));
+                    blocks.push(fields);
+                }
+            }
             None => {
                 let mut fields = head();
                 fields.extend(CHSTATUS_FIELDS.iter().map(|f| f.field(&s)));
@@ -544,12 +553,14 @@ fn display_chstatus(
     if blocks.is_empty() {
         return CommandResult::failed(MsgId::StatusNotFound, &["Channel"]);
     }
-    display(
-        blocks,
-        selection,
-        &["CHANNEL", "CHLTYPE", "CLIENTID", "STATUS"],
-        MsgId::DisplayChannelStatus,
-    )
+    // SVRCONN instances show their address, as MQ's do; AMQP client records only when
+    // asked (their summaries have none).
+    let always: &[&str] = if client_id.is_none() {
+        &["CHANNEL", "CHLTYPE", "CLIENTID", "CONNAME", "STATUS"]
+    } else {
+        &["CHANNEL", "CHLTYPE", "CLIENTID", "STATUS"]
+    };
+    display(blocks, selection, always, MsgId::DisplayChannelStatus)
 }
 
 fn define_listener(

@@ -422,7 +422,7 @@ fn chstatus_clientid_shows_one_record_per_client() {
         ParseErrorKind::UnknownKeyword { .. }
     ));
     assert!(matches!(
-        parse_err("DIS CHS(*) CONNAME"),
+        parse_err("DIS CHS(*) CHLTYPE(AMQP) CONNAME"),
         ParseErrorKind::UnknownKeyword { .. }
     ));
     assert!(matches!(
@@ -476,9 +476,10 @@ fn chstatus_not_found_and_other_channel_types() {
         fails(&mut t, "DIS CHSTATUS(SYSTEM.DEF.AMQP)"),
         vec!["FRY8420I: Channel Status not found."]
     );
+    // SVRCONN channels have status once clients connect (crates/ferry/tests/native_limits.rs).
     assert_eq!(
         fails(&mut t, "DIS CHS(*) CHLTYPE(SVRCONN)"),
-        vec!["FRY9002E: DISPLAY CHSTATUS CHLTYPE(SVRCONN) is valid MQSC but Ferry does not support it yet."]
+        vec!["FRY8420I: Channel Status not found."]
     );
     assert!(matches!(
         parse_command("DIS CHS(*) CHLTYPE(SDR)"),

@@ -94,7 +94,7 @@ attribute_table! {
     max_msg_length: i32 = "MAXMSGL", Int { min: 0, max: 104_857_600 }, default 4_194_304,
         applies SVRCONN | AMQP, inq None, rw, "Longest message on the channel; the lower of both ends is used (2218).";
     heartbeat_interval: i32 = "HBINT", Int { min: 0, max: 999_999 }, default 300,
-        applies SVRCONN | AMQP, inq None, rw, "Seconds of silence before a heartbeat (SVRCONN: the larger of both ends is used); AMQP: the idle-time-out advertised (HBINT x 1000 ms), a client silent longer is disconnected; 0 off.";
+        applies SVRCONN | AMQP, inq None, rw, "Seconds of silence before a heartbeat (SVRCONN: the longest a client gets; a client proposing 0 or more gets HBINT); AMQP: the idle-time-out advertised (HBINT x 1000 ms), a client silent longer is disconnected; 0 off.";
     share_conversations: i32 = "SHARECNV", Int { min: 0, max: 999_999_999 }, default 10,
         applies SVRCONN, inq None, rw, "Conversations one TCP connection may carry (0 and 1: no sharing).";
     max_instances: i32 = "MAXINST", Int { min: 0, max: 999_999_999 }, default 999_999_999,

@@ -150,7 +150,11 @@ pub struct ListenerStatus {
 }
 
 /// DISPLAY CHSTATUS: one started channel (an AMQP channel that was started, running or
-/// stopped since). A channel never started has no status record, as in MQ (INACTIVE).
+/// stopped since), or a SVRCONN channel with client sockets (its [`instances`], one
+/// record each, as MQ shows server-connection channels). A channel never started, or a
+/// SVRCONN channel without sockets, has no status record, as in MQ (INACTIVE).
+///
+/// [`instances`]: ChannelStatus::instances
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ChannelStatus {
     /// CHANNEL: the channel's name.
@@ -176,6 +180,9 @@ pub struct ChannelStatus {
     pub last_message_ms: Option<u64>,
     /// The connected clients (CONNS counts them; CLIENTID(x) shows each).
     pub clients: Vec<ChannelClientStatus>,
+    /// SVRCONN: one record per channel instance (client socket); empty for AMQP.
+    #[serde(default)]
+    pub instances: Vec<ChannelInstanceStatus>,
 }
 
 impl ChannelStatus {
@@ -198,8 +205,41 @@ impl ChannelStatus {
             bytes_received: 0,
             last_message_ms: None,
             clients: Vec::new(),
+            instances: Vec::new(),
         }
     }
+}
+
+/// DISPLAY CHSTATUS of a SVRCONN channel: one channel instance, i.e. one client socket,
+/// from its accept (handshaking) to its close.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ChannelInstanceStatus {
+    /// STATUS: false (BINDING) while the client handshakes (its hello or its first MQCONN
+    /// not done yet), true (RUNNING) once a conversation connected.
+    pub running: bool,
+    /// CONNAME: the client's address.
+    pub connection_name: String,
+    /// CURSHCNV: conversations on the socket now.
+    pub current_conversations: u32,
+    /// MAXSHCNV: conversations the socket may carry (the negotiated SHARECNV; 0 before
+    /// the hello).
+    pub max_conversations: u32,
+    /// HBINT: the negotiated heartbeat interval in seconds.
+    pub heartbeat_interval: u32,
+    /// MAXMSGL: the negotiated maximum message length.
+    pub max_msg_length: u32,
+    /// RAPPLTAG: the application name the client sent in its hello.
+    pub remote_application: String,
+    /// MSGS: MQI calls handled (MQ counts MQI calls for server-connection channels).
+    pub calls: u64,
+    /// BYTSSENT: bytes sent to the client.
+    pub bytes_sent: u64,
+    /// BYTSRCVD: bytes received from the client.
+    pub bytes_received: u64,
+    /// LSTMSGDA/LSTMSGTI: the last MQI call, ms since epoch.
+    pub last_call_ms: Option<u64>,
+    /// CHSTADA/CHSTATI: when the socket was accepted, ms since epoch.
+    pub started_ms: u64,
 }
 
 /// DISPLAY CHSTATUS(x) CLIENTID(id): one client connected to an AMQP channel.

@@ -109,13 +109,18 @@ limits! {
     /// Seconds from accept until the client is connected.
     handshake_timeout_secs = "HandshakeTimeout", 10, 1, 3_600, "seconds",
         "Time from accept until the client is connected: native clients must send their hello and first MQCONN, AMQP clients their protocol headers, SASL and open.",
-        "The socket is closed (native: 2009 MQRC_CONNECTION_BROKEN at the client; AMQP: close with amqp:resource-limit-exceeded).";
+        "The socket is closed (native: a refused hello or a close notice with 2009 MQRC_CONNECTION_BROKEN, and FRY9271E; AMQP: close with amqp:resource-limit-exceeded).";
     /// Seconds a connection may go silent in the middle of a frame.
     partial_frame_timeout_secs = "PartialFrameTimeout", 30, 1, 3_600, "seconds",
         "Time a client may send nothing while a frame it started is incomplete (a slowloris that sends a header and stops).",
-        "The socket is closed and FRY9504E written, once per SuppressInterval.";
+        "The socket is closed (native: close notice 2009 and FRY9271E; AMQP: FRY9504E), once per SuppressInterval.";
 
     // ---- Native protocol (MQ clients) -------------------------------------------------
+    /// Bytes of replies a native socket may have waiting to be sent before its requests
+    /// are no longer read.
+    max_unsent_bytes = "MaxUnsentBytes", 1_048_576, 65_536, 1_073_741_824, "bytes",
+        "Replies to one native client socket not yet sent, because the client does not read them, before the queue manager stops reading that socket's requests. A single larger reply still goes out whole, and replies to gets that other applications' puts complete are added, so a socket holds at most this plus one reply per conversation.",
+        "Back-pressure, nothing fails: the socket's next requests wait in the network until the client reads its replies (its sends then block). A client that never reads is ended by heartbeats (FRY9259W).";
 
     // ---- AMQP 1.0 ---------------------------------------------------------------------
 
@@ -147,13 +152,29 @@ pub struct FixedLimit {
 pub const MAX_SELECTOR_LENGTH: usize = 10_240;
 
 /// Bounds fixed by a protocol or by MQ.
-pub const FIXED: &[FixedLimit] = &[FixedLimit {
-    name: "Selection string length (MQ_SELECTOR_LENGTH)",
-    value: MAX_SELECTOR_LENGTH as u64,
-    unit: "bytes",
-    what: "A selector given on MQOPEN (SelectionString) or in an AMQP source filter.",
-    when_hit: "MQOPEN fails with 2519 MQRC_SELECTION_STRING_ERROR; an AMQP attach is refused with amqp:invalid-field.",
-}];
+pub const FIXED: &[FixedLimit] = &[
+    FixedLimit {
+        name: "Selection string length (MQ_SELECTOR_LENGTH)",
+        value: MAX_SELECTOR_LENGTH as u64,
+        unit: "bytes",
+        what: "A selector given on MQOPEN (SelectionString) or in an AMQP source filter.",
+        when_hit: "MQOPEN fails with 2519 MQRC_SELECTION_STRING_ERROR; an AMQP attach is refused with amqp:invalid-field.",
+    },
+    FixedLimit {
+        name: "MQINQ selectors (SelectorCount)",
+        value: ferry_mqi::inquire::MAX_SELECTORS as u64,
+        unit: "selectors",
+        what: "Attribute selectors one MQINQ names (MQ's limit).",
+        when_hit: "MQINQ fails with 2066 MQRC_SELECTOR_LIMIT_EXCEEDED before any is looked at.",
+    },
+    FixedLimit {
+        name: "Native hello (MAX_HELLO_LEN)",
+        value: ferry_wire::handshake::MAX_HELLO_LEN as u64,
+        unit: "bytes",
+        what: "A native client's hello, the only thing read before the channel is known (docs/protocol.md §2).",
+        when_hit: "A refused ServerHello (2218) and the socket is closed; FRY9504E.",
+    },
+];
 
 /// A limit MQ administrators already set, with the object or stanza that holds it.
 #[derive(Debug, Clone, Copy)]
@@ -177,10 +198,22 @@ pub const MQ_KNOBS: &[MqKnob] = &[
         when_hit: "The client's connect fails with 2537 MQRC_CHANNEL_NOT_AVAILABLE; FRY9513E.",
     },
     MqKnob {
+        knob: "channel `MAXINST`",
+        default: || ChannelAttributes::default().max_instances.to_string(),
+        what: "Instances of one channel at once: native client sockets whose hello named the SVRCONN channel (handshaking or running), or connections to an AMQP channel.",
+        when_hit: "Native: the hello is refused with 2537 MQRC_CHANNEL_NOT_AVAILABLE naming MAXINST, FRY9489E; AMQP: close with amqp:resource-limit-exceeded.",
+    },
+    MqKnob {
+        knob: "channel `MAXINSTC`",
+        default: || ChannelAttributes::default().max_instances_per_client.to_string(),
+        what: "Instances of one channel at once from one client address.",
+        when_hit: "Native: the hello is refused with 2537 naming MAXINSTC, FRY9490E; AMQP: close with amqp:resource-limit-exceeded.",
+    },
+    MqKnob {
         knob: "channel `HBINT`",
         default: || ChannelAttributes::default().heartbeat_interval.to_string(),
-        what: "Heartbeat interval the server insists on: a native client that proposes 0 or more still gets the channel's interval; an AMQP channel announces it as its idle-time-out. Silent for twice the interval (plus 5 s) ends the connection.",
-        when_hit: "FRY9509E (native) or close with amqp:resource-limit-exceeded \"idle timeout\" (AMQP).",
+        what: "Heartbeat interval the server insists on: a native client that proposes 0 or more still gets the channel's interval (a shorter proposal is kept); an AMQP channel announces it as its idle-time-out. Silent for twice the interval (plus 5 s) ends the connection.",
+        when_hit: "FRY9259W (native) or close with amqp:resource-limit-exceeded \"idle timeout\" (AMQP).",
     },
     MqKnob {
         knob: "channel `MAXMSGL`",
@@ -269,6 +302,11 @@ impl Limits {
     /// HandshakeTimeout as a duration.
     pub fn handshake_timeout(&self) -> Duration {
         Duration::from_secs(self.handshake_timeout_secs)
+    }
+
+    /// MaxUnsentBytes as a byte count.
+    pub fn max_unsent(&self) -> usize {
+        usize::try_from(self.max_unsent_bytes).unwrap_or(usize::MAX)
     }
 
     /// PartialFrameTimeout as a duration.

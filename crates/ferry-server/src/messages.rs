@@ -110,6 +110,9 @@ catalogue! {
         "The peer sent data that breaks the Ferry protocol; only this connection was closed.", "Check the client program and its Ferry client library version.";
     CONNECTION_LOST = 9208 Warning "Error on receive from host {0}: {1}",
         "The connection ended without a disconnect; uncommitted work was backed out.", "None, if the application ended on purpose.";
+    CHANNEL_TIMED_OUT = 9271 Error "The connection from {0} timed out: {1}.",
+        "The client did not complete a stage of its connection in the time the queue manager allows (qm.ini Limits stanza: HandshakeTimeout from accept to the first MQCONN, PartialFrameTimeout for the rest of a frame it started); only this connection was closed, and its uncommitted work backed out.",
+        "Check the client and the network. A client that connects and then sends nothing, or stops in the middle of a frame, may be hostile; raise the limit only if legitimate clients are that slow.";
     HEARTBEAT_TIMEOUT = 9259 Warning "The connection from {0} sent nothing for {1} seconds and was ended.",
         "No data or heartbeat arrived within twice the negotiated heartbeat interval.", "Check the network and the client.";
     MAX_CHANNELS = 9513 Error "Connection from {0} refused: MaxChannels ({1}) reached.",
@@ -123,6 +126,12 @@ catalogue! {
     ACCEPT_FAILED = 9782 Error "Accepting a connection on {0} failed: {1}",
         "The operating system refused to hand over a waiting connection. When it ran out of file descriptors, the waiting connection was closed so the listener does not spin; the listener pauses briefly (up to a second) and accepts again.",
         "If the reason is 'Too many open files', find what holds them (DISPLAY CHSTATUS, ls /proc/PID/fd) and lower Limits/MaxConnections or raise the open-file limit.";
+    MAX_INSTANCES = 9489 Error "Connection from {0} refused: channel '{1}' has reached MAXINST({2}) instances.",
+        "The SVRCONN channel's MAXINST limit of simultaneous instances (client sockets whose hello was accepted) is reached: 2537 MQRC_CHANNEL_NOT_AVAILABLE.",
+        "Raise MAXINST with ALTER CHANNEL, or find the clients holding instances with DISPLAY CHSTATUS.";
+    MAX_INSTANCES_PER_CLIENT = 9490 Error "Connection from {0} refused: channel '{1}' has reached MAXINSTC({2}) instances from that address.",
+        "The SVRCONN channel's MAXINSTC limit of simultaneous instances from one client address is reached: 2537 MQRC_CHANNEL_NOT_AVAILABLE. Other addresses can still connect.",
+        "Raise MAXINSTC with ALTER CHANNEL, or find what holds the instances from that address with DISPLAY CHSTATUS.";
     LOG_SLOW_IO = 6729 Warning "A log {0} operation of {1} bytes on {2} took {3} microseconds, longer than the threshold of {4} microseconds ({5} slow operations since the last warning).",
         "A read (R) or write/sync (W) of the recovery log was slower than AMQ_IODELAY (microseconds; milliseconds with AMQ_IODELAY_INMS=YES). Persistent messaging waits for the log, so it slows down too. Warnings are written at most once a minute.",
         "Check the storage under LogPath: other load, a failing device, or a throttled volume.";

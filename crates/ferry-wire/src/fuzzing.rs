@@ -1,12 +1,19 @@
-//! One entry point that pushes arbitrary bytes through every decoder.
+//! Entry points that push arbitrary bytes through the decoders.
 //!
-//! The cargo-fuzz target `frame_decoder` (crates/ferry-wire/fuzz) calls
-//! [`decode_everything`], and a proptest in this crate's tests calls it too, so stable CI
-//! covers the same path. Besides "never panics", it checks that whatever decodes,
-//! re-encodes to something that decodes to the same value.
+//! The cargo-fuzz targets (crates/ferry-wire/fuzz) call them, and proptests in this
+//! crate's tests call them too, so stable CI covers the same paths:
+//!
+//! - `frame_decoder` → [`decode_everything`]: one buffer through every decoder; whatever
+//!   decodes re-encodes to something that decodes to the same value.
+//! - `inbound_sequence` → [`drive_inbound`]: a whole byte sequence (hello, then frames)
+//!   fed to [`Inbound`] in the reads a socket would make, as the server's socket task
+//!   does; it must take the same hellos and frames as one decode of the whole sequence,
+//!   whatever the split, and its buffer must grow with what was fed, never with what a
+//!   header claims.
 
-use bytes::BytesMut;
+use bytes::{BufMut, BytesMut};
 
+use crate::inbound::{Inbound, Received, READ_MAX};
 use crate::{
     decode_frame, encode_reply, encode_request, ClientHello, CloseNotice, Frame, Reply, Request,
     ServerHello,
@@ -73,4 +80,80 @@ fn check_frame(frame: &Frame) {
             assert_eq!(CloseNotice::decode(&again), Ok(notice));
         }
     }
+}
+
+/// What a whole sequence decodes to in one go: the hello and frames, and whether it
+/// ends in a protocol violation (the decoding stops there).
+fn decode_whole(stream: &[u8]) -> (Vec<Received>, bool) {
+    let mut buf = BytesMut::from(stream);
+    let mut got = Vec::new();
+    match ClientHello::decode(&mut buf) {
+        Ok(Some(h)) => got.push(Received::Hello(h)),
+        Ok(None) => return (got, false),
+        Err(_) => return (got, true),
+    }
+    loop {
+        match decode_frame(&mut buf, FUZZ_MAX_FRAME) {
+            Ok(Some(f)) => got.push(Received::Frame(f)),
+            Ok(None) => return (got, false),
+            Err(_) => return (got, true),
+        }
+    }
+}
+
+/// Feeds `data[1..]` to an [`Inbound`] in reads of sizes drawn from `data[0]` (each at
+/// most the room the buffer offers, as a socket read), taking every hello and frame
+/// after each read, with [`FUZZ_MAX_FRAME`] once the hello is in. Panics if the result
+/// differs from decoding the whole sequence at once, or if the buffer's allocation ever
+/// exceeds twice what was fed plus [`READ_MAX`] (a buffer sized by a header's claim).
+pub fn drive_inbound(data: &[u8]) {
+    let Some((&seed, stream)) = data.split_first() else {
+        return;
+    };
+    let (whole, whole_erred) = decode_whole(stream);
+    let mut inbound = Inbound::new();
+    let mut got = Vec::new();
+    let mut erred = false;
+    let mut fed = 0usize;
+    let mut rest = stream;
+    let mut state = u32::from(seed) * 2 + 1;
+    'feed: while !rest.is_empty() {
+        let buf = inbound.read_buffer();
+        let spare = buf.capacity() - buf.len();
+        assert!(spare > 0, "a read must be offered room");
+        // xorshift32: read sizes from 1 byte to the whole room.
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        let n = (1 + state as usize % spare).min(rest.len());
+        buf.put_slice(&rest[..n]);
+        inbound.filled(n);
+        fed += n;
+        rest = &rest[n..];
+        assert!(
+            inbound.allocated() <= 2 * (fed + READ_MAX),
+            "{} bytes allocated after {fed} bytes fed",
+            inbound.allocated()
+        );
+        loop {
+            match inbound.take() {
+                Ok(Some(r)) => {
+                    if matches!(r, Received::Hello(_)) {
+                        inbound.set_max_frame(FUZZ_MAX_FRAME);
+                    }
+                    got.push(r);
+                }
+                Ok(None) => break,
+                Err(_) => {
+                    erred = true;
+                    break 'feed;
+                }
+            }
+        }
+    }
+    assert_eq!(
+        erred, whole_erred,
+        "a violation is found whatever the split"
+    );
+    assert_eq!(got, whole, "the same hello and frames whatever the split");
 }

@@ -167,7 +167,8 @@ pub struct Negotiated {
     pub flags: HelloFlags,
     /// Largest message: the lower of the two, the server's when the client asked 0.
     pub max_msg_length: u32,
-    /// Heartbeat interval: 0 when either side wants none, else the larger (as MQ HBINT).
+    /// Heartbeat interval: the server's when the client proposes 0 or more, else the
+    /// client's shorter one; 0 only when the server's is 0 (see [`negotiate`]).
     pub heartbeat_interval: u32,
     /// Conversations per socket: the lower of the two (0 and 1 mean one).
     pub sharecnv: u32,
@@ -181,22 +182,34 @@ pub fn negotiate(client: &ClientHello, server: &ServerLimits) -> Negotiated {
     } else {
         client.max_msg_length.min(server.max_msg_length)
     };
-    let heartbeat_interval = if client.heartbeat_interval == 0 || server.heartbeat_interval == 0 {
-        0
-    } else {
-        client.heartbeat_interval.max(server.heartbeat_interval)
-    };
+    Negotiated {
+        minor: negotiate_minor(client.minor),
+        flags: client.flags & server.flags,
+        max_msg_length,
+        heartbeat_interval: negotiate_heartbeat(
+            client.heartbeat_interval,
+            server.heartbeat_interval,
+        ),
+        sharecnv: client.sharecnv.min(server.sharecnv),
+    }
+}
+
+/// The heartbeat interval of a socket: the server's interval (the channel's HBINT) is the
+/// longest a client gets, so a client that proposes none (0) or a longer one cannot make
+/// the server keep a dead or silent socket for ever; a client may ask for a shorter one.
+/// A server interval of 0 (HBINT(0)) turns heartbeats off whatever the client proposes.
+pub fn negotiate_heartbeat(client: u32, server: u32) -> u32 {
+    match client {
+        0 => server,
+        c => c.min(server),
+    }
+}
+
+fn negotiate_minor(client: u16) -> u16 {
     // PROTOCOL_MINOR is 0 today, which makes the `min` look pointless; it stops being so
     // with the first minor version.
     #[allow(clippy::unnecessary_min_or_max)]
-    let minor = client.minor.min(PROTOCOL_MINOR);
-    Negotiated {
-        minor,
-        flags: client.flags & server.flags,
-        max_msg_length,
-        heartbeat_interval,
-        sharecnv: client.sharecnv.min(server.sharecnv),
-    }
+    client.min(PROTOCOL_MINOR)
 }
 
 fn begin_hello(out: &mut BytesMut, kind: u8) -> usize {
@@ -428,12 +441,32 @@ mod tests {
         c.flags = HelloFlags::TLS;
         let n = negotiate(&c, &limits);
         assert_eq!(n.max_msg_length, 1 << 20);
-        assert_eq!(n.heartbeat_interval, 300);
+        assert_eq!(
+            n.heartbeat_interval, 60,
+            "a shorter interval is the client's to ask"
+        );
         assert_eq!(n.sharecnv, 10);
         assert_eq!(n.flags, HelloFlags::empty());
         c.heartbeat_interval = 0;
         c.max_msg_length = 100;
         let n = negotiate(&c, &limits);
-        assert_eq!((n.heartbeat_interval, n.max_msg_length), (0, 100));
+        assert_eq!(
+            (n.heartbeat_interval, n.max_msg_length),
+            (300, 100),
+            "a client that wants no heartbeats gets the server's"
+        );
+    }
+
+    proptest::proptest! {
+        /// The server's interval bounds every socket's; only HBINT(0) gives none.
+        #[test]
+        fn the_heartbeat_is_never_longer_than_the_servers(client: u32, server: u32) {
+            let hb = negotiate_heartbeat(client, server);
+            proptest::prop_assert!(hb <= server);
+            proptest::prop_assert_eq!(hb == 0, server == 0);
+            if client != 0 && client <= server {
+                proptest::prop_assert_eq!(hb, client);
+            }
+        }
     }
 }

@@ -35,6 +35,7 @@ pub mod error;
 pub mod frame;
 pub mod fuzzing;
 pub mod handshake;
+pub mod inbound;
 pub mod notice;
 pub mod reply;
 pub mod request;
@@ -46,9 +47,10 @@ pub use frame::{
     HEADER_LEN, SOCKET_CONVERSATION,
 };
 pub use handshake::{
-    negotiate, ClientHello, HelloFlags, Negotiated, ServerHello, ServerLimits, MAGIC,
-    PROTOCOL_MAJOR, PROTOCOL_MINOR,
+    negotiate, negotiate_heartbeat, ClientHello, HelloFlags, Negotiated, ServerHello, ServerLimits,
+    MAGIC, PROTOCOL_MAJOR, PROTOCOL_MINOR,
 };
+pub use inbound::{Inbound, Received};
 pub use notice::CloseNotice;
 pub use reply::{encode_reply, MqscOutput, Reply};
 pub use request::{encode_request, ConnRequest, Request};

@@ -1,5 +1,7 @@
 //! Property tests: every request and reply round-trips through a frame, truncated input
-//! never panics, and arbitrary bytes never panic the decoders.
+//! never panics, arbitrary bytes never panic the decoders, and a whole connection's bytes
+//! (hello, frames, maybe a lying header) come out of the server's inbound buffer the same
+//! whatever the reads they arrive in.
 
 use bytes::{Bytes, BytesMut};
 use ferry_mqi::{
@@ -14,6 +16,8 @@ use ferry_wire::{
 use proptest::prelude::*;
 
 const MAX: u32 = 1 << 20;
+/// A frame header's length.
+const HEADER: u32 = ferry_wire::HEADER_LEN as u32;
 
 fn fixed<const N: usize>() -> impl Strategy<Value = FixedStr<N>> {
     proptest::string::string_regex(&format!("[A-Za-z0-9./_%* ]{{0,{N}}}"))
@@ -271,6 +275,37 @@ proptest! {
     #[test]
     fn arbitrary_bytes_never_panic(data in proptest::collection::vec(any::<u8>(), 0..512)) {
         fuzzing::decode_everything(&data);
+    }
+
+    #[test]
+    fn a_connection_decodes_the_same_whatever_the_reads(
+        requests in proptest::collection::vec(request(), 0..12),
+        claim in proptest::option::of((HEADER..MAX, any::<prop::sample::Index>())),
+        seed in any::<u8>(),
+    ) {
+        // A hello, requests, and perhaps a header claiming up to 1 MiB followed by part
+        // of what it claims: the buffer must not reserve the claim.
+        let mut stream = BytesMut::new();
+        ferry_wire::ClientHello::default().encode(&mut stream).unwrap();
+        for (i, req) in requests.iter().enumerate() {
+            encode_request(1, i as u32, req, &mut stream).unwrap();
+        }
+        if let Some((len, sent)) = claim {
+            let mut header = BytesMut::new();
+            encode_request(1, 99, &Request::Cmit, &mut header).unwrap();
+            header[..4].copy_from_slice(&len.to_le_bytes());
+            stream.extend_from_slice(&header);
+            let more = sent.index((len as usize - header.len()).min(8 * 1024) + 1);
+            stream.extend(std::iter::repeat_n(0u8, more));
+        }
+        let mut data = vec![seed];
+        data.extend_from_slice(&stream);
+        fuzzing::drive_inbound(&data);
+    }
+
+    #[test]
+    fn arbitrary_sequences_never_panic(data in proptest::collection::vec(any::<u8>(), 0..1024)) {
+        fuzzing::drive_inbound(&data);
     }
 
     #[test]

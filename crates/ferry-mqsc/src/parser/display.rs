@@ -9,9 +9,9 @@ use crate::command::{
     Command, ConnType, Filter, FilterValue, NamePattern, Op, QueueStatusType, Request, Selection,
 };
 use crate::display::{
-    FieldKind, StatusField, CHSTATUS_CLIENT_FIELDS, CHSTATUS_FIELDS, CONN_FIELDS,
-    CONN_HANDLE_FIELDS, QMSTATUS_FIELDS, QSTATUS_HANDLE_FIELDS, QSTATUS_QUEUE_FIELDS,
-    QUEUE_LIVE_FIELDS,
+    FieldKind, StatusField, CHSTATUS_CLIENT_FIELDS, CHSTATUS_FIELDS, CHSTATUS_STATUSES,
+    CHSTATUS_SVRCONN_FIELDS, CONN_FIELDS, CONN_HANDLE_FIELDS, QMSTATUS_FIELDS,
+    QSTATUS_HANDLE_FIELDS, QSTATUS_QUEUE_FIELDS, QUEUE_LIVE_FIELDS,
 };
 use crate::error::{ParseError, ParseErrorKind as K};
 use crate::lexer::TokenKind;
@@ -394,7 +394,8 @@ impl Parser<'_> {
         })
     }
 
-    /// DISPLAY CHSTATUS(generic) [CHLTYPE(AMQP)] [CLIENTID(generic)] [ALL | fields] [WHERE].
+    /// DISPLAY CHSTATUS(generic) [CHLTYPE(AMQP | SVRCONN)] [CLIENTID(generic)]
+    /// [ALL | fields] [WHERE]. Without CHLTYPE the fields of both types are understood.
     pub(super) fn display_chstatus(
         &self,
         obj: &Param,
@@ -405,13 +406,7 @@ impl Parser<'_> {
         let channel_type = match self.take_option(&mut rest, "CHLTYPE")? {
             None => None,
             Some((value, pos)) => match self.channel_type(value, pos)? {
-                Ok(ChannelType::Amqp) => Some(ChannelType::Amqp),
-                // Client connections are shown by DISPLAY CONN until SVRCONN status exists.
-                Ok(other) => {
-                    return Ok(Command::Unsupported {
-                        what: format!("DISPLAY CHSTATUS CHLTYPE({})", other.keyword()),
-                    })
-                }
+                Ok(t) => Some(t),
                 Err(unsupported) => return Ok(unsupported),
             },
         };
@@ -421,10 +416,16 @@ impl Parser<'_> {
             if kw == "CHLTYPE" {
                 return Some(("CHLTYPE", FilterKind::Keyword(ChannelType::KEYWORDS)));
             }
+            // CLIENTID records are AMQP clients'.
             if detail {
-                field_vocab(CHSTATUS_CLIENT_FIELDS, kw)
-            } else {
-                field_vocab(CHSTATUS_FIELDS, kw)
+                return field_vocab(CHSTATUS_CLIENT_FIELDS, kw);
+            }
+            match channel_type {
+                Some(ChannelType::Amqp) => field_vocab(CHSTATUS_FIELDS, kw),
+                Some(_) => field_vocab(CHSTATUS_SVRCONN_FIELDS, kw),
+                None if kw == "STATUS" => Some(("STATUS", FilterKind::Keyword(CHSTATUS_STATUSES))),
+                None => field_vocab(CHSTATUS_FIELDS, kw)
+                    .or_else(|| field_vocab(CHSTATUS_SVRCONN_FIELDS, kw)),
             }
         };
         let selection = self.selection(name, &rest, "CHSTATUS", &vocab, true)?;

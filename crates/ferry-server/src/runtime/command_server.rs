@@ -8,6 +8,7 @@ use super::amqp;
 use super::clock;
 use super::listeners;
 use super::server::Server;
+use super::socket;
 use ferry_mqsc::command::NamePattern;
 use ferry_mqsc::AdminTarget;
 use ferry_objects::status::{
@@ -114,7 +115,9 @@ impl AdminTarget for Target<'_> {
         amqp::stop(self.server, name, mode)
     }
     fn channel_status(&self, name: &NamePattern) -> Vec<ChannelStatus> {
-        amqp::status(self.server, |n| name.matches(n))
+        let mut status = amqp::status(self.server, |n| name.matches(n));
+        status.extend(socket::channel_status(self.server, |n| name.matches(n)));
+        status
     }
     fn listener(&self, name: &str) -> Option<ListenerDefinition> {
         self.server.engine.borrow().listener(name)

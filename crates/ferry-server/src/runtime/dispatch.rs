@@ -260,6 +260,10 @@ fn handle(
                 }
             }
         }
+        // MQ's bound on SelectorCount, checked before any work: the count is the client's.
+        Request::Inq { selectors, .. } if selectors.len() > ferry_mqi::inquire::MAX_SELECTORS => {
+            fail(Verb::Inq, ReasonCode::SelectorLimitExceeded)
+        }
         Request::Inq { hobj, selectors } => {
             match server
                 .with_engine(|e, _now, _fx| e.inquire(conn, ferry_engine::Hobj(hobj), &selectors))
@@ -342,6 +346,7 @@ fn connect(
     match server.with_engine(|e, now, _fx| e.connect(info, now)) {
         Ok(conn) => {
             socket.conversations.borrow_mut().insert(conv, conn);
+            socket.mark_connected();
             server.conversations.set(server.conversations.get() + 1);
             Reply::Conn {
                 status: Status::OK,

@@ -14,7 +14,7 @@
 use super::admission::{Admission, Budget};
 use super::clock;
 use super::logging::{LogUse, RecoveryLog};
-use super::socket::SocketShared;
+use super::socket::{ChannelInstance, SocketShared};
 use crate::catalogue_store;
 use crate::error_log::ErrorLog;
 use crate::home::QmgrPaths;
@@ -136,6 +136,11 @@ pub struct Server {
     pub conversations: Cell<u64>,
     /// Sockets, for closing them all at an immediate stop.
     pub sockets: RefCell<Vec<std::rc::Weak<SocketShared>>>,
+    /// SVRCONN channel instances (client sockets over TCP) from accept to close, in
+    /// accept order: MAXINST and MAXINSTC count them.
+    pub channel_instances: RefCell<BTreeMap<u64, Rc<ChannelInstance>>>,
+    /// The id of the next channel instance.
+    pub next_channel_instance: Cell<u64>,
     /// Wakes the wait-expiry timer when an earlier deadline appears.
     pub timer_wake: Notify,
     /// The deadline the timer sleeps until.
@@ -183,6 +188,8 @@ impl Server {
             admission,
             conversations: Cell::new(0),
             sockets: RefCell::new(Vec::new()),
+            channel_instances: RefCell::new(BTreeMap::new()),
+            next_channel_instance: Cell::new(0),
             timer_wake: Notify::new(),
             timer_armed: Cell::new(None),
             lifecycle_wake: Notify::new(),

@@ -6,6 +6,11 @@
 //! waiting GET) land in the same buffer. A protocol violation sends a close notice and
 //! ends this socket only; its conversations are backed out as broken connections.
 //!
+//! A client cannot stall the socket in any stage: from accept to its first MQCONN it has
+//! HandshakeTimeout (qm.ini `Limits:`), and once it has started a frame, PartialFrameTimeout
+//! between two reads of it; past either the socket is closed with FRY9271E. Once
+//! connected, heartbeats (the channel's HBINT, docs/protocol.md §7) find a silent peer.
+//!
 //! A reply that must wait for the recovery log (a persistent put or get outside
 //! syncpoint, a commit of persistent work) is encoded into the socket's *held* buffer
 //! with the LSN it waits for; when a flush makes the log durable past that LSN the held
@@ -18,8 +23,10 @@ use crate::messages;
 use bytes::BytesMut;
 use ferry_engine::ConnId;
 use ferry_mqi::ReasonCode;
+use ferry_objects::channel::ChannelType;
+use ferry_objects::status::{ChannelInstanceStatus, ChannelStatus};
 use ferry_wire::{
-    decode_frame, max_frame_len, negotiate, ClientHello, CloseNotice, HelloFlags, Negotiated,
+    max_frame_len, negotiate, ClientHello, CloseNotice, HelloFlags, Inbound, Negotiated, Received,
     Reply, ServerHello, ServerLimits, Status, Verb, WireError,
 };
 use foldhash::{HashMap, HashMapExt};
@@ -45,6 +52,123 @@ pub enum Transport {
     },
 }
 
+/// A client socket on a SVRCONN channel, from accept to close (bindings sockets are not
+/// channel instances): MAXINST and MAXINSTC count the ones whose hello was admitted, and
+/// DISPLAY CHSTATUS shows every one (see [`channel_status`]).
+#[derive(Debug)]
+pub struct ChannelInstance {
+    /// The client's address (CONNAME).
+    pub peer: String,
+    /// When it was accepted, ms since epoch (CHSTADA/CHSTATI).
+    pub started_ms: u64,
+    /// The channel its hello named, once admitted; empty before.
+    pub channel: RefCell<String>,
+    /// The application name of its hello (RAPPLTAG).
+    pub appl_name: RefCell<String>,
+    /// The socket once the hello is admitted: conversations, negotiated values, counters.
+    pub socket: RefCell<std::rc::Weak<SocketShared>>,
+}
+
+impl ChannelInstance {
+    /// Its DISPLAY CHSTATUS record.
+    fn status(&self) -> ChannelInstanceStatus {
+        let mut st = ChannelInstanceStatus {
+            connection_name: self.peer.clone(),
+            remote_application: self.appl_name.borrow().clone(),
+            started_ms: self.started_ms,
+            ..ChannelInstanceStatus::default()
+        };
+        if let Some(s) = self.socket.borrow().upgrade() {
+            st.running = s.connected.get();
+            st.current_conversations =
+                u32::try_from(s.conversations.borrow().len()).unwrap_or(u32::MAX);
+            st.max_conversations = s.negotiated.sharecnv;
+            st.heartbeat_interval = s.negotiated.heartbeat_interval;
+            st.max_msg_length = s.negotiated.max_msg_length;
+            st.calls = s.calls.get();
+            st.bytes_sent = s.bytes_sent.get();
+            st.bytes_received = s.bytes_received.get();
+            st.last_call_ms = s.last_call_ms.get();
+        }
+        st
+    }
+}
+
+/// DISPLAY CHSTATUS of SVRCONN channels whose name `matches`: one record per channel,
+/// holding one instance per socket, in accept order. Sockets that have not sent their
+/// hello yet belong to no channel: they show under a blank name (matched by `*`).
+pub fn channel_status(server: &Server, matches: impl Fn(&str) -> bool) -> Vec<ChannelStatus> {
+    let mut by_channel: std::collections::BTreeMap<String, ChannelStatus> = Default::default();
+    for i in server.channel_instances.borrow().values() {
+        let name = i.channel.borrow().clone();
+        if !matches(&name) {
+            continue;
+        }
+        by_channel
+            .entry(name.clone())
+            .or_insert_with(|| ChannelStatus::new(name, ChannelType::Svrconn, true, 0))
+            .instances
+            .push(i.status());
+    }
+    by_channel.into_values().collect()
+}
+
+/// Keeps a [`ChannelInstance`] in the server's registry while its socket is served, and
+/// counts it in MaxChannels once admitted; the drop undoes both, however the task ends.
+struct Registered {
+    server: Rc<Server>,
+    id: u64,
+    instance: Rc<ChannelInstance>,
+    /// Counted in `Server::client_sockets` (MaxChannels).
+    admitted: Cell<bool>,
+}
+
+impl Registered {
+    fn new(server: &Rc<Server>, peer: &str) -> Self {
+        let id = server.next_channel_instance.get();
+        server.next_channel_instance.set(id + 1);
+        let instance = Rc::new(ChannelInstance {
+            peer: peer.to_string(),
+            started_ms: super::clock::now().0,
+            channel: RefCell::new(String::new()),
+            appl_name: RefCell::new(String::new()),
+            socket: RefCell::new(std::rc::Weak::new()),
+        });
+        server
+            .channel_instances
+            .borrow_mut()
+            .insert(id, instance.clone());
+        Registered {
+            server: server.clone(),
+            id,
+            instance,
+            admitted: Cell::new(false),
+        }
+    }
+
+    /// The hello was admitted on `channel`: the instance counts in MAXINST, MAXINSTC and
+    /// MaxChannels from now, before anything else can be admitted.
+    fn admit(&self, channel: &str) {
+        *self.instance.channel.borrow_mut() = channel.to_string();
+        if !self.admitted.replace(true) {
+            let sockets = &self.server.client_sockets;
+            sockets.set(sockets.get() + 1);
+        }
+    }
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        if self.admitted.get() {
+            let sockets = &self.server.client_sockets;
+            sockets.set(sockets.get().saturating_sub(1));
+        }
+        if let Ok(mut instances) = self.server.channel_instances.try_borrow_mut() {
+            instances.remove(&self.id);
+        }
+    }
+}
+
 /// One reply in the held buffer.
 struct HeldMark {
     /// Released when the durable LSN reaches this.
@@ -66,10 +190,27 @@ pub struct SocketShared {
     held_marks: RefCell<VecDeque<HeldMark>>,
     /// Wakes the writer.
     wake_writer: Notify,
+    /// Bytes the writer is writing now (split off `out`).
+    in_flight: Cell<usize>,
+    /// Set while the reader waits for the unsent replies to drain (MaxUnsentBytes).
+    reader_paused: Cell<bool>,
+    /// Wakes a paused reader: a write finished, or the socket is closing.
+    drained: Notify,
     /// Set when the socket is closing: no more replies are queued.
     closing: Cell<bool>,
     /// Frames received (for the heartbeat check).
     received: Cell<u64>,
+    /// Set by the first MQCONN accepted on the socket: the handshake is over
+    /// (HandshakeTimeout no longer applies).
+    connected: Cell<bool>,
+    /// MQI calls handled (DISPLAY CHSTATUS MSGS).
+    calls: Cell<u64>,
+    /// Bytes read from the socket (BYTSRCVD).
+    bytes_received: Cell<u64>,
+    /// Bytes written to the socket (BYTSSENT).
+    bytes_sent: Cell<u64>,
+    /// When the last MQI call came, ms since epoch (LSTMSGDA/LSTMSGTI).
+    last_call_ms: Cell<Option<u64>>,
     /// Conversations: id → engine connection.
     pub conversations: RefCell<HashMap<u32, ConnId>>,
     /// How the socket came.
@@ -89,6 +230,9 @@ impl SocketShared {
         let was_empty = {
             let mut out = self.out.borrow_mut();
             let was_empty = out.is_empty();
+            if out.capacity() - out.len() < OUT_CHUNK / 4 {
+                out.reserve(OUT_CHUNK);
+            }
             Server::encode(&mut out, conversation, request_id, reply);
             was_empty
         };
@@ -180,6 +324,13 @@ impl SocketShared {
         let _ = notice.encode(&mut self.out.borrow_mut());
         self.closing.set(true);
         self.wake_writer.notify_one();
+        self.drained.notify_one();
+    }
+
+    /// Bytes of replies not yet sent: queued, held for the log, or being written. The
+    /// reader stops reading requests while this is above MaxUnsentBytes.
+    pub fn unsent(&self) -> usize {
+        self.out.borrow().len() + self.held.borrow().len() + self.in_flight.get()
     }
 
     /// The CONNAME DISPLAY CONN shows.
@@ -202,12 +353,60 @@ impl SocketShared {
     pub fn is_closing(&self) -> bool {
         self.closing.get()
     }
+
+    /// Records that a conversation connected: the socket's handshake is complete.
+    pub fn mark_connected(&self) {
+        self.connected.set(true);
+    }
 }
 
-/// Largest handshake we read before giving up on a peer that sends garbage.
-const HELLO_TIMEOUT: Duration = Duration::from_secs(30);
-/// Size reserved for each read: many frames per read.
-const READ_CHUNK: usize = 64 * 1024;
+/// Room reserved in an empty output buffer for the replies to come: an idle socket
+/// holds no more (the buffer is allocated on the first reply, kept while the socket is
+/// busy and given back when it has grown past [`ferry_wire::inbound::READ_MAX`]).
+const OUT_CHUNK: usize = 4 * 1024;
+
+/// How long a refusal or a hello answer may take to write: a peer that does not read
+/// cannot hold the task.
+const ANSWER_WRITE_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// A stage a client stalled in ([`ReadEnd::TimedOut`]).
+#[derive(Clone, Copy, Debug)]
+enum Stall {
+    /// No hello or no MQCONN within HandshakeTimeout of the accept.
+    Handshake,
+    /// Nothing more of a frame it started within PartialFrameTimeout.
+    PartialFrame,
+}
+
+impl Stall {
+    /// What happened, for the error log and the close notice.
+    fn describe(self, server: &Server, hello_done: bool) -> String {
+        let limits = &server.ini.limits;
+        match self {
+            Stall::Handshake => format!(
+                "no {} within HandshakeTimeout ({} s) of the connection",
+                if hello_done { "MQCONN" } else { "hello" },
+                limits.handshake_timeout_secs
+            ),
+            Stall::PartialFrame => format!(
+                "nothing more of a frame it started for PartialFrameTimeout ({} s)",
+                limits.partial_frame_timeout_secs
+            ),
+        }
+    }
+}
+
+/// Writes a hello answer (or refusal), giving up on a peer that does not read.
+async fn answer_hello<W: AsyncWrite + Unpin>(writer: &mut W, hello: &ServerHello) -> bool {
+    let mut out = BytesMut::new();
+    if hello.encode(&mut out).is_err() {
+        return false;
+    }
+    matches!(
+        tokio::time::timeout(ANSWER_WRITE_TIMEOUT, writer.write_all(&out)).await,
+        Ok(Ok(()))
+    )
+}
 
 /// Serves one socket until it closes.
 pub async fn serve<R, W>(server: Rc<Server>, mut reader: R, mut writer: W, transport: Transport)
@@ -221,8 +420,20 @@ where
             format!("bindings pid {}", pid.map_or("?".into(), |p| p.to_string()))
         }
     };
-    let mut inbuf = BytesMut::with_capacity(READ_CHUNK);
-    let hello = match tokio::time::timeout(HELLO_TIMEOUT, read_hello(&mut reader, &mut inbuf)).await
+    let registered = match &transport {
+        Transport::Tcp { peer } => Some(Registered::new(&server, peer)),
+        Transport::Bindings { .. } => None,
+    };
+    // HandshakeTimeout runs from the accept to the first MQCONN.
+    let handshake_deadline = tokio::time::Instant::now() + server.ini.limits.handshake_timeout();
+    // The read buffer grows with what arrives, never with what a header claims.
+    let mut inbound = Inbound::new();
+    let mut hello_bytes = 0u64;
+    let hello = match tokio::time::timeout_at(
+        handshake_deadline,
+        read_hello(&mut reader, &mut inbound, &mut hello_bytes),
+    )
+    .await
     {
         Ok(Ok(Some(h))) => h,
         Ok(Ok(None)) => return,
@@ -231,39 +442,58 @@ where
                 .error_log
                 .borrow_mut()
                 .write(&messages::PROTOCOL_ERROR, &[&peer_text, &e]);
-            let mut out = BytesMut::new();
-            let _ = ServerHello::refuse(e.reason(), e.to_string()).encode(&mut out);
-            let _ = writer.write_all(&out).await;
+            answer_hello(&mut writer, &ServerHello::refuse(e.reason(), e.to_string())).await;
             return;
         }
-        Err(_) => return,
+        Err(_) => {
+            let why = Stall::Handshake.describe(&server, false);
+            server
+                .error_log
+                .borrow_mut()
+                .write(&messages::CHANNEL_TIMED_OUT, &[&peer_text, &why]);
+            answer_hello(
+                &mut writer,
+                &ServerHello::refuse(ReasonCode::ConnectionBroken, why),
+            )
+            .await;
+            return;
+        }
     };
     let (answer, negotiated) = admit(&server, &hello, &transport, &peer_text);
-    let mut out = BytesMut::new();
-    if answer.encode(&mut out).is_err() {
-        return;
+    if let Some(r) = &registered {
+        *r.instance.appl_name.borrow_mut() = hello.appl_name.as_str().to_string();
+        if negotiated.is_some() {
+            r.admit(hello.channel.as_str());
+        }
     }
-    if writer.write_all(&out).await.is_err() {
+    if !answer_hello(&mut writer, &answer).await {
         return;
     }
     let Some(negotiated) = negotiated else { return };
 
-    let is_tcp = matches!(transport, Transport::Tcp { .. });
     let shared = Rc::new(SocketShared {
-        out: RefCell::new(BytesMut::with_capacity(READ_CHUNK)),
+        out: RefCell::new(BytesMut::new()),
         held: RefCell::new(BytesMut::new()),
         held_marks: RefCell::new(VecDeque::new()),
         wake_writer: Notify::new(),
+        in_flight: Cell::new(0),
+        reader_paused: Cell::new(false),
+        drained: Notify::new(),
         closing: Cell::new(false),
         received: Cell::new(0),
+        connected: Cell::new(false),
+        calls: Cell::new(0),
+        bytes_received: Cell::new(hello_bytes),
+        bytes_sent: Cell::new(0),
+        last_call_ms: Cell::new(None),
         conversations: RefCell::new(HashMap::new()),
         transport,
         channel: hello.channel.as_str().to_string(),
         negotiated,
     });
     server.register_socket(&shared);
-    if is_tcp {
-        server.client_sockets.set(server.client_sockets.get() + 1);
+    if let Some(r) = &registered {
+        *r.instance.socket.borrow_mut() = Rc::downgrade(&shared);
     }
 
     let writer_task = tokio::task::spawn_local(write_loop(shared.clone(), writer));
@@ -275,8 +505,15 @@ where
         ))
     });
 
-    let max_frame = max_frame_len(negotiated.max_msg_length);
-    let end = read_loop(&server, &shared, &mut reader, &mut inbuf, max_frame).await;
+    inbound.set_max_frame(max_frame_len(negotiated.max_msg_length));
+    let end = read_loop(
+        &server,
+        &shared,
+        &mut reader,
+        &mut inbound,
+        handshake_deadline,
+    )
+    .await;
     match end {
         ReadEnd::Eof => {}
         ReadEnd::Io(e) => {
@@ -293,6 +530,14 @@ where
                 .borrow_mut()
                 .write(&messages::PROTOCOL_ERROR, &[&peer_text, &e]);
             shared.close_with(e.reason(), &e.to_string());
+        }
+        ReadEnd::TimedOut(stall) => {
+            let why = stall.describe(&server, true);
+            server
+                .error_log
+                .borrow_mut()
+                .write(&messages::CHANNEL_TIMED_OUT, &[&peer_text, &why]);
+            shared.close_with(ReasonCode::ConnectionBroken, &why);
         }
         ReadEnd::Closing => {}
     }
@@ -311,27 +556,43 @@ where
     if let Some(h) = heartbeat_task {
         h.abort();
     }
-    let _ = tokio::time::timeout(Duration::from_secs(5), writer_task).await;
-    if is_tcp {
-        server
-            .client_sockets
-            .set(server.client_sockets.get().saturating_sub(1));
+    // A peer that does not read cannot keep the writer (and the socket) for ever.
+    let writer_abort = writer_task.abort_handle();
+    if tokio::time::timeout(Duration::from_secs(5), writer_task)
+        .await
+        .is_err()
+    {
+        writer_abort.abort();
     }
+    // The instance leaves the registry and MaxChannels when `registered` drops, now.
+    drop(registered);
     server.lifecycle_wake.notify_one();
 }
 
+/// Reads the client hello (at most [`ferry_wire::handshake::MAX_HELLO_LEN`] bytes are
+/// buffered for it); `None` when the peer goes before sending it. Counts the bytes read.
 async fn read_hello<R: AsyncRead + Unpin>(
     reader: &mut R,
-    inbuf: &mut BytesMut,
+    inbound: &mut Inbound,
+    bytes_read: &mut u64,
 ) -> Result<Option<ClientHello>, WireError> {
     loop {
-        if let Some(h) = ClientHello::decode(inbuf)? {
-            return Ok(Some(h));
+        match inbound.take()? {
+            Some(Received::Hello(h)) => return Ok(Some(h)),
+            Some(Received::Frame(f)) => {
+                return Err(WireError::UnexpectedVerb {
+                    verb: f.verb.code(),
+                    expected: "ClientHello",
+                })
+            }
+            None => {}
         }
-        inbuf.reserve(4096);
-        match reader.read_buf(inbuf).await {
+        match reader.read_buf(inbound.read_buffer()).await {
             Ok(0) | Err(_) => return Ok(None),
-            Ok(_) => {}
+            Ok(n) => {
+                inbound.filled(n);
+                *bytes_read += n as u64;
+            }
         }
     }
 }
@@ -395,6 +656,16 @@ fn admit(
                 );
             }
             let a = &channel.attributes;
+            if let Some((message, keyword, limit)) = instances_exceeded(server, name, peer, a) {
+                server
+                    .error_log
+                    .borrow_mut()
+                    .write(message, &[&peer, &name, &limit]);
+                return refuse(
+                    ReasonCode::ChannelNotAvailable,
+                    format!("channel '{name}' has reached {keyword}({limit}) instances"),
+                );
+            }
             ServerLimits {
                 max_msg_length: u32::try_from(a.max_msg_length.min(qmgr_max)).unwrap_or(0),
                 heartbeat_interval: u32::try_from(a.heartbeat_interval).unwrap_or(0),
@@ -423,57 +694,177 @@ fn admit(
     (answer, Some(n))
 }
 
+/// Whether admitting one more instance of channel `name` from `peer` would pass its
+/// MAXINST or MAXINSTC: the message to log, the attribute and its value, if so.
+/// Instances are the sockets whose hello this channel admitted, handshaking or running.
+fn instances_exceeded(
+    server: &Server,
+    name: &str,
+    peer: &str,
+    a: &ferry_objects::ChannelAttributes,
+) -> Option<(&'static messages::Message, &'static str, i32)> {
+    let (mut on_channel, mut from_peer) = (0i64, 0i64);
+    for i in server.channel_instances.borrow().values() {
+        if *i.channel.borrow() == name {
+            on_channel += 1;
+            if i.peer == peer {
+                from_peer += 1;
+            }
+        }
+    }
+    if on_channel >= i64::from(a.max_instances) {
+        return Some((&messages::MAX_INSTANCES, "MAXINST", a.max_instances));
+    }
+    if from_peer >= i64::from(a.max_instances_per_client) {
+        return Some((
+            &messages::MAX_INSTANCES_PER_CLIENT,
+            "MAXINSTC",
+            a.max_instances_per_client,
+        ));
+    }
+    None
+}
+
 enum ReadEnd {
     Eof,
     Io(std::io::Error),
     Protocol(WireError),
+    /// The client stalled in a stage past its time limit.
+    TimedOut(Stall),
     Closing,
+}
+
+/// The deadline of the next read, and the stall it would be: HandshakeTimeout until the
+/// first MQCONN, PartialFrameTimeout while part of a frame waits for the rest (the
+/// earlier of the two when both apply); none for a connected socket between frames
+/// (heartbeats watch that).
+fn read_deadline(
+    server: &Server,
+    shared: &SocketShared,
+    partial: bool,
+    handshake_deadline: tokio::time::Instant,
+) -> Option<(tokio::time::Instant, Stall)> {
+    let handshake = (!shared.connected.get()).then_some((handshake_deadline, Stall::Handshake));
+    let partial = partial.then(|| {
+        (
+            tokio::time::Instant::now() + server.ini.limits.partial_frame_timeout(),
+            Stall::PartialFrame,
+        )
+    });
+    match (handshake, partial) {
+        (Some(h), Some(p)) => Some(if h.0 <= p.0 { h } else { p }),
+        (h, p) => h.or(p),
+    }
 }
 
 async fn read_loop<R: AsyncRead + Unpin>(
     server: &Rc<Server>,
     shared: &Rc<SocketShared>,
     reader: &mut R,
-    inbuf: &mut BytesMut,
-    max_frame: u32,
+    inbound: &mut Inbound,
+    handshake_deadline: tokio::time::Instant,
 ) -> ReadEnd {
+    let max_unsent = server.ini.limits.max_unsent();
     loop {
-        server.begin_batch();
-        let end = decode_batch(server, shared, inbuf, max_frame);
+        let now = server.begin_batch();
+        let calls = shared.calls.get();
+        let end = decode_batch(server, shared, inbound, max_unsent);
         server.end_batch();
+        if shared.calls.get() != calls {
+            shared.last_call_ms.set(Some(now.0));
+        }
         if let Some(end) = end {
             return end;
         }
         if shared.is_closing() {
             return ReadEnd::Closing;
         }
-        if inbuf.capacity() - inbuf.len() < READ_CHUNK / 4 {
-            inbuf.reserve(READ_CHUNK);
+        // Back-pressure: a client that does not read its replies is not read either.
+        if shared.unsent() > max_unsent {
+            if let Some(stall) = wait_drained(shared, max_unsent, handshake_deadline).await {
+                return ReadEnd::TimedOut(stall);
+            }
+            // Frames already read come first.
+            continue;
         }
-        match reader.read_buf(inbuf).await {
+        // Every complete frame was handled: what is left is part of one.
+        let deadline = read_deadline(server, shared, inbound.pending() > 0, handshake_deadline);
+        let buf = inbound.read_buffer();
+        let read = match deadline {
+            None => reader.read_buf(buf).await,
+            Some((at, stall)) => match tokio::time::timeout_at(at, reader.read_buf(buf)).await {
+                Ok(read) => read,
+                Err(_) => return ReadEnd::TimedOut(stall),
+            },
+        };
+        match read {
             Ok(0) => return ReadEnd::Eof,
-            Ok(_) => {}
+            Ok(n) => {
+                inbound.filled(n);
+                shared
+                    .bytes_received
+                    .set(shared.bytes_received.get() + n as u64);
+            }
             Err(e) => return ReadEnd::Io(e),
         }
     }
 }
 
-/// Handles every complete frame in `inbuf`; `Some` ends the socket.
+/// Waits until the socket's unsent replies are down to `max_unsent` (or it closes);
+/// a socket still handshaking waits no longer than its HandshakeTimeout.
+async fn wait_drained(
+    shared: &SocketShared,
+    max_unsent: usize,
+    handshake_deadline: tokio::time::Instant,
+) -> Option<Stall> {
+    while shared.unsent() > max_unsent && !shared.is_closing() {
+        shared.reader_paused.set(true);
+        let drained = shared.drained.notified();
+        let timed_out = if shared.connected.get() {
+            drained.await;
+            false
+        } else {
+            tokio::time::timeout_at(handshake_deadline, drained)
+                .await
+                .is_err()
+        };
+        shared.reader_paused.set(false);
+        if timed_out {
+            return Some(Stall::Handshake);
+        }
+    }
+    None
+}
+
+/// Handles the complete frames in `inbound`, until the unsent replies pass `max_unsent`
+/// (the rest wait for them to drain); `Some` ends the socket.
 fn decode_batch(
     server: &Rc<Server>,
     shared: &Rc<SocketShared>,
-    inbuf: &mut BytesMut,
-    max_frame: u32,
+    inbound: &mut Inbound,
+    max_unsent: usize,
 ) -> Option<ReadEnd> {
     loop {
-        match decode_frame(inbuf, max_frame) {
-            Ok(Some(frame)) => {
+        match inbound.take() {
+            Ok(Some(Received::Hello(_))) => {
+                return Some(ReadEnd::Protocol(WireError::UnexpectedVerb {
+                    verb: 0,
+                    expected: "a frame after the hello",
+                }))
+            }
+            Ok(Some(Received::Frame(frame))) => {
                 shared.received.set(shared.received.get() + 1);
+                if frame.verb != Verb::Heartbeat {
+                    shared.calls.set(shared.calls.get() + 1);
+                }
                 if let Err(e) = dispatch::handle_frame(server, shared, frame) {
                     return Some(ReadEnd::Protocol(e));
                 }
                 if shared.is_closing() {
                     return Some(ReadEnd::Closing);
+                }
+                if shared.unsent() > max_unsent {
+                    return None;
                 }
             }
             Ok(None) => return None,
@@ -494,9 +885,27 @@ async fn write_loop<W: AsyncWrite + Unpin>(shared: Rc<SocketShared>, mut writer:
         };
         match chunk {
             Some(buf) => {
-                if writer.write_all(&buf).await.is_err() {
+                shared.in_flight.set(buf.len());
+                let written = writer.write_all(&buf).await;
+                shared.in_flight.set(0);
+                if shared.reader_paused.get() {
+                    shared.drained.notify_one();
+                }
+                if written.is_err() {
                     shared.closing.set(true);
+                    shared.drained.notify_one();
                     return;
+                }
+                shared
+                    .bytes_sent
+                    .set(shared.bytes_sent.get() + buf.len() as u64);
+                let big = buf.len() > ferry_wire::inbound::READ_MAX;
+                drop(buf);
+                // A large reply grew the buffer: give it back rather than keep it for
+                // the socket's lifetime.
+                let mut out = shared.out.borrow_mut();
+                if big && out.is_empty() {
+                    *out = BytesMut::new();
                 }
             }
             None => {
