@@ -97,10 +97,10 @@ attribute_table! {
         applies SVRCONN | AMQP, inq None, rw, "Seconds of silence before a heartbeat (SVRCONN: the longest a client gets; a client proposing 0 or more gets HBINT); AMQP: the idle-time-out advertised (HBINT x 1000 ms), a client silent longer is disconnected; 0 off.";
     share_conversations: i32 = "SHARECNV", Int { min: 0, max: 999_999_999 }, default 10,
         applies SVRCONN, inq None, rw, "Conversations one TCP connection may carry (0 and 1: no sharing).";
-    max_instances: i32 = "MAXINST", Int { min: 0, max: 999_999_999 }, default 999_999_999,
-        applies SVRCONN | AMQP, inq None, rw, "Most simultaneous instances (AMQP: connections) of the channel.";
-    max_instances_per_client: i32 = "MAXINSTC", Int { min: 0, max: 999_999_999 }, default 999_999_999,
-        applies SVRCONN | AMQP, inq None, rw, "Most simultaneous instances from one client address.";
+    max_instances: i32 = "MAXINST", Int { min: 0, max: 999_999_999 }, default 1_000,
+        applies SVRCONN | AMQP, inq None, rw, "Most simultaneous instances (AMQP: connections) of the channel (MQ's default is 999999999; Ferry's protects the machine, and qm.ini Limits/MaxConnections bounds all channels together).";
+    max_instances_per_client: i32 = "MAXINSTC", Int { min: 0, max: 999_999_999 }, default 1_000,
+        applies SVRCONN | AMQP, inq None, rw, "Most simultaneous instances from one client address (MQ's default is 999999999; lower it to keep one host from taking the whole channel).";
     disconnect_interval: i32 = "DISCINT", Int { min: 0, max: 999_999 }, default 0,
         applies SVRCONN, inq None, rw, "Seconds an idle client may stay connected (0: forever).";
     mca_user: String = "MCAUSER", Name { max_len: 12 }, default String::new(),
@@ -201,7 +201,8 @@ mod tests {
         assert_eq!(a.listen_port(), 5672);
         assert_eq!(a.local_address, "");
         assert_eq!(a.max_msg_length, 4_194_304);
-        assert_eq!(a.max_instances, 999_999_999);
+        assert_eq!(a.max_instances, 1_000);
+        assert_eq!(a.max_instances_per_client, 1_000);
         assert_eq!(a.use_client_id, UseClientId::No);
         assert_eq!(a.topic_root, "SYSTEM.BASE.TOPIC");
         assert_eq!(a.ssl_client_auth, SslClientAuth::Required);
