@@ -390,12 +390,7 @@ impl Connection {
         let Some(s) = self.sessions.get_mut(&channel) else {
             return Ok(());
         };
-        if attach.handle > s.handle_max {
-            return Err(ErrorCondition::new(
-                condition::NOT_ALLOWED,
-                format!("handle {} above handle-max {}", attach.handle, s.handle_max),
-            ));
-        }
+        // (A handle above handle-max never gets here: see `on_session_frame`.)
         if s.remote_handles.contains_key(&attach.handle) {
             return Err(ErrorCondition::new(
                 condition::HANDLE_IN_USE,

@@ -145,7 +145,9 @@ impl Connection {
         config.max_frame_size = config.max_frame_size.max(MIN_MAX_FRAME_SIZE);
         Connection {
             side,
-            decoder: FrameDecoder::new(config.max_frame_size),
+            // Until the peer's open (which says what it accepts and is itself bound by it),
+            // frames are at most 512 bytes (AMQP 1.0 section 2.7.1).
+            decoder: FrameDecoder::new(MIN_MAX_FRAME_SIZE),
             config,
             sasl_server,
             client_sasl,
@@ -190,6 +192,14 @@ impl Connection {
                 Phase::Sasl | Phase::Amqp => match self.decoder.decode(input) {
                     Ok(None) => break,
                     Ok(Some(frame)) => self.on_frame(frame, events),
+                    Err(crate::FrameError::TooLarge { size, max }) if !self.open_received => self
+                        .fail(
+                            condition::FRAMING_ERROR,
+                            format!(
+                                "frame of {size} bytes before the open is exchanged (at most {max})"
+                            ),
+                            events,
+                        ),
                     Err(e) => self.fail(e.condition(), e.to_string(), events),
                 },
                 Phase::Done => break,
@@ -415,6 +425,20 @@ impl Connection {
         let Some(performative) = frame.performative else {
             return; // heartbeat
         };
+        if frame.channel > self.config.channel_max {
+            // Section 2.7.2: a channel beyond channel-max is a framing error.
+            self.fail(
+                condition::FRAMING_ERROR,
+                format!(
+                    "{} on channel {} above channel-max {}",
+                    performative.name(),
+                    frame.channel,
+                    self.config.channel_max
+                ),
+                events,
+            );
+            return;
+        }
         if self.close_sent && !matches!(performative, Performative::Close(_)) {
             return; // we are closing: only the peer's close matters
         }
@@ -444,6 +468,7 @@ impl Connection {
             return;
         }
         self.open_received = true;
+        self.decoder.set_max_frame_size(self.config.max_frame_size);
         self.remote_max_frame = open.max_frame_size.max(MIN_MAX_FRAME_SIZE);
         self.remote_channel_max = open.channel_max;
         self.remote_idle = open.idle_time_out;

@@ -299,17 +299,7 @@ impl Connection {
     }
 
     pub(super) fn on_begin(&mut self, channel: u16, begin: Begin, events: &mut Vec<Event>) {
-        if channel > self.config.channel_max {
-            self.fail(
-                condition::NOT_ALLOWED,
-                format!(
-                    "channel {channel} above channel-max {}",
-                    self.config.channel_max
-                ),
-                events,
-            );
-            return;
-        }
+        // (A channel above channel-max never gets here: see `on_frame`.)
         if self.remote_channels.contains_key(&channel) {
             self.fail(
                 condition::ILLEGAL_STATE,
@@ -393,8 +383,25 @@ impl Connection {
             );
             return;
         };
-        if self.sessions.get(&local).is_none_or(|s| s.ended) {
+        let Some(session) = self.sessions.get(&local).filter(|s| !s.ended) else {
             return; // ended by us: ignore until the peer's end
+        };
+        let handle = match &p {
+            Performative::Attach(a) => Some(a.handle),
+            Performative::Flow(f) => f.handle,
+            Performative::Transfer(t) => Some(t.handle),
+            Performative::Detach(d) => Some(d.handle),
+            _ => None,
+        };
+        if let Some(h) = handle.filter(|h| *h > session.handle_max) {
+            // Section 2.7.3: a handle beyond handle-max is a framing error.
+            let max = session.handle_max;
+            self.fail(
+                condition::FRAMING_ERROR,
+                format!("{} on handle {h} above handle-max {max}", p.name()),
+                events,
+            );
+            return;
         }
         let result = match p {
             Performative::Attach(a) => self.on_attach(local, *a, events),

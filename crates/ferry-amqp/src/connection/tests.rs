@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use super::*;
 use crate::frame::{encode_frame, encode_transfer, FrameDecoder};
 use crate::performative::{
-    Attach, DeliveryState, Flow, LinkTarget, Role, SaslCode, Source, Target, Transfer,
+    Attach, Begin, DeliveryState, Flow, LinkTarget, Role, SaslCode, Source, Target, Transfer,
 };
 use crate::value::Symbol;
 
@@ -867,6 +867,105 @@ fn an_oversized_frame_closes_with_framing_error() {
         closed_error(&p.sev),
         Some((false, condition::FRAMING_ERROR.into()))
     );
+}
+
+/// Issue 18, point 2: until the open is exchanged, frames are at most 512 bytes: a SASL
+/// frame header claiming more is refused at once, and so is an open over 512 bytes; an
+/// open that keeps to it lifts the limit to our max-frame-size.
+#[test]
+fn frames_over_512_bytes_before_open_are_framing_errors() {
+    let mut server = Connection::server(Config::default(), SaslServer::plain_and_anonymous());
+    let mut input = BytesMut::new();
+    ProtocolHeader::Sasl.encode(&mut input);
+    input.extend_from_slice(&[0, 0, 2, 1, 2, 1, 0, 0]);
+    let mut events = Vec::new();
+    server.receive(&mut input, 0, &mut events);
+    assert!(server.is_finished(), "{events:?}");
+    assert!(
+        matches!(&events[..], [Event::Closed { error: Some(e), .. }] if e.condition == condition::FRAMING_ERROR),
+        "{events:?}"
+    );
+
+    let mut open = Open::new("c");
+    open.hostname = Some("h".repeat(600).as_str().into());
+    let mut input = BytesMut::new();
+    ProtocolHeader::Amqp.encode(&mut input);
+    encode_frame(0, &Performative::Open(open), &[], &mut input);
+    let mut server = Connection::server(Config::default(), SaslServer::none());
+    let mut events = Vec::new();
+    server.receive(&mut input, 0, &mut events);
+    assert_eq!(
+        closed_error(&events),
+        Some((false, condition::FRAMING_ERROR.into()))
+    );
+
+    // After a small open, a 100 KiB frame is taken.
+    let (mut p, l) = linked(Config::default(), Config::default());
+    p.server.grant_credit(l.s_recv, 1).unwrap();
+    p.pump();
+    p.client
+        .send_bytes(l.c_send, tag(0), false, 0, Bytes::from(vec![7; 100 * 1024]))
+        .unwrap();
+    p.pump();
+    assert_eq!(messages(&p.sev).len(), 1);
+}
+
+/// Issue 18, point 9: a frame on a channel above channel-max, or naming a handle above
+/// handle-max, closes the connection with framing-error (AMQP 1.0 sections 2.7.2, 2.7.3).
+#[test]
+fn a_channel_or_handle_above_the_maximum_is_a_framing_error() {
+    let small = Config {
+        channel_max: 3,
+        handle_max: 7,
+        ..Config::default()
+    };
+    let mut p = opened(Config::default(), small.clone());
+    let begin = Begin {
+        remote_channel: None,
+        next_outgoing_id: 0,
+        incoming_window: 10,
+        outgoing_window: 10,
+        handle_max: 10,
+        offered_capabilities: Vec::new(),
+        desired_capabilities: Vec::new(),
+        properties: Vec::new(),
+    };
+    let mut wire = BytesMut::new();
+    encode_frame(4, &Performative::Begin(begin), &[], &mut wire);
+    inject(&mut p, wire);
+    assert_eq!(
+        closed_error(&p.sev),
+        Some((false, condition::FRAMING_ERROR.into()))
+    );
+
+    for handle_frame in [
+        Performative::Attach(Box::new(Attach {
+            name: "high".into(),
+            handle: 8,
+            role: Role::Sender,
+            ..Attach::default()
+        })),
+        Performative::Flow(Flow {
+            handle: Some(1000),
+            link_credit: Some(1),
+            ..Flow::default()
+        }),
+        Performative::Detach(crate::performative::Detach {
+            handle: u32::MAX,
+            closed: true,
+            error: None,
+        }),
+    ] {
+        let (mut p, _) = linked(Config::default(), small.clone());
+        let mut wire = BytesMut::new();
+        encode_frame(0, &handle_frame, &[], &mut wire);
+        inject(&mut p, wire);
+        assert_eq!(
+            closed_error(&p.sev),
+            Some((false, condition::FRAMING_ERROR.into())),
+            "{handle_frame:?}"
+        );
+    }
 }
 
 /// A server that accepted the AMQP header without SASL, fed `data`.
