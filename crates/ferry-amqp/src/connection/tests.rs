@@ -968,6 +968,21 @@ fn a_channel_or_handle_above_the_maximum_is_a_framing_error() {
     }
 }
 
+/// Issue 18, point 6: a receiver that grants 2^32-1 credit gets deliveries.
+#[test]
+fn a_grant_of_all_the_credit_there_is_delivers() {
+    let (mut p, l) = linked(Config::default(), Config::default());
+    p.client.grant_credit(l.c_recv, u32::MAX).unwrap();
+    p.pump();
+    assert_eq!(p.server.credit(l.s_send), u32::MAX);
+    p.server
+        .send(l.s_send, tag(0), true, 0, |o| o.extend_from_slice(b"m"))
+        .unwrap();
+    p.pump();
+    assert_eq!(messages(&p.cev).len(), 1);
+    assert_eq!(p.server.credit(l.s_send), u32::MAX - 1);
+}
+
 /// A server that accepted the AMQP header without SASL, fed `data`.
 fn feed_after_headers(data: &[u8]) -> (Connection, Vec<Event>) {
     let config = Config {
