@@ -266,7 +266,9 @@ impl Connection {
             return Vec::new();
         };
         l.detach_sent = true;
-        l.partial = None;
+        if let Some(p) = l.partial.take() {
+            self.incomplete_bytes -= p.bytes.len();
+        }
         let unsettled = s.forget_link(link.handle);
         let detach = Detach {
             handle: link.handle,
@@ -394,6 +396,12 @@ impl Connection {
         events: &mut Vec<Event>,
     ) -> Result<(), ErrorCondition> {
         let max_message_size = self.config.max_message_size;
+        let max_links = self.config.max_links;
+        // Links held now: live ones, and those detached that the peer has not answered.
+        let (held, live) = self.sessions.values().fold((0, 0), |(h, l), s| {
+            let live = s.links.values().filter(|l| !l.detach_sent).count();
+            (h + s.links.len(), l + live)
+        });
         let Some(s) = self.sessions.get_mut(&channel) else {
             return Ok(());
         };
@@ -423,6 +431,13 @@ impl Connection {
             }
             return Ok(());
         }
+        if held >= 2 * max_links {
+            // The peer leaves our refusals unanswered: it cannot make us hold more.
+            return Err(ErrorCondition::new(
+                condition::RESOURCE_LIMIT_EXCEEDED,
+                format!("the connection holds {held} links (at most {max_links} attached)"),
+            ));
+        }
         let limit = s.handle_max.min(s.remote_handle_max);
         let Some(handle) = (0..=limit).find(|h| !s.links.contains_key(h)) else {
             return Err(ErrorCondition::new(
@@ -434,7 +449,9 @@ impl Connection {
             Role::Sender => Role::Receiver,
             Role::Receiver => Role::Sender,
         };
-        let mut link = Link::new(attach.name.clone(), role);
+        // The name is copied: a slice would keep the whole read buffer it came in alive
+        // for as long as the link lasts.
+        let mut link = Link::new(Str::from(attach.name.as_str()), role);
         link.attach_received = true;
         link.remote_handle = Some(attach.handle);
         link.snd_settle_mode = attach.snd_settle_mode;
@@ -445,8 +462,18 @@ impl Connection {
         }
         s.links.insert(handle, link);
         s.remote_handles.insert(attach.handle, handle);
+        let link = LinkId { channel, handle };
+        if live >= max_links {
+            // Refused here, as a broker refuses: null termini, then a closed detach.
+            let error = ErrorCondition::new(
+                condition::RESOURCE_LIMIT_EXCEEDED,
+                format!("the connection has {live} links attached, the most it takes"),
+            );
+            let _ = self.refuse_attach(link, error);
+            return Ok(());
+        }
         events.push(Event::Attach {
-            link: LinkId { channel, handle },
+            link,
             attach: Box::new(attach),
         });
         Ok(())

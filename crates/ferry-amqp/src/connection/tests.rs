@@ -968,6 +968,120 @@ fn a_channel_or_handle_above_the_maximum_is_a_framing_error() {
     }
 }
 
+/// Issue 18, limits: past `max_links` links attached, an attach is refused with
+/// resource-limit-exceeded (null terminus, closed detach) and the connection carries on;
+/// a peer that leaves the refusals unanswered ends its session at twice the limit.
+#[test]
+fn links_beyond_max_links_are_refused() {
+    let server_config = Config {
+        max_links: 2,
+        ..Config::default()
+    };
+    let (mut p, l) = linked(Config::default(), server_config);
+    let session = l.c_send.session();
+    let third = p
+        .client
+        .attach_sender(session, "third", target("Q"))
+        .unwrap();
+    p.pump();
+    assert!(
+        !p.sev.iter().any(|e| matches!(e, Event::Attach { .. })),
+        "the server's caller never sees the refused attach: {:?}",
+        p.sev
+    );
+    assert!(
+        p.cev.iter().any(
+            |e| matches!(e, Event::Detach { link, error: Some(e), closed: true, .. }
+            if *link == third && e.condition == condition::RESOURCE_LIMIT_EXCEEDED)
+        ),
+        "{:?}",
+        p.cev
+    );
+    assert!(p.server.is_open());
+    assert_eq!(p.server.footprint().live_links, 2);
+
+    // Attaches written by hand, never detached: the session ends at four held links.
+    let mut wire = BytesMut::new();
+    for h in 10..14 {
+        let attach = Attach {
+            name: format!("hostile-{h}").as_str().into(),
+            handle: h,
+            role: Role::Sender,
+            target: Some(LinkTarget::Node(target("Q"))),
+            ..Attach::default()
+        };
+        encode_frame(0, &Performative::Attach(Box::new(attach)), &[], &mut wire);
+    }
+    inject(&mut p, wire);
+    assert!(
+        p.sev
+            .iter()
+            .any(|e| matches!(e, Event::End { error: Some(e), .. }
+            if e.condition == condition::RESOURCE_LIMIT_EXCEEDED)),
+        "{:?}",
+        p.sev
+    );
+    assert!(
+        p.server.footprint().links <= 4,
+        "{:?}",
+        p.server.footprint()
+    );
+}
+
+/// Issue 18, limits: incomplete multi-frame deliveries hold at most
+/// `max_incomplete_bytes` together; one delivery alone may pass it (up to its link's
+/// max-message-size).
+#[test]
+fn incomplete_deliveries_are_bounded_per_connection() {
+    let server_config = Config {
+        max_incomplete_bytes: 1000,
+        ..Config::default()
+    };
+    let mut p = opened(Config::default(), server_config);
+    let session = p.client.begin().unwrap();
+    let one = p.client.attach_sender(session, "one", target("Q")).unwrap();
+    let two = p.client.attach_sender(session, "two", target("Q")).unwrap();
+    p.pump();
+    let links = p.accept_attaches();
+    for (link, _) in &links {
+        p.server.grant_credit(*link, 10).unwrap();
+    }
+    p.pump();
+    let part = |handle: u32, id: u32, more: bool, n: usize| {
+        let t = Transfer {
+            handle,
+            delivery_id: Some(id),
+            delivery_tag: Some(tag(id)),
+            more,
+            ..Transfer::default()
+        };
+        let mut wire = BytesMut::new();
+        encode_transfer(0, &t, &vec![1; n], &mut wire);
+        wire
+    };
+    // One delivery alone: 3 x 600 bytes, past the bound, is whole.
+    let mut wire = part(one.handle, 0, true, 600);
+    wire.unsplit(part(one.handle, 0, true, 600));
+    wire.unsplit(part(one.handle, 0, false, 600));
+    inject(&mut p, wire);
+    assert_eq!(messages(&p.sev).len(), 1);
+    assert_eq!(p.server.footprint().incomplete_bytes, 0);
+    // Two at once: the frame that passes 1000 bytes detaches its link.
+    inject(&mut p, part(one.handle, 1, true, 600));
+    assert_eq!(p.server.footprint().incomplete_bytes, 600);
+    inject(&mut p, part(two.handle, 2, true, 600));
+    assert!(
+        p.sev
+            .iter()
+            .any(|e| matches!(e, Event::Detach { error: Some(e), .. }
+            if e.condition == condition::RESOURCE_LIMIT_EXCEEDED)),
+        "{:?}",
+        p.sev
+    );
+    assert_eq!(p.server.footprint().incomplete_bytes, 600);
+    assert!(p.server.is_open());
+}
+
 /// Issue 18, point 6: a receiver that grants 2^32-1 credit gets deliveries.
 #[test]
 fn a_grant_of_all_the_credit_there_is_delivers() {
