@@ -9,6 +9,7 @@ targets=(
   "crates/ferry-wire/fuzz frame_decoder"
   "crates/ferry-mqsc/fuzz mqsc_parser"
   "crates/ferry-amqp/fuzz amqp_frame"
+  "crates/ferry-amqp/fuzz amqp_sequence"
   "crates/ferry-selector/fuzz selector_parser"
   "crates/ferry-engine/fuzz journal_record"
   "crates/ferry-store/fuzz log_recovery"
