@@ -906,3 +906,46 @@ fn a_receiver_gets_bodies_left_in_the_queue_file() {
     wait_depth(&qm, "Q", 0);
     c.close();
 }
+
+// ---- Hostile clients (issue 18): each test below is one way a client could take the
+// service away from everyone else, and what the queue manager does about it. ----
+
+/// Issue 18, point 1: a disposition for every delivery id (0..=0xFFFFFFFF, or a range
+/// that wraps around) costs what the connection holds, not four billion steps: another
+/// client is answered meanwhile, and the delivery it covers is accepted.
+#[test]
+fn a_disposition_over_every_delivery_id_is_answered_at_once() {
+    let qm = start("AMQP.DISP");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)\nDEFINE QLOCAL(R)");
+    let mut other = AmqpTestClient::connect(&qm, "itest-other");
+    let other_sender = other.attach_sender("R");
+    let mut c = AmqpTestClient::connect(&qm, "itest-disp");
+    let sender = c.attach_sender("Q");
+    c.send_accepted(sender, &data_message("held", false));
+    let receiver = c.attach_receiver("Q", 10);
+    let (id, _, _) = c.receive(receiver);
+    let session = c.session();
+    for (first, last) in [(0, u32::MAX), (id.wrapping_add(1), id)] {
+        c.conn
+            .disposition(
+                session,
+                Role::Receiver,
+                first,
+                last,
+                true,
+                Some(DeliveryState::Accepted),
+            )
+            .expect("disposition");
+        c.flush();
+        let began = Instant::now();
+        other.send_accepted(other_sender, &data_message("served", false));
+        let took = began.elapsed();
+        assert!(
+            took < Duration::from_secs(1),
+            "another client is answered within a second of a disposition {first}..={last}, not {took:?}"
+        );
+    }
+    wait_depth(&qm, "Q", 0);
+    c.send_accepted(sender, &data_message("still served", false));
+    c.close();
+}

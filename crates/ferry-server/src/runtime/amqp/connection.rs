@@ -1086,9 +1086,25 @@ impl Session {
             _ => None,
         };
         let Some(outcome) = outcome else { return };
+        // The range is the client's to choose (0..=0xFFFFFFFF, or wrapping around): the
+        // work is bounded by what the connection holds, not by the range.
+        let span = last.wrapping_sub(first);
+        let mut ids: Vec<u32> = if u64::from(span) < self.deliveries.len() as u64 {
+            (0..=span)
+                .map(|i| first.wrapping_add(i))
+                .filter(|id| self.deliveries.contains_key(&(session.0, *id)))
+                .collect()
+        } else {
+            self.deliveries
+                .keys()
+                .filter(|(channel, id)| *channel == session.0 && id.wrapping_sub(first) <= span)
+                .map(|(_, id)| *id)
+                .collect()
+        };
+        // In the order the client named them (serial order from `first`).
+        ids.sort_unstable_by_key(|id| id.wrapping_sub(first));
         let mut others = Vec::new();
-        let mut id = first;
-        loop {
+        for id in ids {
             if let Some((_, token)) = self.deliveries.remove(&(session.0, id)) {
                 if outcome == Settlement::Accepted {
                     self.accepted.push(token);
@@ -1096,10 +1112,6 @@ impl Session {
                     others.push(token);
                 }
             }
-            if id == last {
-                break;
-            }
-            id = id.wrapping_add(1);
         }
         if !others.is_empty() {
             let _ = self
