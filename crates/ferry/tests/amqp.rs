@@ -910,6 +910,20 @@ fn a_receiver_gets_bodies_left_in_the_queue_file() {
 // ---- Hostile clients (issue 18): each test below is one way a client could take the
 // service away from everyone else, and what the queue manager does about it. ----
 
+impl AmqpTestClient {
+    /// Waits for the detach of `link` (a refusal); returns its error.
+    #[track_caller]
+    fn expect_detach_error(&mut self, link: LinkId) -> ErrorCondition {
+        let Event::Detach { error, .. } = self.expect(
+            &format!("the detach of {link:?}"),
+            |e| matches!(e, Event::Detach { link: l, .. } if *l == link),
+        ) else {
+            unreachable!()
+        };
+        error.expect("the detach carries an error")
+    }
+}
+
 /// Issue 18, point 1: a disposition for every delivery id (0..=0xFFFFFFFF, or a range
 /// that wraps around) costs what the connection holds, not four billion steps: another
 /// client is answered meanwhile, and the delivery it covers is accepted.
@@ -947,5 +961,32 @@ fn a_disposition_over_every_delivery_id_is_answered_at_once() {
     }
     wait_depth(&qm, "Q", 0);
     c.send_accepted(sender, &data_message("still served", false));
+    c.close();
+}
+
+/// Issue 18, point 9: a link refused because the connection has MAXHANDS handles open
+/// (MQRC 2017) is refused with amqp:resource-limit-exceeded, not internal-error.
+#[test]
+fn running_out_of_maxhands_refuses_the_attach_with_resource_limit_exceeded() {
+    let qm = start("AMQP.MAXHANDS");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)\nALTER QMGR MAXHANDS(1)");
+    let mut c = AmqpTestClient::connect(&qm, "itest-maxhands");
+    let first = c.attach_sender("Q");
+    let (link, attach) = c.attach_sender_raw("Q");
+    assert!(attach.target.is_none(), "refused: {attach:?}");
+    let error = c.expect_detach_error(link);
+    assert_eq!(
+        error.condition.as_str(),
+        condition::RESOURCE_LIMIT_EXCEEDED,
+        "{error:?}"
+    );
+    assert!(
+        error
+            .description
+            .as_ref()
+            .is_some_and(|d| d.as_str().contains("2017")),
+        "{error:?}"
+    );
+    c.send_accepted(first, &data_message("the first link works", false));
     c.close();
 }
