@@ -922,6 +922,41 @@ impl AmqpTestClient {
         };
         error.expect("the detach carries an error")
     }
+
+    /// Attaches a receiver from `address` with `attach` adjusted by `adjust`, grants
+    /// `credit`, and returns the link with the server's answering attach.
+    fn attach_receiver_with(
+        &mut self,
+        address: &str,
+        credit: u32,
+        adjust: impl FnOnce(&mut ferry_amqp::Attach),
+    ) -> (LinkId, Box<ferry_amqp::Attach>) {
+        let name = self.link_name("receiver");
+        let mut attach = ferry_amqp::Attach {
+            name: name.into(),
+            role: Role::Receiver,
+            source: Some(Source {
+                address: Some(address.into()),
+                ..Source::default()
+            }),
+            target: Some(LinkTarget::Node(Target::default())),
+            ..ferry_amqp::Attach::default()
+        };
+        adjust(&mut attach);
+        let session = self.session();
+        let link = self.conn.attach(session, attach).expect("attach receiver");
+        let Event::Attached { attach, .. } = self.expect(
+            &format!("the answer to the receiver attach to {address}"),
+            |e| matches!(e, Event::Attached { link: l, .. } if *l == link),
+        ) else {
+            unreachable!()
+        };
+        if credit > 0 {
+            self.conn.grant_credit(link, credit).expect("grant credit");
+            self.flush();
+        }
+        (link, attach)
+    }
 }
 
 /// Issue 18, point 1: a disposition for every delivery id (0..=0xFFFFFFFF, or a range
@@ -988,5 +1023,52 @@ fn running_out_of_maxhands_refuses_the_attach_with_resource_limit_exceeded() {
         "{error:?}"
     );
     c.send_accepted(first, &data_message("the first link works", false));
+    c.close();
+}
+
+/// Issue 18, point 5: a selector longer than MQ_SELECTOR_LENGTH (10,240 bytes) is
+/// refused at attach with amqp:invalid-field, before it is parsed.
+#[test]
+fn a_selector_over_the_maximum_length_is_refused() {
+    let qm = start("AMQP.SELECTOR");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)");
+    let mut c = AmqpTestClient::connect(&qm, "itest-selector");
+    let selector = vec!["a = 1"; 4000].join(" OR ");
+    let began = Instant::now();
+    let (link, attach) = c.attach_receiver_with("Q", 0, |a| {
+        if let Some(source) = a.source.as_mut() {
+            source.filter = vec![(
+                ferry_amqp::Symbol::from_static("jms-selector"),
+                Value::described(
+                    ferry_amqp::Descriptor::Symbol(ferry_amqp::Symbol::from_static(
+                        condition::SELECTOR_FILTER_SYMBOL,
+                    )),
+                    Value::from(selector.as_str()),
+                ),
+            )];
+        }
+    });
+    assert!(
+        attach.source.is_none(),
+        "refused: the answering attach has a null source"
+    );
+    let error = c.expect_detach_error(link);
+    assert!(
+        began.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        began.elapsed()
+    );
+    assert_eq!(
+        error.condition.as_str(),
+        condition::INVALID_FIELD,
+        "{error:?}"
+    );
+    assert!(
+        error
+            .description
+            .as_ref()
+            .is_some_and(|d| d.as_str().contains("10240")),
+        "{error:?}"
+    );
     c.close();
 }

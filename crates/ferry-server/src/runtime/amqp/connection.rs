@@ -36,6 +36,7 @@ use super::outcome::error_of;
 use super::{ChannelSettings, Counters};
 use crate::amqp_mapping::{amqp_to_mq_compact, mq_to_amqp, JmsSelection};
 use crate::lifecycle::QmgrState;
+use crate::limits::MAX_SELECTOR_LENGTH;
 use crate::messages;
 use crate::runtime::clock;
 use crate::runtime::dispatch;
@@ -1423,6 +1424,17 @@ fn selector_of(
                 "the selector filter is not a string",
             ));
         };
+        if text.len() > MAX_SELECTOR_LENGTH {
+            // Refused before it is parsed: a long selector costs the event loop to
+            // compile and every put to evaluate.
+            return Err(ErrorCondition::new(
+                condition::INVALID_FIELD,
+                format!(
+                    "the selector is {} bytes long, more than MQ_SELECTOR_LENGTH ({MAX_SELECTOR_LENGTH})",
+                    text.len()
+                ),
+            ));
+        }
         return match JmsSelection::parse(text) {
             Ok(sel) => Ok((sel, Some((key.clone(), value.clone())))),
             Err(e) => Err(ErrorCondition::new(
