@@ -911,6 +911,24 @@ fn a_receiver_gets_bodies_left_in_the_queue_file() {
 // service away from everyone else, and what the queue manager does about it. ----
 
 impl AmqpTestClient {
+    /// Writes a frame behind the state machine's back (what a hostile client sends).
+    fn send_raw_frame(&mut self, channel: u16, p: &Performative) {
+        self.flush();
+        let mut out = BytesMut::new();
+        ferry_amqp::encode_frame(channel, p, &[], &mut out);
+        self.stream.write_all(&out).expect("write a raw frame");
+    }
+
+    /// Waits for the server to close the connection; returns its error.
+    #[track_caller]
+    fn expect_closed(&mut self, what: &str) -> Option<ErrorCondition> {
+        let Event::Closed { error, .. } = self.expect(what, |e| matches!(e, Event::Closed { .. }))
+        else {
+            unreachable!()
+        };
+        error
+    }
+
     /// Waits for the detach of `link` (a refusal); returns its error.
     #[track_caller]
     fn expect_detach_error(&mut self, link: LinkId) -> ErrorCondition {
@@ -997,6 +1015,108 @@ fn a_disposition_over_every_delivery_id_is_answered_at_once() {
     wait_depth(&qm, "Q", 0);
     c.send_accepted(sender, &data_message("still served", false));
     c.close();
+}
+
+/// Issue 18, point 2: before the AMQP open is done a peer may send frames of 512 bytes
+/// at most (AMQP 1.0 section 2.7.1): a SASL frame header claiming 1 MiB is refused at
+/// once (not waited for), and an open frame over 512 bytes is closed with
+/// amqp:connection:framing-error.
+#[test]
+fn frames_over_512_bytes_before_open_are_refused() {
+    let qm = start("AMQP.PREOPEN");
+    let mut s = TcpStream::connect(("127.0.0.1", qm.amqp_port())).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("read timeout");
+    s.write_all(b"AMQP\x03\x01\x00\x00").expect("SASL header");
+    // Size 1 MiB, doff 2, SASL frame, channel 0: the header alone.
+    s.write_all(&[0, 0x10, 0, 0, 2, 1, 0, 0])
+        .expect("frame header");
+    let began = Instant::now();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 1024];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e) => panic!(
+                "the server kept the socket open ({e}) after {:?}",
+                began.elapsed()
+            ),
+        }
+    }
+    assert!(
+        began.elapsed() < Duration::from_secs(5),
+        "refused at once, not after {:?}",
+        began.elapsed()
+    );
+    assert!(got.starts_with(b"AMQP\x03\x01\x00\x00"), "{got:?}");
+
+    let mut c = AmqpTestClient::socket(&qm);
+    let mut open = Open::new("itest-big-open");
+    open.hostname = Some("h".repeat(600).as_str().into());
+    c.conn.open(open).expect("open");
+    let error = c
+        .expect_closed("the close of a connection whose open is over 512 bytes")
+        .expect("the close carries an error");
+    assert_eq!(
+        error.condition.as_str(),
+        condition::FRAMING_ERROR,
+        "{error:?}"
+    );
+
+    // A client that keeps to 512 bytes is served.
+    let c = AmqpTestClient::connect(&qm, "itest-small-open");
+    c.close();
+}
+
+/// Issue 18, point 9: a handle above handle-max and a channel above channel-max close
+/// the connection with amqp:connection:framing-error (AMQP 1.0 sections 2.7.2, 2.7.3).
+#[test]
+fn a_handle_or_channel_above_the_maximum_closes_with_framing_error() {
+    let qm = start("AMQP.HMAX");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)");
+    let mut c = AmqpTestClient::connect(&qm, "itest-hmax");
+    let attach = ferry_amqp::Attach {
+        name: "too-high".into(),
+        handle: 70_000,
+        role: Role::Sender,
+        source: Some(Source::default()),
+        target: Some(LinkTarget::Node(Target {
+            address: Some("Q".into()),
+            ..Target::default()
+        })),
+        ..ferry_amqp::Attach::default()
+    };
+    c.send_raw_frame(0, &Performative::Attach(Box::new(attach)));
+    let error = c
+        .expect_closed("the close for a handle above handle-max")
+        .expect("with an error");
+    assert_eq!(
+        error.condition.as_str(),
+        condition::FRAMING_ERROR,
+        "{error:?}"
+    );
+
+    let mut c = AmqpTestClient::connect(&qm, "itest-cmax");
+    let begin = ferry_amqp::Begin {
+        remote_channel: None,
+        next_outgoing_id: 0,
+        incoming_window: 100,
+        outgoing_window: 100,
+        handle_max: 10,
+        offered_capabilities: Vec::new(),
+        desired_capabilities: Vec::new(),
+        properties: Vec::new(),
+    };
+    c.send_raw_frame(60_000, &Performative::Begin(begin));
+    let error = c
+        .expect_closed("the close for a channel above channel-max")
+        .expect("with an error");
+    assert_eq!(
+        error.condition.as_str(),
+        condition::FRAMING_ERROR,
+        "{error:?}"
+    );
 }
 
 /// Issue 18, point 9: a link refused because the connection has MAXHANDS handles open
