@@ -118,7 +118,22 @@ limits! {
     // ---- Native protocol (MQ clients) -------------------------------------------------
 
     // ---- AMQP 1.0 ---------------------------------------------------------------------
-
+    /// Largest AMQP frame a client may send (announced as max-frame-size).
+    amqp_max_frame_size = "AmqpMaxFrameSize", 1_048_576, 4_096, 16_777_216, "bytes",
+        "Largest frame an AMQP client may send, announced in the open as max-frame-size; larger messages travel as several frames. A partial frame is buffered as its bytes arrive, never reserved from its header. Before the open is exchanged frames are 512 bytes at most (AMQP 1.0 section 2.7.1).",
+        "The connection is closed with amqp:connection:framing-error; FRY9505E.";
+    /// Sessions one AMQP connection may begin (announced as channel-max + 1).
+    amqp_max_sessions = "AmqpMaxSessions", 256, 1, 65_536, "sessions",
+        "Sessions one AMQP connection may have begun, announced in the open as channel-max (this less one).",
+        "A frame on a channel above channel-max closes the connection with amqp:connection:framing-error (AMQP 1.0 section 2.7.2).";
+    /// Links attached at once on one AMQP connection.
+    amqp_max_links = "AmqpMaxLinks", 512, 1, 65_536, "links",
+        "Links attached at once on one AMQP connection, across its sessions; announced as each session's handle-max (this less one). A link to a queue also holds one of the connection's MAXHANDS handles.",
+        "The attach is refused (null terminus, then a detach) with amqp:resource-limit-exceeded; a client that leaves as many refused links undetached has its session ended with that condition; a handle above handle-max closes the connection with amqp:connection:framing-error.";
+    /// Bytes of incomplete multi-frame messages on one AMQP connection.
+    amqp_max_incomplete_bytes = "AmqpMaxIncompleteBytes", 8_388_608, 65_536, 1_073_741_824, "bytes",
+        "Bytes of multi-frame messages being received on one AMQP connection, on all its links together; one message alone may still reach the channel's MAXMSGL.",
+        "The link whose frame would pass it is detached with amqp:resource-limit-exceeded and its partial message dropped; the connection carries on.";
     // ---- Administration (MQSC, object definitions) ------------------------------------
 }
 
@@ -141,13 +156,22 @@ pub struct FixedLimit {
 pub const MAX_SELECTOR_LENGTH: usize = 10_240;
 
 /// Bounds fixed by a protocol or by MQ.
-pub const FIXED: &[FixedLimit] = &[FixedLimit {
-    name: "Selection string length (MQ_SELECTOR_LENGTH)",
-    value: MAX_SELECTOR_LENGTH as u64,
-    unit: "bytes",
-    what: "A selector given on MQOPEN (SelectionString) or in an AMQP source filter.",
-    when_hit: "MQOPEN fails with 2519 MQRC_SELECTION_STRING_ERROR; an AMQP attach is refused with amqp:invalid-field.",
-}];
+pub const FIXED: &[FixedLimit] = &[
+    FixedLimit {
+        name: "Selection string length (MQ_SELECTOR_LENGTH)",
+        value: MAX_SELECTOR_LENGTH as u64,
+        unit: "bytes",
+        what: "A selector given on MQOPEN (SelectionString) or in an AMQP source filter.",
+        when_hit: "MQOPEN fails with 2519 MQRC_SELECTION_STRING_ERROR; an AMQP attach is refused with amqp:invalid-field.",
+    },
+    FixedLimit {
+        name: "AMQP frames before the open (MIN-MAX-FRAME-SIZE)",
+        value: 512,
+        unit: "bytes",
+        what: "Frames an AMQP client sends before the open is exchanged (SASL frames and the open itself), AMQP 1.0 section 2.7.1.",
+        when_hit: "The connection is closed with amqp:connection:framing-error (during SASL: the socket is closed).",
+    },
+];
 
 /// A limit MQ administrators already set, with the object or stanza that holds it.
 #[derive(Debug, Clone, Copy)]

@@ -910,6 +910,41 @@ fn a_receiver_gets_bodies_left_in_the_queue_file() {
 // ---- Hostile clients (issue 18): each test below is one way a client could take the
 // service away from everyone else, and what the queue manager does about it. ----
 
+/// Creates and starts `name` with keys of qm.ini's `Limits:` stanza set: created,
+/// stopped, qm.ini edited, started again.
+fn start_with_limits(name: &str, limits: &[(&str, &str)]) -> TestQueueManager {
+    let mut qm = start(name);
+    stop_qm(&mut qm);
+    let path = qm.qm_dir().join("qm.ini");
+    let ini = std::fs::read_to_string(&path).expect("qm.ini");
+    let ours = |line: &str| {
+        limits
+            .iter()
+            .any(|(k, _)| line.trim_start().starts_with(&format!("{k}=")))
+    };
+    let mut text = String::new();
+    let mut placed = false;
+    for line in ini.lines().filter(|l| !ours(l)) {
+        text.push_str(line);
+        text.push('\n');
+        if line.trim() == "Limits:" {
+            for (k, v) in limits {
+                text.push_str(&format!("   {k}={v}\n"));
+            }
+            placed = true;
+        }
+    }
+    if !placed {
+        text.push_str("Limits:\n");
+        for (k, v) in limits {
+            text.push_str(&format!("   {k}={v}\n"));
+        }
+    }
+    std::fs::write(&path, text).expect("write qm.ini");
+    qm.launch();
+    qm
+}
+
 impl AmqpTestClient {
     /// Writes a frame behind the state machine's back (what a hostile client sends).
     fn send_raw_frame(&mut self, channel: u16, p: &Performative) {
@@ -1146,6 +1181,81 @@ fn running_out_of_maxhands_refuses_the_attach_with_resource_limit_exceeded() {
     c.close();
 }
 
+/// Issue 18, limits: links per connection (AmqpMaxLinks), across its sessions, are
+/// announced as each session's handle-max; an attach beyond them is refused with
+/// amqp:resource-limit-exceeded; the connection carries on, and a link detached frees its
+/// place.
+#[test]
+fn links_per_connection_are_limited() {
+    let qm = start_with_limits("AMQP.LINKS", &[("AmqpMaxLinks", "3")]);
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)");
+    let mut c = AmqpTestClient::start(&qm, "itest-links");
+    let Event::Begin { begin, .. } =
+        c.expect("the server's begin", |e| matches!(e, Event::Begin { .. }))
+    else {
+        unreachable!()
+    };
+    assert_eq!(begin.handle_max, 2, "handle-max announces 3 links");
+    let first = c.attach_sender("Q");
+    c.attach_sender("Q");
+    // A second session: the limit is the connection's.
+    let other = c.conn.begin().expect("a second session");
+    c.flush();
+    c.expect("the second begin", |e| matches!(e, Event::Begin { .. }));
+    c.session = Some(other);
+    let third = c.attach_sender("Q");
+    let (extra, attach) = c.attach_sender_raw("Q");
+    assert!(attach.target.is_none(), "the fourth link is refused");
+    let error = c.expect_detach_error(extra);
+    assert_eq!(
+        error.condition.as_str(),
+        condition::RESOURCE_LIMIT_EXCEEDED,
+        "{error:?}"
+    );
+    c.send_accepted(first, &data_message("still served", false));
+    c.conn.detach(third, true, None).expect("detach");
+    c.flush();
+    let again = c.attach_sender("Q");
+    c.send_accepted(again, &data_message("a freed place", false));
+    c.close();
+}
+
+/// Issue 18, limits: sessions per connection (AmqpMaxSessions) are announced as
+/// channel-max; a begin above it closes the connection with framing-error.
+#[test]
+fn sessions_per_connection_are_limited() {
+    let qm = start_with_limits("AMQP.SESSIONS", &[("AmqpMaxSessions", "2")]);
+    let mut c = AmqpTestClient::start(&qm, "itest-sessions");
+    let Event::Open(open) = c.expect("the server's open", |e| matches!(e, Event::Open(_))) else {
+        unreachable!()
+    };
+    assert_eq!(open.channel_max, 1, "channel-max announces 2 sessions");
+    c.expect("the begin", |e| matches!(e, Event::Begin { .. }));
+    let second = c.conn.begin().expect("a second session");
+    assert_eq!(second.0, 1);
+    c.flush();
+    c.expect("the second begin", |e| matches!(e, Event::Begin { .. }));
+    let begin = ferry_amqp::Begin {
+        remote_channel: None,
+        next_outgoing_id: 0,
+        incoming_window: 100,
+        outgoing_window: 100,
+        handle_max: 10,
+        offered_capabilities: Vec::new(),
+        desired_capabilities: Vec::new(),
+        properties: Vec::new(),
+    };
+    c.send_raw_frame(2, &Performative::Begin(begin));
+    let error = c
+        .expect_closed("the close for a third session")
+        .expect("with an error");
+    assert_eq!(
+        error.condition.as_str(),
+        condition::FRAMING_ERROR,
+        "{error:?}"
+    );
+}
+
 /// Issue 18, point 5: a selector longer than MQ_SELECTOR_LENGTH (10,240 bytes) is
 /// refused at attach with amqp:invalid-field, before it is parsed.
 #[test]
@@ -1191,4 +1301,39 @@ fn a_selector_over_the_maximum_length_is_refused() {
         "{error:?}"
     );
     c.close();
+}
+
+/// Issue 18, limits: incomplete multi-frame messages of one connection hold at most
+/// AmqpMaxIncompleteBytes together (one message alone may still reach MAXMSGL): the link
+/// whose frame would pass it is detached with amqp:resource-limit-exceeded.
+#[test]
+fn incomplete_messages_per_connection_are_limited() {
+    let qm = start_with_limits("AMQP.INCOMPLETE", &[("AmqpMaxIncompleteBytes", "65536")]);
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)");
+    let mut c = AmqpTestClient::connect(&qm, "itest-incomplete");
+    let one = c.attach_sender("Q");
+    let two = c.attach_sender("Q");
+    let part = vec![b'p'; 40 * 1024];
+    for (link, id) in [(one, 100u32), (two, 101)] {
+        let t = ferry_amqp::Transfer {
+            handle: link.handle,
+            delivery_id: Some(id),
+            delivery_tag: Some(Bytes::copy_from_slice(&id.to_be_bytes())),
+            message_format: Some(0),
+            settled: Some(true),
+            more: true,
+            ..ferry_amqp::Transfer::default()
+        };
+        let mut out = BytesMut::new();
+        ferry_amqp::encode_transfer(0, &t, &part, &mut out);
+        c.stream.write_all(&out).expect("a first frame");
+    }
+    let error = c.expect_detach_error(two);
+    assert_eq!(
+        error.condition.as_str(),
+        condition::RESOURCE_LIMIT_EXCEEDED,
+        "{error:?}"
+    );
+    let third = c.attach_sender("Q");
+    c.send_accepted(third, &data_message("the connection carries on", false));
 }

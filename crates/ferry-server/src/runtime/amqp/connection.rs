@@ -367,10 +367,17 @@ pub async fn serve(
     refuse: Option<String>,
 ) {
     let settings = &shared.settings;
+    let limits = server.ini.limits.clone();
+    let count = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
     let config = Config {
         idle_time_out: (settings.heartbeat_secs > 0)
             .then(|| settings.heartbeat_secs.saturating_mul(1000)),
         max_message_size: (settings.max_message_length > 0).then_some(settings.max_message_length),
+        max_frame_size: u32::try_from(limits.amqp_max_frame_size).unwrap_or(u32::MAX),
+        channel_max: u16::try_from(limits.amqp_max_sessions.saturating_sub(1)).unwrap_or(u16::MAX),
+        handle_max: u32::try_from(limits.amqp_max_links.saturating_sub(1)).unwrap_or(u32::MAX),
+        max_links: count(limits.amqp_max_links),
+        max_incomplete_bytes: count(limits.amqp_max_incomplete_bytes),
         ..Config::default()
     };
     let mut s = Session {
