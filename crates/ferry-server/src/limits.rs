@@ -132,8 +132,13 @@ limits! {
         "The attach is refused (null terminus, then a detach) with amqp:resource-limit-exceeded; a client that leaves as many refused links undetached has its session ended with that condition; a handle above handle-max closes the connection with amqp:connection:framing-error.";
     /// Bytes of incomplete multi-frame messages on one AMQP connection.
     amqp_max_incomplete_bytes = "AmqpMaxIncompleteBytes", 8_388_608, 65_536, 1_073_741_824, "bytes",
-        "Bytes of multi-frame messages being received on one AMQP connection, on all its links together; one message alone may still reach the channel's MAXMSGL.",
+        "Bytes of multi-frame messages being received on one AMQP connection, on all its links together; one message alone may still reach the channel's MAXMSGL. Also the most a connection reads ahead while its transfers wait for log space.",
         "The link whose frame would pass it is detached with amqp:resource-limit-exceeded and its partial message dropped; the connection carries on.";
+    /// Seconds an AMQP client may leave the server's frames unread.
+    amqp_send_timeout_secs = "AmqpSendTimeout", 60, 1, 3_600, "seconds",
+        "Time an AMQP client may read nothing while the queue manager has frames for it (its socket buffer full).",
+        "The connection is ended; its unsettled messages go back to their queues (the link's default outcome); FRY9505E.";
+
     // ---- Administration (MQSC, object definitions) ------------------------------------
 }
 
@@ -274,6 +279,11 @@ impl Limits {
     /// PartialFrameTimeout as a duration.
     pub fn partial_frame_timeout(&self) -> Duration {
         Duration::from_secs(self.partial_frame_timeout_secs)
+    }
+
+    /// AmqpSendTimeout as a duration.
+    pub fn amqp_send_timeout(&self) -> Duration {
+        Duration::from_secs(self.amqp_send_timeout_secs)
     }
 }
 

@@ -945,6 +945,37 @@ fn start_with_limits(name: &str, limits: &[(&str, &str)]) -> TestQueueManager {
     qm
 }
 
+/// The server process's resident set size in bytes.
+fn rss_bytes(qm: &TestQueueManager) -> u64 {
+    let pid = qm.pid().expect("the test started the server");
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
+    let kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .expect("VmRSS in /proc/<pid>/status");
+    kb * 1024
+}
+
+/// Makes the client's socket receive buffer small, so a client that stops reading
+/// stops the server's writes early.
+fn small_receive_buffer(stream: &TcpStream) {
+    use std::os::fd::AsRawFd;
+    let size: libc::c_int = 16 * 1024;
+    // SAFETY: setsockopt on a socket this test owns, with a c_int option value.
+    let rc = unsafe {
+        libc::setsockopt(
+            stream.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_RCVBUF,
+            (&size as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    assert_eq!(rc, 0, "setsockopt SO_RCVBUF");
+}
+
 impl AmqpTestClient {
     /// Writes a frame behind the state machine's back (what a hostile client sends).
     fn send_raw_frame(&mut self, channel: u16, p: &Performative) {
@@ -962,6 +993,19 @@ impl AmqpTestClient {
             unreachable!()
         };
         error
+    }
+
+    /// Sends `message` pre-settled on `link` (at most once: no outcome comes back).
+    fn send_settled(&mut self, link: LinkId, message: &Message) {
+        self.wait("credit to send", |c| c.conn.credit(link) > 0);
+        let mut body = BytesMut::new();
+        message.encode(&mut body);
+        self.next_tag += 1;
+        let tag = Bytes::copy_from_slice(&self.next_tag.to_be_bytes());
+        self.conn
+            .send_bytes(link, tag, true, 0, body.freeze())
+            .expect("send");
+        self.flush();
     }
 
     /// Waits for the detach of `link` (a refusal); returns its error.
@@ -1102,6 +1146,69 @@ fn frames_over_512_bytes_before_open_are_refused() {
     // A client that keeps to 512 bytes is served.
     let c = AmqpTestClient::connect(&qm, "itest-small-open");
     c.close();
+}
+
+/// Issue 18, point 2: a frame header makes the server keep only what arrived, not the
+/// size it claims. 200 opened connections each send the header of a 1 MiB frame and
+/// one byte; the server's RSS grows by far less than 1 MiB each.
+#[test]
+fn a_frame_header_alone_does_not_reserve_the_size_it_claims() {
+    let qm = start("AMQP.RESERVE");
+    let n = 200u64;
+    let mut clients: Vec<AmqpTestClient> = (0..n)
+        .map(|i| AmqpTestClient::connect(&qm, &format!("itest-reserve-{i}")))
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let before = rss_bytes(&qm);
+    for c in &mut clients {
+        c.stream
+            .write_all(&[0, 0x10, 0, 0, 2, 0, 0, 0, 0x00])
+            .expect("a frame header");
+    }
+    std::thread::sleep(Duration::from_secs(1));
+    let after = rss_bytes(&qm);
+    let per = after.saturating_sub(before) / n;
+    eprintln!("RSS {before} -> {after}: {per} bytes per connection");
+    assert!(
+        per < 32 * 1024,
+        "each connection cost {per} bytes of RSS for a 9-byte partial frame"
+    );
+    // The process still serves.
+    let c = AmqpTestClient::connect(&qm, "itest-after-reserve");
+    c.close();
+}
+
+/// Issue 18, point 2: an idle connection holds no read buffer. 300 connections with a
+/// session and a sending link each, then nothing, and 300 sockets that never send a byte:
+/// the server's RSS grows by far less than a 64 KiB buffer each.
+#[test]
+fn idle_opened_connections_hold_little_memory() {
+    let qm = start("AMQP.IDLE.RSS");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)");
+    let mut warm = AmqpTestClient::connect(&qm, "itest-warm");
+    warm.attach_sender("Q");
+    std::thread::sleep(Duration::from_millis(500));
+    let before = rss_bytes(&qm);
+    let n = 300u64;
+    let mut clients = Vec::new();
+    let mut silent = Vec::new();
+    for i in 0..n {
+        let mut c = AmqpTestClient::connect(&qm, &format!("itest-idle-{i}"));
+        let sender = c.attach_sender("Q");
+        c.send_accepted(sender, &data_message("x", false));
+        clients.push(c);
+        silent.push(TcpStream::connect(("127.0.0.1", qm.amqp_port())).expect("connect"));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let after = rss_bytes(&qm);
+    let per = after.saturating_sub(before) / n;
+    eprintln!(
+        "an idle opened AMQP connection and a silent socket: RSS {before} -> {after}, {per} bytes"
+    );
+    assert!(
+        per < 48 * 1024,
+        "an idle connection and a silent socket cost {per} bytes"
+    );
 }
 
 /// Issue 18, point 9: a handle above handle-max and a channel above channel-max close
@@ -1256,6 +1363,91 @@ fn sessions_per_connection_are_limited() {
     );
 }
 
+/// Issue 18, time limits: a socket that connects and says nothing is closed after
+/// HandshakeTimeout (qm.ini Limits), whatever HBINT is.
+#[test]
+fn a_silent_socket_is_closed_after_the_handshake_timeout() {
+    let qm = start_with_limits("AMQP.HANDSHAKE", &[("HandshakeTimeout", "2")]);
+    let mut silent = TcpStream::connect(("127.0.0.1", qm.amqp_port())).expect("connect");
+    silent
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("read timeout");
+    let began = Instant::now();
+    let mut buf = [0u8; 64];
+    let n = silent
+        .read(&mut buf)
+        .expect("the server closes the socket before the read times out");
+    assert_eq!(n, 0);
+    let took = began.elapsed();
+    assert!(
+        took >= Duration::from_millis(1500) && took < Duration::from_secs(5),
+        "closed after about 2 s, not {took:?}"
+    );
+}
+
+/// Issue 18, time limits: a connection that stops in the middle of a frame is closed
+/// after PartialFrameTimeout, and FRY9505E says why.
+#[test]
+fn a_connection_that_stops_mid_frame_is_closed() {
+    let qm = start_with_limits("AMQP.PARTIAL", &[("PartialFrameTimeout", "2")]);
+    let mut c = AmqpTestClient::connect(&qm, "itest-partial");
+    c.stream
+        .write_all(&[0, 0, 1])
+        .expect("three bytes of a frame");
+    let began = Instant::now();
+    let error = c
+        .expect_closed("the close of a connection stalled mid-frame")
+        .expect("with an error");
+    let took = began.elapsed();
+    assert!(took < Duration::from_secs(6), "closed after {took:?}");
+    assert_eq!(
+        error.condition.as_str(),
+        condition::RESOURCE_LIMIT_EXCEEDED,
+        "{error:?}"
+    );
+    wait_until("FRY9505E in the error log", || {
+        qm.error_log().contains("FRY9505E")
+    });
+}
+
+/// Issue 18, time limits: the server's idle-time-out (HBINT) holds whatever the client's
+/// open announces: a client that opens with no idle-time-out and then sends nothing is
+/// closed.
+#[test]
+fn a_client_without_idle_timeout_that_goes_silent_is_closed() {
+    let qm = start("AMQP.IDLE");
+    mqsc_ok(&qm, "ALTER CHANNEL(SYSTEM.DEF.AMQP) CHLTYPE(AMQP) HBINT(1)");
+    let mut c = AmqpTestClient::connect(&qm, "itest-idle");
+    // The client announced no idle-time-out and now sends nothing, heartbeats included.
+    let began = Instant::now();
+    let mut received = Vec::new();
+    let mut buf = [0u8; 4096];
+    c.stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("read timeout");
+    loop {
+        match c.stream.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => received.extend_from_slice(&buf[..n]),
+            Err(e) => panic!("still open after {:?}: {e}", began.elapsed()),
+        }
+    }
+    assert!(
+        began.elapsed() < Duration::from_secs(6),
+        "{:?}",
+        began.elapsed()
+    );
+    let mut input = BytesMut::from(&received[..]);
+    let mut events = Vec::new();
+    c.conn.receive(&mut input, 0, &mut events);
+    let closed = events.iter().find_map(|e| match e {
+        Event::Closed { error, .. } => Some(error.clone()),
+        _ => None,
+    });
+    let error = closed.flatten().expect("closed with an error");
+    assert_eq!(error.condition.as_str(), condition::RESOURCE_LIMIT_EXCEEDED);
+}
+
 /// Issue 18, point 5: a selector longer than MQ_SELECTOR_LENGTH (10,240 bytes) is
 /// refused at attach with amqp:invalid-field, before it is parsed.
 #[test]
@@ -1336,4 +1528,33 @@ fn incomplete_messages_per_connection_are_limited() {
     );
     let third = c.attach_sender("Q");
     c.send_accepted(third, &data_message("the connection carries on", false));
+}
+
+/// Issue 18, time limits: a client that stops reading while the server has frames for it
+/// is closed after AmqpSendTimeout; its unsettled deliveries go back to the queue.
+#[test]
+fn a_client_that_stops_reading_is_closed_after_the_send_timeout() {
+    let qm = start_with_limits("AMQP.SENDTIMEOUT", &[("AmqpSendTimeout", "2")]);
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q) MAXDEPTH(100000)");
+    let n = 2000;
+    {
+        let mut p = AmqpTestClient::connect(&qm, "itest-st-producer");
+        let sender = p.attach_sender("Q");
+        let body = "b".repeat(10 * 1024);
+        for _ in 0..n {
+            p.send_settled(sender, &data_message(&body, false));
+        }
+        let id = p.send(sender, &data_message(&body, false));
+        assert_eq!(p.outcome(id), Some(DeliveryState::Accepted));
+        p.close();
+    }
+    let mut c = AmqpTestClient::connect(&qm, "itest-st");
+    small_receive_buffer(&c.stream);
+    c.attach_receiver("Q", 0x7fff_ffff);
+    wait_until("the stalled connection is closed", || {
+        let text = mqsc_ok(&qm, "DISPLAY CHSTATUS(SYSTEM.DEF.AMQP)");
+        attr(&text, "CONNS").as_deref() == Some("0")
+    });
+    wait_depth(&qm, "Q", n + 1);
+    drop(c);
 }

@@ -31,12 +31,20 @@
 //! (at most BATCHSZ per consumer, or BATCHINT ms of them), and deliveries whose
 //! acceptance was applied but whose log record was not yet flushed. At-least-once allows
 //! both; docs/protocol.md says so.
+//!
+//! What a client can make the connection hold or wait for is bounded by qm.ini's
+//! `Limits:` ([`crate::limits`]): frame size, sessions, links and incomplete messages in
+//! the state machine's [`Config`]; time from accept to open, silence in the middle of a
+//! frame, and a socket that takes nothing, by the connection's one timer. The read
+//! buffer grows with what arrives and is released once every byte is used. Work per
+//! frame is bounded by what the connection holds: a disposition over any range of
+//! delivery ids walks the unsettled deliveries it has, not the range.
 
 use super::outcome::error_of;
 use super::{ChannelSettings, Counters};
 use crate::amqp_mapping::{amqp_to_mq_compact, mq_to_amqp, JmsSelection};
 use crate::lifecycle::QmgrState;
-use crate::limits::MAX_SELECTOR_LENGTH;
+use crate::limits::{Limits, MAX_SELECTOR_LENGTH};
 use crate::messages;
 use crate::runtime::clock;
 use crate::runtime::dispatch;
@@ -63,13 +71,11 @@ use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 use tokio::sync::Notify;
 
-/// The longest a client may take to complete SASL and open (less when HBINT is lower).
-const HANDSHAKE_TIMEOUT_SECS: u32 = 30;
-/// The read buffer's size.
+/// The read buffer's size (allocated when bytes arrive, released when all are used).
 const READ_BUFFER: usize = 64 * 1024;
 /// The least room a read is given.
 const READ_AT_LEAST: usize = 16 * 1024;
@@ -356,6 +362,10 @@ struct Session {
     deferred: Vec<Event>,
     /// Since when a transfer waits for log space, and the checkpoints completed then.
     log_wait: Option<(std::time::Instant, u64)>,
+    /// The queue manager's limits (qm.ini `Limits:`), as read at start.
+    limits: Limits,
+    /// When the last byte of a frame still incomplete arrived.
+    partial_since: Option<tokio::time::Instant>,
 }
 
 /// Serves one accepted socket until the connection ends; `refuse` closes it at once
@@ -400,6 +410,8 @@ pub async fn serve(
         started: tokio::time::Instant::now(),
         deferred: Vec::new(),
         log_wait: None,
+        limits,
+        partial_since: None,
     };
     s.refused = refuse;
     s.run(stream).await;
@@ -409,10 +421,12 @@ pub async fn serve(
 
 impl Session {
     async fn run(&mut self, stream: TcpStream) {
-        let (mut rd, mut wr) = stream.into_split();
-        let mut input = BytesMut::with_capacity(READ_BUFFER);
-        // The connection's timer (heartbeats, BATCHINT, the handshake deadline) and the
-        // deadline it is set to, if any.
+        let (rd, mut wr) = stream.into_split();
+        // Allocated when bytes arrive and released once they are all used, so a
+        // connection that is idle holds no read buffer.
+        let mut input = BytesMut::new();
+        // The connection's timer (heartbeats, BATCHINT, the handshake and partial-frame
+        // deadlines) and the deadline it is set to, if any.
         let timer = tokio::time::sleep_until(tokio::time::Instant::now());
         tokio::pin!(timer);
         let mut armed: Option<tokio::time::Instant> = None;
@@ -441,13 +455,7 @@ impl Session {
                 // its clients take turns in big batches instead of working in parallel:
                 // fewer writes, but fewer round trips per second on two cores.)
                 self.shared.busy.set(false);
-                let out = self.amqp.output();
-                Counters::add(&self.shared.counters.bytes_sent, out.len() as u64);
-                Counters::add(&self.shared.channel_counters.bytes_sent, out.len() as u64);
-                let written = wr.write_all(out).await;
-                // Cleared, not taken: the buffer keeps its capacity for the next batch.
-                self.amqp.output().clear();
-                if written.is_err() {
+                if !self.write_output(&mut wr).await {
                     return;
                 }
             }
@@ -458,10 +466,18 @@ impl Session {
             let tick_at = next_tick.map(|ms| {
                 tokio::time::Instant::now() + Duration::from_millis(ms.saturating_sub(now))
             });
-            let wake_at = [tick_at, self.batch_due, self.handshake_deadline()]
-                .into_iter()
-                .flatten()
-                .min();
+            let partial_due = self
+                .partial_since
+                .map(|t| t + self.limits.partial_frame_timeout());
+            let wake_at = [
+                tick_at,
+                self.batch_due,
+                self.handshake_deadline(),
+                partial_due,
+            ]
+            .into_iter()
+            .flatten()
+            .min();
             // One timer for the connection, moved only to an earlier deadline: a timer
             // that fires early costs one pass through this loop, while setting a new one
             // for every read and wake-up cost a timer-wheel insertion and removal each.
@@ -469,21 +485,38 @@ impl Session {
                 timer.as_mut().reset(t);
                 armed = Some(t);
             }
-            if input.capacity() - input.len() < READ_AT_LEAST {
-                // Frames are cut from the front of the buffer, so its room shrinks: room is
-                // made again before it runs short (back at the front of the same
-                // allocation when nothing else holds it), or reads would come in pieces.
-                input.reserve(READ_BUFFER.saturating_sub(input.len()).max(READ_AT_LEAST));
-            }
+            // Transfers waiting for log space hold their bytes: past the bound on
+            // incomplete messages, nothing more is read until they are put.
+            let reading = self.deferred.is_empty()
+                || self.deferred_bytes() as u64 <= self.limits.amqp_max_incomplete_bytes;
             self.shared.busy.set(false);
             tokio::select! {
-                r = rd.read_buf(&mut input) => match r {
-                    Ok(0) | Err(_) => return,
-                    Ok(n) => {
-                        self.shared.busy.set(true);
-                        Counters::add(&self.shared.counters.bytes_received, n as u64);
-                        Counters::add(&self.shared.channel_counters.bytes_received, n as u64);
-                        self.receive(&mut input);
+                r = rd.readable(), if reading => {
+                    if r.is_err() {
+                        return;
+                    }
+                    if input.capacity() - input.len() < READ_AT_LEAST {
+                        // Room grows with what arrived (a frame's bytes double it), never
+                        // with what a frame header claims.
+                        input.reserve(input.len().max(READ_BUFFER));
+                    }
+                    match rd.try_read_buf(&mut input) {
+                        Ok(0) => return,
+                        Ok(n) => {
+                            self.shared.busy.set(true);
+                            Counters::add(&self.shared.counters.bytes_received, n as u64);
+                            Counters::add(&self.shared.channel_counters.bytes_received, n as u64);
+                            self.receive(&mut input);
+                            self.partial_since =
+                                (!input.is_empty()).then(tokio::time::Instant::now);
+                            trim_input(&mut input);
+                        }
+                        // Readiness is reported once more after a read (and for a new
+                        // socket) with nothing to read: the room made is not kept.
+                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                            trim_input(&mut input);
+                        }
+                        Err(_) => return,
                     }
                 },
                 _ = self.shared.wake.notified() => {}
@@ -496,6 +529,19 @@ impl Session {
                     }
                     if self.handshake_deadline().is_some_and(|t| t <= now) {
                         // Never opened: free the socket (and its MAXINST place).
+                        let why = format!(
+                            "no open within {} s of connecting",
+                            self.handshake_timeout().as_secs()
+                        );
+                        self.give_up(&mut wr, why, false).await;
+                        return;
+                    }
+                    if partial_due.is_some_and(|t| t <= now) {
+                        let why = format!(
+                            "no byte for {} s in the middle of a frame",
+                            self.limits.partial_frame_timeout_secs
+                        );
+                        self.give_up(&mut wr, why, true).await;
                         return;
                     }
                 }
@@ -503,18 +549,96 @@ impl Session {
         }
     }
 
+    /// Writes out what the state machine has to send; false when the connection is
+    /// over (the socket failed, or the client read nothing for AmqpSendTimeout).
+    async fn write_output(&mut self, wr: &mut tokio::net::tcp::OwnedWriteHalf) -> bool {
+        let out = self.amqp.output();
+        Counters::add(&self.shared.counters.bytes_sent, out.len() as u64);
+        Counters::add(&self.shared.channel_counters.bytes_sent, out.len() as u64);
+        let timeout = self.limits.amqp_send_timeout();
+        let mut at = 0;
+        let mut result = true;
+        while at < out.len() {
+            match tokio::time::timeout(timeout, wr.write(&out[at..])).await {
+                Ok(Ok(n)) if n > 0 => at += n,
+                Ok(_) => {
+                    result = false;
+                    break;
+                }
+                Err(_) => {
+                    // The client takes nothing: it cannot hold the connection (and its
+                    // unsettled messages) for ever.
+                    let why = format!(
+                        "the client read nothing for {} s",
+                        self.limits.amqp_send_timeout_secs
+                    );
+                    self.server.error_log.borrow_mut().write(
+                        &messages::AMQP_PROTOCOL_ERROR,
+                        &[&self.shared.peer_ip, &self.shared.settings.name, &why],
+                    );
+                    result = false;
+                    break;
+                }
+            }
+        }
+        // Cleared, not taken: the buffer keeps its capacity for the next batch, unless it
+        // grew large (a burst of deliveries) and would sit idle.
+        let out = self.amqp.output();
+        out.clear();
+        if out.capacity() > READ_BUFFER {
+            *out = BytesMut::new();
+        }
+        result
+    }
+
+    /// Ends a connection that stalled (`why`): a close frame with
+    /// amqp:resource-limit-exceeded when AMQP frames flow, FRY9505E when `log`.
+    async fn give_up(&mut self, wr: &mut tokio::net::tcp::OwnedWriteHalf, why: String, log: bool) {
+        if log {
+            self.server.error_log.borrow_mut().write(
+                &messages::AMQP_PROTOCOL_ERROR,
+                &[&self.shared.peer_ip, &self.shared.settings.name, &why],
+            );
+        }
+        if !self.amqp.is_finished() {
+            let _ = self.amqp.close(Some(ErrorCondition::new(
+                condition::RESOURCE_LIMIT_EXCEEDED,
+                why,
+            )));
+        }
+        if self.amqp.wants_write() && self.write_output(wr).await {
+            let _ = wr.shutdown().await;
+        }
+    }
+
+    /// HandshakeTimeout (qm.ini Limits), or HBINT when it is shorter.
+    fn handshake_timeout(&self) -> Duration {
+        let limit = self.limits.handshake_timeout();
+        match self.shared.settings.heartbeat_secs {
+            0 => limit,
+            n => limit.min(Duration::from_secs(u64::from(n))),
+        }
+    }
+
     /// Until the client's open arrives, when the connection is given up: a client must
-    /// complete SASL and open within HBINT seconds (at most 30), so a socket that never
-    /// speaks does not hold a MAXINST place for ever.
+    /// complete SASL and open within HandshakeTimeout (or HBINT, when shorter), so a
+    /// socket that never speaks does not hold a MAXINST place for ever.
     fn handshake_deadline(&self) -> Option<tokio::time::Instant> {
         if self.conn.is_some() || self.amqp.is_finished() {
             return None;
         }
-        let secs = match self.shared.settings.heartbeat_secs {
-            0 => HANDSHAKE_TIMEOUT_SECS,
-            n => n.min(HANDSHAKE_TIMEOUT_SECS),
-        };
-        Some(self.started + Duration::from_secs(u64::from(secs)))
+        Some(self.started + self.handshake_timeout())
+    }
+
+    /// The bytes of the transfers waiting for log space.
+    fn deferred_bytes(&self) -> usize {
+        self.deferred
+            .iter()
+            .map(|e| match e {
+                Event::Message { message, .. } => message.len(),
+                _ => 0,
+            })
+            .sum()
     }
 
     /// Feeds what was read to the state machine and handles its events (again after a
@@ -1370,6 +1494,17 @@ impl Session {
             self.server.amqp_routes.borrow_mut().remove(&conn);
             dispatch::end_conversation(&self.server, conn, true);
         }
+    }
+}
+
+/// Releases the read buffer once every byte in it is used, and moves the start of a
+/// frame still incomplete out of a read buffer much larger than it: an idle connection,
+/// or one stalled in the middle of a frame, holds what it was sent, not 64 KiB.
+fn trim_input(input: &mut BytesMut) {
+    if input.is_empty() {
+        *input = BytesMut::new();
+    } else if input.capacity() > (4 * input.len()).max(8 * 1024) {
+        *input = BytesMut::from(&input[..]);
     }
 }
 
