@@ -130,10 +130,22 @@ limits! {
     amqp_max_links = "AmqpMaxLinks", 512, 1, 65_536, "links",
         "Links attached at once on one AMQP connection, across its sessions; announced as each session's handle-max (this less one). A link to a queue also holds one of the connection's MAXHANDS handles.",
         "The attach is refused (null terminus, then a detach) with amqp:resource-limit-exceeded; a client that leaves as many refused links undetached has its session ended with that condition; a handle above handle-max closes the connection with amqp:connection:framing-error.";
+    /// Deliveries one receiving link may hold unsettled (and on their way).
+    amqp_max_unsettled_per_link = "AmqpMaxUnsettledPerLink", 1_000, 1, 1_000_000, "deliveries",
+        "Messages sent (or on their way) on one receiving link that the client has not settled; on a pre-settled link, those on their way. The queue's consumer gets at most this much credit, topped up as the client settles, whatever link credit the client grants (Qpid JMS prefetches 1,000).",
+        "Nothing more is sent on the link until the client settles; the messages stay on the queue for other consumers.";
+    /// The same, for all receiving links of one AMQP connection.
+    amqp_max_unsettled_per_connection = "AmqpMaxUnsettledPerConnection", 5_000, 1, 10_000_000, "deliveries",
+        "As AmqpMaxUnsettledPerLink, for all receiving links of one AMQP connection together.",
+        "As AmqpMaxUnsettledPerLink, for each link of the connection.";
     /// Bytes of incomplete multi-frame messages on one AMQP connection.
     amqp_max_incomplete_bytes = "AmqpMaxIncompleteBytes", 8_388_608, 65_536, 1_073_741_824, "bytes",
         "Bytes of multi-frame messages being received on one AMQP connection, on all its links together; one message alone may still reach the channel's MAXMSGL. Also the most a connection reads ahead while its transfers wait for log space.",
         "The link whose frame would pass it is detached with amqp:resource-limit-exceeded and its partial message dropped; the connection carries on.";
+    /// Bytes waiting to go out to one AMQP connection above which deliveries pause.
+    amqp_output_buffer = "AmqpOutputBuffer", 1_048_576, 65_536, 67_108_864, "bytes",
+        "Bytes waiting to be written to one AMQP connection (frames, and transfers held back by the client's session window) above which no more messages are taken from queues for it.",
+        "Deliveries pause until the client reads; the messages stay on their queues.";
     /// Seconds an AMQP client may leave the server's frames unread.
     amqp_send_timeout_secs = "AmqpSendTimeout", 60, 1, 3_600, "seconds",
         "Time an AMQP client may read nothing while the queue manager has frames for it (its socket buffer full).",

@@ -958,6 +958,24 @@ fn rss_bytes(qm: &TestQueueManager) -> u64 {
     kb * 1024
 }
 
+/// Polls `q`'s CURDEPTH until it has not changed for a second; returns it.
+fn settled_depth(qm: &TestQueueManager, q: &str) -> i64 {
+    let deadline = Instant::now() + DEADLINE;
+    let mut last = qstatus_depth(qm, q);
+    let mut since = Instant::now();
+    loop {
+        std::thread::sleep(Duration::from_millis(200));
+        let now = qstatus_depth(qm, q);
+        if now != last {
+            last = now;
+            since = Instant::now();
+        } else if since.elapsed() >= Duration::from_secs(1) {
+            return now;
+        }
+        assert!(Instant::now() < deadline, "CURDEPTH of {q} keeps moving");
+    }
+}
+
 /// Makes the client's socket receive buffer small, so a client that stops reading
 /// stops the server's writes early.
 fn small_receive_buffer(stream: &TcpStream) {
@@ -1053,6 +1071,27 @@ impl AmqpTestClient {
             self.flush();
         }
         (link, attach)
+    }
+
+    /// Reads for `how_long`, collecting the messages that arrive on `link`.
+    fn collect_for(&mut self, link: LinkId, how_long: Duration) -> Vec<u32> {
+        let until = Instant::now() + how_long;
+        while Instant::now() < until {
+            self.pump();
+        }
+        let mut ids = Vec::new();
+        self.events.retain(|e| match e {
+            Event::Message {
+                link: l,
+                delivery_id,
+                ..
+            } if *l == link => {
+                ids.push(*delivery_id);
+                false
+            }
+            _ => true,
+        });
+        ids
     }
 }
 
@@ -1211,6 +1250,28 @@ fn idle_opened_connections_hold_little_memory() {
     );
 }
 
+/// Issue 18, point 6: link credit is a uint: 0x7fffffff, 0x80000000 and 0xffffffff all
+/// deliver.
+#[test]
+fn link_credit_of_2_to_the_31_and_more_delivers() {
+    let qm = start("AMQP.CREDIT");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)");
+    let mut c = AmqpTestClient::connect(&qm, "itest-credit");
+    let sender = c.attach_sender("Q");
+    for credit in [0x7fff_ffffu32, 0x8000_0000, u32::MAX] {
+        let body = format!("credit {credit:#x}");
+        c.send_accepted(sender, &data_message(&body, false));
+        let receiver = c.attach_receiver("Q", credit);
+        let (id, _, m) = c.receive(receiver);
+        assert_eq!(data_text(&m), body, "credit {credit:#x} delivers");
+        c.accept(id);
+        c.conn.detach(receiver, true, None).expect("detach");
+        c.flush();
+        wait_depth(&qm, "Q", 0);
+    }
+    c.close();
+}
+
 /// Issue 18, point 9: a handle above handle-max and a channel above channel-max close
 /// the connection with amqp:connection:framing-error (AMQP 1.0 sections 2.7.2, 2.7.3).
 #[test]
@@ -1361,6 +1422,68 @@ fn sessions_per_connection_are_limited() {
         condition::FRAMING_ERROR,
         "{error:?}"
     );
+}
+
+/// Issue 18, limits: a client that grants 2^32-1 credit and never settles holds at most
+/// AmqpMaxUnsettledPerLink deliveries; settling them lets more come.
+#[test]
+fn unsettled_deliveries_per_link_are_limited() {
+    let qm = start_with_limits("AMQP.UNSETTLED", &[("AmqpMaxUnsettledPerLink", "5")]);
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)");
+    let mut c = AmqpTestClient::connect(&qm, "itest-unsettled");
+    let sender = c.attach_sender("Q");
+    for i in 0..20 {
+        c.send_accepted(sender, &data_message(&format!("m{i}"), false));
+    }
+    let receiver = c.attach_receiver("Q", 0x7fff_ffff);
+    let first = c.collect_for(receiver, Duration::from_secs(1));
+    assert_eq!(
+        first.len(),
+        5,
+        "five unsettled deliveries at most: {first:?}"
+    );
+    for id in first {
+        c.accept(id);
+    }
+    let more = c.collect_for(receiver, Duration::from_secs(1));
+    assert_eq!(more.len(), 5, "settling them lets five more come: {more:?}");
+    c.close();
+}
+
+/// Issue 18, limits: a client that grants endless credit on a pre-settled link and then
+/// reads nothing does not pull the queue into the server's memory: deliveries stop once
+/// what is unread reaches the output bound (and the socket's buffers).
+#[test]
+fn a_client_that_does_not_read_stops_its_deliveries() {
+    let qm = start_with_limits("AMQP.NOREAD", &[("AmqpMaxUnsettledPerLink", "50")]);
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q) MAXDEPTH(100000)");
+    let n = 3000;
+    {
+        let mut p = AmqpTestClient::connect(&qm, "itest-noread-producer");
+        let sender = p.attach_sender("Q");
+        let body = "b".repeat(10 * 1024);
+        for _ in 0..n {
+            p.send_settled(sender, &data_message(&body, false));
+        }
+        let id = p.send(sender, &data_message(&body, false));
+        assert_eq!(p.outcome(id), Some(DeliveryState::Accepted));
+        p.close();
+    }
+    assert_eq!(qstatus_depth(&qm, "Q"), n + 1);
+    let mut c = AmqpTestClient::connect(&qm, "itest-noread");
+    small_receive_buffer(&c.stream);
+    c.attach_receiver_with("Q", 0x7fff_ffff, |a| {
+        a.snd_settle_mode = ferry_amqp::SenderSettleMode::Settled;
+    });
+    // From here on the client reads nothing.
+    let depth = settled_depth(&qm, "Q");
+    assert!(
+        depth >= n - 1000,
+        "a client that reads nothing took {} of {} messages",
+        n + 1 - depth,
+        n + 1
+    );
+    drop(c);
 }
 
 /// Issue 18, time limits: a socket that connects and says nothing is closed after

@@ -34,11 +34,13 @@
 //!
 //! What a client can make the connection hold or wait for is bounded by qm.ini's
 //! `Limits:` ([`crate::limits`]): frame size, sessions, links and incomplete messages in
-//! the state machine's [`Config`]; time from accept to open, silence in the middle of a
-//! frame, and a socket that takes nothing, by the connection's one timer. The read
-//! buffer grows with what arrives and is released once every byte is used. Work per
-//! frame is bounded by what the connection holds: a disposition over any range of
-//! delivery ids walks the unsettled deliveries it has, not the range.
+//! the state machine's [`Config`]; unsettled deliveries per link and per connection and
+//! bytes waiting to go out here, by the credit the engine consumers get (topped up as the
+//! client settles and reads, never beyond); time from accept to open, silence in the
+//! middle of a frame, and a socket that takes nothing, by the connection's one timer.
+//! The read buffer grows with what arrives and is released once every byte is used.
+//! Work per frame is bounded by what the connection holds: a disposition over any range
+//! of delivery ids walks the unsettled deliveries it has, not the range.
 
 use super::outcome::error_of;
 use super::{ChannelSettings, Counters};
@@ -131,6 +133,9 @@ pub struct AmqpShared {
     user_id: RefCell<String>,
     inbox: RefCell<VecDeque<Action>>,
     held: RefCell<VecDeque<(u64, Action)>>,
+    /// Deliveries in the inbox or held for the log, by consumer: the engine delivered
+    /// them and the client has not been sent them yet.
+    in_flight: RefCell<HashMap<ConsumerId, u32>>,
     wake: Notify,
     /// The connection task is running (not awaiting): it looks at the inbox before it
     /// awaits again, so what is queued meanwhile needs no wake-up (a stored wake-up
@@ -158,6 +163,7 @@ impl AmqpShared {
             user_id: RefCell::new(String::new()),
             inbox: RefCell::new(VecDeque::new()),
             held: RefCell::new(VecDeque::new()),
+            in_flight: RefCell::new(HashMap::new()),
             wake: Notify::new(),
             busy: Cell::new(false),
             forced: RefCell::new(None),
@@ -225,7 +231,24 @@ impl AmqpShared {
             ReplyHold::Until(lsn) => self.push(server, lsn, action),
             // The log failed: nothing more is acknowledged; a pre-settled persistent
             // delivery is not sent (the queue manager must restart, which recovers it).
-            ReplyHold::Fail => {}
+            ReplyHold::Fail => return,
+        }
+        *self.in_flight.borrow_mut().entry(consumer).or_insert(0) += 1;
+    }
+
+    /// Deliveries for `consumer` not yet sent to the client.
+    fn in_flight(&self, consumer: ConsumerId) -> u32 {
+        self.in_flight.borrow().get(&consumer).copied().unwrap_or(0)
+    }
+
+    /// A delivery for `consumer` left the inbox (sent, or dropped).
+    fn delivered(&self, consumer: ConsumerId) {
+        let mut in_flight = self.in_flight.borrow_mut();
+        if let Some(n) = in_flight.get_mut(&consumer) {
+            *n -= 1;
+            if *n == 0 {
+                in_flight.remove(&consumer);
+            }
         }
     }
 
@@ -280,6 +303,9 @@ impl DurableHold for AmqpShared {
         let held = std::mem::take(&mut *self.held.borrow_mut());
         let mut inbox = self.inbox.borrow_mut();
         for (_, a) in held {
+            if let Action::Deliver { consumer, .. } = &a {
+                self.delivered(*consumer);
+            }
             if let Action::Settle {
                 session,
                 delivery_id,
@@ -313,6 +339,8 @@ enum Link {
         hobj: Hobj,
         consumer: ConsumerId,
         drain_requested: bool,
+        /// Deliveries sent on it and not settled by the client.
+        held: u32,
         /// What happens to unsettled deliveries when the link ends: the source's
         /// default-outcome (Qpid JMS: modified, delivery-failed), else released.
         unsettled: Settlement,
@@ -364,6 +392,15 @@ struct Session {
     log_wait: Option<(std::time::Instant, u64)>,
     /// The queue manager's limits (qm.ini `Limits:`), as read at start.
     limits: Limits,
+    /// The engine consumers' credit may be topped up (a flow, a settlement, a
+    /// pre-settled delivery sent, output drained): checked once per pass.
+    credit_check: bool,
+    /// Some consumer wanted more credit while AmqpOutputBuffer bytes waited to go out:
+    /// checked again on every pass until it is given.
+    credit_blocked: bool,
+    /// `process_inbox` stopped at a delivery because AmqpOutputBuffer bytes wait to go
+    /// out: it goes on once they are written.
+    inbox_paused: bool,
     /// When the last byte of a frame still incomplete arrived.
     partial_since: Option<tokio::time::Instant>,
 }
@@ -411,6 +448,9 @@ pub async fn serve(
         deferred: Vec::new(),
         log_wait: None,
         limits,
+        credit_check: false,
+        credit_blocked: false,
+        inbox_paused: false,
         partial_since: None,
     };
     s.refused = refuse;
@@ -444,12 +484,13 @@ impl Session {
             // Everything done until the next await shares one clock reading.
             let now = self.server.begin_batch().0;
             self.now_ms = now;
-            self.process_inbox();
+            self.pump_deliveries();
             let next_tick = self.amqp.tick(now, &mut self.events);
             self.handle_events();
-            self.process_inbox();
+            self.pump_deliveries();
             self.server.end_batch();
-            if self.amqp.wants_write() {
+            let wrote = self.amqp.wants_write();
+            if wrote {
                 // Written at once, as the native channel's writer does. (Yielding first, to
                 // gather what other connections hand this one, made the queue manager and
                 // its clients take turns in big batches instead of working in parallel:
@@ -462,6 +503,10 @@ impl Session {
             if self.amqp.is_finished() {
                 let _ = wr.shutdown().await;
                 return;
+            }
+            if wrote && self.inbox_paused {
+                // Deliveries waited for the output to drain: it has.
+                continue;
             }
             let tick_at = next_tick.map(|ms| {
                 tokio::time::Instant::now() + Duration::from_millis(ms.saturating_sub(now))
@@ -715,12 +760,7 @@ impl Session {
                 }
                 Event::Open(open) => self.on_open(&open),
                 Event::Attach { link, attach } => self.on_attach(link, &attach),
-                Event::Flow {
-                    link,
-                    credit,
-                    drain,
-                    ..
-                } => self.on_flow(link, credit, drain),
+                Event::Flow { link, drain, .. } => self.on_flow(link, drain),
                 Event::Message { .. } => {}
                 Event::Disposition {
                     session,
@@ -971,6 +1011,7 @@ impl Session {
                 hobj,
                 consumer,
                 drain_requested: false,
+                held: 0,
                 unsettled,
             },
         );
@@ -982,53 +1023,108 @@ impl Session {
         let _ = self.amqp.attach_reply(link, Some(reply_source), target);
     }
 
-    /// The client's credit for a link we send on becomes the consumer's credit.
-    fn on_flow(&mut self, link: LinkId, credit: u32, drain: bool) {
-        let Some(conn) = self.conn else { return };
+    /// The client's credit for a link we send on becomes the consumer's credit (at the
+    /// end of the pass, see `sync_credits`).
+    fn on_flow(&mut self, link: LinkId, drain: bool) {
         let Some(Link::Outbound {
-            consumer,
-            drain_requested,
-            ..
+            drain_requested, ..
         }) = self.links.get_mut(&link)
         else {
             return;
         };
-        let consumer = *consumer;
         if drain {
             *drain_requested = true;
             self.drains_pending = true;
         }
-        self.sync_credit(conn, link, consumer, credit);
+        self.credit_check = true;
     }
 
-    /// Gives the engine consumer the link's credit less what is already on its way.
-    fn sync_credit(&mut self, conn: ConnId, _link: LinkId, consumer: ConsumerId, credit: u32) {
-        let on_the_way = self.held_deliveries(consumer);
-        let target = credit.saturating_sub(on_the_way);
-        // One engine call (and one pass over its effects) per flow.
-        let _ = self.server.with_engine(|e, now, fx| {
-            let current = e.credit(conn, consumer).unwrap_or(0);
-            if target > current {
-                e.add_credit(conn, consumer, target - current, now, fx)
-            } else if target < current {
-                e.drain(conn, consumer)?;
-                if target > 0 {
-                    e.add_credit(conn, consumer, target, now, fx)?;
-                }
-                Ok(())
-            } else {
-                Ok(())
-            }
-        });
-    }
-
-    fn held_deliveries(&self, consumer: ConsumerId) -> u32 {
-        let held = self.shared.held.borrow();
-        let n = held
+    /// Gives each link's engine consumer the credit it may have: the link's credit less
+    /// what is on its way to the client, within AmqpMaxUnsettledPerLink (with what the
+    /// client has not settled) and AmqpMaxUnsettledPerConnection, and no more at all
+    /// while AmqpOutputBuffer bytes wait to go out. A client that grants 2^32-1 credit and
+    /// never settles or never reads thus holds a bounded number of messages; settling
+    /// and reading top the credit up. Takes credit back when the client lowered the
+    /// link's. One engine call for all links.
+    fn sync_credits(&mut self) {
+        if !self.credit_check && !self.credit_blocked {
+            return;
+        }
+        self.credit_check = false;
+        self.credit_blocked = false;
+        let Some(conn) = self.conn else { return };
+        let per_link = self.limits.amqp_max_unsettled_per_link;
+        let per_conn = self.limits.amqp_max_unsettled_per_connection;
+        let blocked = self.amqp.pending_output_bytes() as u64 >= self.limits.amqp_output_buffer;
+        // Each outbound link: its consumer, the link credit, deliveries held unsettled
+        // and deliveries on their way.
+        let links: Vec<(ConsumerId, u64, u64, u64)> = self
+            .links
             .iter()
-            .filter(|(_, a)| matches!(a, Action::Deliver { consumer: c, .. } if *c == consumer))
-            .count();
-        u32::try_from(n).unwrap_or(u32::MAX)
+            .filter_map(|(link, l)| match l {
+                Link::Outbound { consumer, held, .. } => Some((
+                    *consumer,
+                    u64::from(self.amqp.credit(*link)),
+                    u64::from(*held),
+                    u64::from(self.shared.in_flight(*consumer)),
+                )),
+                Link::Inbound { .. } => None,
+            })
+            .collect();
+        if links.is_empty() {
+            return;
+        }
+        let wants_more = self.server.with_engine(|e, now, fx| {
+            let credit =
+                |e: &ferry_engine::QueueManager, c| u64::from(e.credit(conn, c).unwrap_or(0));
+            let mut committed: u64 = links
+                .iter()
+                .map(|(c, _, held, on_way)| credit(e, *c) + held + on_way)
+                .sum();
+            let mut wants_more = false;
+            for (consumer, link_credit, held, on_way) in &links {
+                let current = credit(e, *consumer);
+                let wanted = link_credit
+                    .saturating_sub(*on_way)
+                    .min(per_link.saturating_sub(held + on_way));
+                let as_u32 = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
+                if current + on_way > *link_credit {
+                    // The client lowered the link's credit: the engine keeps no more.
+                    let _ = e.drain(conn, *consumer);
+                    let keep = wanted.min(current);
+                    if keep > 0 {
+                        let _ = e.add_credit(conn, *consumer, as_u32(keep), now, fx);
+                    }
+                    committed -= current - keep;
+                } else if wanted > current {
+                    let room = per_conn.saturating_sub(committed);
+                    let add = (wanted - current).min(room);
+                    if blocked {
+                        wants_more = true;
+                    } else if add > 0 {
+                        let _ = e.add_credit(conn, *consumer, as_u32(add), now, fx);
+                        committed += add;
+                        debug_assert!(committed <= per_conn);
+                    }
+                }
+            }
+            wants_more
+        });
+        self.credit_blocked = wants_more;
+    }
+
+    /// Tops up the consumers' credit (first, so a drain sees what it delivers), then
+    /// does what the inbox holds; again while that frees credit (a pre-settled link's,
+    /// as it sends), until the output bound stops it.
+    fn pump_deliveries(&mut self) {
+        // Bounded: each round sends at most the credit one round gives.
+        for _ in 0..16 {
+            self.sync_credits();
+            self.process_inbox();
+            if self.inbox_paused || !self.credit_check {
+                break;
+            }
+        }
     }
 
     /// A message from the client: put it, and answer (after the log, when persistent).
@@ -1237,7 +1333,10 @@ impl Session {
         ids.sort_unstable_by_key(|id| id.wrapping_sub(first));
         let mut others = Vec::new();
         for id in ids {
-            if let Some((_, token)) = self.deliveries.remove(&(session.0, id)) {
+            if let Some((link, token)) = self.deliveries.remove(&(session.0, id)) {
+                if let Some(Link::Outbound { held, .. }) = self.links.get_mut(&link) {
+                    *held -= 1;
+                }
                 if outcome == Settlement::Accepted {
                     self.accepted.push(token);
                 } else {
@@ -1245,6 +1344,8 @@ impl Session {
                 }
             }
         }
+        // Settled deliveries make room for more.
+        self.credit_check = true;
         if !others.is_empty() {
             let _ = self
                 .server
@@ -1318,10 +1419,20 @@ impl Session {
     fn process_inbox(&mut self) {
         let now = self.now_ms;
         let mut accept_run: Option<(SessionId, u32, u32)> = None;
+        let bound = usize::try_from(self.limits.amqp_output_buffer).unwrap_or(usize::MAX);
+        self.inbox_paused = false;
         loop {
             let Some(action) = self.shared.inbox.borrow_mut().pop_front() else {
                 break;
             };
+            if matches!(action, Action::Deliver { .. }) && self.amqp.pending_output_bytes() >= bound
+            {
+                // The client has not read what it was sent: the rest waits for the output
+                // to drain (the engine gives no more credit meanwhile).
+                self.shared.inbox.borrow_mut().push_front(action);
+                self.inbox_paused = true;
+                break;
+            }
             match action {
                 Action::Settle {
                     session,
@@ -1359,7 +1470,10 @@ impl Session {
                     consumer,
                     token,
                     message,
-                } => self.send_delivery(consumer, token, message, now),
+                } => {
+                    self.shared.delivered(consumer);
+                    self.send_delivery(consumer, token, message, now);
+                }
                 Action::Cancelled { consumer, reason } => {
                     if let Some(link) = self.consumers.remove(&consumer) {
                         if let Some(Link::Outbound { hobj, .. }) = self.links.remove(&link) {
@@ -1429,6 +1543,12 @@ impl Session {
                 if let Some(t) = token {
                     self.deliveries
                         .insert((link.channel, delivery_id), (link, t));
+                    if let Some(Link::Outbound { held, .. }) = self.links.get_mut(&link) {
+                        *held += 1;
+                    }
+                } else {
+                    // A pre-settled delivery sent frees its place for the next.
+                    self.credit_check = true;
                 }
                 for c in [&self.shared.counters, &*self.shared.channel_counters] {
                     Counters::add(&c.messages_sent, 1);
@@ -1459,7 +1579,7 @@ impl Session {
             .collect();
         let mut still_waiting = false;
         for (link, consumer) in waiting {
-            if self.held_deliveries(consumer) > 0 {
+            if self.shared.in_flight(consumer) > 0 {
                 still_waiting = true;
                 continue;
             }
