@@ -1349,6 +1349,73 @@ fn running_out_of_maxhands_refuses_the_attach_with_resource_limit_exceeded() {
     c.close();
 }
 
+/// Issue 18, point 9: pre-settled transfers that cannot be put do not vanish: they go to
+/// the dead-letter queue with an MQDLH giving the reason (as MQ's channel agents do), are
+/// counted, and one FRY9544W line reports them per interval.
+#[test]
+fn presettled_transfers_to_a_full_queue_go_to_the_dead_letter_queue() {
+    let qm = start("AMQP.DLQ");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q) MAXDEPTH(1)");
+    let mut c = AmqpTestClient::connect(&qm, "itest-dlq");
+    let sender = c.attach_sender("Q");
+    for i in 0..3 {
+        c.send_settled(sender, &data_message(&format!("settled {i}"), false));
+    }
+    // An unsettled one after them: its outcome says the others were handled.
+    let id = c.send(sender, &data_message("unsettled", false));
+    assert!(
+        matches!(c.outcome(id), Some(DeliveryState::Rejected { .. })),
+        "the queue is full"
+    );
+    assert_eq!(qstatus_depth(&qm, "Q"), 1);
+    assert_eq!(
+        qstatus_depth(&qm, "SYSTEM.DEAD.LETTER.QUEUE"),
+        2,
+        "the two pre-settled messages that did not fit are dead-lettered"
+    );
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let (md, data) = rt.block_on(async {
+        let conn = connect(&qm.client()).await;
+        let q = open(&conn, "SYSTEM.DEAD.LETTER.QUEUE", OpenOptions::INPUT_SHARED).await;
+        let (md, got) = get(&q).await.expect("get from the dead-letter queue");
+        (md, got.data.to_vec())
+    });
+    assert_eq!(md.format.as_bytes(), b"MQDEAD  ", "{md:?}");
+    assert_eq!(&data[..4], b"DLH ", "an MQDLH heads the body");
+    let reason = i32::from_le_bytes([data[8], data[9], data[10], data[11]]);
+    assert_eq!(reason, 2053, "the MQDLH's reason is MQRC_Q_FULL");
+    assert_eq!(&data[12..14], b"Q ", "DestQName");
+    let log = qm.error_log();
+    assert_eq!(
+        log.matches("FRY9544W").count(),
+        1,
+        "one line per interval, not one per message: {log}"
+    );
+    c.close();
+
+    // Without a dead-letter queue they are discarded, and still reported.
+    let qm = start("AMQP.NODLQ");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q) MAXDEPTH(1)\nALTER QMGR DEADQ(' ')");
+    let mut c = AmqpTestClient::connect(&qm, "itest-nodlq");
+    let sender = c.attach_sender("Q");
+    c.send_settled(sender, &data_message("fits", false));
+    c.send_settled(sender, &data_message("does not fit", false));
+    let id = c.send(sender, &data_message("unsettled", false));
+    assert!(matches!(
+        c.outcome(id),
+        Some(DeliveryState::Rejected { .. })
+    ));
+    assert_eq!(qstatus_depth(&qm, "SYSTEM.DEAD.LETTER.QUEUE"), 0);
+    wait_until("FRY9544W in the error log", || {
+        qm.error_log().contains("FRY9544W")
+    });
+    assert!(qm.error_log().contains("discarded"), "{}", qm.error_log());
+    c.close();
+}
+
 /// Issue 18, limits: links per connection (AmqpMaxLinks), across its sessions, are
 /// announced as each session's handle-max; an attach beyond them is refused with
 /// amqp:resource-limit-exceeded; the connection carries on, and a link detached frees its

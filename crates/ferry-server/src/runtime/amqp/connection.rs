@@ -40,8 +40,11 @@
 //! middle of a frame, and a socket that takes nothing, by the connection's one timer.
 //! The read buffer grows with what arrives and is released once every byte is used.
 //! Work per frame is bounded by what the connection holds: a disposition over any range
-//! of delivery ids walks the unsettled deliveries it has, not the range.
+//! of delivery ids walks the unsettled deliveries it has, not the range. A pre-settled
+//! transfer that cannot be put goes to the dead-letter queue (or is discarded), counted
+//! and reported by FRY9544W once per interval.
 
+use super::dead_letter::{DeadLetterHeader, FORMAT_DEAD_LETTER_HEADER};
 use super::outcome::error_of;
 use super::{ChannelSettings, Counters};
 use crate::amqp_mapping::{amqp_to_mq_compact, mq_to_amqp, JmsSelection};
@@ -89,6 +92,8 @@ const SENDER_CREDIT: u32 = 1000;
 const TEMPORARY_MODEL: &str = "SYSTEM.DEFAULT.MODEL.QUEUE";
 /// The name pattern of dynamic nodes.
 const TEMPORARY_NAME: &str = "AMQP.*";
+/// How often FRY9544W reports pre-settled messages that could not be put (with counts).
+const NOT_PUT_REPORT_INTERVAL: Duration = Duration::from_secs(30);
 
 /// Something for the connection task to do, queued by engine effects or released by the
 /// log. (The message stays inline: boxing it would cost an allocation per delivery.)
@@ -403,6 +408,26 @@ struct Session {
     inbox_paused: bool,
     /// When the last byte of a frame still incomplete arrived.
     partial_since: Option<tokio::time::Instant>,
+    /// The dead-letter queue's output handle, once opened.
+    dead_letter_hobj: Option<(String, Hobj)>,
+}
+
+/// A transfer's put that failed: the MQ reason when the engine (or the mapping of a
+/// queue name) gave one, the condition for the client, and the queue it was for.
+struct PutFailure {
+    reason: Option<ReasonCode>,
+    error: ErrorCondition,
+    queue: String,
+}
+
+impl From<ErrorCondition> for PutFailure {
+    fn from(error: ErrorCondition) -> Self {
+        PutFailure {
+            reason: None,
+            error,
+            queue: String::new(),
+        }
+    }
 }
 
 /// Serves one accepted socket until the connection ends; `refuse` closes it at once
@@ -452,6 +477,7 @@ pub async fn serve(
         credit_blocked: false,
         inbox_paused: false,
         partial_since: None,
+        dead_letter_hobj: None,
     };
     s.refused = refuse;
     s.run(stream).await;
@@ -1140,7 +1166,13 @@ impl Session {
         let state = match self.put(link, message, now) {
             Ok(Put::Done) => DeliveryState::Accepted,
             Ok(Put::WaitForLog) => return false,
-            Err(e) => rejected(e),
+            Err(failure) => {
+                if settled {
+                    // Nobody can be told: it must not vanish without a trace.
+                    self.not_put(&failure, message, now);
+                }
+                rejected(failure.error)
+            }
         };
         for c in [&self.shared.counters, &*self.shared.channel_counters] {
             Counters::add(&c.messages_received, 1);
@@ -1214,7 +1246,7 @@ impl Session {
         }
     }
 
-    fn put(&mut self, link: LinkId, message: &Bytes, now: u64) -> Result<Put, ErrorCondition> {
+    fn put(&mut self, link: LinkId, message: &Bytes, now: u64) -> Result<Put, PutFailure> {
         let conn = self.conn.ok_or_else(not_open)?;
         // A small body is copied out of the read buffer, so a message that stays queued
         // does not pin the whole read chunk it arrived in (as the native path does); the
@@ -1225,15 +1257,25 @@ impl Session {
             Some(Link::Inbound { hobj: Some(h), .. }) => *h,
             Some(Link::Inbound { hobj: None, .. }) => {
                 let Some(to) = mq.to.as_ref().map(|t| t.as_str()) else {
-                    return Err(ErrorCondition::new(
-                        condition::NOT_FOUND,
-                        "a message on an anonymous link needs a 'to' address",
-                    ));
+                    return Err(PutFailure {
+                        reason: Some(ReasonCode::UnknownObjectName),
+                        error: ErrorCondition::new(
+                            condition::NOT_FOUND,
+                            "a message on an anonymous link needs a 'to' address",
+                        ),
+                        queue: String::new(),
+                    });
                 };
                 match self.relay.get(to) {
                     Some(h) => *h,
                     None => {
-                        let (h, _) = self.open_queue(Some(to), false, OpenOptions::OUTPUT)?;
+                        let (h, _) =
+                            self.open_queue_for_put(to)
+                                .map_err(|(reason, error)| PutFailure {
+                                    reason,
+                                    error,
+                                    queue: to.to_string(),
+                                })?;
                         self.relay.insert(to.to_string(), h);
                         h
                     }
@@ -1243,14 +1285,23 @@ impl Session {
                 return Err(ErrorCondition::new(
                     condition::ILLEGAL_STATE,
                     "the link does not receive messages",
-                ))
+                )
+                .into())
             }
         };
         let mut md = mq.md;
-        if md.persistence != persistence::NOT_PERSISTENT
-            && self.log_room_for_put(mq.body.len() + mq.properties.len())? == Put::WaitForLog
-        {
-            return Ok(Put::WaitForLog);
+        if md.persistence != persistence::NOT_PERSISTENT {
+            match self.log_room_for_put(mq.body.len() + mq.properties.len()) {
+                Ok(Put::WaitForLog) => return Ok(Put::WaitForLog),
+                Ok(Put::Done) => {}
+                Err(error) => {
+                    return Err(PutFailure {
+                        reason: Some(ReasonCode::ResourceProblem),
+                        error,
+                        queue: self.queue_of(link, mq.to.as_ref()),
+                    })
+                }
+            }
         }
         let pmo = PutOptions::new(PutOptionFlags::NO_SYNCPOINT | PutOptionFlags::FAIL_IF_QUIESCING);
         let body = mq.body;
@@ -1280,12 +1331,170 @@ impl Session {
         };
         r.map(|_| Put::Done).map_err(|e| {
             // The queue's name, only for the error (no copy per message put).
-            let queue = match self.links.get(&link) {
-                Some(Link::Inbound { address, .. }) if !address.is_empty() => address.as_str(),
-                _ => to.as_ref().map_or("", |t| t.as_str()),
-            };
-            error_of(e.reason, &format!("the message was not put on '{queue}'"))
+            let queue = self.queue_of(link, to.as_ref());
+            PutFailure {
+                reason: Some(e.reason),
+                error: error_of(e.reason, &format!("the message was not put on '{queue}'")),
+                queue,
+            }
         })
+    }
+
+    /// The queue a transfer on `link` is for: the link's target, else the message's `to`.
+    fn queue_of(&self, link: LinkId, to: Option<&ferry_amqp::Str>) -> String {
+        match self.links.get(&link) {
+            Some(Link::Inbound { address, .. }) if !address.is_empty() => address.clone(),
+            _ => to.map_or_else(String::new, |t| t.as_str().to_string()),
+        }
+    }
+
+    /// Opens `name` for output, for ANONYMOUS-RELAY: the MQ reason too when it fails.
+    fn open_queue_for_put(
+        &mut self,
+        name: &str,
+    ) -> Result<(Hobj, String), (Option<ReasonCode>, ErrorCondition)> {
+        let conn = self.conn.ok_or_else(|| (None, not_open()))?;
+        let od = ObjectDescriptor::queue(name).map_err(|e| {
+            let error = ErrorCondition::new(
+                condition::NOT_FOUND,
+                format!("'{name}' is not a valid queue name: {e}"),
+            );
+            (Some(ReasonCode::UnknownObjectName), error)
+        })?;
+        let options = OpenOptions::OUTPUT | OpenOptions::FAIL_IF_QUIESCING;
+        self.server
+            .with_engine(|e, now, fx| e.open(conn, &od, options, now, fx))
+            .map(|o| (o.hobj, o.object_name.trim().to_string()))
+            .map_err(|e| {
+                let what = format!("queue '{name}' cannot be opened");
+                (Some(e.reason), error_of(e.reason, &what))
+            })
+    }
+
+    /// A pre-settled transfer that could not be put: to the dead-letter queue with an
+    /// MQDLH giving the reason, as MQ's channel agents do, or discarded when there is no
+    /// dead-letter queue (DEADQ blank), it cannot take the message, or the message does
+    /// not map to an MQ message. Either way counted, and reported by FRY9544W once per
+    /// interval.
+    fn not_put(&mut self, failure: &PutFailure, message: &Bytes, now: u64) {
+        let dead_letter_q = self
+            .server
+            .engine
+            .borrow()
+            .qmgr()
+            .dead_letter_q
+            .trim()
+            .to_string();
+        let put = match failure.reason {
+            Some(reason) if !dead_letter_q.is_empty() => {
+                self.dead_letter(&dead_letter_q, reason, &failure.queue, message, now)
+            }
+            _ => false,
+        };
+        for c in [&self.shared.counters, &*self.shared.channel_counters] {
+            Counters::add(if put { &c.dead_lettered } else { &c.discarded }, 1);
+        }
+        let channel = &*self.shared.channel_counters;
+        let (dead, dropped) = channel.unreported.get();
+        let (dead, dropped) = if put {
+            (dead + 1, dropped)
+        } else {
+            (dead, dropped + 1)
+        };
+        let due = channel
+            .reported_at
+            .get()
+            .is_none_or(|t| t.elapsed() >= NOT_PUT_REPORT_INTERVAL);
+        if !due {
+            channel.unreported.set((dead, dropped));
+            return;
+        }
+        channel.unreported.set((0, 0));
+        channel.reported_at.set(Some(std::time::Instant::now()));
+        let last = format!(
+            "{} from {} (queue '{}')",
+            failure
+                .error
+                .description
+                .as_ref()
+                .map_or(failure.error.condition.as_str(), |d| d.as_str()),
+            self.shared.peer_ip,
+            failure.queue
+        );
+        let dlq = if dead_letter_q.is_empty() {
+            "(none)"
+        } else {
+            dead_letter_q.as_str()
+        };
+        self.server.error_log.borrow_mut().write(
+            &messages::AMQP_NOT_PUT,
+            &[
+                &(dead + dropped),
+                &self.shared.settings.name,
+                &dead,
+                &dlq,
+                &dropped,
+                &last,
+            ],
+        );
+    }
+
+    /// Puts `message` (an AMQP message that could not go to `dest_q` for `reason`) to
+    /// the dead-letter queue, headed by an MQDLH; true when it is there.
+    fn dead_letter(
+        &mut self,
+        dead_letter_q: &str,
+        reason: ReasonCode,
+        dest_q: &str,
+        message: &Bytes,
+        now: u64,
+    ) -> bool {
+        let Some(conn) = self.conn else { return false };
+        let Ok(mq) = amqp_to_mq_compact(message, now, 0) else {
+            return false;
+        };
+        let hobj = match &self.dead_letter_hobj {
+            Some((name, h)) if name == dead_letter_q => *h,
+            _ => match self.open_queue_for_put(dead_letter_q) {
+                Ok((h, _)) => {
+                    if let Some((_, old)) = self
+                        .dead_letter_hobj
+                        .replace((dead_letter_q.to_string(), h))
+                    {
+                        self.close_handle(old);
+                    }
+                    h
+                }
+                Err(_) => return false,
+            },
+        };
+        let mut md = mq.md;
+        let header = DeadLetterHeader::for_message(
+            &md,
+            reason,
+            dest_q,
+            self.server.name.as_str(),
+            &self.shared.settings.name,
+            ferry_engine::clock::put_date_time(ferry_engine::Timestamp(now)),
+        );
+        let mut body =
+            Vec::with_capacity(super::dead_letter::DEAD_LETTER_HEADER_LEN + mq.body.len());
+        header.encode(md.encoding, &mut body);
+        body.extend_from_slice(&mq.body);
+        md.format = FORMAT_DEAD_LETTER_HEADER;
+        let usage = LogUse::Put(body.len() + mq.properties.len());
+        if md.persistence != persistence::NOT_PERSISTENT
+            && self.server.log_room(usage, 0) != LogRoom::Ready
+        {
+            return false;
+        }
+        let pmo = PutOptions::new(PutOptionFlags::NO_SYNCPOINT | PutOptionFlags::FAIL_IF_QUIESCING);
+        let props = mq.properties;
+        self.server
+            .with_engine(|e, now, fx| {
+                e.put_with_properties(conn, hobj, &mut md, &pmo, Bytes::from(body), props, now, fx)
+            })
+            .is_ok()
     }
 
     /// The client's outcome for deliveries `first..=last` we sent.
@@ -1608,6 +1817,9 @@ impl Session {
             self.on_detach(link);
         }
         for (_, h) in std::mem::take(&mut self.relay) {
+            self.close_handle(h);
+        }
+        if let Some((_, h)) = self.dead_letter_hobj.take() {
             self.close_handle(h);
         }
         if let Some(conn) = self.conn.take() {
