@@ -412,6 +412,14 @@ struct Session {
     dead_letter_hobj: Option<(String, Hobj)>,
 }
 
+/// A change to an engine consumer's credit (see `Session::sync_credits`).
+enum CreditChange {
+    /// Take it all back, then give this much.
+    Lower(u32),
+    /// Give this much more.
+    Add(u32),
+}
+
 /// A transfer's put that failed: the MQ reason when the engine (or the mapping of a
 /// queue name) gave one, the condition for the client, and the queue it was for.
 struct PutFailure {
@@ -1100,43 +1108,59 @@ impl Session {
         if links.is_empty() {
             return;
         }
-        let wants_more = self.server.with_engine(|e, now, fx| {
-            let credit =
-                |e: &ferry_engine::QueueManager, c| u64::from(e.credit(conn, c).unwrap_or(0));
+        // Decided on a look at the engine: most passes change nothing and make no engine
+        // call (a settlement rarely frees credit the link's own credit does not bind).
+        let as_u32 = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
+        let mut plan: Vec<(ConsumerId, CreditChange)> = Vec::new();
+        let mut wants_more = false;
+        {
+            let engine = self.server.engine.borrow();
+            let credit = |c| u64::from(engine.credit(conn, c).unwrap_or(0));
             let mut committed: u64 = links
                 .iter()
-                .map(|(c, _, held, on_way)| credit(e, *c) + held + on_way)
+                .map(|(c, _, held, on_way)| credit(*c) + held + on_way)
                 .sum();
-            let mut wants_more = false;
             for (consumer, link_credit, held, on_way) in &links {
-                let current = credit(e, *consumer);
+                let current = credit(*consumer);
                 let wanted = link_credit
                     .saturating_sub(*on_way)
                     .min(per_link.saturating_sub(held + on_way));
-                let as_u32 = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
                 if current + on_way > *link_credit {
                     // The client lowered the link's credit: the engine keeps no more.
-                    let _ = e.drain(conn, *consumer);
                     let keep = wanted.min(current);
-                    if keep > 0 {
-                        let _ = e.add_credit(conn, *consumer, as_u32(keep), now, fx);
-                    }
+                    plan.push((*consumer, CreditChange::Lower(as_u32(keep))));
                     committed -= current - keep;
                 } else if wanted > current {
-                    let room = per_conn.saturating_sub(committed);
-                    let add = (wanted - current).min(room);
+                    let add = (wanted - current).min(per_conn.saturating_sub(committed));
                     if blocked {
                         wants_more = true;
                     } else if add > 0 {
-                        let _ = e.add_credit(conn, *consumer, as_u32(add), now, fx);
+                        plan.push((*consumer, CreditChange::Add(as_u32(add))));
                         committed += add;
                         debug_assert!(committed <= per_conn);
                     }
                 }
             }
-            wants_more
-        });
+        }
         self.credit_blocked = wants_more;
+        if plan.is_empty() {
+            return;
+        }
+        self.server.with_engine(|e, now, fx| {
+            for (consumer, change) in plan {
+                match change {
+                    CreditChange::Lower(keep) => {
+                        let _ = e.drain(conn, consumer);
+                        if keep > 0 {
+                            let _ = e.add_credit(conn, consumer, keep, now, fx);
+                        }
+                    }
+                    CreditChange::Add(n) => {
+                        let _ = e.add_credit(conn, consumer, n, now, fx);
+                    }
+                }
+            }
+        });
     }
 
     /// Tops up the consumers' credit (first, so a drain sees what it delivers), then
