@@ -10,6 +10,7 @@ targets=(
   "crates/ferry-wire/fuzz inbound_sequence"
   "crates/ferry-mqsc/fuzz mqsc_parser"
   "crates/ferry-amqp/fuzz amqp_frame"
+  "crates/ferry-amqp/fuzz amqp_sequence"
   "crates/ferry-selector/fuzz selector_parser"
   "crates/ferry-engine/fuzz journal_record"
   "crates/ferry-store/fuzz log_recovery"

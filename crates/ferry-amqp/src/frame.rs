@@ -5,7 +5,9 @@
 //! skipped), the performative and, for transfers, the payload (message bytes). An empty
 //! frame is a heartbeat. [`FrameDecoder::decode`] takes bytes as they arrive and returns
 //! `Ok(None)` until a whole frame is buffered; a frame over the max-frame-size is refused
-//! from its header alone, before its bytes are waited for.
+//! from its header alone, before its bytes are waited for. The decoder never reserves
+//! room for the size a header claims: a peer that sends a header and stops costs what it
+//! sent, not the frame it announced (the caller's buffer grows with what arrives).
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 
@@ -126,7 +128,9 @@ impl FrameDecoder {
     }
 
     /// Takes the next whole frame from the front of `buf`, or `Ok(None)` if it is not all
-    /// there yet (then `buf` is left as it was). Call again until it returns `None`.
+    /// there yet (then `buf` is left as it was, its capacity untouched: room is the
+    /// caller's to grow with what arrives, never with what a header claims). Call again
+    /// until it returns `None`.
     pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Frame>, FrameError> {
         if buf.len() < FRAME_HEADER_LEN {
             return Ok(None);
@@ -155,7 +159,6 @@ impl FrameDecoder {
             return Err(FrameError::Malformed("data offset past the frame's end"));
         }
         if buf.len() < size as usize {
-            buf.reserve(size as usize - buf.len());
             return Ok(None);
         }
         let frame = buf.split_to(size as usize).freeze();
@@ -309,6 +312,25 @@ mod tests {
         );
         assert!(err.to_string().contains("512"));
         assert_eq!(err.condition(), "amqp:connection:framing-error");
+    }
+
+    proptest::proptest! {
+        /// Issue 18: a header claiming up to 4 GiB, followed by any part of its frame,
+        /// leaves the buffer's capacity as it was: nothing is reserved for what has not
+        /// arrived.
+        #[test]
+        fn a_frame_header_reserves_nothing(size in 9u32.., body in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..256)) {
+            let mut buf = BytesMut::with_capacity(8 + body.len());
+            buf.put_u32(size);
+            buf.put_slice(&[2, 0, 0, 0]);
+            let body = &body[..body.len().min(size as usize - 9)];
+            buf.put_slice(body);
+            let capacity = buf.capacity();
+            let got = FrameDecoder::new(u32::MAX).decode(&mut buf);
+            proptest::prop_assert_eq!(got, Ok(None));
+            proptest::prop_assert_eq!(buf.capacity(), capacity);
+            proptest::prop_assert_eq!(buf.len(), 8 + body.len());
+        }
     }
 
     #[test]

@@ -123,6 +123,38 @@ limits! {
         "Back-pressure, nothing fails: the socket's next requests wait in the network until the client reads its replies (its sends then block). A client that never reads is ended by heartbeats (FRY9259W).";
 
     // ---- AMQP 1.0 ---------------------------------------------------------------------
+    /// Largest AMQP frame a client may send (announced as max-frame-size).
+    amqp_max_frame_size = "AmqpMaxFrameSize", 1_048_576, 4_096, 16_777_216, "bytes",
+        "Largest frame an AMQP client may send, announced in the open as max-frame-size; larger messages travel as several frames. A partial frame is buffered as its bytes arrive, never reserved from its header. Before the open is exchanged frames are 512 bytes at most (AMQP 1.0 section 2.7.1).",
+        "The connection is closed with amqp:connection:framing-error; FRY9505E.";
+    /// Sessions one AMQP connection may begin (announced as channel-max + 1).
+    amqp_max_sessions = "AmqpMaxSessions", 256, 1, 65_536, "sessions",
+        "Sessions one AMQP connection may have begun, announced in the open as channel-max (this less one).",
+        "A frame on a channel above channel-max closes the connection with amqp:connection:framing-error (AMQP 1.0 section 2.7.2).";
+    /// Links attached at once on one AMQP connection.
+    amqp_max_links = "AmqpMaxLinks", 512, 1, 65_536, "links",
+        "Links attached at once on one AMQP connection, across its sessions; announced as each session's handle-max (this less one). A link to a queue also holds one of the connection's MAXHANDS handles.",
+        "The attach is refused (null terminus, then a detach) with amqp:resource-limit-exceeded; a client that leaves as many refused links undetached has its session ended with that condition; a handle above handle-max closes the connection with amqp:connection:framing-error.";
+    /// Deliveries one receiving link may hold unsettled (and on their way).
+    amqp_max_unsettled_per_link = "AmqpMaxUnsettledPerLink", 1_000, 1, 1_000_000, "deliveries",
+        "Messages sent (or on their way) on one receiving link that the client has not settled; on a pre-settled link, those on their way. The queue's consumer gets at most this much credit, topped up as the client settles, whatever link credit the client grants (Qpid JMS prefetches 1,000).",
+        "Nothing more is sent on the link until the client settles; the messages stay on the queue for other consumers.";
+    /// The same, for all receiving links of one AMQP connection.
+    amqp_max_unsettled_per_connection = "AmqpMaxUnsettledPerConnection", 5_000, 1, 10_000_000, "deliveries",
+        "As AmqpMaxUnsettledPerLink, for all receiving links of one AMQP connection together.",
+        "As AmqpMaxUnsettledPerLink, for each link of the connection.";
+    /// Bytes of incomplete multi-frame messages on one AMQP connection.
+    amqp_max_incomplete_bytes = "AmqpMaxIncompleteBytes", 8_388_608, 65_536, 1_073_741_824, "bytes",
+        "Bytes of multi-frame messages being received on one AMQP connection, on all its links together; one message alone may still reach the channel's MAXMSGL. Also the most a connection reads ahead while its transfers wait for log space.",
+        "The link whose frame would pass it is detached with amqp:resource-limit-exceeded and its partial message dropped; the connection carries on.";
+    /// Bytes waiting to go out to one AMQP connection above which deliveries pause.
+    amqp_output_buffer = "AmqpOutputBuffer", 1_048_576, 65_536, 67_108_864, "bytes",
+        "Bytes waiting to be written to one AMQP connection (frames, and transfers held back by the client's session window) above which no more messages are taken from queues for it.",
+        "Deliveries pause until the client reads; the messages stay on their queues.";
+    /// Seconds an AMQP client may leave the server's frames unread.
+    amqp_send_timeout_secs = "AmqpSendTimeout", 60, 1, 3_600, "seconds",
+        "Time an AMQP client may read nothing while the queue manager has frames for it (its socket buffer full).",
+        "The connection is ended; its unsettled messages go back to their queues (the link's default outcome); FRY9505E.";
 
     // ---- Administration (MQSC, object definitions) ------------------------------------
 
@@ -157,8 +189,8 @@ pub const FIXED: &[FixedLimit] = &[
         name: "Selection string length (MQ_SELECTOR_LENGTH)",
         value: MAX_SELECTOR_LENGTH as u64,
         unit: "bytes",
-        what: "A selector given on MQOPEN (SelectionString) or in an AMQP source filter.",
-        when_hit: "MQOPEN fails with 2519 MQRC_SELECTION_STRING_ERROR; an AMQP attach is refused with amqp:invalid-field.",
+        what: "A JMS message selector in an AMQP source filter (the native protocol carries no selection string yet).",
+        when_hit: "The attach is refused with amqp:invalid-field before the selector is parsed.",
     },
     FixedLimit {
         name: "MQINQ selectors (SelectorCount)",
@@ -173,6 +205,13 @@ pub const FIXED: &[FixedLimit] = &[
         unit: "bytes",
         what: "A native client's hello, the only thing read before the channel is known (docs/protocol.md §2).",
         when_hit: "A refused ServerHello (2218) and the socket is closed; FRY9504E.",
+    },
+    FixedLimit {
+        name: "AMQP frames before the open (MIN-MAX-FRAME-SIZE)",
+        value: ferry_amqp::frame::MIN_MAX_FRAME_SIZE as u64,
+        unit: "bytes",
+        what: "Frames an AMQP client sends before the open is exchanged (SASL frames and the open itself), AMQP 1.0 section 2.7.1.",
+        when_hit: "The connection is closed with amqp:connection:framing-error (during SASL: the socket is closed).",
     },
 ];
 
@@ -312,6 +351,11 @@ impl Limits {
     /// PartialFrameTimeout as a duration.
     pub fn partial_frame_timeout(&self) -> Duration {
         Duration::from_secs(self.partial_frame_timeout_secs)
+    }
+
+    /// AmqpSendTimeout as a duration.
+    pub fn amqp_send_timeout(&self) -> Duration {
+        Duration::from_secs(self.amqp_send_timeout_secs)
     }
 }
 

@@ -906,3 +906,845 @@ fn a_receiver_gets_bodies_left_in_the_queue_file() {
     wait_depth(&qm, "Q", 0);
     c.close();
 }
+
+// ---- Hostile clients (issue 18): each test below is one way a client could take the
+// service away from everyone else, and what the queue manager does about it. ----
+
+/// Creates and starts `name` with keys of qm.ini's `Limits:` stanza set: created,
+/// stopped, qm.ini edited, started again.
+fn start_with_limits(name: &str, limits: &[(&str, &str)]) -> TestQueueManager {
+    let mut qm = start(name);
+    stop_qm(&mut qm);
+    let path = qm.qm_dir().join("qm.ini");
+    let ini = std::fs::read_to_string(&path).expect("qm.ini");
+    let ours = |line: &str| {
+        limits
+            .iter()
+            .any(|(k, _)| line.trim_start().starts_with(&format!("{k}=")))
+    };
+    let mut text = String::new();
+    let mut placed = false;
+    for line in ini.lines().filter(|l| !ours(l)) {
+        text.push_str(line);
+        text.push('\n');
+        if line.trim() == "Limits:" {
+            for (k, v) in limits {
+                text.push_str(&format!("   {k}={v}\n"));
+            }
+            placed = true;
+        }
+    }
+    if !placed {
+        text.push_str("Limits:\n");
+        for (k, v) in limits {
+            text.push_str(&format!("   {k}={v}\n"));
+        }
+    }
+    std::fs::write(&path, text).expect("write qm.ini");
+    qm.launch();
+    qm
+}
+
+/// The server process's resident set size in bytes.
+fn rss_bytes(qm: &TestQueueManager) -> u64 {
+    let pid = qm.pid().expect("the test started the server");
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
+    let kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .expect("VmRSS in /proc/<pid>/status");
+    kb * 1024
+}
+
+/// Polls `q`'s CURDEPTH until it has not changed for a second; returns it.
+fn settled_depth(qm: &TestQueueManager, q: &str) -> i64 {
+    let deadline = Instant::now() + DEADLINE;
+    let mut last = qstatus_depth(qm, q);
+    let mut since = Instant::now();
+    loop {
+        std::thread::sleep(Duration::from_millis(200));
+        let now = qstatus_depth(qm, q);
+        if now != last {
+            last = now;
+            since = Instant::now();
+        } else if since.elapsed() >= Duration::from_secs(1) {
+            return now;
+        }
+        assert!(Instant::now() < deadline, "CURDEPTH of {q} keeps moving");
+    }
+}
+
+/// Makes the client's socket receive buffer small, so a client that stops reading
+/// stops the server's writes early.
+fn small_receive_buffer(stream: &TcpStream) {
+    use std::os::fd::AsRawFd;
+    let size: libc::c_int = 16 * 1024;
+    // SAFETY: setsockopt on a socket this test owns, with a c_int option value.
+    let rc = unsafe {
+        libc::setsockopt(
+            stream.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_RCVBUF,
+            (&size as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    assert_eq!(rc, 0, "setsockopt SO_RCVBUF");
+}
+
+impl AmqpTestClient {
+    /// Writes a frame behind the state machine's back (what a hostile client sends).
+    fn send_raw_frame(&mut self, channel: u16, p: &Performative) {
+        self.flush();
+        let mut out = BytesMut::new();
+        ferry_amqp::encode_frame(channel, p, &[], &mut out);
+        self.stream.write_all(&out).expect("write a raw frame");
+    }
+
+    /// Waits for the server to close the connection; returns its error.
+    #[track_caller]
+    fn expect_closed(&mut self, what: &str) -> Option<ErrorCondition> {
+        let Event::Closed { error, .. } = self.expect(what, |e| matches!(e, Event::Closed { .. }))
+        else {
+            unreachable!()
+        };
+        error
+    }
+
+    /// Sends `message` pre-settled on `link` (at most once: no outcome comes back).
+    fn send_settled(&mut self, link: LinkId, message: &Message) {
+        self.wait("credit to send", |c| c.conn.credit(link) > 0);
+        let mut body = BytesMut::new();
+        message.encode(&mut body);
+        self.next_tag += 1;
+        let tag = Bytes::copy_from_slice(&self.next_tag.to_be_bytes());
+        self.conn
+            .send_bytes(link, tag, true, 0, body.freeze())
+            .expect("send");
+        self.flush();
+    }
+
+    /// Waits for the detach of `link` (a refusal); returns its error.
+    #[track_caller]
+    fn expect_detach_error(&mut self, link: LinkId) -> ErrorCondition {
+        let Event::Detach { error, .. } = self.expect(
+            &format!("the detach of {link:?}"),
+            |e| matches!(e, Event::Detach { link: l, .. } if *l == link),
+        ) else {
+            unreachable!()
+        };
+        error.expect("the detach carries an error")
+    }
+
+    /// Attaches a receiver from `address` with `attach` adjusted by `adjust`, grants
+    /// `credit`, and returns the link with the server's answering attach.
+    fn attach_receiver_with(
+        &mut self,
+        address: &str,
+        credit: u32,
+        adjust: impl FnOnce(&mut ferry_amqp::Attach),
+    ) -> (LinkId, Box<ferry_amqp::Attach>) {
+        let name = self.link_name("receiver");
+        let mut attach = ferry_amqp::Attach {
+            name: name.into(),
+            role: Role::Receiver,
+            source: Some(Source {
+                address: Some(address.into()),
+                ..Source::default()
+            }),
+            target: Some(LinkTarget::Node(Target::default())),
+            ..ferry_amqp::Attach::default()
+        };
+        adjust(&mut attach);
+        let session = self.session();
+        let link = self.conn.attach(session, attach).expect("attach receiver");
+        let Event::Attached { attach, .. } = self.expect(
+            &format!("the answer to the receiver attach to {address}"),
+            |e| matches!(e, Event::Attached { link: l, .. } if *l == link),
+        ) else {
+            unreachable!()
+        };
+        if credit > 0 {
+            self.conn.grant_credit(link, credit).expect("grant credit");
+            self.flush();
+        }
+        (link, attach)
+    }
+
+    /// Reads for `how_long`, collecting the messages that arrive on `link`.
+    fn collect_for(&mut self, link: LinkId, how_long: Duration) -> Vec<u32> {
+        let until = Instant::now() + how_long;
+        while Instant::now() < until {
+            self.pump();
+        }
+        let mut ids = Vec::new();
+        self.events.retain(|e| match e {
+            Event::Message {
+                link: l,
+                delivery_id,
+                ..
+            } if *l == link => {
+                ids.push(*delivery_id);
+                false
+            }
+            _ => true,
+        });
+        ids
+    }
+}
+
+/// Issue 18, point 1: a disposition for every delivery id (0..=0xFFFFFFFF, or a range
+/// that wraps around) costs what the connection holds, not four billion steps: another
+/// client is answered meanwhile, and the delivery it covers is accepted.
+#[test]
+fn a_disposition_over_every_delivery_id_is_answered_at_once() {
+    let qm = start("AMQP.DISP");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)\nDEFINE QLOCAL(R)");
+    let mut other = AmqpTestClient::connect(&qm, "itest-other");
+    let other_sender = other.attach_sender("R");
+    let mut c = AmqpTestClient::connect(&qm, "itest-disp");
+    let sender = c.attach_sender("Q");
+    c.send_accepted(sender, &data_message("held", false));
+    let receiver = c.attach_receiver("Q", 10);
+    let (id, _, _) = c.receive(receiver);
+    let session = c.session();
+    for (first, last) in [(0, u32::MAX), (id.wrapping_add(1), id)] {
+        c.conn
+            .disposition(
+                session,
+                Role::Receiver,
+                first,
+                last,
+                true,
+                Some(DeliveryState::Accepted),
+            )
+            .expect("disposition");
+        c.flush();
+        let began = Instant::now();
+        other.send_accepted(other_sender, &data_message("served", false));
+        let took = began.elapsed();
+        assert!(
+            took < Duration::from_secs(1),
+            "another client is answered within a second of a disposition {first}..={last}, not {took:?}"
+        );
+    }
+    wait_depth(&qm, "Q", 0);
+    c.send_accepted(sender, &data_message("still served", false));
+    c.close();
+}
+
+/// Issue 18, point 2: before the AMQP open is done a peer may send frames of 512 bytes
+/// at most (AMQP 1.0 section 2.7.1): a SASL frame header claiming 1 MiB is refused at
+/// once (not waited for), and an open frame over 512 bytes is closed with
+/// amqp:connection:framing-error.
+#[test]
+fn frames_over_512_bytes_before_open_are_refused() {
+    let qm = start("AMQP.PREOPEN");
+    let mut s = TcpStream::connect(("127.0.0.1", qm.amqp_port())).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("read timeout");
+    s.write_all(b"AMQP\x03\x01\x00\x00").expect("SASL header");
+    // Size 1 MiB, doff 2, SASL frame, channel 0: the header alone.
+    s.write_all(&[0, 0x10, 0, 0, 2, 1, 0, 0])
+        .expect("frame header");
+    let began = Instant::now();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 1024];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e) => panic!(
+                "the server kept the socket open ({e}) after {:?}",
+                began.elapsed()
+            ),
+        }
+    }
+    assert!(
+        began.elapsed() < Duration::from_secs(5),
+        "refused at once, not after {:?}",
+        began.elapsed()
+    );
+    assert!(got.starts_with(b"AMQP\x03\x01\x00\x00"), "{got:?}");
+
+    let mut c = AmqpTestClient::socket(&qm);
+    let mut open = Open::new("itest-big-open");
+    open.hostname = Some("h".repeat(600).as_str().into());
+    c.conn.open(open).expect("open");
+    let error = c
+        .expect_closed("the close of a connection whose open is over 512 bytes")
+        .expect("the close carries an error");
+    assert_eq!(
+        error.condition.as_str(),
+        condition::FRAMING_ERROR,
+        "{error:?}"
+    );
+
+    // A client that keeps to 512 bytes is served.
+    let c = AmqpTestClient::connect(&qm, "itest-small-open");
+    c.close();
+}
+
+/// Issue 18, point 2: a frame header makes the server keep only what arrived, not the
+/// size it claims. 200 opened connections each send the header of a 1 MiB frame and
+/// one byte; the server's RSS grows by far less than 1 MiB each.
+#[test]
+fn a_frame_header_alone_does_not_reserve_the_size_it_claims() {
+    let qm = start("AMQP.RESERVE");
+    let n = 200u64;
+    let mut clients: Vec<AmqpTestClient> = (0..n)
+        .map(|i| AmqpTestClient::connect(&qm, &format!("itest-reserve-{i}")))
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let before = rss_bytes(&qm);
+    for c in &mut clients {
+        c.stream
+            .write_all(&[0, 0x10, 0, 0, 2, 0, 0, 0, 0x00])
+            .expect("a frame header");
+    }
+    std::thread::sleep(Duration::from_secs(1));
+    let after = rss_bytes(&qm);
+    let per = after.saturating_sub(before) / n;
+    eprintln!("RSS {before} -> {after}: {per} bytes per connection");
+    assert!(
+        per < 32 * 1024,
+        "each connection cost {per} bytes of RSS for a 9-byte partial frame"
+    );
+    // The process still serves.
+    let c = AmqpTestClient::connect(&qm, "itest-after-reserve");
+    c.close();
+}
+
+/// Issue 18, point 2: an idle connection holds no read buffer. 300 connections with a
+/// session and a sending link each, then nothing, and 300 sockets that never send a byte:
+/// the server's RSS grows by far less than a 64 KiB buffer each.
+#[test]
+fn idle_opened_connections_hold_little_memory() {
+    let qm = start("AMQP.IDLE.RSS");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)");
+    let mut warm = AmqpTestClient::connect(&qm, "itest-warm");
+    warm.attach_sender("Q");
+    std::thread::sleep(Duration::from_millis(500));
+    let before = rss_bytes(&qm);
+    let n = 300u64;
+    let mut clients = Vec::new();
+    let mut silent = Vec::new();
+    for i in 0..n {
+        let mut c = AmqpTestClient::connect(&qm, &format!("itest-idle-{i}"));
+        let sender = c.attach_sender("Q");
+        c.send_accepted(sender, &data_message("x", false));
+        clients.push(c);
+        silent.push(TcpStream::connect(("127.0.0.1", qm.amqp_port())).expect("connect"));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let after = rss_bytes(&qm);
+    let per = after.saturating_sub(before) / n;
+    eprintln!(
+        "an idle opened AMQP connection and a silent socket: RSS {before} -> {after}, {per} bytes"
+    );
+    assert!(
+        per < 48 * 1024,
+        "an idle connection and a silent socket cost {per} bytes"
+    );
+}
+
+/// Issue 18, point 6: link credit is a uint: 0x7fffffff, 0x80000000 and 0xffffffff all
+/// deliver.
+#[test]
+fn link_credit_of_2_to_the_31_and_more_delivers() {
+    let qm = start("AMQP.CREDIT");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)");
+    let mut c = AmqpTestClient::connect(&qm, "itest-credit");
+    let sender = c.attach_sender("Q");
+    for credit in [0x7fff_ffffu32, 0x8000_0000, u32::MAX] {
+        let body = format!("credit {credit:#x}");
+        c.send_accepted(sender, &data_message(&body, false));
+        let receiver = c.attach_receiver("Q", credit);
+        let (id, _, m) = c.receive(receiver);
+        assert_eq!(data_text(&m), body, "credit {credit:#x} delivers");
+        c.accept(id);
+        c.conn.detach(receiver, true, None).expect("detach");
+        c.flush();
+        wait_depth(&qm, "Q", 0);
+    }
+    c.close();
+}
+
+/// Issue 18, point 9: a handle above handle-max and a channel above channel-max close
+/// the connection with amqp:connection:framing-error (AMQP 1.0 sections 2.7.2, 2.7.3).
+#[test]
+fn a_handle_or_channel_above_the_maximum_closes_with_framing_error() {
+    let qm = start("AMQP.HMAX");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)");
+    let mut c = AmqpTestClient::connect(&qm, "itest-hmax");
+    let attach = ferry_amqp::Attach {
+        name: "too-high".into(),
+        handle: 70_000,
+        role: Role::Sender,
+        source: Some(Source::default()),
+        target: Some(LinkTarget::Node(Target {
+            address: Some("Q".into()),
+            ..Target::default()
+        })),
+        ..ferry_amqp::Attach::default()
+    };
+    c.send_raw_frame(0, &Performative::Attach(Box::new(attach)));
+    let error = c
+        .expect_closed("the close for a handle above handle-max")
+        .expect("with an error");
+    assert_eq!(
+        error.condition.as_str(),
+        condition::FRAMING_ERROR,
+        "{error:?}"
+    );
+
+    let mut c = AmqpTestClient::connect(&qm, "itest-cmax");
+    let begin = ferry_amqp::Begin {
+        remote_channel: None,
+        next_outgoing_id: 0,
+        incoming_window: 100,
+        outgoing_window: 100,
+        handle_max: 10,
+        offered_capabilities: Vec::new(),
+        desired_capabilities: Vec::new(),
+        properties: Vec::new(),
+    };
+    c.send_raw_frame(60_000, &Performative::Begin(begin));
+    let error = c
+        .expect_closed("the close for a channel above channel-max")
+        .expect("with an error");
+    assert_eq!(
+        error.condition.as_str(),
+        condition::FRAMING_ERROR,
+        "{error:?}"
+    );
+}
+
+/// Issue 18, point 9: a link refused because the connection has MAXHANDS handles open
+/// (MQRC 2017) is refused with amqp:resource-limit-exceeded, not internal-error.
+#[test]
+fn running_out_of_maxhands_refuses_the_attach_with_resource_limit_exceeded() {
+    let qm = start("AMQP.MAXHANDS");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)\nALTER QMGR MAXHANDS(1)");
+    let mut c = AmqpTestClient::connect(&qm, "itest-maxhands");
+    let first = c.attach_sender("Q");
+    let (link, attach) = c.attach_sender_raw("Q");
+    assert!(attach.target.is_none(), "refused: {attach:?}");
+    let error = c.expect_detach_error(link);
+    assert_eq!(
+        error.condition.as_str(),
+        condition::RESOURCE_LIMIT_EXCEEDED,
+        "{error:?}"
+    );
+    assert!(
+        error
+            .description
+            .as_ref()
+            .is_some_and(|d| d.as_str().contains("2017")),
+        "{error:?}"
+    );
+    c.send_accepted(first, &data_message("the first link works", false));
+    c.close();
+}
+
+/// Issue 18, point 9: pre-settled transfers that cannot be put do not vanish: they go to
+/// the dead-letter queue with an MQDLH giving the reason (as MQ's channel agents do), are
+/// counted, and one FRY9544W line reports them per interval.
+#[test]
+fn presettled_transfers_to_a_full_queue_go_to_the_dead_letter_queue() {
+    let qm = start("AMQP.DLQ");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q) MAXDEPTH(1)");
+    let mut c = AmqpTestClient::connect(&qm, "itest-dlq");
+    let sender = c.attach_sender("Q");
+    for i in 0..3 {
+        c.send_settled(sender, &data_message(&format!("settled {i}"), false));
+    }
+    // An unsettled one after them: its outcome says the others were handled.
+    let id = c.send(sender, &data_message("unsettled", false));
+    assert!(
+        matches!(c.outcome(id), Some(DeliveryState::Rejected { .. })),
+        "the queue is full"
+    );
+    assert_eq!(qstatus_depth(&qm, "Q"), 1);
+    assert_eq!(
+        qstatus_depth(&qm, "SYSTEM.DEAD.LETTER.QUEUE"),
+        2,
+        "the two pre-settled messages that did not fit are dead-lettered"
+    );
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let (md, data) = rt.block_on(async {
+        let conn = connect(&qm.client()).await;
+        let q = open(&conn, "SYSTEM.DEAD.LETTER.QUEUE", OpenOptions::INPUT_SHARED).await;
+        let (md, got) = get(&q).await.expect("get from the dead-letter queue");
+        (md, got.data.to_vec())
+    });
+    assert_eq!(md.format.as_bytes(), b"MQDEAD  ", "{md:?}");
+    assert_eq!(&data[..4], b"DLH ", "an MQDLH heads the body");
+    let reason = i32::from_le_bytes([data[8], data[9], data[10], data[11]]);
+    assert_eq!(reason, 2053, "the MQDLH's reason is MQRC_Q_FULL");
+    assert_eq!(&data[12..14], b"Q ", "DestQName");
+    let log = qm.error_log();
+    assert_eq!(
+        log.matches("FRY9544W").count(),
+        1,
+        "one line per interval, not one per message: {log}"
+    );
+    c.close();
+
+    // Without a dead-letter queue they are discarded, and still reported.
+    let qm = start("AMQP.NODLQ");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q) MAXDEPTH(1)\nALTER QMGR DEADQ(' ')");
+    let mut c = AmqpTestClient::connect(&qm, "itest-nodlq");
+    let sender = c.attach_sender("Q");
+    c.send_settled(sender, &data_message("fits", false));
+    c.send_settled(sender, &data_message("does not fit", false));
+    let id = c.send(sender, &data_message("unsettled", false));
+    assert!(matches!(
+        c.outcome(id),
+        Some(DeliveryState::Rejected { .. })
+    ));
+    assert_eq!(qstatus_depth(&qm, "SYSTEM.DEAD.LETTER.QUEUE"), 0);
+    wait_until("FRY9544W in the error log", || {
+        qm.error_log().contains("FRY9544W")
+    });
+    assert!(qm.error_log().contains("discarded"), "{}", qm.error_log());
+    c.close();
+}
+
+/// Issue 18, limits: links per connection (AmqpMaxLinks), across its sessions, are
+/// announced as each session's handle-max; an attach beyond them is refused with
+/// amqp:resource-limit-exceeded; the connection carries on, and a link detached frees its
+/// place.
+#[test]
+fn links_per_connection_are_limited() {
+    let qm = start_with_limits("AMQP.LINKS", &[("AmqpMaxLinks", "3")]);
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)");
+    let mut c = AmqpTestClient::start(&qm, "itest-links");
+    let Event::Begin { begin, .. } =
+        c.expect("the server's begin", |e| matches!(e, Event::Begin { .. }))
+    else {
+        unreachable!()
+    };
+    assert_eq!(begin.handle_max, 2, "handle-max announces 3 links");
+    let first = c.attach_sender("Q");
+    c.attach_sender("Q");
+    // A second session: the limit is the connection's.
+    let other = c.conn.begin().expect("a second session");
+    c.flush();
+    c.expect("the second begin", |e| matches!(e, Event::Begin { .. }));
+    c.session = Some(other);
+    let third = c.attach_sender("Q");
+    let (extra, attach) = c.attach_sender_raw("Q");
+    assert!(attach.target.is_none(), "the fourth link is refused");
+    let error = c.expect_detach_error(extra);
+    assert_eq!(
+        error.condition.as_str(),
+        condition::RESOURCE_LIMIT_EXCEEDED,
+        "{error:?}"
+    );
+    c.send_accepted(first, &data_message("still served", false));
+    c.conn.detach(third, true, None).expect("detach");
+    c.flush();
+    let again = c.attach_sender("Q");
+    c.send_accepted(again, &data_message("a freed place", false));
+    c.close();
+}
+
+/// Issue 18, limits: sessions per connection (AmqpMaxSessions) are announced as
+/// channel-max; a begin above it closes the connection with framing-error.
+#[test]
+fn sessions_per_connection_are_limited() {
+    let qm = start_with_limits("AMQP.SESSIONS", &[("AmqpMaxSessions", "2")]);
+    let mut c = AmqpTestClient::start(&qm, "itest-sessions");
+    let Event::Open(open) = c.expect("the server's open", |e| matches!(e, Event::Open(_))) else {
+        unreachable!()
+    };
+    assert_eq!(open.channel_max, 1, "channel-max announces 2 sessions");
+    c.expect("the begin", |e| matches!(e, Event::Begin { .. }));
+    let second = c.conn.begin().expect("a second session");
+    assert_eq!(second.0, 1);
+    c.flush();
+    c.expect("the second begin", |e| matches!(e, Event::Begin { .. }));
+    let begin = ferry_amqp::Begin {
+        remote_channel: None,
+        next_outgoing_id: 0,
+        incoming_window: 100,
+        outgoing_window: 100,
+        handle_max: 10,
+        offered_capabilities: Vec::new(),
+        desired_capabilities: Vec::new(),
+        properties: Vec::new(),
+    };
+    c.send_raw_frame(2, &Performative::Begin(begin));
+    let error = c
+        .expect_closed("the close for a third session")
+        .expect("with an error");
+    assert_eq!(
+        error.condition.as_str(),
+        condition::FRAMING_ERROR,
+        "{error:?}"
+    );
+}
+
+/// Issue 18, limits: a client that grants 2^32-1 credit and never settles holds at most
+/// AmqpMaxUnsettledPerLink deliveries; settling them lets more come.
+#[test]
+fn unsettled_deliveries_per_link_are_limited() {
+    let qm = start_with_limits("AMQP.UNSETTLED", &[("AmqpMaxUnsettledPerLink", "5")]);
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)");
+    let mut c = AmqpTestClient::connect(&qm, "itest-unsettled");
+    let sender = c.attach_sender("Q");
+    for i in 0..20 {
+        c.send_accepted(sender, &data_message(&format!("m{i}"), false));
+    }
+    let receiver = c.attach_receiver("Q", 0x7fff_ffff);
+    let first = c.collect_for(receiver, Duration::from_secs(1));
+    assert_eq!(
+        first.len(),
+        5,
+        "five unsettled deliveries at most: {first:?}"
+    );
+    for id in first {
+        c.accept(id);
+    }
+    let more = c.collect_for(receiver, Duration::from_secs(1));
+    assert_eq!(more.len(), 5, "settling them lets five more come: {more:?}");
+    c.close();
+}
+
+/// Issue 18, limits: a client that grants endless credit on a pre-settled link and then
+/// reads nothing does not pull the queue into the server's memory: deliveries stop once
+/// what is unread reaches the output bound (and the socket's buffers).
+#[test]
+fn a_client_that_does_not_read_stops_its_deliveries() {
+    let qm = start_with_limits("AMQP.NOREAD", &[("AmqpMaxUnsettledPerLink", "50")]);
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q) MAXDEPTH(100000)");
+    let n = 3000;
+    {
+        let mut p = AmqpTestClient::connect(&qm, "itest-noread-producer");
+        let sender = p.attach_sender("Q");
+        let body = "b".repeat(10 * 1024);
+        for _ in 0..n {
+            p.send_settled(sender, &data_message(&body, false));
+        }
+        let id = p.send(sender, &data_message(&body, false));
+        assert_eq!(p.outcome(id), Some(DeliveryState::Accepted));
+        p.close();
+    }
+    assert_eq!(qstatus_depth(&qm, "Q"), n + 1);
+    let mut c = AmqpTestClient::connect(&qm, "itest-noread");
+    small_receive_buffer(&c.stream);
+    c.attach_receiver_with("Q", 0x7fff_ffff, |a| {
+        a.snd_settle_mode = ferry_amqp::SenderSettleMode::Settled;
+    });
+    // From here on the client reads nothing.
+    let depth = settled_depth(&qm, "Q");
+    assert!(
+        depth >= n - 1000,
+        "a client that reads nothing took {} of {} messages",
+        n + 1 - depth,
+        n + 1
+    );
+    drop(c);
+}
+
+/// Issue 18, time limits: a socket that connects and says nothing is closed after
+/// HandshakeTimeout (qm.ini Limits), whatever HBINT is.
+#[test]
+fn a_silent_socket_is_closed_after_the_handshake_timeout() {
+    let qm = start_with_limits("AMQP.HANDSHAKE", &[("HandshakeTimeout", "2")]);
+    let mut silent = TcpStream::connect(("127.0.0.1", qm.amqp_port())).expect("connect");
+    silent
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("read timeout");
+    let began = Instant::now();
+    let mut buf = [0u8; 64];
+    let n = silent
+        .read(&mut buf)
+        .expect("the server closes the socket before the read times out");
+    assert_eq!(n, 0);
+    let took = began.elapsed();
+    assert!(
+        took >= Duration::from_millis(1500) && took < Duration::from_secs(5),
+        "closed after about 2 s, not {took:?}"
+    );
+}
+
+/// Issue 18, time limits: a connection that stops in the middle of a frame is closed
+/// after PartialFrameTimeout, and FRY9505E says why.
+#[test]
+fn a_connection_that_stops_mid_frame_is_closed() {
+    let qm = start_with_limits("AMQP.PARTIAL", &[("PartialFrameTimeout", "2")]);
+    let mut c = AmqpTestClient::connect(&qm, "itest-partial");
+    c.stream
+        .write_all(&[0, 0, 1])
+        .expect("three bytes of a frame");
+    let began = Instant::now();
+    let error = c
+        .expect_closed("the close of a connection stalled mid-frame")
+        .expect("with an error");
+    let took = began.elapsed();
+    assert!(took < Duration::from_secs(6), "closed after {took:?}");
+    assert_eq!(
+        error.condition.as_str(),
+        condition::RESOURCE_LIMIT_EXCEEDED,
+        "{error:?}"
+    );
+    wait_until("FRY9505E in the error log", || {
+        qm.error_log().contains("FRY9505E")
+    });
+}
+
+/// Issue 18, time limits: the server's idle-time-out (HBINT) holds whatever the client's
+/// open announces: a client that opens with no idle-time-out and then sends nothing is
+/// closed.
+#[test]
+fn a_client_without_idle_timeout_that_goes_silent_is_closed() {
+    let qm = start("AMQP.IDLE");
+    mqsc_ok(&qm, "ALTER CHANNEL(SYSTEM.DEF.AMQP) CHLTYPE(AMQP) HBINT(1)");
+    let mut c = AmqpTestClient::connect(&qm, "itest-idle");
+    // The client announced no idle-time-out and now sends nothing, heartbeats included.
+    let began = Instant::now();
+    let mut received = Vec::new();
+    let mut buf = [0u8; 4096];
+    c.stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("read timeout");
+    loop {
+        match c.stream.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => received.extend_from_slice(&buf[..n]),
+            Err(e) => panic!("still open after {:?}: {e}", began.elapsed()),
+        }
+    }
+    assert!(
+        began.elapsed() < Duration::from_secs(6),
+        "{:?}",
+        began.elapsed()
+    );
+    let mut input = BytesMut::from(&received[..]);
+    let mut events = Vec::new();
+    c.conn.receive(&mut input, 0, &mut events);
+    let closed = events.iter().find_map(|e| match e {
+        Event::Closed { error, .. } => Some(error.clone()),
+        _ => None,
+    });
+    let error = closed.flatten().expect("closed with an error");
+    assert_eq!(error.condition.as_str(), condition::RESOURCE_LIMIT_EXCEEDED);
+}
+
+/// Issue 18, point 5: a selector longer than MQ_SELECTOR_LENGTH (10,240 bytes) is
+/// refused at attach with amqp:invalid-field, before it is parsed.
+#[test]
+fn a_selector_over_the_maximum_length_is_refused() {
+    let qm = start("AMQP.SELECTOR");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)");
+    let mut c = AmqpTestClient::connect(&qm, "itest-selector");
+    let selector = vec!["a = 1"; 4000].join(" OR ");
+    let began = Instant::now();
+    let (link, attach) = c.attach_receiver_with("Q", 0, |a| {
+        if let Some(source) = a.source.as_mut() {
+            source.filter = vec![(
+                ferry_amqp::Symbol::from_static("jms-selector"),
+                Value::described(
+                    ferry_amqp::Descriptor::Symbol(ferry_amqp::Symbol::from_static(
+                        condition::SELECTOR_FILTER_SYMBOL,
+                    )),
+                    Value::from(selector.as_str()),
+                ),
+            )];
+        }
+    });
+    assert!(
+        attach.source.is_none(),
+        "refused: the answering attach has a null source"
+    );
+    let error = c.expect_detach_error(link);
+    assert!(
+        began.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        began.elapsed()
+    );
+    assert_eq!(
+        error.condition.as_str(),
+        condition::INVALID_FIELD,
+        "{error:?}"
+    );
+    assert!(
+        error
+            .description
+            .as_ref()
+            .is_some_and(|d| d.as_str().contains("10240")),
+        "{error:?}"
+    );
+    c.close();
+}
+
+/// Issue 18, limits: incomplete multi-frame messages of one connection hold at most
+/// AmqpMaxIncompleteBytes together (one message alone may still reach MAXMSGL): the link
+/// whose frame would pass it is detached with amqp:resource-limit-exceeded.
+#[test]
+fn incomplete_messages_per_connection_are_limited() {
+    let qm = start_with_limits("AMQP.INCOMPLETE", &[("AmqpMaxIncompleteBytes", "65536")]);
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)");
+    let mut c = AmqpTestClient::connect(&qm, "itest-incomplete");
+    let one = c.attach_sender("Q");
+    let two = c.attach_sender("Q");
+    let part = vec![b'p'; 40 * 1024];
+    for (link, id) in [(one, 100u32), (two, 101)] {
+        let t = ferry_amqp::Transfer {
+            handle: link.handle,
+            delivery_id: Some(id),
+            delivery_tag: Some(Bytes::copy_from_slice(&id.to_be_bytes())),
+            message_format: Some(0),
+            settled: Some(true),
+            more: true,
+            ..ferry_amqp::Transfer::default()
+        };
+        let mut out = BytesMut::new();
+        ferry_amqp::encode_transfer(0, &t, &part, &mut out);
+        c.stream.write_all(&out).expect("a first frame");
+    }
+    let error = c.expect_detach_error(two);
+    assert_eq!(
+        error.condition.as_str(),
+        condition::RESOURCE_LIMIT_EXCEEDED,
+        "{error:?}"
+    );
+    let third = c.attach_sender("Q");
+    c.send_accepted(third, &data_message("the connection carries on", false));
+}
+
+/// Issue 18, time limits: a client that stops reading while the server has frames for it
+/// is closed after AmqpSendTimeout; its unsettled deliveries go back to the queue.
+#[test]
+fn a_client_that_stops_reading_is_closed_after_the_send_timeout() {
+    let qm = start_with_limits("AMQP.SENDTIMEOUT", &[("AmqpSendTimeout", "2")]);
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q) MAXDEPTH(100000)");
+    let n = 2000;
+    {
+        let mut p = AmqpTestClient::connect(&qm, "itest-st-producer");
+        let sender = p.attach_sender("Q");
+        let body = "b".repeat(10 * 1024);
+        for _ in 0..n {
+            p.send_settled(sender, &data_message(&body, false));
+        }
+        let id = p.send(sender, &data_message(&body, false));
+        assert_eq!(p.outcome(id), Some(DeliveryState::Accepted));
+        p.close();
+    }
+    let mut c = AmqpTestClient::connect(&qm, "itest-st");
+    small_receive_buffer(&c.stream);
+    c.attach_receiver("Q", 0x7fff_ffff);
+    wait_until("the stalled connection is closed", || {
+        let text = mqsc_ok(&qm, "DISPLAY CHSTATUS(SYSTEM.DEF.AMQP)");
+        attr(&text, "CONNS").as_deref() == Some("0")
+    });
+    wait_depth(&qm, "Q", n + 1);
+    drop(c);
+}

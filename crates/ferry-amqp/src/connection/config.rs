@@ -3,7 +3,8 @@
 //! role authenticates.
 //!
 //! The defaults suit a broker: 1 MiB frames, a 60 s idle timeout, a session window of
-//! 65536 transfer frames (replenished as it drains, so it is never the bottleneck).
+//! 65536 transfer frames (replenished as it drains, so it is never the bottleneck), 1024
+//! links and 16 MiB of incomplete multi-frame messages per connection.
 
 use crate::value::Symbol;
 
@@ -22,6 +23,15 @@ pub struct Config {
     pub incoming_window: u32,
     /// Largest message we accept on a link (`None`: no limit); a link may override it.
     pub max_message_size: Option<u64>,
+    /// Links the peer may have attached at once, across all sessions: an attach beyond
+    /// them is refused (`amqp:resource-limit-exceeded`); twice as many held (refused ones
+    /// the peer has not detached yet) ends the session.
+    pub max_links: usize,
+    /// Bytes of multi-frame deliveries being reassembled, on all links together. One
+    /// delivery alone may still reach its link's max-message-size; a frame that would
+    /// pass this while other links hold incomplete deliveries detaches its link with
+    /// `amqp:resource-limit-exceeded`.
+    pub max_incomplete_bytes: usize,
 }
 
 impl Default for Config {
@@ -33,6 +43,8 @@ impl Default for Config {
             handle_max: 1023,
             incoming_window: 1 << 16,
             max_message_size: None,
+            max_links: 1024,
+            max_incomplete_bytes: 16 << 20,
         }
     }
 }

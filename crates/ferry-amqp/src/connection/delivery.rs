@@ -33,7 +33,12 @@ impl Partial {
     pub fn start(delivery_id: u32, t: &Transfer) -> Self {
         Partial {
             delivery_id,
-            tag: t.delivery_tag.clone().unwrap_or_default(),
+            // Copied: a slice would keep the frame's whole read buffer alive meanwhile.
+            tag: t
+                .delivery_tag
+                .as_deref()
+                .map(Bytes::copy_from_slice)
+                .unwrap_or_default(),
             settled: t.settled.unwrap_or(false),
             message_format: t.message_format.unwrap_or(0),
             state: t.state.clone(),

@@ -4,8 +4,11 @@
 //! mapped to it. Credit follows the spec's flow-control arithmetic: where we send, the
 //! peer's flow gives `credit = delivery-count(peer) + link-credit(peer) - our
 //! delivery-count`, and each delivery uses one; where we receive, the caller grants
-//! credit and each incoming delivery uses one. A link the caller (or a fault) detached
-//! lingers, ignoring frames, until the peer's detach frees its handle.
+//! credit and each incoming delivery uses one. Credit is a uint, not a serial number:
+//! only the difference of the two delivery-counts (the deliveries in flight) is serial
+//! arithmetic, so any credit up to 2^32-1 works. A link the caller (or a fault) detached
+//! lingers, ignoring frames, until the peer's detach frees its handle; the links the peer
+//! may hold are bounded by [`Config::max_links`](super::Config::max_links).
 
 use super::delivery::Partial;
 use super::{Connection, ConnectionError, Event, LinkId, SessionId};
@@ -73,16 +76,19 @@ impl Link {
                     // delivery-count absent: the peer has not seen our attach's initial
                     // count yet, which is where ours started.
                     let theirs = flow.delivery_count.unwrap_or(self.delivery_count);
-                    let limit = theirs.wrapping_add(credit);
-                    self.credit = serial_diff(limit, self.delivery_count);
+                    // Our deliveries the peer had not seen when it wrote the flow use
+                    // part of its grant.
+                    let in_flight = serial_ahead(self.delivery_count, theirs);
+                    self.credit = credit.saturating_sub(in_flight);
                 }
                 self.drain = flow.drain;
             }
             Role::Receiver => {
                 if let Some(count) = flow.delivery_count {
-                    let limit = self.delivery_count.wrapping_add(self.credit);
+                    // The sender's count moved on by what it sent or gave back (drain).
+                    let used = serial_ahead(count, self.delivery_count);
                     self.delivery_count = count;
-                    self.credit = serial_diff(limit, count);
+                    self.credit = self.credit.saturating_sub(used);
                 }
                 if !flow.drain {
                     self.drain = false;
@@ -96,8 +102,9 @@ impl Link {
     }
 }
 
-/// `a - b` in serial-number arithmetic, 0 if `a` is behind `b`.
-fn serial_diff(a: u32, b: u32) -> u32 {
+/// How far delivery-count `a` is ahead of `b` in serial-number arithmetic (RFC 1982), 0
+/// if it is behind. Only counts are serial numbers; credit is not.
+fn serial_ahead(a: u32, b: u32) -> u32 {
     let d = a.wrapping_sub(b);
     if d > i32::MAX as u32 {
         0
@@ -259,7 +266,9 @@ impl Connection {
             return Vec::new();
         };
         l.detach_sent = true;
-        l.partial = None;
+        if let Some(p) = l.partial.take() {
+            self.incomplete_bytes -= p.bytes.len();
+        }
         let unsettled = s.forget_link(link.handle);
         let detach = Detach {
             handle: link.handle,
@@ -387,15 +396,16 @@ impl Connection {
         events: &mut Vec<Event>,
     ) -> Result<(), ErrorCondition> {
         let max_message_size = self.config.max_message_size;
+        let max_links = self.config.max_links;
+        // Links held now: live ones, and those detached that the peer has not answered.
+        let (held, live) = self.sessions.values().fold((0, 0), |(h, l), s| {
+            let live = s.links.values().filter(|l| !l.detach_sent).count();
+            (h + s.links.len(), l + live)
+        });
         let Some(s) = self.sessions.get_mut(&channel) else {
             return Ok(());
         };
-        if attach.handle > s.handle_max {
-            return Err(ErrorCondition::new(
-                condition::NOT_ALLOWED,
-                format!("handle {} above handle-max {}", attach.handle, s.handle_max),
-            ));
-        }
+        // (A handle above handle-max never gets here: see `on_session_frame`.)
         if s.remote_handles.contains_key(&attach.handle) {
             return Err(ErrorCondition::new(
                 condition::HANDLE_IN_USE,
@@ -421,6 +431,13 @@ impl Connection {
             }
             return Ok(());
         }
+        if held >= 2 * max_links {
+            // The peer leaves our refusals unanswered: it cannot make us hold more.
+            return Err(ErrorCondition::new(
+                condition::RESOURCE_LIMIT_EXCEEDED,
+                format!("the connection holds {held} links (at most {max_links} attached)"),
+            ));
+        }
         let limit = s.handle_max.min(s.remote_handle_max);
         let Some(handle) = (0..=limit).find(|h| !s.links.contains_key(h)) else {
             return Err(ErrorCondition::new(
@@ -432,7 +449,9 @@ impl Connection {
             Role::Sender => Role::Receiver,
             Role::Receiver => Role::Sender,
         };
-        let mut link = Link::new(attach.name.clone(), role);
+        // The name is copied: a slice would keep the whole read buffer it came in alive
+        // for as long as the link lasts.
+        let mut link = Link::new(Str::from(attach.name.as_str()), role);
         link.attach_received = true;
         link.remote_handle = Some(attach.handle);
         link.snd_settle_mode = attach.snd_settle_mode;
@@ -443,8 +462,18 @@ impl Connection {
         }
         s.links.insert(handle, link);
         s.remote_handles.insert(attach.handle, handle);
+        let link = LinkId { channel, handle };
+        if live >= max_links {
+            // Refused here, as a broker refuses: null termini, then a closed detach.
+            let error = ErrorCondition::new(
+                condition::RESOURCE_LIMIT_EXCEEDED,
+                format!("the connection has {live} links attached, the most it takes"),
+            );
+            let _ = self.refuse_attach(link, error);
+            return Ok(());
+        }
         events.push(Event::Attach {
-            link: LinkId { channel, handle },
+            link,
             attach: Box::new(attach),
         });
         Ok(())
@@ -573,9 +602,9 @@ mod tests {
 
     #[test]
     fn credit_arithmetic_follows_the_spec_across_wrap() {
-        assert_eq!(serial_diff(10, 4), 6);
-        assert_eq!(serial_diff(4, 10), 0);
-        assert_eq!(serial_diff(3, u32::MAX - 1), 5);
+        assert_eq!(serial_ahead(10, 4), 6);
+        assert_eq!(serial_ahead(4, 10), 0);
+        assert_eq!(serial_ahead(3, u32::MAX - 1), 5);
         let mut l = Link::new("l".into(), Role::Sender);
         l.delivery_count = 5;
         l.on_flow(&Flow {
@@ -585,5 +614,32 @@ mod tests {
         });
         // The receiver had not seen 2 of our deliveries yet: 8 remain.
         assert_eq!(l.credit, 8);
+    }
+
+    /// Issue 18, point 6: credit is a uint, not a serial number: 2^31 and more is
+    /// credit, on both ends of the link, whatever the delivery-counts (across wrap too).
+    #[test]
+    fn credit_of_2_to_the_31_and_more_is_credit() {
+        for count in [0, 7, u32::MAX - 1] {
+            for credit in [0x7fff_ffff, 0x8000_0000, u32::MAX] {
+                let mut sender = Link::new("l".into(), Role::Sender);
+                sender.delivery_count = count.wrapping_add(2);
+                sender.on_flow(&Flow {
+                    delivery_count: Some(count),
+                    link_credit: Some(credit),
+                    ..Flow::default()
+                });
+                assert_eq!(sender.credit, credit - 2, "sender, count {count}");
+                let mut receiver = Link::new("l".into(), Role::Receiver);
+                receiver.delivery_count = count;
+                receiver.credit = credit;
+                receiver.on_flow(&Flow {
+                    delivery_count: Some(count.wrapping_add(3)),
+                    link_credit: Some(credit),
+                    ..Flow::default()
+                });
+                assert_eq!(receiver.credit, credit - 3, "receiver, count {count}");
+            }
+        }
     }
 }

@@ -18,6 +18,15 @@
 //! `message-size-exceeded`), and an [`Event`] reports it. `Err(ConnectionError)` is
 //! only for requests of the caller that do not fit the state.
 //!
+//! What a peer can make a connection hold is bounded by its [`Config`], whatever it
+//! sends: frames of 512 bytes until the open is exchanged (AMQP 1.0 section 2.7.1), then
+//! of max-frame-size; channel-max sessions and handle-max handles (a frame above either
+//! closes the connection with framing-error, sections 2.7.2 and 2.7.3); `max_links` links
+//! across the sessions (more attaches are refused with `amqp:resource-limit-exceeded`);
+//! `max_incomplete_bytes` of multi-frame messages being reassembled. Work per frame is
+//! bounded by what the connection holds, never by a range or count the peer writes.
+//! [`Connection::footprint`] reports what is held.
+//!
 //! ```
 //! use bytes::BytesMut;
 //! use ferry_amqp::connection::{ClientSasl, Config, Connection, Event, SaslServer};
@@ -40,6 +49,7 @@ mod config;
 mod delivery;
 mod error;
 mod event;
+mod footprint;
 mod link;
 mod output;
 mod sasl;
@@ -51,6 +61,7 @@ mod transfer;
 pub use config::{ClientSasl, Config, SaslServer};
 pub use error::ConnectionError;
 pub use event::{Event, LinkId, SessionId};
+pub use footprint::Footprint;
 pub use sasl::parse_plain;
 
 use foldhash::{HashMap, HashMapExt};
@@ -115,6 +126,8 @@ pub struct Connection {
     last_received: u64,
     last_sent: u64,
     frames_at_tick: u64,
+    /// Bytes of multi-frame deliveries being reassembled, on every link.
+    incomplete_bytes: usize,
 }
 
 impl Connection {
@@ -143,9 +156,12 @@ impl Connection {
         client_sasl: ClientSasl,
     ) -> Self {
         config.max_frame_size = config.max_frame_size.max(MIN_MAX_FRAME_SIZE);
+        config.max_links = config.max_links.max(1);
         Connection {
             side,
-            decoder: FrameDecoder::new(config.max_frame_size),
+            // Until the peer's open (which says what it accepts and is itself bound by it),
+            // frames are at most 512 bytes (AMQP 1.0 section 2.7.1).
+            decoder: FrameDecoder::new(MIN_MAX_FRAME_SIZE),
             config,
             sasl_server,
             client_sasl,
@@ -166,6 +182,7 @@ impl Connection {
             last_received: 0,
             last_sent: 0,
             frames_at_tick: 0,
+            incomplete_bytes: 0,
         }
     }
 
@@ -190,6 +207,14 @@ impl Connection {
                 Phase::Sasl | Phase::Amqp => match self.decoder.decode(input) {
                     Ok(None) => break,
                     Ok(Some(frame)) => self.on_frame(frame, events),
+                    Err(crate::FrameError::TooLarge { size, max }) if !self.open_received => self
+                        .fail(
+                            condition::FRAMING_ERROR,
+                            format!(
+                                "frame of {size} bytes before the open is exchanged (at most {max})"
+                            ),
+                            events,
+                        ),
                     Err(e) => self.fail(e.condition(), e.to_string(), events),
                 },
                 Phase::Done => break,
@@ -328,6 +353,7 @@ impl Connection {
         }
         self.sessions.clear();
         self.remote_channels.clear();
+        self.incomplete_bytes = 0;
         Ok(unsettled)
     }
 
@@ -415,6 +441,20 @@ impl Connection {
         let Some(performative) = frame.performative else {
             return; // heartbeat
         };
+        if frame.channel > self.config.channel_max {
+            // Section 2.7.2: a channel beyond channel-max is a framing error.
+            self.fail(
+                condition::FRAMING_ERROR,
+                format!(
+                    "{} on channel {} above channel-max {}",
+                    performative.name(),
+                    frame.channel,
+                    self.config.channel_max
+                ),
+                events,
+            );
+            return;
+        }
         if self.close_sent && !matches!(performative, Performative::Close(_)) {
             return; // we are closing: only the peer's close matters
         }
@@ -444,6 +484,7 @@ impl Connection {
             return;
         }
         self.open_received = true;
+        self.decoder.set_max_frame_size(self.config.max_frame_size);
         self.remote_max_frame = open.max_frame_size.max(MIN_MAX_FRAME_SIZE);
         self.remote_channel_max = open.channel_max;
         self.remote_idle = open.idle_time_out;
@@ -504,8 +545,20 @@ impl Connection {
             }
         }
         self.remote_channels.clear();
+        self.incomplete_bytes = 0;
         self.finished = true;
         self.phase = Phase::Done;
         events.push(Event::Closed { remote, error });
+    }
+
+    /// Counts again the bytes of incomplete deliveries, after links or sessions went.
+    fn recount_incomplete(&mut self) {
+        self.incomplete_bytes = self
+            .sessions
+            .values()
+            .flat_map(|s| s.links.values())
+            .filter_map(|l| l.partial.as_ref())
+            .map(|p| p.bytes.len())
+            .sum();
     }
 }

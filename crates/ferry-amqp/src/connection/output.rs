@@ -27,6 +27,11 @@ pub(crate) struct Output {
 }
 
 impl Output {
+    /// Bytes ready to write plus frames held back.
+    pub fn bytes_pending(&self) -> usize {
+        self.out.len() + self.held.len()
+    }
+
     /// Where the next AMQP frame goes.
     pub fn sink(&mut self) -> &mut BytesMut {
         if self.header_sent && self.open_sent {

@@ -52,7 +52,9 @@ pub(crate) struct Session {
     /// Deliveries we sent unsettled: delivery id → our handle.
     pub unsettled_out: BTreeMap<u32, u32>,
     /// Transfer frames waiting for the peer's window.
-    pub queue: VecDeque<Pending>,
+    queue: VecDeque<Pending>,
+    /// The message bytes in `queue`.
+    queued_bytes: usize,
 }
 
 impl Session {
@@ -72,6 +74,7 @@ impl Session {
             remote_handles: HashMap::new(),
             unsettled_out: BTreeMap::new(),
             queue: VecDeque::new(),
+            queued_bytes: 0,
         }
     }
 
@@ -135,13 +138,47 @@ impl Session {
         }
     }
 
+    /// Bytes of transfers waiting for the peer's window.
+    pub fn queued_bytes(&self) -> usize {
+        self.queued_bytes
+    }
+
+    /// The same, counted transfer by transfer (for checks).
+    pub fn counted_queued_bytes(&self) -> usize {
+        self.queue.iter().map(|p| p.payload.len()).sum()
+    }
+
+    /// True when no transfer waits for the peer's window.
+    pub fn nothing_queued(&self) -> bool {
+        self.queue.is_empty()
+    }
+
+    /// Transfers (whole or the rest of one) waiting for the peer's window.
+    pub fn queued(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Queues a delivery's frames behind those waiting for the peer's window.
+    pub fn push_pending(&mut self, pending: Pending) {
+        self.queued_bytes += pending.payload.len();
+        self.queue.push_back(pending);
+    }
+
+    /// Drops every queued transfer.
+    fn clear_queue(&mut self) {
+        self.queue.clear();
+        self.queued_bytes = 0;
+    }
+
     /// Sends queued transfer frames while the peer's window allows.
     pub fn flush(&mut self, channel: u16, output: &mut Output, max_frame: u32) {
         while self.remote_incoming_window > 0 {
             let Some(pending) = self.queue.front_mut() else {
                 break;
             };
+            let before = pending.payload.len();
             let last = write_next_frame(output.sink(), channel, pending, max_frame);
+            self.queued_bytes -= before - pending.payload.len();
             output.frames += 1;
             self.remote_incoming_window -= 1;
             self.next_outgoing_id = self.next_outgoing_id.wrapping_add(1);
@@ -154,6 +191,7 @@ impl Session {
     /// Removes a link's unsettled deliveries and queued frames; returns the ids.
     pub fn forget_link(&mut self, handle: u32) -> Vec<u32> {
         self.queue.retain(|p| p.transfer.handle != handle);
+        self.queued_bytes = self.queue.iter().map(|p| p.payload.len()).sum();
         let ids: Vec<u32> = self
             .unsettled_out
             .iter()
@@ -209,7 +247,7 @@ impl Session {
             });
         }
         self.links.clear();
-        self.queue.clear();
+        self.clear_queue();
         events.push(Event::End {
             session: SessionId(channel),
             error: error.clone(),
@@ -266,9 +304,10 @@ impl Connection {
             s.ended = true;
             s.links.clear();
             s.unsettled_out.clear();
-            s.queue.clear();
+            s.clear_queue();
             self.output
                 .frame(channel, &Performative::End(End { error }));
+            self.recount_incomplete();
         }
     }
 
@@ -299,17 +338,7 @@ impl Connection {
     }
 
     pub(super) fn on_begin(&mut self, channel: u16, begin: Begin, events: &mut Vec<Event>) {
-        if channel > self.config.channel_max {
-            self.fail(
-                condition::NOT_ALLOWED,
-                format!(
-                    "channel {channel} above channel-max {}",
-                    self.config.channel_max
-                ),
-                events,
-            );
-            return;
-        }
+        // (A channel above channel-max never gets here: see `on_frame`.)
         if self.remote_channels.contains_key(&channel) {
             self.fail(
                 condition::ILLEGAL_STATE,
@@ -376,6 +405,7 @@ impl Connection {
             self.output.frame(local, &Performative::End(End::default()));
             s.report_lost(local, &end.error, events);
         }
+        self.recount_incomplete();
     }
 
     pub(super) fn on_session_frame(
@@ -393,8 +423,25 @@ impl Connection {
             );
             return;
         };
-        if self.sessions.get(&local).is_none_or(|s| s.ended) {
+        let Some(session) = self.sessions.get(&local).filter(|s| !s.ended) else {
             return; // ended by us: ignore until the peer's end
+        };
+        let handle = match &p {
+            Performative::Attach(a) => Some(a.handle),
+            Performative::Flow(f) => f.handle,
+            Performative::Transfer(t) => Some(t.handle),
+            Performative::Detach(d) => Some(d.handle),
+            _ => None,
+        };
+        if let Some(h) = handle.filter(|h| *h > session.handle_max) {
+            // Section 2.7.3: a handle beyond handle-max is a framing error.
+            let max = session.handle_max;
+            self.fail(
+                condition::FRAMING_ERROR,
+                format!("{} on handle {h} above handle-max {max}", p.name()),
+                events,
+            );
+            return;
         }
         let result = match p {
             Performative::Attach(a) => self.on_attach(local, *a, events),
@@ -467,6 +514,6 @@ impl Connection {
 
     /// Deliveries (whole or the rest of one) waiting for the peer's session window.
     pub fn queued_deliveries(&self, session: SessionId) -> usize {
-        self.sessions.get(&session.0).map_or(0, |s| s.queue.len())
+        self.sessions.get(&session.0).map_or(0, |s| s.queued())
     }
 }

@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use super::*;
 use crate::frame::{encode_frame, encode_transfer, FrameDecoder};
 use crate::performative::{
-    Attach, DeliveryState, Flow, LinkTarget, Role, SaslCode, Source, Target, Transfer,
+    Attach, Begin, DeliveryState, Flow, LinkTarget, Role, SaslCode, Source, Target, Transfer,
 };
 use crate::value::Symbol;
 
@@ -867,6 +867,234 @@ fn an_oversized_frame_closes_with_framing_error() {
         closed_error(&p.sev),
         Some((false, condition::FRAMING_ERROR.into()))
     );
+}
+
+/// Issue 18, point 2: until the open is exchanged, frames are at most 512 bytes: a SASL
+/// frame header claiming more is refused at once, and so is an open over 512 bytes; an
+/// open that keeps to it lifts the limit to our max-frame-size.
+#[test]
+fn frames_over_512_bytes_before_open_are_framing_errors() {
+    let mut server = Connection::server(Config::default(), SaslServer::plain_and_anonymous());
+    let mut input = BytesMut::new();
+    ProtocolHeader::Sasl.encode(&mut input);
+    input.extend_from_slice(&[0, 0, 2, 1, 2, 1, 0, 0]);
+    let mut events = Vec::new();
+    server.receive(&mut input, 0, &mut events);
+    assert!(server.is_finished(), "{events:?}");
+    assert!(
+        matches!(&events[..], [Event::Closed { error: Some(e), .. }] if e.condition == condition::FRAMING_ERROR),
+        "{events:?}"
+    );
+
+    let mut open = Open::new("c");
+    open.hostname = Some("h".repeat(600).as_str().into());
+    let mut input = BytesMut::new();
+    ProtocolHeader::Amqp.encode(&mut input);
+    encode_frame(0, &Performative::Open(open), &[], &mut input);
+    let mut server = Connection::server(Config::default(), SaslServer::none());
+    let mut events = Vec::new();
+    server.receive(&mut input, 0, &mut events);
+    assert_eq!(
+        closed_error(&events),
+        Some((false, condition::FRAMING_ERROR.into()))
+    );
+
+    // After a small open, a 100 KiB frame is taken.
+    let (mut p, l) = linked(Config::default(), Config::default());
+    p.server.grant_credit(l.s_recv, 1).unwrap();
+    p.pump();
+    p.client
+        .send_bytes(l.c_send, tag(0), false, 0, Bytes::from(vec![7; 100 * 1024]))
+        .unwrap();
+    p.pump();
+    assert_eq!(messages(&p.sev).len(), 1);
+}
+
+/// Issue 18, point 9: a frame on a channel above channel-max, or naming a handle above
+/// handle-max, closes the connection with framing-error (AMQP 1.0 sections 2.7.2, 2.7.3).
+#[test]
+fn a_channel_or_handle_above_the_maximum_is_a_framing_error() {
+    let small = Config {
+        channel_max: 3,
+        handle_max: 7,
+        ..Config::default()
+    };
+    let mut p = opened(Config::default(), small.clone());
+    let begin = Begin {
+        remote_channel: None,
+        next_outgoing_id: 0,
+        incoming_window: 10,
+        outgoing_window: 10,
+        handle_max: 10,
+        offered_capabilities: Vec::new(),
+        desired_capabilities: Vec::new(),
+        properties: Vec::new(),
+    };
+    let mut wire = BytesMut::new();
+    encode_frame(4, &Performative::Begin(begin), &[], &mut wire);
+    inject(&mut p, wire);
+    assert_eq!(
+        closed_error(&p.sev),
+        Some((false, condition::FRAMING_ERROR.into()))
+    );
+
+    for handle_frame in [
+        Performative::Attach(Box::new(Attach {
+            name: "high".into(),
+            handle: 8,
+            role: Role::Sender,
+            ..Attach::default()
+        })),
+        Performative::Flow(Flow {
+            handle: Some(1000),
+            link_credit: Some(1),
+            ..Flow::default()
+        }),
+        Performative::Detach(crate::performative::Detach {
+            handle: u32::MAX,
+            closed: true,
+            error: None,
+        }),
+    ] {
+        let (mut p, _) = linked(Config::default(), small.clone());
+        let mut wire = BytesMut::new();
+        encode_frame(0, &handle_frame, &[], &mut wire);
+        inject(&mut p, wire);
+        assert_eq!(
+            closed_error(&p.sev),
+            Some((false, condition::FRAMING_ERROR.into())),
+            "{handle_frame:?}"
+        );
+    }
+}
+
+/// Issue 18, limits: past `max_links` links attached, an attach is refused with
+/// resource-limit-exceeded (null terminus, closed detach) and the connection carries on;
+/// a peer that leaves the refusals unanswered ends its session at twice the limit.
+#[test]
+fn links_beyond_max_links_are_refused() {
+    let server_config = Config {
+        max_links: 2,
+        ..Config::default()
+    };
+    let (mut p, l) = linked(Config::default(), server_config);
+    let session = l.c_send.session();
+    let third = p
+        .client
+        .attach_sender(session, "third", target("Q"))
+        .unwrap();
+    p.pump();
+    assert!(
+        !p.sev.iter().any(|e| matches!(e, Event::Attach { .. })),
+        "the server's caller never sees the refused attach: {:?}",
+        p.sev
+    );
+    assert!(
+        p.cev.iter().any(
+            |e| matches!(e, Event::Detach { link, error: Some(e), closed: true, .. }
+            if *link == third && e.condition == condition::RESOURCE_LIMIT_EXCEEDED)
+        ),
+        "{:?}",
+        p.cev
+    );
+    assert!(p.server.is_open());
+    assert_eq!(p.server.footprint().live_links, 2);
+
+    // Attaches written by hand, never detached: the session ends at four held links.
+    let mut wire = BytesMut::new();
+    for h in 10..14 {
+        let attach = Attach {
+            name: format!("hostile-{h}").as_str().into(),
+            handle: h,
+            role: Role::Sender,
+            target: Some(LinkTarget::Node(target("Q"))),
+            ..Attach::default()
+        };
+        encode_frame(0, &Performative::Attach(Box::new(attach)), &[], &mut wire);
+    }
+    inject(&mut p, wire);
+    assert!(
+        p.sev
+            .iter()
+            .any(|e| matches!(e, Event::End { error: Some(e), .. }
+            if e.condition == condition::RESOURCE_LIMIT_EXCEEDED)),
+        "{:?}",
+        p.sev
+    );
+    assert!(
+        p.server.footprint().links <= 4,
+        "{:?}",
+        p.server.footprint()
+    );
+}
+
+/// Issue 18, limits: incomplete multi-frame deliveries hold at most
+/// `max_incomplete_bytes` together; one delivery alone may pass it (up to its link's
+/// max-message-size).
+#[test]
+fn incomplete_deliveries_are_bounded_per_connection() {
+    let server_config = Config {
+        max_incomplete_bytes: 1000,
+        ..Config::default()
+    };
+    let mut p = opened(Config::default(), server_config);
+    let session = p.client.begin().unwrap();
+    let one = p.client.attach_sender(session, "one", target("Q")).unwrap();
+    let two = p.client.attach_sender(session, "two", target("Q")).unwrap();
+    p.pump();
+    let links = p.accept_attaches();
+    for (link, _) in &links {
+        p.server.grant_credit(*link, 10).unwrap();
+    }
+    p.pump();
+    let part = |handle: u32, id: u32, more: bool, n: usize| {
+        let t = Transfer {
+            handle,
+            delivery_id: Some(id),
+            delivery_tag: Some(tag(id)),
+            more,
+            ..Transfer::default()
+        };
+        let mut wire = BytesMut::new();
+        encode_transfer(0, &t, &vec![1; n], &mut wire);
+        wire
+    };
+    // One delivery alone: 3 x 600 bytes, past the bound, is whole.
+    let mut wire = part(one.handle, 0, true, 600);
+    wire.unsplit(part(one.handle, 0, true, 600));
+    wire.unsplit(part(one.handle, 0, false, 600));
+    inject(&mut p, wire);
+    assert_eq!(messages(&p.sev).len(), 1);
+    assert_eq!(p.server.footprint().incomplete_bytes, 0);
+    // Two at once: the frame that passes 1000 bytes detaches its link.
+    inject(&mut p, part(one.handle, 1, true, 600));
+    assert_eq!(p.server.footprint().incomplete_bytes, 600);
+    inject(&mut p, part(two.handle, 2, true, 600));
+    assert!(
+        p.sev
+            .iter()
+            .any(|e| matches!(e, Event::Detach { error: Some(e), .. }
+            if e.condition == condition::RESOURCE_LIMIT_EXCEEDED)),
+        "{:?}",
+        p.sev
+    );
+    assert_eq!(p.server.footprint().incomplete_bytes, 600);
+    assert!(p.server.is_open());
+}
+
+/// Issue 18, point 6: a receiver that grants 2^32-1 credit gets deliveries.
+#[test]
+fn a_grant_of_all_the_credit_there_is_delivers() {
+    let (mut p, l) = linked(Config::default(), Config::default());
+    p.client.grant_credit(l.c_recv, u32::MAX).unwrap();
+    p.pump();
+    assert_eq!(p.server.credit(l.s_send), u32::MAX);
+    p.server
+        .send(l.s_send, tag(0), true, 0, |o| o.extend_from_slice(b"m"))
+        .unwrap();
+    p.pump();
+    assert_eq!(messages(&p.cev).len(), 1);
+    assert_eq!(p.server.credit(l.s_send), u32::MAX - 1);
 }
 
 /// A server that accepted the AMQP header without SASL, fed `data`.

@@ -7,7 +7,10 @@
 //! place, no buffer of its own). Otherwise the delivery is cut into frames as the
 //! window allows. Receiving counts frames against the session window and deliveries
 //! against link credit, reassembles multi-frame deliveries, drops aborted ones and
-//! enforces the link's max-message-size.
+//! enforces the link's max-message-size and the connection's bound on the bytes of all
+//! incomplete deliveries together ([`Config::max_incomplete_bytes`]).
+//!
+//! [`Config::max_incomplete_bytes`]: super::Config::max_incomplete_bytes
 
 use bytes::{Bytes, BytesMut};
 
@@ -35,7 +38,7 @@ impl Connection {
         let Some(s) = self.sessions.get_mut(&link.channel) else {
             return Err(ConnectionError::UnknownSession(link.channel));
         };
-        let payload = if s.queue.is_empty() && s.remote_incoming_window > 0 {
+        let payload = if s.nothing_queued() && s.remote_incoming_window > 0 {
             match write_single_frame(
                 self.output.sink(),
                 link.channel,
@@ -56,7 +59,7 @@ impl Connection {
             write(&mut buf);
             buf.freeze()
         };
-        s.queue.push_back(Pending { transfer, payload });
+        s.push_pending(Pending { transfer, payload });
         s.flush(link.channel, &mut self.output, max_frame);
         Ok(delivery_id)
     }
@@ -80,7 +83,7 @@ impl Connection {
         let delivery_id = transfer.delivery_id.unwrap_or(0);
         let max_frame = self.max_frame_size();
         if let Some(s) = self.sessions.get_mut(&link.channel) {
-            s.queue.push_back(Pending {
+            s.push_pending(Pending {
                 transfer,
                 payload: message,
             });
@@ -192,17 +195,41 @@ impl Connection {
             }
         };
         let mut partial = partial;
+        let had = partial.bytes.len();
         if t.aborted {
+            self.incomplete_bytes -= had;
             return Ok(()); // the delivery is dropped; its credit stays used
         }
-        if exceeds(l.max_message_size, partial.bytes.len() + payload.len()) {
+        if exceeds(l.max_message_size, had + payload.len()) {
+            self.incomplete_bytes -= had;
             return self.too_large(link, events);
+        }
+        let others = self.incomplete_bytes - had;
+        if t.more
+            && others > 0
+            && self.incomplete_bytes + payload.len() > self.config.max_incomplete_bytes
+        {
+            // One delivery alone may grow to max-message-size; together with other
+            // links' incomplete ones, no further than the connection's bound.
+            self.incomplete_bytes -= had;
+            let e = ErrorCondition::new(
+                condition::RESOURCE_LIMIT_EXCEEDED,
+                format!(
+                    "incomplete messages on this connection would hold more than {} bytes",
+                    self.config.max_incomplete_bytes
+                ),
+            );
+            self.link_error(link, e, events);
+            return Ok(());
         }
         partial.push(&t, &payload);
         if t.more {
+            self.incomplete_bytes += payload.len();
             l.partial = Some(partial);
+            debug_assert_eq!(self.incomplete_bytes, self.counted_incomplete());
             return Ok(());
         }
+        self.incomplete_bytes -= had;
         events.push(Event::Message {
             link,
             delivery_id: partial.delivery_id,
@@ -233,6 +260,18 @@ impl Connection {
     ) -> Result<(), ConnectionError> {
         self.live_link(link)?.max_message_size = max;
         Ok(())
+    }
+}
+
+impl Connection {
+    /// The bytes of incomplete deliveries, counted link by link (for debug assertions).
+    pub(super) fn counted_incomplete(&self) -> usize {
+        self.sessions
+            .values()
+            .flat_map(|s| s.links.values())
+            .filter_map(|l| l.partial.as_ref())
+            .map(|p| p.bytes.len())
+            .sum()
     }
 }
 

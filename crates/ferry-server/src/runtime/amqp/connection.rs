@@ -31,11 +31,25 @@
 //! (at most BATCHSZ per consumer, or BATCHINT ms of them), and deliveries whose
 //! acceptance was applied but whose log record was not yet flushed. At-least-once allows
 //! both; docs/protocol.md says so.
+//!
+//! What a client can make the connection hold or wait for is bounded by qm.ini's
+//! `Limits:` ([`crate::limits`]): frame size, sessions, links and incomplete messages in
+//! the state machine's [`Config`]; unsettled deliveries per link and per connection and
+//! bytes waiting to go out here, by the credit the engine consumers get (topped up as the
+//! client settles and reads, never beyond); time from accept to open, silence in the
+//! middle of a frame, and a socket that takes nothing, by the connection's one timer.
+//! The read buffer grows with what arrives and is released once every byte is used.
+//! Work per frame is bounded by what the connection holds: a disposition over any range
+//! of delivery ids walks the unsettled deliveries it has, not the range. A pre-settled
+//! transfer that cannot be put goes to the dead-letter queue (or is discarded), counted
+//! and reported by FRY9544W once per interval.
 
+use super::dead_letter::{DeadLetterHeader, FORMAT_DEAD_LETTER_HEADER};
 use super::outcome::error_of;
 use super::{ChannelSettings, Counters};
 use crate::amqp_mapping::{amqp_to_mq_compact, mq_to_amqp, JmsSelection};
 use crate::lifecycle::QmgrState;
+use crate::limits::{Limits, MAX_SELECTOR_LENGTH};
 use crate::messages;
 use crate::runtime::clock;
 use crate::runtime::dispatch;
@@ -62,13 +76,11 @@ use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 use tokio::sync::Notify;
 
-/// The longest a client may take to complete SASL and open (less when HBINT is lower).
-const HANDSHAKE_TIMEOUT_SECS: u32 = 30;
-/// The read buffer's size.
+/// The read buffer's size (allocated when bytes arrive, released when all are used).
 const READ_BUFFER: usize = 64 * 1024;
 /// The least room a read is given.
 const READ_AT_LEAST: usize = 16 * 1024;
@@ -80,6 +92,8 @@ const SENDER_CREDIT: u32 = 1000;
 const TEMPORARY_MODEL: &str = "SYSTEM.DEFAULT.MODEL.QUEUE";
 /// The name pattern of dynamic nodes.
 const TEMPORARY_NAME: &str = "AMQP.*";
+/// How often FRY9544W reports pre-settled messages that could not be put (with counts).
+const NOT_PUT_REPORT_INTERVAL: Duration = Duration::from_secs(30);
 
 /// Something for the connection task to do, queued by engine effects or released by the
 /// log. (The message stays inline: boxing it would cost an allocation per delivery.)
@@ -124,6 +138,9 @@ pub struct AmqpShared {
     user_id: RefCell<String>,
     inbox: RefCell<VecDeque<Action>>,
     held: RefCell<VecDeque<(u64, Action)>>,
+    /// Deliveries in the inbox or held for the log, by consumer: the engine delivered
+    /// them and the client has not been sent them yet.
+    in_flight: RefCell<HashMap<ConsumerId, u32>>,
     wake: Notify,
     /// The connection task is running (not awaiting): it looks at the inbox before it
     /// awaits again, so what is queued meanwhile needs no wake-up (a stored wake-up
@@ -151,6 +168,7 @@ impl AmqpShared {
             user_id: RefCell::new(String::new()),
             inbox: RefCell::new(VecDeque::new()),
             held: RefCell::new(VecDeque::new()),
+            in_flight: RefCell::new(HashMap::new()),
             wake: Notify::new(),
             busy: Cell::new(false),
             forced: RefCell::new(None),
@@ -218,7 +236,24 @@ impl AmqpShared {
             ReplyHold::Until(lsn) => self.push(server, lsn, action),
             // The log failed: nothing more is acknowledged; a pre-settled persistent
             // delivery is not sent (the queue manager must restart, which recovers it).
-            ReplyHold::Fail => {}
+            ReplyHold::Fail => return,
+        }
+        *self.in_flight.borrow_mut().entry(consumer).or_insert(0) += 1;
+    }
+
+    /// Deliveries for `consumer` not yet sent to the client.
+    fn in_flight(&self, consumer: ConsumerId) -> u32 {
+        self.in_flight.borrow().get(&consumer).copied().unwrap_or(0)
+    }
+
+    /// A delivery for `consumer` left the inbox (sent, or dropped).
+    fn delivered(&self, consumer: ConsumerId) {
+        let mut in_flight = self.in_flight.borrow_mut();
+        if let Some(n) = in_flight.get_mut(&consumer) {
+            *n -= 1;
+            if *n == 0 {
+                in_flight.remove(&consumer);
+            }
         }
     }
 
@@ -273,6 +308,9 @@ impl DurableHold for AmqpShared {
         let held = std::mem::take(&mut *self.held.borrow_mut());
         let mut inbox = self.inbox.borrow_mut();
         for (_, a) in held {
+            if let Action::Deliver { consumer, .. } = &a {
+                self.delivered(*consumer);
+            }
             if let Action::Settle {
                 session,
                 delivery_id,
@@ -306,6 +344,8 @@ enum Link {
         hobj: Hobj,
         consumer: ConsumerId,
         drain_requested: bool,
+        /// Deliveries sent on it and not settled by the client.
+        held: u32,
         /// What happens to unsettled deliveries when the link ends: the source's
         /// default-outcome (Qpid JMS: modified, delivery-failed), else released.
         unsettled: Settlement,
@@ -355,6 +395,47 @@ struct Session {
     deferred: Vec<Event>,
     /// Since when a transfer waits for log space, and the checkpoints completed then.
     log_wait: Option<(std::time::Instant, u64)>,
+    /// The queue manager's limits (qm.ini `Limits:`), as read at start.
+    limits: Limits,
+    /// The engine consumers' credit may be topped up (a flow, a settlement, a
+    /// pre-settled delivery sent, output drained): checked once per pass.
+    credit_check: bool,
+    /// Some consumer wanted more credit while AmqpOutputBuffer bytes waited to go out:
+    /// checked again on every pass until it is given.
+    credit_blocked: bool,
+    /// `process_inbox` stopped at a delivery because AmqpOutputBuffer bytes wait to go
+    /// out: it goes on once they are written.
+    inbox_paused: bool,
+    /// When the last byte of a frame still incomplete arrived.
+    partial_since: Option<tokio::time::Instant>,
+    /// The dead-letter queue's output handle, once opened.
+    dead_letter_hobj: Option<(String, Hobj)>,
+}
+
+/// A change to an engine consumer's credit (see `Session::sync_credits`).
+enum CreditChange {
+    /// Take it all back, then give this much.
+    Lower(u32),
+    /// Give this much more.
+    Add(u32),
+}
+
+/// A transfer's put that failed: the MQ reason when the engine (or the mapping of a
+/// queue name) gave one, the condition for the client, and the queue it was for.
+struct PutFailure {
+    reason: Option<ReasonCode>,
+    error: ErrorCondition,
+    queue: String,
+}
+
+impl From<ErrorCondition> for PutFailure {
+    fn from(error: ErrorCondition) -> Self {
+        PutFailure {
+            reason: None,
+            error,
+            queue: String::new(),
+        }
+    }
 }
 
 /// Serves one accepted socket until the connection ends; `refuse` closes it at once
@@ -366,10 +447,17 @@ pub async fn serve(
     refuse: Option<String>,
 ) {
     let settings = &shared.settings;
+    let limits = server.ini.limits.clone();
+    let count = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
     let config = Config {
         idle_time_out: (settings.heartbeat_secs > 0)
             .then(|| settings.heartbeat_secs.saturating_mul(1000)),
         max_message_size: (settings.max_message_length > 0).then_some(settings.max_message_length),
+        max_frame_size: u32::try_from(limits.amqp_max_frame_size).unwrap_or(u32::MAX),
+        channel_max: u16::try_from(limits.amqp_max_sessions.saturating_sub(1)).unwrap_or(u16::MAX),
+        handle_max: u32::try_from(limits.amqp_max_links.saturating_sub(1)).unwrap_or(u32::MAX),
+        max_links: count(limits.amqp_max_links),
+        max_incomplete_bytes: count(limits.amqp_max_incomplete_bytes),
         ..Config::default()
     };
     let mut s = Session {
@@ -392,6 +480,12 @@ pub async fn serve(
         started: tokio::time::Instant::now(),
         deferred: Vec::new(),
         log_wait: None,
+        limits,
+        credit_check: false,
+        credit_blocked: false,
+        inbox_paused: false,
+        partial_since: None,
+        dead_letter_hobj: None,
     };
     s.refused = refuse;
     s.run(stream).await;
@@ -401,10 +495,12 @@ pub async fn serve(
 
 impl Session {
     async fn run(&mut self, stream: TcpStream) {
-        let (mut rd, mut wr) = stream.into_split();
-        let mut input = BytesMut::with_capacity(READ_BUFFER);
-        // The connection's timer (heartbeats, BATCHINT, the handshake deadline) and the
-        // deadline it is set to, if any.
+        let (rd, mut wr) = stream.into_split();
+        // Allocated when bytes arrive and released once they are all used, so a
+        // connection that is idle holds no read buffer.
+        let mut input = BytesMut::new();
+        // The connection's timer (heartbeats, BATCHINT, the handshake and partial-frame
+        // deadlines) and the deadline it is set to, if any.
         let timer = tokio::time::sleep_until(tokio::time::Instant::now());
         tokio::pin!(timer);
         let mut armed: Option<tokio::time::Instant> = None;
@@ -422,24 +518,19 @@ impl Session {
             // Everything done until the next await shares one clock reading.
             let now = self.server.begin_batch().0;
             self.now_ms = now;
-            self.process_inbox();
+            self.pump_deliveries();
             let next_tick = self.amqp.tick(now, &mut self.events);
             self.handle_events();
-            self.process_inbox();
+            self.pump_deliveries();
             self.server.end_batch();
-            if self.amqp.wants_write() {
+            let wrote = self.amqp.wants_write();
+            if wrote {
                 // Written at once, as the native channel's writer does. (Yielding first, to
                 // gather what other connections hand this one, made the queue manager and
                 // its clients take turns in big batches instead of working in parallel:
                 // fewer writes, but fewer round trips per second on two cores.)
                 self.shared.busy.set(false);
-                let out = self.amqp.output();
-                Counters::add(&self.shared.counters.bytes_sent, out.len() as u64);
-                Counters::add(&self.shared.channel_counters.bytes_sent, out.len() as u64);
-                let written = wr.write_all(out).await;
-                // Cleared, not taken: the buffer keeps its capacity for the next batch.
-                self.amqp.output().clear();
-                if written.is_err() {
+                if !self.write_output(&mut wr).await {
                     return;
                 }
             }
@@ -447,13 +538,25 @@ impl Session {
                 let _ = wr.shutdown().await;
                 return;
             }
+            if wrote && self.inbox_paused {
+                // Deliveries waited for the output to drain: it has.
+                continue;
+            }
             let tick_at = next_tick.map(|ms| {
                 tokio::time::Instant::now() + Duration::from_millis(ms.saturating_sub(now))
             });
-            let wake_at = [tick_at, self.batch_due, self.handshake_deadline()]
-                .into_iter()
-                .flatten()
-                .min();
+            let partial_due = self
+                .partial_since
+                .map(|t| t + self.limits.partial_frame_timeout());
+            let wake_at = [
+                tick_at,
+                self.batch_due,
+                self.handshake_deadline(),
+                partial_due,
+            ]
+            .into_iter()
+            .flatten()
+            .min();
             // One timer for the connection, moved only to an earlier deadline: a timer
             // that fires early costs one pass through this loop, while setting a new one
             // for every read and wake-up cost a timer-wheel insertion and removal each.
@@ -461,21 +564,38 @@ impl Session {
                 timer.as_mut().reset(t);
                 armed = Some(t);
             }
-            if input.capacity() - input.len() < READ_AT_LEAST {
-                // Frames are cut from the front of the buffer, so its room shrinks: room is
-                // made again before it runs short (back at the front of the same
-                // allocation when nothing else holds it), or reads would come in pieces.
-                input.reserve(READ_BUFFER.saturating_sub(input.len()).max(READ_AT_LEAST));
-            }
+            // Transfers waiting for log space hold their bytes: past the bound on
+            // incomplete messages, nothing more is read until they are put.
+            let reading = self.deferred.is_empty()
+                || self.deferred_bytes() as u64 <= self.limits.amqp_max_incomplete_bytes;
             self.shared.busy.set(false);
             tokio::select! {
-                r = rd.read_buf(&mut input) => match r {
-                    Ok(0) | Err(_) => return,
-                    Ok(n) => {
-                        self.shared.busy.set(true);
-                        Counters::add(&self.shared.counters.bytes_received, n as u64);
-                        Counters::add(&self.shared.channel_counters.bytes_received, n as u64);
-                        self.receive(&mut input);
+                r = rd.readable(), if reading => {
+                    if r.is_err() {
+                        return;
+                    }
+                    if input.capacity() - input.len() < READ_AT_LEAST {
+                        // Room grows with what arrived (a frame's bytes double it), never
+                        // with what a frame header claims.
+                        input.reserve(input.len().max(READ_BUFFER));
+                    }
+                    match rd.try_read_buf(&mut input) {
+                        Ok(0) => return,
+                        Ok(n) => {
+                            self.shared.busy.set(true);
+                            Counters::add(&self.shared.counters.bytes_received, n as u64);
+                            Counters::add(&self.shared.channel_counters.bytes_received, n as u64);
+                            self.receive(&mut input);
+                            self.partial_since =
+                                (!input.is_empty()).then(tokio::time::Instant::now);
+                            trim_input(&mut input);
+                        }
+                        // Readiness is reported once more after a read (and for a new
+                        // socket) with nothing to read: the room made is not kept.
+                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                            trim_input(&mut input);
+                        }
+                        Err(_) => return,
                     }
                 },
                 _ = self.shared.wake.notified() => {}
@@ -488,6 +608,19 @@ impl Session {
                     }
                     if self.handshake_deadline().is_some_and(|t| t <= now) {
                         // Never opened: free the socket (and its MAXINST place).
+                        let why = format!(
+                            "no open within {} s of connecting",
+                            self.handshake_timeout().as_secs()
+                        );
+                        self.give_up(&mut wr, why, false).await;
+                        return;
+                    }
+                    if partial_due.is_some_and(|t| t <= now) {
+                        let why = format!(
+                            "no byte for {} s in the middle of a frame",
+                            self.limits.partial_frame_timeout_secs
+                        );
+                        self.give_up(&mut wr, why, true).await;
                         return;
                     }
                 }
@@ -495,18 +628,96 @@ impl Session {
         }
     }
 
+    /// Writes out what the state machine has to send; false when the connection is
+    /// over (the socket failed, or the client read nothing for AmqpSendTimeout).
+    async fn write_output(&mut self, wr: &mut tokio::net::tcp::OwnedWriteHalf) -> bool {
+        let out = self.amqp.output();
+        Counters::add(&self.shared.counters.bytes_sent, out.len() as u64);
+        Counters::add(&self.shared.channel_counters.bytes_sent, out.len() as u64);
+        let timeout = self.limits.amqp_send_timeout();
+        let mut at = 0;
+        let mut result = true;
+        while at < out.len() {
+            match tokio::time::timeout(timeout, wr.write(&out[at..])).await {
+                Ok(Ok(n)) if n > 0 => at += n,
+                Ok(_) => {
+                    result = false;
+                    break;
+                }
+                Err(_) => {
+                    // The client takes nothing: it cannot hold the connection (and its
+                    // unsettled messages) for ever.
+                    let why = format!(
+                        "the client read nothing for {} s",
+                        self.limits.amqp_send_timeout_secs
+                    );
+                    self.server.error_log.borrow_mut().write(
+                        &messages::AMQP_PROTOCOL_ERROR,
+                        &[&self.shared.peer_ip, &self.shared.settings.name, &why],
+                    );
+                    result = false;
+                    break;
+                }
+            }
+        }
+        // Cleared, not taken: the buffer keeps its capacity for the next batch, unless it
+        // grew large (a burst of deliveries) and would sit idle.
+        let out = self.amqp.output();
+        out.clear();
+        if out.capacity() > READ_BUFFER {
+            *out = BytesMut::new();
+        }
+        result
+    }
+
+    /// Ends a connection that stalled (`why`): a close frame with
+    /// amqp:resource-limit-exceeded when AMQP frames flow, FRY9505E when `log`.
+    async fn give_up(&mut self, wr: &mut tokio::net::tcp::OwnedWriteHalf, why: String, log: bool) {
+        if log {
+            self.server.error_log.borrow_mut().write(
+                &messages::AMQP_PROTOCOL_ERROR,
+                &[&self.shared.peer_ip, &self.shared.settings.name, &why],
+            );
+        }
+        if !self.amqp.is_finished() {
+            let _ = self.amqp.close(Some(ErrorCondition::new(
+                condition::RESOURCE_LIMIT_EXCEEDED,
+                why,
+            )));
+        }
+        if self.amqp.wants_write() && self.write_output(wr).await {
+            let _ = wr.shutdown().await;
+        }
+    }
+
+    /// HandshakeTimeout (qm.ini Limits), or HBINT when it is shorter.
+    fn handshake_timeout(&self) -> Duration {
+        let limit = self.limits.handshake_timeout();
+        match self.shared.settings.heartbeat_secs {
+            0 => limit,
+            n => limit.min(Duration::from_secs(u64::from(n))),
+        }
+    }
+
     /// Until the client's open arrives, when the connection is given up: a client must
-    /// complete SASL and open within HBINT seconds (at most 30), so a socket that never
-    /// speaks does not hold a MAXINST place for ever.
+    /// complete SASL and open within HandshakeTimeout (or HBINT, when shorter), so a
+    /// socket that never speaks does not hold a MAXINST place for ever.
     fn handshake_deadline(&self) -> Option<tokio::time::Instant> {
         if self.conn.is_some() || self.amqp.is_finished() {
             return None;
         }
-        let secs = match self.shared.settings.heartbeat_secs {
-            0 => HANDSHAKE_TIMEOUT_SECS,
-            n => n.min(HANDSHAKE_TIMEOUT_SECS),
-        };
-        Some(self.started + Duration::from_secs(u64::from(secs)))
+        Some(self.started + self.handshake_timeout())
+    }
+
+    /// The bytes of the transfers waiting for log space.
+    fn deferred_bytes(&self) -> usize {
+        self.deferred
+            .iter()
+            .map(|e| match e {
+                Event::Message { message, .. } => message.len(),
+                _ => 0,
+            })
+            .sum()
     }
 
     /// Feeds what was read to the state machine and handles its events (again after a
@@ -583,12 +794,7 @@ impl Session {
                 }
                 Event::Open(open) => self.on_open(&open),
                 Event::Attach { link, attach } => self.on_attach(link, &attach),
-                Event::Flow {
-                    link,
-                    credit,
-                    drain,
-                    ..
-                } => self.on_flow(link, credit, drain),
+                Event::Flow { link, drain, .. } => self.on_flow(link, drain),
                 Event::Message { .. } => {}
                 Event::Disposition {
                     session,
@@ -839,6 +1045,7 @@ impl Session {
                 hobj,
                 consumer,
                 drain_requested: false,
+                held: 0,
                 unsettled,
             },
         );
@@ -850,53 +1057,124 @@ impl Session {
         let _ = self.amqp.attach_reply(link, Some(reply_source), target);
     }
 
-    /// The client's credit for a link we send on becomes the consumer's credit.
-    fn on_flow(&mut self, link: LinkId, credit: u32, drain: bool) {
-        let Some(conn) = self.conn else { return };
+    /// The client's credit for a link we send on becomes the consumer's credit (at the
+    /// end of the pass, see `sync_credits`).
+    fn on_flow(&mut self, link: LinkId, drain: bool) {
         let Some(Link::Outbound {
-            consumer,
-            drain_requested,
-            ..
+            drain_requested, ..
         }) = self.links.get_mut(&link)
         else {
             return;
         };
-        let consumer = *consumer;
         if drain {
             *drain_requested = true;
             self.drains_pending = true;
         }
-        self.sync_credit(conn, link, consumer, credit);
+        self.credit_check = true;
     }
 
-    /// Gives the engine consumer the link's credit less what is already on its way.
-    fn sync_credit(&mut self, conn: ConnId, _link: LinkId, consumer: ConsumerId, credit: u32) {
-        let on_the_way = self.held_deliveries(consumer);
-        let target = credit.saturating_sub(on_the_way);
-        // One engine call (and one pass over its effects) per flow.
-        let _ = self.server.with_engine(|e, now, fx| {
-            let current = e.credit(conn, consumer).unwrap_or(0);
-            if target > current {
-                e.add_credit(conn, consumer, target - current, now, fx)
-            } else if target < current {
-                e.drain(conn, consumer)?;
-                if target > 0 {
-                    e.add_credit(conn, consumer, target, now, fx)?;
+    /// Gives each link's engine consumer the credit it may have: the link's credit less
+    /// what is on its way to the client, within AmqpMaxUnsettledPerLink (with what the
+    /// client has not settled) and AmqpMaxUnsettledPerConnection, and no more at all
+    /// while AmqpOutputBuffer bytes wait to go out. A client that grants 2^32-1 credit and
+    /// never settles or never reads thus holds a bounded number of messages; settling
+    /// and reading top the credit up. Takes credit back when the client lowered the
+    /// link's. One engine call for all links.
+    fn sync_credits(&mut self) {
+        if !self.credit_check && !self.credit_blocked {
+            return;
+        }
+        self.credit_check = false;
+        self.credit_blocked = false;
+        let Some(conn) = self.conn else { return };
+        let per_link = self.limits.amqp_max_unsettled_per_link;
+        let per_conn = self.limits.amqp_max_unsettled_per_connection;
+        let blocked = self.amqp.pending_output_bytes() as u64 >= self.limits.amqp_output_buffer;
+        // Each outbound link: its consumer, the link credit, deliveries held unsettled
+        // and deliveries on their way.
+        let links: Vec<(ConsumerId, u64, u64, u64)> = self
+            .links
+            .iter()
+            .filter_map(|(link, l)| match l {
+                Link::Outbound { consumer, held, .. } => Some((
+                    *consumer,
+                    u64::from(self.amqp.credit(*link)),
+                    u64::from(*held),
+                    u64::from(self.shared.in_flight(*consumer)),
+                )),
+                Link::Inbound { .. } => None,
+            })
+            .collect();
+        if links.is_empty() {
+            return;
+        }
+        // Decided on a look at the engine: most passes change nothing and make no engine
+        // call (a settlement rarely frees credit the link's own credit does not bind).
+        let as_u32 = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
+        let mut plan: Vec<(ConsumerId, CreditChange)> = Vec::new();
+        let mut wants_more = false;
+        {
+            let engine = self.server.engine.borrow();
+            let credit = |c| u64::from(engine.credit(conn, c).unwrap_or(0));
+            let mut committed: u64 = links
+                .iter()
+                .map(|(c, _, held, on_way)| credit(*c) + held + on_way)
+                .sum();
+            for (consumer, link_credit, held, on_way) in &links {
+                let current = credit(*consumer);
+                let wanted = link_credit
+                    .saturating_sub(*on_way)
+                    .min(per_link.saturating_sub(held + on_way));
+                if current + on_way > *link_credit {
+                    // The client lowered the link's credit: the engine keeps no more.
+                    let keep = wanted.min(current);
+                    plan.push((*consumer, CreditChange::Lower(as_u32(keep))));
+                    committed -= current - keep;
+                } else if wanted > current {
+                    let add = (wanted - current).min(per_conn.saturating_sub(committed));
+                    if blocked {
+                        wants_more = true;
+                    } else if add > 0 {
+                        plan.push((*consumer, CreditChange::Add(as_u32(add))));
+                        committed += add;
+                        debug_assert!(committed <= per_conn);
+                    }
                 }
-                Ok(())
-            } else {
-                Ok(())
+            }
+        }
+        self.credit_blocked = wants_more;
+        if plan.is_empty() {
+            return;
+        }
+        self.server.with_engine(|e, now, fx| {
+            for (consumer, change) in plan {
+                match change {
+                    CreditChange::Lower(keep) => {
+                        let _ = e.drain(conn, consumer);
+                        if keep > 0 {
+                            let _ = e.add_credit(conn, consumer, keep, now, fx);
+                        }
+                    }
+                    CreditChange::Add(n) => {
+                        let _ = e.add_credit(conn, consumer, n, now, fx);
+                    }
+                }
             }
         });
     }
 
-    fn held_deliveries(&self, consumer: ConsumerId) -> u32 {
-        let held = self.shared.held.borrow();
-        let n = held
-            .iter()
-            .filter(|(_, a)| matches!(a, Action::Deliver { consumer: c, .. } if *c == consumer))
-            .count();
-        u32::try_from(n).unwrap_or(u32::MAX)
+    /// Tops up the consumers' credit (first, so a drain sees what it delivers), then
+    /// does what the inbox holds; again while that frees credit (a pre-settled link's,
+    /// as it sends), until the output bound stops it.
+    fn pump_deliveries(&mut self) {
+        // Bounded: each round sends at most the credit one round gives.
+        for _ in 0..16 {
+            self.sync_credits();
+            self.process_inbox();
+            if self.inbox_paused || !self.credit_check {
+                break;
+            }
+        }
     }
 
     /// A message from the client: put it, and answer (after the log, when persistent).
@@ -912,7 +1190,13 @@ impl Session {
         let state = match self.put(link, message, now) {
             Ok(Put::Done) => DeliveryState::Accepted,
             Ok(Put::WaitForLog) => return false,
-            Err(e) => rejected(e),
+            Err(failure) => {
+                if settled {
+                    // Nobody can be told: it must not vanish without a trace.
+                    self.not_put(&failure, message, now);
+                }
+                rejected(failure.error)
+            }
         };
         for c in [&self.shared.counters, &*self.shared.channel_counters] {
             Counters::add(&c.messages_received, 1);
@@ -986,7 +1270,7 @@ impl Session {
         }
     }
 
-    fn put(&mut self, link: LinkId, message: &Bytes, now: u64) -> Result<Put, ErrorCondition> {
+    fn put(&mut self, link: LinkId, message: &Bytes, now: u64) -> Result<Put, PutFailure> {
         let conn = self.conn.ok_or_else(not_open)?;
         // A small body is copied out of the read buffer, so a message that stays queued
         // does not pin the whole read chunk it arrived in (as the native path does); the
@@ -997,15 +1281,25 @@ impl Session {
             Some(Link::Inbound { hobj: Some(h), .. }) => *h,
             Some(Link::Inbound { hobj: None, .. }) => {
                 let Some(to) = mq.to.as_ref().map(|t| t.as_str()) else {
-                    return Err(ErrorCondition::new(
-                        condition::NOT_FOUND,
-                        "a message on an anonymous link needs a 'to' address",
-                    ));
+                    return Err(PutFailure {
+                        reason: Some(ReasonCode::UnknownObjectName),
+                        error: ErrorCondition::new(
+                            condition::NOT_FOUND,
+                            "a message on an anonymous link needs a 'to' address",
+                        ),
+                        queue: String::new(),
+                    });
                 };
                 match self.relay.get(to) {
                     Some(h) => *h,
                     None => {
-                        let (h, _) = self.open_queue(Some(to), false, OpenOptions::OUTPUT)?;
+                        let (h, _) =
+                            self.open_queue_for_put(to)
+                                .map_err(|(reason, error)| PutFailure {
+                                    reason,
+                                    error,
+                                    queue: to.to_string(),
+                                })?;
                         self.relay.insert(to.to_string(), h);
                         h
                     }
@@ -1015,14 +1309,23 @@ impl Session {
                 return Err(ErrorCondition::new(
                     condition::ILLEGAL_STATE,
                     "the link does not receive messages",
-                ))
+                )
+                .into())
             }
         };
         let mut md = mq.md;
-        if md.persistence != persistence::NOT_PERSISTENT
-            && self.log_room_for_put(mq.body.len() + mq.properties.len())? == Put::WaitForLog
-        {
-            return Ok(Put::WaitForLog);
+        if md.persistence != persistence::NOT_PERSISTENT {
+            match self.log_room_for_put(mq.body.len() + mq.properties.len()) {
+                Ok(Put::WaitForLog) => return Ok(Put::WaitForLog),
+                Ok(Put::Done) => {}
+                Err(error) => {
+                    return Err(PutFailure {
+                        reason: Some(ReasonCode::ResourceProblem),
+                        error,
+                        queue: self.queue_of(link, mq.to.as_ref()),
+                    })
+                }
+            }
         }
         let pmo = PutOptions::new(PutOptionFlags::NO_SYNCPOINT | PutOptionFlags::FAIL_IF_QUIESCING);
         let body = mq.body;
@@ -1052,12 +1355,170 @@ impl Session {
         };
         r.map(|_| Put::Done).map_err(|e| {
             // The queue's name, only for the error (no copy per message put).
-            let queue = match self.links.get(&link) {
-                Some(Link::Inbound { address, .. }) if !address.is_empty() => address.as_str(),
-                _ => to.as_ref().map_or("", |t| t.as_str()),
-            };
-            error_of(e.reason, &format!("the message was not put on '{queue}'"))
+            let queue = self.queue_of(link, to.as_ref());
+            PutFailure {
+                reason: Some(e.reason),
+                error: error_of(e.reason, &format!("the message was not put on '{queue}'")),
+                queue,
+            }
         })
+    }
+
+    /// The queue a transfer on `link` is for: the link's target, else the message's `to`.
+    fn queue_of(&self, link: LinkId, to: Option<&ferry_amqp::Str>) -> String {
+        match self.links.get(&link) {
+            Some(Link::Inbound { address, .. }) if !address.is_empty() => address.clone(),
+            _ => to.map_or_else(String::new, |t| t.as_str().to_string()),
+        }
+    }
+
+    /// Opens `name` for output, for ANONYMOUS-RELAY: the MQ reason too when it fails.
+    fn open_queue_for_put(
+        &mut self,
+        name: &str,
+    ) -> Result<(Hobj, String), (Option<ReasonCode>, ErrorCondition)> {
+        let conn = self.conn.ok_or_else(|| (None, not_open()))?;
+        let od = ObjectDescriptor::queue(name).map_err(|e| {
+            let error = ErrorCondition::new(
+                condition::NOT_FOUND,
+                format!("'{name}' is not a valid queue name: {e}"),
+            );
+            (Some(ReasonCode::UnknownObjectName), error)
+        })?;
+        let options = OpenOptions::OUTPUT | OpenOptions::FAIL_IF_QUIESCING;
+        self.server
+            .with_engine(|e, now, fx| e.open(conn, &od, options, now, fx))
+            .map(|o| (o.hobj, o.object_name.trim().to_string()))
+            .map_err(|e| {
+                let what = format!("queue '{name}' cannot be opened");
+                (Some(e.reason), error_of(e.reason, &what))
+            })
+    }
+
+    /// A pre-settled transfer that could not be put: to the dead-letter queue with an
+    /// MQDLH giving the reason, as MQ's channel agents do, or discarded when there is no
+    /// dead-letter queue (DEADQ blank), it cannot take the message, or the message does
+    /// not map to an MQ message. Either way counted, and reported by FRY9544W once per
+    /// interval.
+    fn not_put(&mut self, failure: &PutFailure, message: &Bytes, now: u64) {
+        let dead_letter_q = self
+            .server
+            .engine
+            .borrow()
+            .qmgr()
+            .dead_letter_q
+            .trim()
+            .to_string();
+        let put = match failure.reason {
+            Some(reason) if !dead_letter_q.is_empty() => {
+                self.dead_letter(&dead_letter_q, reason, &failure.queue, message, now)
+            }
+            _ => false,
+        };
+        for c in [&self.shared.counters, &*self.shared.channel_counters] {
+            Counters::add(if put { &c.dead_lettered } else { &c.discarded }, 1);
+        }
+        let channel = &*self.shared.channel_counters;
+        let (dead, dropped) = channel.unreported.get();
+        let (dead, dropped) = if put {
+            (dead + 1, dropped)
+        } else {
+            (dead, dropped + 1)
+        };
+        let due = channel
+            .reported_at
+            .get()
+            .is_none_or(|t| t.elapsed() >= NOT_PUT_REPORT_INTERVAL);
+        if !due {
+            channel.unreported.set((dead, dropped));
+            return;
+        }
+        channel.unreported.set((0, 0));
+        channel.reported_at.set(Some(std::time::Instant::now()));
+        let last = format!(
+            "{} from {} (queue '{}')",
+            failure
+                .error
+                .description
+                .as_ref()
+                .map_or(failure.error.condition.as_str(), |d| d.as_str()),
+            self.shared.peer_ip,
+            failure.queue
+        );
+        let dlq = if dead_letter_q.is_empty() {
+            "(none)"
+        } else {
+            dead_letter_q.as_str()
+        };
+        self.server.error_log.borrow_mut().write(
+            &messages::AMQP_NOT_PUT,
+            &[
+                &(dead + dropped),
+                &self.shared.settings.name,
+                &dead,
+                &dlq,
+                &dropped,
+                &last,
+            ],
+        );
+    }
+
+    /// Puts `message` (an AMQP message that could not go to `dest_q` for `reason`) to
+    /// the dead-letter queue, headed by an MQDLH; true when it is there.
+    fn dead_letter(
+        &mut self,
+        dead_letter_q: &str,
+        reason: ReasonCode,
+        dest_q: &str,
+        message: &Bytes,
+        now: u64,
+    ) -> bool {
+        let Some(conn) = self.conn else { return false };
+        let Ok(mq) = amqp_to_mq_compact(message, now, 0) else {
+            return false;
+        };
+        let hobj = match &self.dead_letter_hobj {
+            Some((name, h)) if name == dead_letter_q => *h,
+            _ => match self.open_queue_for_put(dead_letter_q) {
+                Ok((h, _)) => {
+                    if let Some((_, old)) = self
+                        .dead_letter_hobj
+                        .replace((dead_letter_q.to_string(), h))
+                    {
+                        self.close_handle(old);
+                    }
+                    h
+                }
+                Err(_) => return false,
+            },
+        };
+        let mut md = mq.md;
+        let header = DeadLetterHeader::for_message(
+            &md,
+            reason,
+            dest_q,
+            self.server.name.as_str(),
+            &self.shared.settings.name,
+            ferry_engine::clock::put_date_time(ferry_engine::Timestamp(now)),
+        );
+        let mut body =
+            Vec::with_capacity(super::dead_letter::DEAD_LETTER_HEADER_LEN + mq.body.len());
+        header.encode(md.encoding, &mut body);
+        body.extend_from_slice(&mq.body);
+        md.format = FORMAT_DEAD_LETTER_HEADER;
+        let usage = LogUse::Put(body.len() + mq.properties.len());
+        if md.persistence != persistence::NOT_PERSISTENT
+            && self.server.log_room(usage, 0) != LogRoom::Ready
+        {
+            return false;
+        }
+        let pmo = PutOptions::new(PutOptionFlags::NO_SYNCPOINT | PutOptionFlags::FAIL_IF_QUIESCING);
+        let props = mq.properties;
+        self.server
+            .with_engine(|e, now, fx| {
+                e.put_with_properties(conn, hobj, &mut md, &pmo, Bytes::from(body), props, now, fx)
+            })
+            .is_ok()
     }
 
     /// The client's outcome for deliveries `first..=last` we sent.
@@ -1086,21 +1547,38 @@ impl Session {
             _ => None,
         };
         let Some(outcome) = outcome else { return };
+        // The range is the client's to choose (0..=0xFFFFFFFF, or wrapping around): the
+        // work is bounded by what the connection holds, not by the range.
+        let span = last.wrapping_sub(first);
+        let mut ids: Vec<u32> = if u64::from(span) < self.deliveries.len() as u64 {
+            (0..=span)
+                .map(|i| first.wrapping_add(i))
+                .filter(|id| self.deliveries.contains_key(&(session.0, *id)))
+                .collect()
+        } else {
+            self.deliveries
+                .keys()
+                .filter(|(channel, id)| *channel == session.0 && id.wrapping_sub(first) <= span)
+                .map(|(_, id)| *id)
+                .collect()
+        };
+        // In the order the client named them (serial order from `first`).
+        ids.sort_unstable_by_key(|id| id.wrapping_sub(first));
         let mut others = Vec::new();
-        let mut id = first;
-        loop {
-            if let Some((_, token)) = self.deliveries.remove(&(session.0, id)) {
+        for id in ids {
+            if let Some((link, token)) = self.deliveries.remove(&(session.0, id)) {
+                if let Some(Link::Outbound { held, .. }) = self.links.get_mut(&link) {
+                    *held -= 1;
+                }
                 if outcome == Settlement::Accepted {
                     self.accepted.push(token);
                 } else {
                     others.push(token);
                 }
             }
-            if id == last {
-                break;
-            }
-            id = id.wrapping_add(1);
         }
+        // Settled deliveries make room for more.
+        self.credit_check = true;
         if !others.is_empty() {
             let _ = self
                 .server
@@ -1174,10 +1652,20 @@ impl Session {
     fn process_inbox(&mut self) {
         let now = self.now_ms;
         let mut accept_run: Option<(SessionId, u32, u32)> = None;
+        let bound = usize::try_from(self.limits.amqp_output_buffer).unwrap_or(usize::MAX);
+        self.inbox_paused = false;
         loop {
             let Some(action) = self.shared.inbox.borrow_mut().pop_front() else {
                 break;
             };
+            if matches!(action, Action::Deliver { .. }) && self.amqp.pending_output_bytes() >= bound
+            {
+                // The client has not read what it was sent: the rest waits for the output
+                // to drain (the engine gives no more credit meanwhile).
+                self.shared.inbox.borrow_mut().push_front(action);
+                self.inbox_paused = true;
+                break;
+            }
             match action {
                 Action::Settle {
                     session,
@@ -1215,7 +1703,10 @@ impl Session {
                     consumer,
                     token,
                     message,
-                } => self.send_delivery(consumer, token, message, now),
+                } => {
+                    self.shared.delivered(consumer);
+                    self.send_delivery(consumer, token, message, now);
+                }
                 Action::Cancelled { consumer, reason } => {
                     if let Some(link) = self.consumers.remove(&consumer) {
                         if let Some(Link::Outbound { hobj, .. }) = self.links.remove(&link) {
@@ -1285,6 +1776,12 @@ impl Session {
                 if let Some(t) = token {
                     self.deliveries
                         .insert((link.channel, delivery_id), (link, t));
+                    if let Some(Link::Outbound { held, .. }) = self.links.get_mut(&link) {
+                        *held += 1;
+                    }
+                } else {
+                    // A pre-settled delivery sent frees its place for the next.
+                    self.credit_check = true;
                 }
                 for c in [&self.shared.counters, &*self.shared.channel_counters] {
                     Counters::add(&c.messages_sent, 1);
@@ -1315,7 +1812,7 @@ impl Session {
             .collect();
         let mut still_waiting = false;
         for (link, consumer) in waiting {
-            if self.held_deliveries(consumer) > 0 {
+            if self.shared.in_flight(consumer) > 0 {
                 still_waiting = true;
                 continue;
             }
@@ -1346,10 +1843,24 @@ impl Session {
         for (_, h) in std::mem::take(&mut self.relay) {
             self.close_handle(h);
         }
+        if let Some((_, h)) = self.dead_letter_hobj.take() {
+            self.close_handle(h);
+        }
         if let Some(conn) = self.conn.take() {
             self.server.amqp_routes.borrow_mut().remove(&conn);
             dispatch::end_conversation(&self.server, conn, true);
         }
+    }
+}
+
+/// Releases the read buffer once every byte in it is used, and moves the start of a
+/// frame still incomplete out of a read buffer much larger than it: an idle connection,
+/// or one stalled in the middle of a frame, holds what it was sent, not 64 KiB.
+fn trim_input(input: &mut BytesMut) {
+    if input.is_empty() {
+        *input = BytesMut::new();
+    } else if input.capacity() > (4 * input.len()).max(8 * 1024) {
+        *input = BytesMut::from(&input[..]);
     }
 }
 
@@ -1411,6 +1922,17 @@ fn selector_of(
                 "the selector filter is not a string",
             ));
         };
+        if text.len() > MAX_SELECTOR_LENGTH {
+            // Refused before it is parsed: a long selector costs the event loop to
+            // compile and every put to evaluate.
+            return Err(ErrorCondition::new(
+                condition::INVALID_FIELD,
+                format!(
+                    "the selector is {} bytes long, more than MQ_SELECTOR_LENGTH ({MAX_SELECTOR_LENGTH})",
+                    text.len()
+                ),
+            ));
+        }
         return match JmsSelection::parse(text) {
             Ok(sel) => Ok((sel, Some((key.clone(), value.clone())))),
             Err(e) => Err(ErrorCondition::new(

@@ -18,6 +18,7 @@
 //! with its links' default outcome (Qpid JMS: BackoutCount + 1).
 
 mod connection;
+mod dead_letter;
 mod outcome;
 
 pub use connection::AmqpShared;
@@ -44,6 +45,16 @@ pub struct Counters {
     pub bytes_received: Cell<u64>,
     /// When the last message went either way, ms since epoch.
     pub last_message_ms: Cell<Option<u64>>,
+    /// Pre-settled messages from clients that could not be put and went to the
+    /// dead-letter queue.
+    pub dead_lettered: Cell<u64>,
+    /// Pre-settled messages from clients that could not be put, nor dead-lettered.
+    pub discarded: Cell<u64>,
+    /// Of those, not yet reported by FRY9544W (a channel's counters only), and when the
+    /// last report was written.
+    pub unreported: Cell<(u64, u64)>,
+    /// See `unreported`.
+    pub reported_at: Cell<Option<std::time::Instant>>,
 }
 
 impl Counters {

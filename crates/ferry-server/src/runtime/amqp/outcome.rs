@@ -14,9 +14,11 @@ pub fn condition_of(reason: ReasonCode) -> &'static str {
             condition::NOT_FOUND
         }
         ReasonCode::NotAuthorized => condition::UNAUTHORIZED_ACCESS,
-        ReasonCode::QFull | ReasonCode::StorageNotAvailable | ReasonCode::ResourceProblem => {
-            condition::RESOURCE_LIMIT_EXCEEDED
-        }
+        // MAXHANDS reached (2017) is a limit on the connection, like a full queue.
+        ReasonCode::QFull
+        | ReasonCode::StorageNotAvailable
+        | ReasonCode::ResourceProblem
+        | ReasonCode::HandleNotAvailable => condition::RESOURCE_LIMIT_EXCEEDED,
         ReasonCode::MsgTooBigForQ | ReasonCode::MsgTooBigForQMgr => {
             condition::MESSAGE_SIZE_EXCEEDED
         }
@@ -56,6 +58,11 @@ mod tests {
         assert_eq!(
             condition_of(ReasonCode::NotAuthorized),
             "amqp:unauthorized-access"
+        );
+        assert_eq!(
+            condition_of(ReasonCode::HandleNotAvailable),
+            "amqp:resource-limit-exceeded",
+            "MAXHANDS reached"
         );
         let e = error_of(ReasonCode::QFull, "queue Q is full");
         let d = e.description.expect("description");
