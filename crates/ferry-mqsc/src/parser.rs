@@ -191,6 +191,7 @@ impl Parser<'_> {
 
     fn command(&self) -> Result<Command, ParseError> {
         let params = self.params()?;
+        self.no_repeats(&params)?;
         let Some(verb_param) = params.first() else {
             return Err(self.err(K::Empty, 0));
         };
@@ -334,6 +335,25 @@ impl Parser<'_> {
             ("DISPLAY", Obj::Conn) => self.display_conn(obj_param, &rest),
             _ => Err(self.unknown_object(verb, obj_param)),
         }
+    }
+
+    /// MQ: "Repeated parameters are not allowed." Every parameter after the object is
+    /// checked here, whatever the command, so no command forgets to (a keyword and its NO
+    /// form, or two keywords for one attribute, are caught where the keyword is read).
+    /// One pass with a set: a command of thousands of keywords costs no more than it reads.
+    fn no_repeats(&self, params: &[Param]) -> Result<(), ParseError> {
+        let mut seen = std::collections::HashSet::with_capacity(params.len());
+        for p in params.iter().skip(2) {
+            if !seen.insert(p.keyword.as_str()) {
+                return Err(self.err(
+                    K::Duplicate {
+                        keyword: p.keyword.clone(),
+                    },
+                    p.end,
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn unknown_object(&self, verb: &str, p: &Param) -> ParseError {

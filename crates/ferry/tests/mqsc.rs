@@ -365,6 +365,50 @@ fn syntax_errors_are_reported_and_exit_10() {
     assert_eq!(out.status.code(), Some(10), "{}", stdout(&out));
 }
 
+/// A repeated keyword is a syntax error in every command (issue 18: `DISPLAY QMGR DESCR
+/// DESCR` was accepted), both in `ferry mqsc` and in the command server, which an
+/// application reaches without runmqsc's own check.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn repeated_keywords_are_syntax_errors_in_every_command() {
+    let qm = start("MQSC.REPEATS");
+    mqsc_ok(&qm, "DEFINE QLOCAL(REP.Q)");
+    let repeated = [
+        "DISPLAY QMGR DESCR DESCR",
+        "DISPLAY QLOCAL(REP.Q) CURDEPTH CURDEPTH",
+        "ALTER QLOCAL(REP.Q) FORCE FORCE",
+        "DEFINE QLOCAL(REP.Q) REPLACE REPLACE",
+        "DELETE QLOCAL(REP.Q) PURGE PURGE",
+    ];
+    for text in repeated {
+        let out = mqsc_exit(&qm, text, 10);
+        assert!(out.contains("FRY8405I"), "{text}: {out}");
+        assert!(out.contains("is specified more than once"), "{text}: {out}");
+    }
+    let conn = connect(&qm.bindings()).await;
+    for text in repeated {
+        let out = within("mqsc", conn.mqsc(text)).await.expect("mqsc reply");
+        assert!(out.failed, "{text}: {:?}", out.lines);
+        assert_eq!(
+            out.lines.first().map(String::as_str),
+            Some("FRY8405I: Syntax error detected at or near end of command segment below:-"),
+            "{text}"
+        );
+        assert!(
+            out.lines
+                .iter()
+                .any(|l| l.starts_with("FRY9405E") && l.contains("more than once")),
+            "{text}: {:?}",
+            out.lines
+        );
+    }
+    // Nothing ran: the queue is still there, unaltered.
+    assert_eq!(
+        attrs(&mqsc_ok(&qm, "DISPLAY QLOCAL(REP.Q)"), "QUEUE"),
+        ["REP.Q"]
+    );
+    let _ = conn.disconnect().await;
+}
+
 #[test]
 fn mqsc_exits_20_when_the_queue_manager_is_not_running() {
     let mut qm = start("MQSC.DOWN");
