@@ -288,7 +288,7 @@ pub fn open_and_recover(
     };
     let catalogue_changed = fx
         .drain()
-        .any(|e| matches!(e, ferry_engine::Effect::CatalogueChanged));
+        .any(|e| matches!(e, ferry_engine::Effect::CatalogueChanged(_)));
     for r in fx.drain_log() {
         user_kind(r.kind)
             .and_then(|k| core.append_parts(k, &[&r.head, &r.body]))

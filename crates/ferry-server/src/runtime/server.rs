@@ -348,7 +348,7 @@ impl Server {
                             .send_reply(route.conversation, route.request_id, &reply),
                     }
                 }
-                Effect::CatalogueChanged => catalogue_changed = true,
+                Effect::CatalogueChanged(_) => catalogue_changed = true,
                 // Async consumers belong to AMQP connections (no native call makes one).
                 Effect::Delivered {
                     conn,
