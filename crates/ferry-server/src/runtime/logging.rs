@@ -797,6 +797,11 @@ impl RecoveryLog {
         self.held.borrow_mut().push(holder);
     }
 
+    /// True when everything below `lsn` is durable.
+    pub fn is_durable(&self, lsn: u64) -> bool {
+        self.durable.load(Ordering::Acquire) >= lsn
+    }
+
     /// True when the log has failed (held replies are failed, new ones fail at once).
     pub fn has_failed(&self) -> bool {
         self.failed.load(Ordering::Acquire)
