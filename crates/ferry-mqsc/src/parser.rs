@@ -132,8 +132,17 @@ enum NameRule {
     Channel,
 }
 
+/// The longest MQSC command, in bytes, as MQ's command processor takes it: a longer one
+/// is refused before it is read any further (MQ answers MQRCCF_COMMAND_LENGTH_ERROR,
+/// 3230). `ferry mqsc` and the command server both stop there, so a 100 MB command costs
+/// neither of them more than this.
+pub const MAX_COMMAND_LENGTH: usize = 32_762;
+
 /// Parses one logical command.
 pub fn parse_command(text: &str) -> Result<Command, ParseError> {
+    if text.len() > MAX_COMMAND_LENGTH {
+        return Err(ParseError::too_long(text));
+    }
     Parser { text }.command()
 }
 

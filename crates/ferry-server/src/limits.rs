@@ -141,13 +141,23 @@ pub struct FixedLimit {
 pub const MAX_SELECTOR_LENGTH: usize = 10_240;
 
 /// Bounds fixed by a protocol or by MQ.
-pub const FIXED: &[FixedLimit] = &[FixedLimit {
-    name: "Selection string length (MQ_SELECTOR_LENGTH)",
-    value: MAX_SELECTOR_LENGTH as u64,
-    unit: "bytes",
-    what: "A selector given on MQOPEN (SelectionString) or in an AMQP source filter.",
-    when_hit: "MQOPEN fails with 2519 MQRC_SELECTION_STRING_ERROR; an AMQP attach is refused with amqp:invalid-field.",
-}];
+pub const FIXED: &[FixedLimit] = &[
+    FixedLimit {
+        name: "Selection string length (MQ_SELECTOR_LENGTH)",
+        value: MAX_SELECTOR_LENGTH as u64,
+        unit: "bytes",
+        what: "A selector given on MQOPEN (SelectionString) or in an AMQP source filter.",
+        when_hit: "MQOPEN fails with 2519 MQRC_SELECTION_STRING_ERROR; an AMQP attach is refused with amqp:invalid-field.",
+    },
+    // ---- Administration (MQSC, object definitions) ------------------------------------
+    FixedLimit {
+        name: "MQSC command length",
+        value: ferry_mqsc::MAX_COMMAND_LENGTH as u64,
+        unit: "bytes",
+        what: "One MQSC command, continuation lines joined, where commands are read: by `ferry mqsc` (a longer input line is read to its end, only its beginning kept) and by the command server (from any connection, the bindings socket or TCP).",
+        when_hit: "A syntax error: FRY8405I with the command's beginning, then FRY9405E \"the command is longer than 32762 bytes, the most an MQSC command may have (MQRCCF_COMMAND_LENGTH_ERROR)\"; the commands after it run.",
+    },
+];
 
 /// A limit MQ administrators already set, with the object or stanza that holds it.
 #[derive(Debug, Clone, Copy)]
