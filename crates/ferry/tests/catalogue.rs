@@ -2,7 +2,8 @@
 //! and real files (issue 18 point 8): every acknowledged DEFINE survives a kill -9 in the
 //! middle of a burst and nothing is half applied; an objects.json written by an earlier
 //! Ferry still loads and is converted; a damaged one stops the start (FRY7472E) and is
-//! left as it was; a torn journal tail is dropped (FRY7474W); and many DEFINEs through one
+//! left as it was; a torn journal tail is dropped (FRY7474W); a full disk fails the DEFINE
+//! clearly and the change is saved once there is room; and many DEFINEs through one
 //! `ferry mqsc` session take seconds while another application's round trips carry on.
 
 mod common;
@@ -477,4 +478,83 @@ async fn define_cost_at_catalogue_sizes() {
         );
         qm.kill9();
     }
+}
+
+/// A disk that fills up under the definitions: the DEFINE that cannot be saved is told so
+/// (FRY8101S with 2102, counted as failed), the error is reported (FRY7075E), the change
+/// stays in effect, and once there is space again it is saved (the writer retries) and
+/// the next DEFINE works; after a kill -9 everything is there.
+#[test]
+fn a_full_disk_fails_the_define_clearly_and_the_change_is_saved_once_there_is_room() {
+    let mut qm = start("CAT.FULL");
+    mqsc_ok(&qm, "DEFINE QLOCAL(BEFORE.Q)");
+    stop_qm(&mut qm);
+    let dir = qm.qm_dir();
+    let copy = qm.home().join("qm-copy");
+    let cp = |from: &Path, to: &Path| {
+        let out = Command::new("cp")
+            .arg("-a")
+            .arg(from)
+            .arg(to)
+            .output()
+            .expect("cp");
+        assert!(out.status.success(), "cp: {out:?}");
+    };
+    cp(&dir, &copy);
+    let disk = match SmallDisk::mount(&dir, "4m") {
+        Ok(d) => d,
+        Err(why) => {
+            eprintln!("skipped: cannot mount a small tmpfs to fill ({why}); needs root");
+            return;
+        }
+    };
+    cp(&copy.join("."), &dir);
+    // The journal without the space allocated ahead: the next record needs the disk.
+    let journal = dir.join("objects.journal");
+    let bytes = std::fs::read(&journal).unwrap();
+    let valid = ferry_server::catalogue_store::journal::scan(&bytes)
+        .expect("journal")
+        .valid_len;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&journal)
+        .unwrap()
+        .set_len(valid)
+        .unwrap();
+    qm.launch();
+    // Fill it.
+    let mut filler = std::fs::File::create(dir.join("filler")).unwrap();
+    while filler.write_all(&[7u8; 64 * 1024]).is_ok() {}
+    let _ = filler.write_all(&[7u8; 512]);
+    drop(filler);
+
+    let out = mqsc_exit(&qm, "DEFINE QLOCAL(FULL.Q)", 10);
+    assert!(out.contains("FRY8006I"), "the command ran: {out}");
+    assert!(out.contains("FRY8101S"), "{out}");
+    assert!(out.contains("2102"), "{out}");
+    assert!(
+        out.contains("One valid MQSC command could not be processed."),
+        "{out}"
+    );
+    assert_eq!(
+        attrs(&mqsc_ok(&qm, "DISPLAY QLOCAL(FULL.Q)"), "QUEUE"),
+        ["FULL.Q"]
+    );
+    wait_until("FRY7075E on the console", || {
+        qm.console().contains("FRY7075E")
+    });
+
+    disk.grow("64m");
+    std::fs::remove_file(dir.join("filler")).unwrap();
+    wait_until("the next DEFINE is saved", || {
+        qm.mqsc("DEFINE QLOCAL(AFTER.Q) REPLACE").status.success()
+    });
+    qm.kill9();
+    qm.launch();
+    for q in ["BEFORE.Q", "FULL.Q", "AFTER.Q"] {
+        let shown = mqsc_ok(&qm, &format!("DISPLAY QLOCAL({q})"));
+        assert_eq!(attrs(&shown, "QUEUE"), [q]);
+    }
+    qm.kill9();
+    drop(disk);
 }
