@@ -286,16 +286,17 @@ impl Server {
                     return self.send_with(hold, socket, conversation, request_id, &failed);
                 }
                 Outcome::Pending => {
-                    self.catalogue_waiters
-                        .borrow_mut()
-                        .push_back(CatalogueWaiter {
-                            ticket,
-                            socket: socket.clone(),
-                            conversation,
-                            request_id,
-                            reply: reply.clone(),
-                            hold,
-                        });
+                    let mut waiters = self.catalogue_waiters.borrow_mut();
+                    // Released front to back: tickets only grow.
+                    debug_assert!(waiters.back().is_none_or(|w| w.ticket <= ticket));
+                    waiters.push_back(CatalogueWaiter {
+                        ticket,
+                        socket: socket.clone(),
+                        conversation,
+                        request_id,
+                        reply: reply.clone(),
+                        hold,
+                    });
                     return;
                 }
             }
