@@ -15,6 +15,7 @@ targets=(
   "crates/ferry-engine/fuzz journal_record"
   "crates/ferry-store/fuzz log_recovery"
   "crates/ferry-store/fuzz queue_file_open"
+  "crates/ferry-server/fuzz catalogue_journal"
 )
 if ! rustup run nightly rustc --version >/dev/null 2>&1; then
   echo "fuzz: skipped: no nightly toolchain here (the property tests in cargo test cover the decoders)"

@@ -6,7 +6,7 @@
 
 use crate::clock::{admin_date_time, Timestamp};
 use crate::connection::{HandleTarget, InputMode};
-use crate::effects::{Effect, Effects};
+use crate::effects::{CatalogueChange, Effect, Effects};
 use crate::journal::{kind, LogRecord};
 use crate::objects::QueueId;
 use crate::qmgr::QueueManager;
@@ -74,9 +74,10 @@ impl QueueManager {
         if self.logging && !temporary && def.queue_type == QueueType::Local {
             fx.log(LogRecord::queue(kind::DEFINE_QUEUE, &def.name));
         }
+        let change = CatalogueChange::Queue(def.name.clone());
         self.queues.insert(def);
         if !temporary {
-            fx.push(Effect::CatalogueChanged);
+            fx.push(Effect::CatalogueChanged(change));
         }
         Ok(())
     }
@@ -147,7 +148,7 @@ impl QueueManager {
             }
         }
         if !temporary {
-            fx.push(Effect::CatalogueChanged);
+            fx.push(Effect::CatalogueChanged(CatalogueChange::Queue(def.name)));
         }
         Ok(())
     }
@@ -177,7 +178,9 @@ impl QueueManager {
             }
         }
         self.delete_queue_now(id, now, fx);
-        fx.push(Effect::CatalogueChanged);
+        fx.push(Effect::CatalogueChanged(CatalogueChange::Queue(
+            name.to_string(),
+        )));
         Ok(())
     }
 
@@ -304,8 +307,9 @@ impl QueueManager {
                 return Err(AdminError::TypeMismatch { name: def.name });
             }
         }
+        let change = CatalogueChange::Channel(def.name.clone());
         self.channels.insert(def.name.clone(), def);
-        fx.push(Effect::CatalogueChanged);
+        fx.push(Effect::CatalogueChanged(change));
         Ok(())
     }
 
@@ -322,8 +326,9 @@ impl QueueManager {
         if old.channel_type != def.channel_type {
             return Err(AdminError::TypeMismatch { name: def.name });
         }
+        let change = CatalogueChange::Channel(def.name.clone());
         *old = def;
-        fx.push(Effect::CatalogueChanged);
+        fx.push(Effect::CatalogueChanged(change));
         Ok(())
     }
 
@@ -336,7 +341,9 @@ impl QueueManager {
             return Err(in_use(name));
         }
         self.channels.remove(name);
-        fx.push(Effect::CatalogueChanged);
+        fx.push(Effect::CatalogueChanged(CatalogueChange::Channel(
+            name.to_string(),
+        )));
         Ok(())
     }
 
@@ -361,8 +368,9 @@ impl QueueManager {
         if self.listeners.contains_key(&def.name) && !replace {
             return Err(AdminError::AlreadyExists { name: def.name });
         }
+        let change = CatalogueChange::Listener(def.name.clone());
         self.listeners.insert(def.name.clone(), def);
-        fx.push(Effect::CatalogueChanged);
+        fx.push(Effect::CatalogueChanged(change));
         Ok(())
     }
 
@@ -376,15 +384,18 @@ impl QueueManager {
             .listeners
             .get_mut(&def.name)
             .ok_or_else(|| not_found(&def.name))?;
+        let change = CatalogueChange::Listener(def.name.clone());
         *old = def;
-        fx.push(Effect::CatalogueChanged);
+        fx.push(Effect::CatalogueChanged(change));
         Ok(())
     }
 
     /// DELETE LISTENER (the server checks that it is stopped first).
     pub fn delete_listener(&mut self, name: &str, fx: &mut Effects) -> Result<(), AdminError> {
         self.listeners.remove(name).ok_or_else(|| not_found(name))?;
-        fx.push(Effect::CatalogueChanged);
+        fx.push(Effect::CatalogueChanged(CatalogueChange::Listener(
+            name.to_string(),
+        )));
         Ok(())
     }
 
@@ -400,7 +411,7 @@ impl QueueManager {
         fx: &mut Effects,
     ) -> Result<(), AdminError> {
         self.qmgr = attrs;
-        fx.push(Effect::CatalogueChanged);
+        fx.push(Effect::CatalogueChanged(CatalogueChange::Qmgr));
         Ok(())
     }
 

@@ -70,9 +70,25 @@ pub enum Effect {
         /// Why it ended.
         reason: ReasonCode,
     },
-    /// Definitions changed (define/alter/delete, a permanent dynamic queue made or
-    /// deleted, ALTER QMGR): the server saves [`crate::QueueManager::catalogue`].
-    CatalogueChanged,
+    /// A definition changed (define/alter/delete, a permanent dynamic queue made or
+    /// deleted, ALTER QMGR): the server saves that one definition as it now is (or its
+    /// absence), so a change costs the size of the change, not of the catalogue.
+    CatalogueChanged(CatalogueChange),
+}
+
+/// Which definition a [`Effect::CatalogueChanged`] is about. The server reads its new
+/// value from the engine ([`crate::QueueManager::queue`] and the like); a name the engine
+/// no longer knows (or a temporary dynamic queue) was deleted.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CatalogueChange {
+    /// The queue of this name.
+    Queue(String),
+    /// The channel of this name.
+    Channel(String),
+    /// The listener of this name.
+    Listener(String),
+    /// The queue manager's attributes.
+    Qmgr,
 }
 
 /// A reusable buffer of effects.
@@ -89,15 +105,16 @@ impl Effects {
         Self::default()
     }
 
-    /// Adds an effect. `CatalogueChanged` is kept once per batch.
+    /// Adds an effect. A `CatalogueChanged` is kept once per definition and batch.
     pub fn push(&mut self, e: Effect) {
-        if matches!(e, Effect::CatalogueChanged)
-            && self
+        if let Effect::CatalogueChanged(change) = &e {
+            if self
                 .items
                 .iter()
-                .any(|x| matches!(x, Effect::CatalogueChanged))
-        {
-            return;
+                .any(|x| matches!(x, Effect::CatalogueChanged(c) if c == change))
+            {
+                return;
+            }
         }
         self.items.push(e);
     }

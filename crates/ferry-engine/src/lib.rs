@@ -107,7 +107,7 @@ pub use checkpoint::{CheckpointPlan, QueueFiling, Young};
 pub use clock::Timestamp;
 pub use connection::{ConnId, ConnectionInfo, Hobj};
 pub use consumer::{ConsumeMode, ConsumeSpec, ConsumerId, DeliveryToken};
-pub use effects::{Effect, Effects};
+pub use effects::{CatalogueChange, Effect, Effects};
 pub use get::{GetError, GetOutcome, GetResult, GotMessage};
 pub use journal::{DecodeError, LogRecord, LoggedMessage, Record};
 pub use objects::Catalogue;

@@ -4,7 +4,7 @@
 
 use crate::clock::Timestamp;
 use crate::connection::{ConnId, Handle, HandleTarget, Hobj, InputMode};
-use crate::effects::{Effect, Effects};
+use crate::effects::{CatalogueChange, Effect, Effects};
 use crate::journal::{kind, LogRecord};
 use crate::objects::QueueId;
 use crate::qmgr::QueueManager;
@@ -186,9 +186,10 @@ impl QueueManager {
                 if permanent && self.logging {
                     fx.log(LogRecord::queue(kind::DEFINE_QUEUE, &def.name));
                 }
+                let change = CatalogueChange::Queue(def.name.clone());
                 let nid = self.queues.insert(def);
                 if permanent {
-                    fx.push(Effect::CatalogueChanged);
+                    fx.push(Effect::CatalogueChanged(change));
                 }
                 (nid, nid, true)
             }
@@ -424,7 +425,7 @@ impl QueueManager {
             if e.def.attributes.definition_type != DefinitionType::TemporaryDynamic
                 || e.def.queue_type != QueueType::Local
             {
-                fx.push(Effect::CatalogueChanged);
+                fx.push(Effect::CatalogueChanged(CatalogueChange::Queue(e.def.name)));
             }
         }
     }

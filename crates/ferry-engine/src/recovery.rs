@@ -33,7 +33,7 @@
 //! existed starts with an image of every message: the same replay reads it.)
 
 use crate::clock::Timestamp;
-use crate::effects::{Effect, Effects};
+use crate::effects::{CatalogueChange, Effect, Effects};
 use crate::journal::{DecodeError, LogRecord, Record};
 use crate::objects::QueueId;
 use crate::qmgr::QueueManager;
@@ -259,7 +259,9 @@ impl Recovery<'_> {
         for name in std::mem::take(&mut self.deleted) {
             if let Some(id) = self.qm.recoverable_queue(&name) {
                 self.qm.queues.remove(id);
-                fx.push(Effect::CatalogueChanged);
+                fx.push(Effect::CatalogueChanged(CatalogueChange::Queue(
+                    name.clone(),
+                )));
                 self.summary.deleted_queues.push(name);
             }
         }

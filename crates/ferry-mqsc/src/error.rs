@@ -15,6 +15,12 @@ pub enum ParseErrorKind {
     /// The command is empty.
     #[error("the command is empty")]
     Empty,
+    /// Longer than an MQSC command may be ([`crate::parser::MAX_COMMAND_LENGTH`]).
+    #[error("the command is longer than {max} bytes, the most an MQSC command may have (MQRCCF_COMMAND_LENGTH_ERROR)")]
+    TooLong {
+        /// The limit.
+        max: usize,
+    },
     /// The first word is not an MQSC command.
     #[error("{0} is not an MQSC command")]
     UnknownCommand(String),
@@ -156,6 +162,25 @@ pub struct ParseError {
 }
 
 impl ParseError {
+    /// The error of a command longer than [`crate::parser::MAX_COMMAND_LENGTH`]: it keeps
+    /// only the command's beginning, for runmqsc to show.
+    pub fn too_long(command: &str) -> Self {
+        const SHOWN: usize = 64;
+        let mut end = command.len().min(SHOWN);
+        while !command.is_char_boundary(end) {
+            end -= 1;
+        }
+        let shown = format!("{} ...", &command[..end]);
+        let position = shown.len();
+        ParseError {
+            kind: ParseErrorKind::TooLong {
+                max: crate::parser::MAX_COMMAND_LENGTH,
+            },
+            command: shown,
+            position,
+        }
+    }
+
     /// An error of `kind` noticed at `position` in `command`.
     pub fn new(kind: ParseErrorKind, command: &str, position: usize) -> Self {
         ParseError {

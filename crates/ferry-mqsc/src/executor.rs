@@ -629,10 +629,8 @@ fn display_queue(
     type_filter: Option<QueueType>,
     selection: &Selection,
 ) -> CommandResult {
-    let blocks = target
-        .queues()
+    let blocks = queues_matching(target, &selection.name)
         .into_iter()
-        .filter(|q| selection.name.matches(&q.name))
         .filter(|q| qt.is_none_or(|t| t == q.queue_type))
         .filter(|q| type_filter.is_none_or(|t| t == q.queue_type))
         .map(|q| queue_fields(&q, target))
@@ -664,16 +662,25 @@ fn display(
     CommandResult { ok: true, lines }
 }
 
+/// The queues `name` selects, sorted by name. A single name is one lookup: DISPLAY of one
+/// queue must not copy every definition when there are 100,000 of them.
+fn queues_matching(target: &dyn AdminTarget, name: &NamePattern) -> Vec<QueueDefinition> {
+    match name {
+        NamePattern::Exact(n) => target.queue(n).into_iter().collect(),
+        NamePattern::Prefix(_) => target
+            .queues()
+            .into_iter()
+            .filter(|q| name.matches(&q.name))
+            .collect(),
+    }
+}
+
 fn display_qstatus(
     target: &dyn AdminTarget,
     status_type: QueueStatusType,
     selection: &Selection,
 ) -> CommandResult {
-    let queues: Vec<QueueDefinition> = target
-        .queues()
-        .into_iter()
-        .filter(|q| selection.name.matches(&q.name))
-        .collect();
+    let queues = queues_matching(target, &selection.name);
     if queues.is_empty() && !selection.name.is_generic() {
         return CommandResult::failed(MsgId::ObjectNotFound, &[&selection.name.text()]);
     }

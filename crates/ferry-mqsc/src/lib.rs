@@ -27,7 +27,7 @@ pub use command::Command;
 pub use error::{ParseError, ParseErrorKind};
 pub use executor::{execute, CommandResult};
 pub use messages::{MsgId, MESSAGES};
-pub use parser::parse_command;
+pub use parser::{parse_command, MAX_COMMAND_LENGTH};
 pub use script::{
     exit_status, parse_script, run_script, CommandRunner, LogicalCommand, ReadItem, RunOptions,
     ScriptOutput, ScriptReader, Session, Summary, EXIT_ERROR, EXIT_OK, EXIT_SOME_FAILED,

@@ -132,8 +132,17 @@ enum NameRule {
     Channel,
 }
 
+/// The longest MQSC command, in bytes, as MQ's command processor takes it: a longer one
+/// is refused before it is read any further (MQ answers MQRCCF_COMMAND_LENGTH_ERROR,
+/// 3230). `ferry mqsc` and the command server both stop there, so a 100 MB command costs
+/// neither of them more than this.
+pub const MAX_COMMAND_LENGTH: usize = 32_762;
+
 /// Parses one logical command.
 pub fn parse_command(text: &str) -> Result<Command, ParseError> {
+    if text.len() > MAX_COMMAND_LENGTH {
+        return Err(ParseError::too_long(text));
+    }
     Parser { text }.command()
 }
 
@@ -191,6 +200,7 @@ impl Parser<'_> {
 
     fn command(&self) -> Result<Command, ParseError> {
         let params = self.params()?;
+        self.no_repeats(&params)?;
         let Some(verb_param) = params.first() else {
             return Err(self.err(K::Empty, 0));
         };
@@ -334,6 +344,25 @@ impl Parser<'_> {
             ("DISPLAY", Obj::Conn) => self.display_conn(obj_param, &rest),
             _ => Err(self.unknown_object(verb, obj_param)),
         }
+    }
+
+    /// MQ: "Repeated parameters are not allowed." Every parameter after the object is
+    /// checked here, whatever the command, so no command forgets to (a keyword and its NO
+    /// form, or two keywords for one attribute, are caught where the keyword is read).
+    /// One pass with a set: a command of thousands of keywords costs no more than it reads.
+    fn no_repeats(&self, params: &[Param]) -> Result<(), ParseError> {
+        let mut seen = std::collections::HashSet::with_capacity(params.len());
+        for p in params.iter().skip(2) {
+            if !seen.insert(p.keyword.as_str()) {
+                return Err(self.err(
+                    K::Duplicate {
+                        keyword: p.keyword.clone(),
+                    },
+                    p.end,
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn unknown_object(&self, verb: &str, p: &Param) -> ParseError {

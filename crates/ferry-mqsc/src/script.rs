@@ -3,7 +3,10 @@
 //! [`ScriptReader`] accumulates physical lines into logical commands: a trailing `+`
 //! continues on the next line with its leading blanks removed, a trailing `-` continues
 //! with them kept; lines whose first non-blank character is `*` are comments and blank
-//! lines are skipped (outside a continued command). [`Session`] feeds lines one at a time
+//! lines are skipped (outside a continued command). A command longer than
+//! [`MAX_COMMAND_LENGTH`] is read to its end but not kept: its text stops just past the
+//! limit (so parsing refuses it) and its echo is cut short, so no input, however long,
+//! makes the reader hold more than a few times the limit. [`Session`] feeds lines one at a time
 //! (as runmqsc reads a terminal), echoes each command numbered as runmqsc does, runs it
 //! and counts; [`Summary`] prints the closing lines and gives the exit status.
 
@@ -11,7 +14,7 @@ use crate::command::Command;
 use crate::error::ParseError;
 use crate::executor::{execute, CommandResult};
 use crate::messages::MsgId;
-use crate::parser::parse_command;
+use crate::parser::{parse_command, MAX_COMMAND_LENGTH};
 use crate::target::AdminTarget;
 
 /// One logical command: its text with continuations joined, and the lines it came from.
@@ -40,6 +43,59 @@ struct Pending {
     lines: Vec<String>,
     line_number: usize,
     strip_next: bool,
+    /// Bytes of the physical lines read for this command.
+    raw: usize,
+    /// Past [`MAX_COMMAND_LENGTH`]: the rest is read, not kept.
+    too_long: bool,
+}
+
+/// Physical bytes a command may span (blanks stripped by `+`, continuation characters)
+/// before it counts as too long whatever its text: bounds what the echo keeps.
+const MAX_RAW_LENGTH: usize = 2 * MAX_COMMAND_LENGTH;
+
+/// Bytes of an overlong line shown in the echo.
+const ECHO_SHOWN: usize = 72;
+
+impl Pending {
+    /// Adds `s` to the command's text, up to just past the limit.
+    fn keep(&mut self, s: &str) {
+        if self.too_long {
+            return;
+        }
+        if self.text.len() + s.len() <= MAX_COMMAND_LENGTH {
+            self.text.push_str(s);
+            return;
+        }
+        // Keep enough to be over the limit whatever the character boundaries, no more.
+        let mut end = (MAX_COMMAND_LENGTH + 4 - self.text.len()).min(s.len());
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        self.text.push_str(&s[..end]);
+        self.cut();
+    }
+
+    /// Marks the command too long: nothing more of it is kept.
+    fn cut(&mut self) {
+        if !self.too_long {
+            self.too_long = true;
+            self.lines.push(format!(
+                "       : ... (longer than {MAX_COMMAND_LENGTH} bytes: the rest is not shown)"
+            ));
+        }
+    }
+}
+
+/// The echo of one physical line: itself, or its beginning when it alone is too long.
+fn echo_of(line: &str) -> String {
+    if line.len() <= MAX_COMMAND_LENGTH {
+        return line.to_string();
+    }
+    let mut end = ECHO_SHOWN;
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{} ...", &line[..end])
 }
 
 /// Turns physical lines into logical commands, one line at a time.
@@ -72,35 +128,50 @@ impl ScriptReader {
                     return None;
                 }
                 if trimmed.starts_with('*') {
-                    return Some(ReadItem::Comment(line.to_string()));
+                    return Some(ReadItem::Comment(echo_of(line)));
                 }
                 Pending {
                     text: String::new(),
                     lines: Vec::new(),
                     line_number: self.line_number,
                     strip_next: false,
+                    raw: 0,
+                    too_long: false,
                 }
             }
         };
-        pending.lines.push(line.to_string());
+        pending.raw = pending.raw.saturating_add(line.len() + 1);
+        if !pending.too_long {
+            pending.lines.push(echo_of(line));
+        }
+        if pending.raw > MAX_RAW_LENGTH {
+            pending.cut();
+        }
         let content = if pending.strip_next {
             line.trim_start()
         } else {
             line
         };
         let body = content.trim_end();
+        if line.len() > MAX_COMMAND_LENGTH {
+            // A line longer than any command ends the command it is in, whatever its
+            // last character (the caller may have cut it short).
+            pending.keep(body);
+            pending.cut();
+            return Some(ReadItem::Command(finish(pending)));
+        }
         if let Some(head) = body.strip_suffix('+') {
-            pending.text.push_str(head);
+            pending.keep(head);
             pending.strip_next = true;
             self.pending = Some(pending);
             None
         } else if let Some(head) = body.strip_suffix('-') {
-            pending.text.push_str(head);
+            pending.keep(head);
             pending.strip_next = false;
             self.pending = Some(pending);
             None
         } else {
-            pending.text.push_str(body);
+            pending.keep(body);
             Some(ReadItem::Command(finish(pending)))
         }
     }
@@ -112,8 +183,20 @@ impl ScriptReader {
 }
 
 fn finish(p: Pending) -> LogicalCommand {
+    let text = if p.too_long {
+        // Its beginning, made longer than the limit whatever was kept, so that parsing
+        // refuses it as too long (and shows that beginning).
+        let mut t = p.text.trim_start().to_string();
+        if t.len() <= MAX_COMMAND_LENGTH {
+            t.extend(std::iter::repeat_n(' ', MAX_COMMAND_LENGTH + 1 - t.len()));
+        }
+        t
+    } else {
+        p.text.trim().to_string()
+    };
+    debug_assert!(p.too_long == (text.len() > MAX_COMMAND_LENGTH));
     LogicalCommand {
-        text: p.text.trim().to_string(),
+        text,
         lines: p.lines,
         line_number: p.line_number,
     }

@@ -49,6 +49,9 @@ pub struct MemoryTarget {
     pub connections: Vec<ConnectionStatus>,
     /// What DISPLAY QMSTATUS answers.
     pub qmgr_status: QmgrStatus,
+    /// How many times every queue was listed (`queues`): what one command costs with a
+    /// large catalogue, for tests.
+    pub queues_listed: std::cell::Cell<usize>,
 }
 
 impl MemoryTarget {
@@ -146,6 +149,7 @@ impl AdminTarget for MemoryTarget {
     }
 
     fn queues(&self) -> Vec<QueueDefinition> {
+        self.queues_listed.set(self.queues_listed.get() + 1);
         self.queues.values().cloned().collect()
     }
 

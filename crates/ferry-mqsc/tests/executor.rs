@@ -560,3 +560,28 @@ fn remote_and_unsupported_answer_clearly() {
         vec!["FRY9002E: DEFINE TOPIC is valid MQSC but Ferry does not support it yet."]
     );
 }
+
+/// DISPLAY of one queue by name looks that queue up: with 100,000 queues, copying every
+/// definition to show one held the queue manager's thread for tens of milliseconds.
+#[test]
+fn display_of_one_queue_does_not_list_them_all() {
+    let mut t = target();
+    ok(&mut t, "DEFINE QLOCAL(ONE.Q) MAXDEPTH(9)");
+    ok(&mut t, "DEFINE QALIAS(ONE.A) TARGET(ONE.Q)");
+    t.queues_listed.set(0);
+    let shown = ok(&mut t, "DISPLAY QLOCAL(ONE.Q) MAXDEPTH");
+    assert!(shown.iter().any(|l| l.contains("MAXDEPTH(9)")), "{shown:?}");
+    ok(&mut t, "DISPLAY QUEUE(ONE.A)");
+    ok(&mut t, "DISPLAY QSTATUS(ONE.Q)");
+    fails(&mut t, "DISPLAY QLOCAL(ONE.A)");
+    fails(&mut t, "DISPLAY QLOCAL(NO.SUCH.Q)");
+    assert_eq!(t.queues_listed.get(), 0);
+    // A generic name lists them (and finds both).
+    let all = ok(&mut t, "DISPLAY QUEUE(ONE.*)");
+    assert_eq!(
+        all.iter().filter(|l| l.contains("QUEUE(ONE.")).count(),
+        2,
+        "{all:?}"
+    );
+    assert_eq!(t.queues_listed.get(), 1);
+}

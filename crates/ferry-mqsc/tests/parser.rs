@@ -470,6 +470,54 @@ fn duplicate_keywords() {
     ));
 }
 
+/// MQ: "Repeated parameters are not allowed" in any command (docs/mqsc.md: a duplicate
+/// keyword is a syntax error), whatever the keyword is for: attributes requested by
+/// DISPLAY, options such as ALL, FORCE, REPLACE and PURGE, status fields, WHERE.
+#[test]
+fn every_command_refuses_a_repeated_keyword() {
+    for text in [
+        "DISPLAY QMGR DESCR DESCR",
+        "DIS QMGR ALL ALL",
+        "DISPLAY QLOCAL(*) CURDEPTH MAXDEPTH CURDEPTH",
+        "DISPLAY QUEUE(A) ALL DESCR ALL",
+        "DISPLAY CHANNEL(*) MAXMSGL MAXMSGL",
+        "DISPLAY LISTENER(*) PORT PORT",
+        "DISPLAY LSSTATUS(*) PORT PORT",
+        "DISPLAY QSTATUS(A) CURDEPTH CURDEPTH",
+        "DISPLAY CONN(*) APPLTAG APPLTAG",
+        "DISPLAY CHSTATUS(*) MSGS MSGS",
+        "DISPLAY QMSTATUS STATUS STATUS",
+        "DISPLAY QLOCAL(*) WHERE(CURDEPTH GT 1) WHERE(CURDEPTH GT 2)",
+        "DEFINE QLOCAL(A) REPLACE REPLACE",
+        "DEFINE QLOCAL(A) LIKE(B) LIKE(C)",
+        "ALTER QLOCAL(A) FORCE FORCE",
+        "ALTER QMGR FORCE FORCE",
+        "DELETE QLOCAL(A) PURGE PURGE",
+        "DEFINE CHANNEL(C) CHLTYPE(SVRCONN) CHLTYPE(SVRCONN)",
+        "DEFINE LISTENER(L) TRPTYPE(TCP) PORT(1) PORT(2)",
+        "STOP CHANNEL(C) MODE(FORCE) MODE(FORCE)",
+    ] {
+        let e = parse_command(text).expect_err(text);
+        assert!(
+            matches!(&e.kind, ParseErrorKind::Duplicate { .. }),
+            "{text}: {:?}",
+            e.kind
+        );
+        // The segment runmqsc prints ends at the second occurrence.
+        assert!(e.segment().len() <= text.len(), "{text}");
+    }
+    // Two keywords for one parameter (a flag and its NO form) repeat it too.
+    assert!(matches!(
+        err("DISPLAY QLOCAL(*) SHARE NOSHARE"),
+        ParseErrorKind::Duplicate { .. }
+    ));
+    // What is not repeated still parses.
+    assert!(matches!(
+        ok("DISPLAY QMGR DESCR ALL"),
+        Command::DisplayQmgr { .. }
+    ));
+}
+
 #[test]
 fn bad_names() {
     let name48 = "Q".repeat(48);

@@ -233,3 +233,68 @@ fn unterminated_continuation_runs_at_end_of_input() {
     assert!(t.queues.contains_key("A"));
     assert_eq!(out.summary.read, 1);
 }
+
+/// Issue 18: a command of many megabytes must get a clear error, not make runmqsc (or
+/// the command server) hold it. MQ's limit is 32,762 bytes (MQRCCF_COMMAND_LENGTH_ERROR).
+#[test]
+fn a_command_longer_than_the_limit_is_a_syntax_error_and_is_not_kept() {
+    use ferry_mqsc::{ParseErrorKind, MAX_COMMAND_LENGTH};
+    assert_eq!(MAX_COMMAND_LENGTH, 32_762);
+    let huge = format!("DEFINE QLOCAL(A) DESCR('{}')", "x".repeat(10 << 20));
+    let e = ferry_mqsc::parse_command(&huge).expect_err("too long");
+    assert_eq!(
+        e.kind,
+        ParseErrorKind::TooLong {
+            max: MAX_COMMAND_LENGTH
+        }
+    );
+    assert!(e.command.len() < 100, "the error keeps only the beginning");
+    assert!(e.segment().starts_with("DEFINE QLOCAL(A) DESCR('xxx"));
+    // One byte under the limit is read as usual (here: DESCR is too long for QLOCAL).
+    let at_limit = format!(
+        "DEFINE QLOCAL(A) DESCR('{}')",
+        "x".repeat(MAX_COMMAND_LENGTH - 26)
+    );
+    assert_eq!(at_limit.len(), MAX_COMMAND_LENGTH);
+    assert!(!matches!(
+        ferry_mqsc::parse_command(&at_limit).map_err(|e| e.kind),
+        Err(ParseErrorKind::TooLong { .. })
+    ));
+
+    // Through a script: one huge line, then a command continued over many lines; the
+    // reader keeps a bounded part of each, and the commands after them still run.
+    let continued: String = (0..20_000)
+        .map(|i| format!("DESCR{i}('abcdefgh') +\n"))
+        .collect();
+    let script = format!("{huge}\nDEFINE QLOCAL(B) +\n{continued} MAXDEPTH(1)\nDEFINE QLOCAL(C)\n");
+    let mut r = ScriptReader::new();
+    let mut commands = Vec::new();
+    for line in script.lines() {
+        if let Some(ReadItem::Command(c)) = r.push_line(line) {
+            let kept: usize = c.text.len() + c.lines.iter().map(String::len).sum::<usize>();
+            assert!(kept < 4 * MAX_COMMAND_LENGTH, "kept {kept} bytes");
+            commands.push(c);
+        }
+    }
+    assert_eq!(commands.len(), 3);
+    for c in &commands[..2] {
+        let e = ferry_mqsc::parse_command(&c.text).expect_err("too long");
+        assert!(matches!(e.kind, ParseErrorKind::TooLong { .. }), "{e}");
+    }
+    assert_eq!(commands[2].text, "DEFINE QLOCAL(C)");
+    let mut target = MemoryTarget::with_defaults("QM1");
+    let out = run_script(&script, &mut target, RunOptions::default());
+    assert_eq!(out.summary.read, 3);
+    assert_eq!(out.summary.syntax_errors, 2);
+    let text = out.lines.join("\n");
+    assert!(
+        text.contains("longer than 32762 bytes"),
+        "{}",
+        &text[..2000.min(text.len())]
+    );
+    assert!(
+        text.len() < 8 * MAX_COMMAND_LENGTH,
+        "{} bytes of output",
+        text.len()
+    );
+}

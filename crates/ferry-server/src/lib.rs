@@ -3,7 +3,7 @@
 //! The engine (`ferry-engine`) decides; this crate does the I/O around it:
 //! - [`amqp_mapping`]: AMQP 1.0 messages to and from MQ messages, and JMS selectors;
 //! - [`home`] and [`qm_ini`]: where a queue manager lives on disk and its qm.ini stanzas;
-//! - [`catalogue_store`]: the object definitions file;
+//! - [`catalogue_store`]: the object definitions on disk (snapshot, journal, writer thread);
 //! - [`limits`]: every bound on what a client can make the server hold or wait for;
 //! - [`error_log`] and [`messages`]: the FRYERR01.LOG error log and the numbered messages;
 //! - [`console_log`]: run/console.log of a background queue manager, rotated by size;

@@ -213,6 +213,14 @@ pub const FIXED: &[FixedLimit] = &[
         what: "Frames an AMQP client sends before the open is exchanged (SASL frames and the open itself), AMQP 1.0 section 2.7.1.",
         when_hit: "The connection is closed with amqp:connection:framing-error (during SASL: the socket is closed).",
     },
+    // ---- Administration (MQSC, object definitions) ------------------------------------
+    FixedLimit {
+        name: "MQSC command length",
+        value: ferry_mqsc::MAX_COMMAND_LENGTH as u64,
+        unit: "bytes",
+        what: "One MQSC command, continuation lines joined, where commands are read: by `ferry mqsc` (a longer input line is read to its end, only its beginning kept) and by the command server (from any connection, the bindings socket or TCP).",
+        when_hit: "A syntax error: FRY8405I with the command's beginning, then FRY9405E \"the command is longer than 32762 bytes, the most an MQSC command may have (MQRCCF_COMMAND_LENGTH_ERROR)\"; the commands after it run.",
+    },
 ];
 
 /// A limit MQ administrators already set, with the object or stanza that holds it.

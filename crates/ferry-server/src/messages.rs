@@ -163,10 +163,16 @@ catalogue! {
         "The recovery log was full and the oldest unit of work in flight held a large part of it: every checkpoint carries its records, so only ending it frees them. Its messages were released as by MQBACK; the application's next MQCMIT fails with 2003 MQRC_BACKED_OUT. (MQ reports this as AMQ7469.)",
         "Commit units of work sooner or make them smaller, or give the log more space (LogPrimaryFiles, LogFilePages).";
     OBJECTS_SAVE_FAILED = 7075 Error "Object definitions could not be saved: {0}",
-        "A change to the definitions could not be written to objects.json; it is in effect until restart.", "Free disk space or fix permissions; the next change retries.";
+        "A change to the definitions could not be written to objects.journal (or a background compaction could not write a new objects.json). The command that made the change was told it failed (2102 MQRC_RESOURCE_PROBLEM); the change is in effect in memory, and the writer retries once a second by writing a whole new objects.json.", "Free disk space or fix permissions in the queue manager's directory.";
     MESSAGES_SUPPRESSED = 7185 Warning "{0} repeated {1} in the last {2} s ({3}).",
         "Message {0} is suppressed: after its first entry, repeats with the same cause within QMErrorLog/SuppressInterval are counted instead of written, so that a flood (often one client sending bad data or connecting again and again) cannot push the history out of the error log or fill the console log. This entry closes the interval with the count. The channel and connection messages (FRY9xxx) are suppressed by default; QMErrorLog/SuppressMessage adds others. (MQ suppresses without a count; it has no such message.)",
         "Read the first {0} entry before this one for the details, and correct or stop the client that causes it.";
+    OBJECTS_DAMAGED = 7472 Error "The object definitions of queue manager '{0}' cannot be used: {1}",
+        "objects.json (the snapshot of the definitions) or objects.journal (the changes since) is damaged, missing or does not match the other; the queue manager does not start rather than start with definitions lost. See docs/internals/catalogue.md.", "Restore both files from a backup taken together. To start from objects.json alone, accepting the loss of the changes in the journal, remove its \"generation\" line and objects.journal.";
+    OBJECTS_CONVERTED = 7473 Info "The object definitions of queue manager '{0}' were converted to a snapshot and a journal ({1} queues).",
+        "objects.json was in the format of earlier Ferry releases (rewritten whole on every change); it now holds a generation and changes go to objects.journal.", "None.";
+    OBJECTS_TORN = 7474 Warning "The definitions journal of queue manager '{0}' ended in an unfinished write: {1} bytes dropped ({2}).",
+        "The queue manager stopped while a change to the definitions was being written; that change was never acknowledged, so the command that made it was not told it succeeded.", "None; check with DISPLAY that the definitions are as expected.";
 }
 
 impl Message {

@@ -365,6 +365,175 @@ fn syntax_errors_are_reported_and_exit_10() {
     assert_eq!(out.status.code(), Some(10), "{}", stdout(&out));
 }
 
+/// A repeated keyword is a syntax error in every command (issue 18: `DISPLAY QMGR DESCR
+/// DESCR` was accepted), both in `ferry mqsc` and in the command server, which an
+/// application reaches without runmqsc's own check.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn repeated_keywords_are_syntax_errors_in_every_command() {
+    let qm = start("MQSC.REPEATS");
+    mqsc_ok(&qm, "DEFINE QLOCAL(REP.Q)");
+    let repeated = [
+        "DISPLAY QMGR DESCR DESCR",
+        "DISPLAY QLOCAL(REP.Q) CURDEPTH CURDEPTH",
+        "ALTER QLOCAL(REP.Q) FORCE FORCE",
+        "DEFINE QLOCAL(REP.Q) REPLACE REPLACE",
+        "DELETE QLOCAL(REP.Q) PURGE PURGE",
+    ];
+    for text in repeated {
+        let out = mqsc_exit(&qm, text, 10);
+        assert!(out.contains("FRY8405I"), "{text}: {out}");
+        assert!(out.contains("is specified more than once"), "{text}: {out}");
+    }
+    let conn = connect(&qm.bindings()).await;
+    for text in repeated {
+        let out = within("mqsc", conn.mqsc(text)).await.expect("mqsc reply");
+        assert!(out.failed, "{text}: {:?}", out.lines);
+        assert_eq!(
+            out.lines.first().map(String::as_str),
+            Some("FRY8405I: Syntax error detected at or near end of command segment below:-"),
+            "{text}"
+        );
+        assert!(
+            out.lines
+                .iter()
+                .any(|l| l.starts_with("FRY9405E") && l.contains("more than once")),
+            "{text}: {:?}",
+            out.lines
+        );
+    }
+    // Nothing ran: the queue is still there, unaltered.
+    assert_eq!(
+        attrs(&mqsc_ok(&qm, "DISPLAY QLOCAL(REP.Q)"), "QUEUE"),
+        ["REP.Q"]
+    );
+    let _ = conn.disconnect().await;
+}
+
+/// Runs `ferry mqsc` on `qm` with `script` on stdin, watching its peak resident set
+/// (VmHWM) while it runs. Returns its output and that peak in KiB.
+fn mqsc_watching_memory(qm: &TestQueueManager, script: String) -> (std::process::Output, u64) {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(bin())
+        .args(["mqsc", qm.name()])
+        .env("FERRY_HOME", qm.home())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ferry mqsc");
+    let status = format!("/proc/{}/status", child.id());
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(script.as_bytes());
+    });
+    let mut out = child.stdout.take().expect("stdout");
+    let reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut out, &mut v);
+        v
+    });
+    let mut peak = 0;
+    while child.try_wait().expect("wait").is_none() {
+        if let Ok(text) = std::fs::read_to_string(&status) {
+            if let Some(kib) = text
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            {
+                peak = peak.max(kib);
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    writer.join().expect("writer");
+    let stdout = reader.join().expect("reader");
+    let out = child.wait_with_output().expect("output");
+    (
+        std::process::Output {
+            status: out.status,
+            stdout,
+            stderr: out.stderr,
+        },
+        peak,
+    )
+}
+
+/// Issue 18: a huge MQSC command (a 100 MB line through `ferry mqsc`, a 3 MB command sent
+/// to the command server) gets a clear error: MQ's limit on a command, 32,762 bytes, is
+/// enforced where commands are read, so neither side holds what the command claims. The
+/// commands after it run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_longer_than_mqs_limit_is_refused_where_it_is_read() {
+    let qm = start("MQSC.HUGE");
+    let huge = format!(
+        "DEFINE QLOCAL(HUGE.Q) DESCR('{}')\nDEFINE QLOCAL(AFTER.Q)\n",
+        "x".repeat(100 << 20)
+    );
+    let t = std::time::Instant::now();
+    let (out, peak_kib) = mqsc_watching_memory(&qm, huge);
+    let took = t.elapsed();
+    let text = stdout(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(10),
+        "{}",
+        &text[..text.len().min(4000)]
+    );
+    assert!(
+        text.contains("FRY8405I"),
+        "{}",
+        &text[..text.len().min(4000)]
+    );
+    assert!(
+        text.contains("longer than 32762 bytes"),
+        "{}",
+        &text[..text.len().min(4000)]
+    );
+    assert!(
+        text.len() < 200_000,
+        "the echo is cut short: {} bytes",
+        text.len()
+    );
+    assert!(took < std::time::Duration::from_secs(60), "{took:?}");
+    assert!(
+        peak_kib < 64 * 1024,
+        "ferry mqsc held {} MiB for a 100 MB line",
+        peak_kib / 1024
+    );
+    assert_eq!(
+        attrs(&mqsc_ok(&qm, "DISPLAY QLOCAL(AFTER.Q)"), "QUEUE"),
+        ["AFTER.Q"]
+    );
+    assert!(mqsc_exit(&qm, "DISPLAY QLOCAL(HUGE.Q)", 10).contains("FRY8147E"));
+
+    // The command server, reached without runmqsc's own check.
+    let conn = connect(&qm.bindings()).await;
+    let command = format!("DEFINE QLOCAL(HUGE.Q) DESCR('{}')", "y".repeat(3 << 20));
+    let out = within("mqsc", conn.mqsc(&command))
+        .await
+        .expect("mqsc reply");
+    assert!(out.failed, "{:?}", out.lines);
+    assert!(
+        out.lines
+            .iter()
+            .any(|l| l.contains("longer than 32762 bytes")),
+        "{:?}",
+        out.lines
+    );
+    assert!(
+        out.lines.iter().map(String::len).sum::<usize>() < 1000,
+        "{:?}",
+        out.lines
+    );
+    // The connection and the queue manager carry on.
+    let ok = within("mqsc", conn.mqsc("DEFINE QLOCAL(AFTER.Q2)"))
+        .await
+        .expect("mqsc");
+    assert!(!ok.failed, "{:?}", ok.lines);
+    let _ = conn.disconnect().await;
+}
+
 #[test]
 fn mqsc_exits_20_when_the_queue_manager_is_not_running() {
     let mut qm = start("MQSC.DOWN");

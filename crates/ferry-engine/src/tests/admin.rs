@@ -55,7 +55,10 @@ fn define_replace_and_type_rules() {
         &mut h.fx,
     )
     .unwrap();
-    assert!(matches!(h.fx.as_slice(), [Effect::CatalogueChanged]));
+    assert!(matches!(
+        h.fx.as_slice(),
+        [Effect::CatalogueChanged(crate::CatalogueChange::Queue(n))] if n == "Q"
+    ));
     assert_eq!(
         h.qm.define_queue(
             QueueDefinition::new("Q", QueueType::Local),

@@ -239,7 +239,10 @@ fn permanent_dynamic_queue_persists_and_close_delete_rules() {
     let c = h.conn();
     h.fx.clear();
     let o = h.try_open(c, "PERM.MODEL", IO).unwrap();
-    assert!(matches!(h.fx.as_slice(), [Effect::CatalogueChanged]));
+    assert!(matches!(
+        h.fx.as_slice(),
+        [Effect::CatalogueChanged(crate::CatalogueChange::Queue(n))] if n == &o.resolved_q_name
+    ));
     assert!(h
         .qm
         .catalogue()

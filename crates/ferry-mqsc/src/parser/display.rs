@@ -145,9 +145,10 @@ impl Parser<'_> {
                         )
                     })?;
                     self.bare(p)?;
-                    if !request.keywords.contains(&canonical) {
-                        request.keywords.push(canonical);
+                    if request.keywords.contains(&canonical) {
+                        return Err(self.err(K::Duplicate { keyword: kw.into() }, p.end));
                     }
+                    request.keywords.push(canonical);
                 }
             }
         }

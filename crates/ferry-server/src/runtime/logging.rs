@@ -288,7 +288,7 @@ pub fn open_and_recover(
     };
     let catalogue_changed = fx
         .drain()
-        .any(|e| matches!(e, ferry_engine::Effect::CatalogueChanged));
+        .any(|e| matches!(e, ferry_engine::Effect::CatalogueChanged(_)));
     for r in fx.drain_log() {
         user_kind(r.kind)
             .and_then(|k| core.append_parts(k, &[&r.head, &r.body]))
@@ -795,6 +795,11 @@ impl RecoveryLog {
     /// Notes a socket that now holds replies.
     pub fn note_held(&self, holder: Rc<dyn DurableHold>) {
         self.held.borrow_mut().push(holder);
+    }
+
+    /// True when everything below `lsn` is durable.
+    pub fn is_durable(&self, lsn: u64) -> bool {
+        self.durable.load(Ordering::Acquire) >= lsn
     }
 
     /// True when the log has failed (held replies are failed, new ones fail at once).

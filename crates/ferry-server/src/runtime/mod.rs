@@ -1,6 +1,7 @@
 //! The running queue manager process (`ferry start QM1 --foreground`).
 //!
-//! Start-up: read qm.ini and objects.json, restore the engine, recover persistent
+//! Start-up: read qm.ini and the definitions (objects.json and its journal,
+//! `catalogue_store`), restore the engine, recover persistent
 //! messages from the recovery log (see `logging`), open the bindings socket
 //! and the listeners with CONTROL(QMGR), publish `Running`. Then serve until a stop:
 //! SIGUSR1 is a controlled stop (`ferry stop`: no new connections, wait for applications
@@ -109,7 +110,7 @@ pub fn create_queue_manager(
             exit_code: 71,
         });
     }
-    if let Err(e) = catalogue_store::save(&paths.objects(), &engine.catalogue()) {
+    if let Err(e) = catalogue_store::create(&paths.objects(), &engine.catalogue()) {
         let _ = std::fs::remove_dir_all(&paths.dir);
         return Err(ControlError {
             message: e.to_string(),
@@ -163,7 +164,6 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
     {
         tracing::warn!("{}: not rotated: {e}", paths.console_log().display());
     }
-    let catalogue = catalogue_store::load(&paths.objects()).map_err(|e| config_error(&e))?;
     let mut error_log = ErrorLog::open(
         paths.errors_dir(),
         name,
@@ -172,7 +172,26 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
     )
     .map_err(|e| config_error(&e))?;
     error_log.write(&messages::QMGR_STARTING, &[&name]);
-    let mut engine = QueueManager::from_catalogue(name, catalogue, clock::now());
+    let opened = catalogue_store::open(&paths.objects()).map_err(|e| {
+        error_log.write(&messages::OBJECTS_DAMAGED, &[&name, &e]);
+        ControlError {
+            message: messages::OBJECTS_DAMAGED.format(&[&name, &e]),
+            exit_code: 71,
+        }
+    })?;
+    for event in &opened.events {
+        let _ = match event {
+            catalogue_store::OpenEvent::Converted => error_log.write(
+                &messages::OBJECTS_CONVERTED,
+                &[&name, &opened.catalogue.queues.len()],
+            ),
+            catalogue_store::OpenEvent::TornTail { bytes, reason } => {
+                error_log.write(&messages::OBJECTS_TORN, &[&name, bytes, reason])
+            }
+        };
+    }
+    let mut store = opened.state;
+    let mut engine = QueueManager::from_catalogue(name, opened.catalogue, clock::now());
     engine.set_buffer_sizes(ferry_engine::BufferSizes {
         non_persistent: ini.tuning.default_q_buffer_size,
         persistent: ini.tuning.default_pq_buffer_size,
@@ -193,10 +212,20 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
         }
     })?;
     if recovered.catalogue_changed {
-        if let Err(e) = catalogue_store::save(&paths.objects(), &engine.catalogue()) {
-            error_log.write(&messages::OBJECTS_SAVE_FAILED, &[&e]);
+        match catalogue_store::rewrite(&store, &engine.catalogue()) {
+            Ok(s) => store = s,
+            Err(e) => {
+                error_log.write(&messages::OBJECTS_SAVE_FAILED, &[&e]);
+            }
         }
     }
+    let catalogue_writer = catalogue_store::CatalogueWriter::start(store).map_err(|e| {
+        error_log.write(&messages::OBJECTS_DAMAGED, &[&name, &e]);
+        ControlError {
+            message: messages::OBJECTS_DAMAGED.format(&[&name, &e]),
+            exit_code: 71,
+        }
+    })?;
 
     std::fs::create_dir_all(paths.run_dir()).map_err(|e| config_error(&e))?;
     std::fs::write(paths.pid_file(), std::process::id().to_string())
@@ -207,7 +236,14 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
         .build()
         .map_err(|e| config_error(&e))?;
     let local = tokio::task::LocalSet::new();
-    let server = Server::new(paths.clone(), ini, engine, error_log, Some(recovered.log));
+    let server = Server::new(
+        paths.clone(),
+        ini,
+        engine,
+        error_log,
+        Some(recovered.log),
+        catalogue_writer,
+    );
     let result = local.block_on(&runtime, serve(server.clone()));
     // A final checkpoint makes the next start replay little.
     if let Some(log) = server.log.as_ref() {
@@ -220,6 +256,8 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
     // Let writer tasks flush close notices before the runtime goes.
     drop(local);
     drop(runtime);
+    // Every definition change submitted is written before the process ends.
+    server.catalogue.finish();
     cleanup(&paths);
     let mut error_log = server.error_log.borrow_mut();
     // The counts of repeats still being suppressed, before the last entry.
@@ -299,6 +337,7 @@ async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
     let queue_files_task = tokio::task::spawn_local(logging::queue_files_task(server.clone()));
     let kick_task = tokio::task::spawn_local(logging::kick_task(server.clone()));
     let housekeeping_task = tokio::task::spawn_local(logging::housekeeping_task(server.clone()));
+    let catalogue_task = tokio::task::spawn_local(server::catalogue_task(server.clone()));
     let status_task = tokio::task::spawn_local(status_publisher(server.clone()));
     let trim_task = tokio::task::spawn_local(admission::trim_task(server.clone()));
     let suppression_task = tokio::task::spawn_local(suppression_counts(server.clone()));
@@ -332,7 +371,9 @@ async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
     } else {
         end_immediately(&server).await;
     }
-    // Replies still waiting for the log (e.g. the last MQDISC commits) go out first.
+    // Replies still waiting for the definitions or the log (e.g. the last MQDISC
+    // commits) go out first.
+    server::settle_catalogue(&server).await;
     logging::settle(&server).await;
     timer_task.abort();
     status_task.abort();
@@ -342,6 +383,7 @@ async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
     queue_files_task.abort();
     kick_task.abort();
     housekeeping_task.abort();
+    catalogue_task.abort();
     bindings_task.abort();
     for (_, l) in std::mem::take(&mut *server.listeners.borrow_mut()) {
         l.abort.abort();

@@ -10,18 +10,23 @@
 //! With the recovery log ([`RecoveryLog`]), `perform_effects` appends each call's log
 //! records right after the call; a reply that needs them durable is held (see
 //! [`Server::send`]) and released by one wake-up per flush.
+//!
+//! A call that changed a definition hands the new definition to the definitions writer
+//! thread ([`CatalogueWriter`]); its reply waits aside until the writer says the change
+//! is durable ([`catalogue_task`]), so the runtime thread never waits for that disk
+//! either, and other connections carry on.
 
 use super::admission::{Admission, Budget};
 use super::clock;
 use super::logging::{LogUse, RecoveryLog};
 use super::socket::{ChannelInstance, SocketShared};
-use crate::catalogue_store;
+use crate::catalogue_store::{CatalogueWriter, JournalRecord, Outcome};
 use crate::error_log::ErrorLog;
 use crate::home::QmgrPaths;
 use crate::lifecycle::{PublishedListener, QmgrState, RunStatus, SocketSummary};
 use crate::messages;
 use crate::qm_ini::QmIni;
-use ferry_engine::{ConnId, Effect, Effects, GetResult, QueueManager, Timestamp};
+use ferry_engine::{CatalogueChange, ConnId, Effect, Effects, GetResult, QueueManager, Timestamp};
 use ferry_mqi::ReasonCode;
 use ferry_wire::{encode_reply, Reply, Status};
 use foldhash::{HashMap, HashMapExt};
@@ -86,6 +91,18 @@ pub(crate) enum ReplyHold {
     Until(u64),
     /// Its log records could not be appended: answer 2102 MQRC_RESOURCE_PROBLEM.
     Fail,
+}
+
+/// A reply waiting until the definitions its request changed are durable.
+struct CatalogueWaiter {
+    /// The writer's ticket for the change.
+    ticket: u64,
+    socket: Rc<SocketShared>,
+    conversation: u32,
+    request_id: u32,
+    reply: Reply,
+    /// What the reply must wait for in the recovery log after that.
+    hold: ReplyHold,
 }
 
 /// A listener that is running.
@@ -160,6 +177,12 @@ pub struct Server {
     log_room_waiters: RefCell<VecDeque<LogRoomWaiter>>,
     /// AMQP connections whose next transfer waits for log space.
     amqp_log_waiters: RefCell<Vec<Rc<super::amqp::AmqpShared>>>,
+    /// The definitions writer (objects.journal, objects.json).
+    pub catalogue: CatalogueWriter,
+    /// The writer ticket the current request's reply waits for, if it changed definitions.
+    catalogue_hold: Cell<Option<u64>>,
+    /// Replies waiting for definitions to be durable, in ticket order.
+    catalogue_waiters: RefCell<VecDeque<CatalogueWaiter>>,
 }
 
 impl Server {
@@ -170,6 +193,7 @@ impl Server {
         engine: QueueManager,
         error_log: ErrorLog,
         log: Option<RecoveryLog>,
+        catalogue: CatalogueWriter,
     ) -> Rc<Self> {
         let admission = Admission::new(Budget::of_this_process(&ini.limits));
         Rc::new(Server {
@@ -199,6 +223,9 @@ impl Server {
             reply_hold: Cell::new(ReplyHold::Now),
             log_room_waiters: RefCell::new(VecDeque::new()),
             amqp_log_waiters: RefCell::new(Vec::new()),
+            catalogue,
+            catalogue_hold: Cell::new(None),
+            catalogue_waiters: RefCell::new(VecDeque::new()),
         })
     }
 
@@ -250,10 +277,11 @@ impl Server {
     /// it logs records that the reply must wait for.
     pub fn begin_request(&self) {
         self.reply_hold.set(ReplyHold::Now);
+        self.catalogue_hold.set(None);
     }
 
-    /// Sends the current request's reply: at once, held until the log is durable, or
-    /// as a 2102 failure when its log records could not be written.
+    /// Sends the current request's reply: at once, held until the definitions it changed
+    /// and its log records are durable, or as a failure when they could not be written.
     pub fn send(
         &self,
         socket: &Rc<SocketShared>,
@@ -261,7 +289,43 @@ impl Server {
         request_id: u32,
         reply: &Reply,
     ) {
-        match self.reply_hold.replace(ReplyHold::Now) {
+        let hold = self.reply_hold.replace(ReplyHold::Now);
+        if let Some(ticket) = self.catalogue_hold.take() {
+            match self.catalogue.outcome(ticket) {
+                Outcome::Durable => {}
+                Outcome::Failed => {
+                    let failed = definitions_not_saved(reply);
+                    return self.send_with(hold, socket, conversation, request_id, &failed);
+                }
+                Outcome::Pending => {
+                    let mut waiters = self.catalogue_waiters.borrow_mut();
+                    // Released front to back: tickets only grow.
+                    debug_assert!(waiters.back().is_none_or(|w| w.ticket <= ticket));
+                    waiters.push_back(CatalogueWaiter {
+                        ticket,
+                        socket: socket.clone(),
+                        conversation,
+                        request_id,
+                        reply: reply.clone(),
+                        hold,
+                    });
+                    return;
+                }
+            }
+        }
+        self.send_with(hold, socket, conversation, request_id, reply);
+    }
+
+    /// Sends a reply as `hold` says.
+    fn send_with(
+        &self,
+        hold: ReplyHold,
+        socket: &Rc<SocketShared>,
+        conversation: u32,
+        request_id: u32,
+        reply: &Reply,
+    ) {
+        match hold {
             ReplyHold::Now => socket.send_reply(conversation, request_id, reply),
             ReplyHold::Until(lsn) => self.hold(socket, lsn, conversation, request_id, reply),
             ReplyHold::Fail => {
@@ -302,7 +366,7 @@ impl Server {
     /// Appends the last engine call's log records, delivers completed gets (held when
     /// they depend on those records) and saves changed definitions.
     pub fn perform_effects(&self) {
-        let mut catalogue_changed = false;
+        let mut catalogue_changes: Vec<CatalogueChange> = Vec::new();
         let mut fx = self.effects.borrow_mut();
         // None: no records (the non-persistent path: nothing else happens).
         let mut logged: Option<Result<u64, ()>> = None;
@@ -360,7 +424,7 @@ impl Server {
                             .send_reply(route.conversation, route.request_id, &reply),
                     }
                 }
-                Effect::CatalogueChanged => catalogue_changed = true,
+                Effect::CatalogueChanged(change) => catalogue_changes.push(change),
                 // Async consumers belong to AMQP connections (no native call makes one).
                 Effect::Delivered {
                     conn,
@@ -392,8 +456,8 @@ impl Server {
             }
         }
         drop(fx);
-        if catalogue_changed {
-            self.save_catalogue();
+        if !catalogue_changes.is_empty() {
+            self.save_definitions(catalogue_changes);
         }
         if logged.is_some() && self.log.as_ref().is_some_and(RecoveryLog::checkpoint_due) {
             self.checkpoint();
@@ -590,13 +654,55 @@ impl Server {
         }
     }
 
-    /// Writes objects.json; a failure is logged and retried at the next change.
-    pub fn save_catalogue(&self) {
-        let catalogue = self.engine.borrow().catalogue();
-        if let Err(e) = catalogue_store::save(&self.paths.objects(), &catalogue) {
+    /// Hands the changed definitions, as they now are, to the definitions writer: the
+    /// current request's reply waits for them (see [`Server::send`]). Costs the size of
+    /// the change, never of the catalogue.
+    fn save_definitions(&self, changes: Vec<CatalogueChange>) {
+        let records: Vec<JournalRecord> = {
+            let engine = self.engine.borrow();
+            changes
+                .into_iter()
+                .map(|c| journal_record(&engine, c))
+                .collect()
+        };
+        let ticket = self.catalogue.submit(records);
+        self.catalogue_hold.set(Some(ticket));
+    }
+
+    /// Sends the replies whose definitions are now durable (or failed), in order, and
+    /// reports a failed write.
+    fn release_catalogue_waiters(&self) {
+        if let Some(why) = self.catalogue.take_error() {
             self.error_log
                 .borrow_mut()
-                .write(&messages::OBJECTS_SAVE_FAILED, &[&e]);
+                .write(&messages::OBJECTS_SAVE_FAILED, &[&why]);
+        }
+        loop {
+            let w = {
+                let mut waiters = self.catalogue_waiters.borrow_mut();
+                let Some(front) = waiters.front() else {
+                    return;
+                };
+                let outcome = self.catalogue.outcome(front.ticket);
+                if outcome == Outcome::Pending {
+                    return;
+                }
+                waiters.pop_front().map(|w| (w, outcome))
+            };
+            let Some((w, outcome)) = w else {
+                return;
+            };
+            let reply = match outcome {
+                Outcome::Failed => definitions_not_saved(&w.reply),
+                _ => w.reply,
+            };
+            let hold = match (w.hold, self.log.as_ref()) {
+                // The log may have become durable past it while the reply waited here;
+                // its release task would then not come back for it.
+                (ReplyHold::Until(lsn), Some(log)) if log.is_durable(lsn) => ReplyHold::Now,
+                (hold, _) => hold,
+            };
+            self.send_with(hold, &w.socket, w.conversation, w.request_id, &reply);
         }
     }
 
@@ -650,6 +756,80 @@ impl Server {
             tracing::error!("cannot encode reply: {e}");
         }
     }
+}
+
+/// What the definitions writer records for `change`: the definition as it now is, or
+/// its deletion (a name the engine no longer has, or a temporary dynamic queue, which is
+/// never saved).
+fn journal_record(engine: &QueueManager, change: CatalogueChange) -> JournalRecord {
+    match change {
+        CatalogueChange::Queue(name) => match engine.queue(&name) {
+            Some(q) if !is_temporary(&q) => JournalRecord::Queue(q),
+            _ => JournalRecord::DeleteQueue(name),
+        },
+        CatalogueChange::Channel(name) => match engine.channel(&name) {
+            Some(c) => JournalRecord::Channel(c),
+            None => JournalRecord::DeleteChannel(name),
+        },
+        CatalogueChange::Listener(name) => match engine.listener(&name) {
+            Some(l) => JournalRecord::Listener(l),
+            None => JournalRecord::DeleteListener(name),
+        },
+        CatalogueChange::Qmgr => JournalRecord::Qmgr(engine.qmgr()),
+    }
+}
+
+fn is_temporary(q: &ferry_objects::QueueDefinition) -> bool {
+    q.queue_type == ferry_objects::QueueType::Local
+        && q.attributes.definition_type == ferry_objects::queue::DefinitionType::TemporaryDynamic
+}
+
+/// `reply` for a request whose definition change could not be written: MQSC output gets
+/// the failure line (FRY8101S with 2102) and counts as failed; any other call fails
+/// with 2102 MQRC_RESOURCE_PROBLEM.
+fn definitions_not_saved(reply: &Reply) -> Reply {
+    match reply {
+        Reply::Mqsc { status, output } => {
+            let mut output = output.clone();
+            output.failed = true;
+            output.lines.extend(
+                ferry_mqsc::executor::admin_failure(
+                    ferry_objects::AdminError::Failed {
+                        reason: ReasonCode::ResourceProblem,
+                        text: "the change is in effect but could not be saved to disk (see the error log, FRY7075E)".into(),
+                    },
+                    false,
+                )
+                .lines,
+            );
+            Reply::Mqsc {
+                status: *status,
+                output,
+            }
+        }
+        other => resource_problem(other.verb()),
+    }
+}
+
+/// Releases the replies waiting for definitions, once per write of the definitions
+/// writer, for as long as the queue manager runs.
+pub async fn catalogue_task(server: Rc<Server>) {
+    let wake = server.catalogue.wake();
+    loop {
+        wake.notified().await;
+        server.release_catalogue_waiters();
+    }
+}
+
+/// At shutdown: waits (at most 5 s) for every definition change to be written and sends
+/// the replies that waited for them.
+pub async fn settle_catalogue(server: &Rc<Server>) {
+    let last = server.catalogue.last_ticket();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while server.catalogue.outcome(last) == Outcome::Pending && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    server.release_catalogue_waiters();
 }
 
 /// The failure reply of `verb` with 2102 MQRC_RESOURCE_PROBLEM.

@@ -1,0 +1,295 @@
+//! Snapshot and journal on real files: formats, conversion, crash rules, the writer.
+
+use super::*;
+use ferry_objects::QueueType;
+use std::time::{Duration, Instant};
+
+fn catalogue(queues: &[&str]) -> Catalogue {
+    Catalogue {
+        qmgr: QmgrAttributes::default(),
+        queues: queues
+            .iter()
+            .map(|n| QueueDefinition::new(*n, QueueType::Local))
+            .collect(),
+        channels: Vec::new(),
+        listeners: Vec::new(),
+    }
+}
+
+fn names(c: &Catalogue) -> Vec<String> {
+    c.queues.iter().map(|q| q.name.clone()).collect()
+}
+
+fn queue(name: &str) -> JournalRecord {
+    JournalRecord::Queue(QueueDefinition::new(name, QueueType::Local))
+}
+
+/// Appends records to the journal as the writer does, with no thread.
+fn append(state: &mut StoreState, records: &[JournalRecord]) {
+    let mut buf = Vec::new();
+    for r in records {
+        journal::encode_record(state.next_seq, r, &mut buf).unwrap();
+        state.next_seq += 1;
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(journal_path(&state.snapshot))
+        .unwrap();
+    f.write_all(&buf).unwrap();
+    state.journal_len += buf.len() as u64;
+}
+
+#[test]
+fn create_then_journal_records_load_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("objects.json");
+    let mut state = create(&path, &catalogue(&["A", "B"])).unwrap();
+    assert_eq!(state.generation, 1);
+    append(
+        &mut state,
+        &[
+            queue("C"),
+            JournalRecord::DeleteQueue("A".into()),
+            queue("A2"),
+        ],
+    );
+    let c = load(&path).unwrap();
+    assert_eq!(names(&c), ["A2", "B", "C"]);
+    let opened = open(&path).unwrap();
+    assert_eq!(opened.catalogue, c);
+    assert!(opened.events.is_empty());
+    assert_eq!(opened.state, state);
+}
+
+#[test]
+fn an_old_format_file_loads_and_is_converted() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("objects.json");
+    // What Ferry wrote before the journal: the catalogue alone, pretty-printed.
+    let old = catalogue(&["OLD.A", "OLD.B"]);
+    std::fs::write(&path, serde_json::to_vec_pretty(&old).unwrap()).unwrap();
+    assert_eq!(load(&path).unwrap(), old);
+    let opened = open(&path).unwrap();
+    assert_eq!(opened.catalogue, old);
+    assert_eq!(opened.events, [OpenEvent::Converted]);
+    assert_eq!(opened.state.generation, 1);
+    // Converted: a generation in the snapshot, and an empty journal beside it.
+    let text: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(text["generation"], 1);
+    let j = journal::scan(&std::fs::read(journal_path(&path)).unwrap()).unwrap();
+    assert_eq!((j.generation, j.records.len()), (1, 0));
+    // And it opens as the new format from then on.
+    let again = open(&path).unwrap();
+    assert_eq!(again.catalogue, old);
+    assert!(again.events.is_empty());
+}
+
+#[test]
+fn a_journal_beside_an_old_format_file_is_stale() {
+    // A newer Ferry converted the file, an older one then rewrote objects.json whole:
+    // the journal's records are older than the snapshot, which has everything.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("objects.json");
+    let mut state = create(&path, &catalogue(&["A"])).unwrap();
+    append(&mut state, &[queue("GONE")]);
+    std::fs::write(
+        &path,
+        serde_json::to_vec_pretty(&catalogue(&["A", "B"])).unwrap(),
+    )
+    .unwrap();
+    let opened = open(&path).unwrap();
+    assert_eq!(names(&opened.catalogue), ["A", "B"]);
+    assert_eq!(opened.events, [OpenEvent::Converted]);
+    assert!(opened.state.generation > 1, "{:?}", opened.state);
+    assert_eq!(names(&load(&path).unwrap()), ["A", "B"]);
+}
+
+#[test]
+fn damaged_snapshots_are_refused_never_emptied() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("objects.json");
+    create(&path, &catalogue(&["A"])).unwrap();
+    let good = std::fs::read(&path).unwrap();
+    for bad in [
+        &good[..good.len() / 2],
+        b"".as_slice(),
+        b"{}".as_slice(),
+        b"[]".as_slice(),
+        b"null".as_slice(),
+        b"{\"generation\": 1}".as_slice(),
+        b"{\"queues\": []}".as_slice(),
+    ] {
+        std::fs::write(&path, bad).unwrap();
+        let e = open(&path).err().expect("refused");
+        assert!(matches!(e, CatalogueError::Format { .. }), "{e}");
+        assert!(e.to_string().contains("objects.json"), "{e}");
+        assert!(load(&path).is_err());
+    }
+}
+
+#[test]
+fn a_missing_or_newer_journal_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("objects.json");
+    let state = create(&path, &catalogue(&["A"])).unwrap();
+    let jpath = journal_path(&path);
+    let header = std::fs::read(&jpath).unwrap();
+    std::fs::remove_file(&jpath).unwrap();
+    let e = open(&path).err().expect("refused");
+    assert!(
+        matches!(e, CatalogueError::JournalMissing { generation: 1, .. }),
+        "{e}"
+    );
+    std::fs::write(&jpath, journal::encode_file_header(state.generation + 1)).unwrap();
+    let e = open(&path).err().expect("refused");
+    assert!(matches!(e, CatalogueError::JournalAhead { .. }), "{e}");
+    // A damaged journal header is refused too.
+    let mut bad = header.clone();
+    bad[10] ^= 0xff;
+    std::fs::write(&jpath, &bad).unwrap();
+    let e = open(&path).err().expect("refused");
+    assert!(matches!(e, CatalogueError::Journal { .. }), "{e}");
+    std::fs::write(&jpath, &header).unwrap();
+    assert!(open(&path).is_ok());
+}
+
+#[test]
+fn a_torn_tail_is_dropped_and_cut_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("objects.json");
+    let mut state = create(&path, &catalogue(&["A"])).unwrap();
+    append(&mut state, &[queue("B"), queue("C")]);
+    let complete = state.journal_len;
+    // The next write was cut short by a crash: half a record.
+    let mut torn = Vec::new();
+    journal::encode_record(state.next_seq, &queue("D"), &mut torn).unwrap();
+    torn.truncate(torn.len() / 2);
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(journal_path(&path))
+        .unwrap();
+    f.write_all(&torn).unwrap();
+    drop(f);
+    assert_eq!(names(&load(&path).unwrap()), ["A", "B", "C"]);
+    let opened = open(&path).unwrap();
+    assert_eq!(names(&opened.catalogue), ["A", "B", "C"]);
+    assert!(matches!(
+        opened.events.as_slice(),
+        [OpenEvent::TornTail { bytes, .. }] if *bytes == torn.len() as u64
+    ));
+    assert_eq!(opened.state.journal_len, complete);
+    assert_eq!(
+        std::fs::metadata(journal_path(&path)).unwrap().len(),
+        complete
+    );
+    assert_eq!(opened.state.next_seq, 3);
+}
+
+#[test]
+fn compaction_stopped_between_snapshot_and_journal_loses_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("objects.json");
+    let mut state = create(&path, &catalogue(&["A"])).unwrap();
+    append(&mut state, &[queue("B")]);
+    let old_journal = std::fs::read(journal_path(&path)).unwrap();
+    let next = compact(&state, &[queue("C")]).unwrap();
+    assert_eq!(next.generation, 2);
+    assert_eq!(names(&load(&path).unwrap()), ["A", "B", "C"]);
+    // As if the crash came after the new snapshot's rename, before the new journal's.
+    std::fs::write(journal_path(&path), &old_journal).unwrap();
+    let opened = open(&path).unwrap();
+    assert_eq!(names(&opened.catalogue), ["A", "B", "C"]);
+    assert_eq!(opened.state.generation, 2);
+    // A fresh journal for generation 2 replaced the stale one.
+    let j = journal::scan(&std::fs::read(journal_path(&path)).unwrap()).unwrap();
+    assert_eq!((j.generation, j.records.len()), (2, 0));
+}
+
+#[test]
+fn open_compacts_a_journal_that_outgrew_its_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("objects.json");
+    let mut state = create(&path, &catalogue(&["A"])).unwrap();
+    let records: Vec<JournalRecord> = (0..3000).map(|i| queue(&format!("Q{i:05}"))).collect();
+    append(&mut state, &records);
+    assert!(state.compaction_due(), "{state:?}");
+    let opened = open(&path).unwrap();
+    assert_eq!(opened.catalogue.queues.len(), 3001);
+    assert_eq!(opened.state.generation, 2);
+    assert_eq!(opened.state.journal_len, journal::FILE_HEADER_LEN as u64);
+}
+
+fn wait_outcome(w: &CatalogueWriter, ticket: u64) -> Outcome {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        match w.outcome(ticket) {
+            Outcome::Pending if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(1))
+            }
+            o => return o,
+        }
+    }
+}
+
+#[test]
+fn the_writer_makes_changes_durable_and_compacts_in_the_background() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("objects.json");
+    let state = create(&path, &catalogue(&["A"])).unwrap();
+    let w = CatalogueWriter::start(state).unwrap();
+    let mut last = 0;
+    for i in 0..4000 {
+        last = w.submit(vec![queue(&format!("W{i:05}"))]);
+    }
+    assert_eq!(last, 4000);
+    assert_eq!(wait_outcome(&w, last), Outcome::Durable);
+    let t = w.submit(vec![
+        JournalRecord::DeleteQueue("W00000".into()),
+        JournalRecord::DeleteQueue("A".into()),
+    ]);
+    assert_eq!(wait_outcome(&w, t), Outcome::Durable);
+    assert!(
+        w.compactions() >= 1,
+        "4000 records outgrow a 1-queue snapshot"
+    );
+    w.finish();
+    let c = load(&path).unwrap();
+    assert_eq!(c.queues.len(), 3999);
+    assert_eq!(c.queues[0].name, "W00001");
+    assert!(w.take_error().is_none());
+}
+
+#[test]
+fn a_failed_write_fails_its_tickets_and_is_retried_as_a_new_snapshot() {
+    // /dev/full refuses every write with ENOSPC: a disk that filled up.
+    let full = Path::new("/dev/full");
+    if !full.exists() {
+        eprintln!("skipped: no /dev/full here");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("objects.json");
+    let state = create(&path, &catalogue(&["A"])).unwrap();
+    let jpath = journal_path(&path);
+    let empty_journal = std::fs::read(&jpath).unwrap();
+    std::fs::remove_file(&jpath).unwrap();
+    std::os::unix::fs::symlink(full, &jpath).unwrap();
+    let w = CatalogueWriter::start(state).unwrap();
+    let t = w.submit(vec![queue("B")]);
+    assert_eq!(wait_outcome(&w, t), Outcome::Failed);
+    let why = w.take_error().expect("the failure is reported");
+    assert!(why.contains("objects.journal"), "{why}");
+    // Space again: the retry writes a whole new generation with the change.
+    std::fs::remove_file(&jpath).unwrap();
+    std::fs::write(&jpath, &empty_journal).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while w.outcome(t) != Outcome::Durable {
+        assert!(Instant::now() < deadline, "never retried");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(w.compactions(), 1);
+    let t = w.submit(vec![queue("C")]);
+    assert_eq!(wait_outcome(&w, t), Outcome::Durable);
+    w.finish();
+    assert_eq!(names(&load(&path).unwrap()), ["A", "B", "C"]);
+}
