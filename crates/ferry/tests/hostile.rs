@@ -26,6 +26,8 @@
 
 mod common;
 
+#[path = "hostile/amqp.rs"]
+mod amqp;
 #[path = "hostile/amqp_peer.rs"]
 mod amqp_peer;
 #[path = "hostile/harness.rs"]

@@ -243,6 +243,20 @@ impl Setup {
         self.mqsc.push(command.to_string());
         self
     }
+
+    /// Starts the server with this file-descriptor limit (RLIMIT_NOFILE, soft and hard).
+    pub fn nofile(mut self, n: u64) -> Setup {
+        self.nofile = Some(n);
+        self
+    }
+
+    /// Whether the good clients also make fresh connections during the probe (default
+    /// yes). A probe that fills MaxConnections on purpose turns it off: a refusal is then
+    /// the documented answer.
+    pub fn fresh_connections(mut self, yes: bool) -> Setup {
+        self.reconnect = yes;
+        self
+    }
 }
 
 /// The time limits (seconds) probes run with, so a stall is cut off within seconds.
@@ -440,6 +454,12 @@ impl Probe {
     /// [`LOG_BYTES_PER_BAD_CONNECTION`] to the logs.
     pub fn bad_connections(&mut self, n: u64) {
         self.bad_connections += n;
+    }
+
+    /// Memory the server legitimately keeps after the probe (what the probe defined or
+    /// queued), allowed on top of [`RSS_AFTER_SLACK_KIB`].
+    pub fn retains(&mut self, kib: u64) {
+        self.retained_kib += kib;
     }
 
     /// Records a failure unless `ok`.
@@ -1028,4 +1048,62 @@ fn good_amqp(port: u16, reconnect: bool, stop: &AtomicBool, ready: &AtomicU64) -
         let _ = p.close(Duration::from_secs(1));
     }
     report
+}
+
+/// Runs `ferry mqsc` with `script` on stdin, waiting at most `within`; `Err` says what went
+/// wrong (no answer in time: the process is killed).
+pub fn mqsc_within(
+    qm: &TestQueueManager,
+    bin: &Path,
+    script: &str,
+    within: Duration,
+) -> Result<(std::process::ExitStatus, String, Duration), String> {
+    use std::process::{Command, Stdio};
+    let began = Instant::now();
+    let mut child = Command::new(bin)
+        .args(["mqsc", qm.name()])
+        .env("FERRY_HOME", qm.home())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("spawn ferry mqsc: {e}"))?;
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let input = script.to_string();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let out = child.stdout.take().expect("piped stdout");
+    let err = child.stderr.take().expect("piped stderr");
+    let read_all = |mut from: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = from.read_to_string(&mut text);
+            text
+        })
+    };
+    let (out, err) = (read_all(Box::new(out)), read_all(Box::new(err)));
+    let reader = std::thread::spawn(move || {
+        let mut text = out.join().unwrap_or_default();
+        text.push_str(&err.join().unwrap_or_default());
+        text
+    });
+    loop {
+        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+            let _ = writer.join();
+            let text = reader.join().unwrap_or_default();
+            return Ok((status, text, began.elapsed()));
+        }
+        if began.elapsed() > within {
+            let _ = child.kill();
+            let _ = child.wait();
+            let _ = writer.join();
+            let text = reader.join().unwrap_or_default();
+            return Err(format!(
+                "ferry mqsc gave no answer within {within:?} (killed); output so far: {}",
+                text.chars().take(400).collect::<String>()
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }

@@ -402,6 +402,12 @@ pub fn put_messages(
     puts(qm, queue, count, Bytes::from(vec![b'p'; size])).map(drop)
 }
 
+/// Puts `count` small messages on `queue` (CorrelIds no selector names), one at a time;
+/// returns the slowest put.
+pub fn timed_puts(qm: &TestQueueManager, queue: &str, count: usize) -> Result<Duration, String> {
+    puts(qm, queue, count, Bytes::from_static(b"selected by nobody"))
+}
+
 fn puts(qm: &TestQueueManager, queue: &str, count: usize, body: Bytes) -> Result<Duration, String> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
