@@ -26,6 +26,8 @@
 
 mod common;
 
+#[path = "hostile/admin.rs"]
+mod admin;
 #[path = "hostile/amqp.rs"]
 mod amqp;
 #[path = "hostile/amqp_peer.rs"]
