@@ -49,6 +49,13 @@ fn a_silent_client_gets_a_heartbeat_then_is_dropped() {
     wait_until("FRY9259W in the error log", || {
         qm.error_log().contains("FRY9259W")
     });
+    // The server lets go of the socket too, though the client, silent, never closes it.
+    drop(rest);
+    wait_until("the server closed its side (SOCKETS(0))", || {
+        let out = qm.ferry(&["status", qm.name()]);
+        String::from_utf8_lossy(&out.stdout).contains("SOCKETS(0)")
+    });
+    drop(raw);
 }
 
 #[test]

@@ -198,6 +198,9 @@ pub struct SocketShared {
     drained: Notify,
     /// Set when the socket is closing: no more replies are queued.
     closing: Cell<bool>,
+    /// Wakes the reader when the socket starts closing (heartbeat timeout, immediate
+    /// stop, a failed write): a silent peer must not keep it waiting on its read.
+    closed: Notify,
     /// Frames received (for the heartbeat check).
     received: Cell<u64>,
     /// Set by the first MQCONN accepted on the socket: the handshake is over
@@ -325,6 +328,7 @@ impl SocketShared {
         self.closing.set(true);
         self.wake_writer.notify_one();
         self.drained.notify_one();
+        self.closed.notify_one();
     }
 
     /// Bytes of replies not yet sent: queued, held for the log, or being written. The
@@ -476,6 +480,7 @@ where
         held: RefCell::new(BytesMut::new()),
         held_marks: RefCell::new(VecDeque::new()),
         wake_writer: Notify::new(),
+        closed: Notify::new(),
         in_flight: Cell::new(0),
         reader_paused: Cell::new(false),
         drained: Notify::new(),
@@ -790,12 +795,20 @@ async fn read_loop<R: AsyncRead + Unpin>(
         // Every complete frame was handled: what is left is part of one.
         let deadline = read_deadline(server, shared, inbound.pending() > 0, handshake_deadline);
         let buf = inbound.read_buffer();
-        let read = match deadline {
-            None => reader.read_buf(buf).await,
-            Some((at, stall)) => match tokio::time::timeout_at(at, reader.read_buf(buf)).await {
+        let read = tokio::select! {
+            read = async {
+                match deadline {
+                    None => Ok(reader.read_buf(buf).await),
+                    Some((at, stall)) => tokio::time::timeout_at(at, reader.read_buf(buf))
+                        .await
+                        .map_err(|_| stall),
+                }
+            } => match read {
                 Ok(read) => read,
-                Err(_) => return ReadEnd::TimedOut(stall),
+                Err(stall) => return ReadEnd::TimedOut(stall),
             },
+            // Closing while the peer is silent: stop waiting for it.
+            _ = shared.closed.notified() => return ReadEnd::Closing,
         };
         match read {
             Ok(0) => return ReadEnd::Eof,
@@ -894,6 +907,7 @@ async fn write_loop<W: AsyncWrite + Unpin>(shared: Rc<SocketShared>, mut writer:
                 if written.is_err() {
                     shared.closing.set(true);
                     shared.drained.notify_one();
+                    shared.closed.notify_one();
                     return;
                 }
                 shared
