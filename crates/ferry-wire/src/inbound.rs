@@ -43,6 +43,8 @@ pub struct Inbound {
     hello_done: bool,
     max_frame: u32,
     last_read: usize,
+    /// Bytes of large buffers dropped and not yet reported ([`Inbound::take_released`]).
+    released: usize,
 }
 
 impl Inbound {
@@ -72,6 +74,7 @@ impl Inbound {
     pub fn read_buffer(&mut self) -> &mut BytesMut {
         if self.buf.is_empty() && self.allocated > READ_MAX {
             self.buf = BytesMut::new();
+            self.released += self.allocated;
             self.allocated = 0;
         }
         let room = self.read_room();
@@ -109,6 +112,12 @@ impl Inbound {
     /// reading, beside frames already taken from it).
     pub fn allocated(&self) -> usize {
         self.allocated
+    }
+
+    /// Bytes of large read buffers given back since the last call (the caller may ask the
+    /// allocator to return them to the system).
+    pub fn take_released(&mut self) -> usize {
+        std::mem::take(&mut self.released)
     }
 
     /// Whether the hello was taken.

@@ -161,7 +161,8 @@ impl Admission {
     }
 
     /// True once [`TRIM_AFTER_CLOSED`] sockets have closed since the peak: the caller
-    /// hands free memory back to the system, and the peak starts again from now.
+    /// hands free memory back to the system (`memory::trim_task`), and the peak starts
+    /// again from now.
     pub fn many_closed_since_peak(&self) -> bool {
         let open = self.open.get();
         if self.peak.get().saturating_sub(open) < TRIM_AFTER_CLOSED {
@@ -210,18 +211,6 @@ impl Admission {
 
 fn open_spare() -> Option<OwnedFd> {
     std::fs::File::open("/dev/null").ok().map(OwnedFd::from)
-}
-
-/// Once a second: after a flood of connections has ended, hands the memory of their
-/// buffers back to the system (see [`TRIM_AFTER_CLOSED`]).
-pub async fn trim_task(server: Rc<super::server::Server>) {
-    let mut tick = tokio::time::interval(Duration::from_secs(1));
-    loop {
-        tick.tick().await;
-        if server.admission.many_closed_since_peak() {
-            super::logging::return_free_memory();
-        }
-    }
 }
 
 #[cfg(test)]

@@ -297,7 +297,7 @@ pub fn open_and_recover(
     engine.set_logging(true);
     // Restart decoded every message of the queue files and the log: give what it freed
     // back to the system instead of leaving it in the allocator's pages.
-    return_free_memory();
+    super::memory::return_free_memory();
 
     let durable = Arc::new(AtomicU64::new(core.durable_lsn().0));
     let failed = Arc::new(AtomicBool::new(false));
@@ -921,39 +921,6 @@ fn image_bytes(image: &[LogRecord]) -> u64 {
         + 2 * 4096
 }
 
-/// Bodies left on disk (`ferry_engine::body`) after which the next housekeeping tick asks
-/// the allocator to give free memory back to the system (at most once a second, so the
-/// walk of a large heap costs little).
-const TRIM_AFTER_BYTES: u64 = 1 << 20;
-
-/// How the process's global allocator gives free memory back to the system, when it is
-/// not glibc's (set by the embedding binary, see [`set_allocator_trim`]).
-static ALLOCATOR_TRIM: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
-
-/// Registers how the process's global allocator returns free memory to the system (the
-/// `ferry` binary: mimalloc's `mi_collect`). The queue manager calls it after message
-/// bodies leave memory for the queue files; without it mimalloc kept their pages for
-/// 10-25 s after a spill. Only the first registration counts.
-pub fn set_allocator_trim(trim: fn()) {
-    let _ = ALLOCATOR_TRIM.set(trim);
-}
-
-/// Hands free heap memory back to the system. Bodies that leave memory are freed between
-/// long-lived descriptors, so the allocator cannot shrink its heap by itself: without
-/// this the process would keep the pages of bodies it no longer holds (glibc's
-/// `malloc_trim` releases free pages anywhere in its arenas; elsewhere this does nothing),
-/// then the registered allocator's trim, if any ([`set_allocator_trim`]).
-pub(super) fn return_free_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only inspects and releases the allocator's free memory.
-    unsafe {
-        libc::malloc_trim(0);
-    }
-    if let Some(trim) = ALLOCATOR_TRIM.get() {
-        trim();
-    }
-}
-
 /// Messages the queue files' thread wrote for one queue, to report to the engine.
 struct Written {
     /// By a spill (non-persistent), not a checkpoint's filing (persistent).
@@ -1036,10 +1003,8 @@ pub async fn housekeeping_task(server: Rc<Server>) {
         if let Ok(mut engine) = server.engine.try_borrow_mut() {
             log.spill(&mut engine);
         }
-        if log.freed_since_trim.get() >= TRIM_AFTER_BYTES {
-            log.freed_since_trim.set(0);
-            return_free_memory();
-        }
+        // Bodies now only on disk: memory::trim_task hands their pages back.
+        server.memory.note_freed(log.freed_since_trim.replace(0));
     }
 }
 

@@ -17,11 +17,12 @@ mod dispatch;
 mod filed_record;
 mod listeners;
 mod logging;
+mod memory;
 mod queue_files;
 mod server;
 mod socket;
 
-pub use logging::set_allocator_trim;
+pub use memory::set_allocator_trim;
 
 use crate::catalogue_store;
 use crate::error_log::ErrorLog;
@@ -339,7 +340,7 @@ async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
     let housekeeping_task = tokio::task::spawn_local(logging::housekeeping_task(server.clone()));
     let catalogue_task = tokio::task::spawn_local(server::catalogue_task(server.clone()));
     let status_task = tokio::task::spawn_local(status_publisher(server.clone()));
-    let trim_task = tokio::task::spawn_local(admission::trim_task(server.clone()));
+    let trim_task = tokio::task::spawn_local(memory::trim_task(server.clone()));
     let suppression_task = tokio::task::spawn_local(suppression_counts(server.clone()));
 
     // Serve until a stop request.

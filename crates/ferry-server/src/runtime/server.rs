@@ -19,6 +19,7 @@
 use super::admission::{Admission, Budget};
 use super::clock;
 use super::logging::{LogUse, RecoveryLog};
+use super::memory::MemoryTrim;
 use super::socket::{ChannelInstance, SocketShared};
 use crate::catalogue_store::{CatalogueWriter, JournalRecord, Outcome};
 use crate::error_log::ErrorLog;
@@ -149,6 +150,8 @@ pub struct Server {
     pub client_sockets: Cell<u32>,
     /// Every TCP socket accepted and not yet closed, for Limits/MaxConnections.
     pub admission: Rc<Admission>,
+    /// Large buffers let go of since memory was last handed back to the system.
+    pub memory: MemoryTrim,
     /// Open conversations (connections), for status and controlled stop.
     pub conversations: Cell<u64>,
     /// Sockets, for closing them all at an immediate stop.
@@ -210,6 +213,7 @@ impl Server {
             state: Cell::new(QmgrState::Starting),
             client_sockets: Cell::new(0),
             admission,
+            memory: MemoryTrim::default(),
             conversations: Cell::new(0),
             sockets: RefCell::new(Vec::new()),
             channel_instances: RefCell::new(BTreeMap::new()),

@@ -771,6 +771,8 @@ async fn read_loop<R: AsyncRead + Unpin>(
 ) -> ReadEnd {
     let max_unsent = server.ini.limits.max_unsent();
     loop {
+        // A large read buffer given back at the last read: see memory::trim_task.
+        server.memory.note_freed(inbound.take_released() as u64);
         let now = server.begin_batch();
         let calls = shared.calls.get();
         let end = decode_batch(server, shared, inbound, max_unsent);
