@@ -27,6 +27,14 @@
 //! and waiters that want it: a consumer with 1000 credit takes one message, then queues
 //! behind the getters already waiting (round robin, waiters by arrival).
 //!
+//! **Byte window**: besides credit, a consumer may be given a window of bytes
+//! ([`QueueManager::set_window`]; unbounded until set). Each delivery takes its body and
+//! properties from the window, and a consumer whose window is spent receives nothing more
+//! until it is widened, whatever its credit: credit alone lets a deep queue of large
+//! messages out at once (a held message's body stays in memory until settled), the
+//! window bounds it in bytes. A delivery may take the window below zero (one message over),
+//! so a message larger than any window still goes.
+//!
 //! A consumer ends with [`QueueManager::cancel_consumer`], when its handle closes or its
 //! connection ends (held messages are then settled `Modified { delivery_failed: true }`,
 //! Qpid JMS's default outcome), or when its queue is deleted
@@ -131,6 +139,9 @@ pub(crate) struct Consumer {
     pub filter: Option<SharedFilter>,
     pub mode: ConsumeMode,
     pub credit: u32,
+    /// Bytes it may still be delivered ([`QueueManager::set_window`]; `u64::MAX`: no
+    /// window).
+    pub window: u64,
     /// Fairness: lower goes first (see the module documentation).
     pub turn: u64,
     /// Browse: the last message delivered in get order.
@@ -144,6 +155,20 @@ pub(crate) struct Consumer {
 }
 
 impl Consumer {
+    /// True while it may be delivered a message: credit left, and room in its window.
+    pub fn has_room(&self) -> bool {
+        self.credit > 0 && self.window > 0
+    }
+
+    /// Takes one delivery of `bytes` from its credit and window.
+    fn spend(&mut self, bytes: usize) {
+        debug_assert!(self.has_room(), "a delivery without credit or window");
+        self.credit = self.credit.saturating_sub(1);
+        if self.window != u64::MAX {
+            self.window = self.window.saturating_sub(bytes as u64);
+        }
+    }
+
     /// True when the consumer wants `msg` (criteria, not refused, selector).
     pub fn wants(&self, msg: &StoredMsg) -> bool {
         self.criteria.matches(&msg.md)
@@ -169,7 +194,7 @@ impl Consumer {
         let Ok(body) = msg.body.load() else {
             return;
         };
-        self.credit -= 1;
+        self.spend(body.len() + msg.properties.len());
         fx.push(Effect::Delivered {
             conn: self.conn,
             consumer: id,
@@ -226,7 +251,7 @@ impl ConsumerTable {
             if c.mode != ConsumeMode::Browse || !c.wants(msg) {
                 continue;
             }
-            if c.credit > 0 {
+            if c.has_room() {
                 c.deliver_copy(*id, msg, now, fx);
             } else if c.cursor.is_some_and(|k| msg.key < k) {
                 c.behind.insert(msg.key);
@@ -242,7 +267,7 @@ impl ConsumerTable {
         msg: &StoredMsg,
     ) -> Option<(u64, ConsumerId)> {
         ids.filter_map(|id| Some((id, self.map.get(id)?)))
-            .filter(|(_, c)| c.mode != ConsumeMode::Browse && c.credit > 0 && c.wants(msg))
+            .filter(|(_, c)| c.mode != ConsumeMode::Browse && c.has_room() && c.wants(msg))
             .map(|(id, c)| (c.turn, *id))
             .min()
     }
@@ -269,7 +294,7 @@ impl ConsumerTable {
         if !msg.body.is_resident() {
             msg.body = Body::Resident(body.clone());
         }
-        c.credit = c.credit.saturating_sub(1);
+        c.spend(body.len() + msg.properties.len());
         c.turn = *at.next_token;
         *at.next_token += 1;
         lq.last_get_ms = Some(at.now.0);
@@ -357,6 +382,7 @@ impl QueueManager {
                 filter,
                 mode: spec.mode,
                 credit: 0,
+                window: u64::MAX,
                 turn,
                 cursor: None,
                 behind: BTreeSet::new(),
@@ -417,7 +443,7 @@ impl QueueManager {
         let t = &mut self.consumers;
         let mut after = None;
         while let Some(c) = t.map.get_mut(&consumer) {
-            if c.credit == 0 {
+            if !c.has_room() {
                 break;
             }
             if c.mode == ConsumeMode::Browse {
@@ -439,6 +465,35 @@ impl QueueManager {
             t.deliver_taken(consumer, lq, msg, &mut at, fx);
         }
         Ok(())
+    }
+
+    /// Sets the bytes `consumer` may still be delivered (see the module's "Byte window")
+    /// and, when that opens room, delivers available messages as [`add_credit`] does.
+    ///
+    /// [`add_credit`]: QueueManager::add_credit
+    pub fn set_window(
+        &mut self,
+        conn: ConnId,
+        consumer: ConsumerId,
+        bytes: u64,
+        now: Timestamp,
+        fx: &mut Effects,
+    ) -> Result<(), MqError> {
+        let c = self.own_consumer(conn, consumer)?;
+        let opened = c.window == 0 && bytes > 0;
+        c.window = bytes;
+        if opened {
+            self.add_credit(conn, consumer, 0, now, fx)?;
+        }
+        Ok(())
+    }
+
+    /// The bytes `consumer` may still be delivered (`u64::MAX`: no window).
+    pub fn window(&self, conn: ConnId, consumer: ConsumerId) -> Result<u64, MqError> {
+        match self.consumers.map.get(&consumer) {
+            Some(c) if c.conn == conn => Ok(c.window),
+            _ => Err(ReasonCode::HobjError.into()),
+        }
     }
 
     /// AMQP drain: the credit `consumer` had left, now 0.

@@ -143,6 +143,10 @@ limits! {
     amqp_max_unsettled_per_connection = "AmqpMaxUnsettledPerConnection", 5_000, 1, 10_000_000, "deliveries",
         "As AmqpMaxUnsettledPerLink, for all receiving links of one AMQP connection together.",
         "As AmqpMaxUnsettledPerLink, for each link of the connection.";
+    /// Bytes of message bodies held unsettled for one AMQP connection.
+    amqp_max_unsettled_bytes = "AmqpMaxUnsettledBytes", 8_388_608, 65_536, 1_073_741_824, "bytes",
+        "Bytes of the messages one AMQP connection holds unsettled (sent, or on their way): a held message's body stays in memory until the client settles it, so a client that never settles must not pull a deep queue of large messages into memory. The queues' consumers get credit for what fits, at least one message at a time.",
+        "Nothing more is sent to the connection until the client settles; the messages stay on their queues.";
     /// Bytes of incomplete multi-frame messages on one AMQP connection.
     amqp_max_incomplete_bytes = "AmqpMaxIncompleteBytes", 8_388_608, 65_536, 1_073_741_824, "bytes",
         "Bytes of multi-frame messages being received on one AMQP connection, on all its links together; one message alone may still reach the channel's MAXMSGL. Also the most a connection reads ahead while its transfers wait for log space.",

@@ -1517,6 +1517,62 @@ fn unsettled_deliveries_per_link_are_limited() {
     c.close();
 }
 
+/// Issue 18, limits: the bodies of unsettled deliveries stay in the server's memory until
+/// settled, so what a client may hold unsettled is bounded in bytes too
+/// (AmqpMaxUnsettledBytes), not only in messages: 64 KiB of 10 KiB messages is seven
+/// (the last one over), and settling them lets more come. A message larger than the bound
+/// still goes, alone.
+#[test]
+fn unsettled_deliveries_are_limited_in_bytes() {
+    let qm = start_with_limits("AMQP.UNSETTLEDB", &[("AmqpMaxUnsettledBytes", "65536")]);
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)\nDEFINE QLOCAL(BIG)");
+    let mut c = AmqpTestClient::connect(&qm, "itest-unsettled-bytes");
+    let sender = c.attach_sender("Q");
+    let body = "b".repeat(10 * 1024);
+    for _ in 0..30 {
+        c.send_accepted(sender, &data_message(&body, false));
+    }
+    let receiver = c.attach_receiver("Q", 0x7fff_ffff);
+    let first = c.collect_for(receiver, Duration::from_secs(1));
+    assert!(
+        (6..=8).contains(&first.len()),
+        "about 64 KiB of 10 KiB messages unsettled at most, got {}",
+        first.len()
+    );
+    for id in first {
+        c.accept(id);
+    }
+    let more = c.collect_for(receiver, Duration::from_secs(1));
+    assert!(
+        (6..=8).contains(&more.len()),
+        "settling them lets as many more come, got {}",
+        more.len()
+    );
+    let big_sender = c.attach_sender("BIG");
+    c.send_accepted(big_sender, &data_message(&"x".repeat(200 * 1024), false));
+    let big = c.attach_receiver("BIG", 10);
+    assert_eq!(
+        c.collect_for(big, Duration::from_secs(1)).len(),
+        0,
+        "64 KiB are held unsettled already"
+    );
+    for id in more {
+        c.accept(id);
+    }
+    let got = c.collect_for(big, Duration::from_secs(2));
+    c.close();
+    // A new connection holding nothing gets the 200 KiB message, larger than the bound.
+    let mut d = AmqpTestClient::connect(&qm, "itest-unsettled-big");
+    let big = d.attach_receiver("BIG", 10);
+    let alone = if got.is_empty() {
+        d.collect_for(big, Duration::from_secs(2)).len()
+    } else {
+        got.len()
+    };
+    assert_eq!(alone, 1, "a message over the bound still goes, alone");
+    d.close();
+}
+
 /// Issue 18, limits: a client that grants endless credit on a pre-settled link and then
 /// reads nothing does not pull the queue into the server's memory: deliveries stop once
 /// what is unread reaches the output bound (and the socket's buffers).

@@ -246,6 +246,39 @@ fn credit_delivers_now_and_later_and_drain_returns_the_rest() {
 }
 
 #[test]
+fn a_byte_window_bounds_deliveries_whatever_the_credit() {
+    let mut h = Harness::new();
+    h.local("Q");
+    let c = h.conn();
+    let o = h.open(c, "Q", IO);
+    for _ in 0..10 {
+        h.put(c, o, &[b'x'; 100]);
+    }
+    let k = h.consume(c, o, ConsumeMode::Unsettled);
+    let t = h.t();
+    h.qm.set_window(c, k, 250, t, &mut h.fx).unwrap();
+    h.credit(c, k, 1_000);
+    // 100 + 100 leave 50: room for one more, which takes the window below zero.
+    assert_eq!(h.deliveries().len(), 3, "250 bytes: three of 100");
+    assert_eq!(h.qm.window(c, k), Ok(0));
+    h.put(c, o, b"late");
+    assert!(h.deliveries().is_empty(), "no window, no delivery");
+    // Widening the window delivers what is available at once, and later puts.
+    let t = h.t();
+    h.qm.set_window(c, k, 150, t, &mut h.fx).unwrap();
+    assert_eq!(h.deliveries().len(), 2);
+    // A message larger than any window still goes when there is room at all.
+    let t = h.t();
+    h.qm.set_window(c, k, 1, t, &mut h.fx).unwrap();
+    assert_eq!(h.deliveries().len(), 1);
+    assert_eq!(h.qm.credit(c, k), Ok(1_000 - 6));
+    // Without a window, credit alone decides.
+    let t = h.t();
+    h.qm.set_window(c, k, u64::MAX, t, &mut h.fx).unwrap();
+    assert_eq!(h.deliveries().len(), 5);
+}
+
+#[test]
 fn settled_consumer_removes_at_delivery() {
     let mut h = Harness::new();
     h.local("Q");

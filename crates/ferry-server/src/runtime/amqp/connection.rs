@@ -369,8 +369,16 @@ struct Session {
     conn: Option<ConnId>,
     links: HashMap<LinkId, Link>,
     consumers: HashMap<ConsumerId, LinkId>,
-    /// Unsettled deliveries we sent: (channel, delivery id) → (link, held message).
-    deliveries: HashMap<(u16, u32), (LinkId, DeliveryToken)>,
+    /// Unsettled deliveries we sent: (channel, delivery id) → (link, held message, its
+    /// size in bytes).
+    deliveries: HashMap<(u16, u32), (LinkId, DeliveryToken, u32)>,
+    /// The bytes of the messages in `deliveries` (AmqpMaxUnsettledBytes).
+    held_bytes: u64,
+    /// The byte window last given to each of the queues' consumers, and the bytes sent
+    /// since: once half of it is spent and written out, the windows are opened again
+    /// without waiting for the client (a consumer that only receives sends nothing).
+    window_given: u64,
+    sent_since_window: u64,
     /// Accepted deliveries not yet removed (BATCHSZ / BATCHINT).
     accepted: Vec<DeliveryToken>,
     batch_due: Option<tokio::time::Instant>,
@@ -414,6 +422,8 @@ struct Session {
 
 /// A change to an engine consumer's credit (see `Session::sync_credits`).
 enum CreditChange {
+    /// Set the bytes it may still be delivered (AmqpOutputBuffer, AmqpMaxUnsettledBytes).
+    Window(u64),
     /// Take it all back, then give this much.
     Lower(u32),
     /// Give this much more.
@@ -468,6 +478,9 @@ pub async fn serve(
         links: HashMap::new(),
         consumers: HashMap::new(),
         deliveries: HashMap::new(),
+        held_bytes: 0,
+        window_given: 0,
+        sent_since_window: 0,
         accepted: Vec::new(),
         batch_due: None,
         relay: HashMap::new(),
@@ -542,6 +555,14 @@ impl Session {
                 // Deliveries waited for the output to drain: it has.
                 continue;
             }
+            if wrote
+                && self.sent_since_window > 0
+                && self.sent_since_window >= self.window_given / 2
+            {
+                // Half the consumers' byte windows went out: open them again now.
+                self.credit_check = true;
+                continue;
+            }
             let tick_at = next_tick.map(|ms| {
                 tokio::time::Instant::now() + Duration::from_millis(ms.saturating_sub(now))
             });
@@ -588,12 +609,12 @@ impl Session {
                             self.receive(&mut input);
                             self.partial_since =
                                 (!input.is_empty()).then(tokio::time::Instant::now);
-                            trim_input(&mut input);
+                            self.server.memory.note_buffer(trim_input(&mut input));
                         }
                         // Readiness is reported once more after a read (and for a new
                         // socket) with nothing to read: the room made is not kept.
                         Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                            trim_input(&mut input);
+                            self.server.memory.note_buffer(trim_input(&mut input));
                         }
                         Err(_) => return,
                     }
@@ -1089,7 +1110,8 @@ impl Session {
         let Some(conn) = self.conn else { return };
         let per_link = self.limits.amqp_max_unsettled_per_link;
         let per_conn = self.limits.amqp_max_unsettled_per_connection;
-        let blocked = self.amqp.pending_output_bytes() as u64 >= self.limits.amqp_output_buffer;
+        let pending_output = self.amqp.pending_output_bytes() as u64;
+        let blocked = pending_output >= self.limits.amqp_output_buffer;
         // Each outbound link: its consumer, the link credit, deliveries held unsettled
         // and deliveries on their way.
         let links: Vec<(ConsumerId, u64, u64, u64)> = self
@@ -1108,6 +1130,19 @@ impl Session {
         if links.is_empty() {
             return;
         }
+        // The byte bounds, shared by the links as their consumers' windows: credit given
+        // on a deep queue is delivered at once, so the bytes it may bring in must fit
+        // what is left of AmqpOutputBuffer and AmqpMaxUnsettledBytes.
+        let byte_room = if blocked {
+            0
+        } else {
+            (self.limits.amqp_output_buffer - pending_output).min(
+                self.limits
+                    .amqp_max_unsettled_bytes
+                    .saturating_sub(self.held_bytes),
+            )
+        };
+        let share = byte_room / links.len() as u64;
         // Decided on a look at the engine: most passes change nothing and make no engine
         // call (a settlement rarely frees credit the link's own credit does not bind).
         let as_u32 = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
@@ -1120,7 +1155,19 @@ impl Session {
                 .iter()
                 .map(|(c, _, held, on_way)| credit(*c) + held + on_way)
                 .sum();
+            // Nothing held, nothing on its way: one message may always go, however large,
+            // or a message bigger than the bounds would never be delivered.
+            let window = if committed == 0 && !blocked {
+                share.max(1)
+            } else {
+                share
+            };
+            self.window_given = window;
+            self.sent_since_window = 0;
             for (consumer, link_credit, held, on_way) in &links {
+                if engine.window(conn, *consumer).ok() != Some(window) {
+                    plan.push((*consumer, CreditChange::Window(window)));
+                }
                 let current = credit(*consumer);
                 let wanted = link_credit
                     .saturating_sub(*on_way)
@@ -1141,6 +1188,9 @@ impl Session {
                     }
                 }
             }
+            // A window spent while output waits or unsettled bytes are at their bound is
+            // opened again once output drains (the client settling checks anyway).
+            wants_more |= blocked;
         }
         self.credit_blocked = wants_more;
         if plan.is_empty() {
@@ -1149,6 +1199,9 @@ impl Session {
         self.server.with_engine(|e, now, fx| {
             for (consumer, change) in plan {
                 match change {
+                    CreditChange::Window(bytes) => {
+                        let _ = e.set_window(conn, consumer, bytes, now, fx);
+                    }
                     CreditChange::Lower(keep) => {
                         let _ = e.drain(conn, consumer);
                         if keep > 0 {
@@ -1566,7 +1619,8 @@ impl Session {
         ids.sort_unstable_by_key(|id| id.wrapping_sub(first));
         let mut others = Vec::new();
         for id in ids {
-            if let Some((link, token)) = self.deliveries.remove(&(session.0, id)) {
+            if let Some((link, token, size)) = self.deliveries.remove(&(session.0, id)) {
+                self.held_bytes -= u64::from(size);
                 if let Some(Link::Outbound { held, .. }) = self.links.get_mut(&link) {
                     *held -= 1;
                 }
@@ -1635,7 +1689,7 @@ impl Session {
                 // returned with the unsettled ones.
                 self.flush_accepts();
                 self.consumers.remove(&consumer);
-                self.deliveries.retain(|_, (l, _)| *l != link);
+                self.forget_deliveries(link);
                 if let Some(conn) = self.conn {
                     let _ = self.server.with_engine(|e, now, fx| {
                         e.cancel_consumer(conn, consumer, unsettled, now, fx)
@@ -1712,7 +1766,7 @@ impl Session {
                         if let Some(Link::Outbound { hobj, .. }) = self.links.remove(&link) {
                             self.close_handle(hobj);
                         }
-                        self.deliveries.retain(|_, (l, _)| *l != link);
+                        self.forget_deliveries(link);
                         let _ = self.amqp.detach(
                             link,
                             true,
@@ -1737,6 +1791,20 @@ impl Session {
                 Some(DeliveryState::Accepted),
             );
         }
+    }
+
+    /// Drops the unsettled deliveries of `link` (its consumer ended: the engine settles
+    /// them) from the connection's accounts.
+    fn forget_deliveries(&mut self, link: LinkId) {
+        let mut freed = 0u64;
+        self.deliveries.retain(|_, (l, _, size)| {
+            let keep = *l != link;
+            if !keep {
+                freed += u64::from(*size);
+            }
+            keep
+        });
+        self.held_bytes -= freed;
     }
 
     fn send_delivery(
@@ -1773,9 +1841,12 @@ impl Session {
         });
         match sent {
             Ok(delivery_id) => {
+                self.sent_since_window += (m.data.len() + m.properties.len()) as u64;
                 if let Some(t) = token {
+                    let size = u32::try_from(m.data.len() + m.properties.len()).unwrap_or(u32::MAX);
+                    self.held_bytes += u64::from(size);
                     self.deliveries
-                        .insert((link.channel, delivery_id), (link, t));
+                        .insert((link.channel, delivery_id), (link, t, size));
                     if let Some(Link::Outbound { held, .. }) = self.links.get_mut(&link) {
                         *held += 1;
                     }
@@ -1856,12 +1927,17 @@ impl Session {
 /// Releases the read buffer once every byte in it is used, and moves the start of a
 /// frame still incomplete out of a read buffer much larger than it: an idle connection,
 /// or one stalled in the middle of a frame, holds what it was sent, not 64 KiB.
-fn trim_input(input: &mut BytesMut) {
+/// Returns the capacity let go of.
+fn trim_input(input: &mut BytesMut) -> usize {
+    let capacity = input.capacity();
     if input.is_empty() {
         *input = BytesMut::new();
-    } else if input.capacity() > (4 * input.len()).max(8 * 1024) {
+    } else if capacity > (4 * input.len()).max(8 * 1024) {
         *input = BytesMut::from(&input[..]);
+    } else {
+        return 0;
     }
+    capacity
 }
 
 /// The settlement for a link's unsettled deliveries when it ends, from the source's
