@@ -51,6 +51,7 @@ fn status_containing(qm: &TestQueueManager, want: &str) -> String {
 async fn sockets_over_max_connections_are_closed_at_once_and_the_administrator_gets_in() {
     let mut qm = TestQueueManager::create_with(bin(), "ADMIT", &[]);
     qm.set_ini("Limits", "MaxConnections", "6");
+    qm.set_ini("Limits", "HandshakeTimeout", "600");
     qm.launch();
     let mqsc = qm.mqsc("DEFINE QLOCAL(ADMIT.Q)");
     assert!(mqsc.status.success(), "{}", stdout(&mqsc));
@@ -97,6 +98,8 @@ async fn a_low_open_file_limit_lowers_max_connections_and_keeps_the_reserve() {
     const OPEN_FILE_LIMIT: u64 = 400;
     let mut qm = TestQueueManager::create_with(bin(), "FDLIM", &[]);
     qm.set_open_file_limit(OPEN_FILE_LIMIT);
+    // The silent sockets below must stay while they are counted.
+    qm.set_ini("Limits", "HandshakeTimeout", "600");
     qm.launch();
     let log = qm.error_log();
     let line = log
