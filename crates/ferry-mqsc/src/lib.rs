@@ -30,6 +30,6 @@ pub use messages::{MsgId, MESSAGES};
 pub use parser::{parse_command, MAX_COMMAND_LENGTH};
 pub use script::{
     exit_status, parse_script, run_script, CommandRunner, LogicalCommand, ReadItem, RunOptions,
-    ScriptOutput, ScriptReader, Session, Summary, EXIT_ERROR, EXIT_OK, EXIT_SOME_FAILED,
+    ScriptOutput, ScriptReader, Session, Step, Summary, EXIT_ERROR, EXIT_OK, EXIT_SOME_FAILED,
 };
 pub use target::AdminTarget;

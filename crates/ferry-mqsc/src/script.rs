@@ -388,10 +388,62 @@ impl Session {
         cmd: &LogicalCommand,
         runner: &mut dyn CommandRunner,
     ) -> Vec<String> {
+        match self.prepare(cmd) {
+            Step::Print(lines) => lines,
+            Step::Run {
+                mut echo,
+                text,
+                command,
+            } => {
+                let result = runner(&text, &command);
+                self.finished(&result);
+                echo.extend(result.lines);
+                echo
+            }
+        }
+    }
+
+    /// As [`Session::feed_line_with`], for a caller that runs commands elsewhere and gets
+    /// their results later (`ferry mqsc` keeps several on their way to the queue manager,
+    /// so their changes share its disk writes): what to print, or a command to run.
+    /// Results must be handed to [`Session::finished`], and steps printed, in order.
+    pub fn feed_line_deferred(&mut self, line: &str) -> Option<Step> {
+        if self.ended {
+            return None;
+        }
+        match self.reader.push_line(line)? {
+            ReadItem::Comment(text) => Some(Step::Print(if self.options.echo {
+                vec![format!("       : {text}")]
+            } else {
+                Vec::new()
+            })),
+            ReadItem::Command(cmd) => Some(self.prepare(&cmd)),
+        }
+    }
+
+    /// As [`Session::finish_with`], deferred: the command left continued, if any. Print
+    /// [`Session::summary`]'s lines once every result is in.
+    pub fn finish_deferred(&mut self) -> Option<Step> {
+        if self.ended {
+            return None;
+        }
+        let cmd = self.reader.finish()?;
+        Some(self.prepare(&cmd))
+    }
+
+    /// Counts the result of a command a [`Step::Run`] asked for.
+    pub fn finished(&mut self, result: &CommandResult) {
+        if !result.ok {
+            self.summary.failed += 1;
+        }
+    }
+
+    /// Echoes, parses and counts one logical command: what to print, or what to run.
+    fn prepare(&mut self, cmd: &LogicalCommand) -> Step {
         let parsed = parse_command(&cmd.text);
         if parsed == Ok(Command::End) {
             self.ended = true;
-            return Vec::new();
+            return Step::Print(Vec::new());
         }
         self.summary.read += 1;
         let mut lines = Vec::new();
@@ -404,26 +456,38 @@ impl Session {
                 });
             }
         }
-        let result = match parsed {
+        match parsed {
             Err(e) => {
                 self.summary.syntax_errors += 1;
-                CommandResult::syntax_error(&e)
+                lines.extend(CommandResult::syntax_error(&e).lines);
+                Step::Print(lines)
             }
-            Ok(_) if self.options.verify_only => CommandResult {
-                ok: true,
-                lines: Vec::new(),
+            Ok(_) if self.options.verify_only => Step::Print(lines),
+            Ok(command) => Step::Run {
+                echo: lines,
+                text: cmd.text.clone(),
+                command,
             },
-            Ok(c) => {
-                let r = runner(&cmd.text, &c);
-                if !r.ok {
-                    self.summary.failed += 1;
-                }
-                r
-            }
-        };
-        lines.extend(result.lines);
-        lines
+        }
     }
+}
+
+/// What a session asks of a caller that runs commands elsewhere
+/// ([`Session::feed_line_deferred`]).
+#[derive(Debug)]
+pub enum Step {
+    /// Print these lines.
+    Print(Vec<String>),
+    /// Print `echo`, run `text` (parsed: `command`), print its result's lines and hand
+    /// the result to [`Session::finished`].
+    Run {
+        /// The command as echoed.
+        echo: Vec<String>,
+        /// Its text, continuation lines joined.
+        text: String,
+        /// Its parsed form.
+        command: Command,
+    },
 }
 
 /// Runs one parsed command and answers with its result: a local target, or a running

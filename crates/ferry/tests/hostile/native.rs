@@ -288,7 +288,9 @@ fn native_hello_without_conn_does_not_lock_out_clients() {
             conn.disconnect().await
         });
     p.check(fresh.is_ok(), || {
-        format!("a fresh native connection after HandshakeTimeout: expected it admitted, got {fresh:?}")
+        format!(
+            "a fresh native connection after HandshakeTimeout: expected it admitted, got {fresh:?}"
+        )
     });
     drop(held);
     p.finish();
