@@ -100,8 +100,8 @@ catalogue! {
     AMQP_PROTOCOL_ERROR = 9505 Error "An AMQP protocol error ended the connection from {0} on channel '{1}': {2}",
         "The client sent something AMQP 1.0 does not allow; the connection was closed with that error condition. Other connections are not affected.",
         "Correct the client.";
-    AMQP_NOT_PUT = 9544 Warning "Messages not put to destination queue: {0} pre-settled messages from AMQP channel '{1}' could not be put since the last report; {2} put to the dead-letter queue '{3}', {4} discarded. The last: {5}.",
-        "An AMQP client sent messages settled in advance (at most once), so no outcome could tell it they were not put (a full queue, an unknown queue, a message too large...). As MQ's channel agents do, each went to the queue manager's dead-letter queue (DEADQ) with an MQDLH giving the reason, or was discarded when there is no dead-letter queue or it could not take the message. One report is written per interval, with the counts since the last one.",
+    AMQP_NOT_PUT = 9544 Warning "A pre-settled message from {0} on AMQP channel '{1}' could not be put on queue '{2}' ({3}); it was {4}.",
+        "The AMQP client sent the message settled in advance (at most once), so no outcome could tell it the message was not put (a full queue, an unknown queue, a message too large...). As MQ's channel agents do, it went to the queue manager's dead-letter queue (DEADQ) with an MQDLH giving the reason, or was discarded when there is no dead-letter queue or it could not take the message. Repeats are counted per QMErrorLog/SuppressInterval; DISPLAY CHSTATUS counts them all.",
         "Look at the reason, make room on the queue or correct the application's destination, and process the dead-letter queue.";
     BINDINGS_STARTED = 5028 Info "Local (bindings) connections are accepted at {0}.",
         "Applications on this host can connect through the Unix socket.", "None.";

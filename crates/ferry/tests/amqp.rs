@@ -1351,7 +1351,7 @@ fn running_out_of_maxhands_refuses_the_attach_with_resource_limit_exceeded() {
 
 /// Issue 18, point 9: pre-settled transfers that cannot be put do not vanish: they go to
 /// the dead-letter queue with an MQDLH giving the reason (as MQ's channel agents do), are
-/// counted, and one FRY9544W line reports them per interval.
+/// counted, and FRY9544W reports them: one line, then a count per SuppressInterval.
 #[test]
 fn presettled_transfers_to_a_full_queue_go_to_the_dead_letter_queue() {
     let qm = start("AMQP.DLQ");
@@ -1390,9 +1390,14 @@ fn presettled_transfers_to_a_full_queue_go_to_the_dead_letter_queue() {
     assert_eq!(&data[12..14], b"Q ", "DestQName");
     let log = qm.error_log();
     assert_eq!(
-        log.matches("FRY9544W").count(),
+        log.matches("FRY9544W: A pre-settled message").count(),
         1,
         "one line per interval, not one per message: {log}"
+    );
+    assert!(
+        log.contains("could not be put on queue 'Q'")
+            && log.contains("put to the dead-letter queue 'SYSTEM.DEAD.LETTER.QUEUE'"),
+        "{log}"
     );
     c.close();
 

@@ -92,9 +92,6 @@ const SENDER_CREDIT: u32 = 1000;
 const TEMPORARY_MODEL: &str = "SYSTEM.DEFAULT.MODEL.QUEUE";
 /// The name pattern of dynamic nodes.
 const TEMPORARY_NAME: &str = "AMQP.*";
-/// How often FRY9544W reports pre-settled messages that could not be put (with counts).
-const NOT_PUT_REPORT_INTERVAL: Duration = Duration::from_secs(30);
-
 /// Something for the connection task to do, queued by engine effects or released by the
 /// log. (The message stays inline: boxing it would cost an allocation per delivery.)
 #[allow(clippy::large_enum_variant)]
@@ -1451,8 +1448,8 @@ impl Session {
     /// A pre-settled transfer that could not be put: to the dead-letter queue with an
     /// MQDLH giving the reason, as MQ's channel agents do, or discarded when there is no
     /// dead-letter queue (DEADQ blank), it cannot take the message, or the message does
-    /// not map to an MQ message. Either way counted, and reported by FRY9544W once per
-    /// interval.
+    /// not map to an MQ message. Either way counted (DISPLAY CHSTATUS) and reported by
+    /// FRY9544W, which the error log suppresses to a line and a count per interval.
     fn not_put(&mut self, failure: &PutFailure, message: &Bytes, now: u64) {
         let dead_letter_q = self
             .server
@@ -1471,47 +1468,26 @@ impl Session {
         for c in [&self.shared.counters, &*self.shared.channel_counters] {
             Counters::add(if put { &c.dead_lettered } else { &c.discarded }, 1);
         }
-        let channel = &*self.shared.channel_counters;
-        let (dead, dropped) = channel.unreported.get();
-        let (dead, dropped) = if put {
-            (dead + 1, dropped)
+        // One line per message: the error log writes the first of each cause per
+        // SuppressInterval and counts the rest, so a flood costs a line per interval.
+        let what = failure
+            .error
+            .description
+            .as_ref()
+            .map_or(failure.error.condition.as_str(), |d| d.as_str());
+        let fate = if put {
+            format!("put to the dead-letter queue '{dead_letter_q}'")
         } else {
-            (dead, dropped + 1)
-        };
-        let due = channel
-            .reported_at
-            .get()
-            .is_none_or(|t| t.elapsed() >= NOT_PUT_REPORT_INTERVAL);
-        if !due {
-            channel.unreported.set((dead, dropped));
-            return;
-        }
-        channel.unreported.set((0, 0));
-        channel.reported_at.set(Some(std::time::Instant::now()));
-        let last = format!(
-            "{} from {} (queue '{}')",
-            failure
-                .error
-                .description
-                .as_ref()
-                .map_or(failure.error.condition.as_str(), |d| d.as_str()),
-            self.shared.peer_ip,
-            failure.queue
-        );
-        let dlq = if dead_letter_q.is_empty() {
-            "(none)"
-        } else {
-            dead_letter_q.as_str()
+            "discarded".to_string()
         };
         self.server.error_log.borrow_mut().write(
             &messages::AMQP_NOT_PUT,
             &[
-                &(dead + dropped),
+                &self.shared.peer_ip,
                 &self.shared.settings.name,
-                &dead,
-                &dlq,
-                &dropped,
-                &last,
+                &failure.queue,
+                &what,
+                &fate,
             ],
         );
     }

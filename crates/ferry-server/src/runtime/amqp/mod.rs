@@ -50,11 +50,6 @@ pub struct Counters {
     pub dead_lettered: Cell<u64>,
     /// Pre-settled messages from clients that could not be put, nor dead-lettered.
     pub discarded: Cell<u64>,
-    /// Of those, not yet reported by FRY9544W (a channel's counters only), and when the
-    /// last report was written.
-    pub unreported: Cell<(u64, u64)>,
-    /// See `unreported`.
-    pub reported_at: Cell<Option<std::time::Instant>>,
 }
 
 impl Counters {
