@@ -187,13 +187,20 @@ pub fn render_generated() -> String {
 
 /// Replaces the generated section of a document (or appends one) with `generated`.
 pub fn splice(doc: &str, generated: &str) -> String {
-    match (doc.find(BEGIN_MARKER), doc.find(END_MARKER)) {
+    splice_section(doc, BEGIN_MARKER, END_MARKER, generated)
+}
+
+/// Replaces the section of `doc` from the line `begin` to the line `end` (markers
+/// included; `generated` carries its own) with `generated`, or appends it when the
+/// document has none: how every generated part of the docs is kept current.
+pub fn splice_section(doc: &str, begin: &str, end: &str, generated: &str) -> String {
+    match (doc.find(begin), doc.find(end)) {
         (Some(b), Some(e)) if e > b => {
-            let after = &doc[e + END_MARKER.len()..];
+            let after = &doc[e + end.len()..];
             let after = after.strip_prefix('\n').unwrap_or(after);
             format!("{}{generated}{after}", &doc[..b])
         }
-        _ => format!("{}\n{generated}", doc.trim_end()),
+        _ => format!("{}\n\n{generated}", doc.trim_end()),
     }
 }
 

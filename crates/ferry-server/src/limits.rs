@@ -435,16 +435,9 @@ pub fn render_doc_table() -> String {
     out
 }
 
-/// Replaces the generated section of `doc` (or appends one) with `generated`.
+/// Replaces the generated section of docs/operations.md (or appends one) with `generated`.
 pub fn splice(doc: &str, generated: &str) -> String {
-    match (doc.find(BEGIN_MARKER), doc.find(END_MARKER)) {
-        (Some(b), Some(e)) if e > b => {
-            let after = &doc[e + END_MARKER.len()..];
-            let after = after.strip_prefix('\n').unwrap_or(after);
-            format!("{}{generated}{after}", &doc[..b])
-        }
-        _ => format!("{}\n\n{generated}", doc.trim_end()),
-    }
+    ferry_mqsc::docs::splice_section(doc, BEGIN_MARKER, END_MARKER, generated)
 }
 
 #[cfg(test)]

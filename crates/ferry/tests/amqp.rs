@@ -1301,16 +1301,7 @@ fn a_handle_or_channel_above_the_maximum_closes_with_framing_error() {
     );
 
     let mut c = AmqpTestClient::connect(&qm, "itest-cmax");
-    let begin = ferry_amqp::Begin {
-        remote_channel: None,
-        next_outgoing_id: 0,
-        incoming_window: 100,
-        outgoing_window: 100,
-        handle_max: 10,
-        offered_capabilities: Vec::new(),
-        desired_capabilities: Vec::new(),
-        properties: Vec::new(),
-    };
+    let begin = a_begin();
     c.send_raw_frame(60_000, &Performative::Begin(begin));
     let error = c
         .expect_closed("the close for a channel above channel-max")
@@ -1320,6 +1311,21 @@ fn a_handle_or_channel_above_the_maximum_closes_with_framing_error() {
         condition::FRAMING_ERROR,
         "{error:?}"
     );
+}
+
+/// A begin frame for a session the state machine does not know of (sent raw on any
+/// channel).
+fn a_begin() -> ferry_amqp::Begin {
+    ferry_amqp::Begin {
+        remote_channel: None,
+        next_outgoing_id: 0,
+        incoming_window: 100,
+        outgoing_window: 100,
+        handle_max: 10,
+        offered_capabilities: Vec::new(),
+        desired_capabilities: Vec::new(),
+        properties: Vec::new(),
+    }
 }
 
 /// Issue 18, point 9: a link refused because the connection has MAXHANDS handles open
@@ -1475,16 +1481,7 @@ fn sessions_per_connection_are_limited() {
     assert_eq!(second.0, 1);
     c.flush();
     c.expect("the second begin", |e| matches!(e, Event::Begin { .. }));
-    let begin = ferry_amqp::Begin {
-        remote_channel: None,
-        next_outgoing_id: 0,
-        incoming_window: 100,
-        outgoing_window: 100,
-        handle_max: 10,
-        offered_capabilities: Vec::new(),
-        desired_capabilities: Vec::new(),
-        properties: Vec::new(),
-    };
+    let begin = a_begin();
     c.send_raw_frame(2, &Performative::Begin(begin));
     let error = c
         .expect_closed("the close for a third session")
