@@ -76,14 +76,14 @@ use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;
 use std::time::Duration;
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::Notify;
 
-/// The read buffer's size (allocated when bytes arrive, released when all are used).
+/// The most room a read is given (more only for a frame larger than that).
 const READ_BUFFER: usize = 64 * 1024;
-/// The least room a read is given.
-const READ_AT_LEAST: usize = 16 * 1024;
+/// The least room a read is given: what an idle connection keeps.
+const READ_AT_LEAST: usize = 4 * 1024;
 /// Bodies below this size are copied out of the read buffer when put.
 const COPY_BODY_BELOW: usize = 16 * 1024;
 /// Credit given to a link the client sends on, topped up when half is used.
@@ -243,15 +243,20 @@ impl AmqpShared {
         self.in_flight.borrow().get(&consumer).copied().unwrap_or(0)
     }
 
-    /// A delivery for `consumer` left the inbox (sent, or dropped).
+    /// A delivery for `consumer` left the inbox (sent, or dropped). The entry stays at
+    /// zero (no hashing in and out per message) until the consumer ends ([`forget`]).
+    ///
+    /// [`forget`]: AmqpShared::forget_consumer
     fn delivered(&self, consumer: ConsumerId) {
-        let mut in_flight = self.in_flight.borrow_mut();
-        if let Some(n) = in_flight.get_mut(&consumer) {
-            *n -= 1;
-            if *n == 0 {
-                in_flight.remove(&consumer);
-            }
+        if let Some(n) = self.in_flight.borrow_mut().get_mut(&consumer) {
+            debug_assert!(*n > 0, "a delivery left the inbox twice");
+            *n = n.saturating_sub(1);
         }
+    }
+
+    /// `consumer` ended: its count goes.
+    fn forget_consumer(&self, consumer: ConsumerId) {
+        self.in_flight.borrow_mut().remove(&consumer);
     }
 
     /// The engine ended a consumer (its queue was deleted).
@@ -376,6 +381,13 @@ struct Session {
     /// without waiting for the client (a consumer that only receives sends nothing).
     window_given: u64,
     sent_since_window: u64,
+    /// The last `sync_credits` found a bound of ours (not the client's credit) holding the
+    /// engine's credit or window down: settlements and pre-settled deliveries sent must
+    /// look again.
+    credit_capped: bool,
+    /// `sync_credits`' buffers, kept from pass to pass.
+    scratch_links: Vec<(ConsumerId, u64, u64, u64)>,
+    scratch_plan: Vec<(ConsumerId, CreditChange)>,
     /// Accepted deliveries not yet removed (BATCHSZ / BATCHINT).
     accepted: Vec<DeliveryToken>,
     batch_due: Option<tokio::time::Instant>,
@@ -478,6 +490,9 @@ pub async fn serve(
         held_bytes: 0,
         window_given: 0,
         sent_since_window: 0,
+        credit_capped: false,
+        scratch_links: Vec::new(),
+        scratch_plan: Vec::new(),
         accepted: Vec::new(),
         batch_due: None,
         relay: HashMap::new(),
@@ -505,10 +520,13 @@ pub async fn serve(
 
 impl Session {
     async fn run(&mut self, stream: TcpStream) {
-        let (rd, mut wr) = stream.into_split();
-        // Allocated when bytes arrive and released once they are all used, so a
-        // connection that is idle holds no read buffer.
+        let (mut rd, mut wr) = stream.into_split();
+        // Its room follows what the reads bring (twice the last read, from READ_AT_LEAST
+        // to READ_BUFFER), never what a frame header claims: an idle connection keeps a
+        // few KiB, a busy one reads 64 KiB at a time, and it is not allocated anew for
+        // every read.
         let mut input = BytesMut::new();
+        let mut last_read = 0usize;
         // The connection's timer (heartbeats, BATCHINT, the handshake and partial-frame
         // deadlines) and the deadline it is set to, if any.
         let timer = tokio::time::sleep_until(tokio::time::Instant::now());
@@ -587,33 +605,25 @@ impl Session {
             let reading = self.deferred.is_empty()
                 || self.deferred_bytes() as u64 <= self.limits.amqp_max_incomplete_bytes;
             self.shared.busy.set(false);
+            let room = last_read
+                .saturating_mul(2)
+                .clamp(READ_AT_LEAST, READ_BUFFER);
+            if reading && input.capacity() - input.len() < room / 2 {
+                // A frame larger than the room doubles it (what arrived, not what the
+                // header claims).
+                input.reserve(room.max(input.len()));
+            }
             tokio::select! {
-                r = rd.readable(), if reading => {
-                    if r.is_err() {
-                        return;
-                    }
-                    if input.capacity() - input.len() < READ_AT_LEAST {
-                        // Room grows with what arrived (a frame's bytes double it), never
-                        // with what a frame header claims.
-                        input.reserve(input.len().max(READ_BUFFER));
-                    }
-                    match rd.try_read_buf(&mut input) {
-                        Ok(0) => return,
-                        Ok(n) => {
-                            self.shared.busy.set(true);
-                            Counters::add(&self.shared.counters.bytes_received, n as u64);
-                            Counters::add(&self.shared.channel_counters.bytes_received, n as u64);
-                            self.receive(&mut input);
-                            self.partial_since =
-                                (!input.is_empty()).then(tokio::time::Instant::now);
-                            self.server.memory.note_buffer(trim_input(&mut input));
-                        }
-                        // Readiness is reported once more after a read (and for a new
-                        // socket) with nothing to read: the room made is not kept.
-                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                            self.server.memory.note_buffer(trim_input(&mut input));
-                        }
-                        Err(_) => return,
+                r = rd.read_buf(&mut input), if reading => match r {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => {
+                        self.shared.busy.set(true);
+                        last_read = n;
+                        Counters::add(&self.shared.counters.bytes_received, n as u64);
+                        Counters::add(&self.shared.channel_counters.bytes_received, n as u64);
+                        self.receive(&mut input);
+                        self.partial_since = (!input.is_empty()).then(tokio::time::Instant::now);
+                        self.server.memory.note_buffer(trim_input(&mut input));
                     }
                 },
                 _ = self.shared.wake.notified() => {}
@@ -656,6 +666,22 @@ impl Session {
         let mut at = 0;
         let mut result = true;
         while at < out.len() {
+            // Most writes go at once: the timer is armed only when the socket is full.
+            match wr.try_write(&out[at..]) {
+                Ok(n) if n > 0 => {
+                    at += n;
+                    continue;
+                }
+                Ok(_) => {
+                    result = false;
+                    break;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                Err(_) => {
+                    result = false;
+                    break;
+                }
+            }
             match tokio::time::timeout(timeout, wr.write(&out[at..])).await {
                 Ok(Ok(n)) if n > 0 => at += n,
                 Ok(_) => {
@@ -1111,20 +1137,23 @@ impl Session {
         let blocked = pending_output >= self.limits.amqp_output_buffer;
         // Each outbound link: its consumer, the link credit, deliveries held unsettled
         // and deliveries on their way.
-        let links: Vec<(ConsumerId, u64, u64, u64)> = self
-            .links
-            .iter()
-            .filter_map(|(link, l)| match l {
-                Link::Outbound { consumer, held, .. } => Some((
-                    *consumer,
-                    u64::from(self.amqp.credit(*link)),
-                    u64::from(*held),
-                    u64::from(self.shared.in_flight(*consumer)),
-                )),
-                Link::Inbound { .. } => None,
-            })
-            .collect();
+        // Buffers kept from pass to pass: this runs for most messages.
+        let mut links = std::mem::take(&mut self.scratch_links);
+        let mut plan = std::mem::take(&mut self.scratch_plan);
+        links.clear();
+        plan.clear();
+        links.extend(self.links.iter().filter_map(|(link, l)| match l {
+            Link::Outbound { consumer, held, .. } => Some((
+                *consumer,
+                u64::from(self.amqp.credit(*link)),
+                u64::from(*held),
+                u64::from(self.shared.in_flight(*consumer)),
+            )),
+            Link::Inbound { .. } => None,
+        }));
         if links.is_empty() {
+            self.scratch_links = links;
+            self.scratch_plan = plan;
             return;
         }
         // The byte bounds, shared by the links as their consumers' windows: credit given
@@ -1143,8 +1172,8 @@ impl Session {
         // Decided on a look at the engine: most passes change nothing and make no engine
         // call (a settlement rarely frees credit the link's own credit does not bind).
         let as_u32 = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
-        let mut plan: Vec<(ConsumerId, CreditChange)> = Vec::new();
         let mut wants_more = false;
+        let mut capped = false;
         {
             let engine = self.server.engine.borrow();
             let credit = |c| u64::from(engine.credit(conn, c).unwrap_or(0));
@@ -1161,14 +1190,22 @@ impl Session {
             };
             self.window_given = window;
             self.sent_since_window = 0;
+            // Windows move only by a step of some size (or from zero): deliveries and
+            // settlements move them a message at a time, and an engine call for each
+            // would cost more than the bound saves. Stale by a step at most.
+            let step = self.limits.amqp_output_buffer / 8;
             for (consumer, link_credit, held, on_way) in &links {
-                if engine.window(conn, *consumer).ok() != Some(window) {
+                let current = engine.window(conn, *consumer).unwrap_or(u64::MAX);
+                if (current == 0 && window > 0) || current.abs_diff(window) > step {
                     plan.push((*consumer, CreditChange::Window(window)));
                 }
                 let current = credit(*consumer);
                 let wanted = link_credit
                     .saturating_sub(*on_way)
                     .min(per_link.saturating_sub(held + on_way));
+                // A bound of ours, not the client's credit, keeps the engine's credit down:
+                // settlements and deliveries sent may then let more go.
+                capped |= wanted < link_credit.saturating_sub(*on_way);
                 if current + on_way > *link_credit {
                     // The client lowered the link's credit: the engine keeps no more.
                     let keep = wanted.min(current);
@@ -1176,6 +1213,7 @@ impl Session {
                     committed -= current - keep;
                 } else if wanted > current {
                     let add = (wanted - current).min(per_conn.saturating_sub(committed));
+                    capped |= add < wanted - current;
                     if blocked {
                         wants_more = true;
                     } else if add > 0 {
@@ -1188,13 +1226,18 @@ impl Session {
             // A window spent while output waits or unsettled bytes are at their bound is
             // opened again once output drains (the client settling checks anyway).
             wants_more |= blocked;
+            // Byte room below half its bound: settlements widen the windows.
+            capped |= byte_room < self.limits.amqp_output_buffer / 2;
         }
         self.credit_blocked = wants_more;
+        self.credit_capped = capped;
+        self.scratch_links = links;
         if plan.is_empty() {
+            self.scratch_plan = plan;
             return;
         }
         self.server.with_engine(|e, now, fx| {
-            for (consumer, change) in plan {
+            for (consumer, change) in plan.drain(..) {
                 match change {
                     CreditChange::Window(bytes) => {
                         let _ = e.set_window(conn, consumer, bytes, now, fx);
@@ -1211,6 +1254,7 @@ impl Session {
                 }
             }
         });
+        self.scratch_plan = plan;
     }
 
     /// Tops up the consumers' credit (first, so a drain sees what it delivers), then
@@ -1607,8 +1651,9 @@ impl Session {
                 }
             }
         }
-        // Settled deliveries make room for more.
-        self.credit_check = true;
+        // Settled deliveries make room for more, if a bound of ours held credit back
+        // (most clients' own credit binds first: their next flow brings more).
+        self.credit_check |= self.credit_capped;
         if !others.is_empty() {
             let _ = self
                 .server
@@ -1665,6 +1710,7 @@ impl Session {
                 // returned with the unsettled ones.
                 self.flush_accepts();
                 self.consumers.remove(&consumer);
+                self.shared.forget_consumer(consumer);
                 self.forget_deliveries(link);
                 if let Some(conn) = self.conn {
                     let _ = self.server.with_engine(|e, now, fx| {
@@ -1738,6 +1784,7 @@ impl Session {
                     self.send_delivery(consumer, token, message, now);
                 }
                 Action::Cancelled { consumer, reason } => {
+                    self.shared.forget_consumer(consumer);
                     if let Some(link) = self.consumers.remove(&consumer) {
                         if let Some(Link::Outbound { hobj, .. }) = self.links.remove(&link) {
                             self.close_handle(hobj);
@@ -1827,8 +1874,9 @@ impl Session {
                         *held += 1;
                     }
                 } else {
-                    // A pre-settled delivery sent frees its place for the next.
-                    self.credit_check = true;
+                    // A pre-settled delivery sent frees its place for the next, if a
+                    // bound of ours held credit back.
+                    self.credit_check |= self.credit_capped;
                 }
                 for c in [&self.shared.counters, &*self.shared.channel_counters] {
                     Counters::add(&c.messages_sent, 1);
@@ -1900,13 +1948,17 @@ impl Session {
     }
 }
 
-/// Releases the read buffer once every byte in it is used, and moves the start of a
-/// frame still incomplete out of a read buffer much larger than it: an idle connection,
-/// or one stalled in the middle of a frame, holds what it was sent, not 64 KiB.
+/// Gives back a read buffer grown large for a big frame once every byte in it is used,
+/// and moves the start of a frame still incomplete out of a buffer much larger than it: a
+/// connection stalled in the middle of a frame holds what it was sent, not the room a
+/// burst made.
 /// Returns the capacity let go of.
 fn trim_input(input: &mut BytesMut) -> usize {
     let capacity = input.capacity();
     if input.is_empty() {
+        if capacity <= READ_BUFFER {
+            return 0;
+        }
         *input = BytesMut::new();
     } else if capacity > (4 * input.len()).max(8 * 1024) {
         *input = BytesMut::from(&input[..]);
