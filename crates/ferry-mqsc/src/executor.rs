@@ -638,7 +638,14 @@ fn display_queue(
     display(blocks, selection, &["QUEUE", "TYPE"], MsgId::DisplayQueue)
 }
 
-/// Filters and prints objects (each a field list); none at all is "not found".
+/// The most bytes of output one command answers: a DISPLAY of every queue of a queue
+/// manager with 100,000 must neither hold the queue manager's thread for seconds nor make
+/// an answer larger than a frame (the connection would break). MQ sends such answers in
+/// many messages; Ferry's command server answers in one, cut here with FRY9006E.
+pub const MAX_COMMAND_OUTPUT: usize = 1 << 20;
+
+/// Filters and prints objects (each a field list); none at all is "not found". Stops at
+/// [`MAX_COMMAND_OUTPUT`], saying how many objects were shown.
 fn display(
     blocks: Vec<Vec<Field>>,
     selection: &Selection,
@@ -648,16 +655,28 @@ fn display(
     if blocks.is_empty() {
         return CommandResult::failed(MsgId::ObjectNotFound, &[&selection.name.text()]);
     }
+    let total = blocks.len();
     let mut lines = Vec::new();
-    for fields in blocks {
+    let mut bytes = 0usize;
+    for (shown_so_far, fields) in blocks.into_iter().enumerate() {
         if !selection.filter.as_ref().is_none_or(|f| passes(&fields, f)) {
             continue;
+        }
+        if bytes > MAX_COMMAND_OUTPUT {
+            lines.push(MsgId::OutputCut.render(&[
+                &shown_so_far.to_string(),
+                &total.to_string(),
+                &MAX_COMMAND_OUTPUT.to_string(),
+            ]));
+            return CommandResult { ok: false, lines };
         }
         let shown: Vec<Field> = fields
             .into_iter()
             .filter(|f| always.contains(&f.keyword) || selection.request.wants(f.keyword))
             .collect();
-        lines.extend(render_block(header, &shown));
+        let block = render_block(header, &shown);
+        bytes += block.iter().map(|l| l.len() + 1).sum::<usize>();
+        lines.extend(block);
     }
     CommandResult { ok: true, lines }
 }

@@ -25,7 +25,7 @@ pub mod testing;
 
 pub use command::Command;
 pub use error::{ParseError, ParseErrorKind};
-pub use executor::{execute, CommandResult};
+pub use executor::{execute, CommandResult, MAX_COMMAND_OUTPUT};
 pub use messages::{MsgId, MESSAGES};
 pub use parser::{parse_command, MAX_COMMAND_LENGTH};
 pub use script::{

@@ -155,6 +155,8 @@ messages! {
     ChannelNotStartable = Some(9004), Error, "Channel {0} is a {1} channel: it runs when a client connects through a listener, so it cannot be started or stopped.";
     /// START CHANNEL of a channel with SSLCIPH set: Ferry has no TLS yet.
     TlsNotSupported = Some(9005), Error, "Channel {0} has SSLCIPH({1}) but Ferry does not support TLS yet; set SSLCIPH(' ') to start it without TLS.";
+    /// A DISPLAY whose answer would pass MAX_COMMAND_OUTPUT: what was shown, and why not more.
+    OutputCut = Some(9006), Error, "The output was cut after {0} of {1} objects: one command answers at most {2} bytes. Name fewer objects (a more specific generic name) or fewer attributes.";
     /// The reason for a syntax error (follows FRY8405I and the segment).
     SyntaxDetail = Some(9405), Error, "{0}.";
     /// STOP CHANNEL of a channel that is not running.

@@ -585,3 +585,30 @@ fn display_of_one_queue_does_not_list_them_all() {
     );
     assert_eq!(t.queues_listed.get(), 1);
 }
+
+#[test]
+fn a_display_of_thousands_of_objects_is_cut_at_the_output_bound() {
+    let mut t = target();
+    let descr = "d".repeat(64);
+    for i in 0..3_000 {
+        ok(
+            &mut t,
+            &format!("DEFINE QLOCAL(BULK.Q{i:05}) DESCR('{descr}')"),
+        );
+    }
+    let lines = fails(&mut t, "DISPLAY QLOCAL(BULK.*) ALL");
+    let bytes: usize = lines.iter().map(|l| l.len() + 1).sum();
+    assert!(
+        bytes < ferry_mqsc::MAX_COMMAND_OUTPUT + 16 * 1024,
+        "{bytes} bytes of output"
+    );
+    let last = lines.last().expect("a last line");
+    assert!(
+        last.starts_with("FRY9006E: The output was cut after ")
+            && last.contains(" of 3000 objects"),
+        "{last}"
+    );
+    // A narrower DISPLAY answers whole.
+    let few = ok(&mut t, "DISPLAY QLOCAL(BULK.Q0001*) MAXDEPTH");
+    assert_eq!(few.iter().filter(|l| l.contains("QUEUE(BULK.")).count(), 10);
+}

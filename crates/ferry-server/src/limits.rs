@@ -225,6 +225,13 @@ pub const FIXED: &[FixedLimit] = &[
         what: "One MQSC command, continuation lines joined, where commands are read: by `ferry mqsc` (a longer input line is read to its end, only its beginning kept) and by the command server (from any connection, the bindings socket or TCP).",
         when_hit: "A syntax error: FRY8405I with the command's beginning, then FRY9405E \"the command is longer than 32762 bytes, the most an MQSC command may have (MQRCCF_COMMAND_LENGTH_ERROR)\"; the commands after it run.",
     },
+    FixedLimit {
+        name: "MQSC answer length",
+        value: ferry_mqsc::MAX_COMMAND_OUTPUT as u64,
+        unit: "bytes",
+        what: "The output of one MQSC command (a DISPLAY of every queue of a queue manager with 100,000), rendered on the queue manager's thread and answered in one frame.",
+        when_hit: "The DISPLAY stops there and ends with FRY9006E, saying how many objects it showed; the command counts as failed.",
+    },
 ];
 
 /// A limit MQ administrators already set, with the object or stanza that holds it.
