@@ -113,7 +113,7 @@ limits! {
     /// Seconds a connection may go silent in the middle of a frame.
     partial_frame_timeout_secs = "PartialFrameTimeout", 30, 1, 3_600, "seconds",
         "Time a client may send nothing while a frame it started is incomplete (a slowloris that sends a header and stops).",
-        "The socket is closed (native: close notice 2009 and FRY9271E; AMQP: FRY9504E), once per SuppressInterval.";
+        "The socket is closed (native: close notice 2009 and FRY9271E; AMQP: close with amqp:resource-limit-exceeded and FRY9505E); the error log suppresses repeats per SuppressInterval.";
 
     // ---- Native protocol (MQ clients) -------------------------------------------------
     /// Bytes of replies a native socket may have waiting to be sent before its requests
