@@ -862,3 +862,31 @@ async fn maxfsize_bounds_a_queue_and_shows_in_display_and_qstatus() {
     let (n, e) = failed.expect("20 MB hold five 4 MiB messages, not six");
     assert_eq!((n, e.reason), (5, ReasonCode::QSpaceNotAvailable), "{e}");
 }
+
+/// STOP then START of a listener or an AMQP channel in one script (ferry mqsc sends
+/// commands ahead of their answers): the port is free again at once, not only once the
+/// stopped accept task has been dropped.
+#[test]
+fn a_stop_then_start_in_one_script_rebinds_the_port() {
+    let qm = start("MQSC.RESTART");
+    let port = free_port();
+    mqsc_ok(
+        &qm,
+        &format!("DEFINE LISTENER(APP.LSTR) TRPTYPE(TCP) PORT({port}) CONTROL(MANUAL)"),
+    );
+    let mut script = String::from("START LISTENER(APP.LSTR)\n");
+    for _ in 0..20 {
+        script.push_str(
+            "STOP LISTENER(APP.LSTR)\nSTART LISTENER(APP.LSTR)\n\
+             STOP CHANNEL(SYSTEM.DEF.AMQP)\nSTART CHANNEL(SYSTEM.DEF.AMQP)\n",
+        );
+    }
+    let out = qm.mqsc(&script);
+    assert!(
+        out.status.success(),
+        "every start found its port free: {}",
+        stdout(&out)
+    );
+    std::net::TcpStream::connect(("127.0.0.1", port)).expect("the listener listens");
+    std::net::TcpStream::connect(("127.0.0.1", qm.amqp_port())).expect("the channel listens");
+}

@@ -11,6 +11,49 @@ use crate::messages;
 use ferry_objects::AdminError;
 use std::rc::Rc;
 
+/// A listening socket's accept task, and the way to stop it at once.
+///
+/// Aborting the task closes its socket only when the runtime next drops the task, so a
+/// START that follows a STOP in the same batch of commands (`ferry mqsc` sends several
+/// ahead) found the port still bound. Stopping shuts the listening socket down first,
+/// through a duplicate of its descriptor: it stops listening at once, and as every
+/// listening socket Ferry makes has SO_REUSEADDR, the port can be bound again straight
+/// away.
+pub struct AcceptTask {
+    abort: tokio::task::AbortHandle,
+    socket: Option<std::os::fd::OwnedFd>,
+}
+
+impl AcceptTask {
+    /// Runs the accept loop `accept` makes of `listener` as a task.
+    pub fn spawn<L, F>(listener: L, accept: impl FnOnce(L) -> F) -> Self
+    where
+        L: std::os::fd::AsFd,
+        F: std::future::Future<Output = ()> + 'static,
+    {
+        // Without the duplicate (out of descriptors), a stop falls back to the abort.
+        let socket = listener.as_fd().try_clone_to_owned().ok();
+        let task = tokio::task::spawn_local(accept(listener));
+        AcceptTask {
+            abort: task.abort_handle(),
+            socket,
+        }
+    }
+
+    /// Stops accepting now and ends the task.
+    pub fn stop(self) {
+        if let Some(socket) = &self.socket {
+            use std::os::fd::AsRawFd;
+            // SAFETY: shutdown on a socket descriptor we own (a duplicate of the
+            // listener's); it only changes the socket's state.
+            unsafe {
+                libc::shutdown(socket.as_raw_fd(), libc::SHUT_RDWR);
+            }
+        }
+        self.abort.abort();
+    }
+}
+
 /// Starts listener `name` (its definition must exist and it must not be running).
 pub fn start(server: &Rc<Server>, name: &str) -> Result<(), AdminError> {
     let def = server
@@ -50,14 +93,14 @@ pub fn start(server: &Rc<Server>, name: &str) -> Result<(), AdminError> {
     let listener = tokio::net::TcpListener::from_std(std_listener)
         .map_err(|e| AdminError::Invalid(e.to_string()))?;
     let keep_alive = server.ini.tcp.keep_alive;
-    let task = tokio::task::spawn_local(accept_tcp(server.clone(), listener, keep_alive));
+    let accept = AcceptTask::spawn(listener, |l| accept_tcp(server.clone(), l, keep_alive));
     server.listeners.borrow_mut().insert(
         name.to_string(),
         RunningListener {
             port: bound_port,
             ip_address: ip,
             started_ms: clock::now().0,
-            abort: task.abort_handle(),
+            accept,
         },
     );
     server
@@ -78,7 +121,7 @@ pub fn stop(server: &Rc<Server>, name: &str) -> Result<(), AdminError> {
     let running = server.listeners.borrow_mut().remove(name);
     match running {
         Some(l) => {
-            l.abort.abort();
+            l.accept.stop();
             server
                 .error_log
                 .borrow_mut()

@@ -387,7 +387,7 @@ async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
     catalogue_task.abort();
     bindings_task.abort();
     for (_, l) in std::mem::take(&mut *server.listeners.borrow_mut()) {
-        l.abort.abort();
+        l.accept.stop();
     }
     Ok(())
 }

@@ -115,7 +115,7 @@ pub struct RunningListener {
     /// When it started, ms since epoch.
     pub started_ms: u64,
     /// Stops its accept loop.
-    pub abort: tokio::task::AbortHandle,
+    pub accept: super::listeners::AcceptTask,
 }
 
 /// A unit of work in flight whose persistent messages take this fraction of the log's

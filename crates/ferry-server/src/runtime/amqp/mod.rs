@@ -101,8 +101,8 @@ pub struct AmqpChannel {
     pub started_ms: u64,
     /// Listening now (false after STOP CHANNEL).
     pub running: bool,
-    /// Stops the accept loop.
-    abort: Option<tokio::task::AbortHandle>,
+    /// Stops the accept loop (and listening, at once).
+    accept: Option<super::listeners::AcceptTask>,
     /// Totals of the channel's connections.
     pub counters: Rc<Counters>,
     /// Its connections (closed ones drop out).
@@ -175,20 +175,22 @@ pub fn start(server: &Rc<Server>, name: &str) -> Result<(), AdminError> {
         tokio::net::TcpListener::from_std(std_listener).map_err(|e| fail(e.to_string()))?;
     let counters = Rc::new(Counters::default());
     let connections = Rc::new(RefCell::new(Vec::new()));
-    let task = tokio::task::spawn_local(accept(
-        server.clone(),
-        listener,
-        name.to_string(),
-        counters.clone(),
-        connections.clone(),
-    ));
+    let task = super::listeners::AcceptTask::spawn(listener, |l| {
+        accept(
+            server.clone(),
+            l,
+            name.to_string(),
+            counters.clone(),
+            connections.clone(),
+        )
+    });
     server.amqp_channels.borrow_mut().insert(
         name.to_string(),
         AmqpChannel {
             port: bound,
             started_ms: clock::now().0,
             running: true,
-            abort: Some(task.abort_handle()),
+            accept: Some(task),
             counters,
             connections,
         },
@@ -215,8 +217,8 @@ pub fn stop(server: &Rc<Server>, name: &str, mode: StopMode) -> Result<(), Admin
             });
         };
         c.running = false;
-        if let Some(a) = c.abort.take() {
-            a.abort();
+        if let Some(a) = c.accept.take() {
+            a.stop();
         }
         c.live()
     };
@@ -259,8 +261,8 @@ pub fn stop_all(server: &Rc<Server>, why: &str) {
             .filter(|(_, c)| c.running)
             .map(|(n, c)| {
                 c.running = false;
-                if let Some(a) = c.abort.take() {
-                    a.abort();
+                if let Some(a) = c.accept.take() {
+                    a.stop();
                 }
                 (n.clone(), c.live())
             })
