@@ -231,11 +231,24 @@ impl Setup {
         self
     }
 
-    /// Allows `n` native client sockets (qm.ini MaxChannels and MaxActiveChannels), for
-    /// probes whose hostile sockets are connected channels: MaxChannels is not what they
-    /// probe, and the good clients' fresh connections must not be refused for it.
+    /// Allows `n` native client sockets (qm.ini MaxChannels and MaxActiveChannels, and
+    /// the SVRCONN channel's MAXINST and MAXINSTC), for probes whose hostile sockets are
+    /// connected channels: those limits are not what they probe, and the good clients'
+    /// fresh connections must not be refused for them.
     pub fn max_channels(self, n: u64) -> Setup {
-        self.ini("MaxChannels", n).ini("MaxActiveChannels", n)
+        self.ini("MaxChannels", n)
+            .ini("MaxActiveChannels", n)
+            .mqsc(&format!(
+                "ALTER CHANNEL(SYSTEM.DEF.SVRCONN) CHLTYPE(SVRCONN) MAXINST({n}) MAXINSTC({n})"
+            ))
+    }
+
+    /// Allows `n` connections on the AMQP channel (its MAXINST and MAXINSTC), for probes
+    /// that open more than its default of 1000: MAXINST is not what they probe.
+    pub fn amqp_instances(self, n: u64) -> Setup {
+        self.mqsc(&format!(
+            "ALTER CHANNEL(SYSTEM.DEF.AMQP) CHLTYPE(AMQP) MAXINST({n}) MAXINSTC({n})"
+        ))
     }
 
     /// An MQSC command run once the server is up.
