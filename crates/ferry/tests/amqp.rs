@@ -910,41 +910,6 @@ fn a_receiver_gets_bodies_left_in_the_queue_file() {
 // ---- Hostile clients (issue 18): each test below is one way a client could take the
 // service away from everyone else, and what the queue manager does about it. ----
 
-/// Creates and starts `name` with keys of qm.ini's `Limits:` stanza set: created,
-/// stopped, qm.ini edited, started again.
-fn start_with_limits(name: &str, limits: &[(&str, &str)]) -> TestQueueManager {
-    let mut qm = start(name);
-    stop_qm(&mut qm);
-    let path = qm.qm_dir().join("qm.ini");
-    let ini = std::fs::read_to_string(&path).expect("qm.ini");
-    let ours = |line: &str| {
-        limits
-            .iter()
-            .any(|(k, _)| line.trim_start().starts_with(&format!("{k}=")))
-    };
-    let mut text = String::new();
-    let mut placed = false;
-    for line in ini.lines().filter(|l| !ours(l)) {
-        text.push_str(line);
-        text.push('\n');
-        if line.trim() == "Limits:" {
-            for (k, v) in limits {
-                text.push_str(&format!("   {k}={v}\n"));
-            }
-            placed = true;
-        }
-    }
-    if !placed {
-        text.push_str("Limits:\n");
-        for (k, v) in limits {
-            text.push_str(&format!("   {k}={v}\n"));
-        }
-    }
-    std::fs::write(&path, text).expect("write qm.ini");
-    qm.launch();
-    qm
-}
-
 /// The server process's resident set size in bytes.
 fn rss_bytes(qm: &TestQueueManager) -> u64 {
     let pid = qm.pid().expect("the test started the server");
@@ -1313,6 +1278,20 @@ fn a_handle_or_channel_above_the_maximum_closes_with_framing_error() {
     );
 }
 
+/// Puts `n` + 1 messages of 10 KiB on queue Q over AMQP: `n` pre-settled, then one
+/// unsettled whose outcome says they are all there.
+fn fill_with_10_kib_messages(qm: &TestQueueManager, container: &str, n: i64) {
+    let mut p = AmqpTestClient::connect(qm, container);
+    let sender = p.attach_sender("Q");
+    let body = "b".repeat(10 * 1024);
+    for _ in 0..n {
+        p.send_settled(sender, &data_message(&body, false));
+    }
+    let id = p.send(sender, &data_message(&body, false));
+    assert_eq!(p.outcome(id), Some(DeliveryState::Accepted));
+    p.close();
+}
+
 /// A begin frame for a session the state machine does not know of (sent raw on any
 /// channel).
 fn a_begin() -> ferry_amqp::Begin {
@@ -1583,17 +1562,7 @@ fn a_client_that_does_not_read_stops_its_deliveries() {
     let qm = start_with_limits("AMQP.NOREAD", &[("AmqpMaxUnsettledPerLink", "50")]);
     mqsc_ok(&qm, "DEFINE QLOCAL(Q) MAXDEPTH(100000)");
     let n = 3000;
-    {
-        let mut p = AmqpTestClient::connect(&qm, "itest-noread-producer");
-        let sender = p.attach_sender("Q");
-        let body = "b".repeat(10 * 1024);
-        for _ in 0..n {
-            p.send_settled(sender, &data_message(&body, false));
-        }
-        let id = p.send(sender, &data_message(&body, false));
-        assert_eq!(p.outcome(id), Some(DeliveryState::Accepted));
-        p.close();
-    }
+    fill_with_10_kib_messages(&qm, "itest-noread-producer", n);
     assert_eq!(qstatus_depth(&qm, "Q"), n + 1);
     let mut c = AmqpTestClient::connect(&qm, "itest-noread");
     small_receive_buffer(&c.stream);
@@ -1785,17 +1754,7 @@ fn a_client_that_stops_reading_is_closed_after_the_send_timeout() {
     let qm = start_with_limits("AMQP.SENDTIMEOUT", &[("AmqpSendTimeout", "2")]);
     mqsc_ok(&qm, "DEFINE QLOCAL(Q) MAXDEPTH(100000)");
     let n = 2000;
-    {
-        let mut p = AmqpTestClient::connect(&qm, "itest-st-producer");
-        let sender = p.attach_sender("Q");
-        let body = "b".repeat(10 * 1024);
-        for _ in 0..n {
-            p.send_settled(sender, &data_message(&body, false));
-        }
-        let id = p.send(sender, &data_message(&body, false));
-        assert_eq!(p.outcome(id), Some(DeliveryState::Accepted));
-        p.close();
-    }
+    fill_with_10_kib_messages(&qm, "itest-st-producer", n);
     let mut c = AmqpTestClient::connect(&qm, "itest-st");
     small_receive_buffer(&c.stream);
     c.attach_receiver("Q", 0x7fff_ffff);

@@ -20,34 +20,6 @@ use ferry_wire::{ClientHello, CloseNotice, Reply, Request, ServerHello, Verb};
 use std::io::{Read, Write};
 use std::time::{Duration, Instant};
 
-/// Creates and starts `name`, then restarts it with `settings` (qm.ini `Key=value` lines
-/// that `ferry create` wrote, e.g. the `Limits:` stanza's HandshakeTimeout).
-fn start_with_ini(name: &str, settings: &[(&str, &str)]) -> TestQueueManager {
-    let mut qm = start(name);
-    stop_qm(&mut qm);
-    let path = qm.qm_dir().join("qm.ini");
-    let mut ini = std::fs::read_to_string(&path).expect("qm.ini");
-    for (key, value) in settings {
-        let prefix = format!("   {key}=");
-        assert!(ini.contains(&prefix), "qm.ini has no {key}: {ini}");
-        ini = ini
-            .lines()
-            .map(|l| {
-                if l.starts_with(&prefix) {
-                    format!("{prefix}{value}")
-                } else {
-                    l.to_string()
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
-            + "\n";
-    }
-    std::fs::write(&path, ini).expect("write qm.ini");
-    qm.launch();
-    qm
-}
-
 /// The queue manager's resident memory (VmRSS) in KiB.
 fn rss_kib(qm: &TestQueueManager) -> u64 {
     let pid = qm.pid().expect("running");
@@ -164,7 +136,7 @@ async fn the_rust_client_works_with_the_interval_the_server_insists_on() {
 
 #[test]
 fn sockets_that_only_say_hello_are_closed_and_no_longer_lock_out_good_clients() {
-    let qm = start_with_ini("NL.HELLO", &[("HandshakeTimeout", "2")]);
+    let qm = start_with_limits("NL.HELLO", &[("HandshakeTimeout", "2")]);
     let began = Instant::now();
     // MaxChannels(100) sockets that send the hello and nothing more.
     let mut idle: Vec<Raw> = (0..100)
@@ -212,7 +184,7 @@ fn sockets_that_only_say_hello_are_closed_and_no_longer_lock_out_good_clients() 
 
 #[test]
 fn a_socket_that_sends_nothing_or_half_a_hello_is_closed_after_the_handshake_timeout() {
-    let qm = start_with_ini("NL.SILENT", &[("HandshakeTimeout", "2")]);
+    let qm = start_with_limits("NL.SILENT", &[("HandshakeTimeout", "2")]);
     let half = hello_bytes(0, 10);
     for sent in [&[][..], &half[..half.len() / 2]] {
         let mut s = tcp(&qm, Duration::from_secs(20));
@@ -235,7 +207,7 @@ fn a_socket_that_sends_nothing_or_half_a_hello_is_closed_after_the_handshake_tim
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_frame_stalled_midway_is_closed_after_the_partial_frame_timeout() {
-    let qm = start_with_ini("NL.PARTIAL", &[("PartialFrameTimeout", "2")]);
+    let qm = start_with_limits("NL.PARTIAL", &[("PartialFrameTimeout", "2")]);
     mqsc_ok(&qm, "DEFINE QLOCAL(Q)");
     let mut r = Raw::tcp(&qm);
     r.hello("SYSTEM.DEF.SVRCONN", 0);
@@ -447,7 +419,7 @@ async fn every_svrconn_socket_shows_in_display_chstatus() {
 
 #[test]
 fn idle_sockets_hold_little_memory() {
-    let qm = start_with_ini("NL.RSS", &[("MaxChannels", "1000")]);
+    let qm = start_with_ini("NL.RSS", &[("Channels", "MaxChannels", "1000")]);
     const SOCKETS: u64 = 400;
     // One socket first: the one-off costs (task machinery, first engine connection) are
     // not per socket.

@@ -40,6 +40,24 @@ pub fn start(name: &str) -> TestQueueManager {
     TestQueueManager::start(bin(), name)
 }
 
+/// Creates queue manager `name`, sets `settings` (stanza, key, value) in its qm.ini, then
+/// starts it: the first start already runs with them.
+pub fn start_with_ini(name: &str, settings: &[(&str, &str, &str)]) -> TestQueueManager {
+    let mut qm = TestQueueManager::create_with(bin(), name, &[]);
+    for (stanza, key, value) in settings {
+        qm.set_ini(stanza, key, value);
+    }
+    qm.launch();
+    qm
+}
+
+/// [`start_with_ini`] for keys of the `Limits:` stanza (docs/operations.md).
+pub fn start_with_limits(name: &str, limits: &[(&str, &str)]) -> TestQueueManager {
+    let settings: Vec<(&str, &str, &str)> =
+        limits.iter().map(|(k, v)| ("Limits", *k, *v)).collect();
+    start_with_ini(name, &settings)
+}
+
 /// Stops `qm` with `ferry stop` (controlled) and waits for a clean exit.
 pub fn stop_qm(qm: &mut TestQueueManager) {
     let out = qm.ferry(&["stop", qm.name()]);
