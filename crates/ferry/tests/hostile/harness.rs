@@ -131,9 +131,24 @@ pub fn rss_kib(pid: i32) -> Option<u64> {
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
-/// The server's open file descriptors, if it still runs.
+/// The server's open file descriptors other than its queue files, if it still runs.
+///
+/// Queue files follow what is stored on the queues (a probe that leaves messages behind
+/// says so with `retains`), not the connections: a receiver that never reads makes the
+/// queue spill into more of them, and they stay open after the connection is gone. What
+/// the probes judge is what connections hold: sockets, timers, logs.
 pub fn fd_count(pid: i32) -> Option<usize> {
-    Some(std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?.count())
+    let entries = std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?;
+    Some(
+        entries
+            .flatten()
+            .filter(|e| {
+                std::fs::read_link(e.path())
+                    .map(|t| !t.to_string_lossy().contains("/queues/"))
+                    .unwrap_or(true)
+            })
+            .count(),
+    )
 }
 
 /// Raises this process's soft descriptor limit to its hard limit (the probes hold
