@@ -26,7 +26,7 @@ out="${OUT:-bench/results/$(date -u +%Y-%m-%d)/amqp}"
 peers=" ${PEERS:-ferry artemis rabbitmq} "
 read -r -a amqp_args <<< "${AMQP_ARGS:-}"
 mkdir -p "$out"
-cargo build --release -p ferry >/dev/null
+cargo build --release --bins >/dev/null
 ferry="$root/target/release/ferry"
 maxn=$(echo "$clients" | tr ',' '\n' | sort -n | tail -1)
 queues=(); for i in $(seq 1 10); do queues+=("REQUEST.$i"); done; queues+=(REPLY)

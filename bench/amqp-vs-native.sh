@@ -22,7 +22,7 @@ secs="${SECS:-5}"
 warmup="${WARMUP:-1}"
 out="${OUT:-bench/results/$(date -u +%Y-%m-%d)/amqp-vs-native}"
 if [ -z "${FERRY:-}" ]; then
-  cargo build --release -p ferry >/dev/null
+  cargo build --release --bins >/dev/null
   FERRY="$root/target/release/ferry"
 fi
 mkdir -p "$out"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Persistent messaging against this machine's ceilings, in one session (issue 3):
-#   - ../shared/tools/limits group_commit: 2 KiB records made durable by one writer thread
+#   - group-commit (bench/yardsticks): 2 KiB records made durable by one writer thread
 #     with P producers (the disk and fdatasync ceiling for the same record size);
 #   - ferry perf rr-cc, 2 KB, non-persistent and persistent, 1/16/64/256 requesters, with the
 #     recovery log's flushes per message and records per flush;
@@ -13,14 +13,12 @@ clients="${CLIENTS:-1,16,64,256}"
 secs="${SECS:-5}"
 out="${OUT:-bench/results/$(date -u +%Y-%m-%d)/persistent}"
 mkdir -p "$out"
-cargo build --release -p ferry >/dev/null
-limits=/work/shared/tools/limits/Cargo.toml
-[ -f "$limits" ] || limits="$root/../shared/tools/limits/Cargo.toml"
-cargo build --release --manifest-path "$limits" --target-dir "$root/target/limits" >/dev/null
+# ferry, the yardsticks, and the harness wherever it lives.
+cargo build --release --bins >/dev/null
 ferry="$root/target/release/ferry"
-echo "== group_commit (2 KiB records, fdatasync, one writer)"
+echo "== group-commit (2 KiB records, fdatasync, one writer)"
 mkdir -p target/benchdir
-"$root/target/limits/release/group_commit" --dir target/benchdir --producers "$clients" \
+"$root/target/release/group-commit" --dir target/benchdir --producers "$clients" \
   --record 2048 --secs 4 | tee "$out/group_commit.txt" | grep -v '^RESULT'
 echo "== rr-cc non-persistent"
 "$ferry" perf rr-cc --clients "$clients" --secs "$secs" --warmup 1 --out "$out/rr-cc" \

@@ -8,7 +8,7 @@
 # manager need the machine's CPUs to themselves.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-cargo build --release -p ferry --manifest-path "$root/Cargo.toml"
+cargo build --release --bins --manifest-path "$root/Cargo.toml"
 out=${OUT:-$root/bench/results/$(date -u +%F)}
 cd "$root"
 exec "$root/target/release/ferry" perf suite standard --out "$out" "$@"
