@@ -239,8 +239,8 @@ pub struct RrArgs {
     /// Protocol (native or AMQP) and the AMQP options.
     #[command(flatten)]
     pub protocol: ProtocolArgs,
-    /// Path of tools/limits' rr_load: run the relay yardstick for every step in the same
-    /// run (RR-CC only).
+    /// Path of the relay yardstick's load generator (`target/release/relay-load`, from
+    /// bench/yardsticks): run it for every step in the same run (RR-CC only).
     #[arg(long, value_name = "RR_LOAD")]
     pub relay_baseline: Option<PathBuf>,
 }
@@ -447,7 +447,7 @@ pub fn check_args(kind: Kind, s: &StepArgs, relay: Option<&Path>) -> Result<(), 
         if !p.is_file() {
             return Err(PerfError::Usage(format!(
                 "--relay-baseline {}: no such file (build it with: cargo build --release \
-                 --manifest-path tools/limits/Cargo.toml --target-dir target/limits)",
+                 -p ferry-yardsticks, then pass target/release/relay-load)",
                 p.display()
             )));
         }

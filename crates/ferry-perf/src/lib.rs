@@ -1,7 +1,8 @@
 //! The performance harness behind `ferry perf`: the reports' workloads against a Ferry
 //! queue manager, measured the way the reports measure them (round trips/s, queue
 //! manager CPU%, latency percentiles), optionally next to this machine's yardstick
-//! measured in the same run (`tools/limits`' relay), so results can be quoted as ratios.
+//! measured in the same run (the relay of `bench/yardsticks`), so results can be quoted as
+//! ratios.
 //!
 //! ```text
 //! ferry perf rr-cc --clients 1,4,16,64 --sizes 2KB,20KB --secs 10 --out results/

@@ -1,5 +1,5 @@
-//! The same-run yardstick: `rr_load --mode relay --spawn-relay mio` from
-//! `tools/limits`, a requester/responder relay that does no queuing at all, run as a
+//! The same-run yardstick: `relay-load --mode relay --spawn-relay mio` from
+//! `bench/yardsticks`, a requester/responder relay that does no queuing at all, run as a
 //! subprocess with the step's requesters, size and durations. Its `RESULT` line gives
 //! the ceiling rate and both processes' CPU per round trip (getrusage, user + system).
 

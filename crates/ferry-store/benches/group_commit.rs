@@ -2,7 +2,7 @@
 //! records/s and flushes per record. Two shapes:
 //!
 //! - `threads`: N OS threads, each appends a record then blocks until it is durable (the shape
-//!   of `/work/shared/tools/limits group_commit`: one wake-up per producer per flush);
+//!   of the `group-commit` yardstick in `bench/yardsticks`: one wake-up per producer per flush);
 //! - `driver`: one thread drives N producers in a closed loop and is woken once per flush (the
 //!   shape a single-threaded server runtime has: no wake-up per record).
 //!
