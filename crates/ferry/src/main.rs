@@ -123,7 +123,7 @@ enum Command {
 /// mimalloc instead of glibc's malloc: the queue manager allocates and frees a few small
 /// buffers per message on one thread, and the AMQP path (more, smaller allocations per
 /// message than the native one) ran ~5% more round trips per second with it at 64
-/// requesters; native and persistent rates were unchanged (docs/performance.md).
+/// requesters; native and persistent rates were unchanged (docs/performance-history.md).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
