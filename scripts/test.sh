@@ -17,6 +17,21 @@ fi
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
 cargo --version
 
+step "no tracked file refers to a path outside the repository"
+# A path into a sibling checkout, into this machine's work directory or into a
+# home directory works on one machine only; scripts and docs use repository-relative paths.
+# The character classes keep this line from matching itself. Allowed on purpose: `~/`
+# (Ferry's documented default data directory is ~/.ferry, the user's own home).
+outside='\.\./shar[e]d|/wor[k]/|/hom[e]/|/User[s]/'
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  if git grep -nIE "$outside" -- .; then
+    echo "the tracked files above refer outside the repository: use repository-relative paths" >&2
+    exit 1
+  fi
+else
+  echo "not a git checkout: skipped"
+fi
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
