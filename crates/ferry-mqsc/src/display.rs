@@ -10,7 +10,7 @@
 //! not in ferry-objects' tables; their one table each is here, read by the parser, the
 //! executor and the docs.
 
-use crate::messages::MsgId;
+use ferry_messages::Message;
 use ferry_objects::status::{
     ChannelClientStatus, ChannelInstanceStatus, ChannelStatus, ConnectionStatus, HandleStatus,
     ListenerStatus, QmgrStatus, QueueStatus, RecoveryLogStatus,
@@ -89,7 +89,7 @@ pub fn attr_field(keyword: &'static str, kind: AttrKind, value: AttrValue) -> Fi
 pub const COLUMN: usize = 40;
 
 /// A header line and the fields in MQ's two-column layout.
-pub fn render_block(header: MsgId, fields: &[Field]) -> Vec<String> {
+pub fn render_block(header: &'static Message, fields: &[Field]) -> Vec<String> {
     let mut lines = vec![header.line()];
     lines.extend(two_columns(fields.iter().map(Field::cell)));
     lines
@@ -856,7 +856,7 @@ mod tests {
             ),
         ];
         assert_eq!(
-            render_block(MsgId::DisplayQueue, &fields),
+            render_block(&ferry_messages::DISPLAY_QUEUE, &fields),
             vec![
                 "FRY8409I: Display Queue details.",
                 "   QUEUE(APP.Q)                            TYPE(QLOCAL)",

@@ -16,8 +16,8 @@ use crate::display::{
     QMSTATUS_FIELDS, QSTATUS_HANDLE_FIELDS, QSTATUS_QUEUE_FIELDS, QUEUE_LIVE_FIELDS,
 };
 use crate::error::ParseError;
-use crate::messages::MsgId;
 use crate::target::AdminTarget;
+use ferry_messages::{self as messages, Message};
 use ferry_objects::channel::{ChannelType, StopMode};
 use ferry_objects::queue::{DefinitionType, QueueType};
 use ferry_objects::{
@@ -36,17 +36,19 @@ pub struct CommandResult {
 }
 
 impl CommandResult {
-    fn done(id: MsgId) -> Self {
+    fn done(id: &'static Message) -> Self {
         CommandResult {
             ok: true,
             lines: vec![id.line()],
         }
     }
 
-    fn failed(id: MsgId, args: &[&str]) -> Self {
+    fn failed(id: &'static Message, args: &[&str]) -> Self {
+        let inserts: Vec<&dyn std::fmt::Display> =
+            args.iter().map(|a| a as &dyn std::fmt::Display).collect();
         CommandResult {
             ok: false,
-            lines: vec![id.render(args)],
+            lines: vec![id.format(&inserts)],
         }
     }
 
@@ -55,9 +57,9 @@ impl CommandResult {
         CommandResult {
             ok: false,
             lines: vec![
-                MsgId::SyntaxError.line(),
+                messages::SYNTAX_ERROR.line(),
                 err.segment().to_string(),
-                MsgId::SyntaxDetail.render(&[&err.kind.to_string()]),
+                messages::SYNTAX_DETAIL.format(&[&err.kind.to_string()]),
             ],
         }
     }
@@ -112,10 +114,10 @@ pub fn execute(cmd: &Command, target: &mut dyn AdminTarget) -> CommandResult {
             name,
             purge,
         } => match target.queue(name).filter(|q| q.queue_type == *queue_type) {
-            None => CommandResult::failed(MsgId::ObjectNotFound, &[name]),
+            None => CommandResult::failed(&messages::OBJECT_NOT_FOUND, &[name]),
             Some(_) => outcome(
                 target.delete_queue(name, *purge),
-                MsgId::QueueDeleted,
+                &messages::QUEUE_DELETED,
                 false,
             ),
         },
@@ -124,9 +126,9 @@ pub fn execute(cmd: &Command, target: &mut dyn AdminTarget) -> CommandResult {
                 .queue(name)
                 .filter(|q| q.queue_type == QueueType::Local)
             {
-                None => CommandResult::failed(MsgId::ObjectNotFound, &[name]),
+                None => CommandResult::failed(&messages::OBJECT_NOT_FOUND, &[name]),
                 Some(_) => match target.clear_queue(name) {
-                    Ok(_) => CommandResult::done(MsgId::QueueCleared),
+                    Ok(_) => CommandResult::done(&messages::QUEUE_CLEARED),
                     Err(e) => admin_failure(e, false),
                 },
             }
@@ -162,7 +164,7 @@ pub fn execute(cmd: &Command, target: &mut dyn AdminTarget) -> CommandResult {
             .channel(name)
             .filter(|c| channel_type.is_none_or(|t| t == c.channel_type))
         {
-            None => CommandResult::failed(MsgId::ObjectNotFound, &[name]),
+            None => CommandResult::failed(&messages::OBJECT_NOT_FOUND, &[name]),
             Some(mut def) => {
                 if let Some(refused) = not_for_type(def.channel_type, settings) {
                     return refused;
@@ -171,12 +173,16 @@ pub fn execute(cmd: &Command, target: &mut dyn AdminTarget) -> CommandResult {
                 let (d, t) = date_time(target.now_ms());
                 def.attributes.alteration_date = d;
                 def.attributes.alteration_time = t;
-                outcome(target.alter_channel(def), MsgId::ChannelChanged, false)
+                outcome(target.alter_channel(def), &messages::CHANNEL_CHANGED, false)
             }
         },
         Command::DeleteChannel { name } => match target.channel(name) {
-            None => CommandResult::failed(MsgId::ObjectNotFound, &[name]),
-            Some(_) => outcome(target.delete_channel(name), MsgId::ChannelDeleted, false),
+            None => CommandResult::failed(&messages::OBJECT_NOT_FOUND, &[name]),
+            Some(_) => outcome(
+                target.delete_channel(name),
+                &messages::CHANNEL_DELETED,
+                false,
+            ),
         },
         Command::DisplayChannel {
             channel_type,
@@ -200,7 +206,7 @@ pub fn execute(cmd: &Command, target: &mut dyn AdminTarget) -> CommandResult {
                 blocks,
                 selection,
                 &["CHANNEL", "CHLTYPE"],
-                MsgId::DisplayChannel,
+                &messages::DISPLAY_CHANNEL,
             )
         }
         Command::StartChannel { name } => start_channel(target, name),
@@ -217,18 +223,26 @@ pub fn execute(cmd: &Command, target: &mut dyn AdminTarget) -> CommandResult {
             settings,
         } => define_listener(target, name, like.as_deref(), *replace, settings),
         Command::AlterListener { name, settings } => match target.listener(name) {
-            None => CommandResult::failed(MsgId::ObjectNotFound, &[name]),
+            None => CommandResult::failed(&messages::OBJECT_NOT_FOUND, &[name]),
             Some(mut def) => {
                 apply(&mut def.attributes, settings);
                 let (d, t) = date_time(target.now_ms());
                 def.attributes.alteration_date = d;
                 def.attributes.alteration_time = t;
-                outcome(target.alter_listener(def), MsgId::ListenerChanged, false)
+                outcome(
+                    target.alter_listener(def),
+                    &messages::LISTENER_CHANGED,
+                    false,
+                )
             }
         },
         Command::DeleteListener { name } => match target.listener(name) {
-            None => CommandResult::failed(MsgId::ObjectNotFound, &[name]),
-            Some(_) => outcome(target.delete_listener(name), MsgId::ListenerDeleted, false),
+            None => CommandResult::failed(&messages::OBJECT_NOT_FOUND, &[name]),
+            Some(_) => outcome(
+                target.delete_listener(name),
+                &messages::LISTENER_DELETED,
+                false,
+            ),
         },
         Command::DisplayListener { selection } => {
             let blocks = target
@@ -241,20 +255,33 @@ pub fn execute(cmd: &Command, target: &mut dyn AdminTarget) -> CommandResult {
                     fields
                 })
                 .collect();
-            display(blocks, selection, &["LISTENER"], MsgId::DisplayListener)
+            display(
+                blocks,
+                selection,
+                &["LISTENER"],
+                &messages::DISPLAY_LISTENER,
+            )
         }
         Command::StartListener { name } => match target.listener(name) {
-            None => CommandResult::failed(MsgId::ObjectNotFound, &[name]),
-            Some(_) => outcome(target.start_listener(name), MsgId::ListenerStarted, false),
+            None => CommandResult::failed(&messages::OBJECT_NOT_FOUND, &[name]),
+            Some(_) => outcome(
+                target.start_listener(name),
+                &messages::START_LISTENER_ACCEPTED,
+                false,
+            ),
         },
         Command::StopListener { name } => {
             if target.listener(name).is_none() {
-                return CommandResult::failed(MsgId::ObjectNotFound, &[name]);
+                return CommandResult::failed(&messages::OBJECT_NOT_FOUND, &[name]);
             }
             if !target.listener_status(name).is_some_and(|s| s.running) {
-                return CommandResult::failed(MsgId::ListenerNotActive, &[name]);
+                return CommandResult::failed(&messages::LISTENER_NOT_ACTIVE, &[name]);
             }
-            outcome(target.stop_listener(name), MsgId::ListenerStopped, false)
+            outcome(
+                target.stop_listener(name),
+                &messages::STOP_LISTENER_ACCEPTED,
+                false,
+            )
         }
         Command::DisplayListenerStatus { selection } => display_lsstatus(target, selection),
         Command::AlterQmgr { settings, .. } => {
@@ -263,7 +290,7 @@ pub fn execute(cmd: &Command, target: &mut dyn AdminTarget) -> CommandResult {
             let (d, t) = date_time(target.now_ms());
             attrs.alteration_date = d;
             attrs.alteration_time = t;
-            outcome(target.alter_qmgr(attrs), MsgId::QmgrChanged, false)
+            outcome(target.alter_qmgr(attrs), &messages::QMGR_CHANGED, false)
         }
         Command::DisplayQmgrStatus { request } => {
             let status = target.qmgr_status();
@@ -275,7 +302,7 @@ pub fn execute(cmd: &Command, target: &mut dyn AdminTarget) -> CommandResult {
                 .collect();
             CommandResult {
                 ok: true,
-                lines: render_block(MsgId::DisplayQmgrStatus, &shown),
+                lines: render_block(&messages::DISPLAY_QMGR_STATUS, &shown),
             }
         }
         Command::DisplayQmgr { request } => {
@@ -288,15 +315,17 @@ pub fn execute(cmd: &Command, target: &mut dyn AdminTarget) -> CommandResult {
                 .collect();
             CommandResult {
                 ok: true,
-                lines: render_block(MsgId::DisplayQmgr, &shown),
+                lines: render_block(&messages::DISPLAY_QMGR, &shown),
             }
         }
         Command::DisplayConnection {
             conn_type,
             selection,
         } => display_conn(target, *conn_type, selection),
-        Command::RemoteQueue { what } => CommandResult::failed(MsgId::RemoteQueuesLater, &[what]),
-        Command::Unsupported { what } => CommandResult::failed(MsgId::NotSupported, &[what]),
+        Command::RemoteQueue { what } => {
+            CommandResult::failed(&messages::REMOTE_QUEUES_LATER, &[what])
+        }
+        Command::Unsupported { what } => CommandResult::failed(&messages::NOT_SUPPORTED, &[what]),
         Command::End => CommandResult {
             ok: true,
             lines: Vec::new(),
@@ -313,7 +342,7 @@ fn apply<D: AttributeSet>(attrs: &mut D, settings: &[Setting]) {
     }
 }
 
-fn outcome(result: Result<(), AdminError>, done: MsgId, define: bool) -> CommandResult {
+fn outcome(result: Result<(), AdminError>, done: &'static Message, define: bool) -> CommandResult {
     match result {
         Ok(()) => CommandResult::done(done),
         Err(e) => admin_failure(e, define),
@@ -323,17 +352,25 @@ fn outcome(result: Result<(), AdminError>, done: MsgId, define: bool) -> Command
 /// The FRY message for a refused operation.
 pub fn admin_failure(err: AdminError, define: bool) -> CommandResult {
     match err {
-        AdminError::NotFound { name } => CommandResult::failed(MsgId::ObjectNotFound, &[&name]),
-        AdminError::AlreadyExists { name } => CommandResult::failed(MsgId::ObjectExists, &[&name]),
-        AdminError::TypeMismatch { name } if define => {
-            CommandResult::failed(MsgId::ObjectExists, &[&name])
+        AdminError::NotFound { name } => {
+            CommandResult::failed(&messages::OBJECT_NOT_FOUND, &[&name])
         }
-        AdminError::TypeMismatch { name } => CommandResult::failed(MsgId::ObjectNotFound, &[&name]),
-        AdminError::InUse { name } => CommandResult::failed(MsgId::ObjectInUse, &[&name]),
-        AdminError::NotEmpty { name } => CommandResult::failed(MsgId::QueueNotEmpty, &[&name]),
-        AdminError::Invalid(text) => CommandResult::failed(MsgId::RequestRefused, &[&text]),
+        AdminError::AlreadyExists { name } => {
+            CommandResult::failed(&messages::OBJECT_EXISTS, &[&name])
+        }
+        AdminError::TypeMismatch { name } if define => {
+            CommandResult::failed(&messages::OBJECT_EXISTS, &[&name])
+        }
+        AdminError::TypeMismatch { name } => {
+            CommandResult::failed(&messages::OBJECT_NOT_FOUND, &[&name])
+        }
+        AdminError::InUse { name } => CommandResult::failed(&messages::OBJECT_IN_USE, &[&name]),
+        AdminError::NotEmpty { name } => {
+            CommandResult::failed(&messages::QUEUE_NOT_EMPTY, &[&name])
+        }
+        AdminError::Invalid(text) => CommandResult::failed(&messages::REQUEST_REFUSED, &[&text]),
         AdminError::Failed { reason, text } => {
-            CommandResult::failed(MsgId::GeneralError, &[&reason.to_string(), &text])
+            CommandResult::failed(&messages::GENERAL_ERROR, &[&reason.to_string(), &text])
         }
     }
 }
@@ -349,13 +386,13 @@ fn define_queue(
     let existing = target.queue(name);
     if let Some(e) = &existing {
         if !replace || e.queue_type != qt {
-            return CommandResult::failed(MsgId::ObjectExists, &[name]);
+            return CommandResult::failed(&messages::OBJECT_EXISTS, &[name]);
         }
     }
     let base = match like {
         Some(l) => match target.queue(l).filter(|q| q.queue_type == qt) {
             Some(q) => q.attributes,
-            None => return CommandResult::failed(MsgId::ObjectNotFound, &[l]),
+            None => return CommandResult::failed(&messages::OBJECT_NOT_FOUND, &[l]),
         },
         None => target
             .queue(default_queue_name(qt))
@@ -386,7 +423,11 @@ fn define_queue(
     }
     a.alteration_date = d;
     a.alteration_time = t;
-    outcome(target.define_queue(def, replace), MsgId::QueueCreated, true)
+    outcome(
+        target.define_queue(def, replace),
+        &messages::QUEUE_CREATED,
+        true,
+    )
 }
 
 fn alter_queue(
@@ -397,13 +438,17 @@ fn alter_queue(
     settings: &[Setting],
 ) -> CommandResult {
     let Some(mut def) = target.queue(name).filter(|q| q.queue_type == qt) else {
-        return CommandResult::failed(MsgId::ObjectNotFound, &[name]);
+        return CommandResult::failed(&messages::OBJECT_NOT_FOUND, &[name]);
     };
     apply(&mut def.attributes, settings);
     let (d, t) = date_time(target.now_ms());
     def.attributes.alteration_date = d;
     def.attributes.alteration_time = t;
-    outcome(target.alter_queue(def, force), MsgId::QueueChanged, false)
+    outcome(
+        target.alter_queue(def, force),
+        &messages::QUEUE_CHANGED,
+        false,
+    )
 }
 
 fn define_channel(
@@ -415,12 +460,12 @@ fn define_channel(
     settings: &[Setting],
 ) -> CommandResult {
     if target.channel(name).is_some() && !replace {
-        return CommandResult::failed(MsgId::ObjectExists, &[name]);
+        return CommandResult::failed(&messages::OBJECT_EXISTS, &[name]);
     }
     let base: ChannelAttributes = match like {
         Some(l) => match target.channel(l).filter(|c| c.channel_type == ct) {
             Some(c) => c.attributes,
-            None => return CommandResult::failed(MsgId::ObjectNotFound, &[l]),
+            None => return CommandResult::failed(&messages::OBJECT_NOT_FOUND, &[l]),
         },
         None => target
             .channel(default_channel_name(ct))
@@ -439,7 +484,7 @@ fn define_channel(
     def.attributes.alteration_time = t;
     outcome(
         target.define_channel(def, replace),
-        MsgId::ChannelCreated,
+        &messages::CHANNEL_CREATED,
         true,
     )
 }
@@ -455,7 +500,7 @@ fn not_for_type(ct: ChannelType, settings: &[Setting]) -> Option<CommandResult> 
         object: ct.object(),
     };
     Some(CommandResult::failed(
-        MsgId::SyntaxDetail,
+        &messages::SYNTAX_DETAIL,
         &[&refusal.to_string()],
     ))
 }
@@ -463,31 +508,35 @@ fn not_for_type(ct: ChannelType, settings: &[Setting]) -> Option<CommandResult> 
 /// START CHANNEL: only types that start by command, and not while TLS is asked for.
 fn start_channel(target: &mut dyn AdminTarget, name: &str) -> CommandResult {
     let Some(def) = target.channel(name) else {
-        return CommandResult::failed(MsgId::ObjectNotFound, &[name]);
+        return CommandResult::failed(&messages::OBJECT_NOT_FOUND, &[name]);
     };
     if !def.channel_type.can_start() {
         return CommandResult::failed(
-            MsgId::ChannelNotStartable,
+            &messages::CHANNEL_NOT_STARTABLE,
             &[name, def.channel_type.keyword()],
         );
     }
     if def.attributes.tls_requested() {
         return CommandResult::failed(
-            MsgId::TlsNotSupported,
+            &messages::TLS_NOT_SUPPORTED,
             &[name, def.attributes.ssl_cipher.trim()],
         );
     }
-    outcome(target.start_channel(name), MsgId::ChannelStarted, false)
+    outcome(
+        target.start_channel(name),
+        &messages::START_CHANNEL_ACCEPTED,
+        false,
+    )
 }
 
 /// STOP CHANNEL: only a running channel of a type that starts by command.
 fn stop_channel(target: &mut dyn AdminTarget, name: &str, mode: StopMode) -> CommandResult {
     let Some(def) = target.channel(name) else {
-        return CommandResult::failed(MsgId::ObjectNotFound, &[name]);
+        return CommandResult::failed(&messages::OBJECT_NOT_FOUND, &[name]);
     };
     if !def.channel_type.can_start() {
         return CommandResult::failed(
-            MsgId::ChannelNotStartable,
+            &messages::CHANNEL_NOT_STARTABLE,
             &[name, def.channel_type.keyword()],
         );
     }
@@ -496,11 +545,11 @@ fn stop_channel(target: &mut dyn AdminTarget, name: &str, mode: StopMode) -> Com
         .iter()
         .any(|s| s.name == name && s.running);
     if !running {
-        return CommandResult::failed(MsgId::ChannelNotActive, &[name]);
+        return CommandResult::failed(&messages::CHANNEL_NOT_ACTIVE, &[name]);
     }
     outcome(
         target.stop_channel(name, mode),
-        MsgId::ChannelStopped,
+        &messages::STOP_CHANNEL_ACCEPTED,
         false,
     )
 }
@@ -551,7 +600,7 @@ fn display_chstatus(
         }
     }
     if blocks.is_empty() {
-        return CommandResult::failed(MsgId::StatusNotFound, &["Channel"]);
+        return CommandResult::failed(&messages::STATUS_NOT_FOUND, &["Channel"]);
     }
     // SVRCONN instances show their address, as MQ's do; AMQP client records only when
     // asked (their summaries have none).
@@ -560,7 +609,7 @@ fn display_chstatus(
     } else {
         &["CHANNEL", "CHLTYPE", "CLIENTID", "STATUS"]
     };
-    display(blocks, selection, always, MsgId::DisplayChannelStatus)
+    display(blocks, selection, always, &messages::DISPLAY_CHANNEL_STATUS)
 }
 
 fn define_listener(
@@ -571,12 +620,12 @@ fn define_listener(
     settings: &[Setting],
 ) -> CommandResult {
     if target.listener(name).is_some() && !replace {
-        return CommandResult::failed(MsgId::ObjectExists, &[name]);
+        return CommandResult::failed(&messages::OBJECT_EXISTS, &[name]);
     }
     let base: ListenerAttributes = match like {
         Some(l) => match target.listener(l) {
             Some(x) => x.attributes,
-            None => return CommandResult::failed(MsgId::ObjectNotFound, &[l]),
+            None => return CommandResult::failed(&messages::OBJECT_NOT_FOUND, &[l]),
         },
         None => target
             .listener(DEFAULT_LISTENER)
@@ -593,7 +642,7 @@ fn define_listener(
     def.attributes.alteration_time = t;
     outcome(
         target.define_listener(def, replace),
-        MsgId::ListenerCreated,
+        &messages::LISTENER_CREATED,
         true,
     )
 }
@@ -635,7 +684,12 @@ fn display_queue(
         .filter(|q| type_filter.is_none_or(|t| t == q.queue_type))
         .map(|q| queue_fields(&q, target))
         .collect();
-    display(blocks, selection, &["QUEUE", "TYPE"], MsgId::DisplayQueue)
+    display(
+        blocks,
+        selection,
+        &["QUEUE", "TYPE"],
+        &messages::DISPLAY_QUEUE,
+    )
 }
 
 /// The most bytes of output one command answers: a DISPLAY of every queue of a queue
@@ -650,10 +704,10 @@ fn display(
     blocks: Vec<Vec<Field>>,
     selection: &Selection,
     always: &[&str],
-    header: MsgId,
+    header: &'static Message,
 ) -> CommandResult {
     if blocks.is_empty() {
-        return CommandResult::failed(MsgId::ObjectNotFound, &[&selection.name.text()]);
+        return CommandResult::failed(&messages::OBJECT_NOT_FOUND, &[&selection.name.text()]);
     }
     let total = blocks.len();
     let mut lines = Vec::new();
@@ -663,7 +717,7 @@ fn display(
             continue;
         }
         if bytes > MAX_COMMAND_OUTPUT {
-            lines.push(MsgId::OutputCut.render(&[
+            lines.push(messages::OUTPUT_CUT.format(&[
                 &shown_so_far.to_string(),
                 &total.to_string(),
                 &MAX_COMMAND_OUTPUT.to_string(),
@@ -701,7 +755,7 @@ fn display_qstatus(
 ) -> CommandResult {
     let queues = queues_matching(target, &selection.name);
     if queues.is_empty() && !selection.name.is_generic() {
-        return CommandResult::failed(MsgId::ObjectNotFound, &[&selection.name.text()]);
+        return CommandResult::failed(&messages::OBJECT_NOT_FOUND, &[&selection.name.text()]);
     }
     let mut blocks = Vec::new();
     for q in queues.iter().filter(|q| q.queue_type == QueueType::Local) {
@@ -729,13 +783,13 @@ fn display_qstatus(
         }
     }
     if blocks.is_empty() {
-        return CommandResult::failed(MsgId::StatusNotFound, &["Queue"]);
+        return CommandResult::failed(&messages::STATUS_NOT_FOUND, &["Queue"]);
     }
     display(
         blocks,
         selection,
         &["QUEUE", "TYPE"],
-        MsgId::DisplayQueueStatus,
+        &messages::DISPLAY_QUEUE_STATUS,
     )
 }
 
@@ -746,7 +800,7 @@ fn display_lsstatus(target: &dyn AdminTarget, selection: &Selection) -> CommandR
         .filter(|l| selection.name.matches(&l.name))
         .collect();
     if listeners.is_empty() && !selection.name.is_generic() {
-        return CommandResult::failed(MsgId::ObjectNotFound, &[&selection.name.text()]);
+        return CommandResult::failed(&messages::OBJECT_NOT_FOUND, &[&selection.name.text()]);
     }
     let blocks: Vec<Vec<Field>> = listeners
         .iter()
@@ -758,13 +812,13 @@ fn display_lsstatus(target: &dyn AdminTarget, selection: &Selection) -> CommandR
         })
         .collect();
     if blocks.is_empty() {
-        return CommandResult::failed(MsgId::ListenerNotActive, &[&selection.name.text()]);
+        return CommandResult::failed(&messages::LISTENER_NOT_ACTIVE, &[&selection.name.text()]);
     }
     display(
         blocks,
         selection,
         &["LISTENER"],
-        MsgId::DisplayListenerStatus,
+        &messages::DISPLAY_LISTENER_STATUS,
     )
 }
 
@@ -779,7 +833,7 @@ fn display_conn(
         .filter(|c| selection.name.matches(&c.connection_id))
         .collect();
     if conns.is_empty() {
-        return CommandResult::failed(MsgId::ObjectNotFound, &[&selection.name.text()]);
+        return CommandResult::failed(&messages::OBJECT_NOT_FOUND, &[&selection.name.text()]);
     }
     let mut lines = Vec::new();
     for c in &conns {
@@ -797,7 +851,7 @@ fn display_conn(
                     .into_iter()
                     .filter(|f| selection.request.wants(f.keyword)),
             );
-            render_block(MsgId::DisplayConnection, &fields)
+            render_block(&messages::DISPLAY_CONNECTION, &fields)
         };
         if matches!(conn_type, ConnType::Conn | ConnType::All) && keep(&conn_fields) {
             lines.extend(show(head("CONN"), conn_fields.clone()));

@@ -5,7 +5,8 @@
 //! * [`script`] joins continuation lines, skips comments, and runs scripts or
 //!   interactive input as runmqsc does ([`Session`], [`run_script`], [`Summary`]).
 //! * [`executor`] runs a command against an [`AdminTarget`] (the queue manager as MQSC
-//!   sees it) and answers in MQ's layout with FRY messages ([`messages`], [`display`]).
+//!   sees it) and answers in MQ's layout with FRY messages (the ferry-messages table,
+//!   [`display`]); [`runmqsc_lines`] holds runmqsc's few unnumbered lines.
 //! * [`docs`] renders the message and attribute tables for docs/mqsc.md.
 //! * [`testing`] holds an in-memory [`AdminTarget`] for tests and the fuzzer.
 //!
@@ -17,8 +18,8 @@ pub mod docs;
 pub mod error;
 pub mod executor;
 pub mod lexer;
-pub mod messages;
 pub mod parser;
+pub mod runmqsc_lines;
 pub mod script;
 pub mod target;
 pub mod testing;
@@ -26,7 +27,6 @@ pub mod testing;
 pub use command::Command;
 pub use error::{ParseError, ParseErrorKind};
 pub use executor::{execute, CommandResult, MAX_COMMAND_OUTPUT};
-pub use messages::{MsgId, MESSAGES};
 pub use parser::{parse_command, MAX_COMMAND_LENGTH};
 pub use script::{
     exit_status, parse_script, run_script, CommandRunner, LogicalCommand, ReadItem, RunOptions,

@@ -13,8 +13,8 @@
 use crate::command::Command;
 use crate::error::ParseError;
 use crate::executor::{execute, CommandResult};
-use crate::messages::MsgId;
 use crate::parser::{parse_command, MAX_COMMAND_LENGTH};
+use crate::runmqsc_lines;
 use crate::target::AdminTarget;
 
 /// One logical command: its text with continuations joined, and the lines it came from.
@@ -251,16 +251,16 @@ pub struct Summary {
 impl Summary {
     /// runmqsc's closing lines.
     pub fn lines(&self) -> Vec<String> {
-        let mut lines = vec![MsgId::CommandsRead.render(&[&self.read.to_string()])];
+        let mut lines = vec![runmqsc_lines::COMMANDS_READ.format(&[&self.read.to_string()])];
         lines.push(match self.syntax_errors {
-            0 => MsgId::NoSyntaxErrors.line(),
-            1 => MsgId::OneSyntaxError.line(),
-            n => MsgId::SyntaxErrors.render(&[&n.to_string()]),
+            0 => runmqsc_lines::NO_SYNTAX_ERRORS.format(&[]),
+            1 => runmqsc_lines::ONE_SYNTAX_ERROR.format(&[]),
+            n => runmqsc_lines::SYNTAX_ERRORS.format(&[&n.to_string()]),
         });
         lines.push(match self.failed {
-            0 => MsgId::AllProcessed.line(),
-            1 => MsgId::OneNotProcessed.line(),
-            n => MsgId::NotProcessed.render(&[&n.to_string()]),
+            0 => runmqsc_lines::ALL_PROCESSED.format(&[]),
+            1 => runmqsc_lines::ONE_NOT_PROCESSED.format(&[]),
+            n => runmqsc_lines::NOT_PROCESSED.format(&[&n.to_string()]),
         });
         lines
     }
@@ -318,7 +318,7 @@ impl Session {
 
     /// The banner runmqsc prints first.
     pub fn banner(qmgr_name: &str) -> String {
-        MsgId::Starting.render(&[qmgr_name])
+        runmqsc_lines::STARTING.format(&[&qmgr_name])
     }
 
     /// True once END was read; further lines are ignored.

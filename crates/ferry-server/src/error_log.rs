@@ -144,7 +144,9 @@ impl ErrorLog {
         match m.severity {
             Severity::Info => tracing::info!(target: "ferry::errlog", "{line}"),
             Severity::Warning => tracing::warn!(target: "ferry::errlog", "{line}"),
-            Severity::Error => tracing::error!(target: "ferry::errlog", "{line}"),
+            Severity::Error | Severity::Severe => {
+                tracing::error!(target: "ferry::errlog", "{line}")
+            }
         }
         let (explanation, action) = m.detail(inserts);
         let now = time::OffsetDateTime::now_utc();

@@ -5,7 +5,8 @@
 //! - [`home`] and [`qm_ini`]: where a queue manager lives on disk and its qm.ini stanzas;
 //! - [`catalogue_store`]: the object definitions on disk (snapshot, journal, writer thread);
 //! - [`limits`]: every bound on what a client can make the server hold or wait for;
-//! - [`error_log`] and [`messages`]: the FRYERR01.LOG error log and the numbered messages;
+//! - [`error_log`]: the FRYERR01.LOG error log; its messages are the ferry-messages table,
+//!   re-exported as [`messages`] for the runtime and the `ferry` command;
 //! - [`console_log`]: run/console.log of a background queue manager, rotated by size;
 //! - [`lifecycle`]: create, start, stop, status and delete (crtmqm, strmqm, endmqm, dspmq, dltmqm);
 //! - `runtime`: the running process: listeners, conversations, the command server.
@@ -17,9 +18,10 @@ pub mod error_log;
 pub mod home;
 pub mod lifecycle;
 pub mod limits;
-pub mod messages;
 pub mod qm_ini;
 mod runtime;
+
+pub use ferry_messages as messages;
 
 pub use runtime::{
     create_queue_manager, run_foreground, set_allocator_trim, CreateOptions, DEFAULT_AMQP_CHANNEL,

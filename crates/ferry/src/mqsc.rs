@@ -20,11 +20,11 @@
 //! than a short one.
 
 use ferry_client::{ConnectOptions, Connection, MqscOutput};
+use ferry_messages as messages;
 use ferry_mqi::MqError;
 use ferry_mqsc::{CommandResult, RunOptions, Session, Step, EXIT_ERROR, MAX_COMMAND_LENGTH};
 use ferry_server::home::FerryHome;
 use ferry_server::lifecycle;
-use ferry_server::messages;
 use std::collections::VecDeque;
 use std::future::Future;
 use std::io::{BufRead, IsTerminal, Write};

@@ -1,0 +1,312 @@
+//! The rows of the message table, in number order.
+//!
+//! Families, as in MQ: 5xxx listener and channel events, 6xxx and 7xxx the queue
+//! manager's storage (recovery log, queue files, object definitions) and configuration,
+//! 8xxx control commands and MQSC responses, 9xxx channels and connections (and MQSC
+//! responses MQ has no number for, FRY9001-FRY9006). The error log suppresses repeats of
+//! the 9xxx family by default (ferry-server's `error_log::suppression`).
+//!
+//! To add a message: take MQ's number if MQ has the message, else a free number in its
+//! family; insert the row in order (a compile-time check refuses a number out of order or
+//! used twice); run `FERRY_BLESS=1 cargo test -p ferry-messages` to regenerate
+//! docs/messages.md.
+
+use crate::{Message, Severity};
+
+macro_rules! catalogue {
+    ($(
+        $name:ident = $num:literal $sev:ident $text:literal,
+            $expl:literal,
+            $response:literal;
+    )*) => {
+        $(
+            #[doc = $text]
+            pub const $name: Message = Message {
+                number: $num,
+                severity: Severity::$sev,
+                text: $text,
+                explanation: $expl,
+                response: $response,
+            };
+        )*
+        /// Every message, in number order: for the docs, the checks and lookups by number.
+        pub const ALL: &[&Message] = &[ $( &$name, )* ];
+    };
+}
+
+catalogue! {
+    // ---- 5xxx: listeners and channels start and end --------------------------------------
+    LISTENER_STARTED = 5026 Info "The listener '{0}' has started. Port {1}.",
+        "The listener accepts client connections.",
+        "None.";
+    LISTENER_ENDED = 5027 Info "The listener '{0}' has ended.",
+        "The listener no longer accepts connections; existing ones continue.",
+        "None.";
+    BINDINGS_STARTED = 5028 Info "Local (bindings) connections are accepted at {0}.",
+        "Applications on this host can connect through the Unix socket.",
+        "None.";
+    AMQP_CHANNEL_STARTED = 5041 Info "The AMQP channel '{0}' has started. Port {1}.",
+        "AMQP 1.0 clients (Qpid JMS, proton, any AMQP 1.0 client) can connect to the port.",
+        "None.";
+    AMQP_CHANNEL_ENDED = 5042 Info "The AMQP channel '{0}' has ended.",
+        "STOP CHANNEL or the end of the queue manager stopped the channel; its connections were closed.",
+        "START CHANNEL restarts it.";
+
+    // ---- 6xxx, 7xxx: storage and configuration -------------------------------------------
+    LOG_SLOW_IO = 6729 Warning "A log {0} operation of {1} bytes on {2} took {3} microseconds, longer than the threshold of {4} microseconds ({5} slow operations since the last warning).",
+        "A read (R) or write/sync (W) of the recovery log was slower than AMQ_IODELAY (microseconds; milliseconds with AMQ_IODELAY_INMS=YES). Persistent messaging waits for the log, so it slows down too. Warnings are written at most once a minute.",
+        "Check the storage under LogPath: other load, a failing device, or a throttled volume.";
+    CONFIG_ERROR = 7028 Error "The configuration of queue manager '{0}' is not valid: {1}",
+        "qm.ini or the object definitions could not be used.",
+        "Correct the file named and start again.";
+    OBJECTS_SAVE_FAILED = 7075 Error "Object definitions could not be saved: {0}",
+        "A change to the definitions could not be written to objects.journal (or a background compaction could not write a new objects.json). The command that made the change was told it failed (2102 MQRC_RESOURCE_PROBLEM); the change is in effect in memory, and the writer retries once a second by writing a whole new objects.json.",
+        "Free disk space or fix permissions in the queue manager's directory.";
+    MESSAGES_SUPPRESSED = 7185 Warning "{0} repeated {1} in the last {2} s ({3}).",
+        "Message {0} is suppressed: after its first entry, repeats with the same cause within QMErrorLog/SuppressInterval are counted instead of written, so that a flood (often one client sending bad data or connecting again and again) cannot push the history out of the error log or fill the console log. This entry closes the interval with the count. The channel and connection messages (FRY9xxx) are suppressed by default; QMErrorLog/SuppressMessage adds others. (MQ suppresses without a count; it has no such message.)",
+        "Read the first {0} entry before this one for the details, and correct or stop the client that causes it.";
+    LOG_RECOVERED = 7233 Info "Queue manager '{0}' recovered from its log: {1} records replayed, {2} persistent messages restored, {3} in-flight units of work backed out.",
+        "Restart recovery replayed the recovery log from the last checkpoint.",
+        "None.";
+    QUEUE_FILES_LOADED = 7234 Info "Queue manager '{0}' loaded {1} persistent messages from its queue files ({2} queues).",
+        "At restart the messages that stayed on queues are read back from their queue files before the recovery log is replayed.",
+        "None.";
+    LOG_FULL = 7463 Warning "The log for queue manager '{0}' is full: {1}",
+        "A persistent operation could not be logged because the circular log has no free space; it failed with 2102 MQRC_RESOURCE_PROBLEM.",
+        "Commit or back out long-running units of work, get messages off deep queues, or make the log bigger (LogPrimaryFiles, LogFilePages) with a new queue manager.";
+    LOG_FAILED = 7466 Error "The recovery log of queue manager '{0}' failed: {1}",
+        "A log write or sync failed; nothing more can be made durable. Persistent work fails with 2102 MQRC_RESOURCE_PROBLEM; non-persistent work continues.",
+        "Correct the storage problem (space, permissions, device errors), then restart the queue manager: restart recovery replays the log as it is on disk.";
+    LOG_OPEN_FAILED = 7467 Error "The recovery log of queue manager '{0}' could not be used: {1}",
+        "The log under LogPath could not be created, opened or recovered; the queue manager does not start, so no persistent message is lost or duplicated.",
+        "Correct the problem named (space, permissions, a damaged log) and start again.";
+    QUEUE_FILE_FAILED = 7468 Error "A queue file of queue manager '{0}' could not be written: {1}",
+        "A checkpoint could not write or sync a queue file (disk full, permissions, device error). Checkpoints stop until restart, so the recovery log fills and persistent puts then fail with 2102 MQRC_RESOURCE_PROBLEM. Nothing acknowledged is lost: the log still holds it.",
+        "Correct the storage problem, then restart the queue manager: recovery rebuilds the queue files from the log.";
+    QUEUE_FILE_TORN = 7469 Warning "The queue file of queue '{0}' ended in an unfinished write: {1} bytes of changes not yet synced were dropped ({2}).",
+        "The queue manager stopped while a checkpoint was writing the file; the recovery log still holds those changes and replays them.",
+        "None.";
+    QUEUE_FILE_READ_FAILED = 7470 Error "A message on queue '{0}' could not be read back from its queue file: {1}",
+        "The body of a message kept on disk beyond the queue's buffer (DefaultPQBufferSize, DefaultQBufferSize) could not be read, or failed its checks. The get failed with 2102 MQRC_RESOURCE_PROBLEM (a read error) or 2195 MQRC_UNEXPECTED_ERROR (damage) and the message stays on the queue: nothing damaged is delivered. Each message is reported once.",
+        "Check the device and the file named. Messages past it can still be got by MsgId or CorrelId. A restart checks every queue file before serving.";
+    UOW_BACKED_OUT_FOR_LOG_SPACE = 7471 Warning "Queue manager '{0}' backed out the unit of work of connection {1} ({2} bytes of persistent messages) to release log space.",
+        "The recovery log was full and the oldest unit of work in flight held a large part of it: every checkpoint carries its records, so only ending it frees them. Its messages were released as by MQBACK; the application's next MQCMIT fails with 2003 MQRC_BACKED_OUT. (MQ reports this as AMQ7469.)",
+        "Commit units of work sooner or make them smaller, or give the log more space (LogPrimaryFiles, LogFilePages).";
+    OBJECTS_DAMAGED = 7472 Error "The object definitions of queue manager '{0}' cannot be used: {1}",
+        "objects.json (the snapshot of the definitions) or objects.journal (the changes since) is damaged, missing or does not match the other; the queue manager does not start rather than start with definitions lost. See docs/internals/catalogue.md.",
+        "Restore both files from a backup taken together. To start from objects.json alone, accepting the loss of the changes in the journal, remove its \"generation\" line and objects.journal.";
+    OBJECTS_CONVERTED = 7473 Info "The object definitions of queue manager '{0}' were converted to a snapshot and a journal ({1} queues).",
+        "objects.json was in the format of earlier Ferry releases (rewritten whole on every change); it now holds a generation and changes go to objects.journal.",
+        "None.";
+    OBJECTS_TORN = 7474 Warning "The definitions journal of queue manager '{0}' ended in an unfinished write: {1} bytes dropped ({2}).",
+        "The queue manager stopped while a change to the definitions was being written; that change was never acknowledged, so the command that made it was not told it succeeded.",
+        "None; check with DISPLAY that the definitions are as expected.";
+
+    // ---- 8xxx: control commands and MQSC responses ---------------------------------------
+    QMGR_CREATED = 8001 Info "Ferry queue manager '{0}' created.",
+        "The queue manager, its directory, qm.ini and system objects were created.",
+        "Start it with 'ferry start {0}'.";
+    QMGR_DELETED = 8002 Info "Ferry queue manager '{0}' deleted.",
+        "The queue manager and all its data were removed.",
+        "None.";
+    QMGR_STARTED = 8003 Info "Ferry queue manager '{0}' started using Ferry {1}.",
+        "The queue manager is running and accepts connections.",
+        "None.";
+    QMGR_ENDED = 8004 Info "Ferry queue manager '{0}' ended.",
+        "The queue manager stopped.",
+        "None.";
+    QMGR_CHANGED = 8005 Info "Ferry queue manager changed.",
+        "ALTER QMGR changed the queue manager's attributes.",
+        "None.";
+    QUEUE_CREATED = 8006 Info "Ferry queue created.",
+        "DEFINE QLOCAL, QALIAS or QMODEL created the queue (or replaced it, with REPLACE).",
+        "None.";
+    QUEUE_DELETED = 8007 Info "Ferry queue deleted.",
+        "DELETE of a queue removed it (with its messages, if PURGE was given).",
+        "None.";
+    QUEUE_CHANGED = 8008 Info "Ferry queue changed.",
+        "ALTER of a queue changed its attributes.",
+        "None.";
+    CHANNEL_CREATED = 8014 Info "Ferry channel created.",
+        "DEFINE CHANNEL created the channel (or replaced it, with REPLACE).",
+        "None.";
+    CHANNEL_DELETED = 8015 Info "Ferry channel deleted.",
+        "DELETE CHANNEL removed the channel definition.",
+        "None.";
+    CHANNEL_CHANGED = 8016 Info "Ferry channel changed.",
+        "ALTER CHANNEL changed the channel's attributes; running instances keep the old ones until they end.",
+        "None.";
+    START_CHANNEL_ACCEPTED = 8018 Info "Start Ferry channel accepted.",
+        "START CHANNEL was accepted: the channel opens its port; FRY5041I or FRY9213E in the error log says whether it could.",
+        "Check the channel with DISPLAY CHSTATUS.";
+    STOP_CHANNEL_ACCEPTED = 8019 Info "Stop Ferry channel accepted.",
+        "STOP CHANNEL was accepted: the channel closes its port and its connections.",
+        "None.";
+    START_LISTENER_ACCEPTED = 8021 Info "Request to start Ferry listener accepted.",
+        "START LISTENER was accepted: the listener binds its port; FRY5026I or FRY9212E in the error log says whether it could.",
+        "Check the listener with DISPLAY LSSTATUS.";
+    QUEUE_CLEARED = 8022 Info "Ferry queue cleared.",
+        "CLEAR QLOCAL removed every message from the queue.",
+        "None.";
+    QMGR_STARTING = 8024 Info "Ferry queue manager '{0}' starting.",
+        "The queue manager is restoring its objects and opening its listeners.",
+        "None.";
+    QMGR_QUIESCE_ACCEPTED = 8025 Info "Quiesce request accepted. Ferry queue manager '{0}' will end when all applications have disconnected.",
+        "A controlled stop was requested: new connections are refused, connected applications may finish.",
+        "Use 'ferry stop --immediate {0}' to end connected applications now.";
+    QMGR_ENDING_IMMEDIATE = 8026 Info "Ferry queue manager '{0}' ending immediately.",
+        "An immediate stop was requested: applications are disconnected and uncommitted work backed out.",
+        "None.";
+    QMGR_RUNNING = 8041 Error "Ferry queue manager '{0}' is running (pid {1}).",
+        "The request needs the queue manager to be stopped, or it is already running.",
+        "Stop it with 'ferry stop {0}' first.";
+    GENERAL_ERROR = 8101 Severe "Ferry error ({0}) has occurred: {1}.",
+        "A command failed with MQ reason code {0}, for the reason given.",
+        "Look up the reason code, correct the cause, and run the command again. For 2102 MQRC_RESOURCE_PROBLEM, read the error log (FRYERR01.LOG) for the storage problem behind it.";
+    QMGR_START_FAILED = 8102 Error "Ferry queue manager '{0}' could not start: {1}",
+        "The queue manager process ended during start-up.",
+        "Correct the problem named and start it again; its console output is in {2}.";
+    QMGR_EXISTS = 8110 Error "Ferry queue manager '{0}' already exists.",
+        "A queue manager of that name is already in this data root.",
+        "Choose another name or delete it first.";
+    QMGR_NAME_INVALID = 8117 Error "'{0}' is not a valid queue manager name: {1}",
+        "Queue manager names are 1 to 48 characters from A-Z a-z 0-9 . / _ %.",
+        "Choose a valid name.";
+    QMGR_UNKNOWN = 8118 Error "Ferry queue manager '{0}' does not exist.",
+        "No queue manager of that name was found under {1}.",
+        "Check the name and FERRY_HOME, or create it with 'ferry create {0}'.";
+    QUEUE_NOT_EMPTY = 8143 Error "Ferry queue {0} not empty.",
+        "DELETE of a local queue that holds messages was refused: deleting it would discard them.",
+        "Get or clear the messages first (CLEAR QLOCAL), or delete with PURGE.";
+    QMGR_NOT_RUNNING = 8146 Error "Ferry queue manager '{0}' is not available.",
+        "The queue manager is not running.",
+        "Start it with 'ferry start {0}'.";
+    OBJECT_NOT_FOUND = 8147 Error "Ferry object {0} not found.",
+        "No object of that name and type is defined (or the generic name matched none).",
+        "Check the name and the object type, or DEFINE the object.";
+    OBJECT_IN_USE = 8148 Error "Ferry object {0} in use.",
+        "The object is open by an application, or running, so the command cannot change or delete it now.",
+        "Wait until the applications close it (DISPLAY QSTATUS TYPE(HANDLE) shows who has it open), stop it, or use FORCE where the command allows it.";
+    OBJECT_EXISTS = 8150 Error "Ferry object {0} already exists.",
+        "DEFINE named an object that exists (without REPLACE), or one of another type of the same name.",
+        "Use REPLACE, ALTER the object, or choose another name.";
+    DISPLAY_CONNECTION = 8276 Info "Display Connection details.",
+        "The header of each connection DISPLAY CONN shows.",
+        "None.";
+    SYNTAX_ERROR = 8405 Info "Syntax error detected at or near end of command segment below:-",
+        "The MQSC command could not be parsed; the command up to the word in error follows, then FRY9405E with the reason.",
+        "Correct the command (docs/mqsc.md lists the commands and attributes) and run it again.";
+    DISPLAY_QMGR = 8408 Info "Display Queue Manager details.",
+        "The header of DISPLAY QMGR's answer.",
+        "None.";
+    DISPLAY_QUEUE = 8409 Info "Display Queue details.",
+        "The header of each queue DISPLAY QUEUE (QLOCAL, QALIAS, QMODEL) shows.",
+        "None.";
+    DISPLAY_CHANNEL = 8414 Info "Display Channel details.",
+        "The header of each channel DISPLAY CHANNEL shows.",
+        "None.";
+    DISPLAY_CHANNEL_STATUS = 8417 Info "Display Channel Status details.",
+        "The header of each channel instance DISPLAY CHSTATUS shows.",
+        "None.";
+    STATUS_NOT_FOUND = 8420 Info "{0} Status not found.",
+        "DISPLAY QSTATUS or DISPLAY CHSTATUS found no status to show: the queue is not open, or the channel has no running instance.",
+        "None, if that is expected.";
+    DISPLAY_QUEUE_STATUS = 8450 Info "Display queue status details.",
+        "The header of each record DISPLAY QSTATUS shows.",
+        "None.";
+    LISTENER_CREATED = 8626 Info "Ferry listener object created.",
+        "DEFINE LISTENER created the listener (or replaced it, with REPLACE).",
+        "Start it with START LISTENER, or set CONTROL(QMGR) to start it with the queue manager.";
+    LISTENER_CHANGED = 8627 Info "Ferry listener object changed.",
+        "ALTER LISTENER changed the listener's attributes; a running listener keeps its port until it is restarted.",
+        "None.";
+    LISTENER_DELETED = 8628 Info "Ferry listener object deleted.",
+        "DELETE LISTENER removed the listener definition.",
+        "None.";
+    DISPLAY_LISTENER = 8630 Info "Display listener information details.",
+        "The header of each listener DISPLAY LISTENER shows.",
+        "None.";
+    DISPLAY_LISTENER_STATUS = 8631 Info "Display listener status details.",
+        "The header of each running listener DISPLAY LSSTATUS shows.",
+        "None.";
+    DISPLAY_QMGR_STATUS = 8705 Info "Display Queue Manager Status Details.",
+        "The header of DISPLAY QMSTATUS's answer.",
+        "None.";
+    LISTENER_NOT_ACTIVE = 8730 Info "Listener {0} not active.",
+        "DISPLAY LSSTATUS or STOP LISTENER named a listener that is not running.",
+        "None, or start it with START LISTENER.";
+    STOP_LISTENER_ACCEPTED = 8731 Info "Request to stop Ferry listener accepted.",
+        "STOP LISTENER was accepted: the listener frees its port; existing connections continue.",
+        "None.";
+
+    // ---- 9xxx: channels and connections; MQSC responses without an MQ number -------------
+    REMOTE_QUEUES_LATER = 9001 Error "Remote queue definitions (QREMOTE) come with message channels, which Ferry does not support yet; {0} was not processed.",
+        "QREMOTE objects address queues on other queue managers, which needs message channels between queue managers.",
+        "Define local or alias queues for now.";
+    NOT_SUPPORTED = 9002 Error "{0} is valid MQSC but Ferry does not support it yet.",
+        "The command is MQ's, but Ferry does not implement it; nothing was changed.",
+        "See docs/mqsc.md for the commands Ferry runs.";
+    REQUEST_REFUSED = 9003 Error "The request was refused: {0}.",
+        "The queue manager refused the command for the reason given (an attribute value it cannot honour, or a combination it does not allow).",
+        "Correct the command as the reason says.";
+    CHANNEL_NOT_STARTABLE = 9004 Error "Channel {0} is a {1} channel: it runs when a client connects through a listener, so it cannot be started or stopped.",
+        "START CHANNEL and STOP CHANNEL apply to channels that own a port (AMQP); a SVRCONN channel runs an instance per client connection.",
+        "Start or stop the listener instead (START LISTENER, STOP LISTENER).";
+    TLS_NOT_SUPPORTED = 9005 Error "Channel {0} has SSLCIPH({1}) but Ferry does not support TLS yet; set SSLCIPH(' ') to start it without TLS.",
+        "The channel asks for TLS, which Ferry cannot provide yet; starting it without TLS would silently weaken it, so it was not started.",
+        "ALTER CHANNEL({0}) CHLTYPE(AMQP) SSLCIPH(' ') to run it without TLS.";
+    OUTPUT_CUT = 9006 Error "The output was cut after {0} of {1} objects: one command answers at most {2} bytes. Name fewer objects (a more specific generic name) or fewer attributes.",
+        "The answer to one command is limited in size; the DISPLAY stopped there and counts as failed.",
+        "Use a more specific generic name, a WHERE clause, or fewer attributes.";
+    CONNECTION_LOST = 9208 Warning "Error on receive from host {0}: {1}",
+        "The connection ended without a disconnect; uncommitted work was backed out.",
+        "None, if the application ended on purpose.";
+    LISTENER_FAILED = 9212 Error "The listener '{0}' could not listen on port {1}: {2}",
+        "The TCP port could not be bound (in use, or not allowed).",
+        "Free the port or change PORT with ALTER LISTENER, then START LISTENER.";
+    AMQP_CHANNEL_FAILED = 9213 Error "The AMQP channel '{0}' could not start: {1}",
+        "The channel's port could not be bound, or the channel asks for something Ferry cannot do yet.",
+        "Free the port or ALTER CHANNEL(...) CHLTYPE(AMQP) PORT(n), then START CHANNEL.";
+    HEARTBEAT_TIMEOUT = 9259 Warning "The connection from {0} sent nothing for {1} seconds and was ended.",
+        "No data or heartbeat arrived within twice the negotiated heartbeat interval.",
+        "Check the network and the client.";
+    CHANNEL_TIMED_OUT = 9271 Error "The connection from {0} timed out: {1}.",
+        "The client did not complete a stage of its connection in the time the queue manager allows (qm.ini Limits stanza: HandshakeTimeout from accept to the first MQCONN, PartialFrameTimeout for the rest of a frame it started); only this connection was closed, and its uncommitted work backed out.",
+        "Check the client and the network. A client that connects and then sends nothing, or stops in the middle of a frame, may be hostile; raise the limit only if legitimate clients are that slow.";
+    SYNTAX_DETAIL = 9405 Error "{0}.",
+        "Why the command shown after FRY8405I could not be parsed.",
+        "Correct the command as the reason says.";
+    MAX_INSTANCES = 9489 Error "Connection from {0} refused: channel '{1}' has reached MAXINST({2}) instances.",
+        "The SVRCONN channel's MAXINST limit of simultaneous instances (client sockets whose hello was accepted) is reached: 2537 MQRC_CHANNEL_NOT_AVAILABLE.",
+        "Raise MAXINST with ALTER CHANNEL, or find the clients holding instances with DISPLAY CHSTATUS.";
+    MAX_INSTANCES_PER_CLIENT = 9490 Error "Connection from {0} refused: channel '{1}' has reached MAXINSTC({2}) instances from that address.",
+        "The SVRCONN channel's MAXINSTC limit of simultaneous instances from one client address is reached: 2537 MQRC_CHANNEL_NOT_AVAILABLE. Other addresses can still connect.",
+        "Raise MAXINSTC with ALTER CHANNEL, or find what holds the instances from that address with DISPLAY CHSTATUS.";
+    PROTOCOL_ERROR = 9504 Error "A protocol error was detected for the connection from {0}: {1}",
+        "The peer sent data that breaks the Ferry protocol; only this connection was closed.",
+        "Check the client program and its Ferry client library version.";
+    AMQP_PROTOCOL_ERROR = 9505 Error "An AMQP protocol error ended the connection from {0} on channel '{1}': {2}",
+        "The client sent something AMQP 1.0 does not allow; the connection was closed with that error condition. Other connections are not affected.",
+        "Correct the client.";
+    MAX_CHANNELS = 9513 Error "Connection from {0} refused: MaxChannels ({1}) reached.",
+        "The qm.ini Channels/MaxChannels limit of concurrent client connections is reached: 2537 MQRC_CHANNEL_NOT_AVAILABLE.",
+        "Raise MaxChannels in qm.ini or reduce connections.";
+    CHANNEL_UNKNOWN = 9519 Error "Channel '{0}' not found (from {1}).",
+        "A client asked for a channel that is not defined: 2540 MQRC_UNKNOWN_CHANNEL_NAME.",
+        "Define the channel or correct the client's channel name.";
+    CHANNEL_NOT_ACTIVE = 9533 Error "Channel {0} is not currently active.",
+        "STOP CHANNEL named a channel that is not running.",
+        "None, if that is expected; DISPLAY CHSTATUS shows the running channels.";
+    AMQP_NOT_PUT = 9544 Warning "A pre-settled message from {0} on AMQP channel '{1}' could not be put on queue '{2}' ({3}); it was {4}.",
+        "The AMQP client sent the message settled in advance (at most once), so no outcome could tell it the message was not put (a full queue, an unknown queue, a message too large...). As MQ's channel agents do, it went to the queue manager's dead-letter queue (DEADQ) with an MQDLH giving the reason, or was discarded when there is no dead-letter queue or it could not take the message. Repeats are counted per QMErrorLog/SuppressInterval; DISPLAY CHSTATUS counts them all.",
+        "Look at the reason, make room on the queue or correct the application's destination, and process the dead-letter queue.";
+    MAX_CONNECTIONS = 9780 Warning "Connection from {0} to port {1} refused: {2} client sockets are open, the most this queue manager admits.",
+        "The queue manager admits at most qm.ini Limits/MaxConnections client sockets at once on all its listeners and AMQP channels (fewer when the process's open-file limit is lower; FRY9781I at start says so). The socket was closed as soon as it was accepted; handshakes count, so clients that connect and send nothing hold places until HandshakeTimeout closes them.",
+        "Find out who holds the connections (DISPLAY CHSTATUS, DISPLAY CONN); raise MaxConnections, or the open-file limit (ulimit -n) if FRY9781I says it lowered the limit.";
+    MAX_CONNECTIONS_LOWERED = 9781 Info "Limits/MaxConnections is {0}, but this process may open only {1} files: at most {2} client sockets are admitted.",
+        "The queue manager keeps Limits/ReservedFileDescriptors ({3}) file descriptors for itself (the bindings socket for local applications and ferry mqsc, log and queue files), and the open-file limit leaves room for fewer client sockets than MaxConnections.",
+        "Raise the open-file limit of the process that starts the queue manager (ulimit -n, LimitNOFILE= in a systemd unit), or lower MaxConnections to match.";
+    ACCEPT_FAILED = 9782 Error "Accepting a connection on {0} failed: {1}",
+        "The operating system refused to hand over a waiting connection. When it ran out of file descriptors, the waiting connection was closed so the listener does not spin; the listener pauses briefly (up to a second) and accepts again.",
+        "If the reason is 'Too many open files', find what holds them (DISPLAY CHSTATUS, ls /proc/PID/fd) and lower Limits/MaxConnections or raise the open-file limit.";
+}
