@@ -8,6 +8,7 @@
 //! - [`error_log`]: the FRYERR01.LOG error log; its messages are the ferry-messages table,
 //!   re-exported as [`messages`] for the runtime and the `ferry` command;
 //! - [`console_log`]: run/console.log of a background queue manager, rotated by size;
+//! - [`store_errors`]: the one mapping from the store's errors to MQ reason codes;
 //! - [`lifecycle`]: create, start, stop, status and delete (crtmqm, strmqm, endmqm, dspmq, dltmqm);
 //! - `runtime`: the running process: listeners, conversations, the command server.
 
@@ -20,6 +21,7 @@ pub mod lifecycle;
 pub mod limits;
 pub mod qm_ini;
 mod runtime;
+pub mod store_errors;
 
 pub use ferry_messages as messages;
 

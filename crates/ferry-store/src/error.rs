@@ -1,11 +1,8 @@
-//! The log's errors, each mapping to an MQ reason code for the application.
+//! The log's errors, as the store sees them: what ran out, what failed, what is damaged.
+//! The store knows nothing of MQ's reason codes; the server decides what an application
+//! is told (ferry-server's `store_errors`).
 
 use crate::lsn::Lsn;
-
-/// MQRC_RESOURCE_PROBLEM: log full, buffer full, disk full, or a failed log.
-pub const MQRC_RESOURCE_PROBLEM: u32 = 2102;
-/// MQRC_UNEXPECTED_ERROR: corruption or misuse; the queue manager should not continue.
-pub const MQRC_UNEXPECTED_ERROR: u32 = 2195;
 
 /// Everything that can go wrong with the recovery log.
 #[derive(Debug, thiserror::Error)]
@@ -83,18 +80,6 @@ pub enum LogError {
 }
 
 impl LogError {
-    /// The MQ reason code an application sees for this failure.
-    pub fn reason_code(&self) -> u32 {
-        match self {
-            LogError::LogFull { .. }
-            | LogError::BufferFull { .. }
-            | LogError::RecordTooLarge { .. }
-            | LogError::Failed(_)
-            | LogError::Io { .. } => MQRC_RESOURCE_PROBLEM,
-            _ => MQRC_UNEXPECTED_ERROR,
-        }
-    }
-
     /// Whether this is a "no space on device" error (ENOSPC).
     pub fn is_no_space(&self) -> bool {
         matches!(self, LogError::Io { source, .. } if source.raw_os_error() == Some(libc::ENOSPC))
@@ -122,13 +107,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn log_full_maps_to_resource_problem() {
+    fn errors_say_what_went_wrong() {
         let e = LogError::LogFull {
             needed: 10,
             free: 0,
             pinned: Lsn::FIRST,
         };
-        assert_eq!(e.reason_code(), 2102);
         assert!(e.to_string().contains("full"));
         let e = LogError::Io {
             op: "write",
@@ -136,7 +120,6 @@ mod tests {
             source: std::io::Error::from_raw_os_error(libc::ENOSPC),
         };
         assert!(e.is_no_space());
-        assert_eq!(e.reason_code(), 2102);
-        assert_eq!(LogError::Corrupt("x".into()).reason_code(), 2195);
+        assert!(!LogError::Corrupt("x".into()).is_no_space());
     }
 }

@@ -34,7 +34,7 @@ pub use crate::log::{DurableWait, Log, Notice, Notify};
 pub use checkpoint::{CheckpointRequest, SpaceLimits};
 pub use config::{LogConfig, WriteIntegrity};
 pub use device::{CrashModel, FaultPlan, FileDevice, FileSync, LogDevice, LogFile, SimDevice};
-pub use error::{LogError, Result, MQRC_RESOURCE_PROBLEM};
+pub use error::{LogError, Result};
 pub use format::record::RecordKind;
 pub use lsn::{Geometry, Lsn};
 pub use queue_file::{

@@ -224,7 +224,6 @@ fn damage_in_an_earlier_segment_is_refused() {
     dev.corrupt(&segment_name(1), 64 + 24 + 3, &[0x55]);
     match QueueFile::open(dev.clone(), small()) {
         Err(e @ QueueFileError::Corrupt { .. }) => {
-            assert_eq!(e.reason_code(), 2195);
             assert!(e.to_string().contains("Q0000001.SEG"), "{e}");
         }
         other => panic!("expected Corrupt, got {other:?}"),
@@ -254,7 +253,7 @@ fn sync_failure_fails_the_queue_file_for_good() {
         ..FaultPlan::default()
     });
     let e = qf.sync().unwrap_err();
-    assert_eq!(e.reason_code(), 2102);
+    assert!(matches!(e, QueueFileError::Io { .. }), "{e}");
     dev.set_faults(FaultPlan::default());
     assert!(matches!(qf.sync(), Err(QueueFileError::Failed(_))));
     assert!(matches!(

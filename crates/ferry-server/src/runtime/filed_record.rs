@@ -118,10 +118,7 @@ impl QueueFileRecord {
                 "message {} at offset {} of {name}: {e}",
                 self.seq, self.at.offset
             ));
-            match e {
-                QueueFileError::Io { .. } => ReasonCode::ResourceProblem,
-                _ => ReasonCode::UnexpectedError,
-            }
+            crate::store_errors::queue_file_error_reason(e)
         };
         let at = RecordAt {
             segment: self.at.segment,

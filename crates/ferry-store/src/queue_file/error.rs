@@ -1,8 +1,6 @@
-//! The queue files' errors, each mapping to an MQ reason code like the log's
-//! ([`crate::error::LogError`]): resource problems (I/O, a failed queue file) are 2102, damage
-//! and misuse are 2195.
-
-use crate::error::{MQRC_RESOURCE_PROBLEM, MQRC_UNEXPECTED_ERROR};
+//! The queue files' errors, as the store sees them. Like the log's
+//! ([`crate::error::LogError`]) they say what went wrong, not what an application is told:
+//! the server maps them to MQ reason codes (ferry-server's `store_errors`).
 
 /// Everything that can go wrong with a queue's files.
 #[derive(Debug, thiserror::Error)]
@@ -73,16 +71,6 @@ pub enum QueueFileError {
 }
 
 impl QueueFileError {
-    /// The MQ reason code an application sees for this failure.
-    pub fn reason_code(&self) -> u32 {
-        match self {
-            QueueFileError::Io { .. }
-            | QueueFileError::Failed(_)
-            | QueueFileError::RecordTooLarge { .. } => MQRC_RESOURCE_PROBLEM,
-            _ => MQRC_UNEXPECTED_ERROR,
-        }
-    }
-
     /// Whether this is a "no space on device" error (ENOSPC).
     pub fn is_no_space(&self) -> bool {
         matches!(self, QueueFileError::Io { source, .. } if source.raw_os_error() == Some(libc::ENOSPC))
@@ -113,15 +101,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reason_codes() {
+    fn errors_say_what_went_wrong() {
         let e = QueueFileError::io(
             "write",
             "Q0000001.SEG",
             std::io::Error::from_raw_os_error(libc::ENOSPC),
         );
         assert!(e.is_no_space());
-        assert_eq!(e.reason_code(), 2102);
-        assert_eq!(QueueFileError::corrupt("x", 0, "bad").reason_code(), 2195);
+        assert!(!QueueFileError::corrupt("x", 0, "bad").is_no_space());
         assert!(QueueFileError::DuplicateSeq(7).to_string().contains('7'));
     }
 }
