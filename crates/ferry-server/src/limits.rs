@@ -7,9 +7,10 @@
 //! sent) has a bound here, with a default that protects a small machine. As TigerBeetle
 //! keeps its limits in one constants file, Ferry keeps them in this one table:
 //!
-//! - [`Limits`] holds the values a queue manager runs with. The tunable ones are read from
-//!   qm.ini's `Limits:` stanza (`ferry create` writes every key with its default) and
-//!   checked against their range at start, like the other stanzas.
+//! - [`Limits`] holds the values a queue manager runs with. The tunable ones are the
+//!   `Limits:` stanza's rows of the qm.ini table ([`KEYS`], part of
+//!   [`crate::qm_ini::keys::STANZAS`]): read, checked against their range at start and
+//!   written by `ferry create` as every other key is.
 //! - [`FIXED`] lists the bounds that are part of a protocol or of MQ's own definitions
 //!   (AMQP's 512-byte frames before open, MQ_SELECTOR_LENGTH): not tunable, but
 //!   documented with the rest.
@@ -19,33 +20,13 @@
 //! [`render_doc_table`] renders the whole list for docs/operations.md; a test keeps that
 //! section current (`FERRY_BLESS=1 cargo test -p ferry-server limits` rewrites it).
 
-use crate::qm_ini::IniError;
+use crate::qm_ini::keys::{DefaultValue, Key, Value, ValueKind};
 use ferry_objects::{ChannelAttributes, QmgrAttributes};
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Duration;
 
 /// The qm.ini stanza holding the tunable limits.
 pub const STANZA: &str = "Limits";
-
-/// One tunable limit: its qm.ini key, default, range, and what it bounds.
-#[derive(Debug, Clone, Copy)]
-pub struct LimitRow {
-    /// The key in the `Limits:` stanza.
-    pub key: &'static str,
-    /// The value a new queue manager gets.
-    pub default: u64,
-    /// The smallest value accepted.
-    pub min: u64,
-    /// The largest value accepted.
-    pub max: u64,
-    /// What the number counts (seconds, bytes, sockets...).
-    pub unit: &'static str,
-    /// What it bounds.
-    pub what: &'static str,
-    /// What a client that reaches it sees, and what the administrator sees.
-    pub when_hit: &'static str,
-}
 
 macro_rules! limits {
     ($(
@@ -68,29 +49,20 @@ macro_rules! limits {
             }
         }
 
-        /// Every tunable limit, in the order qm.ini and the docs list them.
-        pub const ROWS: &[LimitRow] = &[ $(
-            LimitRow {
-                key: $key, default: $default, min: $min, max: $max, unit: $unit,
-                what: $what, when_hit: $when_hit,
+        /// Every tunable limit: the `Limits:` stanza's rows of the qm.ini table, in the
+        /// order qm.ini and the docs list them.
+        pub const KEYS: &[Key] = &[ $(
+            Key {
+                key: $key,
+                kind: ValueKind::Number { min: $min, max: $max },
+                default: DefaultValue::Number($default),
+                unit: $unit,
+                meaning: $what,
+                when_reached: $when_hit,
+                get: |ini| Value::Number(ini.limits.$field),
+                set: |ini, v| ini.limits.$field = v.number(),
             },
         )* ];
-
-        impl Limits {
-            fn slot(&mut self, key: &str) -> Option<&mut u64> {
-                match key {
-                    $( $key => Some(&mut self.$field), )*
-                    _ => None,
-                }
-            }
-
-            fn value(&self, key: &str) -> Option<u64> {
-                match key {
-                    $( $key => Some(self.$field), )*
-                    _ => None,
-                }
-            }
-        }
     };
 }
 
@@ -312,51 +284,6 @@ pub const MQ_KNOBS: &[MqKnob] = &[
 ];
 
 impl Limits {
-    /// Reads the `Limits:` stanza; keys it does not set keep their defaults, unknown keys
-    /// are refused (a misspelt limit must not silently leave the default in force).
-    pub fn from_stanza(stanza: Option<&BTreeMap<String, String>>) -> Result<Self, IniError> {
-        let mut limits = Limits::default();
-        let Some(stanza) = stanza else {
-            return Ok(limits);
-        };
-        for (key, value) in stanza {
-            let Some(row) = ROWS.iter().find(|r| r.key.eq_ignore_ascii_case(key)) else {
-                return Err(IniError::BadValue {
-                    stanza: STANZA,
-                    key: "(key)",
-                    value: key.clone(),
-                    expected: format!(
-                        "one of {}",
-                        ROWS.iter().map(|r| r.key).collect::<Vec<_>>().join(", ")
-                    ),
-                });
-            };
-            let n = value
-                .trim()
-                .parse::<u64>()
-                .ok()
-                .filter(|n| (row.min..=row.max).contains(n))
-                .ok_or_else(|| IniError::BadValue {
-                    stanza: STANZA,
-                    key: row.key,
-                    value: value.clone(),
-                    expected: format!("a number from {} to {}", row.min, row.max),
-                })?;
-            if let Some(slot) = limits.slot(row.key) {
-                *slot = n;
-            }
-        }
-        Ok(limits)
-    }
-
-    /// The stanza as qm.ini text: every key with its value.
-    pub fn render(&self, out: &mut String) {
-        let _ = writeln!(out, "{STANZA}:");
-        for row in ROWS {
-            let _ = writeln!(out, "   {}={}", row.key, self.value(row.key).unwrap_or(0));
-        }
-    }
-
     /// HandshakeTimeout as a duration.
     pub fn handshake_timeout(&self) -> Duration {
         Duration::from_secs(self.handshake_timeout_secs)
@@ -396,17 +323,18 @@ pub fn render_doc_table() -> String {
         out,
         "Tunable in qm.ini's `{STANZA}:` stanza (read at start):\n\n| Key | Default | Range | What it bounds | When it is reached |\n|---|---|---|---|---|"
     );
-    for r in ROWS {
+    for r in KEYS {
+        let (ValueKind::Number { min, max }, DefaultValue::Number(default)) = (r.kind, r.default)
+        else {
+            continue;
+        };
         let _ = writeln!(
             out,
-            "| `{}` | {} {} | {}-{} | {} | {} |",
+            "| `{}` | {default} {} | {min}-{max} | {} | {} |",
             r.key,
-            r.default,
             r.unit,
-            r.min,
-            r.max,
-            cell(r.what),
-            cell(r.when_hit)
+            cell(r.meaning),
+            cell(r.when_reached)
         );
     }
     let _ = writeln!(
@@ -451,42 +379,51 @@ pub fn splice(doc: &str, generated: &str) -> String {
 mod tests {
     use super::*;
 
-    fn stanza(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
+    use crate::qm_ini::QmIni;
+    use std::path::Path;
+
+    fn parse(text: &str) -> Result<QmIni, crate::qm_ini::IniError> {
+        QmIni::parse(text, Path::new("/l"))
     }
 
     #[test]
     fn defaults_are_within_their_ranges() {
-        for r in ROWS {
-            assert!(r.min <= r.default && r.default <= r.max, "{}", r.key);
+        for r in KEYS {
+            let (ValueKind::Number { min, max }, DefaultValue::Number(d)) = (r.kind, r.default)
+            else {
+                panic!("{} is not a number with a number default", r.key);
+            };
+            assert!(min <= d && d <= max, "{}", r.key);
         }
-        let keys: std::collections::BTreeSet<_> = ROWS.iter().map(|r| r.key).collect();
-        assert_eq!(keys.len(), ROWS.len(), "a key is listed twice");
+        let keys: std::collections::BTreeSet<_> = KEYS.iter().map(|r| r.key).collect();
+        assert_eq!(keys.len(), KEYS.len(), "a key is listed twice");
+        assert_eq!(
+            QmIni::defaults("QM1", Path::new("/l")).limits,
+            Limits::default()
+        );
     }
 
     #[test]
     fn the_stanza_round_trips_and_is_checked() {
-        let mut text = String::new();
-        Limits::default().render(&mut text);
-        assert!(text.starts_with("Limits:\n   MaxConnections=5000\n"));
-        let l = Limits::from_stanza(Some(&stanza(&[
-            ("MaxConnections", "200"),
-            ("handshaketimeout", "3"),
-        ])))
-        .unwrap();
+        let text = QmIni::defaults("QM1", Path::new("/l")).render();
+        assert!(
+            text.contains("\nLimits:\n   MaxConnections=5000\n"),
+            "{text}"
+        );
+        let l = parse("Limits:\n   MaxConnections=200\n   handshaketimeout=3\n")
+            .unwrap()
+            .limits;
         assert_eq!(l.max_connections, 200);
         assert_eq!(l.handshake_timeout(), Duration::from_secs(3));
         assert_eq!(l.partial_frame_timeout_secs, 30);
-        let err = Limits::from_stanza(Some(&stanza(&[("MaxConnections", "0")]))).unwrap_err();
+        let err = parse("Limits:\n   MaxConnections=0\n").unwrap_err();
         assert_eq!(
             err.to_string(),
             "qm.ini Limits/MaxConnections=\"0\": a number from 1 to 1000000"
         );
-        let err = Limits::from_stanza(Some(&stanza(&[("MaxConections", "9")]))).unwrap_err();
+        let err = parse("Limits:\n   MaxConections=9\n").unwrap_err();
         assert!(err.to_string().contains("one of MaxConnections"), "{err}");
+        assert!(err.to_string().contains("MaxConections"), "{err}");
     }
 
     #[test]

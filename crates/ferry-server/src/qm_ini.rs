@@ -4,9 +4,17 @@
 //! `#` or `;` comments. `ferry create` writes every stanza with its defaults so an
 //! administrator sees what can be tuned; `ferry start` reads it back and refuses values it
 //! cannot honour with a message naming the stanza, key and allowed range.
+//!
+//! Every key is a row of one table, [`keys::STANZAS`] (stanza, key, kind, default, range,
+//! meaning): parsing, checking, defaults, the file `ferry create` writes and the docs all
+//! come from it. This module holds the typed result, [`QmIni`], that the rest of the
+//! server reads.
 
-use crate::error_log::suppression::{self, Rules};
+pub mod keys;
+
+use crate::error_log::suppression::Rules;
 use crate::limits::Limits;
+use keys::{DefaultValue, STANZAS};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -40,7 +48,7 @@ pub enum IniError {
 }
 
 /// Log stanza: the recovery log (used by persistent messaging).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LogStanza {
     /// LogPrimaryFiles: extents preallocated (2-510).
     pub primary_files: u32,
@@ -60,7 +68,7 @@ pub struct LogStanza {
 }
 
 /// Channels stanza.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ChannelsStanza {
     /// MaxChannels: most channel instances (client connections) at once.
     pub max_channels: u32,
@@ -69,7 +77,7 @@ pub struct ChannelsStanza {
 }
 
 /// TCP stanza.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TcpStanza {
     /// KeepAlive: SO_KEEPALIVE on channel sockets.
     pub keep_alive: bool,
@@ -78,7 +86,7 @@ pub struct TcpStanza {
 }
 
 /// TuningParameters stanza.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TuningStanza {
     /// DefaultQBufferSize: per-queue memory for non-persistent messages.
     pub default_q_buffer_size: u64,
@@ -89,7 +97,7 @@ pub struct TuningStanza {
 }
 
 /// QMErrorLog stanza: the error log's size and suppression, and the console log's size.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ErrorLogStanza {
     /// ErrorLogSize: bytes before FRYERR01.LOG is rotated.
     pub error_log_size: u64,
@@ -121,7 +129,7 @@ impl ErrorLogStanza {
 }
 
 /// The whole qm.ini.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct QmIni {
     /// QueueManager/Name.
     pub name: String,
@@ -140,110 +148,47 @@ pub struct QmIni {
 }
 
 impl QmIni {
-    /// MQ's defaults for a new queue manager whose log lives in `log_path`.
+    /// The defaults of every key (from [`keys::STANZAS`]) for a new queue manager `name`
+    /// whose log lives in `log_path`.
     pub fn defaults(name: &str, log_path: &Path) -> Self {
-        QmIni {
-            name: name.to_string(),
-            log: LogStanza {
-                primary_files: 3,
-                secondary_files: 2,
-                file_pages: 4096,
-                buffer_pages: 0,
-                log_type: "CIRCULAR".into(),
-                write_integrity: "TripleWrite".into(),
-                path: format!("{}/", log_path.display()),
-            },
-            channels: ChannelsStanza {
-                max_channels: 100,
-                max_active_channels: 100,
-            },
-            tcp: TcpStanza {
-                keep_alive: false,
-                listener_backlog: 0,
-            },
-            tuning: TuningStanza {
-                default_q_buffer_size: 65_536,
-                default_pq_buffer_size: 131_072,
-                impl_sync_open_output: 2,
-            },
-            error_log: ErrorLogStanza {
-                error_log_size: 33_554_432,
-                suppress_message: BTreeSet::new(),
-                suppress_interval: 30,
-                exclude_message: BTreeSet::new(),
-                console_log_size: 8_388_608,
-            },
-            limits: Limits::default(),
+        let mut ini = QmIni::default();
+        for stanza in STANZAS {
+            for key in stanza.keys {
+                if let Some(value) = key.default_value() {
+                    (key.set)(&mut ini, value);
+                }
+            }
         }
+        ini.name = name.to_string();
+        ini.log.path = format!("{}/", log_path.display());
+        debug_assert!(
+            STANZAS.iter().flat_map(|s| s.keys).all(|k| matches!(
+                k.default,
+                DefaultValue::FromCreate
+            ) || k.default_value()
+                == Some((k.get)(&ini))),
+            "every default reads back as itself"
+        );
+        ini
     }
 
-    /// The file text, every stanza with its values.
+    /// The file text: a header, then every stanza of [`keys::STANZAS`] with every key.
     pub fn render(&self) -> String {
         let mut s = String::new();
-        let _ = writeln!(
-            s,
-            "#*******************************************************************#"
-        );
-        let _ = writeln!(
-            s,
-            "#* Ferry queue manager configuration file                          *#"
-        );
-        let _ = writeln!(
-            s,
-            "#* Read at start; restart the queue manager after a change.         *#"
-        );
-        let _ = writeln!(
-            s,
-            "#*******************************************************************#"
-        );
-        let _ = writeln!(s, "QueueManager:\n   Name={}", self.name);
-        let l = &self.log;
-        let _ = writeln!(s, "Log:");
-        let _ = writeln!(s, "   LogPrimaryFiles={}", l.primary_files);
-        let _ = writeln!(s, "   LogSecondaryFiles={}", l.secondary_files);
-        let _ = writeln!(s, "   LogFilePages={}", l.file_pages);
-        let _ = writeln!(s, "   LogBufferPages={}", l.buffer_pages);
-        let _ = writeln!(s, "   LogType={}", l.log_type);
-        let _ = writeln!(s, "   LogWriteIntegrity={}", l.write_integrity);
-        let _ = writeln!(s, "   LogPath={}", l.path);
-        let _ = writeln!(s, "Channels:");
-        let _ = writeln!(s, "   MaxChannels={}", self.channels.max_channels);
-        let _ = writeln!(
-            s,
-            "   MaxActiveChannels={}",
-            self.channels.max_active_channels
-        );
-        let _ = writeln!(s, "TCP:");
-        let _ = writeln!(
-            s,
-            "   KeepAlive={}",
-            if self.tcp.keep_alive { "YES" } else { "NO" }
-        );
-        let _ = writeln!(s, "   ListenerBacklog={}", self.tcp.listener_backlog);
-        let _ = writeln!(s, "TuningParameters:");
-        let _ = writeln!(
-            s,
-            "   DefaultQBufferSize={}",
-            self.tuning.default_q_buffer_size
-        );
-        let _ = writeln!(
-            s,
-            "   DefaultPQBufferSize={}",
-            self.tuning.default_pq_buffer_size
-        );
-        let iso = match self.tuning.impl_sync_open_output {
-            0 => "OFF".to_string(),
-            n => n.to_string(),
-        };
-        let _ = writeln!(s, "   ImplSyncOpenOutput={iso}");
-        let _ = writeln!(s, "QMErrorLog:");
-        let e = &self.error_log;
-        let _ = writeln!(s, "   ErrorLogSize={}", e.error_log_size);
-        let _ = writeln!(s, "   SuppressMessage={}", id_list(&e.suppress_message));
-        let _ = writeln!(s, "   SuppressInterval={}", e.suppress_interval);
-        let _ = writeln!(s, "   ExcludeMessage={}", id_list(&e.exclude_message));
-        let _ = writeln!(s, "   ConsoleLogSize={}", e.console_log_size);
-        self.limits.render(&mut s);
+        for line in [
+            "#*******************************************************************#",
+            "#* Ferry queue manager configuration file                          *#",
+            "#* Read at start; restart the queue manager after a change.         *#",
+            "#*******************************************************************#",
+        ] {
+            let _ = writeln!(s, "{line}");
+        }
+        for stanza in STANZAS {
+            let _ = writeln!(s, "{}:", stanza.name);
+            for key in stanza.keys {
+                let _ = writeln!(s, "   {}={}", key.key, key.kind.write(&(key.get)(self)));
+            }
+        }
         s
     }
 
@@ -259,22 +204,52 @@ impl QmIni {
         Self::parse(&text, log_path)
     }
 
-    /// Parses and checks qm.ini text.
+    /// Parses and checks qm.ini text: every key of [`keys::STANZAS`] the text sets is read
+    /// through its row; a key a strict stanza does not know is refused; stanzas Ferry
+    /// does not read are left alone.
     pub fn parse(text: &str, log_path: &Path) -> Result<Self, IniError> {
-        let stanzas = parse_stanzas(text)?;
-        let name = stanzas
-            .get("QueueManager")
-            .and_then(|s| s.get("Name"))
-            .cloned()
-            .unwrap_or_default();
-        let mut ini = QmIni::defaults(&name, log_path);
-        let get = |stanza: &str, key: &str| stanzas.get(stanza).and_then(|s| s.get(key)).cloned();
-
-        if let Some(v) = get("Log", "LogPrimaryFiles") {
-            ini.log.primary_files = number(&v, "Log", "LogPrimaryFiles", 2, 510)? as u32;
-        }
-        if let Some(v) = get("Log", "LogSecondaryFiles") {
-            ini.log.secondary_files = number(&v, "Log", "LogSecondaryFiles", 1, 509)? as u32;
+        let file = parse_stanzas(text)?;
+        let mut ini = QmIni::defaults("", log_path);
+        for (name, values) in &file {
+            let Some(stanza) = keys::stanza(name) else {
+                continue;
+            };
+            if stanza.strict {
+                if let Some(unknown) = values.keys().find(|k| {
+                    !stanza
+                        .keys
+                        .iter()
+                        .any(|row| row.key.eq_ignore_ascii_case(k))
+                }) {
+                    return Err(IniError::BadValue {
+                        stanza: stanza.name,
+                        key: "(key)",
+                        value: unknown.clone(),
+                        expected: format!(
+                            "one of {}",
+                            stanza
+                                .keys
+                                .iter()
+                                .map(|r| r.key)
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    });
+                }
+            }
+            for row in stanza.keys {
+                let Some((_, text)) = values.iter().find(|(k, _)| row.key.eq_ignore_ascii_case(k))
+                else {
+                    continue;
+                };
+                let value = row.kind.read(text).ok_or_else(|| IniError::BadValue {
+                    stanza: stanza.name,
+                    key: row.key,
+                    value: text.clone(),
+                    expected: row.kind.describe(),
+                })?;
+                (row.set)(&mut ini, value);
+            }
         }
         if ini.log.primary_files + ini.log.secondary_files > 511 {
             return Err(IniError::BadValue {
@@ -284,112 +259,6 @@ impl QmIni {
                 expected: "LogPrimaryFiles + LogSecondaryFiles must not exceed 511".into(),
             });
         }
-        if let Some(v) = get("Log", "LogFilePages") {
-            ini.log.file_pages = number(&v, "Log", "LogFilePages", 64, 65_535)? as u32;
-        }
-        if let Some(v) = get("Log", "LogBufferPages") {
-            let n = number(&v, "Log", "LogBufferPages", 0, 4096)? as u32;
-            if n != 0 && n < 18 {
-                return Err(IniError::BadValue {
-                    stanza: "Log",
-                    key: "LogBufferPages",
-                    value: v,
-                    expected: "0 (default, 512 pages) or 18 to 4096".into(),
-                });
-            }
-            ini.log.buffer_pages = n;
-        }
-        if let Some(v) = get("Log", "LogType") {
-            ini.log.log_type = match v.to_ascii_uppercase().as_str() {
-                "CIRCULAR" => "CIRCULAR".into(),
-                "LINEAR" => {
-                    return Err(IniError::BadValue {
-                        stanza: "Log",
-                        key: "LogType",
-                        value: v,
-                        expected: "CIRCULAR (linear logging is not supported yet)".into(),
-                    })
-                }
-                _ => {
-                    return Err(IniError::BadValue {
-                        stanza: "Log",
-                        key: "LogType",
-                        value: v,
-                        expected: "CIRCULAR".into(),
-                    })
-                }
-            };
-        }
-        if let Some(v) = get("Log", "LogWriteIntegrity") {
-            ini.log.write_integrity = match v.to_ascii_lowercase().as_str() {
-                "singlewrite" => "SingleWrite".into(),
-                "doublewrite" => "DoubleWrite".into(),
-                "triplewrite" => "TripleWrite".into(),
-                _ => {
-                    return Err(IniError::BadValue {
-                        stanza: "Log",
-                        key: "LogWriteIntegrity",
-                        value: v,
-                        expected: "SingleWrite, DoubleWrite or TripleWrite".into(),
-                    })
-                }
-            };
-        }
-        if let Some(v) = get("Log", "LogPath") {
-            ini.log.path = v;
-        }
-        if let Some(v) = get("Channels", "MaxChannels") {
-            ini.channels.max_channels = number(&v, "Channels", "MaxChannels", 1, 65_535)? as u32;
-        }
-        if let Some(v) = get("Channels", "MaxActiveChannels") {
-            ini.channels.max_active_channels =
-                number(&v, "Channels", "MaxActiveChannels", 1, 65_535)? as u32;
-        }
-        if let Some(v) = get("TCP", "KeepAlive") {
-            ini.tcp.keep_alive = yes_no(&v, "TCP", "KeepAlive")?;
-        }
-        if let Some(v) = get("TCP", "ListenerBacklog") {
-            ini.tcp.listener_backlog = number(&v, "TCP", "ListenerBacklog", 0, 65_535)? as u32;
-        }
-        if let Some(v) = get("TuningParameters", "DefaultQBufferSize") {
-            ini.tuning.default_q_buffer_size =
-                number(&v, "TuningParameters", "DefaultQBufferSize", 0, 104_857_600)? as u64;
-        }
-        if let Some(v) = get("TuningParameters", "DefaultPQBufferSize") {
-            ini.tuning.default_pq_buffer_size = number(
-                &v,
-                "TuningParameters",
-                "DefaultPQBufferSize",
-                0,
-                104_857_600,
-            )? as u64;
-        }
-        if let Some(v) = get("TuningParameters", "ImplSyncOpenOutput") {
-            ini.tuning.impl_sync_open_output = if v.eq_ignore_ascii_case("OFF") {
-                0
-            } else {
-                number(&v, "TuningParameters", "ImplSyncOpenOutput", 1, 999_999_999)? as u32
-            };
-        }
-        if let Some(v) = get("QMErrorLog", "ErrorLogSize") {
-            ini.error_log.error_log_size =
-                number(&v, "QMErrorLog", "ErrorLogSize", 32_768, 2_147_483_647)? as u64;
-        }
-        if let Some(v) = get("QMErrorLog", "SuppressMessage") {
-            ini.error_log.suppress_message = message_ids(&v, "SuppressMessage")?;
-        }
-        if let Some(v) = get("QMErrorLog", "SuppressInterval") {
-            ini.error_log.suppress_interval =
-                number(&v, "QMErrorLog", "SuppressInterval", 1, 86_400)? as u64;
-        }
-        if let Some(v) = get("QMErrorLog", "ExcludeMessage") {
-            ini.error_log.exclude_message = message_ids(&v, "ExcludeMessage")?;
-        }
-        if let Some(v) = get("QMErrorLog", "ConsoleLogSize") {
-            ini.error_log.console_log_size =
-                number(&v, "QMErrorLog", "ConsoleLogSize", 32_768, 2_147_483_647)? as u64;
-        }
-        ini.limits = Limits::from_stanza(stanzas.get(crate::limits::STANZA))?;
         Ok(ini)
     }
 }
@@ -425,68 +294,6 @@ fn parse_stanzas(text: &str) -> Result<BTreeMap<String, BTreeMap<String, String>
         }
     }
     Ok(out)
-}
-
-fn number(
-    v: &str,
-    stanza: &'static str,
-    key: &'static str,
-    min: i64,
-    max: i64,
-) -> Result<i64, IniError> {
-    match v.trim().parse::<i64>() {
-        Ok(n) if (min..=max).contains(&n) => Ok(n),
-        _ => Err(IniError::BadValue {
-            stanza,
-            key,
-            value: v.to_string(),
-            expected: format!("a number from {min} to {max}"),
-        }),
-    }
-}
-
-/// A SuppressMessage or ExcludeMessage list: comma-separated message numbers, written
-/// as MQ writes them (`9504`) or as the error log shows them (`FRY9504E`); each must be
-/// in the catalogue and of a kind MQ lets an administrator silence.
-fn message_ids(v: &str, key: &'static str) -> Result<BTreeSet<u32>, IniError> {
-    let bad = || IniError::BadValue {
-        stanza: "QMErrorLog",
-        key,
-        value: v.to_string(),
-        expected: "comma-separated numbers of channel and connection messages (9000-9999), \
-                   listener and channel events (5000-5999) or 7234, e.g. 9504,9519"
-            .into(),
-    };
-    let mut out = BTreeSet::new();
-    for item in v.split(',').map(str::trim).filter(|i| !i.is_empty()) {
-        let upper = item.to_ascii_uppercase();
-        let digits = upper.strip_prefix("FRY").unwrap_or(&upper);
-        let digits = digits.strip_suffix(['I', 'W', 'E']).unwrap_or(digits);
-        let number: u32 = digits.parse().map_err(|_| bad())?;
-        let known = crate::messages::ALL.iter().any(|m| m.number == number);
-        if !known || !suppression::may_suppress(number) {
-            return Err(bad());
-        }
-        out.insert(number);
-    }
-    Ok(out)
-}
-
-fn id_list(ids: &BTreeSet<u32>) -> String {
-    ids.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
-}
-
-fn yes_no(v: &str, stanza: &'static str, key: &'static str) -> Result<bool, IniError> {
-    match v.to_ascii_uppercase().as_str() {
-        "YES" => Ok(true),
-        "NO" => Ok(false),
-        _ => Err(IniError::BadValue {
-            stanza,
-            key,
-            value: v.to_string(),
-            expected: "YES or NO".into(),
-        }),
-    }
 }
 
 #[cfg(test)]
@@ -563,5 +370,74 @@ mod tests {
                 "{key}={value}: {err}"
             );
         }
+    }
+
+    #[test]
+    fn every_key_of_the_table_is_written_and_read_back() {
+        let ini = QmIni::defaults("QM1", Path::new("/var/ferry/log/QM1"));
+        let text = ini.render();
+        for stanza in STANZAS {
+            assert!(
+                text.contains(&format!("\n{}:\n", stanza.name)),
+                "{}",
+                stanza.name
+            );
+            for key in stanza.keys {
+                assert!(text.contains(&format!("\n   {}=", key.key)), "{}", key.key);
+                if let Some(default) = key.default_value() {
+                    assert_eq!((key.get)(&ini), default, "{}/{}", stanza.name, key.key);
+                }
+            }
+        }
+        assert!(text.contains("\n   LogPath=/var/ferry/log/QM1/\n"));
+        assert!(text.contains("\n   ImplSyncOpenOutput=2\n"));
+        assert!(text.contains("\n   KeepAlive=NO\n"));
+    }
+
+    #[test]
+    fn unknown_keys_stop_only_ferrys_own_stanza() {
+        // MQ's stanzas have keys Ferry does not read yet: they are left alone.
+        let ini = QmIni::parse(
+            "Log:\n   LogDefaultPath=/x\nService:\n   Name=S\n",
+            Path::new("/l"),
+        )
+        .unwrap();
+        assert_eq!(ini.log.primary_files, 3);
+        let err = QmIni::parse("Limits:\n   MaxSockets=9\n", Path::new("/l")).unwrap_err();
+        assert_eq!(
+            err.to_string().split(':').next(),
+            Some("qm.ini Limits/(key)=\"MaxSockets\"")
+        );
+        let err = QmIni::parse("Log:\n   LogBufferPages=5\n", Path::new("/l")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "qm.ini Log/LogBufferPages=\"5\": 0 (default, 512 pages) or a number from 18 to 4096"
+        );
+        let err = QmIni::parse(
+            "Log:\n   LogPrimaryFiles=500\n   LogSecondaryFiles=100\n",
+            Path::new("/l"),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("must not exceed 511"), "{err}");
+    }
+
+    #[test]
+    fn docs_are_current() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/operations.md");
+        let doc = std::fs::read_to_string(path).unwrap_or_default();
+        let wanted = ferry_mqsc::docs::splice_section(
+            &doc,
+            keys::BEGIN_MARKER,
+            keys::END_MARKER,
+            &keys::render_doc_table(),
+        );
+        if std::env::var("FERRY_BLESS").is_ok_and(|v| v == "1") {
+            std::fs::write(path, &wanted).expect("docs/operations.md is writable");
+            return;
+        }
+        assert!(
+            doc == wanted,
+            "docs/operations.md's qm.ini section is out of date: run FERRY_BLESS=1 cargo test -p ferry-server --lib qm_ini"
+        );
     }
 }
