@@ -35,7 +35,8 @@ pub struct ConnectionInfo {
     pub connection_name: String,
     /// User id (UserIdentifier of its messages).
     pub user_id: String,
-    /// Process id of a bindings application.
+    /// Process id: a bindings application's own, or for a client the queue manager's
+    /// (the process serving its channel, as MQ shows its channel process).
     pub pid: Option<u32>,
 }
 

@@ -205,6 +205,9 @@ catalogue! {
     DISPLAY_CHANNEL = 8414 Info "Display Channel details.",
         "The header of each channel DISPLAY CHANNEL shows.",
         "None.";
+    PING_COMPLETE = 8415 Info "Ping Ferry queue manager command complete.",
+        "PING QMGR: the queue manager's command server answered.",
+        "None.";
     DISPLAY_CHANNEL_STATUS = 8417 Info "Display Channel Status details.",
         "The header of each channel instance DISPLAY CHSTATUS shows.",
         "None.";

@@ -173,6 +173,14 @@ pub struct Selection {
     pub filter: Option<Filter>,
 }
 
+impl Selection {
+    /// Whether attribute `kw` is shown: asked for, or the one WHERE filters on (MQ shows
+    /// the filtered attribute, so the answer says why each object was chosen).
+    pub fn shows(&self, kw: &str) -> bool {
+        self.request.wants(kw) || self.filter.as_ref().is_some_and(|f| f.keyword == kw)
+    }
+}
+
 /// A parsed MQSC command.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
@@ -362,6 +370,8 @@ pub enum Command {
         /// The command as a short phrase, e.g. `DEFINE TOPIC`.
         what: String,
     },
+    /// PING QMGR: the command server answers, so the queue manager is there.
+    PingQmgr,
     /// END: stop reading commands.
     End,
 }

@@ -322,7 +322,7 @@ pub static QSTATUS_HANDLE_FIELDS: &[StatusField<HandleStatus>] = &[
     StatusField {
         keyword: "PID",
         kind: FieldKind::Int,
-        doc: "Process id of a bindings application.",
+        doc: "Process id: a bindings application's own; for a client (MQ or AMQP), the queue manager process that serves its channel, as MQ shows its channel process.",
         get: |h| h.pid.map(count).unwrap_or(FieldValue::Text(String::new())),
     },
     StatusField {
@@ -392,7 +392,7 @@ pub static CONN_FIELDS: &[StatusField<ConnectionStatus>] = &[
     StatusField {
         keyword: "PID",
         kind: FieldKind::Int,
-        doc: "Process id of a bindings application.",
+        doc: "Process id: a bindings application's own; for a client (MQ or AMQP), the queue manager process that serves its channel, as MQ shows its channel process.",
         get: |c| c.pid.map(count).unwrap_or(FieldValue::Text(String::new())),
     },
     StatusField {

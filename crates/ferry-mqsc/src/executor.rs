@@ -326,6 +326,7 @@ pub fn execute(cmd: &Command, target: &mut dyn AdminTarget) -> CommandResult {
             CommandResult::failed(&messages::REMOTE_QUEUES_LATER, &[what])
         }
         Command::Unsupported { what } => CommandResult::failed(&messages::NOT_SUPPORTED, &[what]),
+        Command::PingQmgr => CommandResult::done(&messages::PING_COMPLETE),
         Command::End => CommandResult {
             ok: true,
             lines: Vec::new(),
@@ -726,7 +727,7 @@ fn display(
         }
         let shown: Vec<Field> = fields
             .into_iter()
-            .filter(|f| always.contains(&f.keyword) || selection.request.wants(f.keyword))
+            .filter(|f| always.contains(&f.keyword) || selection.shows(f.keyword))
             .collect();
         let block = render_block(header, &shown);
         bytes += block.iter().map(|l| l.len() + 1).sum::<usize>();
@@ -781,6 +782,15 @@ fn display_qstatus(
                 }
             }
         }
+    }
+    // No handles open on a queue that exists is an empty answer, not a failure: runmqsc
+    // prints nothing for it and counts the command as processed (scripts that list
+    // handles before deleting a queue depend on that exit code).
+    if blocks.is_empty() && status_type == QueueStatusType::Handle {
+        return CommandResult {
+            ok: true,
+            lines: Vec::new(),
+        };
     }
     if blocks.is_empty() {
         return CommandResult::failed(&messages::STATUS_NOT_FOUND, &["Queue"]);
@@ -846,11 +856,7 @@ fn display_conn(
         let conn_fields: Vec<Field> = CONN_FIELDS.iter().map(|f| f.field(c)).collect();
         let keep = |fields: &[Field]| selection.filter.as_ref().is_none_or(|f| passes(fields, f));
         let show = |mut fields: Vec<Field>, extra: Vec<Field>| {
-            fields.extend(
-                extra
-                    .into_iter()
-                    .filter(|f| selection.request.wants(f.keyword)),
-            );
+            fields.extend(extra.into_iter().filter(|f| selection.shows(f.keyword)));
             render_block(&messages::DISPLAY_CONNECTION, &fields)
         };
         if matches!(conn_type, ConnType::Conn | ConnType::All) && keep(&conn_fields) {

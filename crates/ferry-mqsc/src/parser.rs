@@ -112,7 +112,7 @@ const VERBS: &[(&str, Option<&str>)] = &[
     ("STOP", Some("STOP")),
     ("END", Some("END")),
     ("SET", None),
-    ("PING", None),
+    ("PING", Some("PING")),
     ("RESET", None),
     ("RESOLVE", None),
     ("REFRESH", None),
@@ -342,6 +342,15 @@ impl Parser<'_> {
             ("DISPLAY", Obj::Qmgr) => self.display_qmgr(obj_param, &rest),
             ("DISPLAY", Obj::QmStatus) => self.display_qmstatus(obj_param, &rest),
             ("DISPLAY", Obj::Conn) => self.display_conn(obj_param, &rest),
+            ("PING", Obj::Qmgr) => {
+                self.bare(obj_param)?;
+                self.no_more(&rest)?;
+                Ok(Command::PingQmgr)
+            }
+            // PING CHANNEL tests a message channel, which Ferry does not have yet.
+            ("PING", _) => Ok(Command::Unsupported {
+                what: format!("PING {}", obj_param.keyword),
+            }),
             _ => Err(self.unknown_object(verb, obj_param)),
         }
     }

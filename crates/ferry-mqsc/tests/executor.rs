@@ -482,6 +482,9 @@ fn queue_status_and_handles() {
         fails(&mut t, "DIS QS(NOPE)"),
         vec!["FRY8147E: Ferry object NOPE not found."]
     );
+    // No handle open on a queue that exists: nothing to show, and not a failure (runmqsc
+    // counts it as processed).
+    assert!(ok(&mut t, "DIS QS(A) TYPE(HANDLE)").is_empty());
     t.handles.insert(
         "A".into(),
         vec![HandleStatus {
@@ -502,6 +505,17 @@ fn queue_status_and_handles() {
     );
     let lines = ok(&mut t, "DIS QS(*) WHERE(CURDEPTH GT 1)");
     assert!(lines.iter().any(|l| l.contains("QUEUE(A)")));
+    // The attribute WHERE filters on is shown without being asked for.
+    assert!(lines.iter().any(|l| l.contains("CURDEPTH(2)")), "{lines:?}");
+}
+
+#[test]
+fn ping_qmgr_answers() {
+    let mut t = target();
+    assert_eq!(
+        ok(&mut t, "PING QMGR"),
+        vec!["FRY8415I: Ping Ferry queue manager command complete."]
+    );
 }
 
 #[test]
@@ -521,12 +535,13 @@ fn connections() {
             ..ConnectionStatus::default()
         },
     ];
+    // The attribute WHERE filters on is shown, as MQ shows it.
     assert_eq!(
         ok(&mut t, "DIS CONN(*) WHERE(APPLTAG EQ 'orders') CHANNEL"),
         vec![
             "FRY8276I: Display Connection details.",
             "   CONN(414D5143)                          TYPE(CONN)",
-            "   CHANNEL(APP.SVRCONN)",
+            "   APPLTAG(orders)                         CHANNEL(APP.SVRCONN)",
         ]
     );
     let lines = ok(&mut t, "DIS CONN(414D5143) TYPE(HANDLE)");

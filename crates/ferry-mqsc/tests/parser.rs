@@ -719,4 +719,5 @@ fn remote_queues_and_unsupported_commands_parse() {
         Command::Unsupported { .. }
     ));
     assert!(matches!(ok("PING CHANNEL(C)"), Command::Unsupported { .. }));
+    assert_eq!(ok("PING QMGR"), Command::PingQmgr);
 }

@@ -345,11 +345,12 @@ impl SocketShared {
         }
     }
 
-    /// Process id of a bindings application.
+    /// Process id DISPLAY CONN shows: a bindings application's own; for a client, the
+    /// process that serves its channel, this one (MQ shows its channel process there).
     pub fn pid(&self) -> Option<u32> {
         match &self.transport {
             Transport::Bindings { pid } => *pid,
-            Transport::Tcp { .. } => None,
+            Transport::Tcp { .. } => Some(std::process::id()),
         }
     }
 

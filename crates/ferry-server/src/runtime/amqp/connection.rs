@@ -899,7 +899,8 @@ impl Session {
             channel: self.shared.settings.name.clone(),
             connection_name: self.shared.peer_ip.clone(),
             user_id: self.shared.user_id.borrow().clone(),
-            pid: None,
+            // The process serving the channel, as for a native client.
+            pid: Some(std::process::id()),
         };
         match server.with_engine(|e, now, _fx| e.connect(info, now)) {
             Ok(conn) => {
