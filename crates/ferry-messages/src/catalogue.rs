@@ -270,6 +270,9 @@ catalogue! {
     AMQP_CHANNEL_FAILED = 9213 Error "The AMQP channel '{0}' could not start: {1}",
         "The channel's port could not be bound, or the channel asks for something Ferry cannot do yet.",
         "Free the port or ALTER CHANNEL(...) CHLTYPE(AMQP) PORT(n), then START CHANNEL.";
+    QMGR_START_INCOMPLETE = 9214 Warning "Ferry queue manager '{0}' started, but {1} of its listeners and AMQP channels could not start (above); applications cannot reach it through them.",
+        "The queue manager runs (local bindings connections and the listeners that did start work), as MQ's does when a listener cannot start; 'ferry start' exits with status 10 so that scripts notice.",
+        "Free the port, or give the object another one (ALTER LISTENER(...) PORT(n), ALTER CHANNEL(...) CHLTYPE(AMQP) PORT(n)) with 'ferry mqsc {0}', then START LISTENER or START CHANNEL; or stop it with 'ferry stop {0}'.";
     HEARTBEAT_TIMEOUT = 9259 Warning "The connection from {0} sent nothing for {1} seconds and was ended.",
         "No data or heartbeat arrived within twice the negotiated heartbeat interval.",
         "Check the network and the client.";

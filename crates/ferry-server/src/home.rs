@@ -147,6 +147,11 @@ impl QmgrPaths {
     pub fn status_file(&self) -> PathBuf {
         self.run_dir().join("status.json")
     }
+    /// How the last run ended (`immediately`, `normally`), written at a clean end so
+    /// dspmq can say "Ended immediately" as MQ does.
+    pub fn end_file(&self) -> PathBuf {
+        self.run_dir().join("ended")
+    }
     /// Where a background start sends the process's own stdout/stderr.
     pub fn console_log(&self) -> PathBuf {
         self.run_dir().join("console.log")

@@ -10,6 +10,7 @@
 //! - [`console_log`]: run/console.log of a background queue manager, rotated by size;
 //! - [`store_errors`]: the one mapping from the store's errors to MQ reason codes;
 //! - [`lifecycle`]: create, start, stop, status and delete (crtmqm, strmqm, endmqm, dspmq, dltmqm);
+//! - [`installation`]: what this installation is (dspmqver, dspmq -o installation);
 //! - `runtime`: the running process: listeners, conversations, the command server.
 
 pub mod amqp_mapping;
@@ -17,6 +18,7 @@ pub mod catalogue_store;
 pub mod console_log;
 pub mod error_log;
 pub mod home;
+pub mod installation;
 pub mod lifecycle;
 pub mod limits;
 pub mod qm_ini;

@@ -92,6 +92,10 @@ pub struct RunStatus {
     /// admission was counted).
     #[serde(default)]
     pub sockets: Option<SocketSummary>,
+    /// The FRY messages of listeners and AMQP channels that could not start with the
+    /// queue manager (FRY9212E, FRY9213E): `ferry start` shows them on the terminal.
+    #[serde(default)]
+    pub start_failures: Vec<String>,
 }
 
 /// Client sockets as `ferry status` shows them: open, the most admitted, refused.
@@ -260,19 +264,72 @@ pub fn existing(home: &FerryHome, name: &str) -> Result<QmgrPaths, ControlError>
     Ok(paths)
 }
 
+/// What `dspmq -o` asks to see beside each queue manager's name.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StatusView {
+    /// Ferry's line: state, pid, listeners, connections, sockets and the recovery log.
+    #[default]
+    Ferry,
+    /// `-o status`: MQ's plain `QMNAME(QM1)  STATUS(Running)`.
+    Status,
+    /// `-o default`: whether it is the default queue manager (Ferry has none).
+    Default,
+    /// `-o standby`: whether it may run as a standby instance (Ferry: not permitted).
+    Standby,
+    /// `-o installation`: the installation's name, path and version.
+    Installation,
+    /// `-o all`: every field above, then Ferry's.
+    All,
+}
+
 /// One line of `ferry status`: `QMNAME(QM1)   STATUS(Running) PID(123) PORTS(1414)`.
 pub fn status_line(home: &FerryHome, name: &str) -> String {
+    status_view(home, name, StatusView::Ferry)
+}
+
+/// One queue manager as `dspmq -o <view>` shows it.
+pub fn status_view(home: &FerryHome, name: &str, view: StatusView) -> String {
     let paths = home.qmgr(name);
     let pid = running_pid(&paths);
     let status = RunStatus::read(&paths).filter(|s| Some(s.pid) == pid);
     let qmname = format!("QMNAME({name})");
+    let state = match (pid, &status) {
+        (Some(_), Some(s)) => s.state.display().to_string(),
+        (Some(_), None) => "Starting".to_string(),
+        // A clean end removes the pid file; one left behind means the process died.
+        (None, _) if paths.pid_file().exists() => "Ended unexpectedly".to_string(),
+        (None, _) => last_end(&paths)
+            .unwrap_or(EndKind::Normally)
+            .display()
+            .to_string(),
+    };
+    let mut text = format!("{qmname:<58}STATUS({state})");
+    let installation = || {
+        format!(
+            " INSTNAME({}) INSTPATH({}) INSTVER({})",
+            crate::installation::INSTALLATION_NAME,
+            crate::installation::installation_path().display(),
+            crate::installation::version()
+        )
+    };
+    match view {
+        StatusView::Status => return text,
+        StatusView::Default => return text + " DEFAULT(no)",
+        StatusView::Standby => return text + " STANDBY(Not permitted)",
+        StatusView::Installation => return text + &installation(),
+        StatusView::All => {
+            text.push_str(" DEFAULT(no) STANDBY(Not permitted)");
+            text.push_str(&installation());
+        }
+        StatusView::Ferry => {}
+    }
     match (pid, status) {
         (Some(pid), Some(s)) => {
             let ports: Vec<String> = s.listeners.iter().map(|l| l.port.to_string()).collect();
             let amqp: Vec<String> = s.amqp_ports.iter().map(|p| p.to_string()).collect();
-            let mut text = format!(
-                "{qmname:<58}STATUS({}) PID({pid}) LISTENERS({}) AMQP({}) CONNS({}) BINDINGS({})",
-                s.state.display(),
+            let _ = write!(
+                text,
+                " PID({pid}) LISTENERS({}) AMQP({}) CONNS({}) BINDINGS({})",
                 ports.join(","),
                 amqp.join(","),
                 s.connections,
@@ -289,14 +346,60 @@ pub fn status_line(home: &FerryHome, name: &str) -> String {
                 text.push('\n');
                 text.push_str(&line);
             }
-            text
         }
-        (Some(pid), None) => format!("{qmname:<58}STATUS(Starting) PID({pid})"),
-        // A clean end removes the pid file; one left behind means the process died.
-        (None, _) if paths.pid_file().exists() => {
-            format!("{qmname:<58}STATUS(Ended unexpectedly)")
+        (Some(pid), None) => {
+            let _ = write!(text, " PID({pid})");
         }
-        _ => format!("{qmname:<58}STATUS(Ended normally)"),
+        (None, _) => {}
+    }
+    text
+}
+
+/// How a queue manager's last run ended cleanly, as dspmq names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EndKind {
+    /// A controlled stop: every application disconnected first (endmqm -c).
+    Normally,
+    /// An immediate stop: applications were disconnected, their work backed out
+    /// (endmqm -i, SIGTERM, Ctrl-C).
+    Immediately,
+}
+
+impl EndKind {
+    /// The words dspmq prints.
+    pub fn display(self) -> &'static str {
+        match self {
+            EndKind::Normally => "Ended normally",
+            EndKind::Immediately => "Ended immediately",
+        }
+    }
+
+    fn word(self) -> &'static str {
+        match self {
+            EndKind::Normally => "normally",
+            EndKind::Immediately => "immediately",
+        }
+    }
+}
+
+/// Records how the queue manager ended, for dspmq (run/ended). A failure to write it only
+/// makes dspmq say "Ended normally".
+pub fn record_end(paths: &QmgrPaths, how: EndKind) {
+    let _ = std::fs::write(paths.end_file(), how.word());
+}
+
+/// Forgets the last end (a new run starts); dspmq then tells the new run's state.
+pub fn forget_end(paths: &QmgrPaths) {
+    let _ = std::fs::remove_file(paths.end_file());
+}
+
+/// How the last run ended, when it ended cleanly and said so.
+fn last_end(paths: &QmgrPaths) -> Option<EndKind> {
+    let text = std::fs::read_to_string(paths.end_file()).ok()?;
+    match text.trim() {
+        "normally" => Some(EndKind::Normally),
+        "immediately" => Some(EndKind::Immediately),
+        _ => None,
     }
 }
 
@@ -362,12 +465,26 @@ fn remove_log_files(dir: &Path, name: &str) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The exit status of `ferry start` when the queue manager runs but some of its
+/// listeners or AMQP channels could not start.
+pub const START_INCOMPLETE_EXIT: u8 = 10;
+
+/// What a background start reports once the queue manager runs.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StartReport {
+    /// FRY8003I and the listeners that started, for stdout.
+    pub lines: Vec<String>,
+    /// For stderr: each listener or AMQP channel that could not start (FRY9212E,
+    /// FRY9213E), then FRY9214W; empty when everything started.
+    pub warnings: Vec<String>,
+}
+
 /// Starts `name` as a background process and waits until it accepts connections.
 pub fn start_background(
     home: &FerryHome,
     name: &str,
     timeout: Duration,
-) -> Result<Vec<String>, ControlError> {
+) -> Result<StartReport, ControlError> {
     let paths = existing(home, name)?;
     if let Some(pid) = running_pid(&paths) {
         return Err(ControlError::new(
@@ -432,7 +549,16 @@ pub fn start_background(
                     out.push(messages::LISTENER_STARTED.format(&[&l.name, &l.port]));
                 }
                 out.push(messages::BINDINGS_STARTED.format(&[&s.bindings]));
-                return Ok(out);
+                let mut warnings = s.start_failures.clone();
+                if !warnings.is_empty() {
+                    warnings.push(
+                        messages::QMGR_START_INCOMPLETE.format(&[&name, &s.start_failures.len()]),
+                    );
+                }
+                return Ok(StartReport {
+                    lines: out,
+                    warnings,
+                });
             }
         }
         if Instant::now() > deadline {

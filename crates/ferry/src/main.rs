@@ -2,14 +2,16 @@
 //!
 //! One binary with MQ's control commands as subcommands, under Ferry's names and MQ's
 //! (`create`/`crtmqm`, `start`/`strmqm`, `stop`/`endmqm`, `status`/`dspmq`,
-//! `delete`/`dltmqm`, `mqsc`/`runmqsc`), plus `perf`, the performance harness.
-//! Every failure prints a numbered FRY message and exits non-zero.
+//! `delete`/`dltmqm`, `mqsc`/`runmqsc`, `version`/`dspmqver`), plus `perf`, the
+//! performance harness. Every failure prints a numbered FRY message and exits non-zero;
+//! every command ends quietly, as Unix tools do, when its output pipe closes.
 
 mod mqsc;
+mod output;
 
 use clap::{Parser, Subcommand};
 use ferry_server::home::FerryHome;
-use ferry_server::lifecycle::{self, ControlError, LogOptions, StopMode};
+use ferry_server::lifecycle::{self, ControlError, LogOptions, StatusView, StopMode};
 use ferry_server::CreateOptions;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -53,7 +55,9 @@ enum Command {
         #[arg(long, visible_alias = "ld", value_name = "DIR")]
         log_path: Option<std::path::PathBuf>,
     },
-    /// Start a queue manager (strmqm); returns once it accepts connections.
+    /// Start a queue manager (strmqm); returns once it accepts connections. A listener or
+    /// AMQP channel that cannot start is shown on stderr and the exit status is 10; the
+    /// queue manager runs on (ALTER its PORT and START it, or stop the queue manager).
     #[command(alias = "strmqm")]
     Start {
         /// Queue manager name.
@@ -94,6 +98,10 @@ enum Command {
         /// MQ's dspmq flag for a named queue manager.
         #[arg(short = 'm')]
         m: Option<String>,
+        /// What to show beside the name (dspmq -o): status (MQ's plain line), default,
+        /// standby, installation, all. Without it, Ferry's line (pid, listeners, log).
+        #[arg(short = 'o', value_enum)]
+        output: Option<DspmqOutput>,
     },
     /// Delete a stopped queue manager and all its data (dltmqm).
     #[command(alias = "dltmqm")]
@@ -116,8 +124,38 @@ enum Command {
         #[arg(short = 'v')]
         verify: bool,
     },
+    /// Show the version and installation of Ferry (dspmqver).
+    #[command(alias = "dspmqver")]
+    Version,
     /// The performance harness: the reports' workloads against Ferry.
     Perf(ferry_perf::cli::PerfArgs),
+}
+
+/// dspmq -o's values.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum DspmqOutput {
+    /// QMNAME and STATUS only, as MQ's dspmq prints them.
+    Status,
+    /// DEFAULT(no): Ferry has no default queue manager.
+    Default,
+    /// STANDBY(Not permitted): Ferry has no standby instances.
+    Standby,
+    /// INSTNAME, INSTPATH, INSTVER.
+    Installation,
+    /// Everything above, then Ferry's fields.
+    All,
+}
+
+impl From<DspmqOutput> for StatusView {
+    fn from(o: DspmqOutput) -> Self {
+        match o {
+            DspmqOutput::Status => StatusView::Status,
+            DspmqOutput::Default => StatusView::Default,
+            DspmqOutput::Standby => StatusView::Standby,
+            DspmqOutput::Installation => StatusView::Installation,
+            DspmqOutput::All => StatusView::All,
+        }
+    }
 }
 
 /// mimalloc instead of glibc's malloc: the queue manager allocates and frees a few small
@@ -136,6 +174,7 @@ fn return_free_memory() {
 }
 
 fn main() -> ExitCode {
+    output::end_quietly_on_closed_pipe();
     raise_open_file_limit();
     ferry_server::set_allocator_trim(return_free_memory);
     let cli = Cli::parse();
@@ -179,16 +218,28 @@ fn main() -> ExitCode {
                     eprintln!("{}", e.message);
                     return ExitCode::from(u8::try_from(e.exit_code).unwrap_or(1));
                 }
-                println!(
+                output::line(format!(
                     "Created queue manager '{name}' in {}.",
                     home.qmgr(&name).dir.display()
-                );
+                ));
             }
             if foreground {
                 init_tracing();
                 ferry_server::run_foreground(&home, &name)
             } else {
-                lifecycle::start_background(&home, &name, Duration::from_secs(60)).map(print_lines)
+                match lifecycle::start_background(&home, &name, Duration::from_secs(60)) {
+                    Ok(report) => {
+                        print_lines(report.lines);
+                        if !report.warnings.is_empty() {
+                            for w in &report.warnings {
+                                eprintln!("{w}");
+                            }
+                            return ExitCode::from(lifecycle::START_INCOMPLETE_EXIT);
+                        }
+                        Ok(())
+                    }
+                    Err(e) => Err(e),
+                }
             }
         }
         Command::Stop {
@@ -199,10 +250,18 @@ fn main() -> ExitCode {
             } else {
                 StopMode::Controlled
             };
-            lifecycle::stop(&home, &name, mode, |m| println!("{m}")).map(|m| println!("{m}"))
+            lifecycle::stop(&home, &name, mode, |m| output::line(m)).map(output::line)
         }
-        Command::Status { name, m } => status(&home, name.or(m)),
-        Command::Delete { name } => lifecycle::delete(&home, &name).map(|m| println!("{m}")),
+        Command::Status { name, m, output } => status(
+            &home,
+            name.or(m),
+            output.map_or(StatusView::Ferry, StatusView::from),
+        ),
+        Command::Delete { name } => lifecycle::delete(&home, &name).map(output::line),
+        Command::Version => {
+            print_lines(ferry_server::installation::version_lines(&home));
+            Ok(())
+        }
         Command::Mqsc {
             name,
             file,
@@ -224,11 +283,11 @@ fn main() -> ExitCode {
 
 fn print_lines(lines: Vec<String>) {
     for l in lines {
-        println!("{l}");
+        output::line(l);
     }
 }
 
-fn status(home: &FerryHome, name: Option<String>) -> Result<(), ControlError> {
+fn status(home: &FerryHome, name: Option<String>, view: StatusView) -> Result<(), ControlError> {
     let names = match name {
         Some(n) => {
             lifecycle::existing(home, &n)?;
@@ -237,7 +296,7 @@ fn status(home: &FerryHome, name: Option<String>) -> Result<(), ControlError> {
         None => home.list(),
     };
     for n in names {
-        println!("{}", lifecycle::status_line(home, &n));
+        output::line(lifecycle::status_view(home, &n, view));
     }
     Ok(())
 }

@@ -153,7 +153,7 @@ fn session(
         echo: echo && !interactive,
         verify_only: verify,
     });
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = crate::output::Stdout::lock();
     let _ = writeln!(stdout, "{}", Session::banner(name));
     let mut buf = Vec::new();
     while let Some(line) = read_line(&mut input, &mut buf).map_err(|e| e.to_string())? {

@@ -54,6 +54,15 @@ impl AcceptTask {
     }
 }
 
+/// The line `ferry start` shows for a listener or channel that could not start: the
+/// FRY message the error log has, without the reason code's prefix.
+pub(crate) fn start_failure_line(e: AdminError) -> String {
+    match e {
+        AdminError::Failed { text, .. } => text,
+        other => other.to_string(),
+    }
+}
+
 /// Starts listener `name` (its definition must exist and it must not be running).
 pub fn start(server: &Rc<Server>, name: &str) -> Result<(), AdminError> {
     let def = server

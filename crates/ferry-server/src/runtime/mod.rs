@@ -231,6 +231,7 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
     std::fs::create_dir_all(paths.run_dir()).map_err(|e| config_error(&e))?;
     std::fs::write(paths.pid_file(), std::process::id().to_string())
         .map_err(|e| config_error(&e))?;
+    lifecycle::forget_end(&paths);
 
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -260,6 +261,15 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
     // Every definition change submitted is written before the process ends.
     server.catalogue.finish();
     cleanup(&paths);
+    // An immediate stop (or a controlled one cut short) leaves the state Ending.
+    if result.is_ok() {
+        let how = if server.state.get() == QmgrState::Ending {
+            lifecycle::EndKind::Immediately
+        } else {
+            lifecycle::EndKind::Normally
+        };
+        lifecycle::record_end(&paths, how);
+    }
     let mut error_log = server.error_log.borrow_mut();
     // The counts of repeats still being suppressed, before the last entry.
     error_log.close_all();
@@ -294,13 +304,18 @@ async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
         .filter(|l| l.attributes.control != ListenerControl::Manual)
         .map(|l| l.name)
         .collect();
+    let mut start_failures = Vec::new();
     for l in auto_start {
         // A listener that cannot bind is in the error log (FRY9212E); the queue manager
-        // runs on, as MQ's does, and START LISTENER can retry.
-        let _ = listeners::start(&server, &l);
+        // runs on, as MQ's does, and START LISTENER can retry. `ferry start` shows the
+        // failure on the terminal and exits non-zero.
+        if let Err(e) = listeners::start(&server, &l) {
+            start_failures.push(listeners::start_failure_line(e));
+        }
     }
     // AMQP channels start with the queue manager (FRY9213E for one that cannot).
-    amqp::start_all(&server);
+    start_failures.extend(amqp::start_all(&server));
+    *server.start_failures.borrow_mut() = start_failures;
 
     let mut usr1 = signal(SignalKind::user_defined1()).map_err(|e| fail(&e))?;
     let mut term = signal(SignalKind::terminate()).map_err(|e| fail(&e))?;

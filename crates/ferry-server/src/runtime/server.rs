@@ -169,6 +169,9 @@ pub struct Server {
     pub lifecycle_wake: Notify,
     /// When the queue manager started.
     pub started_ms: u64,
+    /// Listeners and AMQP channels that could not start with the queue manager (their
+    /// FRY9212E/FRY9213E lines), published for `ferry start` to show.
+    pub start_failures: RefCell<Vec<String>>,
     /// The time of the read batch being processed: one clock read serves every frame
     /// of one read (PutTime has hundredths of a second; a batch takes microseconds).
     batch_now: Cell<Option<Timestamp>>,
@@ -222,6 +225,7 @@ impl Server {
             timer_armed: Cell::new(None),
             lifecycle_wake: Notify::new(),
             started_ms: clock::now().0,
+            start_failures: RefCell::new(Vec::new()),
             batch_now: Cell::new(None),
             log,
             reply_hold: Cell::new(ReplyHold::Now),
@@ -741,6 +745,7 @@ impl Server {
                 max: self.admission.max(),
                 refused: self.admission.refused(),
             }),
+            start_failures: self.start_failures.borrow().clone(),
         };
         if let Err(e) = status.publish(&self.paths) {
             tracing::warn!("cannot write {}: {e}", self.paths.status_file().display());

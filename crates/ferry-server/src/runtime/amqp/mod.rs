@@ -237,8 +237,9 @@ pub fn stop(server: &Rc<Server>, name: &str, mode: StopMode) -> Result<(), Admin
     Ok(())
 }
 
-/// Starts every AMQP channel (queue manager start); one that fails is in the error log.
-pub fn start_all(server: &Rc<Server>) {
+/// Starts every AMQP channel (queue manager start); one that fails is in the error log,
+/// and its FRY9213E line is returned.
+pub fn start_all(server: &Rc<Server>) -> Vec<String> {
     let names: Vec<String> = server
         .engine
         .borrow()
@@ -247,9 +248,11 @@ pub fn start_all(server: &Rc<Server>) {
         .filter(|c| c.channel_type == ChannelType::Amqp)
         .map(|c| c.name)
         .collect();
-    for n in names {
-        let _ = start(server, &n);
-    }
+    names
+        .iter()
+        .filter_map(|n| start(server, n).err())
+        .map(super::listeners::start_failure_line)
+        .collect()
 }
 
 /// Stops every running AMQP channel and closes its connections (queue manager stop).
