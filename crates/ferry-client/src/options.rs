@@ -47,6 +47,9 @@ impl ConnectOptions {
     fn new(target: Target, channel: &str) -> Self {
         let user_id = std::env::var("USER")
             .or_else(|_| std::env::var("LOGNAME"))
+            .ok()
+            .filter(|u| !u.is_empty())
+            .or_else(os_user_name)
             .unwrap_or_default();
         let appl_name = std::env::args()
             .next()
@@ -139,4 +142,31 @@ impl ConnectOptions {
     pub fn target(&self) -> &Target {
         &self.target
     }
+}
+
+/// The name of the process's effective user from the user database: the user id a client
+/// presents when the environment names none (containers and services often set no
+/// `USER`), as MQ's clients present their operating-system user.
+fn os_user_name() -> Option<String> {
+    let mut buf = vec![0 as libc::c_char; 4096];
+    // SAFETY: an all-zero passwd is a valid value for getpwuid_r to overwrite.
+    let mut entry: libc::passwd = unsafe { std::mem::zeroed() };
+    let mut found: *mut libc::passwd = std::ptr::null_mut();
+    // SAFETY: getpwuid_r writes into `entry` and `buf`, both ours and alive for the call;
+    // `buf.len()` is its real size. The name it points at lives in `buf`.
+    let rc = unsafe {
+        libc::getpwuid_r(
+            libc::geteuid(),
+            &mut entry,
+            buf.as_mut_ptr(),
+            buf.len(),
+            &mut found,
+        )
+    };
+    if rc != 0 || found.is_null() || entry.pw_name.is_null() {
+        return None;
+    }
+    // SAFETY: on success pw_name is a NUL-terminated string inside `buf`.
+    let name = unsafe { std::ffi::CStr::from_ptr(entry.pw_name) };
+    Some(name.to_string_lossy().into_owned()).filter(|n| !n.is_empty())
 }

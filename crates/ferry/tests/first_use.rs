@@ -3,7 +3,8 @@
 //! pipe (ended quietly, as Unix tools end), dspmq's `-o` views and how a queue manager
 //! ended, dspmqver, and the MQSC answers runmqsc users rely on: PING QMGR, DISPLAY
 //! QSTATUS TYPE(HANDLE) with no handles, WHERE showing the attribute it filters on, and
-//! SVRCONN channel instances in DISPLAY CHSTATUS and DISPLAY CONN.
+//! SVRCONN channel instances in DISPLAY CHSTATUS and DISPLAY CONN (USERID and PID
+//! filled in even for a client whose environment names no user).
 
 mod common;
 
@@ -276,4 +277,34 @@ async fn where_shows_its_attribute_and_svrconn_instances_are_shown() {
     assert_eq!(attr(&text, "USERID").as_deref(), Some("fuser"), "{text}");
     drop(q);
     conn.disconnect().await.unwrap();
+}
+
+#[test]
+fn a_client_without_user_in_its_environment_presents_its_os_user() {
+    let qm = start("FU.USER");
+    let os_user = Command::new("id").arg("-un").output().expect("id -un");
+    let os_user = String::from_utf8_lossy(&os_user.stdout).trim().to_string();
+    // Containers and services often set no USER or LOGNAME.
+    let mut child = Command::new(bin())
+        .args(["runmqsc", "FU.USER"])
+        .env("FERRY_HOME", qm.home())
+        .env_remove("USER")
+        .env_remove("LOGNAME")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn ferry");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"DISPLAY CONN(*) WHERE(APPLTAG EQ 'ferry mqsc') USERID\n")
+        .unwrap();
+    let out = child.wait_with_output().expect("ferry ends");
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}{}", stderr(&out));
+    let users = attrs(&text, "USERID");
+    assert!(!users.is_empty(), "{text}");
+    assert!(users.iter().all(|u| *u == os_user), "{os_user}: {text}");
 }
