@@ -222,6 +222,16 @@ impl Durability {
         self.checkpoint != Checkpoint::Idle
     }
 
+    /// True while a checkpoint's filings are with the queue files.
+    pub fn is_filing(&self) -> bool {
+        matches!(self.checkpoint, Checkpoint::Filing { .. })
+    }
+
+    /// True while a spill is with the queue files.
+    pub fn is_spilling(&self) -> bool {
+        self.spilling
+    }
+
     /// True while replies are held for the log.
     pub fn holds_replies(&self) -> bool {
         self.held_up_to.is_some()
@@ -248,12 +258,18 @@ impl Durability {
         }
     }
 
-    /// An append failed: the log full is reported once until there is room again; a
-    /// failed log fails everything held.
+    /// An append failed: the log full is reported once until there is room again, any
+    /// other failure once (the writer's own failure notice, [`Self::log_failed`], is what
+    /// fails the held replies).
     pub fn append_failed(&mut self, why: AppendFailure, needed: u64, free: u64) {
         match why {
             AppendFailure::Full => self.report_full(needed, free),
-            AppendFailure::Failed => self.log_failed(),
+            AppendFailure::Failed => {
+                if !self.failure_reported {
+                    self.failure_reported = true;
+                    self.commands.push_back(Command::ReportLogFailed);
+                }
+            }
         }
     }
 

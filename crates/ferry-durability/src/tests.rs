@@ -46,6 +46,14 @@ fn a_failed_log_fails_what_is_held_and_every_later_reply() {
     d.log_failed();
     d.append_failed(AppendFailure::Failed, 0, 0);
     assert_eq!(drain(&mut d), vec![], "reported once");
+    let mut e = Durability::new(policy(), Duration::ZERO, 0, 0);
+    e.append_failed(AppendFailure::Failed, 0, 0);
+    assert_eq!(drain(&mut e), vec![Command::ReportLogFailed]);
+    assert_eq!(
+        e.hold(5),
+        Hold::Until(5),
+        "only the writer's notice fails the log"
+    );
     d.flushed(30, 0);
     assert_eq!(drain(&mut d), vec![], "nothing is released after a failure");
     assert_eq!(

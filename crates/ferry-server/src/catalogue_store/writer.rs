@@ -7,7 +7,7 @@
 //! is durable. The thread takes every record that has arrived since its last write, writes
 //! them with one `write` and one sync (DEFINEs that come together share a sync), stores
 //! the highest ticket written in an atomic and wakes the runtime once per write, as the
-//! recovery log's writer does (`runtime/logging.rs`).
+//! recovery log's writer does (`runtime/log_driver.rs`).
 //!
 //! A failed write or sync fails the tickets it carried (their replies say the change could
 //! not be saved; it stays in effect in memory) and keeps their records: the thread retries

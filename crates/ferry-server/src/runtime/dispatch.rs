@@ -8,7 +8,7 @@
 //! (`Server::send`).
 
 use super::command_server;
-use super::logging::LogUse;
+use super::log_driver::LogUse;
 use super::server::{LogRoom, LogRoomWaiter, Route, Server};
 use super::socket::SocketShared;
 use ferry_engine::{ConnId, ConnectionInfo, GetOutcome};

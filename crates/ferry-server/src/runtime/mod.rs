@@ -2,7 +2,7 @@
 //!
 //! Start-up: read qm.ini and the definitions (objects.json and its journal,
 //! `catalogue_store`), restore the engine, recover persistent
-//! messages from the recovery log (see `logging`), open the bindings socket
+//! messages from the recovery log (see `log_driver`), open the bindings socket
 //! and the listeners with CONTROL(QMGR), publish `Running`. Then serve until a stop:
 //! SIGUSR1 is a controlled stop (`ferry stop`: no new connections, wait for applications
 //! to disconnect), SIGTERM or SIGINT an immediate one (`ferry stop --immediate`, Ctrl-C,
@@ -16,7 +16,8 @@ mod command_server;
 mod dispatch;
 mod filed_record;
 mod listeners;
-mod logging;
+mod log_driver;
+mod log_tasks;
 mod memory;
 mod queue_files;
 mod server;
@@ -118,7 +119,7 @@ pub fn create_queue_manager(
             exit_code: 71,
         });
     }
-    if let Err(e) = logging::create_log(&ini.log, name) {
+    if let Err(e) = log_driver::create_log(&ini.log, name) {
         // The log removes what it created; the default log directory is ours to remove,
         // a LogPath given with --log-path is not.
         let _ = std::fs::remove_dir_all(&paths.dir);
@@ -197,7 +198,7 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
         non_persistent: ini.tuning.default_q_buffer_size,
         persistent: ini.tuning.default_pq_buffer_size,
     });
-    let recovered = logging::open_and_recover(
+    let recovered = log_driver::open_and_recover(
         &ini.log,
         name,
         &paths.queues_dir(),
@@ -212,6 +213,9 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
             exit_code: 71,
         }
     })?;
+    // Restart decoded every message of the queue files and the log: give what it freed
+    // back to the system instead of leaving it in the allocator's pages.
+    memory::return_free_memory();
     if recovered.catalogue_changed {
         match catalogue_store::rewrite(&store, &engine.catalogue()) {
             Ok(s) => store = s,
@@ -249,11 +253,7 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
     let result = local.block_on(&runtime, serve(server.clone()));
     // A final checkpoint makes the next start replay little.
     if let Some(log) = server.log.as_ref() {
-        log.final_checkpoint(
-            &mut server.engine.borrow_mut(),
-            &server.error_log,
-            &server.name,
-        );
+        log.final_checkpoint(&*server);
     }
     // Let writer tasks flush close notices before the runtime goes.
     drop(local);
@@ -349,10 +349,10 @@ async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
     server.publish_status();
 
     let timer_task = tokio::task::spawn_local(expiry_timer(server.clone()));
-    let durable_task = tokio::task::spawn_local(logging::durable_task(server.clone()));
-    let queue_files_task = tokio::task::spawn_local(logging::queue_files_task(server.clone()));
-    let kick_task = tokio::task::spawn_local(logging::kick_task(server.clone()));
-    let housekeeping_task = tokio::task::spawn_local(logging::housekeeping_task(server.clone()));
+    let durable_task = tokio::task::spawn_local(log_tasks::durable_task(server.clone()));
+    let queue_files_task = tokio::task::spawn_local(log_tasks::queue_files_task(server.clone()));
+    let kick_task = tokio::task::spawn_local(log_tasks::kick_task(server.clone()));
+    let housekeeping_task = tokio::task::spawn_local(log_tasks::housekeeping_task(server.clone()));
     let catalogue_task = tokio::task::spawn_local(server::catalogue_task(server.clone()));
     let status_task = tokio::task::spawn_local(status_publisher(server.clone()));
     let trim_task = tokio::task::spawn_local(memory::trim_task(server.clone()));
@@ -390,7 +390,7 @@ async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
     // Replies still waiting for the definitions or the log (e.g. the last MQDISC
     // commits) go out first.
     server::settle_catalogue(&server).await;
-    logging::settle(&server).await;
+    log_tasks::settle(&server).await;
     timer_task.abort();
     status_task.abort();
     trim_task.abort();

@@ -18,7 +18,7 @@
 
 use super::admission::{Admission, Budget};
 use super::clock;
-use super::logging::{LogUse, RecoveryLog};
+use super::log_driver::{LogUse, RecoveryLog};
 use super::memory::MemoryTrim;
 use super::socket::{ChannelInstance, SocketShared};
 use crate::catalogue_store::{CatalogueWriter, JournalRecord, Outcome};
@@ -27,6 +27,7 @@ use crate::home::QmgrPaths;
 use crate::lifecycle::{PublishedListener, QmgrState, RunStatus, SocketSummary};
 use crate::messages;
 use crate::qm_ini::QmIni;
+use ferry_durability::{Hold, Room};
 use ferry_engine::{CatalogueChange, ConnId, Effect, Effects, GetResult, QueueManager, Timestamp};
 use ferry_mqi::ReasonCode;
 use ferry_wire::{encode_reply, Reply, Status};
@@ -37,14 +38,6 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 use tokio::sync::Notify;
-
-/// How long a call that finds the log full waits for checkpoints to free space before it
-/// fails with 2102.
-pub(crate) const LOG_FULL_PATIENCE: Duration = Duration::from_secs(5);
-
-/// How many checkpoints a call that finds the log full waits for: the first frees the
-/// space before the previous checkpoint's image, the second the space before its own.
-const LOG_FULL_CHECKPOINTS: u8 = 2;
 
 /// Whether a call that logs can run now ([`Server::log_room`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -117,10 +110,6 @@ pub struct RunningListener {
     /// Stops its accept loop.
     pub accept: super::listeners::AcceptTask,
 }
-
-/// A unit of work in flight whose persistent messages take this fraction of the log's
-/// ring (or more) is backed out when the log is full (`Server::log_room`).
-const LONG_UOW_SHARE: u64 = 8;
 
 /// Everything the tasks of one running queue manager share.
 pub struct Server {
@@ -360,14 +349,18 @@ impl Server {
             socket.send_reply(conversation, request_id, reply);
             return;
         };
-        if log.has_failed() {
-            socket.send_reply(conversation, request_id, &resource_problem(reply.verb()));
-            return;
-        }
-        if socket.hold_reply(lsn, conversation, request_id, reply) {
-            // No flush can have passed `lsn` yet unseen: the release task runs only
-            // after this synchronous call, and reads the durable LSN then.
-            log.note_held(socket.clone());
+        match log.hold(lsn) {
+            Hold::Now => socket.send_reply(conversation, request_id, reply),
+            Hold::Fail => {
+                socket.send_reply(conversation, request_id, &resource_problem(reply.verb()))
+            }
+            Hold::Until(lsn) => {
+                if socket.hold_reply(lsn, conversation, request_id, reply) {
+                    // The decisions release it at the first flush they hear of that
+                    // passes `lsn`: none has yet (they said to hold).
+                    log.note_held(socket.clone());
+                }
+            }
         }
     }
 
@@ -381,10 +374,7 @@ impl Server {
         if !fx.log_records().is_empty() {
             let needs_durable = fx.reply_needs_durable();
             let r = match self.log.as_ref() {
-                Some(log) => log
-                    .append_records(fx.drain_log(), &self.error_log, &self.name)
-                    .map(|l| l.0)
-                    .map_err(drop),
+                Some(log) => log.append_records(fx.drain_log()).map(|l| l.0),
                 None => {
                     fx.drain_log();
                     Ok(0)
@@ -467,14 +457,14 @@ impl Server {
         if !catalogue_changes.is_empty() {
             self.save_definitions(catalogue_changes);
         }
-        if logged.is_some() && self.log.as_ref().is_some_and(RecoveryLog::checkpoint_due) {
-            self.checkpoint();
-        }
         if let Some(log) = self.log.as_ref() {
-            if let Ok(mut engine) = self.engine.try_borrow_mut() {
-                if engine.spill_wanted() {
-                    log.spill(&mut engine);
-                }
+            // Between engine calls: a checkpoint the appended records made due, a
+            // spill; whatever needs the engine while it is in use waits for the next.
+            let spill = self.engine.try_borrow().is_ok_and(|e| e.spill_wanted());
+            if spill {
+                log.spill_wanted(self);
+            } else if logged.is_some() {
+                log.perform(self);
             }
             log.report_read_failures(&self.error_log);
         }
@@ -484,42 +474,34 @@ impl Server {
     /// a checkpoint. Called before the engine runs the call, so nothing changes in memory
     /// that the log could not record. A full log starts a checkpoint (a checkpoint frees
     /// the space before its image once its queue files are synced and its record is
-    /// durable): the call waits for it, up to [`LOG_FULL_CHECKPOINTS`] times. Refused, the
+    /// durable): the call waits for it, up to `Policy::log_full_checkpoints` times (ferry-durability). Refused, the
     /// log full is reported (FRY7463W) and a long unit of work pinning the log backed out;
     /// a failed log (FRY7466E) refuses at once, as no checkpoint can come.
     pub(crate) fn log_room(&self, usage: LogUse, checkpoints: u64) -> LogRoom {
         let Some(log) = self.log.as_ref() else {
             return LogRoom::Ready;
         };
-        if log.has_room(usage) {
-            log.clear_full();
-            return LogRoom::Ready;
+        match log.room(self, usage, checkpoints) {
+            Room::Ready => LogRoom::Ready,
+            Room::Wait => LogRoom::Wait,
+            Room::Refused | Room::CheckpointFirst => LogRoom::Refused,
         }
-        if log.has_failed() {
-            // No checkpoint will come: the call fails at once (FRY7466E says why).
-            return LogRoom::Refused;
-        }
-        if checkpoints < u64::from(LOG_FULL_CHECKPOINTS) {
-            self.checkpoint();
-            if log.has_room(usage) {
-                return LogRoom::Ready;
-            }
-            if log.checkpoint_in_flight() {
-                return LogRoom::Wait;
-            }
-        }
-        log.report_full(&self.error_log, &self.name, usage);
-        self.back_out_long_unit_of_work(log);
-        LogRoom::Refused
     }
 
-    /// Gives up on a call that waited [`LOG_FULL_PATIENCE`] for log space: the log full is
-    /// reported (FRY7463W) and a long unit of work pinning the log backed out.
+    /// Gives up on a call that waited too long for log space: the log full is reported
+    /// (FRY7463W) and a long unit of work pinning the log backed out.
     pub(crate) fn refuse_log_room(&self, usage: LogUse) {
         if let Some(log) = self.log.as_ref() {
-            log.report_full(&self.error_log, &self.name, usage);
-            self.back_out_long_unit_of_work(log);
+            log.give_up_waiting(self, usage);
         }
+    }
+
+    /// Whether a call that first found the log full at `since` has waited long enough to
+    /// be refused.
+    pub(crate) fn waited_too_long_for_log_room(&self, since: Instant) -> bool {
+        self.log
+            .as_ref()
+            .is_none_or(|log| log.waited_too_long(since))
     }
 
     /// Checkpoints completed since the start: a call waiting for log space counts the
@@ -584,7 +566,7 @@ impl Server {
 
     /// Handles again the requests waiting for log space, oldest first (after a flush, a
     /// checkpoint's end, and once a second): each runs if there is room now, waits on
-    /// otherwise, and gets 2102 once it has waited [`LOG_FULL_PATIENCE`]. AMQP
+    /// otherwise, and gets 2102 once it has waited `Policy::log_full_patience`. AMQP
     /// connections with a transfer waiting are woken to do the same.
     pub fn retry_log_room_waiters(self: &Rc<Self>) {
         if self.log.is_none() {
@@ -605,8 +587,8 @@ impl Server {
                 // Nobody to answer: a call whose reply cannot arrive is not made.
                 continue;
             }
-            if w.since.elapsed() >= LOG_FULL_PATIENCE
-                && self.log_room(w.usage, u64::from(LOG_FULL_CHECKPOINTS)) != LogRoom::Ready
+            if self.waited_too_long_for_log_room(w.since)
+                && self.log_room(w.usage, u64::MAX) != LogRoom::Ready
             {
                 super::dispatch::refuse_frame(
                     self,
@@ -624,12 +606,12 @@ impl Server {
     /// (every checkpoint must carry its records, so only ending it frees them), it is
     /// backed out, as MQ does rather than run out of log (FRY7471W; its application's
     /// next MQCMIT gets 2003 MQRC_BACKED_OUT), and a checkpoint frees the space.
-    fn back_out_long_unit_of_work(&self, log: &RecoveryLog) {
+    pub(crate) fn back_out_long_unit_of_work(&self, log: &RecoveryLog) {
         let oldest = self.engine.borrow().oldest_logged_unit_of_work();
         let Some((conn, bytes)) = oldest else {
             return;
         };
-        if bytes < log.space_total() / LONG_UOW_SHARE {
+        if !log.policy().is_long_unit_of_work(bytes) {
             return;
         }
         if self.with_engine(|e, now, fx| e.back_out_for_log_space(conn, now, fx)) {
@@ -641,24 +623,11 @@ impl Server {
         }
     }
 
-    /// Takes a checkpoint (between engine calls); a failure is in the error log and the
-    /// next checkpoint retries.
+    /// Asks for a checkpoint (between engine calls): started unless one is under way; a
+    /// failure is in the error log and the next trigger retries.
     pub fn checkpoint(&self) {
-        let Some(log) = self.log.as_ref() else {
-            return;
-        };
-        let mut engine = self.engine.borrow_mut();
-        log.report_written(&mut engine);
-        if let Err(e) = log.checkpoint(&mut engine) {
-            drop(engine);
-            // Both go to the process's output too (the error log's lines do).
-            if matches!(e, ferry_store::LogError::LogFull { .. }) {
-                log.report_checkpoint_full(&self.error_log, &self.name, &e);
-            } else {
-                self.error_log
-                    .borrow_mut()
-                    .write(&messages::LOG_FAILED, &[&self.name, &e]);
-            }
+        if let Some(log) = self.log.as_ref() {
+            log.request_checkpoint(self);
         }
     }
 
@@ -704,13 +673,9 @@ impl Server {
                 Outcome::Failed => definitions_not_saved(&w.reply),
                 _ => w.reply,
             };
-            let hold = match (w.hold, self.log.as_ref()) {
-                // The log may have become durable past it while the reply waited here;
-                // its release task would then not come back for it.
-                (ReplyHold::Until(lsn), Some(log)) if log.is_durable(lsn) => ReplyHold::Now,
-                (hold, _) => hold,
-            };
-            self.send_with(hold, &w.socket, w.conversation, w.request_id, &reply);
+            // A log position it waits for that became durable meanwhile sends it at once
+            // (`Server::hold` asks the durability decisions).
+            self.send_with(w.hold, &w.socket, w.conversation, w.request_id, &reply);
         }
     }
 

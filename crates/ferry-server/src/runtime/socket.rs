@@ -15,9 +15,10 @@
 //! syncpoint, a commit of persistent work) is encoded into the socket's *held* buffer
 //! with the LSN it waits for; when a flush makes the log durable past that LSN the held
 //! prefix moves into the output buffer, in order, and the writer wakes (see
-//! `logging::durable_task`). Non-persistent replies never touch the held buffer.
+//! `log_driver::durable_task`). Non-persistent replies never touch the held buffer.
 
 use super::dispatch;
+use super::log_driver::DurableHold;
 use super::server::Server;
 use crate::messages;
 use bytes::BytesMut;
@@ -980,5 +981,14 @@ async fn heartbeat_loop(server: Rc<Server>, shared: Rc<SocketShared>, peer: Stri
         );
         shared.close_with(ReasonCode::ConnectionBroken, "heartbeat timeout");
         return;
+    }
+}
+
+impl DurableHold for SocketShared {
+    fn release_held(&self, durable: u64) -> bool {
+        SocketShared::release_held(self, durable)
+    }
+    fn fail_held(&self) {
+        SocketShared::fail_held(self)
     }
 }

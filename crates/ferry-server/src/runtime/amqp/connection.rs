@@ -53,8 +53,8 @@ use crate::limits::{Limits, MAX_SELECTOR_LENGTH};
 use crate::messages;
 use crate::runtime::clock;
 use crate::runtime::dispatch;
-use crate::runtime::logging::{DurableHold, LogUse};
-use crate::runtime::server::{LogRoom, ReplyHold, Server, LOG_FULL_PATIENCE};
+use crate::runtime::log_driver::{DurableHold, LogUse};
+use crate::runtime::server::{LogRoom, ReplyHold, Server};
 use bytes::{Bytes, BytesMut};
 use ferry_amqp::condition;
 use ferry_amqp::connection::{Config, Connection, Event, LinkId, SaslServer, SessionId};
@@ -280,6 +280,31 @@ impl AmqpShared {
         }
         let until = held.back().map_or(lsn, |(l, _)| (*l).max(lsn));
         let first = held.is_empty();
+        // The durability decisions hear of every position waited for (they release
+        // held output until the highest), and say whether it waits at all.
+        let hold = match (lsn, log) {
+            (0, _) | (_, None) => ferry_durability::Hold::Until(until),
+            (_, Some(log)) => log.hold(until),
+        };
+        match hold {
+            ferry_durability::Hold::Until(_) => {}
+            // Durable already: nothing held before it, so it goes in order now.
+            ferry_durability::Hold::Now if first => {
+                drop(held);
+                self.inbox.borrow_mut().push_back(action);
+                self.wake_task();
+                return;
+            }
+            // (Durable with output still held cannot be: a flush releases all it passes.)
+            ferry_durability::Hold::Now => {}
+            // The log failed: what is held fails with it.
+            ferry_durability::Hold::Fail => {
+                held.push_back((until, action));
+                drop(held);
+                DurableHold::fail_held(&**self);
+                return;
+            }
+        }
         held.push_back((until, action));
         drop(held);
         if first {
@@ -1355,7 +1380,7 @@ impl Session {
                 let (since, _) = *self.log_wait.get_or_insert_with(|| {
                     (std::time::Instant::now(), server.checkpoints_completed())
                 });
-                if since.elapsed() >= LOG_FULL_PATIENCE {
+                if self.server.waited_too_long_for_log_room(since) {
                     self.server.refuse_log_room(usage);
                     return Err(refused());
                 }
