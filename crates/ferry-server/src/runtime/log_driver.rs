@@ -979,4 +979,111 @@ mod tests {
         assert_eq!(t(Some("250"), Some("yes")), Duration::from_millis(250));
         assert_eq!(t(None, Some("YES")), DEFAULT_IODELAY);
     }
+
+    /// A queue manager reduced to what the driver needs.
+    struct Host {
+        engine: RefCell<QueueManager>,
+        error_log: RefCell<ErrorLog>,
+    }
+
+    impl LogHost for Host {
+        fn name(&self) -> &str {
+            "QMT"
+        }
+        fn engine(&self) -> &RefCell<QueueManager> {
+            &self.engine
+        }
+        fn error_log(&self) -> &RefCell<ErrorLog> {
+            &self.error_log
+        }
+        fn back_out_long_unit_of_work(&self, _log: &RecoveryLog) {}
+    }
+
+    /// A log of five 256 KiB extents in `dir`, opened and recovered into a new engine.
+    fn open_log(dir: &std::path::Path) -> (RecoveryLog, Host) {
+        let mut stanza = crate::qm_ini::QmIni::defaults("QMT", &dir.join("log")).log;
+        stanza.file_pages = 64;
+        create_log(&stanza, "QMT").expect("create the log");
+        let now = Timestamp(1);
+        let mut engine = QueueManager::new("QMT", ferry_objects::QmgrAttributes::default(), now);
+        let mut error_log = ErrorLog::open(
+            dir.join("errors"),
+            "QMT",
+            1 << 20,
+            crate::error_log::suppression::Rules::default(),
+        )
+        .expect("open the error log");
+        let recovered = open_and_recover(
+            &stanza,
+            "QMT",
+            &dir.join("queues"),
+            &mut engine,
+            now,
+            &mut error_log,
+        )
+        .expect("open the log");
+        let host = Host {
+            engine: RefCell::new(engine),
+            error_log: RefCell::new(error_log),
+        };
+        (recovered.log, host)
+    }
+
+    #[test]
+    fn a_checkpoint_asked_for_while_the_engine_is_in_use_is_taken_once_it_is_free() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (log, host) = open_log(dir.path());
+        {
+            let _in_use = host.engine.borrow_mut();
+            log.request_checkpoint(&host);
+            assert!(log.decisions.borrow().checkpoint_in_flight());
+            assert_eq!(log.deferred.borrow().len(), 1, "set aside, not skipped");
+        }
+        log.perform(&host);
+        assert!(log.deferred.borrow().is_empty());
+        assert!(log.decisions.borrow().is_filing(), "the checkpoint started");
+        assert!(log.finish_filing(&host, Duration::from_secs(30)));
+        log.wait_all_durable(Duration::from_secs(30));
+        log.on_flush(&host);
+        assert_eq!(log.checkpoints_completed(), 1);
+        assert!(!log.decisions.borrow().checkpoint_in_flight());
+    }
+
+    /// Output held by a test connection: the positions it waits for.
+    #[derive(Default)]
+    struct Holder {
+        held: RefCell<Vec<u64>>,
+        failed: Cell<bool>,
+    }
+
+    impl DurableHold for Holder {
+        fn release_held(&self, durable: u64) -> bool {
+            self.held.borrow_mut().retain(|&h| h > durable);
+            !self.held.borrow().is_empty()
+        }
+        fn fail_held(&self) {
+            self.held.borrow_mut().clear();
+            self.failed.set(true);
+        }
+    }
+
+    #[test]
+    fn held_output_is_released_by_the_flush_that_covers_it() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (log, host) = open_log(dir.path());
+        // A checkpoint record is a record like any other: append one, hold behind it.
+        log.request_checkpoint(&host);
+        assert!(log.finish_filing(&host, Duration::from_secs(30)));
+        let until = log.log.next_lsn().0;
+        assert_eq!(log.hold(until), Hold::Until(until));
+        let holder = Rc::new(Holder::default());
+        holder.held.borrow_mut().push(until);
+        log.note_held(holder.clone());
+        log.wait_all_durable(Duration::from_secs(30));
+        log.on_flush(&host);
+        assert!(holder.held.borrow().is_empty(), "released");
+        assert!(!holder.failed.get());
+        assert!(log.holders.borrow().is_empty());
+        assert_eq!(log.hold(until), Hold::Now, "durable already");
+    }
 }
