@@ -20,23 +20,20 @@ pub const EMBEDDED_QMGR: &str = "PERFQM";
 /// The channel applications use unless `--channel` says otherwise.
 pub const DEFAULT_CHANNEL: &str = "SYSTEM.DEF.SVRCONN";
 
-/// Where to find the `ferry` binary: `$FERRY_BIN`, else this executable (the harness
-/// runs as `ferry perf`).
+/// Where to find the `ferry` binary: `$FERRY_BIN`, else `ferry` in the directory of this
+/// executable (the harness is installed beside it and run as `ferry perf`).
 pub fn ferry_binary() -> Result<PathBuf, PerfError> {
     if let Some(p) = std::env::var_os("FERRY_BIN") {
         return Ok(PathBuf::from(p));
     }
     let exe = std::env::current_exe()
         .map_err(|e| PerfError::Setup(format!("cannot find the ferry binary: {e}")))?;
-    let is_ferry = exe
-        .file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n == "ferry");
-    if is_ferry {
-        Ok(exe)
+    let ferry = exe.with_file_name("ferry");
+    if ferry.is_file() {
+        Ok(ferry)
     } else {
         Err(PerfError::Setup(format!(
-            "{} is not the ferry binary: set FERRY_BIN to the ferry executable, or use --connect",
+            "no ferry binary beside {}: set FERRY_BIN to the ferry executable, or use --connect",
             exe.display()
         )))
     }
@@ -595,9 +592,10 @@ mod tests {
 
     #[test]
     fn the_ferry_binary_is_found_or_explained() {
-        // Under cargo test this executable is not `ferry`: without FERRY_BIN, say what to do.
+        // Under cargo test no `ferry` is beside this executable: without FERRY_BIN, say
+        // what to do.
         if std::env::var_os("FERRY_BIN").is_none() {
-            let e = ferry_binary().expect_err("test binary is not ferry");
+            let e = ferry_binary().expect_err("no ferry beside the test binary");
             assert!(e.to_string().contains("FERRY_BIN"), "{e}");
         }
     }

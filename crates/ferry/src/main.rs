@@ -2,12 +2,17 @@
 //!
 //! One binary with MQ's control commands as subcommands, under Ferry's names and MQ's
 //! (`create`/`crtmqm`, `start`/`strmqm`, `stop`/`endmqm`, `status`/`dspmq`,
-//! `delete`/`dltmqm`, `mqsc`/`runmqsc`, `version`/`dspmqver`), plus `perf`, the
-//! performance harness. Every failure prints a numbered FRY message and exits non-zero;
-//! every command ends quietly, as Unix tools do, when its output pipe closes.
+//! `delete`/`dltmqm`, `mqsc`/`runmqsc`, `version`/`dspmqver`), plus `perf`, which runs
+//! the performance harness: a separate `ferry-perf` executable installed beside this one,
+//! so the queue manager's binary carries none of the harness's code. Every failure prints
+//! a numbered FRY message and exits non-zero; every command ends quietly, as Unix tools
+//! do, when its output pipe closes.
 
+mod closed_pipe;
 mod mqsc;
+mod open_files;
 mod output;
+mod perf;
 
 use clap::{Parser, Subcommand};
 use ferry_server::home::FerryHome;
@@ -127,8 +132,14 @@ enum Command {
     /// Show the version and installation of Ferry (dspmqver).
     #[command(alias = "dspmqver")]
     Version,
-    /// The performance harness: the reports' workloads against Ferry.
-    Perf(ferry_perf::cli::PerfArgs),
+    /// The performance harness: the reports' workloads against Ferry (runs the
+    /// `ferry-perf` executable beside this one; `ferry perf --help` lists its commands).
+    #[command(disable_help_flag = true)]
+    Perf {
+        /// The harness's arguments (`rr-cc --clients 1,16`...), passed on as given.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
+    },
 }
 
 /// dspmq -o's values.
@@ -174,8 +185,8 @@ fn return_free_memory() {
 }
 
 fn main() -> ExitCode {
-    output::end_quietly_on_closed_pipe();
-    raise_open_file_limit();
+    closed_pipe::end_quietly_on_closed_pipe();
+    open_files::raise_limit();
     ferry_server::set_allocator_trim(return_free_memory);
     let cli = Cli::parse();
     let home = FerryHome::from_env();
@@ -270,7 +281,7 @@ fn main() -> ExitCode {
         } => {
             return mqsc::run(&home, &name, file.as_deref(), !no_echo, verify);
         }
-        Command::Perf(args) => return ferry_perf::cli::run(args),
+        Command::Perf { args } => return perf::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -313,23 +324,4 @@ fn init_tracing() {
         .with_writer(ferry_server::console_log::writer)
         .with_ansi(std::io::stderr().is_terminal())
         .init();
-}
-
-/// Raises this process's open-file limit to its hard limit, once for every command: a
-/// queue manager's client sockets take a file handle each and every 8 MiB segment of a
-/// queue file two (the filer's, and the reader of bodies left on disk), and the harness
-/// opens a socket per client (an embedded queue manager inherits the limit too), so both
-/// outgrow the usual soft limit of 1024 long before the hard one.
-fn raise_open_file_limit() {
-    let mut lim = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit/setrlimit only read and write the struct we pass.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
-            lim.rlim_cur = lim.rlim_max;
-            libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
-        }
-    }
 }
