@@ -762,10 +762,7 @@ pub fn write_files(
     stem: &str,
     json: Option<&Path>,
 ) -> Result<(), PerfError> {
-    let dir = out.map_or_else(
-        || PathBuf::from("perf-results").join(default_dir),
-        Path::to_path_buf,
-    );
+    let dir = out.map_or_else(|| output::default_dir(default_dir), Path::to_path_buf);
     let files = output::write_all(doc, &dir, stem).map_err(PerfError::Setup)?;
     print_written(&files);
     if let Some(path) = json {
@@ -856,7 +853,7 @@ fn run_recovery(a: RecoveryArgs) -> Result<bool, PerfError> {
         format: recovery_report::FORMAT,
         title: recovery_report::title(cfg.messages, cfg.size, cfg.queues),
         created,
-        command: std::env::args().collect::<Vec<_>>().join(" "),
+        command: output::recorded_command(),
         machine: crate::machine::Machine::current(),
         messages: cfg.messages,
         size: cfg.size,
@@ -905,10 +902,7 @@ fn run_recovery(a: RecoveryArgs) -> Result<bool, PerfError> {
     report.drain = o.drain;
     report.verification = o.verification;
     print!("{}", recovery_report::render_text(&report));
-    let dir = a
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("perf-results").join(stamp));
+    let dir = a.out.clone().unwrap_or_else(|| output::default_dir(&stamp));
     let files =
         recovery_report::write_files(&report, &dir, a.json.as_deref()).map_err(PerfError::Setup)?;
     print_written(&files);

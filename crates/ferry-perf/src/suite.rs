@@ -3,8 +3,6 @@
 //! reports' workloads and sizes, ramps and durations trimmed so the whole suite takes
 //! about 10-15 minutes on a 2-CPU machine. This file is its one definition.
 
-use std::path::PathBuf;
-
 use clap::Parser;
 
 use crate::cli::{self, Plan, SuiteArgs, Workload};
@@ -244,9 +242,9 @@ pub fn run(a: SuiteArgs) -> Result<bool, PerfError> {
         .all(|s| s.steps.iter().all(|st| st.ferry.valid));
     let mut doc = Document::new(&format!("suite {}", a.name), series);
     doc.charts = chart_specs(&suite, &produced, &doc.series);
-    let dir = a.out.unwrap_or_else(|| {
-        PathBuf::from("perf-results").join(format!("suite-{}", output::now_stamp()))
-    });
+    let dir = a
+        .out
+        .unwrap_or_else(|| output::default_dir(&format!("suite-{}", output::now_stamp())));
     cli::write_files(&doc, Some(&dir), "", "suite", None)?;
     outcome.map(|()| all_valid)
 }

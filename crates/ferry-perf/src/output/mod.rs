@@ -49,6 +49,43 @@ pub struct Document {
     pub charts: Vec<ChartSpec>,
 }
 
+/// Where results go without `--out`: `./perf-results/<name>`, in the directory the user
+/// ran `ferry perf` from (ignored by the repository's .gitignore), as a benchmark tool's
+/// output usually lands where it was run; the paths written are printed at the end.
+pub fn default_dir(name: &str) -> PathBuf {
+    PathBuf::from("perf-results").join(name)
+}
+
+/// The command line a result file records: `ferry perf` and the user's arguments as
+/// given, whatever the harness's executable is called or where it is installed (so no
+/// machine's path lands in a result file).
+pub fn recorded_command() -> String {
+    command_line(
+        std::env::args_os()
+            .skip(1)
+            .map(|a| a.to_string_lossy().into_owned()),
+    )
+}
+
+/// `ferry perf ARGS`, each argument quoted for a POSIX shell when it needs to be.
+pub fn command_line(args: impl IntoIterator<Item = String>) -> String {
+    let mut line = String::from("ferry perf");
+    for a in args {
+        line.push(' ');
+        let plain = !a.is_empty()
+            && a.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_-.,:/=@%+".contains(c));
+        if plain {
+            line.push_str(&a);
+        } else {
+            line.push('\'');
+            line.push_str(&a.replace('\'', "'\\''"));
+            line.push('\'');
+        }
+    }
+    line
+}
+
 /// Now in RFC 3339, UTC.
 pub fn now_rfc3339() -> String {
     time::OffsetDateTime::now_utc()
@@ -84,7 +121,7 @@ impl Document {
             format: FORMAT,
             title: title.to_string(),
             created: now_rfc3339(),
-            command: std::env::args().collect::<Vec<_>>().join(" "),
+            command: recorded_command(),
             machine: Machine::current(),
             series,
             charts: Vec::new(),
@@ -278,6 +315,26 @@ pub(crate) mod testdata {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_recorded_command_is_ferry_perf_with_the_arguments_as_given() {
+        let args = [
+            "rr-cc",
+            "--clients",
+            "1,16",
+            "--title",
+            "it's a run",
+            "--out",
+            "r/x",
+        ];
+        assert_eq!(
+            command_line(args.iter().map(|a| a.to_string())),
+            "ferry perf rr-cc --clients 1,16 --title 'it'\\''s a run' --out r/x"
+        );
+        assert_eq!(command_line(["".to_string()]), "ferry perf ''");
+        assert!(default_dir("20260101-000000").starts_with("perf-results"));
+        assert!(default_dir("x").is_relative());
+    }
 
     #[test]
     fn slugs_and_default_charts() {
