@@ -5,9 +5,9 @@
 test verify:
 	./scripts/test.sh
 
-## Release build of the ferry binary.
+## Release build of the ferry binary and ferry-perf beside it (the harness `ferry perf` runs).
 build:
-	cargo build --release --bin ferry
+	cargo build --release --bin ferry --bin ferry-perf
 
 ## Longer fuzz runs (needs nightly + cargo-fuzz): FUZZ_SECONDS=600 make fuzz
 fuzz:
