@@ -1,15 +1,16 @@
 //! The queue manager a run measures: an embedded one (a `ferry start --foreground`
-//! child process in a temporary `FERRY_HOME`, with the reports' qm.ini tuning where
+//! child process in a temporary `FERRY_HOME`, started by `ferry-launcher` as the
+//! integration tests' are, with the reports' qm.ini tuning where
 //! Ferry has the key, stopped and deleted at the end, whatever happens; `ferry perf
 //! recovery` also stops, kills and restarts it on the same home) or an existing
 //! one reached with `--connect` (its pid found with `ferry status` when it is local).
 
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use ferry_client::{ConnectOptions, Connection};
+use ferry_launcher::{LaunchError, OnDrop, QueueManagerProcess};
 use ferry_mqi::{MqError, ObjectDescriptor, OpenOptions, ReasonCode};
 
 use crate::workload::Mode;
@@ -41,10 +42,12 @@ pub fn ferry_binary() -> Result<PathBuf, PerfError> {
 
 /// A TCP port on loopback that nothing listens on right now.
 pub fn free_port() -> Result<u16, PerfError> {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .map_err(|e| PerfError::Setup(format!("no free port on loopback: {e}")))
+    ferry_launcher::free_port().map_err(setup)
+}
+
+/// A launcher's failure as the harness reports it.
+fn setup(e: LaunchError) -> PerfError {
+    PerfError::Setup(e.to_string())
 }
 
 /// A queue manager the harness drives.
@@ -55,7 +58,7 @@ pub struct QueueManager {
     server_pid: Option<u32>,
     description: String,
     tuning: Vec<String>,
-    embedded: Option<Embedded>,
+    embedded: Option<QueueManagerProcess>,
 }
 
 /// The qm.ini values of the reports (seed 000 appendix A.2.2, seed 001, seed 004) that
@@ -129,24 +132,28 @@ impl QueueManager {
     /// allowing `max_channels` client sockets (qm.ini Channels/MaxChannels).
     /// Call [`QueueManager::wait_ready`] before using it.
     pub fn embedded(bin: &Path, tuning: &[(&'static str, u32)]) -> Result<QueueManager, PerfError> {
-        let e = Embedded::start(bin, tuning)?;
-        let conn_name = format!("127.0.0.1({})", e.port);
+        let mut e =
+            QueueManagerProcess::create(bin, EMBEDDED_QMGR, "ferry-perf-", &[]).map_err(setup)?;
+        e.set_on_drop(OnDrop::Terminate);
+        e.set_detached(true);
+        e.set_env(
+            "FERRY_LOG",
+            &std::env::var("FERRY_LOG").unwrap_or_else(|_| "warn".into()),
+        );
+        e.set_ini_values(tuning).map_err(setup)?;
+        e.spawn().map_err(setup)?;
+        let conn_name = e.conname();
+        let pid = e.pid();
         let opts = ConnectOptions::client(&conn_name, DEFAULT_CHANNEL).queue_manager(EMBEDDED_QMGR);
         Ok(QueueManager {
             opts,
             qmgr: EMBEDDED_QMGR.to_string(),
-            bindings: Some(
-                e.home
-                    .path()
-                    .join("qmgrs")
-                    .join(EMBEDDED_QMGR)
-                    .join("qm.sock"),
-            ),
+            bindings: Some(e.bindings_socket()),
             tuning: tuning.iter().map(|(k, v)| format!("{k}={v}")).collect(),
-            server_pid: Some(e.child.id()),
+            server_pid: pid,
             description: format!(
                 "embedded {EMBEDDED_QMGR} at {conn_name} (pid {})",
-                e.child.id()
+                pid.unwrap_or_default()
             ),
             embedded: Some(e),
         })
@@ -233,16 +240,14 @@ impl QueueManager {
             .connect_timeout(Duration::from_secs(2));
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
-            if let Some(e) = self.embedded.as_mut() {
-                e.check_alive()?;
-            }
+            self.check_alive()?;
             match Connection::connect(&opts).await {
                 Ok(c) => return Ok(c),
                 Err(err) if self.embedded.is_none() || Instant::now() > deadline => {
                     let console = self
                         .embedded
                         .as_ref()
-                        .map(Embedded::console_tail)
+                        .map(QueueManagerProcess::console_tail)
                         .unwrap_or_default();
                     return Err(PerfError::Setup(format!(
                         "cannot connect to {}: {}{console}",
@@ -256,19 +261,19 @@ impl QueueManager {
 
     /// The embedded queue manager's FERRY_HOME (`None` for `--connect`).
     pub fn home(&self) -> Option<&Path> {
-        self.embedded.as_ref().map(|e| e.home.path())
+        self.embedded.as_ref().map(QueueManagerProcess::home)
     }
 
     /// The embedded queue manager's process, if it is running; an error with the end of
     /// its console output if it has ended (`Ok` for `--connect`).
     pub fn check_alive(&mut self) -> Result<(), PerfError> {
         match self.embedded.as_mut() {
-            Some(e) => e.check_alive(),
+            Some(e) => e.check_alive().map_err(setup),
             None => Ok(()),
         }
     }
 
-    fn embedded_mut(&mut self, what: &str) -> Result<&mut Embedded, PerfError> {
+    fn embedded_mut(&mut self, what: &str) -> Result<&mut QueueManagerProcess, PerfError> {
         self.embedded.as_mut().ok_or_else(|| {
             PerfError::Usage(format!(
                 "{what} needs an embedded queue manager (not --connect)"
@@ -283,24 +288,7 @@ impl QueueManager {
     pub fn stop_controlled(&mut self) -> Result<Duration, PerfError> {
         let e = self.embedded_mut("a controlled stop")?;
         let started = Instant::now();
-        let out = Command::new(&e.bin)
-            .args(["stop", EMBEDDED_QMGR])
-            .env("FERRY_HOME", e.home.path())
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|err| PerfError::Setup(format!("cannot run {}: {err}", e.bin.display())))?;
-        if !out.status.success() {
-            return Err(PerfError::Setup(format!(
-                "ferry stop {EMBEDDED_QMGR} failed ({}): {}{}",
-                out.status,
-                String::from_utf8_lossy(&out.stdout).trim(),
-                String::from_utf8_lossy(&out.stderr).trim()
-            )));
-        }
-        let status = e
-            .child
-            .wait()
-            .map_err(|err| PerfError::Setup(format!("cannot reap the queue manager: {err}")))?;
+        let status = e.stop_controlled().map_err(setup)?;
         let took = started.elapsed();
         if !status.success() {
             return Err(PerfError::Setup(format!(
@@ -316,10 +304,7 @@ impl QueueManager {
     /// next start replays the log) and reaps it.
     pub fn kill(&mut self) -> Result<(), PerfError> {
         let e = self.embedded_mut("kill -9")?;
-        e.child
-            .kill()
-            .and_then(|()| e.child.wait().map(|_| ()))
-            .map_err(|err| PerfError::Setup(format!("cannot kill the queue manager: {err}")))?;
+        e.kill9();
         self.server_pid = None;
         Ok(())
     }
@@ -329,17 +314,21 @@ impl QueueManager {
     /// with retries: it listens only once it has recovered.
     pub fn restart(&mut self) -> Result<Instant, PerfError> {
         let e = self.embedded_mut("a restart")?;
-        if let Ok(None) = e.child.try_wait() {
+        // A process that ended by itself is reaped by check_alive and may be restarted.
+        if e.pid().is_some() && e.check_alive().is_ok() {
             return Err(PerfError::Setup(
                 "restart: the queue manager is still running".into(),
             ));
         }
         let spawned = Instant::now();
-        e.child = spawn_server(&e.bin, e.home.path())?;
-        let pid = e.child.id();
-        let conn_name = format!("127.0.0.1({})", e.port);
-        self.server_pid = Some(pid);
-        self.description = format!("embedded {EMBEDDED_QMGR} at {conn_name} (pid {pid})");
+        e.spawn().map_err(setup)?;
+        let pid = e.pid();
+        let conn_name = e.conname();
+        self.server_pid = pid;
+        self.description = format!(
+            "embedded {EMBEDDED_QMGR} at {conn_name} (pid {})",
+            pid.unwrap_or_default()
+        );
         Ok(spawned)
     }
 
@@ -406,175 +395,9 @@ fn mq(what: &str, name: &str, e: MqError) -> PerfError {
     PerfError::Mq(format!("{what} {name}"), e)
 }
 
-/// Rewrites the given keys of a qm.ini file (e.g. MQ's default MaxChannels of 100 is
-/// too few for 64 requesters and 64 responders at SHARECNV 1).
-fn apply_tuning(qm_ini: &Path, values: &[(&'static str, u32)]) -> Result<(), PerfError> {
-    let text = std::fs::read_to_string(qm_ini)
-        .map_err(|e| PerfError::Setup(format!("{}: {e}", qm_ini.display())))?;
-    let new = set_ini_values(&text, values);
-    std::fs::write(qm_ini, new).map_err(|e| PerfError::Setup(format!("{}: {e}", qm_ini.display())))
-}
-
-/// Replaces the value of every `   Key=value` line whose key is in `values`.
-pub fn set_ini_values(text: &str, values: &[(&str, u32)]) -> String {
-    let mut out = String::with_capacity(text.len());
-    for line in text.lines() {
-        let key = line.split('=').next().unwrap_or("").trim();
-        match values.iter().find(|(k, _)| *k == key && line.contains('=')) {
-            Some((k, v)) => {
-                let indent = &line[..line.len() - line.trim_start().len()];
-                out.push_str(&format!("{indent}{k}={v}"));
-            }
-            None => out.push_str(line),
-        }
-        out.push('\n');
-    }
-    out
-}
-
-/// The child process of an embedded queue manager and its temporary FERRY_HOME.
-struct Embedded {
-    home: tempfile::TempDir,
-    child: Child,
-    port: u16,
-    bin: PathBuf,
-}
-
-/// Starts `ferry start EMBEDDED_QMGR --foreground` under FERRY_HOME `home`, its output
-/// appended to `home/console.log`.
-fn spawn_server(bin: &Path, home: &Path) -> Result<Child, PerfError> {
-    let console_path = home.join("console.log");
-    let console = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&console_path)
-        .map_err(|e| PerfError::Setup(format!("{}: {e}", console_path.display())))?;
-    let console_err = console
-        .try_clone()
-        .map_err(|e| PerfError::Setup(format!("{}: {e}", console_path.display())))?;
-    let mut cmd = Command::new(bin);
-    cmd.args(["start", EMBEDDED_QMGR, "--foreground"])
-        .env("FERRY_HOME", home)
-        .env(
-            "FERRY_LOG",
-            std::env::var("FERRY_LOG").unwrap_or_else(|_| "warn".into()),
-        )
-        .stdin(Stdio::null())
-        .stdout(console)
-        .stderr(console_err)
-        // Its own process group: a terminal's Ctrl-C reaches only the harness, which
-        // then stops the queue manager in order.
-        .process_group(0);
-    // SAFETY: prctl and getppid are async-signal-safe; they only ask the kernel to
-    // send SIGTERM to the queue manager if the harness dies without cleaning up.
-    unsafe {
-        let parent = libc::getpid();
-        cmd.pre_exec(move || {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
-            if libc::getppid() != parent {
-                libc::raise(libc::SIGTERM);
-            }
-            Ok(())
-        });
-    }
-    cmd.spawn()
-        .map_err(|e| PerfError::Setup(format!("cannot start {}: {e}", bin.display())))
-}
-
-impl Embedded {
-    fn start(bin: &Path, tuning: &[(&'static str, u32)]) -> Result<Embedded, PerfError> {
-        let home = tempfile::Builder::new()
-            .prefix("ferry-perf-")
-            .tempdir()
-            .map_err(|e| PerfError::Setup(format!("cannot create a temporary FERRY_HOME: {e}")))?;
-        let port = free_port()?;
-        let out = Command::new(bin)
-            .args(["create", EMBEDDED_QMGR, "--port", &port.to_string()])
-            .env("FERRY_HOME", home.path())
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| PerfError::Setup(format!("cannot run {}: {e}", bin.display())))?;
-        if !out.status.success() {
-            return Err(PerfError::Setup(format!(
-                "ferry create {EMBEDDED_QMGR} failed ({}): {}{}",
-                out.status,
-                String::from_utf8_lossy(&out.stdout).trim(),
-                String::from_utf8_lossy(&out.stderr).trim()
-            )));
-        }
-        apply_tuning(
-            &home.path().join("qmgrs").join(EMBEDDED_QMGR).join("qm.ini"),
-            tuning,
-        )?;
-        let child = spawn_server(bin, home.path())?;
-        Ok(Embedded {
-            home,
-            child,
-            port,
-            bin: bin.to_path_buf(),
-        })
-    }
-
-    fn check_alive(&mut self) -> Result<(), PerfError> {
-        match self.child.try_wait() {
-            Ok(Some(status)) => Err(PerfError::Setup(format!(
-                "the queue manager process ended during start ({status}){}",
-                self.console_tail()
-            ))),
-            _ => Ok(()),
-        }
-    }
-
-    fn console_tail(&self) -> String {
-        let text =
-            std::fs::read_to_string(self.home.path().join("console.log")).unwrap_or_default();
-        let lines: Vec<&str> = text.lines().collect();
-        let tail = lines[lines.len().saturating_sub(10)..].join("\n  ");
-        if tail.is_empty() {
-            String::new()
-        } else {
-            format!("\n  console: {tail}")
-        }
-    }
-}
-
-impl Drop for Embedded {
-    /// Stops the queue manager as `ferry stop -i` does (SIGTERM), kills it if it has not
-    /// ended within 10 s, reaps it; the temporary FERRY_HOME is deleted afterwards.
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            if let Ok(pid) = libc::pid_t::try_from(self.child.id()) {
-                // SAFETY: signalling our own child, which has not been reaped yet.
-                unsafe {
-                    libc::kill(pid, libc::SIGTERM);
-                }
-            }
-            let deadline = Instant::now() + Duration::from_secs(10);
-            while let Ok(None) = self.child.try_wait() {
-                if Instant::now() > deadline {
-                    let _ = self.child.kill();
-                    let _ = self.child.wait();
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ini_values_are_replaced_in_place() {
-        let ini = "QueueManager:\n   Name=PERFQM\nChannels:\n   MaxChannels=100\n   MaxActiveChannels=100\nTCP:\n   KeepAlive=NO\n";
-        let out = set_ini_values(ini, &[("MaxChannels", 400), ("MaxActiveChannels", 400)]);
-        assert_eq!(
-            out,
-            "QueueManager:\n   Name=PERFQM\nChannels:\n   MaxChannels=400\n   MaxActiveChannels=400\nTCP:\n   KeepAlive=NO\n"
-        );
-    }
 
     #[test]
     fn reports_tuning_and_status_pid() {
