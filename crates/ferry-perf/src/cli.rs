@@ -21,6 +21,7 @@ use crate::progress::Progress;
 use crate::report::{self, RunReport, StepReport};
 use crate::target::{self, QueueManager};
 use crate::workload::connect::{self, ConnectConfig};
+use crate::workload::native::{Native, NativeStreams};
 use crate::workload::recovery::{self, RecoveryConfig};
 use crate::workload::recovery_report::{self, RecoveryReport};
 use crate::workload::rr::{self, Fault, RrConfig};
@@ -686,11 +687,21 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
                 for &clients in &steps.clients.0 {
                     progress.step_start(&format!("{test}, {clients} clients"));
                     let ferry = match kind {
-                        Kind::SrCc => sr::run_step(&qm, &admin, &sr_cfg, clients, progress).await,
+                        Kind::SrCc => {
+                            let mut native = NativeStreams::new(&qm, &admin, &sr_cfg, clients);
+                            let pid = qm.server_pid();
+                            sr::run_step(&mut native, pid, Some(&admin), &sr_cfg, clients, progress)
+                                .await
+                        }
                         Kind::Connect => {
                             connect::run_step(&qm, &admin, &conn_cfg, clients, progress).await
                         }
-                        _ => rr::run_step(&qm, &admin, &rr_cfg, clients, progress).await,
+                        _ => {
+                            let mut native = Native::new(&qm, &admin, &rr_cfg)?;
+                            let pid = qm.server_pid();
+                            rr::run_step(&mut native, pid, Some(&admin), &rr_cfg, clients, progress)
+                                .await
+                        }
                     };
                     let ferry = match ferry {
                         Ok(f) => f,

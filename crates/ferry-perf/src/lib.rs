@@ -12,12 +12,15 @@
 //! ```
 //!
 //! Layout: [`cli`] (the subcommands), [`args`] (option values), [`target`] (embedded or
-//! existing queue manager), [`workload`] (RR-CC/BB/CB, SR-CC, the connection test, recovery time and deep queues),
+//! existing queue manager), [`workload`] (RR-CC/BB/CB, SR-CC, the connection test, recovery time and deep queues;
+//! request/reply and SR-CC written once over a client abstraction with native and AMQP
+//! implementations),
 //! [`measure`] (/proc CPU, histograms), [`recovery_log`] (the log's flushes per
 //! message, from DISPLAY QMSTATUS), [`relay`] (the yardstick), [`report`] (tables,
 //! summary), [`output`] (JSON, CSV, Markdown, charts), [`progress`] (live display),
 //! [`suite`] (defined sets of runs), [`machine`] (the machine's facts), [`amqp`] (the
-//! same workloads over AMQP 1.0, against Ferry's AMQP channel or any AMQP broker).
+//! harness's AMQP 1.0 client, to run the same workloads against Ferry's AMQP channel or
+//! any AMQP broker).
 //! All applications of a workload run as tasks on one current-thread tokio runtime, so
 //! the harness costs little and its own CPU is reported too.
 

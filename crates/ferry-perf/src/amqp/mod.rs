@@ -10,17 +10,18 @@
 //! application does what a JMS one does: a sender whose send waits for the broker's
 //! outcome (as Qpid JMS does for persistent sends), checks it later (Qpid JMS's
 //! asynchronous send of non-persistent messages) or goes presettled, and a receiver
-//! with a credit window that accepts what it processed. The workloads ([`rr`], [`sr`])
-//! mirror the native ones step for step and fill the same
-//! [`crate::workload::step::StepOutcome`], so tables, JSON, CSV, Markdown and charts are
-//! shared and reports overlay.
+//! with a credit window that accepts what it processed. The workloads themselves are
+//! written once ([`crate::workload::rr`], [`crate::workload::sr`]); [`rr`] and [`sr`]
+//! implement their client abstraction ([`crate::workload::app`]) over AMQP, so steps
+//! fill the same [`crate::workload::step::StepOutcome`], tables, JSON, CSV, Markdown
+//! and charts are shared and reports overlay.
 //!
 //! Layout: [`url`] (the `--url`), [`error`] (what can go wrong), [`connection`] (a
 //! socket and its tasks), `demux` (filing the broker's events by session and link),
 //! `signal` (waking one task of the thread), [`client`] (a session), [`pool`] (packing sessions onto connections), [`link`]
 //! (senders and receivers), [`settings`] (addresses and options), [`message`] (building
 //! and checking the messages), [`drain`] (emptying queues between steps), [`rr`] and
-//! [`sr`] (the steps), [`target`] (external broker or embedded Ferry with an AMQP
+//! [`sr`] (requesters and responders, senders and receivers), [`target`] (external broker or embedded Ferry with an AMQP
 //! channel), [`run`] (a whole run: sizes, steps, the report series).
 
 pub mod client;

@@ -1,5 +1,6 @@
-//! RR-CC over AMQP 1.0: the native RR-CC (see [`crate::workload::rr`]) as JMS
-//! applications on an AMQP broker do it.
+//! The AMQP 1.0 implementation of the request/reply applications
+//! ([`crate::workload::app`]): RR-CC ([`crate::workload::rr`], written once for both
+//! protocols) as JMS applications on an AMQP broker do it.
 //!
 //! Each requester has its own session (up to `--sessions-per-connection` applications
 //! share a connection, see [`super::pool`]) with a sender to its request queue
@@ -17,18 +18,16 @@
 //! and one receiver (credit `--prefetch`) on a request queue, send the reply likewise
 //! and only then accept the request.
 //!
-//! A step: drain the queues, connect responders then requesters (packed onto shared
-//! connections in that order, as native conversations fill sockets), warm up, measure,
-//! then stop: requesters finish their round trip, responders stop waiting, everyone
-//! closes.
+//! Responders and requesters are packed onto shared connections in the order they are
+//! opened (responders first, as native conversations fill sockets); responders stop
+//! waiting when the step gives the stop.
 
-use std::rc::Rc;
+use std::pin::Pin;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use ferry_amqp::{Message, MessageId};
-use ferry_client::Connection;
-use tokio::task::JoinHandle;
+use tokio::time::Sleep;
 
 use super::client::Client;
 use super::error::AmqpError;
@@ -39,13 +38,11 @@ use super::message::{
 };
 use super::pool::Pool;
 use super::settings::Settings;
-use super::step::{finish, measure_window, setup_error, Stop};
+use super::step::{setup_error, Stop, StopWait};
 use crate::args::ReplyQueues;
-use crate::progress::Progress;
-use crate::workload::rr::{queue_for, request_queue_name, Fault, Pacer, RrConfig, MISSING_QUEUE};
-use crate::workload::step::{join_until, StepOutcome};
-use crate::workload::tally::Tally;
-use crate::workload::verify::{next_body, request_tag};
+use crate::workload::app::{Answer, Protocol, Reply, Requester, Responder};
+use crate::workload::rr::{queue_for, request_queue_name, Fault, RrConfig, MISSING_QUEUE};
+use crate::workload::verify::TAG_LEN;
 use crate::PerfError;
 
 /// Credit of a requester's reply receiver: Qpid JMS's default prefetch
@@ -55,17 +52,103 @@ use crate::PerfError;
 /// the responders' credit, where it does decide who gets which request.)
 const REPLY_PREFETCH: u32 = 1000;
 
-struct Requester {
+/// Request/reply over AMQP 1.0 against one broker: the step's connection pool, the
+/// responders' stop, and the queues a setup error lists.
+pub struct Amqp {
+    settings: Settings,
+    cfg: RrConfig,
+    pool: Option<Pool>,
+    stop: Stop,
+    queues: Vec<String>,
+}
+
+impl Amqp {
+    /// Applications of one step with `clients` requesters, connecting as `s` says.
+    pub fn new(s: &Settings, cfg: &RrConfig, clients: usize) -> Amqp {
+        Amqp {
+            settings: s.clone(),
+            cfg: cfg.clone(),
+            pool: Some(Pool::new(&s.url, s.sessions_per_connection)),
+            stop: Stop::new(),
+            queues: s.rr_queues(cfg.queues, clients),
+        }
+    }
+
+    fn pool(&mut self) -> Result<&mut Pool, PerfError> {
+        self.pool
+            .as_mut()
+            .ok_or_else(|| PerfError::Setup("every application of the step is open".into()))
+    }
+}
+
+/// An AMQP requester: its session, request sender and reply receiver.
+pub struct AmqpRequester {
     id: usize,
     client: Client,
     sender: SenderLink,
     replies: ReceiverLink,
-    reply_address: String,
+    correlation: String,
+    mode: SendMode,
+    size: usize,
+    reply_timeout: Duration,
+    /// One request message whose body is swapped per request (its addresses and
+    /// correlation-id are the same every time).
+    msg: Message,
+    /// One reply timer moved forward per request rather than a timer made and
+    /// cancelled per round trip.
+    reply_timer: Pin<Box<Sleep>>,
 }
 
-struct Responder {
+/// An AMQP responder: its session, request receiver and the reply senders it attached.
+pub struct AmqpResponder {
     client: Client,
     requests: ReceiverLink,
+    senders: Vec<SenderLink>,
+    fault: Fault,
+    mode: SendMode,
+    /// The step's stop, waited for once for the whole life of the responder rather
+    /// than once per request.
+    stopped: Pin<Box<StopWait>>,
+}
+
+impl Protocol for Amqp {
+    type Requester = AmqpRequester;
+    type Responder = AmqpResponder;
+
+    async fn drain(&mut self) -> Result<u64, PerfError> {
+        // The broker's queues as this run names them (prefix, reply queue per requester).
+        super::drain::drain(&self.settings, &self.queues)
+            .await
+            .map_err(|e| setup_error("drain the queues", e, &self.queues))
+    }
+
+    async fn open_requester(&mut self, id: usize) -> Result<AmqpRequester, PerfError> {
+        let r = open_requester(id, &self.settings.clone(), &self.cfg.clone(), self.pool()?).await;
+        r.map_err(|e| setup_error("connect a requester", e, &self.queues))
+    }
+
+    async fn open_responder(&mut self, id: usize) -> Result<AmqpResponder, PerfError> {
+        let stopped = Box::pin(self.stop.wait());
+        let r = open_responder(
+            id,
+            &self.settings.clone(),
+            &self.cfg.clone(),
+            self.pool()?,
+            stopped,
+        )
+        .await;
+        r.map_err(|e| setup_error("connect a responder", e, &self.queues))
+    }
+
+    fn all_open(&mut self) {
+        // The last session of each connection closes it.
+        self.pool = None;
+    }
+
+    async fn stop_responders(&mut self, _responders: usize) -> Result<(), PerfError> {
+        self.stop.now();
+        Ok(())
+    }
 }
 
 async fn open_requester(
@@ -73,7 +156,7 @@ async fn open_requester(
     s: &Settings,
     cfg: &RrConfig,
     pool: &mut Pool,
-) -> Result<Requester, AmqpError> {
+) -> Result<AmqpRequester, AmqpError> {
     let client = pool.session(&format!("ferry-perf-rq-{}", id + 1)).await?;
     let request_address = s.address(&request_queue_name(queue_for(id, cfg.queues)));
     let sender = SenderLink::attach(&client, &request_address).await?;
@@ -84,12 +167,30 @@ async fn open_requester(
     };
     let replies =
         ReceiverLink::attach(&client, &reply_address, selector.as_deref(), REPLY_PREFETCH).await?;
-    Ok(Requester {
+    let correlation = requester_correlation(id);
+    let reply_to = if cfg.fault == Fault::MissingReplyQueue {
+        s.address(MISSING_QUEUE)
+    } else {
+        reply_address
+    };
+    let msg = request(
+        Bytes::new(),
+        sender.address(),
+        &reply_to,
+        &correlation,
+        cfg.persistent,
+    );
+    Ok(AmqpRequester {
         id,
         client,
         sender,
         replies,
-        reply_address,
+        correlation,
+        mode: s.send_mode(cfg.persistent),
+        size: cfg.size,
+        reply_timeout: cfg.reply_timeout,
+        msg,
+        reply_timer: Box::pin(tokio::time::sleep(cfg.reply_timeout)),
     })
 }
 
@@ -98,116 +199,95 @@ async fn open_responder(
     s: &Settings,
     cfg: &RrConfig,
     pool: &mut Pool,
-) -> Result<Responder, AmqpError> {
+    stopped: Pin<Box<StopWait>>,
+) -> Result<AmqpResponder, AmqpError> {
     let client = pool.session(&format!("ferry-perf-rs-{}", id + 1)).await?;
     let address = s.address(&request_queue_name(queue_for(id, cfg.queues)));
     let requests = ReceiverLink::attach(&client, &address, None, s.prefetch).await?;
-    Ok(Responder { client, requests })
+    Ok(AmqpResponder {
+        client,
+        requests,
+        senders: Vec::new(),
+        fault: cfg.fault,
+        mode: s.send_mode(cfg.persistent),
+        stopped,
+    })
 }
 
-async fn requester_loop(
-    mut r: Requester,
-    cfg: RrConfig,
-    s: Settings,
-    clients: usize,
-    tally: Rc<Tally>,
-) {
-    let template = vec![0x5Au8; cfg.size];
-    let correlation = requester_correlation(r.id);
-    let reply_address = if cfg.fault == Fault::MissingReplyQueue {
-        s.address(MISSING_QUEUE)
-    } else {
-        r.reply_address.clone()
-    };
-    let to = r.sender.address().to_string();
-    let mut pacer = Pacer::new(cfg.rate, r.id as f64 / clients.max(1) as f64);
-    let mode = s.send_mode(cfg.persistent);
-    let mut seq = 0u64;
-    let mut previous: Option<Bytes> = None;
-    // One request message whose body is swapped per request (its addresses and
-    // correlation-id are the same every time), and one reply timer moved forward per
-    // request rather than a timer made and cancelled per round trip.
-    let mut msg = request(
-        Bytes::new(),
-        &to,
-        &reply_address,
-        &correlation,
-        cfg.persistent,
-    );
-    let reply_timer = tokio::time::sleep(cfg.reply_timeout);
-    tokio::pin!(reply_timer);
-    while !tally.stopping() {
-        pacer.wait().await;
-        if tally.stopping() {
-            break;
+impl Requester for AmqpRequester {
+    async fn round_trip(&mut self, body: Bytes, tag: &[u8; TAG_LEN]) -> Result<Reply, String> {
+        let n = self.id + 1;
+        set_body(&mut self.msg, body);
+        if let Err(e) = self.sender.send(&self.msg, self.mode).await {
+            return Err(format!("requester {n}: send request: {e}"));
         }
-        seq += 1;
-        let tag = request_tag(r.id, seq);
-        set_body(&mut msg, next_body(previous.take(), &template, &tag));
-        let started = Instant::now();
-        if let Err(e) = r.sender.send(&msg, mode).await {
-            tally.error(format!("requester {}: send request: {e}", r.id + 1));
-            break;
-        }
-        reply_timer
+        self.reply_timer
             .as_mut()
-            .reset(tokio::time::Instant::now() + cfg.reply_timeout);
+            .reset(tokio::time::Instant::now() + self.reply_timeout);
         // A request sent async may still be refused (a full queue). Qpid JMS would tell
         // an ExceptionListener and leave the receive to time out; the harness ends the
         // wait for its reply at once, with the refusal as the error.
+        let is_async = self.mode == SendMode::Async;
         let received = tokio::select! {
             biased;
-            d = r.replies.recv() => Some(d),
-            e = r.sender.refused(), if mode == SendMode::Async => {
-                tally.error(format!("requester {}: send request: {e}", r.id + 1));
-                break;
+            d = self.replies.recv() => Some(d),
+            e = self.sender.refused(), if is_async => {
+                return Err(format!("requester {n}: send request: {e}"));
             }
-            _ = &mut reply_timer => None,
+            _ = self.reply_timer.as_mut() => None,
         };
         let d = match received {
             Some(Ok(d)) => d,
             None => {
-                tally.error(format!(
-                    "requester {}: no reply within {:.0} s",
-                    r.id + 1,
-                    cfg.reply_timeout.as_secs_f64()
-                ));
-                break;
+                return Err(format!(
+                    "requester {n}: no reply within {:.0} s",
+                    self.reply_timeout.as_secs_f64()
+                ))
             }
-            Some(Err(e)) => {
-                tally.error(format!("requester {}: receive reply: {e}", r.id + 1));
-                break;
-            }
+            Some(Err(e)) => return Err(format!("requester {n}: receive reply: {e}")),
         };
-        let ns = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
-        if let Err(e) = r.replies.accept(&d) {
-            tally.error(format!("requester {}: accept reply: {e}", r.id + 1));
-            break;
-        }
+        let at = Instant::now();
+        self.replies
+            .accept(&d)
+            .map_err(|e| format!("requester {n}: accept reply: {e}"))?;
         let check = match Message::decode(d.message) {
-            Ok(reply) => check_reply(&reply, &correlation, cfg.size, &tag),
-            Err(e) => {
-                tally.mismatch(format!("requester {}: undecodable reply: {e}", r.id + 1));
-                break;
-            }
+            Ok(reply) => check_reply(&reply, &self.correlation, self.size, tag),
+            // A reply that cannot be decoded is not the request's: a mismatch.
+            Err(_) => crate::workload::verify::ReplyCheck::CorruptBody,
         };
-        if !tally.reply(check, ns) {
-            break;
-        }
-        // The body went into the message; take it back so its buffer is reused.
-        previous = take_body(&mut msg);
+        Ok(Reply {
+            check,
+            at,
+            // The body went into the message; take it back so its buffer is reused.
+            buffer: take_body(&mut self.msg),
+        })
     }
-    r.client.close().await;
+
+    async fn close(self) {
+        self.client.close().await;
+    }
+}
+
+impl Responder for AmqpResponder {
+    async fn answer(&mut self) -> Result<Answer, String> {
+        let d = tokio::select! {
+            biased;
+            d = self.requests.recv() => d,
+            _ = self.stopped.as_mut() => return Ok(Answer::Stopped),
+        };
+        let d = d.map_err(|e| format!("responder: receive request: {e}"))?;
+        answer(self, &d).await?;
+        Ok(Answer::Replied)
+    }
+
+    async fn close(self) {
+        drop(self.senders);
+        self.client.close().await;
+    }
 }
 
 /// What a responder does with one request.
-async fn answer(
-    r: &mut Responder,
-    d: &Delivery,
-    senders: &mut Vec<SenderLink>,
-    cfg: &RrConfig,
-    s: &Settings,
-) -> Result<(), String> {
+async fn answer(r: &mut AmqpResponder, d: &Delivery) -> Result<(), String> {
     let request = Message::decode(d.message.clone())
         .map_err(|e| format!("responder: undecodable request: {e}"))?;
     let (mut reply, address) = match reply_to(&request) {
@@ -215,7 +295,7 @@ async fn answer(
         Err(BadRequest::NoReplyTo) => return Err("responder: request without reply-to".into()),
         Err(BadRequest::Undecodable(e)) => return Err(format!("responder: {e}")),
     };
-    match cfg.fault {
+    match r.fault {
         Fault::WrongCorrelId => {
             if let Some(p) = reply.properties.as_mut() {
                 p.correlation_id = Some(MessageId::String("RQ-WRONG".into()));
@@ -232,156 +312,25 @@ async fn answer(
         _ => {}
     }
     // One reply queue (or one per requester): a short list, searched by address.
-    let link = match senders.iter().position(|l| l.address() == address.as_str()) {
-        Some(i) => &mut senders[i],
+    let link = match r
+        .senders
+        .iter()
+        .position(|l| l.address() == address.as_str())
+    {
+        Some(i) => &mut r.senders[i],
         None => {
             let link = SenderLink::attach(&r.client, address.as_str())
                 .await
                 .map_err(|e| format!("responder: reply queue: {e}"))?;
-            senders.push(link);
-            let last = senders.len() - 1;
-            &mut senders[last]
+            r.senders.push(link);
+            let last = r.senders.len() - 1;
+            &mut r.senders[last]
         }
     };
-    link.send(&reply, s.send_mode(cfg.persistent))
+    link.send(&reply, r.mode)
         .await
         .map_err(|e| format!("responder: send reply: {e}"))?;
     r.requests
         .accept(d)
         .map_err(|e| format!("responder: accept request: {e}"))
-}
-
-async fn responder_loop(
-    mut r: Responder,
-    cfg: RrConfig,
-    s: Settings,
-    stop: Stop,
-    tally: Rc<Tally>,
-) {
-    let mut senders: Vec<SenderLink> = Vec::new();
-    // Waits for the stop once for the whole loop, not once per request.
-    let stopped = stop.wait();
-    tokio::pin!(stopped);
-    loop {
-        let d = tokio::select! {
-            biased;
-            d = r.requests.recv() => d,
-            _ = &mut stopped => break,
-        };
-        let d = match d {
-            Ok(d) => d,
-            Err(e) => {
-                tally.error(format!("responder: receive request: {e}"));
-                break;
-            }
-        };
-        if let Err(e) = answer(&mut r, &d, &mut senders, &cfg, &s).await {
-            tally.error(e);
-            break;
-        }
-    }
-    drop(senders);
-    r.client.close().await;
-}
-
-/// Runs one RR-CC step over AMQP with `clients` requesters; `admin`, when the broker
-/// is the embedded Ferry queue manager, is asked for its recovery log's counters.
-/// Must run inside a `LocalSet`.
-pub async fn run_step(
-    server_pid: Option<u32>,
-    admin: Option<&Connection>,
-    s: &Settings,
-    cfg: &RrConfig,
-    clients: usize,
-    progress: &Progress,
-) -> Result<StepOutcome, PerfError> {
-    let responders = cfg.responders.count(clients, cfg.queues);
-    let queues = s.rr_queues(cfg.queues, clients);
-    let tally = Rc::new(Tally::default());
-    progress.status("draining the queues");
-    let left = super::drain::drain(s, &queues)
-        .await
-        .map_err(|e| setup_error("drain the queues", e, &queues))?;
-    if left > 0 {
-        tally.note(format!(
-            "{left} messages were left on the queues before the step (drained)"
-        ));
-    }
-    if let (Some(admin), Fault::PutInhibited) = (admin, cfg.fault) {
-        let requests: Vec<String> = (0..cfg.queues).map(request_queue_name).collect();
-        crate::target::inhibit_puts(admin, &requests, true).await?;
-    }
-    let stop = Stop::new();
-    let mut pool = Pool::new(&s.url, s.sessions_per_connection);
-    progress.status("connecting responders");
-    let mut resp_handles: Vec<JoinHandle<()>> = Vec::with_capacity(responders);
-    for id in 0..responders {
-        let r = open_responder(id, s, cfg, &mut pool)
-            .await
-            .map_err(|e| setup_error("connect a responder", e, &queues))?;
-        resp_handles.push(tokio::task::spawn_local(responder_loop(
-            r,
-            cfg.clone(),
-            s.clone(),
-            stop.clone(),
-            tally.clone(),
-        )));
-    }
-    progress.status("connecting requesters");
-    let mut reqs = Vec::with_capacity(clients);
-    for id in 0..clients {
-        reqs.push(
-            open_requester(id, s, cfg, &mut pool)
-                .await
-                .map_err(|e| setup_error("connect a requester", e, &queues))?,
-        );
-    }
-    // The last session of each connection closes it.
-    drop(pool);
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    let req_handles: Vec<JoinHandle<()>> = reqs
-        .into_iter()
-        .map(|r| {
-            tokio::task::spawn_local(requester_loop(
-                r,
-                cfg.clone(),
-                s.clone(),
-                clients,
-                tally.clone(),
-            ))
-        })
-        .collect();
-
-    let window = measure_window(
-        &tally,
-        server_pid,
-        admin,
-        cfg.warmup,
-        cfg.secs,
-        progress,
-        "round trips",
-    )
-    .await;
-    tally.request_stop();
-    let late = join_until(
-        req_handles,
-        tokio::time::Instant::now() + Duration::from_secs(30),
-    )
-    .await;
-    if late > 0 {
-        tally.error(format!(
-            "{late} requesters did not end within 30 s (reply lost?)"
-        ));
-    }
-    stop.now();
-    let late = join_until(
-        resp_handles,
-        tokio::time::Instant::now() + Duration::from_secs(10),
-    )
-    .await;
-    if late > 0 {
-        tally.error(format!("{late} responders did not end within 10 s"));
-    }
-    // Every round trip moves two messages: the request and the reply.
-    Ok(finish(&tally, clients, responders, window, 2, None, None))
 }

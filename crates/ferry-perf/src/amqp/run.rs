@@ -14,8 +14,8 @@ use crate::args::{self, ReplyQueues, Responders};
 use crate::cli::{shutdown_signal, Measured, RrArgs, StepArgs};
 use crate::progress::Progress;
 use crate::report::{RunReport, StepReport};
-use crate::workload::rr::{Fault, RrConfig};
-use crate::workload::sr::{queue_name, SrConfig};
+use crate::workload::rr::{self, Fault, RrConfig};
+use crate::workload::sr::{self, queue_name, SrConfig};
 use crate::workload::{Kind, Mode};
 use crate::{measure, target, PerfError};
 
@@ -210,13 +210,15 @@ pub fn measure_run(kind: Kind, a: &RrArgs, progress: &Progress) -> Result<Measur
                     let outcome = match kind {
                         Kind::SrCc => {
                             let cfg = sr_config(size, steps, per_queue);
-                            super::sr::run_step(pid, admin.as_ref(), &s, &cfg, clients, progress)
-                                .await
+                            let mut amqp = super::sr::AmqpStreams::new(&s, &cfg, clients);
+                            let admin = admin.as_ref();
+                            sr::run_step(&mut amqp, pid, admin, &cfg, clients, progress).await
                         }
                         _ => {
                             let cfg = rr_config(size, steps);
-                            super::rr::run_step(pid, admin.as_ref(), &s, &cfg, clients, progress)
-                                .await
+                            let mut amqp = super::rr::Amqp::new(&s, &cfg, clients);
+                            let admin = admin.as_ref();
+                            rr::run_step(&mut amqp, pid, admin, &cfg, clients, progress).await
                         }
                     };
                     let outcome = match outcome {

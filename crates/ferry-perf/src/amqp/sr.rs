@@ -1,5 +1,6 @@
-//! SR-CC over AMQP 1.0: the native SR-CC (see [`crate::workload::sr`]) on an AMQP
-//! broker. Each sender has its own session (up to `--sessions-per-connection`
+//! The AMQP 1.0 implementation of SR-CC's senders and receivers
+//! ([`crate::workload::app::Streams`]): SR-CC ([`crate::workload::sr`], written once
+//! for both protocols) on an AMQP broker. Each sender has its own session (up to `--sessions-per-connection`
 //! applications share a connection, see [`super::pool`]) and sends to its own queue (`SR.1`,
 //! `SR.2`...) as fast as the broker accepts (each send waits for `accepted` unless
 //! `--presettled`) or at `--rate`; receivers (two per queue unless `--responders`
@@ -12,12 +13,10 @@
 //! build-up is counted: messages sent minus messages got since the step began (what
 //! is on the queues plus what is in flight).
 
-use std::rc::Rc;
-use std::time::{Duration, Instant};
+use std::pin::Pin;
 
 use bytes::Bytes;
 use ferry_amqp::Message;
-use ferry_client::Connection;
 
 use super::client::Client;
 use super::error::AmqpError;
@@ -25,115 +24,163 @@ use super::link::{ReceiverLink, SendMode, SenderLink};
 use super::message::{body_bytes, datagram};
 use super::pool::Pool;
 use super::settings::Settings;
-use super::step::{finish, measure_window, setup_error, Stop};
-use crate::progress::Progress;
-use crate::workload::rr::Pacer;
-use crate::workload::sr::{check_body, queue_name, sr_body, SrConfig};
-use crate::workload::step::{join_until, StepOutcome};
-use crate::workload::tally::Tally;
-use crate::workload::verify::{request_tag, ReplyCheck};
+use super::step::{setup_error, Stop, StopWait};
+use crate::workload::app::{Received, Receiver, Sender, Streams};
+use crate::workload::sr::{queue_name, SrConfig};
 use crate::PerfError;
 
-fn nanos_since(epoch: Instant) -> u64 {
-    u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
+/// SR-CC over AMQP 1.0 against one broker: the step's connection pool, the receivers'
+/// stop, and the queues a setup error lists.
+pub struct AmqpStreams {
+    settings: Settings,
+    persistent: bool,
+    pool: Option<Pool>,
+    stop: Stop,
+    queues: Vec<String>,
+}
+
+impl AmqpStreams {
+    /// The applications of a step with `senders` senders, connecting as `s` says.
+    pub fn new(s: &Settings, cfg: &SrConfig, senders: usize) -> AmqpStreams {
+        AmqpStreams {
+            settings: s.clone(),
+            persistent: cfg.persistent,
+            pool: Some(Pool::new(&s.url, s.sessions_per_connection)),
+            stop: Stop::new(),
+            queues: (0..senders).map(queue_name).collect(),
+        }
+    }
+
+    fn pool(&mut self) -> Result<&mut Pool, PerfError> {
+        self.pool
+            .as_mut()
+            .ok_or_else(|| PerfError::Setup("every application of the step is open".into()))
+    }
 }
 
 /// One sender's session and link, with its number.
-struct Sender {
+pub struct AmqpSender {
     id: usize,
     client: Client,
     link: SenderLink,
+    to: String,
+    persistent: bool,
+    mode: SendMode,
 }
 
-async fn sender_loop(
-    Sender {
-        id,
-        client,
-        mut link,
-    }: Sender,
-    cfg: SrConfig,
-    s: Settings,
-    senders: usize,
-    epoch: Instant,
-    tally: Rc<Tally>,
-) {
-    let template = vec![0x33u8; cfg.size];
-    let to = link.address().to_string();
-    let mut pacer = Pacer::new(cfg.rate, id as f64 / senders.max(1) as f64);
-    let mut previous: Option<Bytes> = None;
-    let mut seq = 0u64;
-    // Every unsettled send waits for its outcome, persistent or not: a sender that does
-    // not wait (Qpid JMS's async send) would only fill its queue at full speed, and
-    // the rate measured would be the queue's limit, not the broker's.
-    let mode = if s.presettled {
-        SendMode::Presettled
-    } else {
-        SendMode::Sync
-    };
-    while !tally.stopping() {
-        pacer.wait().await;
-        if tally.stopping() {
-            break;
-        }
-        seq += 1;
-        let body = sr_body(
-            previous.take(),
-            &template,
-            &request_tag(id, seq),
-            nanos_since(epoch),
-        );
-        let msg = datagram(body, &to, cfg.persistent);
-        if let Err(e) = link.send(&msg, mode).await {
-            tally.error(format!("sender {}: send: {e}", id + 1));
-            break;
-        }
-        tally.count_sent();
-        previous = body_bytes(&msg);
-    }
-    client.close().await;
-}
-
-async fn receiver_loop(
+/// One receiver's session and link.
+pub struct AmqpReceiver {
     client: Client,
-    mut link: ReceiverLink,
-    cfg: SrConfig,
-    epoch: Instant,
-    stop: Stop,
-    tally: Rc<Tally>,
-) {
-    let stopped = stop.wait();
-    tokio::pin!(stopped);
-    loop {
+    link: ReceiverLink,
+    /// The step's stop, waited for once for the receiver's whole life.
+    stopped: Pin<Box<StopWait>>,
+}
+
+impl Streams for AmqpStreams {
+    type Sender = AmqpSender;
+    type Receiver = AmqpReceiver;
+    // AMQP has no queue-depth inquiry: the build-up is counted.
+    const DEPTH_IS: &'static str = "sent and not yet got";
+
+    async fn drain(&mut self) -> Result<u64, PerfError> {
+        super::drain::drain(&self.settings, &self.queues)
+            .await
+            .map_err(|e| setup_error("drain the queues", e, &self.queues))
+    }
+
+    async fn open_sender(&mut self, id: usize) -> Result<AmqpSender, PerfError> {
+        let s = self.settings.clone();
+        let persistent = self.persistent;
+        let opened = open_sender(id, &s, self.pool()?).await;
+        let (client, link) =
+            opened.map_err(|e| setup_error("connect a sender", e, &self.queues))?;
+        // Every unsettled send waits for its outcome, persistent or not: a sender that
+        // does not wait (Qpid JMS's async send) would only fill its queue at full
+        // speed, and the rate measured would be the queue's limit, not the broker's.
+        let mode = if s.presettled {
+            SendMode::Presettled
+        } else {
+            SendMode::Sync
+        };
+        Ok(AmqpSender {
+            id,
+            to: link.address().to_string(),
+            client,
+            link,
+            persistent,
+            mode,
+        })
+    }
+
+    async fn open_receiver(&mut self, id: usize, n: usize) -> Result<AmqpReceiver, PerfError> {
+        let s = self.settings.clone();
+        let stopped = Box::pin(self.stop.wait());
+        let opened = open_receiver(id, n, &s, self.pool()?).await;
+        let (client, link) =
+            opened.map_err(|e| setup_error("connect a receiver", e, &self.queues))?;
+        Ok(AmqpReceiver {
+            client,
+            link,
+            stopped,
+        })
+    }
+
+    fn all_open(&mut self) {
+        // The last session of each connection closes it.
+        self.pool = None;
+    }
+
+    async fn depth(&mut self, sent: u64, got: u64) -> Result<u64, PerfError> {
+        Ok(sent.saturating_sub(got))
+    }
+
+    async fn stop_receivers(&mut self, _per_queue: usize) -> Result<(), PerfError> {
+        self.stop.now();
+        Ok(())
+    }
+}
+
+impl Sender for AmqpSender {
+    async fn send(&mut self, body: Bytes) -> Result<Option<Bytes>, String> {
+        let msg = datagram(body, &self.to, self.persistent);
+        self.link
+            .send(&msg, self.mode)
+            .await
+            .map_err(|e| format!("sender {}: send: {e}", self.id + 1))?;
+        Ok(body_bytes(&msg))
+    }
+
+    async fn close(self) {
+        self.client.close().await;
+    }
+}
+
+impl Receiver for AmqpReceiver {
+    async fn receive(&mut self) -> Result<Received, String> {
         let d = tokio::select! {
             biased;
-            d = link.recv() => d,
-            _ = &mut stopped => break,
+            d = self.link.recv() => d,
+            _ = self.stopped.as_mut() => return Ok(Received::Stopped),
         };
-        let d = match d {
-            Ok(d) => d,
-            Err(e) => {
-                tally.error(format!("receiver: receive: {e}"));
-                break;
-            }
-        };
-        if let Err(e) = link.accept(&d) {
-            tally.error(format!("receiver: accept: {e}"));
-            break;
-        }
-        match Message::decode(d.message) {
+        let d = d.map_err(|e| format!("receiver: receive: {e}"))?;
+        self.link
+            .accept(&d)
+            .map_err(|e| format!("receiver: accept: {e}"))?;
+        Ok(match Message::decode(d.message) {
             Ok(m) => {
                 let body = body_bytes(&m).unwrap_or_default();
-                let (check, put_at) = check_body(&body, body.len(), cfg.size);
-                let ns = put_at.map_or(0, |t| nanos_since(epoch).saturating_sub(t));
-                tally.reply(check, ns);
+                Received::Message {
+                    length: body.len(),
+                    body,
+                }
             }
-            Err(e) => {
-                tally.reply(ReplyCheck::CorruptBody, 0);
-                tally.note(format!("receiver: undecodable message: {e}"));
-            }
-        }
+            Err(e) => Received::Undecodable(format!("receiver: undecodable message: {e}")),
+        })
     }
-    client.close().await;
+
+    async fn close(self) {
+        self.client.close().await;
+    }
 }
 
 async fn open_sender(
@@ -159,133 +206,4 @@ async fn open_receiver(
         .await?;
     let link = ReceiverLink::attach(&client, &s.address(&queue_name(id)), None, s.prefetch).await?;
     Ok((client, link))
-}
-
-/// Runs one SR-CC step over AMQP with `senders` senders; `admin`, when the broker is
-/// the embedded Ferry queue manager, is asked for its recovery log's counters. Must run
-/// inside a `LocalSet`.
-pub async fn run_step(
-    server_pid: Option<u32>,
-    admin: Option<&Connection>,
-    s: &Settings,
-    cfg: &SrConfig,
-    senders: usize,
-    progress: &Progress,
-) -> Result<StepOutcome, PerfError> {
-    let names: Vec<String> = (0..senders).map(queue_name).collect();
-    let tally = Rc::new(Tally::default());
-    progress.status("draining the queues");
-    let left = super::drain::drain(s, &names)
-        .await
-        .map_err(|e| setup_error("drain the queues", e, &names))?;
-    if left > 0 {
-        tally.note(format!(
-            "{left} messages were left on the queues before the step (drained)"
-        ));
-    }
-    let epoch = Instant::now();
-    let per_queue = cfg.receivers_per_queue.max(1);
-    let stop = Stop::new();
-    let mut pool = Pool::new(&s.url, s.sessions_per_connection);
-    progress.status("connecting receivers");
-    let mut receivers = Vec::new();
-    for id in 0..senders {
-        for n in 0..per_queue {
-            let (c, l) = open_receiver(id, n, s, &mut pool)
-                .await
-                .map_err(|e| setup_error("connect a receiver", e, &names))?;
-            receivers.push(tokio::task::spawn_local(receiver_loop(
-                c,
-                l,
-                cfg.clone(),
-                epoch,
-                stop.clone(),
-                tally.clone(),
-            )));
-        }
-    }
-    progress.status("connecting senders");
-    let mut opened = Vec::new();
-    for id in 0..senders {
-        opened.push(
-            open_sender(id, s, &mut pool)
-                .await
-                .map_err(|e| setup_error("connect a sender", e, &names))?,
-        );
-    }
-    // The last session of each connection closes it.
-    drop(pool);
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    let handles: Vec<_> = opened
-        .into_iter()
-        .enumerate()
-        .map(|(id, (c, l))| {
-            tokio::task::spawn_local(sender_loop(
-                Sender {
-                    id,
-                    client: c,
-                    link: l,
-                },
-                cfg.clone(),
-                s.clone(),
-                senders,
-                epoch,
-                tally.clone(),
-            ))
-        })
-        .collect();
-
-    let window = measure_window(
-        &tally, server_pid, admin, cfg.warmup, cfg.secs, progress, "messages",
-    )
-    .await;
-    let sent = window.sent;
-    let depth = tally.sent().saturating_sub(tally.round_trips());
-    tally.request_stop();
-    let late = join_until(
-        handles,
-        tokio::time::Instant::now() + Duration::from_secs(30),
-    )
-    .await;
-    if late > 0 {
-        tally.error(format!("{late} senders did not end within 30 s"));
-    }
-    // Let the receivers take what is still queued, for at most 30 s.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while tally.round_trips() + tally.mismatches() < tally.sent() && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let undelivered = tally
-        .sent()
-        .saturating_sub(tally.round_trips() + tally.mismatches());
-    if undelivered > 0 {
-        tally.note(format!(
-            "{undelivered} messages were still queued 30 s after the senders ended (drained \
-             before the next step)"
-        ));
-    }
-    stop.now();
-    let late = join_until(
-        receivers,
-        tokio::time::Instant::now() + Duration::from_secs(10),
-    )
-    .await;
-    if late > 0 {
-        tally.error(format!("{late} receivers did not end within 10 s"));
-    }
-    if depth > 2 * senders as u64 {
-        tally.note(format!(
-            "queue build-up: {depth} messages sent and not yet got at the end of the window \
-             (receivers did not keep up)"
-        ));
-    }
-    Ok(finish(
-        &tally,
-        senders,
-        senders * per_queue,
-        window,
-        1,
-        Some(depth),
-        Some(sent),
-    ))
 }

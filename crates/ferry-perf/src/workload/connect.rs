@@ -14,6 +14,8 @@ use ferry_mqi::descriptor::{msg_type, persistence};
 use ferry_mqi::{FixedStr, MatchOptions, MessageDescriptor, OpenOptions, ReasonCode};
 use tokio::sync::watch;
 
+use super::app::Protocol;
+use super::native::{self, Native};
 use super::rr::{self, get_wait, put_options, Pacer, RrConfig, REPLY_QUEUE};
 use super::step::{join_until, queue_od, StepOutcome};
 use super::tally::Tally;
@@ -153,14 +155,16 @@ pub async fn run_step(
     clients: usize,
     progress: &Progress,
 ) -> Result<StepOutcome, PerfError> {
-    rr::drain_queues(admin, &cfg.rr).await?;
+    native::drain(admin, &rr::queue_names(&cfg.rr)).await?;
     let trips = Rc::new(Tally::default());
     let connected = Rc::new(Tally::default());
     connected.set_measuring(true);
     let opts = qm.connect_options().sharecnv(cfg.rr.sharecnv);
     let responders = cfg.rr.responders.count(1, cfg.rr.queues);
     progress.status("connecting responders");
-    let resp = rr::start_responders(&opts, &cfg.rr, responders, &trips).await?;
+    // The connection test's responders are RR-CC's, over the native protocol.
+    let mut native = Native::new(qm, admin, &cfg.rr)?;
+    let resp = rr::start_responders(&mut native, responders, &trips).await?;
 
     let (stop_tx, stop_rx) = watch::channel(false);
     let pid = qm.server_pid();
@@ -205,7 +209,7 @@ pub async fn run_step(
     if late > 0 {
         trips.error(format!("{late} clients did not end within 60 s"));
     }
-    rr::stop_responders(admin, &cfg.rr, responders).await?;
+    native.stop_responders(responders).await?;
     let late = join_until(resp, tokio::time::Instant::now() + Duration::from_secs(10)).await;
     if late > 0 {
         trips.error(format!("{late} responders did not end within 10 s"));

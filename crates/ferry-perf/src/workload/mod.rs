@@ -2,7 +2,9 @@
 //! current-thread runtime (inside a `LocalSet`), so the client side costs little CPU
 //! and the server is what gets measured.
 //!
-//! - [`rr`]: request/reply (RR-CC, RR-BB, RR-CB), over ten request queues.
+//! - [`rr`]: request/reply (RR-CC, RR-BB, RR-CB), over ten request queues, written
+//!   once over the client abstraction [`app`], with its native implementation in
+//!   [`native`] (the AMQP one is [`crate::amqp::rr`]).
 //! - [`sr`]: SR-CC, senders each to its own queue, two receivers per queue.
 //! - [`connect`]: the connection test (seed 002 section 6).
 //! - [`recovery`]: recovery time and deep queues (fill, restart, drain; issue 3), its
@@ -10,7 +12,9 @@
 //! - [`verify`]: request tags and reply checks; [`tally`]: the counters a step shares;
 //!   [`step`]: what a step measured and the helpers steps share.
 
+pub mod app;
 pub mod connect;
+pub mod native;
 pub mod recovery;
 pub mod recovery_report;
 pub mod rr;

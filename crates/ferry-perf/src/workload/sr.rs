@@ -6,28 +6,24 @@
 //!
 //! Every body carries the sender's tag at both ends and, when it has room, the time it
 //! was put, so a receiver checks its integrity and records put-to-get latency.
+//!
+//! Written once over [`super::app::Streams`], run over the native protocol
+//! ([`super::native`]) or AMQP 1.0 ([`crate::amqp::sr`]).
 
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
-use ferry_client::{Connection, Queue};
-use ferry_mqi::descriptor::{msg_type, persistence};
+use ferry_client::Connection;
 use ferry_mqi::inquire::selector::CURRENT_Q_DEPTH;
-use ferry_mqi::{
-    GetOptionFlags, GetOptions, InquireValue, MatchOptions, MessageDescriptor, OpenOptions,
-    ReasonCode,
-};
+use ferry_mqi::{InquireValue, OpenOptions};
 
-use super::rr::{get_wait, put_options, Pacer, STOP_BODY};
-use super::step::{join_until, mq, open, queue_od, StepOutcome};
+use super::app::{Received, Receiver, Sender, Streams};
+use super::rr::Pacer;
+use super::step::{finish, join_until, measure_window, mq, queue_od, StepOutcome};
 use super::tally::Tally;
 use super::verify::{request_tag, write_tag, ReplyCheck, TAG_LEN};
-use crate::measure::{self, Sample};
 use crate::progress::Progress;
-use crate::recovery_log;
-use crate::report::group_thousands;
-use crate::target::QueueManager;
 use crate::PerfError;
 
 /// What an SR-CC run does, the same for every step.
@@ -111,17 +107,15 @@ fn nanos_since(epoch: Instant) -> u64 {
     u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
 }
 
-async fn sender_loop(
+async fn sender_loop<S: Sender>(
+    mut sender: S,
     id: usize,
-    conn: Connection,
-    q: Queue,
     cfg: SrConfig,
     senders: usize,
     epoch: Instant,
     tally: Rc<Tally>,
 ) {
     let template = vec![0x33u8; cfg.size];
-    let pmo = put_options(cfg.syncpoint);
     let mut pacer = Pacer::new(cfg.rate, id as f64 / senders.max(1) as f64);
     let mut previous: Option<Bytes> = None;
     let mut seq = 0u64;
@@ -137,65 +131,40 @@ async fn sender_loop(
             &request_tag(id, seq),
             nanos_since(epoch),
         );
-        let kept = body.clone();
-        let mut md = MessageDescriptor {
-            msg_type: msg_type::DATAGRAM,
-            persistence: if cfg.persistent {
-                persistence::PERSISTENT
-            } else {
-                persistence::NOT_PERSISTENT
-            },
-            ..MessageDescriptor::default()
-        };
-        if let Err(e) = q.put(&mut md, &pmo, body).await {
-            tally.error(format!("sender {id}: put: {}", e.reason));
-            break;
-        }
-        if cfg.syncpoint {
-            if let Err(e) = conn.commit().await {
-                tally.error(format!("sender {id}: commit: {}", e.reason));
+        match sender.send(body).await {
+            Ok(buffer) => {
+                tally.count_sent();
+                previous = buffer;
+            }
+            Err(e) => {
+                tally.error(e);
                 break;
             }
         }
-        tally.count_sent();
-        previous = Some(kept);
     }
-    let _ = q.close(Default::default()).await;
-    let _ = conn.disconnect().await;
+    sender.close().await;
 }
 
-async fn receiver_loop(
-    conn: Connection,
-    q: Queue,
-    cfg: SrConfig,
-    epoch: Instant,
-    tally: Rc<Tally>,
-) {
-    let gmo = get_wait(MatchOptions::empty(), cfg.syncpoint, None);
+async fn receiver_loop<R: Receiver>(mut r: R, size: usize, epoch: Instant, tally: Rc<Tally>) {
     loop {
-        let mut md = MessageDescriptor::default();
-        let got = match q.get(&mut md, &gmo, cfg.size).await {
-            Ok(g) => g,
+        match r.receive().await {
+            Ok(Received::Message { body, length }) => {
+                let (check, put_at) = check_body(&body, length, size);
+                let ns = put_at.map_or(0, |t| nanos_since(epoch).saturating_sub(t));
+                tally.reply(check, ns);
+            }
+            Ok(Received::Undecodable(what)) => {
+                tally.reply(ReplyCheck::CorruptBody, 0);
+                tally.note(what);
+            }
+            Ok(Received::Stopped) => break,
             Err(e) => {
-                tally.error(format!("receiver: get: {}", e.reason));
-                break;
-            }
-        };
-        if cfg.syncpoint {
-            if let Err(e) = conn.commit().await {
-                tally.error(format!("receiver: commit: {}", e.reason));
+                tally.error(e);
                 break;
             }
         }
-        if got.data.as_ref() == STOP_BODY {
-            break;
-        }
-        let (check, put_at) = check_body(&got.data, got.data_length, cfg.size);
-        let ns = put_at.map_or(0, |t| nanos_since(epoch).saturating_sub(t));
-        tally.reply(check, ns);
     }
-    let _ = q.close(Default::default()).await;
-    let _ = conn.disconnect().await;
+    r.close().await;
 }
 
 /// The sum of CURDEPTH of `queues` (MQINQ CURRENT_Q_DEPTH through the admin connection).
@@ -218,60 +187,35 @@ pub async fn total_depth(admin: &Connection, queues: &[String]) -> Result<u64, P
     Ok(total)
 }
 
-/// Empties `queues`; returns how many messages were removed.
-async fn drain(admin: &Connection, queues: &[String]) -> Result<u64, PerfError> {
-    let gmo = GetOptions {
-        options: GetOptionFlags::NO_SYNCPOINT | GetOptionFlags::ACCEPT_TRUNCATED_MSG,
-        wait_interval: 0,
-        match_options: MatchOptions::empty(),
-    };
-    let mut n = 0;
-    for name in queues {
-        let q = admin
-            .open(&queue_od(name)?, OpenOptions::INPUT_SHARED)
-            .await
-            .map_err(|e| mq(&format!("open {name} to drain it"), e))?;
-        loop {
-            let mut md = MessageDescriptor::default();
-            match q.get(&mut md, &gmo, 0).await {
-                Ok(_) => n += 1,
-                Err(e) if e.reason == ReasonCode::NoMsgAvailable => break,
-                Err(e) => return Err(mq(&format!("drain {name}"), e)),
-            }
-        }
-        let _ = q.close(Default::default()).await;
-    }
-    Ok(n)
-}
-
-/// Runs one step with `senders` senders. Must run inside a `LocalSet`.
-pub async fn run_step(
-    qm: &QueueManager,
-    admin: &Connection,
+/// Runs one step with `senders` senders over `streams`. `admin`, when the broker is a
+/// Ferry queue manager, is asked for the recovery log's counters; `server_pid` is the
+/// broker's process, for its CPU. Must run inside a `LocalSet`.
+pub async fn run_step<P: Streams>(
+    streams: &mut P,
+    server_pid: Option<u32>,
+    admin: Option<&Connection>,
     cfg: &SrConfig,
     senders: usize,
     progress: &Progress,
 ) -> Result<StepOutcome, PerfError> {
-    let names: Vec<String> = (0..senders).map(queue_name).collect();
     let tally = Rc::new(Tally::default());
-    let left = drain(admin, &names).await?;
+    progress.status("draining the queues");
+    let left = streams.drain().await?;
     if left > 0 {
         tally.note(format!(
             "{left} messages were left on the queues before the step (drained)"
         ));
     }
-    let opts = qm.connect_options().sharecnv(cfg.sharecnv);
     let epoch = Instant::now();
     let per_queue = cfg.receivers_per_queue.max(1);
     progress.status("connecting receivers");
     let mut receivers = Vec::new();
-    for name in &names {
-        for _ in 0..per_queue {
-            let (c, q) = open(&opts, name, OpenOptions::INPUT_SHARED).await?;
+    for id in 0..senders {
+        for n in 0..per_queue {
+            let r = streams.open_receiver(id, n).await?;
             receivers.push(tokio::task::spawn_local(receiver_loop(
-                c,
-                q,
-                cfg.clone(),
+                r,
+                cfg.size,
                 epoch,
                 tally.clone(),
             )));
@@ -279,18 +223,18 @@ pub async fn run_step(
     }
     progress.status("connecting senders");
     let mut opened = Vec::new();
-    for name in &names {
-        opened.push(open(&opts, name, OpenOptions::OUTPUT).await?);
+    for id in 0..senders {
+        opened.push(streams.open_sender(id).await?);
     }
+    streams.all_open();
     tokio::time::sleep(Duration::from_millis(100)).await;
     let handles: Vec<_> = opened
         .into_iter()
         .enumerate()
-        .map(|(id, (c, q))| {
+        .map(|(id, s)| {
             tokio::task::spawn_local(sender_loop(
+                s,
                 id,
-                c,
-                q,
                 cfg.clone(),
                 senders,
                 epoch,
@@ -299,28 +243,13 @@ pub async fn run_step(
         })
         .collect();
 
-    let count = |_: f64| format!("{} messages", group_thousands(tally.round_trips() as f64));
-    progress.wait("warm-up", cfg.warmup, count).await;
-    let pid = qm.server_pid();
-    let log_start = recovery_log::read_if(Some(admin)).await;
-    let start = Sample::take(tally.round_trips(), pid);
-    let sent0 = tally.sent();
-    tally.set_measuring(true);
-    let live = |t: f64| {
-        format!(
-            "{} msgs/s got, {} put",
-            group_thousands(measure::rate(tally.round_trips() - start.round_trips, t)),
-            group_thousands(measure::rate(tally.sent() - sent0, t))
-        )
-    };
-    progress.wait("measuring", cfg.secs, live).await;
-    tally.set_measuring(false);
-    let end = Sample::take(tally.round_trips(), pid);
-    let log_end = recovery_log::read_if(Some(admin)).await;
-    let sent = tally.sent() - sent0;
-    let depth = total_depth(admin, &names).await?;
+    let window = measure_window(
+        &tally, server_pid, admin, cfg.warmup, cfg.secs, progress, "messages",
+    )
+    .await;
+    let sent = window.sent;
+    let depth = streams.depth(tally.sent(), tally.round_trips()).await?;
     tally.request_stop();
-
     let late = join_until(
         handles,
         tokio::time::Instant::now() + Duration::from_secs(30),
@@ -329,67 +258,46 @@ pub async fn run_step(
     if late > 0 {
         tally.error(format!("{late} senders did not end within 30 s"));
     }
-    // One stop message per receiver, behind whatever is still queued.
-    for name in &names {
-        let q = admin
-            .open(&queue_od(name)?, OpenOptions::OUTPUT)
-            .await
-            .map_err(|e| mq(&format!("open {name} to stop receivers"), e))?;
-        for _ in 0..per_queue {
-            let mut md = MessageDescriptor {
-                msg_type: msg_type::DATAGRAM,
-                persistence: persistence::NOT_PERSISTENT,
-                ..MessageDescriptor::default()
-            };
-            q.put(&mut md, &put_options(false), Bytes::from_static(STOP_BODY))
-                .await
-                .map_err(|e| mq(&format!("put stop message to {name}"), e))?;
-        }
-        let _ = q.close(Default::default()).await;
+    // Let the receivers take what is still queued, for at most 30 s.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while tally.round_trips() + tally.mismatches() < tally.sent() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    let undelivered = tally
+        .sent()
+        .saturating_sub(tally.round_trips() + tally.mismatches());
+    if undelivered > 0 {
+        tally.note(format!(
+            "{undelivered} messages were still queued 30 s after the senders ended (drained \
+             before the next step)"
+        ));
+    }
+    streams.stop_receivers(per_queue).await?;
     let late = join_until(
         receivers,
-        tokio::time::Instant::now() + Duration::from_secs(30),
+        tokio::time::Instant::now() + Duration::from_secs(10),
     )
     .await;
     if late > 0 {
-        tally.note(format!(
-            "{late} receivers were still draining the build-up after 30 s (stopped)"
-        ));
+        tally.error(format!("{late} receivers did not end within 10 s"));
     }
     if depth > 2 * senders as u64 {
         tally.note(format!(
-            "queue build-up: {depth} messages on the {senders} queues at the end of the window \
-             (receivers did not keep up)"
+            "queue build-up: {depth} messages {} at the end of the window (receivers did \
+             not keep up)",
+            P::DEPTH_IS
         ));
     }
-    let window = measure::window(
-        &start,
-        &end,
-        measure::clock_ticks_per_sec(),
-        measure::online_cpus(),
-    );
     // The messages moved are the messages got.
-    let (log, note) =
-        recovery_log::step_figures(log_start, log_end, window.round_trips, window.elapsed_secs);
-    if let Some(n) = note {
-        tally.note(n);
-    }
-    let errors = tally.errors();
-    let mismatches = tally.mismatches();
-    Ok(StepOutcome {
-        clients: senders,
-        responders: senders * per_queue,
+    Ok(finish(
+        &tally,
+        senders,
+        senders * per_queue,
         window,
-        latency: tally.latency(),
-        errors,
-        mismatches,
-        queue_depth_end: Some(depth),
-        sent: Some(sent),
-        log,
-        problems: tally.problems(),
-        valid: errors == 0 && mismatches == 0 && window.round_trips > 0,
-    })
+        1,
+        Some(depth),
+        Some(sent),
+    ))
 }
 
 #[cfg(test)]

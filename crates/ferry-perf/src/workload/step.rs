@@ -1,14 +1,19 @@
 //! What one step of any workload measured ([`StepOutcome`]), and the helpers every
-//! workload's step shares: joining tasks with a deadline, connecting with a clear
-//! message when the queue manager runs out of channels.
+//! workload's step shares: the warm-up and measured window ([`measure_window`]: the
+//! samples, and the recovery log's counters when the broker is a Ferry queue manager),
+//! the outcome from the step's tally ([`finish`]), joining tasks with a deadline,
+//! connecting with a clear message when the queue manager runs out of channels.
 
 use ferry_client::{ConnectOptions, Connection, Queue};
 use ferry_mqi::{MqError, ObjectDescriptor, OpenOptions, ReasonCode};
 use serde::{Deserialize, Serialize};
 use tokio::task::JoinHandle;
 
-use crate::measure::{Latency, WindowFigures};
-use crate::recovery_log::LogFigures;
+use super::tally::Tally;
+use crate::measure::{self, Latency, Sample, WindowFigures};
+use crate::progress::Progress;
+use crate::recovery_log::{self, LogFigures, Reading};
+use crate::report::group_thousands;
 use crate::PerfError;
 
 /// What one step measured.
@@ -43,6 +48,103 @@ pub struct StepOutcome {
     pub problems: Vec<String>,
     /// No errors, no mismatches, at least one operation, everyone ended in time.
     pub valid: bool,
+}
+
+/// A measured window: its start and end samples, the messages sent inside it (SR-CC)
+/// and the recovery log's counters read just outside it.
+pub struct Window {
+    /// The sample at the start.
+    pub start: Sample,
+    /// The sample at the end.
+    pub end: Sample,
+    /// Messages sent in the window.
+    pub sent: u64,
+    /// The log's counters right before the start sample.
+    pub log_start: Reading,
+    /// The log's counters right after the end sample.
+    pub log_end: Reading,
+}
+
+/// Warm-up, then the measured window. `admin` (the embedded Ferry queue manager's
+/// command server) is asked for the recovery log's counters right before and right
+/// after it. `what` names what the counter counts for the progress line
+/// (`round trips`, `messages`).
+pub async fn measure_window(
+    tally: &Tally,
+    server_pid: Option<u32>,
+    admin: Option<&Connection>,
+    warmup: f64,
+    secs: f64,
+    progress: &Progress,
+    what: &str,
+) -> Window {
+    let count = |_: f64| format!("{} {what}", group_thousands(tally.round_trips() as f64));
+    progress.wait("warm-up", warmup, count).await;
+    let log_start = recovery_log::read_if(admin).await;
+    let start = Sample::take(tally.round_trips(), server_pid);
+    let sent0 = tally.sent();
+    tally.set_measuring(true);
+    let base = start.round_trips;
+    let live = |t: f64| {
+        format!(
+            "{} {what}/s",
+            group_thousands(measure::rate(tally.round_trips() - base, t))
+        )
+    };
+    progress.wait("measuring", secs, live).await;
+    tally.set_measuring(false);
+    let end = Sample::take(tally.round_trips(), server_pid);
+    let log_end = recovery_log::read_if(admin).await;
+    Window {
+        start,
+        end,
+        sent: tally.sent() - sent0,
+        log_start,
+        log_end,
+    }
+}
+
+/// The step's outcome from its tally and window; `messages_per_op` is how many
+/// messages one counted operation moves (RR: 2, SR: 1), for the log's figures.
+pub fn finish(
+    tally: &Tally,
+    clients: usize,
+    responders: usize,
+    w: Window,
+    messages_per_op: u64,
+    queue_depth_end: Option<u64>,
+    sent: Option<u64>,
+) -> StepOutcome {
+    let window = measure::window(
+        &w.start,
+        &w.end,
+        measure::clock_ticks_per_sec(),
+        measure::online_cpus(),
+    );
+    let (log, note) = recovery_log::step_figures(
+        w.log_start,
+        w.log_end,
+        messages_per_op * window.round_trips,
+        window.elapsed_secs,
+    );
+    if let Some(n) = note {
+        tally.note(n);
+    }
+    let errors = tally.errors();
+    let mismatches = tally.mismatches();
+    StepOutcome {
+        clients,
+        responders,
+        window,
+        latency: tally.latency(),
+        errors,
+        mismatches,
+        queue_depth_end,
+        sent,
+        log,
+        problems: tally.problems(),
+        valid: errors == 0 && mismatches == 0 && window.round_trips > 0,
+    }
 }
 
 /// An [`MqError`] in context.
