@@ -54,32 +54,38 @@ impl QueueManager {
         now: Timestamp,
         fx: &mut Effects,
     ) -> Result<(), AdminError> {
-        validate_object_name(&def.name).map_err(|e| AdminError::Invalid(e.to_string()))?;
-        if let Some(id) = self.queues.lookup(&def.name) {
-            let existing = self.queues.get(id).map(|e| e.def.queue_type);
-            if existing != Some(def.queue_type) {
-                return Err(if replace {
-                    AdminError::TypeMismatch { name: def.name }
-                } else {
-                    AdminError::AlreadyExists { name: def.name }
-                });
+        self.debug_check();
+        #[allow(clippy::redundant_closure_call)]
+        let result = (|| -> Result<(), AdminError> {
+            validate_object_name(&def.name).map_err(|e| AdminError::Invalid(e.to_string()))?;
+            if let Some(id) = self.queues.lookup(&def.name) {
+                let existing = self.queues.get(id).map(|e| e.def.queue_type);
+                if existing != Some(def.queue_type) {
+                    return Err(if replace {
+                        AdminError::TypeMismatch { name: def.name }
+                    } else {
+                        AdminError::AlreadyExists { name: def.name }
+                    });
+                }
+                if !replace {
+                    return Err(AdminError::AlreadyExists { name: def.name });
+                }
+                return self.alter_queue(def, false, now, fx);
             }
-            if !replace {
-                return Err(AdminError::AlreadyExists { name: def.name });
+            let temporary = def.queue_type == QueueType::Local
+                && def.attributes.definition_type == DefinitionType::TemporaryDynamic;
+            if self.logging && !temporary && def.queue_type == QueueType::Local {
+                fx.log(LogRecord::queue(kind::DEFINE_QUEUE, &def.name));
             }
-            return self.alter_queue(def, false, now, fx);
-        }
-        let temporary = def.queue_type == QueueType::Local
-            && def.attributes.definition_type == DefinitionType::TemporaryDynamic;
-        if self.logging && !temporary && def.queue_type == QueueType::Local {
-            fx.log(LogRecord::queue(kind::DEFINE_QUEUE, &def.name));
-        }
-        let change = CatalogueChange::Queue(def.name.clone());
-        self.queues.insert(def);
-        if !temporary {
-            fx.push(Effect::CatalogueChanged(change));
-        }
-        Ok(())
+            let change = CatalogueChange::Queue(def.name.clone());
+            self.queues.insert(def);
+            if !temporary {
+                fx.push(Effect::CatalogueChanged(change));
+            }
+            Ok(())
+        })();
+        self.debug_check();
+        result
     }
 
     /// Handles open on the definition `id` itself (e.g. through an alias).
@@ -101,56 +107,64 @@ impl QueueManager {
         _now: Timestamp,
         fx: &mut Effects,
     ) -> Result<(), AdminError> {
-        let id = self
-            .queues
-            .lookup(&def.name)
-            .ok_or_else(|| not_found(&def.name))?;
-        let open = self.handles_on(id);
-        let entry = self
-            .queues
-            .get_mut(id)
-            .ok_or_else(|| not_found(&def.name))?;
-        if entry.def.queue_type != def.queue_type {
-            return Err(AdminError::TypeMismatch { name: def.name });
-        }
-        let old = &entry.def.attributes;
-        let new = &def.attributes;
-        if !force {
-            let input_handles = entry.local.as_ref().map_or(0, |q| q.open_input);
-            if old.shareable && !new.shareable && input_handles > 1 {
-                return Err(in_use(&def.name));
+        self.debug_check();
+        #[allow(clippy::redundant_closure_call)]
+        let result = (|| -> Result<(), AdminError> {
+            let id = self
+                .queues
+                .lookup(&def.name)
+                .ok_or_else(|| not_found(&def.name))?;
+            let open = self.handles_on(id);
+            let entry = self
+                .queues
+                .get_mut(id)
+                .ok_or_else(|| not_found(&def.name))?;
+            if entry.def.queue_type != def.queue_type {
+                return Err(AdminError::TypeMismatch { name: def.name });
             }
-            if old.usage != new.usage && open > 0 {
-                return Err(in_use(&def.name));
+            let old = &entry.def.attributes;
+            let new = &def.attributes;
+            if !force {
+                let input_handles = entry.local.as_ref().map_or(0, |q| q.open_input());
+                if old.shareable && !new.shareable && input_handles > 1 {
+                    return Err(in_use(&def.name));
+                }
+                if old.usage != new.usage && open > 0 {
+                    return Err(in_use(&def.name));
+                }
             }
-        }
-        let get_disabled = old.get == Enablement::Enabled && new.get == Enablement::Disabled;
-        let temporary = entry.is_temporary();
-        entry.def.attributes = def.attributes;
-        if get_disabled {
-            // Waiters on this queue, or on a local queue this alias resolves to.
-            let affected: Vec<_> = self
-                .conns
-                .iter()
-                .filter_map(|(cid, c)| {
-                    let p = c.pending?;
-                    let h = c.handle(p.hobj)?;
-                    match h.target {
-                        HandleTarget::Queue { opened, local } if opened == id || local == id => {
-                            Some(*cid)
+            let get_disabled = old.get == Enablement::Enabled && new.get == Enablement::Disabled;
+            let temporary = entry.is_temporary();
+            entry.def.attributes = def.attributes;
+            if get_disabled {
+                // Waiters on this queue, or on a local queue this alias resolves to.
+                let affected: Vec<_> = self
+                    .conns
+                    .iter()
+                    .filter_map(|(cid, c)| {
+                        let p = c.pending?;
+                        let h = c.handle(p.hobj)?;
+                        match h.target {
+                            HandleTarget::Queue { opened, local }
+                                if opened == id || local == id =>
+                            {
+                                Some(*cid)
+                            }
+                            _ => None,
                         }
-                        _ => None,
-                    }
-                })
-                .collect();
-            for c in affected {
-                self.fail_wait(c, ReasonCode::GetInhibited, fx);
+                    })
+                    .collect();
+                for c in affected {
+                    self.fail_wait(c, ReasonCode::GetInhibited, fx);
+                }
             }
-        }
-        if !temporary {
-            fx.push(Effect::CatalogueChanged(CatalogueChange::Queue(def.name)));
-        }
-        Ok(())
+            if !temporary {
+                fx.push(Effect::CatalogueChanged(CatalogueChange::Queue(def.name)));
+            }
+            Ok(())
+        })();
+        self.debug_check();
+        result
     }
 
     /// DELETE Qxxx: refused while open or with uncommitted work (InUse), and for a
@@ -162,26 +176,32 @@ impl QueueManager {
         now: Timestamp,
         fx: &mut Effects,
     ) -> Result<(), AdminError> {
-        let id = self.queues.lookup(name).ok_or_else(|| not_found(name))?;
-        if self.handles_on(id) > 0 {
-            return Err(in_use(name));
-        }
-        let entry = self.queues.get(id).ok_or_else(|| not_found(name))?;
-        if let Some(lq) = &entry.local {
-            if lq.open_handles > 0 || lq.uncommitted > 0 {
+        self.debug_check();
+        #[allow(clippy::redundant_closure_call)]
+        let result = (|| -> Result<(), AdminError> {
+            let id = self.queues.lookup(name).ok_or_else(|| not_found(name))?;
+            if self.handles_on(id) > 0 {
                 return Err(in_use(name));
             }
-            if lq.store.depth() > 0 && !purge {
-                return Err(AdminError::NotEmpty {
-                    name: name.to_string(),
-                });
+            let entry = self.queues.get(id).ok_or_else(|| not_found(name))?;
+            if let Some(lq) = &entry.local {
+                if lq.open_handles() > 0 || lq.uncommitted() > 0 {
+                    return Err(in_use(name));
+                }
+                if lq.store.depth() > 0 && !purge {
+                    return Err(AdminError::NotEmpty {
+                        name: name.to_string(),
+                    });
+                }
             }
-        }
-        self.delete_queue_now(id, now, fx);
-        fx.push(Effect::CatalogueChanged(CatalogueChange::Queue(
-            name.to_string(),
-        )));
-        Ok(())
+            self.delete_queue_now(id, now, fx);
+            fx.push(Effect::CatalogueChanged(CatalogueChange::Queue(
+                name.to_string(),
+            )));
+            Ok(())
+        })();
+        self.debug_check();
+        result
     }
 
     /// CLEAR QLOCAL: removes every message; refused (InUse) while the queue is open for
@@ -198,25 +218,31 @@ impl QueueManager {
     /// logging on a clear that removed messages pushes a clear record (the reply waits
     /// for it, see [`Effects::reply_needs_durable`]).
     pub fn clear_queue_logged(&mut self, name: &str, fx: &mut Effects) -> Result<u64, AdminError> {
-        let logging = self.logging;
-        let id = self.queues.lookup(name).ok_or_else(|| not_found(name))?;
-        let entry = self.queues.get_mut(id).ok_or_else(|| not_found(name))?;
-        let Some(lq) = entry.local.as_mut() else {
-            return Err(AdminError::TypeMismatch {
-                name: name.to_string(),
-            });
-        };
-        // MQ refuses CLEAR while any application has the queue open, whatever the
-        // options, or while it holds uncommitted messages.
-        if lq.open_handles > 0 || lq.uncommitted > 0 {
-            return Err(in_use(name));
-        }
-        let n = lq.store.clear_available();
-        if logging && n > 0 && !entry.is_temporary() {
-            fx.log(LogRecord::queue(kind::CLEAR_QUEUE, &entry.def.name));
-            fx.reply_waits();
-        }
-        Ok(n)
+        self.debug_check();
+        #[allow(clippy::redundant_closure_call)]
+        let result = (|| -> Result<u64, AdminError> {
+            let logging = self.logging;
+            let id = self.queues.lookup(name).ok_or_else(|| not_found(name))?;
+            let entry = self.queues.get_mut(id).ok_or_else(|| not_found(name))?;
+            let Some(lq) = entry.local.as_mut() else {
+                return Err(AdminError::TypeMismatch {
+                    name: name.to_string(),
+                });
+            };
+            // MQ refuses CLEAR while any application has the queue open, whatever the
+            // options, or while it holds uncommitted messages.
+            if lq.open_handles() > 0 || lq.uncommitted() > 0 {
+                return Err(in_use(name));
+            }
+            let n = lq.store.clear_available();
+            if logging && n > 0 && !entry.is_temporary() {
+                fx.log(LogRecord::queue(kind::CLEAR_QUEUE, &entry.def.name));
+                fx.reply_waits();
+            }
+            Ok(n)
+        })();
+        self.debug_check();
+        result
     }
 
     /// DISPLAY QSTATUS TYPE(QUEUE) of a local queue.
@@ -226,9 +252,9 @@ impl QueueManager {
         Some(QueueStatus {
             name: e.def.name.clone(),
             current_depth: lq.store.depth() as u64,
-            open_input_count: lq.open_input,
-            open_output_count: lq.open_output,
-            uncommitted: lq.uncommitted,
+            open_input_count: lq.open_input(),
+            open_output_count: lq.open_output(),
+            uncommitted: lq.uncommitted().into(),
             last_put_ms: lq.last_put_ms,
             last_get_ms: lq.last_get_ms,
             oldest_msg_age_secs: lq

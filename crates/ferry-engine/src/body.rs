@@ -152,26 +152,32 @@ impl crate::QueueManager {
     /// bodies in memory exceed its buffer, the newest of these that are still there,
     /// available and unchanged since give up their bodies. Returns the bytes freed.
     pub fn bodies_filed(&mut self, queue: &str, filed: &[FiledBody]) -> u64 {
-        let budget = self.buffers.persistent;
-        let Some(id) = self.recoverable_queue(queue) else {
-            return 0;
-        };
-        let Some(lq) = self.queues.local_mut(id) else {
-            return 0;
-        };
-        let store = &mut lq.store;
-        if store.resident_persistent_bytes() <= budget {
-            return 0;
-        }
-        let changed = store.filing.changed_set();
-        let mut freed = 0;
-        for f in filed.iter().rev() {
+        self.debug_check();
+        #[allow(clippy::redundant_closure_call)]
+        let result = (|| -> u64 {
+            let budget = self.buffers.persistent;
+            let Some(id) = self.recoverable_queue(queue) else {
+                return 0;
+            };
+            let Some(lq) = self.queues.local_mut(id) else {
+                return 0;
+            };
+            let store = &mut lq.store;
             if store.resident_persistent_bytes() <= budget {
-                break;
+                return 0;
             }
-            freed += store.leave_filed(f, &changed);
-        }
-        freed
+            let changed = store.filing.changed_set();
+            let mut freed = 0;
+            for f in filed.iter().rev() {
+                if store.resident_persistent_bytes() <= budget {
+                    break;
+                }
+                freed += store.leave_filed(f, &changed);
+            }
+            freed
+        })();
+        self.debug_check();
+        result
     }
 }
 
@@ -180,40 +186,22 @@ impl crate::QueueManager {
     /// message's record is now. Bodies left on disk read from there from now on, so the
     /// old segments' space can be freed.
     pub fn bodies_moved(&mut self, queue: &str, moved: &[(u64, Rc<dyn FiledRecord>)]) {
-        if moved.is_empty() {
-            return;
-        }
-        let Some(id) = self.queues.lookup(queue) else {
-            return;
-        };
-        let Some(lq) = self.queues.local_mut(id) else {
-            return;
-        };
-        for (seq, record) in moved {
-            lq.store.relocate(*seq, record);
-        }
-    }
-}
-
-#[cfg(test)]
-impl crate::QueueManager {
-    /// Panics unless every queue's running counts of bodies in memory are right.
-    pub(crate) fn check_resident_bytes(&self) {
-        for (_, e) in self.queues.iter() {
-            if let Some(lq) = e.local.as_ref() {
-                let s = &lq.store;
-                assert_eq!(
-                    (
-                        s.resident_persistent_bytes(),
-                        s.resident_non_persistent_bytes()
-                    ),
-                    (s.recount_resident(true), s.recount_resident(false)),
-                    "queue {}",
-                    e.def.name
-                );
-                let pending: u64 = s.spilled.values().map(|p| u64::from(*p)).sum();
-                assert_eq!(s.spill_pending, pending, "queue {}", e.def.name);
+        self.debug_check();
+        #[allow(clippy::redundant_closure_call)]
+        (|| {
+            if moved.is_empty() {
+                return;
             }
-        }
+            let Some(id) = self.queues.lookup(queue) else {
+                return;
+            };
+            let Some(lq) = self.queues.local_mut(id) else {
+                return;
+            };
+            for (seq, record) in moved {
+                lq.store.relocate(*seq, record);
+            }
+        })();
+        self.debug_check();
     }
 }

@@ -159,21 +159,26 @@ impl QueueManager {
     /// The server has appended the image of `plan`, just made: what changed until now is
     /// in it, to be filed by the next checkpoint (or filed already, by this one).
     pub fn checkpoint_taken(&mut self, plan: &CheckpointPlan) {
-        let ids: Vec<_> = self.queues.iter().map(|(id, _)| id).collect();
-        for id in ids {
-            let temporary = self.queues.get(id).is_some_and(|e| e.is_temporary());
-            let Some(lq) = self.queues.local_mut(id) else {
-                continue;
-            };
-            let f = &mut lq.store.filing;
-            f.imaged = if temporary || plan.young == Young::InQueueFiles {
-                Vec::new()
-            } else {
-                f.changed_set()
-            };
-            f.changed.clear();
-            f.file_matches = true;
-        }
+        self.debug_check();
+        #[allow(clippy::redundant_closure_call)]
+        (|| {
+            let ids: Vec<_> = self.queues.iter().map(|(id, _)| id).collect();
+            for id in ids {
+                let temporary = self.queues.get(id).is_some_and(|e| e.is_temporary());
+                let Some(lq) = self.queues.local_mut(id) else {
+                    continue;
+                };
+                let f = &mut lq.store.filing;
+                f.imaged = if temporary || plan.young == Young::InQueueFiles {
+                    Vec::new()
+                } else {
+                    f.changed_set()
+                };
+                f.changed.clear();
+                f.file_matches = true;
+            }
+        })();
+        self.debug_check();
     }
 
     /// Puts messages read back from queue `queue`'s file onto it (at restart, before the
@@ -186,26 +191,32 @@ impl QueueManager {
         queue: &str,
         msgs: impl IntoIterator<Item = (LoggedMessage, Option<Rc<dyn FiledRecord>>)>,
     ) -> bool {
-        let budget = self.buffers.persistent;
-        let Some(id) = self.recoverable_queue(queue) else {
-            return false;
-        };
-        let Some(lq) = self.queues.local_mut(id) else {
-            return false;
-        };
-        for (m, record) in msgs {
-            let mut msg = StoredMsg::from_logged(m, MsgState::Available);
-            let over = lq.store.resident_persistent_bytes() + msg.body.len() as u64 > budget;
-            if let (true, Some(record)) = (over, record) {
-                msg.body = Body::Filed {
-                    len: msg.body.len(),
-                    record,
-                };
+        self.debug_check();
+        #[allow(clippy::redundant_closure_call)]
+        let result = (|| -> bool {
+            let budget = self.buffers.persistent;
+            let Some(id) = self.recoverable_queue(queue) else {
+                return false;
+            };
+            let Some(lq) = self.queues.local_mut(id) else {
+                return false;
+            };
+            for (m, record) in msgs {
+                let mut msg = StoredMsg::from_logged(m, MsgState::Available);
+                let over = lq.store.resident_persistent_bytes() + msg.body.len() as u64 > budget;
+                if let (true, Some(record)) = (over, record) {
+                    msg.body = Body::Filed {
+                        len: msg.body.len(),
+                        record,
+                    };
+                }
+                lq.store.insert_filed(msg);
             }
-            lq.store.insert_filed(msg);
-        }
-        lq.store.filing.file_matches = true;
-        true
+            lq.store.filing.file_matches = true;
+            true
+        })();
+        self.debug_check();
+        result
     }
 
     /// The persistent operations of every unit of work in flight, in their order.

@@ -343,59 +343,65 @@ impl QueueManager {
         hobj: Hobj,
         spec: ConsumeSpec,
     ) -> Result<ConsumerId, MqError> {
-        self.check_running(false)?;
-        let c = self.conns.get_mut(&conn).ok_or(ReasonCode::HconnError)?;
-        let h = c.handle(hobj).ok_or(ReasonCode::HobjError)?;
-        let HandleTarget::Queue { opened, local } = h.target else {
-            return Err(ReasonCode::NotOpenForInput.into());
-        };
-        match spec.mode {
-            ConsumeMode::Browse if !h.options.contains(OpenOptions::BROWSE) => {
-                return Err(ReasonCode::NotOpenForBrowse.into())
+        self.debug_check();
+        #[allow(clippy::redundant_closure_call)]
+        let result = (|| -> Result<ConsumerId, MqError> {
+            self.check_running(false)?;
+            let c = self.conns.get_mut(&conn).ok_or(ReasonCode::HconnError)?;
+            let h = c.handle(hobj).ok_or(ReasonCode::HobjError)?;
+            let HandleTarget::Queue { opened, local } = h.target else {
+                return Err(ReasonCode::NotOpenForInput.into());
+            };
+            match spec.mode {
+                ConsumeMode::Browse if !h.options.contains(OpenOptions::BROWSE) => {
+                    return Err(ReasonCode::NotOpenForBrowse.into())
+                }
+                ConsumeMode::Settled | ConsumeMode::Unsettled if !h.options.wants_input() => {
+                    return Err(ReasonCode::NotOpenForInput.into())
+                }
+                _ => {}
             }
-            ConsumeMode::Settled | ConsumeMode::Unsettled if !h.options.wants_input() => {
-                return Err(ReasonCode::NotOpenForInput.into())
-            }
-            _ => {}
-        }
-        let filter = spec
-            .filter
-            .map(SharedFilter)
-            .or_else(|| h.selection.clone());
-        let lq = self.queues.local_mut(local).ok_or(ReasonCode::QDeleted)?;
-        let t = &mut self.consumers;
-        let id = ConsumerId(t.next_id);
-        t.next_id += 1;
-        let turn = self.next_token;
-        self.next_token += 1;
-        t.map.insert(
-            id,
-            Consumer {
-                conn,
-                hobj,
-                queue: local,
-                opened,
-                criteria: Criteria {
-                    msg_id: spec.msg_id,
-                    correl_id: spec.correl_id,
+            let filter = spec
+                .filter
+                .map(SharedFilter)
+                .or_else(|| h.selection.clone());
+            let lq = self.queues.local_mut(local).ok_or(ReasonCode::QDeleted)?;
+            let t = &mut self.consumers;
+            let id = ConsumerId(t.next_id);
+            t.next_id += 1;
+            let turn = self.next_token;
+            self.next_token += 1;
+            t.map.insert(
+                id,
+                Consumer {
+                    conn,
+                    hobj,
+                    queue: local,
+                    opened,
+                    criteria: Criteria {
+                        msg_id: spec.msg_id,
+                        correl_id: spec.correl_id,
+                    },
+                    filter,
+                    mode: spec.mode,
+                    credit: 0,
+                    window: u64::MAX,
+                    turn,
+                    cursor: None,
+                    behind: BTreeSet::new(),
+                    held: BTreeSet::new(),
+                    refused: HashSet::new(),
                 },
-                filter,
-                mode: spec.mode,
-                credit: 0,
-                window: u64::MAX,
-                turn,
-                cursor: None,
-                behind: BTreeSet::new(),
-                held: BTreeSet::new(),
-                refused: HashSet::new(),
-            },
-        );
-        if let Some(added) = t.map.get(&id) {
-            lq.consumers
-                .add(id, added.mode == ConsumeMode::Browse, &added.criteria);
-        }
-        c.consumers.push(id);
-        Ok(id)
+            );
+            if let Some(added) = t.map.get(&id) {
+                lq.consumers
+                    .add(id, added.mode == ConsumeMode::Browse, &added.criteria);
+            }
+            c.consumers.push(id);
+            Ok(id)
+        })();
+        self.debug_check();
+        result
     }
 
     /// Adds `n` credit to `consumer` (AMQP flow) and delivers at once up to that many
@@ -409,62 +415,69 @@ impl QueueManager {
         now: Timestamp,
         fx: &mut Effects,
     ) -> Result<(), MqError> {
-        self.check_running(false)?;
-        let next_token = &mut self.next_token;
-        let c = own_consumer(&self.conns, &mut self.consumers, conn, consumer)?;
-        if c.credit == 0 && n > 0 {
-            // It starts waiting now: it queues behind those already waiting.
-            c.turn = *next_token;
-            *next_token += 1;
-        }
-        c.credit = c.credit.saturating_add(n);
-        let (queue, opened) = (c.queue, c.opened);
-        let alias_get = self.queues.get(opened).map(|e| e.def.attributes.get);
-        let logging = self.logging;
-        let Some(entry) = self.queues.get_mut(queue) else {
-            return Err(ReasonCode::QDeleted.into());
-        };
-        if alias_get == Some(Enablement::Disabled)
-            || entry.def.attributes.get == Enablement::Disabled
-        {
-            return Ok(());
-        }
-        let qname = &entry.def.name;
-        let Some(lq) = entry.local.as_mut() else {
-            return Err(ReasonCode::QTypeError.into());
-        };
-        let mut at = Delivery {
-            queue,
-            qname,
-            logging,
-            now,
-            next_token: &mut self.next_token,
-        };
-        let t = &mut self.consumers;
-        let mut after = None;
-        while let Some(c) = t.map.get_mut(&consumer) {
-            if !c.has_room() {
-                break;
+        self.debug_check();
+        #[allow(clippy::redundant_closure_call)]
+        let result = (|| -> Result<(), MqError> {
+            self.check_running(false)?;
+            let next_token = &mut self.next_token;
+            let c = own_consumer(&self.conns, &mut self.consumers, conn, consumer)?;
+            if c.credit == 0 && n > 0 {
+                // It starts waiting now: it queues behind those already waiting.
+                c.turn = *next_token;
+                *next_token += 1;
             }
-            if c.mode == ConsumeMode::Browse {
-                let Some(k) = next_browse(c, &mut lq.store, now) else {
+            c.credit = c.credit.saturating_add(n);
+            let (queue, opened) = (c.queue, c.opened);
+            let alias_get = self.queues.get(opened).map(|e| e.def.attributes.get);
+            let logging = self.logging;
+            let Some(entry) = self.queues.get_mut(queue) else {
+                return Err(ReasonCode::QDeleted.into());
+            };
+            if alias_get == Some(Enablement::Disabled)
+                || entry.def.attributes.get == Enablement::Disabled
+            {
+                return Ok(());
+            }
+            let qname = &entry.def.name;
+            let Some(lq) = entry.local.as_mut() else {
+                return Err(ReasonCode::QTypeError.into());
+            };
+            let mut at = Delivery {
+                queue,
+                qname,
+                logging,
+                now,
+                next_token: &mut self.next_token,
+            };
+            let t = &mut self.consumers;
+            let mut after = None;
+            while let Some(c) = t.map.get_mut(&consumer) {
+                if !c.has_room() {
+                    break;
+                }
+                if c.mode == ConsumeMode::Browse {
+                    let Some(k) = next_browse(c, &mut lq.store, now) else {
+                        break;
+                    };
+                    if let Some(m) = lq.store.get(k.seq) {
+                        c.deliver_copy(consumer, &m, now, fx);
+                    }
+                    continue;
+                }
+                let Some(k) = find_next(&mut lq.store, &c.criteria, after, now, |m| c.wants(m))
+                else {
                     break;
                 };
-                if let Some(m) = lq.store.get(k.seq) {
-                    c.deliver_copy(consumer, &m, now, fx);
-                }
-                continue;
+                after = Some(k);
+                let Some(msg) = lq.store.remove(k.seq) else {
+                    break;
+                };
+                t.deliver_taken(consumer, lq, msg, &mut at, fx);
             }
-            let Some(k) = find_next(&mut lq.store, &c.criteria, after, now, |m| c.wants(m)) else {
-                break;
-            };
-            after = Some(k);
-            let Some(msg) = lq.store.remove(k.seq) else {
-                break;
-            };
-            t.deliver_taken(consumer, lq, msg, &mut at, fx);
-        }
-        Ok(())
+            Ok(())
+        })();
+        self.debug_check();
+        result
     }
 
     /// Sets the bytes `consumer` may still be delivered (see the module's "Byte window")
@@ -479,13 +492,19 @@ impl QueueManager {
         now: Timestamp,
         fx: &mut Effects,
     ) -> Result<(), MqError> {
-        let c = self.own_consumer(conn, consumer)?;
-        let opened = c.window == 0 && bytes > 0;
-        c.window = bytes;
-        if opened {
-            self.add_credit(conn, consumer, 0, now, fx)?;
-        }
-        Ok(())
+        self.debug_check();
+        #[allow(clippy::redundant_closure_call)]
+        let result = (|| -> Result<(), MqError> {
+            let c = self.own_consumer(conn, consumer)?;
+            let opened = c.window == 0 && bytes > 0;
+            c.window = bytes;
+            if opened {
+                self.add_credit(conn, consumer, 0, now, fx)?;
+            }
+            Ok(())
+        })();
+        self.debug_check();
+        result
     }
 
     /// The bytes `consumer` may still be delivered (`u64::MAX`: no window).
@@ -498,8 +517,14 @@ impl QueueManager {
 
     /// AMQP drain: the credit `consumer` had left, now 0.
     pub fn drain(&mut self, conn: ConnId, consumer: ConsumerId) -> Result<u32, MqError> {
-        let c = self.own_consumer(conn, consumer)?;
-        Ok(std::mem::take(&mut c.credit))
+        self.debug_check();
+        #[allow(clippy::redundant_closure_call)]
+        let result = (|| -> Result<u32, MqError> {
+            let c = self.own_consumer(conn, consumer)?;
+            Ok(std::mem::take(&mut c.credit))
+        })();
+        self.debug_check();
+        result
     }
 
     /// The credit `consumer` has left.
@@ -528,9 +553,15 @@ impl QueueManager {
         now: Timestamp,
         fx: &mut Effects,
     ) -> Result<(), MqError> {
-        self.own_consumer(conn, consumer)?;
-        self.end_consumers(&[consumer], unsettled, now, fx);
-        Ok(())
+        self.debug_check();
+        #[allow(clippy::redundant_closure_call)]
+        let result = (|| -> Result<(), MqError> {
+            self.own_consumer(conn, consumer)?;
+            self.end_consumers(&[consumer], unsettled, now, fx);
+            Ok(())
+        })();
+        self.debug_check();
+        result
     }
 
     /// The consumer `id` if `conn` runs it (2019 otherwise).

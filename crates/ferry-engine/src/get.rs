@@ -203,11 +203,17 @@ impl QueueManager {
         now: Timestamp,
         fx: &mut Effects,
     ) -> GetOutcome {
-        match self.get_inner(conn, hobj, md, gmo, max_len, now, fx) {
-            Ok(Some(r)) => GetOutcome::Done(r),
-            Ok(None) => GetOutcome::Waiting,
-            Err(e) => GetOutcome::Done(Err(e.into())),
-        }
+        self.debug_check();
+        #[allow(clippy::redundant_closure_call)]
+        let result = (|| -> GetOutcome {
+            match self.get_inner(conn, hobj, md, gmo, max_len, now, fx) {
+                Ok(Some(r)) => GetOutcome::Done(r),
+                Ok(None) => GetOutcome::Waiting,
+                Err(e) => GetOutcome::Done(Err(e.into())),
+            }
+        })();
+        self.debug_check();
+        result
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -342,7 +348,7 @@ impl QueueManager {
             // It may come back (backout): its body stays in memory until then.
             lq.store.make_resident(key.seq, &body);
             lq.store.set_state(key.seq, MsgState::UncommittedGet(conn));
-            lq.uncommitted += 1;
+            lq.joined_uow();
             c.uow.entries.push(UowEntry::Get {
                 queue: local,
                 seq: key.seq,

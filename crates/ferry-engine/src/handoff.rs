@@ -144,7 +144,7 @@ impl QueueManager {
                     seq: msg.key.seq,
                 });
                 msg.state = MsgState::UncommittedGet(w.conn);
-                lq.uncommitted += 1;
+                lq.joined_uow();
                 lq.store.insert(msg);
             }
             fx.push(Effect::GetCompleted {

@@ -102,8 +102,8 @@ impl QueueManager {
             sel::Q_NAME => return Ok(InquireValue::Str(e.def.name.clone())),
             sel::Q_TYPE => return Ok(InquireValue::Int(e.def.queue_type.mqqt())),
             sel::CURRENT_Q_DEPTH => return Ok(live(&|q| q.store.depth() as i64)),
-            sel::OPEN_INPUT_COUNT => return Ok(live(&|q| i64::from(q.open_input))),
-            sel::OPEN_OUTPUT_COUNT => return Ok(live(&|q| i64::from(q.open_output))),
+            sel::OPEN_INPUT_COUNT => return Ok(live(&|q| i64::from(q.open_input()))),
+            sel::OPEN_OUTPUT_COUNT => return Ok(live(&|q| i64::from(q.open_output()))),
             _ => {}
         }
         let row = QueueAttributes::by_selector(s).ok_or(ReasonCode::SelectorError)?;

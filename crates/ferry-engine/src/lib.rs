@@ -22,6 +22,11 @@
 //! queue files beyond DefaultPQBufferSize), `filed_message` (the compact form such a
 //! message keeps in memory) and [`spill`] (non-persistent ones beyond DefaultQBufferSize).
 //!
+//! Invariants: `invariants` checks that every counter (depths, UNCOM, handle counts,
+//! byte counts) agrees with what it counts and every index with its messages; debug
+//! builds run [`QueueManager::check_invariants`] before and after every call that
+//! changes state, and counters change only through methods of the type that owns them.
+//!
 //! Messages may carry properties (MQSETMP's, AMQP application-properties): the engine
 //! stores them as an opaque [`ferry_mqi::MessageProperties`] encoding beside the body
 //! (empty for none, so native messages pay nothing), logs them, returns them, and lets
@@ -84,6 +89,7 @@ pub mod fuzzing;
 pub mod get;
 pub(crate) mod handoff;
 pub mod inquire;
+pub(crate) mod invariants;
 pub mod journal;
 pub mod msgid;
 pub mod objects;

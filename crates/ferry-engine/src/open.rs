@@ -67,15 +67,21 @@ impl QueueManager {
         now: Timestamp,
         fx: &mut Effects,
     ) -> Result<Opened, MqError> {
-        let opened = self.open_inner(conn, od, options, false, now, fx)?;
-        if let Some(h) = self
-            .conns
-            .get_mut(&conn)
-            .and_then(|c| c.handle_mut(opened.hobj))
-        {
-            h.selection = Some(SharedFilter(selection));
-        }
-        Ok(opened)
+        self.debug_check();
+        #[allow(clippy::redundant_closure_call)]
+        let result = (|| -> Result<Opened, MqError> {
+            let opened = self.open_inner(conn, od, options, false, now, fx)?;
+            if let Some(h) = self
+                .conns
+                .get_mut(&conn)
+                .and_then(|c| c.handle_mut(opened.hobj))
+            {
+                h.selection = Some(SharedFilter(selection));
+            }
+            Ok(opened)
+        })();
+        self.debug_check();
+        result
     }
 
     pub(crate) fn open_inner(
@@ -217,22 +223,13 @@ impl QueueManager {
             InputMode::Shared
         };
         match input {
-            InputMode::Exclusive if lq.open_input > 0 => return Err(ReasonCode::ObjectInUse.into()),
-            InputMode::Shared if lq.open_exclusive > 0 => {
+            InputMode::Exclusive if lq.open_input() > 0 => {
                 return Err(ReasonCode::ObjectInUse.into())
             }
+            InputMode::Shared if lq.open_exclusive() => return Err(ReasonCode::ObjectInUse.into()),
             _ => {}
         }
-        lq.open_handles += 1;
-        if input != InputMode::None {
-            lq.open_input += 1;
-        }
-        if input == InputMode::Exclusive {
-            lq.open_exclusive += 1;
-        }
-        if options.contains(OpenOptions::OUTPUT) {
-            lq.open_output += 1;
-        }
+        lq.handle_opened(input, options.contains(OpenOptions::OUTPUT));
         let object_name = if created {
             resolved.clone()
         } else {
@@ -314,43 +311,49 @@ impl QueueManager {
         now: Timestamp,
         fx: &mut Effects,
     ) -> Result<(), MqError> {
-        let c = self.conns.get(&conn).ok_or(ReasonCode::HconnError)?;
-        let h = c.handle(hobj).ok_or(ReasonCode::HobjError)?;
-        let delete = options.intersects(CloseOptions::DELETE | CloseOptions::DELETE_PURGE);
-        if delete {
-            let HandleTarget::Queue { local, .. } = h.target else {
-                return Err(ReasonCode::OptionNotValidForType.into());
-            };
-            if let Some(entry) = self.queues.get(local) {
-                match entry.def.attributes.definition_type {
-                    DefinitionType::Predefined => {
-                        return Err(ReasonCode::OptionNotValidForType.into())
-                    }
-                    DefinitionType::PermanentDynamic => {
-                        if let Some(lq) = &entry.local {
-                            if lq.open_handles > 1 {
-                                return Err(ReasonCode::ObjectInUse.into());
-                            }
-                            let purge = options.contains(CloseOptions::DELETE_PURGE);
-                            if lq.uncommitted > 0 || (!purge && lq.store.depth() > 0) {
-                                return Err(ReasonCode::QNotEmpty.into());
+        self.debug_check();
+        #[allow(clippy::redundant_closure_call)]
+        let result = (|| -> Result<(), MqError> {
+            let c = self.conns.get(&conn).ok_or(ReasonCode::HconnError)?;
+            let h = c.handle(hobj).ok_or(ReasonCode::HobjError)?;
+            let delete = options.intersects(CloseOptions::DELETE | CloseOptions::DELETE_PURGE);
+            if delete {
+                let HandleTarget::Queue { local, .. } = h.target else {
+                    return Err(ReasonCode::OptionNotValidForType.into());
+                };
+                if let Some(entry) = self.queues.get(local) {
+                    match entry.def.attributes.definition_type {
+                        DefinitionType::Predefined => {
+                            return Err(ReasonCode::OptionNotValidForType.into())
+                        }
+                        DefinitionType::PermanentDynamic => {
+                            if let Some(lq) = &entry.local {
+                                if lq.open_handles() > 1 {
+                                    return Err(ReasonCode::ObjectInUse.into());
+                                }
+                                let purge = options.contains(CloseOptions::DELETE_PURGE);
+                                if lq.uncommitted() > 0 || (!purge && lq.store.depth() > 0) {
+                                    return Err(ReasonCode::QNotEmpty.into());
+                                }
                             }
                         }
+                        DefinitionType::TemporaryDynamic => {}
                     }
-                    DefinitionType::TemporaryDynamic => {}
                 }
             }
-        }
-        let target = h.target;
-        self.close_handle(conn, hobj, now, fx);
-        if delete {
-            if let HandleTarget::Queue { local, .. } = target {
-                if self.queues.get(local).is_some() {
-                    self.delete_queue_now(local, now, fx);
+            let target = h.target;
+            self.close_handle(conn, hobj, now, fx);
+            if delete {
+                if let HandleTarget::Queue { local, .. } = target {
+                    if self.queues.get(local).is_some() {
+                        self.delete_queue_now(local, now, fx);
+                    }
                 }
             }
-        }
-        Ok(())
+            Ok(())
+        })();
+        self.debug_check();
+        result
     }
 
     /// Closes a handle: cancels its wait and its consumers (their held messages return
@@ -382,16 +385,7 @@ impl QueueManager {
             return;
         };
         if let Some(lq) = self.queues.local_mut(local) {
-            lq.open_handles = lq.open_handles.saturating_sub(1);
-            if h.input != InputMode::None {
-                lq.open_input = lq.open_input.saturating_sub(1);
-            }
-            if h.input == InputMode::Exclusive {
-                lq.open_exclusive = lq.open_exclusive.saturating_sub(1);
-            }
-            if h.options.contains(OpenOptions::OUTPUT) {
-                lq.open_output = lq.open_output.saturating_sub(1);
-            }
+            lq.handle_closed(h.input, h.options.contains(OpenOptions::OUTPUT));
         }
         if h.owns_temp_queue && self.queues.get(local).is_some() {
             self.delete_queue_now(local, now, fx);

@@ -54,176 +54,182 @@ impl QueueManager {
         now: Timestamp,
         fx: &mut Effects,
     ) -> Result<Option<ReasonCode>, MqError> {
-        let o = pmo.options;
-        self.check_running(o.contains(PutOptionFlags::FAIL_IF_QUIESCING))?;
-        let max_uncommitted = self.qmgr.max_uncommitted_msgs.max(0) as usize;
-        let qm_max_len = self.qmgr.max_msg_length.max(0) as usize;
-        let c = self.conns.get_mut(&conn).ok_or(ReasonCode::HconnError)?;
-        let h = c.handle(hobj).ok_or(ReasonCode::HobjError)?;
-        let HandleTarget::Queue { opened, local } = h.target else {
-            return Err(ReasonCode::NotOpenForOutput.into());
-        };
-        if !h.options.contains(OpenOptions::OUTPUT) {
-            return Err(ReasonCode::NotOpenForOutput.into());
-        }
-        if o.contains(PutOptionFlags::SYNCPOINT | PutOptionFlags::NO_SYNCPOINT) {
-            return Err(ReasonCode::OptionsError.into());
-        }
-        let context_kinds = [
-            PutOptionFlags::DEFAULT_CONTEXT,
-            PutOptionFlags::NO_CONTEXT,
-            PutOptionFlags::PASS_IDENTITY_CONTEXT,
-            PutOptionFlags::PASS_ALL_CONTEXT,
-            PutOptionFlags::SET_IDENTITY_CONTEXT,
-            PutOptionFlags::SET_ALL_CONTEXT,
-        ];
-        if context_kinds.iter().filter(|f| o.contains(**f)).count() > 1 {
-            return Err(ReasonCode::OptionsError.into());
-        }
-        let set_all = o.contains(PutOptionFlags::SET_ALL_CONTEXT);
-        let set_identity = o.contains(PutOptionFlags::SET_IDENTITY_CONTEXT);
-        if (set_all && !h.options.contains(OpenOptions::SET_ALL_CONTEXT))
-            || (set_identity
-                && !h
-                    .options
-                    .intersects(OpenOptions::SET_IDENTITY_CONTEXT | OpenOptions::SET_ALL_CONTEXT))
-        {
-            return Err(ReasonCode::OptionsError.into());
-        }
-
-        let first = &self.queues.get(opened).ok_or(ReasonCode::QDeleted)?.def;
-        let first_put = first.attributes.put;
-        let def_persistence = first.attributes.def_persistence;
-        let def_priority = first.attributes.def_priority;
-        let entry = self.queues.get_mut(local).ok_or(ReasonCode::QDeleted)?;
-        let attrs = &entry.def.attributes;
-        if first_put == Enablement::Disabled || attrs.put == Enablement::Disabled {
-            return Err(ReasonCode::PutInhibited.into());
-        }
-        let msg_len = body.len().saturating_add(properties.len());
-        if msg_len > qm_max_len {
-            return Err(ReasonCode::MsgTooBigForQMgr.into());
-        }
-        if msg_len > attrs.max_msg_length.max(0) as usize {
-            return Err(ReasonCode::MsgTooBigForQ.into());
-        }
-        if md.priority < priority::AS_Q_DEF {
-            return Err(ReasonCode::PriorityError.into());
-        }
-        if !(0..=2).contains(&md.persistence) {
-            return Err(ReasonCode::PersistenceError.into());
-        }
-        if md.expiry == 0 || md.expiry < EXPIRY_UNLIMITED {
-            return Err(ReasonCode::ExpiryError.into());
-        }
-        let mut warning = None;
-        let prio = if md.priority == priority::AS_Q_DEF {
-            def_priority.clamp(0, priority::MAX)
-        } else if md.priority > priority::MAX {
-            warning = Some(ReasonCode::PriorityExceedsMaximum);
-            priority::MAX
-        } else {
-            md.priority
-        };
-        let pers = if md.persistence == persistence::AS_Q_DEF {
-            match def_persistence {
-                YesNo::Yes => persistence::PERSISTENT,
-                YesNo::No => persistence::NOT_PERSISTENT,
+        self.debug_check();
+        #[allow(clippy::redundant_closure_call)]
+        let result = (|| -> Result<Option<ReasonCode>, MqError> {
+            let o = pmo.options;
+            self.check_running(o.contains(PutOptionFlags::FAIL_IF_QUIESCING))?;
+            let max_uncommitted = self.qmgr.max_uncommitted_msgs.max(0) as usize;
+            let qm_max_len = self.qmgr.max_msg_length.max(0) as usize;
+            let c = self.conns.get_mut(&conn).ok_or(ReasonCode::HconnError)?;
+            let h = c.handle(hobj).ok_or(ReasonCode::HobjError)?;
+            let HandleTarget::Queue { opened, local } = h.target else {
+                return Err(ReasonCode::NotOpenForOutput.into());
+            };
+            if !h.options.contains(OpenOptions::OUTPUT) {
+                return Err(ReasonCode::NotOpenForOutput.into());
             }
-        } else {
-            md.persistence
-        };
-        if pers == persistence::PERSISTENT
-            && attrs.definition_type == DefinitionType::TemporaryDynamic
-        {
-            return Err(ReasonCode::PersistentNotAllowed.into());
-        }
-        let rank = match attrs.msg_delivery_sequence {
-            MsgDeliverySequence::Priority => (priority::MAX - prio) as u8,
-            MsgDeliverySequence::Fifo => (priority::MAX - attrs.def_priority.clamp(0, 9)) as u8,
-        };
-        let max_depth = attrs.max_depth.max(0) as usize;
-        let max_bytes = attrs.max_file_bytes();
-        let lq = entry.local.as_mut().ok_or(ReasonCode::QTypeError)?;
-        if lq.store.depth() >= max_depth {
-            return Err(ReasonCode::QFull.into());
-        }
-        if lq.store.bytes().saturating_add(msg_len as u64) > max_bytes {
-            return Err(ReasonCode::QSpaceNotAvailable.into());
-        }
-        let sync = o.contains(PutOptionFlags::SYNCPOINT);
-        if sync && c.uow.len() >= max_uncommitted {
-            return Err(ReasonCode::SyncpointLimitReached.into());
-        }
+            if o.contains(PutOptionFlags::SYNCPOINT | PutOptionFlags::NO_SYNCPOINT) {
+                return Err(ReasonCode::OptionsError.into());
+            }
+            let context_kinds = [
+                PutOptionFlags::DEFAULT_CONTEXT,
+                PutOptionFlags::NO_CONTEXT,
+                PutOptionFlags::PASS_IDENTITY_CONTEXT,
+                PutOptionFlags::PASS_ALL_CONTEXT,
+                PutOptionFlags::SET_IDENTITY_CONTEXT,
+                PutOptionFlags::SET_ALL_CONTEXT,
+            ];
+            if context_kinds.iter().filter(|f| o.contains(**f)).count() > 1 {
+                return Err(ReasonCode::OptionsError.into());
+            }
+            let set_all = o.contains(PutOptionFlags::SET_ALL_CONTEXT);
+            let set_identity = o.contains(PutOptionFlags::SET_IDENTITY_CONTEXT);
+            if (set_all && !h.options.contains(OpenOptions::SET_ALL_CONTEXT))
+                || (set_identity
+                    && !h.options.intersects(
+                        OpenOptions::SET_IDENTITY_CONTEXT | OpenOptions::SET_ALL_CONTEXT,
+                    ))
+            {
+                return Err(ReasonCode::OptionsError.into());
+            }
 
-        // All checks passed: complete the descriptor.
-        md.priority = prio;
-        md.persistence = pers;
-        md.backout_count = 0;
-        if md.msg_id == NONE_ID || o.contains(PutOptionFlags::NEW_MSG_ID) {
-            md.msg_id = self.ids.next_id();
-        }
-        if o.contains(PutOptionFlags::NEW_CORREL_ID) {
-            md.correl_id = self.ids.next_id();
-        }
-        if !md.reply_to_q.is_blank() && md.reply_to_qmgr.is_blank() {
-            md.reply_to_qmgr = FixedStr::truncating(&self.name);
-        }
-        if o.contains(PutOptionFlags::NO_CONTEXT) {
-            md.user_identifier = FixedStr::BLANK;
-            md.accounting_token = [0; 32];
-            md.appl_identity_data = FixedStr::BLANK;
-            md.put_appl_type = 0;
-            md.put_appl_name = FixedStr::BLANK;
-            md.put_date = FixedStr::BLANK;
-            md.put_time = FixedStr::BLANK;
-            md.appl_origin_data = FixedStr::BLANK;
-        } else if !set_all {
-            if !set_identity {
-                md.user_identifier = FixedStr::truncating(&c.info.user_id);
+            let first = &self.queues.get(opened).ok_or(ReasonCode::QDeleted)?.def;
+            let first_put = first.attributes.put;
+            let def_persistence = first.attributes.def_persistence;
+            let def_priority = first.attributes.def_priority;
+            let entry = self.queues.get_mut(local).ok_or(ReasonCode::QDeleted)?;
+            let attrs = &entry.def.attributes;
+            if first_put == Enablement::Disabled || attrs.put == Enablement::Disabled {
+                return Err(ReasonCode::PutInhibited.into());
+            }
+            let msg_len = body.len().saturating_add(properties.len());
+            if msg_len > qm_max_len {
+                return Err(ReasonCode::MsgTooBigForQMgr.into());
+            }
+            if msg_len > attrs.max_msg_length.max(0) as usize {
+                return Err(ReasonCode::MsgTooBigForQ.into());
+            }
+            if md.priority < priority::AS_Q_DEF {
+                return Err(ReasonCode::PriorityError.into());
+            }
+            if !(0..=2).contains(&md.persistence) {
+                return Err(ReasonCode::PersistenceError.into());
+            }
+            if md.expiry == 0 || md.expiry < EXPIRY_UNLIMITED {
+                return Err(ReasonCode::ExpiryError.into());
+            }
+            let mut warning = None;
+            let prio = if md.priority == priority::AS_Q_DEF {
+                def_priority.clamp(0, priority::MAX)
+            } else if md.priority > priority::MAX {
+                warning = Some(ReasonCode::PriorityExceedsMaximum);
+                priority::MAX
+            } else {
+                md.priority
+            };
+            let pers = if md.persistence == persistence::AS_Q_DEF {
+                match def_persistence {
+                    YesNo::Yes => persistence::PERSISTENT,
+                    YesNo::No => persistence::NOT_PERSISTENT,
+                }
+            } else {
+                md.persistence
+            };
+            if pers == persistence::PERSISTENT
+                && attrs.definition_type == DefinitionType::TemporaryDynamic
+            {
+                return Err(ReasonCode::PersistentNotAllowed.into());
+            }
+            let rank = match attrs.msg_delivery_sequence {
+                MsgDeliverySequence::Priority => (priority::MAX - prio) as u8,
+                MsgDeliverySequence::Fifo => (priority::MAX - attrs.def_priority.clamp(0, 9)) as u8,
+            };
+            let max_depth = attrs.max_depth.max(0) as usize;
+            let max_bytes = attrs.max_file_bytes();
+            let lq = entry.local.as_mut().ok_or(ReasonCode::QTypeError)?;
+            if lq.store.depth() >= max_depth {
+                return Err(ReasonCode::QFull.into());
+            }
+            if lq.store.bytes().saturating_add(msg_len as u64) > max_bytes {
+                return Err(ReasonCode::QSpaceNotAvailable.into());
+            }
+            let sync = o.contains(PutOptionFlags::SYNCPOINT);
+            if sync && c.uow.len() >= max_uncommitted {
+                return Err(ReasonCode::SyncpointLimitReached.into());
+            }
+
+            // All checks passed: complete the descriptor.
+            md.priority = prio;
+            md.persistence = pers;
+            md.backout_count = 0;
+            if md.msg_id == NONE_ID || o.contains(PutOptionFlags::NEW_MSG_ID) {
+                md.msg_id = self.ids.next_id();
+            }
+            if o.contains(PutOptionFlags::NEW_CORREL_ID) {
+                md.correl_id = self.ids.next_id();
+            }
+            if !md.reply_to_q.is_blank() && md.reply_to_qmgr.is_blank() {
+                md.reply_to_qmgr = FixedStr::truncating(&self.name);
+            }
+            if o.contains(PutOptionFlags::NO_CONTEXT) {
+                md.user_identifier = FixedStr::BLANK;
                 md.accounting_token = [0; 32];
                 md.appl_identity_data = FixedStr::BLANK;
+                md.put_appl_type = 0;
+                md.put_appl_name = FixedStr::BLANK;
+                md.put_date = FixedStr::BLANK;
+                md.put_time = FixedStr::BLANK;
+                md.appl_origin_data = FixedStr::BLANK;
+            } else if !set_all {
+                if !set_identity {
+                    md.user_identifier = FixedStr::truncating(&c.info.user_id);
+                    md.accounting_token = [0; 32];
+                    md.appl_identity_data = FixedStr::BLANK;
+                }
+                md.put_appl_type = APPL_TYPE_UNIX;
+                md.put_appl_name = FixedStr::truncating(&c.info.application_name);
+                let (d, t) = self.put_stamp.of(now);
+                md.put_date = d;
+                md.put_time = t;
+                md.appl_origin_data = FixedStr::BLANK;
             }
-            md.put_appl_type = APPL_TYPE_UNIX;
-            md.put_appl_name = FixedStr::truncating(&c.info.application_name);
-            let (d, t) = self.put_stamp.of(now);
-            md.put_date = d;
-            md.put_time = t;
-            md.appl_origin_data = FixedStr::BLANK;
-        }
 
-        let key = lq.store.next_key(rank);
-        let expires_at = (md.expiry > 0).then(|| now.0.saturating_add(md.expiry as u64 * 100));
-        let mut msg = StoredMsg {
-            key,
-            md: *md,
-            body: body.into(),
-            properties,
-            put_ms: now.0,
-            expires_at,
-            state: MsgState::Available,
-        };
-        lq.last_put_ms = Some(now.0);
-        if self.logging && pers == persistence::PERSISTENT {
-            // Logged before the message can be seen: a waiter's get record follows it.
-            let uow = sync.then(|| c.uow.log_id(&mut self.next_uow));
-            fx.log(LogRecord::put(uow, &entry.def.name, &msg.logged()?));
-            if !sync {
-                fx.reply_waits();
+            let key = lq.store.next_key(rank);
+            let expires_at = (md.expiry > 0).then(|| now.0.saturating_add(md.expiry as u64 * 100));
+            let mut msg = StoredMsg {
+                key,
+                md: *md,
+                body: body.into(),
+                properties,
+                put_ms: now.0,
+                expires_at,
+                state: MsgState::Available,
+            };
+            lq.last_put_ms = Some(now.0);
+            if self.logging && pers == persistence::PERSISTENT {
+                // Logged before the message can be seen: a waiter's get record follows it.
+                let uow = sync.then(|| c.uow.log_id(&mut self.next_uow));
+                fx.log(LogRecord::put(uow, &entry.def.name, &msg.logged()?));
+                if !sync {
+                    fx.reply_waits();
+                }
             }
-        }
-        if sync {
-            msg.state = MsgState::UncommittedPut(conn);
-            lq.store.insert(msg);
-            lq.uncommitted += 1;
-            c.uow.entries.push(UowEntry::Put {
-                queue: local,
-                seq: key.seq,
-            });
-        } else {
-            self.place(local, msg, now, fx);
-        }
-        Ok(warning)
+            if sync {
+                msg.state = MsgState::UncommittedPut(conn);
+                lq.store.insert(msg);
+                lq.joined_uow();
+                c.uow.entries.push(UowEntry::Put {
+                    queue: local,
+                    seq: key.seq,
+                });
+            } else {
+                self.place(local, msg, now, fx);
+            }
+            Ok(warning)
+        })();
+        self.debug_check();
+        result
     }
 
     /// MQPUT1: open for output, put one message, close; the same checks as both.
@@ -254,20 +260,26 @@ impl QueueManager {
         now: Timestamp,
         fx: &mut Effects,
     ) -> Result<Option<ReasonCode>, MqError> {
-        let mut oo = OpenOptions::OUTPUT;
-        if pmo.options.contains(PutOptionFlags::FAIL_IF_QUIESCING) {
-            oo |= OpenOptions::FAIL_IF_QUIESCING;
-        }
-        if pmo.options.contains(PutOptionFlags::SET_ALL_CONTEXT) {
-            oo |= OpenOptions::SET_ALL_CONTEXT;
-        }
-        if pmo.options.contains(PutOptionFlags::SET_IDENTITY_CONTEXT) {
-            oo |= OpenOptions::SET_IDENTITY_CONTEXT;
-        }
-        let opened = self.open_inner(conn, od, oo, true, now, fx)?;
-        let r = self.put_with_properties(conn, opened.hobj, md, pmo, body, properties, now, fx);
-        // Closing a handle just opened cannot fail.
-        let _ = self.close(conn, opened.hobj, CloseOptions::empty(), now, fx);
-        r
+        self.debug_check();
+        #[allow(clippy::redundant_closure_call)]
+        let result = (|| -> Result<Option<ReasonCode>, MqError> {
+            let mut oo = OpenOptions::OUTPUT;
+            if pmo.options.contains(PutOptionFlags::FAIL_IF_QUIESCING) {
+                oo |= OpenOptions::FAIL_IF_QUIESCING;
+            }
+            if pmo.options.contains(PutOptionFlags::SET_ALL_CONTEXT) {
+                oo |= OpenOptions::SET_ALL_CONTEXT;
+            }
+            if pmo.options.contains(PutOptionFlags::SET_IDENTITY_CONTEXT) {
+                oo |= OpenOptions::SET_IDENTITY_CONTEXT;
+            }
+            let opened = self.open_inner(conn, od, oo, true, now, fx)?;
+            let r = self.put_with_properties(conn, opened.hobj, md, pmo, body, properties, now, fx);
+            // Closing a handle just opened cannot fail.
+            let _ = self.close(conn, opened.hobj, CloseOptions::empty(), now, fx);
+            r
+        })();
+        self.debug_check();
+        result
     }
 }

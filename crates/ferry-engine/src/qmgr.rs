@@ -161,11 +161,17 @@ impl QueueManager {
 
     /// MQCONN: a new connection (2161 while quiescing, 2162 while stopping).
     pub fn connect(&mut self, info: ConnectionInfo, now: Timestamp) -> Result<ConnId, MqError> {
-        self.check_running(true)?;
-        let id = ConnId(self.next_conn);
-        self.next_conn += 1;
-        self.conns.insert(id, Connection::new(info, now.0));
-        Ok(id)
+        self.debug_check();
+        #[allow(clippy::redundant_closure_call)]
+        let result = (|| -> Result<ConnId, MqError> {
+            self.check_running(true)?;
+            let id = ConnId(self.next_conn);
+            self.next_conn += 1;
+            self.conns.insert(id, Connection::new(info, now.0));
+            Ok(id)
+        })();
+        self.debug_check();
+        result
     }
 
     /// MQDISC, or the end of a broken connection (`normal == false`): a pending wait is
@@ -174,70 +180,85 @@ impl QueueManager {
     /// (normal) or backed out (broken), every handle is closed (temporary dynamic queues
     /// it created are deleted).
     pub fn disconnect(&mut self, conn: ConnId, normal: bool, now: Timestamp, fx: &mut Effects) {
-        if !self.conns.contains_key(&conn) {
-            return;
-        }
-        self.cancel_wait(conn);
-        let consumers = self.consumers_of(conn, None);
-        self.end_consumers(&consumers, Settlement::DEFAULT_OUTCOME, now, fx);
-        // A unit of work the queue manager backed out is not committed by MQDISC.
-        let backed_out = self.conns.get(&conn).is_some_and(|c| c.uow.backed_out);
-        if normal && !backed_out {
-            self.commit_uow(conn, now, fx);
-        } else {
-            self.backout_uow(conn, now, fx);
-        }
-        let hobjs: Vec<Hobj> = self
-            .conns
-            .get(&conn)
-            .map(|c| {
-                c.handles
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, h)| h.is_some())
-                    .map(|(i, _)| Hobj(i as i32 + 1))
-                    .collect()
-            })
-            .unwrap_or_default();
-        for h in hobjs {
-            self.close_handle(conn, h, now, fx);
-        }
-        self.conns.remove(&conn);
+        self.debug_check();
+        #[allow(clippy::redundant_closure_call)]
+        (|| {
+            if !self.conns.contains_key(&conn) {
+                return;
+            }
+            self.cancel_wait(conn);
+            let consumers = self.consumers_of(conn, None);
+            self.end_consumers(&consumers, Settlement::DEFAULT_OUTCOME, now, fx);
+            // A unit of work the queue manager backed out is not committed by MQDISC.
+            let backed_out = self.conns.get(&conn).is_some_and(|c| c.uow.backed_out);
+            if normal && !backed_out {
+                self.commit_uow(conn, now, fx);
+            } else {
+                self.backout_uow(conn, now, fx);
+            }
+            let hobjs: Vec<Hobj> = self
+                .conns
+                .get(&conn)
+                .map(|c| {
+                    c.handles
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, h)| h.is_some())
+                        .map(|(i, _)| Hobj(i as i32 + 1))
+                        .collect()
+                })
+                .unwrap_or_default();
+            for h in hobjs {
+                self.close_handle(conn, h, now, fx);
+            }
+            self.conns.remove(&conn);
+        })();
+        self.debug_check();
     }
 
     /// Controlled stop: waits with FAIL_IF_QUIESCING end 2161; new connections fail
     /// 2161; calls with FAIL_IF_QUIESCING fail 2161; everything else goes on.
     pub fn quiesce(&mut self, _now: Timestamp, fx: &mut Effects) {
-        if self.state == RunState::Running {
-            self.state = RunState::Quiescing;
-        }
-        let victims: Vec<ConnId> = self
-            .conns
-            .iter()
-            .filter(|(_, c)| {
-                c.pending
-                    .is_some_and(|p| p.gmo.options.contains(GetOptionFlags::FAIL_IF_QUIESCING))
-            })
-            .map(|(id, _)| *id)
-            .collect();
-        for c in victims {
-            self.fail_wait(c, ReasonCode::QMgrQuiescing, fx);
-        }
+        self.debug_check();
+        #[allow(clippy::redundant_closure_call)]
+        (|| {
+            if self.state == RunState::Running {
+                self.state = RunState::Quiescing;
+            }
+            let victims: Vec<ConnId> = self
+                .conns
+                .iter()
+                .filter(|(_, c)| {
+                    c.pending
+                        .is_some_and(|p| p.gmo.options.contains(GetOptionFlags::FAIL_IF_QUIESCING))
+                })
+                .map(|(id, _)| *id)
+                .collect();
+            for c in victims {
+                self.fail_wait(c, ReasonCode::QMgrQuiescing, fx);
+            }
+        })();
+        self.debug_check();
     }
 
     /// Immediate stop: every pending wait ends 2162 and every later call fails 2162
     /// (disconnect still cleans up).
     pub fn stop(&mut self, _now: Timestamp, fx: &mut Effects) {
-        self.state = RunState::Stopping;
-        let victims: Vec<ConnId> = self
-            .conns
-            .iter()
-            .filter(|(_, c)| c.pending.is_some())
-            .map(|(id, _)| *id)
-            .collect();
-        for c in victims {
-            self.fail_wait(c, ReasonCode::QMgrStopping, fx);
-        }
+        self.debug_check();
+        #[allow(clippy::redundant_closure_call)]
+        (|| {
+            self.state = RunState::Stopping;
+            let victims: Vec<ConnId> = self
+                .conns
+                .iter()
+                .filter(|(_, c)| c.pending.is_some())
+                .map(|(id, _)| *id)
+                .collect();
+            for c in victims {
+                self.fail_wait(c, ReasonCode::QMgrStopping, fx);
+            }
+        })();
+        self.debug_check();
     }
 
     /// The earliest wait expiry: the server arms one timer for it and then calls
@@ -248,20 +269,25 @@ impl QueueManager {
 
     /// Completes every wait whose interval is over at `now` with 2033.
     pub fn expire_waits(&mut self, now: Timestamp, fx: &mut Effects) {
-        while let Some(&(d, token, conn)) = self.deadlines.first() {
-            if d > now.0 {
-                break;
+        self.debug_check();
+        #[allow(clippy::redundant_closure_call)]
+        (|| {
+            while let Some(&(d, token, conn)) = self.deadlines.first() {
+                if d > now.0 {
+                    break;
+                }
+                self.deadlines.remove(&(d, token, conn));
+                let matches = self
+                    .conns
+                    .get(&conn)
+                    .and_then(|c| c.pending)
+                    .is_some_and(|p| p.token == token);
+                if matches {
+                    self.fail_wait(conn, ReasonCode::NoMsgAvailable, fx);
+                }
             }
-            self.deadlines.remove(&(d, token, conn));
-            let matches = self
-                .conns
-                .get(&conn)
-                .and_then(|c| c.pending)
-                .is_some_and(|p| p.token == token);
-            if matches {
-                self.fail_wait(conn, ReasonCode::NoMsgAvailable, fx);
-            }
-        }
+        })();
+        self.debug_check();
     }
 
     /// Number of GETs waiting, over all queues.

@@ -22,6 +22,7 @@
 use crate::body::Body;
 use crate::clock::Timestamp;
 use crate::connection::ConnId;
+use crate::connection::InputMode;
 use crate::consumer::ConsumerId;
 use crate::filed_message::FiledMessage;
 use crate::waiters::Waiters;
@@ -167,6 +168,14 @@ impl IdSet {
                     s.is_empty()
                 }
             }
+        }
+    }
+
+    /// Every key in the set.
+    fn keys(&self) -> Box<dyn Iterator<Item = MsgKey> + '_> {
+        match self {
+            IdSet::One(k) => Box::new(std::iter::once(*k)),
+            IdSet::Many(s) => Box::new(s.iter().copied()),
         }
     }
 
@@ -400,7 +409,128 @@ impl Filing {
     }
 }
 
+/// `counter - n` for a byte count that must not go below zero: a debug build panics
+/// naming `what`; a release build keeps 0 rather than wrap.
+pub(crate) fn subtract(counter: u64, n: u64, what: &str) -> u64 {
+    counter.checked_sub(n).unwrap_or_else(|| {
+        debug_assert!(false, "{what}: {counter} - {n} would go below zero");
+        0
+    })
+}
+
+/// Stores deeper than this are not scanned by [`MessageStore::check_invariants`] (it
+/// runs before and after every call in debug builds: a scan of a deep queue per call
+/// would make deep-queue tests quadratic). Their O(1) checks still run.
+const SCAN_LIMIT: usize = 4096;
+
 impl MessageStore {
+    /// Messages held by units of work (uncommitted puts and gets), or `None` when the
+    /// store is too deep to count them on every call.
+    pub fn count_uncommitted(&self) -> Option<u64> {
+        (self.msgs.len() <= SCAN_LIMIT).then(|| {
+            self.msgs
+                .values()
+                .filter(|m| {
+                    matches!(
+                        m.state(),
+                        MsgState::UncommittedPut(_) | MsgState::UncommittedGet(_)
+                    )
+                })
+                .count() as u64
+        })
+    }
+
+    /// Panics, naming `queue`, unless the store agrees with itself: exactly the
+    /// available messages are in the get order and in the MsgId/CorrelId indexes (under
+    /// their own ids), every message is filed under its own arrival number below the
+    /// next one, and the byte counts equal the sums over the messages. Stores deeper
+    /// than `SCAN_LIMIT` get only the checks that do not scan.
+    pub fn check_invariants(&self, queue: &str) {
+        assert!(
+            self.order.len() <= self.msgs.len(),
+            "{queue}: {} messages in the get order but {} stored",
+            self.order.len(),
+            self.msgs.len()
+        );
+        if self.msgs.len() > SCAN_LIMIT {
+            return;
+        }
+        let mut available = 0usize;
+        let (mut with_msg_id, mut with_correl_id) = (0usize, 0usize);
+        let (mut bytes, mut resident_p, mut resident_np) = (0u64, 0u64, 0u64);
+        for (seq, m) in &self.msgs {
+            let key = m.key();
+            assert_eq!(key.seq, *seq, "{queue}: message {seq} filed under {key:?}");
+            assert!(
+                *seq < self.next_seq,
+                "{queue}: message {seq} at or past the next arrival number {}",
+                self.next_seq
+            );
+            let (body, resident, properties) = m.sizes();
+            bytes += (body + properties) as u64;
+            if resident {
+                if m.is_persistent() {
+                    resident_p += body as u64;
+                } else {
+                    resident_np += body as u64;
+                }
+            }
+            let is_available = m.state() == MsgState::Available;
+            assert_eq!(
+                self.order.contains(&key),
+                is_available,
+                "{queue}: message {seq} in state {:?} {} the get order",
+                m.state(),
+                if is_available { "missing from" } else { "in" }
+            );
+            if is_available {
+                available += 1;
+                with_msg_id += usize::from(m.msg_id() != NONE_ID);
+                with_correl_id += usize::from(m.correl_id() != NONE_ID);
+            }
+        }
+        assert_eq!(
+            self.order.len(),
+            available,
+            "{queue}: get order holds {} keys for {available} available messages",
+            self.order.len()
+        );
+        let indexed = |index: &HashMap<[u8; 24], IdSet>, id_of: fn(&Slot) -> [u8; 24]| {
+            let mut n = 0usize;
+            for (id, set) in index {
+                for k in set.keys() {
+                    let m = self.msgs.get(&k.seq);
+                    assert!(
+                        m.is_some_and(|m| id_of(m) == *id
+                            && m.state() == MsgState::Available
+                            && m.key() == k),
+                        "{queue}: index entry {k:?} is not an available message with that id"
+                    );
+                    n += 1;
+                }
+            }
+            n
+        };
+        assert_eq!(
+            indexed(&self.by_msg_id, Slot::msg_id),
+            with_msg_id,
+            "{queue}: MsgId index does not hold every available message"
+        );
+        assert_eq!(
+            indexed(&self.by_correl_id, Slot::correl_id),
+            with_correl_id,
+            "{queue}: CorrelId index does not hold every available message"
+        );
+        assert_eq!(self.bytes, bytes, "{queue}: stored bytes drifted");
+        assert_eq!(
+            (self.resident_persistent, self.resident_non_persistent),
+            (resident_p, resident_np),
+            "{queue}: resident bytes (persistent, non-persistent) drifted"
+        );
+        let pending: u64 = self.spilled.values().map(|p| u64::from(*p)).sum();
+        assert_eq!(self.spill_pending, pending, "{queue}: spill bytes drifted");
+    }
+
     /// Messages stored, available or not (CURDEPTH).
     pub fn depth(&self) -> usize {
         self.msgs.len()
@@ -480,12 +610,16 @@ impl MessageStore {
         self.bytes = if add {
             self.bytes + size
         } else {
-            self.bytes.saturating_sub(size)
+            subtract(self.bytes, size, "stored bytes")
         };
         if resident {
             let n = body as u64;
             let c = self.counter(m.is_persistent());
-            *c = if add { *c + n } else { c.saturating_sub(n) };
+            *c = if add {
+                *c + n
+            } else {
+                subtract(*c, n, "resident bytes")
+            };
         }
     }
 
@@ -493,20 +627,9 @@ impl MessageStore {
     /// (and one whose spill is not reported yet no longer frees anything).
     fn forget_spilled(&mut self, seq: u64) {
         if let Some(pending) = self.spilled.remove(&seq) {
-            self.spill_pending = self.spill_pending.saturating_sub(u64::from(pending));
+            self.spill_pending = subtract(self.spill_pending, u64::from(pending), "spill bytes");
             self.spill_gone.push(seq);
         }
-    }
-
-    /// [`MessageStore::resident_persistent_bytes`] counted afresh (tests check the
-    /// running count against it).
-    #[cfg(test)]
-    pub fn recount_resident(&self, persistent: bool) -> u64 {
-        self.msgs
-            .values()
-            .filter(|m| m.is_persistent() == persistent && m.sizes().1)
-            .map(|m| m.sizes().0 as u64)
-            .sum()
     }
 
     /// The newest available, resident, not yet spilled non-persistent messages whose
@@ -606,7 +729,7 @@ impl MessageStore {
         };
         self.msgs.insert(f.seq, slot);
         let c = self.counter(persistent);
-        *c = c.saturating_sub(len as u64);
+        *c = subtract(*c, len as u64, "resident bytes");
         len as u64
     }
 
@@ -809,6 +932,11 @@ impl MessageStore {
 }
 
 /// The live state of a local queue: messages, waiters and the counters QSTATUS shows.
+///
+/// The counters are private: each changes only through the method that records the
+/// event it counts (a handle opened or closed, a message entering or leaving a unit of
+/// work), which checks it cannot go below zero; [`LocalQueue::check_invariants`] checks
+/// them against the messages and handles they count.
 #[derive(Debug, Default)]
 pub(crate) struct LocalQueue {
     pub store: MessageStore,
@@ -816,19 +944,134 @@ pub(crate) struct LocalQueue {
     /// Async consumers registered on the queue, indexed by their id criteria.
     pub consumers: crate::consumer_index::QueueConsumers,
     /// IPPROCS.
-    pub open_input: u32,
+    open_input: u32,
     /// Handles open with INPUT_EXCLUSIVE (0 or 1).
-    pub open_exclusive: u32,
+    open_exclusive: u32,
     /// OPPROCS.
-    pub open_output: u32,
+    open_output: u32,
     /// Handles of any kind open on the queue (directly or through an alias).
-    pub open_handles: u32,
-    /// UNCOM: uncommitted puts and gets.
-    pub uncommitted: u64,
+    open_handles: u32,
+    /// UNCOM: messages on the queue held by a unit of work (uncommitted puts and gets).
+    uncommitted: u32,
     /// LPUT, ms.
     pub last_put_ms: Option<u64>,
     /// LGET, ms.
     pub last_get_ms: Option<u64>,
+}
+
+/// `counter - 1`, which must not go below zero: a debug build panics naming `what`; a
+/// release build keeps 0 rather than wrap (a counter is then wrong, but the queue
+/// manager goes on).
+fn decrement(counter: u32, what: &str) -> u32 {
+    counter.checked_sub(1).unwrap_or_else(|| {
+        debug_assert!(false, "{what} would go below zero");
+        0
+    })
+}
+
+/// `counter + 1`; a u32 cannot overflow in practice (handles and uncommitted messages
+/// are bounded by MAXHANDS and MAXUMSGS per connection), but it is checked all the same.
+fn increment(counter: u32, what: &str) -> u32 {
+    counter.checked_add(1).unwrap_or_else(|| {
+        debug_assert!(false, "{what} would overflow");
+        u32::MAX
+    })
+}
+
+impl LocalQueue {
+    /// IPPROCS: handles open for input.
+    pub fn open_input(&self) -> u32 {
+        self.open_input
+    }
+
+    /// True when a handle has the queue open for exclusive input.
+    pub fn open_exclusive(&self) -> bool {
+        self.open_exclusive > 0
+    }
+
+    /// OPPROCS: handles open for output.
+    pub fn open_output(&self) -> u32 {
+        self.open_output
+    }
+
+    /// Handles of any kind open on the queue.
+    pub fn open_handles(&self) -> u32 {
+        self.open_handles
+    }
+
+    /// UNCOM: messages on the queue held by units of work.
+    pub fn uncommitted(&self) -> u32 {
+        self.uncommitted
+    }
+
+    /// A handle opened the queue (for `input`, and for output when `output`).
+    pub fn handle_opened(&mut self, input: InputMode, output: bool) {
+        self.open_handles = increment(self.open_handles, "open handles");
+        if input != InputMode::None {
+            self.open_input = increment(self.open_input, "IPPROCS");
+        }
+        if input == InputMode::Exclusive {
+            debug_assert_eq!(self.open_exclusive, 0, "two exclusive input handles");
+            self.open_exclusive = increment(self.open_exclusive, "exclusive handles");
+        }
+        if output {
+            self.open_output = increment(self.open_output, "OPPROCS");
+        }
+    }
+
+    /// A handle that [`LocalQueue::handle_opened`] counted closed.
+    pub fn handle_closed(&mut self, input: InputMode, output: bool) {
+        self.open_handles = decrement(self.open_handles, "open handles");
+        if input != InputMode::None {
+            self.open_input = decrement(self.open_input, "IPPROCS");
+        }
+        if input == InputMode::Exclusive {
+            self.open_exclusive = decrement(self.open_exclusive, "exclusive handles");
+        }
+        if output {
+            self.open_output = decrement(self.open_output, "OPPROCS");
+        }
+    }
+
+    /// A message on this queue joined a unit of work (put or got under syncpoint).
+    pub fn joined_uow(&mut self) {
+        self.uncommitted = increment(self.uncommitted, "UNCOM");
+    }
+
+    /// A message that [`LocalQueue::joined_uow`] counted left its unit of work
+    /// (committed or backed out).
+    pub fn left_uow(&mut self) {
+        self.uncommitted = decrement(self.uncommitted, "UNCOM");
+    }
+
+    /// Panics, naming the queue, unless the queue's counters agree with its messages:
+    /// UNCOM equals the messages in an uncommitted state, and the store's own
+    /// invariants hold ([`MessageStore::check_invariants`]). Handle counts are checked
+    /// against the connections' handles by [`crate::QueueManager::check_invariants`].
+    pub fn check_invariants(&self, queue: &str) {
+        assert!(
+            self.open_exclusive <= 1 && self.open_exclusive <= self.open_input,
+            "{queue}: {} exclusive of {} input handles",
+            self.open_exclusive,
+            self.open_input
+        );
+        assert!(
+            self.open_input <= self.open_handles && self.open_output <= self.open_handles,
+            "{queue}: {} input and {} output of {} handles",
+            self.open_input,
+            self.open_output,
+            self.open_handles
+        );
+        if let Some(held) = self.store.count_uncommitted() {
+            assert_eq!(
+                u64::from(self.uncommitted),
+                held,
+                "{queue}: UNCOM {} but {held} messages are in units of work",
+                self.uncommitted
+            );
+        }
+        self.store.check_invariants(queue);
+    }
 }
 
 #[cfg(test)]
@@ -864,6 +1107,62 @@ mod tests {
         assert_eq!(s.first(&any, Some(b)), Some(a));
         assert_eq!(s.first(&any, Some(a)), Some(c));
         assert_eq!(s.oldest_put_ms(), Some(0));
+    }
+
+    #[test]
+    fn a_store_agrees_with_itself_through_state_changes() {
+        let mut s = MessageStore::default();
+        let a = msg(&mut s, 0, 7);
+        let b = msg(&mut s, 3, 7);
+        s.check_invariants("Q");
+        s.set_state(a.seq, MsgState::UncommittedGet(ConnId(1)));
+        s.check_invariants("Q");
+        assert_eq!(s.count_uncommitted(), Some(1));
+        s.set_state(a.seq, MsgState::Available);
+        s.remove(b.seq);
+        s.check_invariants("Q");
+        assert_eq!(s.count_uncommitted(), Some(0));
+    }
+
+    #[test]
+    #[should_panic(expected = "stored bytes drifted")]
+    fn a_drifted_byte_count_is_caught() {
+        let mut s = MessageStore::default();
+        msg(&mut s, 0, 0);
+        s.bytes += 1;
+        s.check_invariants("Q");
+    }
+
+    #[test]
+    #[should_panic(expected = "missing from the get order")]
+    fn a_message_missing_from_the_get_order_is_caught() {
+        let mut s = MessageStore::default();
+        let a = msg(&mut s, 0, 0);
+        s.order.remove(&a);
+        s.check_invariants("Q");
+    }
+
+    #[test]
+    #[should_panic(expected = "UNCOM 1 but 0 messages")]
+    fn an_uncommitted_count_without_its_message_is_caught() {
+        let mut q = LocalQueue::default();
+        msg(&mut q.store, 0, 0);
+        q.joined_uow();
+        q.check_invariants("Q");
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "UNCOM would go below zero")]
+    fn leaving_a_unit_of_work_never_entered_panics() {
+        LocalQueue::default().left_uow();
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "open handles would go below zero")]
+    fn closing_a_handle_never_opened_panics() {
+        LocalQueue::default().handle_closed(InputMode::Shared, false);
     }
 
     #[test]

@@ -86,24 +86,30 @@ impl QueueManager {
         now: Timestamp,
         fx: &mut Effects,
     ) -> Result<(), SettleError> {
-        if !self.conns.contains_key(&conn) {
-            return Err(SettleError::UnknownConnection);
-        }
-        let mut unknown = None;
-        for &token in tokens {
-            let ours = self
-                .consumers
-                .held
-                .get(&token)
-                .is_some_and(|h| h.conn == conn);
-            if !ours || !self.settle_held(token, outcome, now, fx) {
-                unknown.get_or_insert(token);
+        self.debug_check();
+        #[allow(clippy::redundant_closure_call)]
+        let result = (|| -> Result<(), SettleError> {
+            if !self.conns.contains_key(&conn) {
+                return Err(SettleError::UnknownConnection);
             }
-        }
-        match unknown {
-            Some(t) => Err(SettleError::UnknownDelivery(t)),
-            None => Ok(()),
-        }
+            let mut unknown = None;
+            for &token in tokens {
+                let ours = self
+                    .consumers
+                    .held
+                    .get(&token)
+                    .is_some_and(|h| h.conn == conn);
+                if !ours || !self.settle_held(token, outcome, now, fx) {
+                    unknown.get_or_insert(token);
+                }
+            }
+            match unknown {
+                Some(t) => Err(SettleError::UnknownDelivery(t)),
+                None => Ok(()),
+            }
+        })();
+        self.debug_check();
+        result
     }
 
     /// Applies `outcome` to held delivery `token`; false when there is no such

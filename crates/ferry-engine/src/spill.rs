@@ -27,82 +27,94 @@ impl crate::QueueManager {
     /// records) and reports where they went with [`crate::QueueManager::bodies_spilled`].
     /// Temporary dynamic queues are not spilled.
     pub fn spill_plan(&mut self) -> Vec<crate::QueueFiling> {
-        self.spill_hint = false;
-        let budget = self.buffers.non_persistent;
-        let ids: Vec<_> = self.queues.iter().map(|(id, _)| id).collect();
-        let mut plan = Vec::new();
-        for id in ids {
-            let Some(e) = self.queues.get(id) else {
-                continue;
-            };
-            if e.is_temporary() {
-                continue;
+        self.debug_check();
+        #[allow(clippy::redundant_closure_call)]
+        let result = (|| -> Vec<crate::QueueFiling> {
+            self.spill_hint = false;
+            let budget = self.buffers.non_persistent;
+            let ids: Vec<_> = self.queues.iter().map(|(id, _)| id).collect();
+            let mut plan = Vec::new();
+            for id in ids {
+                let Some(e) = self.queues.get(id) else {
+                    continue;
+                };
+                if e.is_temporary() {
+                    continue;
+                }
+                let queue = e.def.name.clone();
+                let Some(lq) = self.queues.local_mut(id) else {
+                    continue;
+                };
+                let store = &mut lq.store;
+                let over = store
+                    .resident_non_persistent_bytes()
+                    .saturating_sub(store.spill_pending)
+                    .saturating_sub(budget);
+                let mut file: Vec<crate::LoggedMessage> = if over > 0 {
+                    store
+                        .spill_candidates(over)
+                        .into_iter()
+                        .filter_map(|m| m.logged().ok())
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                // Written in get order, so a drain reads them back sequentially.
+                file.reverse();
+                for m in &file {
+                    let len = u32::try_from(m.body.len()).unwrap_or(u32::MAX);
+                    store.spilled.insert(m.seq, len);
+                    store.spill_pending += u64::from(len);
+                }
+                let unfile = std::mem::take(&mut store.spill_gone);
+                if !file.is_empty() || !unfile.is_empty() {
+                    // The first write to the file of a new (or redefined) queue empties it
+                    // of any earlier incarnation, whether a spill or a checkpoint comes first.
+                    // A checkpoint emptying it after a spill left the spilled bodies only in
+                    // deleted segments still open, unseen by CURFSIZE and the disk's books.
+                    let filing = &mut store.filing;
+                    let fresh = !filing.file_matches && !filing.file_started;
+                    filing.file_started = true;
+                    plan.push(crate::QueueFiling {
+                        queue,
+                        fresh,
+                        file,
+                        unfile,
+                    });
+                }
             }
-            let queue = e.def.name.clone();
-            let Some(lq) = self.queues.local_mut(id) else {
-                continue;
-            };
-            let store = &mut lq.store;
-            let over = store
-                .resident_non_persistent_bytes()
-                .saturating_sub(store.spill_pending)
-                .saturating_sub(budget);
-            let mut file: Vec<crate::LoggedMessage> = if over > 0 {
-                store
-                    .spill_candidates(over)
-                    .into_iter()
-                    .filter_map(|m| m.logged().ok())
-                    .collect()
-            } else {
-                Vec::new()
-            };
-            // Written in get order, so a drain reads them back sequentially.
-            file.reverse();
-            for m in &file {
-                let len = u32::try_from(m.body.len()).unwrap_or(u32::MAX);
-                store.spilled.insert(m.seq, len);
-                store.spill_pending += u64::from(len);
-            }
-            let unfile = std::mem::take(&mut store.spill_gone);
-            if !file.is_empty() || !unfile.is_empty() {
-                // The first write to the file of a new (or redefined) queue empties it
-                // of any earlier incarnation, whether a spill or a checkpoint comes first.
-                // A checkpoint emptying it after a spill left the spilled bodies only in
-                // deleted segments still open, unseen by CURFSIZE and the disk's books.
-                let filing = &mut store.filing;
-                let fresh = !filing.file_matches && !filing.file_started;
-                filing.file_started = true;
-                plan.push(crate::QueueFiling {
-                    queue,
-                    fresh,
-                    file,
-                    unfile,
-                });
-            }
-        }
-        plan
+            plan
+        })();
+        self.debug_check();
+        result
     }
 
     /// The server has written a spill of queue `queue` ([`crate::QueueManager::spill_plan`]):
     /// those messages still there, available and in memory give up their bodies. Returns
     /// the bytes freed.
     pub fn bodies_spilled(&mut self, queue: &str, spilled: &[FiledBody]) -> u64 {
-        let Some(id) = self.queues.lookup(queue) else {
-            return 0;
-        };
-        let Some(lq) = self.queues.local_mut(id) else {
-            return 0;
-        };
-        let store = &mut lq.store;
-        let mut freed = 0;
-        for f in spilled {
-            let Some(pending) = store.spilled.get_mut(&f.seq) else {
-                continue;
+        self.debug_check();
+        #[allow(clippy::redundant_closure_call)]
+        let result = (|| -> u64 {
+            let Some(id) = self.queues.lookup(queue) else {
+                return 0;
             };
-            let was = std::mem::take(pending);
-            store.spill_pending = store.spill_pending.saturating_sub(u64::from(was));
-            freed += store.leave_filed(f, &[]);
-        }
-        freed
+            let Some(lq) = self.queues.local_mut(id) else {
+                return 0;
+            };
+            let store = &mut lq.store;
+            let mut freed = 0;
+            for f in spilled {
+                let Some(pending) = store.spilled.get_mut(&f.seq) else {
+                    continue;
+                };
+                let was = std::mem::take(pending);
+                store.spill_pending = store.spill_pending.saturating_sub(u64::from(was));
+                freed += store.leave_filed(f, &[]);
+            }
+            freed
+        })();
+        self.debug_check();
+        result
     }
 }

@@ -20,15 +20,21 @@ impl QueueManager {
         now: Timestamp,
         fx: &mut Effects,
     ) -> Result<(), MqError> {
-        self.check_running(false)?;
-        let c = self.conns.get_mut(&conn).ok_or(ReasonCode::HconnError)?;
-        if std::mem::take(&mut c.uow.backed_out) {
-            // Backed out by the queue manager: so is whatever came after.
-            self.backout_uow(conn, now, fx);
-            return Err(ReasonCode::BackedOut.into());
-        }
-        self.commit_uow(conn, now, fx);
-        Ok(())
+        self.debug_check();
+        #[allow(clippy::redundant_closure_call)]
+        let result = (|| -> Result<(), MqError> {
+            self.check_running(false)?;
+            let c = self.conns.get_mut(&conn).ok_or(ReasonCode::HconnError)?;
+            if std::mem::take(&mut c.uow.backed_out) {
+                // Backed out by the queue manager: so is whatever came after.
+                self.backout_uow(conn, now, fx);
+                return Err(ReasonCode::BackedOut.into());
+            }
+            self.commit_uow(conn, now, fx);
+            Ok(())
+        })();
+        self.debug_check();
+        result
     }
 
     /// MQBACK (allowed while stopping, so applications can clean up).
@@ -38,10 +44,16 @@ impl QueueManager {
         now: Timestamp,
         fx: &mut Effects,
     ) -> Result<(), MqError> {
-        let c = self.conns.get_mut(&conn).ok_or(ReasonCode::HconnError)?;
-        c.uow.backed_out = false;
-        self.backout_uow(conn, now, fx);
-        Ok(())
+        self.debug_check();
+        #[allow(clippy::redundant_closure_call)]
+        let result = (|| -> Result<(), MqError> {
+            let c = self.conns.get_mut(&conn).ok_or(ReasonCode::HconnError)?;
+            c.uow.backed_out = false;
+            self.backout_uow(conn, now, fx);
+            Ok(())
+        })();
+        self.debug_check();
+        result
     }
 
     /// The connection whose unit of work in flight has logged for longest (the lowest
@@ -80,15 +92,21 @@ impl QueueManager {
         now: Timestamp,
         fx: &mut Effects,
     ) -> bool {
-        let Some(c) = self.conns.get_mut(&conn) else {
-            return false;
-        };
-        if c.uow.is_empty() {
-            return false;
-        }
-        c.uow.backed_out = true;
-        self.backout_uow(conn, now, fx);
-        true
+        self.debug_check();
+        #[allow(clippy::redundant_closure_call)]
+        let result = (|| -> bool {
+            let Some(c) = self.conns.get_mut(&conn) else {
+                return false;
+            };
+            if c.uow.is_empty() {
+                return false;
+            }
+            c.uow.backed_out = true;
+            self.backout_uow(conn, now, fx);
+            true
+        })();
+        self.debug_check();
+        result
     }
 
     /// True when `conn` has uncommitted work.
@@ -124,7 +142,7 @@ impl QueueManager {
             let Some(lq) = self.queues.local_mut(queue) else {
                 continue;
             };
-            lq.uncommitted = lq.uncommitted.saturating_sub(1);
+            lq.left_uow();
             let Some(mut msg) = lq.store.remove(seq) else {
                 continue;
             };

@@ -62,7 +62,7 @@ fn fill_and_file(h: &mut Harness, c: ConnId, o: Hobj, n: u8) -> (CheckpointPlan,
     let filed = written(&plan.queues[0].file, &reads, &broken);
     let freed = h.qm.bodies_filed("Q", &filed);
     assert_eq!(freed, 7000, "10 x 1,000 bytes in memory, 3,000 kept");
-    h.qm.check_resident_bytes();
+    h.qm.check_invariants();
     (plan, Filed { reads, broken })
 }
 
@@ -87,7 +87,7 @@ fn the_head_stays_in_memory_and_the_rest_is_read_back_in_order() {
         assert_eq!(f.reads.get(), u32::from(i.saturating_sub(2)));
     }
     assert_eq!(h.depth("Q"), 0);
-    h.qm.check_resident_bytes();
+    h.qm.check_invariants();
 }
 
 #[test]
@@ -116,7 +116,7 @@ fn a_backed_out_get_brings_the_body_back_into_memory() {
     assert_eq!(f.reads.get(), 1);
     let t = h.t();
     h.qm.backout(c, t, &mut h.fx).unwrap();
-    h.qm.check_resident_bytes();
+    h.qm.check_invariants();
     // Changed (BackoutCount 1): the next checkpoint images it without a read, and
     // the get that follows reads nothing either.
     let plan = h.qm.checkpoint_plan(Young::InImage).unwrap();
@@ -143,7 +143,7 @@ fn browsing_reads_without_taking_bodies_back() {
         assert_eq!(got.data.to_vec(), vec![i; 1000]);
     }
     assert_eq!(f.reads.get(), 7);
-    h.qm.check_resident_bytes();
+    h.qm.check_invariants();
     assert_eq!(
         h.qm.queues
             .local_mut(h.qm.queues.lookup("Q").unwrap())
@@ -193,7 +193,7 @@ fn report_spill(h: &mut Harness, plan: &[crate::QueueFiling], reads: &Rc<Cell<u3
         let spilled = written(&f.file, reads, &Rc::default());
         freed += h.qm.bodies_spilled(&f.queue, &spilled);
     }
-    h.qm.check_resident_bytes();
+    h.qm.check_invariants();
     freed
 }
 
@@ -227,7 +227,7 @@ fn non_persistent_messages_over_the_buffer_spill_newest_first_and_come_back() {
     assert!(plan[0].unfile.is_empty());
     // Planned but not reported yet: a second plan spills nothing more.
     assert!(h.qm.spill_plan().is_empty());
-    h.qm.check_resident_bytes();
+    h.qm.check_invariants();
     let reads = Rc::new(Cell::new(0));
     assert_eq!(report_spill(&mut h, &plan, &reads), 7000);
     for i in 0..10u8 {
@@ -238,7 +238,7 @@ fn non_persistent_messages_over_the_buffer_spill_newest_first_and_come_back() {
     let plan = h.qm.spill_plan();
     assert_eq!(plan[0].unfile.len(), 7);
     assert!(plan[0].file.is_empty());
-    h.qm.check_resident_bytes();
+    h.qm.check_invariants();
 }
 
 #[test]
@@ -301,7 +301,7 @@ fn a_message_got_before_its_spill_is_reported_stays_accounted_for() {
     for i in 0..4u8 {
         assert_eq!(h.get_body(c, o).unwrap(), vec![i; 1000]);
     }
-    h.qm.check_resident_bytes();
+    h.qm.check_invariants();
     let reads = Rc::new(Cell::new(0));
     // Only message 4 is left to give up its body.
     assert_eq!(report_spill(&mut h, &plan, &reads), 1000);
@@ -336,7 +336,7 @@ fn after_a_compaction_bodies_are_read_from_where_the_records_moved() {
         assert_eq!(h.get_body(c, o).unwrap(), vec![i; 1000], "message {i}");
     }
     assert_eq!((old.reads.get(), new_reads.get()), (0, 7));
-    h.qm.check_resident_bytes();
+    h.qm.check_invariants();
 }
 
 #[test]

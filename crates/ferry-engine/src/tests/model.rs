@@ -207,6 +207,8 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
             }
         }
         prop_assert!(w.h.fx.is_empty(), "nobody waits, so no completions");
+        // Also in release test builds, where the engine does not check by itself.
+        w.h.qm.check_invariants();
         for (qi, q) in QUEUES.iter().enumerate() {
             let st = w.h.qm.queue_status(q, w.h.t()).unwrap();
             prop_assert_eq!(st.current_depth, m.depth(qi));

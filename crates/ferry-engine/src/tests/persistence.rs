@@ -82,7 +82,7 @@ pub(super) fn report_filed(qm: &mut QueueManager, plan: &crate::CheckpointPlan) 
             .collect();
         qm.bodies_filed(&f.queue, &filed);
     }
-    qm.check_resident_bytes();
+    qm.check_invariants();
 }
 
 /// Queue files as the server keeps them: per queue, sequence number -> message.
@@ -145,7 +145,7 @@ pub(super) fn restart_from<'a>(
     for (q, msgs) in files {
         let restored = msgs.values().map(|m| (m.clone(), Some(FileRecord::of(m))));
         assert!(qm.restore_filed(q, restored), "queue {q}");
-        qm.check_resident_bytes();
+        qm.check_invariants();
     }
     let mut fx = Effects::new();
     qm.recover(
@@ -925,7 +925,7 @@ impl World {
             }
         }
         self.drain();
-        self.h.qm.check_resident_bytes();
+        self.h.qm.check_invariants();
         self.h.now += 1;
     }
 }
