@@ -12,8 +12,11 @@
 //!   in the interval *before* that (so were in the previous image) and are still there,
 //!   and the sequence numbers that must not be in it any more.
 //!
-//! The server applies the filings, syncs the queue files, and only then appends a
-//! checkpoint record whose restart point is `L`. A message got within one checkpoint
+//! The server applies the filings only once the log is durable up to `L` (the filings
+//! show the queues as every record before `L` left them: written earlier, a crash could
+//! leave a queue file ahead of the log, e.g. without a message whose get record was
+//! lost, and the message would be lost with it), syncs the queue files, and only then
+//! appends a checkpoint record whose restart point is `L`. A message got within one checkpoint
 //! interval (request/reply traffic) is never filed at all; one that stays is imaged once
 //! and filed once. When an image of the young messages would not fit in the log (a queue
 //! filling faster than checkpoints come), the plan files them at once instead
