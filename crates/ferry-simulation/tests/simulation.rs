@@ -1,0 +1,66 @@
+//! The whole-queue-manager simulation as a test: a short run of many seeds in the test
+//! command, and a long run (`--ignored`, or `scripts/simulate.sh`) under a time budget.
+//!
+//! - `FERRY_SIM_SEED=<n>`: run that one seed (replays a failure exactly);
+//! - `FERRY_SIM_SEEDS=<n>`: how many seeds the short run takes (default 200);
+//! - `FERRY_SIM_STEPS=<n>`: steps per seed (default 300);
+//! - `FERRY_SIM_SECONDS=<n>`, `FERRY_SIM_FROM=<n>`: the long run's time budget (default
+//!   60) and first seed (default 1000000).
+
+use std::time::{Duration, Instant};
+
+fn env(name: &str) -> Option<u64> {
+    std::env::var(name).ok().and_then(|v| v.parse().ok())
+}
+
+/// Runs `seeds`, stopping at the first failure; returns how many ran.
+fn run_seeds(seeds: impl Iterator<Item = u64>, steps: u64, budget: Option<Duration>) -> u64 {
+    let start = Instant::now();
+    let mut total = ferry_simulation::Summary::default();
+    let mut ran = 0;
+    for seed in seeds {
+        if budget.is_some_and(|b| start.elapsed() >= b) {
+            break;
+        }
+        match ferry_simulation::run(seed, steps) {
+            Ok(s) => {
+                total.steps += s.steps;
+                total.calls += s.calls;
+                total.held_replies += s.held_replies;
+                total.restarts += s.restarts;
+                total.faults += s.faults;
+                total.checkpoints += s.checkpoints;
+                total.replies_found += s.replies_found;
+                total.refused += s.refused;
+            }
+            Err(f) => panic!("{f}"),
+        }
+        ran += 1;
+    }
+    eprintln!(
+        "simulated {ran} seeds in {:.1?}: {total:?}",
+        start.elapsed()
+    );
+    ran
+}
+
+#[test]
+fn short_run() {
+    let steps = env("FERRY_SIM_STEPS").unwrap_or(300);
+    if let Some(seed) = env("FERRY_SIM_SEED") {
+        run_seeds(std::iter::once(seed), steps, None);
+        return;
+    }
+    let n = env("FERRY_SIM_SEEDS").unwrap_or(200);
+    assert_eq!(run_seeds(0..n, steps, None), n);
+}
+
+#[test]
+#[ignore = "long run: scripts/simulate.sh"]
+fn long_run() {
+    let steps = env("FERRY_SIM_STEPS").unwrap_or(1000);
+    let from = env("FERRY_SIM_FROM").unwrap_or(1_000_000);
+    let budget = Duration::from_secs(env("FERRY_SIM_SECONDS").unwrap_or(60));
+    let ran = run_seeds(from.., steps, Some(budget));
+    eprintln!("long run: seeds {from}..{} passed", from + ran);
+}
