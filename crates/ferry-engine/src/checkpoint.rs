@@ -19,8 +19,10 @@
 //! appends a checkpoint record whose restart point is `L`. A message got within one checkpoint
 //! interval (request/reply traffic) is never filed at all; one that stays is imaged once
 //! and filed once. When an image of the young messages would not fit in the log (a queue
-//! filling faster than checkpoints come), the plan files them at once instead
-//! ([`Young::InQueueFiles`]). At restart the server loads the queue files
+//! filling faster than checkpoints come), the plan files those that appeared in
+//! the interval at once instead ([`Young::InQueueFiles`]); those a queue file may already
+//! hold (a new BackoutCount) are still imaged, because replacing a message in its file
+//! is a remove then a put, and a crash between the two must not lose it. At restart the server loads the queue files
 //! ([`QueueManager::restore_filed`]), then replays the log from the restart point.
 //!
 //! **Why replay is exact.** After the checkpoint at `L` is durable, every committed
@@ -50,7 +52,8 @@ pub enum Young {
     /// In the log's image (the usual way: most are got before the next checkpoint).
     #[default]
     InImage,
-    /// Straight into the queue files, when an image of them would not fit in the log.
+    /// Straight into the queue files, when an image of them would not fit in the log:
+    /// those that appeared since the last checkpoint (the others are still imaged).
     InQueueFiles,
 }
 
@@ -115,6 +118,7 @@ impl QueueManager {
                 imaged,
                 file_matches,
                 file_started,
+                interval_start,
                 ..
             } = &store.filing;
             let changed = store.filing.changed_set();
@@ -133,7 +137,22 @@ impl QueueManager {
                             .push(LogRecord::put(None, &e.def.name, &m.logged()?));
                     }
                 }
-                Young::InQueueFiles => settled.extend(young),
+                Young::InQueueFiles => {
+                    // Only messages that appeared in this interval go straight to the
+                    // file: no file holds them, so filing one is a put alone. One the
+                    // file may already hold (a new BackoutCount) is imaged instead:
+                    // replacing it in the file is a remove then a put, and a crash
+                    // between them would leave it in neither the file nor the log
+                    // replayed from the previous checkpoint.
+                    let (appeared, older): (Vec<_>, Vec<_>) = young
+                        .into_iter()
+                        .partition(|m| m.key.seq >= *interval_start);
+                    for m in older {
+                        plan.image
+                            .push(LogRecord::put(None, &e.def.name, &m.logged()?));
+                    }
+                    settled.extend(appeared);
+                }
             }
             settled.sort_by_key(|m| m.key);
             let mut unfile: Vec<u64> = changed
@@ -171,14 +190,22 @@ impl QueueManager {
                 let Some(lq) = self.queues.local_mut(id) else {
                     continue;
                 };
+                let next_seq = lq.store.next_seq();
                 let f = &mut lq.store.filing;
-                f.imaged = if temporary || plan.young == Young::InQueueFiles {
+                f.imaged = if temporary {
                     Vec::new()
                 } else {
-                    f.changed_set()
+                    let mut imaged = f.changed_set();
+                    if plan.young == Young::InQueueFiles {
+                        // Those that appeared in the interval were filed, not imaged.
+                        let start = f.interval_start;
+                        imaged.retain(|seq| *seq < start);
+                    }
+                    imaged
                 };
                 f.changed.clear();
                 f.file_matches = true;
+                f.interval_start = next_seq;
             }
         })();
         self.debug_check();
@@ -216,6 +243,7 @@ impl QueueManager {
                 lq.store.insert_filed(msg);
             }
             lq.store.filing.file_matches = true;
+            lq.store.filing.interval_start = lq.store.next_seq();
             true
         })();
         self.debug_check();

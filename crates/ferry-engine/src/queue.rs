@@ -389,6 +389,11 @@ pub(crate) struct Filing {
     /// Those noted in the interval before it (in the last checkpoint's image), sorted,
     /// without repeats.
     pub imaged: Vec<u64>,
+    /// Messages numbered from here on appeared since the last checkpoint (or since the
+    /// restart), so no queue file holds them yet: the next arrival number when the last
+    /// checkpoint was taken, or when restart recovery ended (a crash may leave a file
+    /// ahead of the log, holding any message numbered before).
+    pub interval_start: u64,
     /// True while the queue file holds this store's messages as of the last checkpoint;
     /// false for a new queue, one cleared by a (re)definition, or one whose file was not
     /// loaded: the next write to its file, a checkpoint's or a spill's, starts it afresh.
@@ -534,6 +539,11 @@ impl MessageStore {
     /// Messages stored, available or not (CURDEPTH).
     pub fn depth(&self) -> usize {
         self.msgs.len()
+    }
+
+    /// The arrival number the next message will get.
+    pub fn next_seq(&self) -> u64 {
+        self.next_seq
     }
 
     /// The next arrival key for a message of `rank`.

@@ -280,6 +280,9 @@ impl Recovery<'_> {
                 ids.observe(correl_id);
             });
             self.summary.messages += lq.store.depth() as u64;
+            // A queue file may hold any message recovered (files can be ahead of the
+            // log): only later arrivals may be filed without being imaged first.
+            lq.store.filing.interval_start = lq.store.next_seq();
         }
         if let Some(u) = self.max_uow {
             self.qm.next_uow = self.qm.next_uow.max(u.saturating_add(1));

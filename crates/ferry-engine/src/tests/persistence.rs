@@ -1016,3 +1016,54 @@ proptest! {
         }
     }
 }
+
+/// Found by the whole-queue-manager simulation (crates/ferry-simulation): a checkpoint
+/// that files young messages at once must not re-file one its queue file already holds
+/// (a new BackoutCount). Replacing it is a remove then a put; a crash between them left
+/// the message in neither the file nor the log replayed from the previous checkpoint.
+#[test]
+fn filing_young_messages_at_once_images_those_a_file_may_hold() {
+    let mut h = logging_harness(&["Q"]);
+    let c = h.conn();
+    let o = h.open(c, "Q", OpenOptions::OUTPUT | OpenOptions::INPUT_SHARED);
+    put_p(&mut h, c, o, false, b"old");
+    let mut files = Files::new();
+    // Imaged by the first checkpoint, filed by the second.
+    checkpoint(&mut h.qm, &mut files);
+    checkpoint(&mut h.qm, &mut files);
+    let old_seq = files["Q"].keys().copied().next().expect("filed");
+    // The old message gets a new BackoutCount; a new one appears.
+    let got = h.get_now(c, o, GetOptionFlags::SYNCPOINT).expect("get");
+    assert_eq!(&got.data[..], b"old");
+    let t = h.t();
+    h.qm.backout(c, t, &mut h.fx).expect("backout");
+    put_p(&mut h, c, o, false, b"new");
+    take_log(&mut h);
+
+    let plan =
+        h.qm.checkpoint_plan(crate::Young::InQueueFiles)
+            .expect("plan");
+    let filing = plan.queues.iter().find(|f| f.queue == "Q").expect("Q");
+    let filed: Vec<u64> = filing.file.iter().map(|m| m.seq).collect();
+    let imaged: Vec<u64> = plan
+        .image
+        .iter()
+        .filter_map(|r| match r.decode() {
+            Ok(Record::Put { msg, .. }) => Some(msg.seq),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        imaged,
+        vec![old_seq],
+        "the message the file holds is imaged"
+    );
+    assert_eq!(filed, vec![old_seq + 1], "the new message is filed at once");
+    assert!(!filing.unfile.contains(&old_seq));
+    h.qm.checkpoint_taken(&plan);
+    // The next checkpoint files the imaged one (with its new count) as usual.
+    let next = h.qm.checkpoint_plan(crate::Young::InImage).expect("plan");
+    let filing = next.queues.iter().find(|f| f.queue == "Q").expect("Q");
+    assert_eq!(filing.file.len(), 1);
+    assert_eq!(filing.file[0].md.backout_count, 1);
+}
