@@ -198,8 +198,10 @@ impl Node {
     /// Takes a checkpoint as the server does, with the queue files written in line:
     /// the image appended at `L`, the filings written and synced, the checkpoint record
     /// (restart point `L`) appended, everything flushed.
-    pub fn checkpoint(&mut self, disk: &mut Disk) -> Result<(), Stop> {
-        let Ok(plan) = self.qm.checkpoint_plan(Young::InImage) else {
+    /// `young` says where the messages changed since the last checkpoint go (the server
+    /// files them at once when an image of them would not fit in the log).
+    pub fn checkpoint(&mut self, disk: &mut Disk, young: Young) -> Result<(), Stop> {
+        let Ok(plan) = self.qm.checkpoint_plan(young) else {
             return Ok(());
         };
         let first = self.log.next_lsn();

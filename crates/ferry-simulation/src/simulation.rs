@@ -6,7 +6,9 @@ use crate::model::{Model, Msg, QUEUES, REPLY, REQUEST};
 use crate::node::{Disk, Node, Stop};
 use crate::rng::Rng;
 use bytes::Bytes;
-use ferry_engine::{ConnId, ConnectionInfo, Effects, GetOutcome, Hobj, QueueManager, Timestamp};
+use ferry_engine::{
+    ConnId, ConnectionInfo, Effects, GetOutcome, Hobj, QueueManager, Timestamp, Young,
+};
 use ferry_mqi::descriptor::{persistence, NONE_ID};
 use ferry_mqi::{
     GetOptionFlags, GetOptions, MessageDescriptor, ObjectDescriptor, OpenOptions, PutOptionFlags,
@@ -51,6 +53,8 @@ pub struct Failure {
     pub seed: u64,
     /// The step it failed at.
     pub step: u64,
+    /// The steps the run was to take.
+    pub steps: u64,
     /// What was wrong.
     pub message: String,
     /// The last steps before it.
@@ -70,8 +74,8 @@ impl fmt::Display for Failure {
         }
         write!(
             f,
-            "replay: FERRY_SIM_SEED={} cargo test -p ferry-simulation --test simulation -- --nocapture",
-            self.seed
+            "replay: FERRY_SIM_SEED={} FERRY_SIM_STEPS={} cargo test -p ferry-simulation --test simulation -- --nocapture",
+            self.seed, self.steps
         )
     }
 }
@@ -110,10 +114,7 @@ pub fn run(seed: u64, steps: u64) -> Result<Summary, Failure> {
     let t = trace.clone();
     let step = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
     let s = step.clone();
-    let r = std::panic::catch_unwind(move || {
-        let mut sim = Sim::new(seed, t, s)?;
-        sim.run(steps)
-    });
+    let r = std::panic::catch_unwind(move || Sim::new(seed, t, s)?.run(steps));
     let trace: Vec<String> = trace
         .lock()
         .map(|t| t.iter().cloned().collect())
@@ -124,6 +125,7 @@ pub fn run(seed: u64, steps: u64) -> Result<Summary, Failure> {
         Ok(Err(message)) => Err(Failure {
             seed,
             step,
+            steps,
             message,
             trace,
         }),
@@ -136,6 +138,7 @@ pub fn run(seed: u64, steps: u64) -> Result<Summary, Failure> {
             Err(Failure {
                 seed,
                 step,
+                steps,
                 message: format!("panicked: {message}"),
                 trace,
             })
@@ -325,7 +328,12 @@ impl Sim {
     }
 
     fn checkpoint(&mut self) -> Result<(), Halt> {
-        self.node.checkpoint(&mut self.disk)?;
+        let young = if self.rng.chance(20) {
+            Young::InQueueFiles
+        } else {
+            Young::InImage
+        };
+        self.node.checkpoint(&mut self.disk, young)?;
         self.released();
         Ok(())
     }

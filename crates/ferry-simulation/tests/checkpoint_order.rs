@@ -10,7 +10,7 @@
 //! neither the message in its file nor its put in the log: the message would be lost.
 
 use bytes::Bytes;
-use ferry_engine::{ConnectionInfo, Effects, GetOutcome, QueueManager, Timestamp};
+use ferry_engine::{ConnectionInfo, Effects, GetOutcome, QueueManager, Timestamp, Young};
 use ferry_mqi::descriptor::persistence;
 use ferry_mqi::{
     GetOptionFlags, GetOptions, MessageDescriptor, ObjectDescriptor, OpenOptions, PutOptionFlags,
@@ -108,8 +108,10 @@ fn a_get_lost_in_a_crash_during_a_checkpoint_leaves_its_message_on_the_queue() {
     node.log_effects().expect("append");
     node.flush().expect("flush");
     // Imaged by the first checkpoint, filed in its queue file by the second.
-    node.checkpoint(&mut disk).expect("checkpoint");
-    node.checkpoint(&mut disk).expect("checkpoint");
+    node.checkpoint(&mut disk, Young::InImage)
+        .expect("checkpoint");
+    node.checkpoint(&mut disk, Young::InImage)
+        .expect("checkpoint");
 
     assert_eq!(first(&mut node, now, false), Some(body.clone()));
     node.log_effects().expect("append the get record");
@@ -119,7 +121,7 @@ fn a_get_lost_in_a_crash_during_a_checkpoint_leaves_its_message_on_the_queue() {
         ..FaultPlan::default()
     });
     assert!(
-        node.checkpoint(&mut disk).is_err(),
+        node.checkpoint(&mut disk, Young::InImage).is_err(),
         "the log cannot be written"
     );
 
