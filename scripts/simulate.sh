@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The long run of the whole-queue-manager simulation (crates/ferry-simulation,
 # docs/internals/simulation.md) on a release build: seeds one after another from FROM
-# until SECONDS have passed, STEPS steps each. Prints how many seeds ran and stops at the
-# first failure with its seed and the command that replays it.
+# until SECONDS_BUDGET seconds have passed, STEPS steps each. Prints each failure with its
+# seed and the command that replays it, then how many seeds ran and which failed.
 #
 #   scripts/simulate.sh
 #   SECONDS_BUDGET=3600 FROM=5000000 STEPS=2000 scripts/simulate.sh

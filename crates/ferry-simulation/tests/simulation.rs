@@ -13,11 +13,16 @@ fn env(name: &str) -> Option<u64> {
     std::env::var(name).ok().and_then(|v| v.parse().ok())
 }
 
-/// Runs `seeds`, stopping at the first failure; returns how many ran.
-fn run_seeds(seeds: impl Iterator<Item = u64>, steps: u64, budget: Option<Duration>) -> u64 {
+/// Runs `seeds` (until `budget` is spent, if given); returns how many ran and the
+/// failures, each printed as it happens with the command that replays it.
+fn run_seeds(
+    seeds: impl Iterator<Item = u64>,
+    steps: u64,
+    budget: Option<Duration>,
+) -> (u64, Vec<u64>) {
     let start = Instant::now();
     let mut total = ferry_simulation::Summary::default();
-    let mut ran = 0;
+    let (mut ran, mut failed) = (0, Vec::new());
     for seed in seeds {
         if budget.is_some_and(|b| start.elapsed() >= b) {
             break;
@@ -33,26 +38,29 @@ fn run_seeds(seeds: impl Iterator<Item = u64>, steps: u64, budget: Option<Durati
                 total.replies_found += s.replies_found;
                 total.refused += s.refused;
             }
-            Err(f) => panic!("{f}"),
+            Err(f) => {
+                eprintln!("{f}");
+                failed.push(seed);
+            }
         }
         ran += 1;
     }
     eprintln!(
-        "simulated {ran} seeds in {:.1?}: {total:?}",
-        start.elapsed()
+        "simulated {ran} seeds in {:.1?}, {} failed: {total:?}",
+        start.elapsed(),
+        failed.len()
     );
-    ran
+    (ran, failed)
 }
 
 #[test]
 fn short_run() {
     let steps = env("FERRY_SIM_STEPS").unwrap_or(300);
-    if let Some(seed) = env("FERRY_SIM_SEED") {
-        run_seeds(std::iter::once(seed), steps, None);
-        return;
-    }
-    let n = env("FERRY_SIM_SEEDS").unwrap_or(200);
-    assert_eq!(run_seeds(0..n, steps, None), n);
+    let (_, failed) = match env("FERRY_SIM_SEED") {
+        Some(seed) => run_seeds(std::iter::once(seed), steps, None),
+        None => run_seeds(0..env("FERRY_SIM_SEEDS").unwrap_or(200), steps, None),
+    };
+    assert!(failed.is_empty(), "failing seeds: {failed:?}");
 }
 
 #[test]
@@ -61,6 +69,10 @@ fn long_run() {
     let steps = env("FERRY_SIM_STEPS").unwrap_or(1000);
     let from = env("FERRY_SIM_FROM").unwrap_or(1_000_000);
     let budget = Duration::from_secs(env("FERRY_SIM_SECONDS").unwrap_or(60));
-    let ran = run_seeds(from.., steps, Some(budget));
-    eprintln!("long run: seeds {from}..{} passed", from + ran);
+    let (ran, failed) = run_seeds(from.., steps, Some(budget));
+    eprintln!(
+        "long run: seeds {from}..{} ran, failing: {failed:?}",
+        from + ran
+    );
+    assert!(failed.is_empty(), "failing seeds: {failed:?}");
 }
