@@ -680,7 +680,14 @@ impl RecoveryLog {
             }
         }
         engine.checkpoint_taken(&plan);
-        match self.queue_files.submit(plan.queues, first) {
+        // The filer waits for the log to be durable below the image; make sure a flush
+        // is on its way rather than waiting for the next reply's.
+        self.log.kick();
+        let horizon = queue_files::DurableHorizon {
+            durable: self.durable.clone(),
+            failed: self.failed.clone(),
+        };
+        match self.queue_files.submit(plan.queues, first, horizon) {
             Ok(()) => self.decisions.borrow_mut().checkpoint_started(first.0, now),
             Err(e) => {
                 self.decisions.borrow_mut().checkpoint_not_started(now);

@@ -12,7 +12,11 @@
 //! - **Checkpoints**: the runtime thread takes the engine's plan, appends its image to the
 //!   log and hands the filings to the **filer thread** ([`QueueFiles::submit`]), which
 //!   writes and syncs the files (OS-buffered writes, one fdatasync per file changed, as MQ
-//!   writes queue files) while the queue manager goes on. When it reports back
+//!   writes queue files) while the queue manager goes on. The filer first waits until the
+//!   log is durable up to the image ([`DurableHorizon`]): the filings show the effect of
+//!   every record before it, and a queue file must never get ahead of the log (a get
+//!   whose record is lost in a crash would otherwise have removed its message for good,
+//!   and a put never acknowledged would appear). When it reports back
 //!   ([`QueueFiles::try_done`]) the runtime appends the checkpoint record; only once
 //!   that is durable may the log reuse the space before the image
 //!   (`ferry_engine::checkpoint` explains why replay is exact).
@@ -29,6 +33,7 @@ use std::collections::BTreeMap;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -290,6 +295,7 @@ enum Job {
     Checkpoint {
         filings: Vec<QueueFiling>,
         restart: Lsn,
+        horizon: DurableHorizon,
     },
     /// Non-persistent messages spilled beyond DefaultQBufferSize, and spilled records to
     /// remove ([`QueueManager::spill_plan`]).
@@ -306,6 +312,35 @@ fn checkpoint_delay() -> Option<Duration> {
         .ok()
         .and_then(|v| v.trim().parse::<u64>().ok())
         .map(Duration::from_millis)
+}
+
+/// How far the recovery log is durable, as the log writer publishes it: what the filer
+/// waits on before it writes a checkpoint's filings.
+#[derive(Clone)]
+pub struct DurableHorizon {
+    /// Everything below this LSN is durable.
+    pub durable: Arc<AtomicU64>,
+    /// The log has failed: nothing more will become durable.
+    pub failed: Arc<AtomicBool>,
+}
+
+impl DurableHorizon {
+    /// How often the filer looks again while the log catches up: a checkpoint is rare
+    /// and a flush takes a fraction of a millisecond to a few.
+    const POLL: Duration = Duration::from_micros(200);
+
+    /// Blocks until everything below `lsn` is durable; an error if the log failed first.
+    fn wait_below(&self, lsn: Lsn) -> Result<(), String> {
+        while self.durable.load(Ordering::Acquire) < lsn.0 {
+            if self.failed.load(Ordering::Acquire) {
+                return Err(
+                    "the recovery log failed before the checkpoint's image was durable".into(),
+                );
+            }
+            std::thread::sleep(Self::POLL);
+        }
+        Ok(())
+    }
 }
 
 /// The runtime thread's handle on the filer thread.
@@ -348,19 +383,24 @@ impl QueueFiles {
                 let slow_disk = checkpoint_delay();
                 while let Ok(job) = job_rx.recv() {
                     let (failed, sent) = match job {
-                        Job::Checkpoint { filings, restart } => {
+                        Job::Checkpoint {
+                            filings,
+                            restart,
+                            horizon,
+                        } => {
                             if let Some(delay) = slow_disk {
                                 std::thread::sleep(delay);
                             }
-                            let r = filer.apply(filings, true).map(
-                                |(written, removed, synced, bodies)| Filed {
-                                    restart,
-                                    written,
-                                    removed,
-                                    synced,
-                                    bodies,
-                                },
-                            );
+                            let r = horizon
+                                .wait_below(restart)
+                                .and_then(|()| filer.apply(filings, true));
+                            let r = r.map(|(written, removed, synced, bodies)| Filed {
+                                restart,
+                                written,
+                                removed,
+                                synced,
+                                bodies,
+                            });
                             (r.is_err(), result_tx.send(r).is_ok())
                         }
                         Job::Spill(filings) => {
@@ -397,9 +437,19 @@ impl QueueFiles {
             .unwrap_or(0)
     }
 
-    /// Hands a checkpoint's filings to the filer thread.
-    pub fn submit(&self, filings: Vec<QueueFiling>, restart: Lsn) -> Result<(), String> {
-        self.send(Job::Checkpoint { filings, restart })
+    /// Hands a checkpoint's filings to the filer thread, which writes them once the log
+    /// is durable below `restart` (the checkpoint's image starts there).
+    pub fn submit(
+        &self,
+        filings: Vec<QueueFiling>,
+        restart: Lsn,
+        horizon: DurableHorizon,
+    ) -> Result<(), String> {
+        self.send(Job::Checkpoint {
+            filings,
+            restart,
+            horizon,
+        })
     }
 
     /// Hands a spill of non-persistent messages to the filer thread (after any checkpoint
@@ -643,5 +693,41 @@ mod tests {
             assert!(!d.contains('/') && !d.starts_with('.'), "{d}");
             assert_eq!(queue_name(&d), q);
         }
+    }
+
+    #[test]
+    fn the_filer_waits_until_the_log_is_durable_below_the_image() {
+        let horizon = DurableHorizon {
+            durable: Arc::new(AtomicU64::new(10)),
+            failed: Arc::new(AtomicBool::new(false)),
+        };
+        assert!(
+            horizon.wait_below(Lsn(10)).is_ok(),
+            "durable below 10 already"
+        );
+        let publisher = horizon.clone();
+        let flushed = Arc::new(AtomicBool::new(false));
+        let flushed_seen = flushed.clone();
+        let writer = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(30));
+            flushed.store(true, Ordering::Release);
+            publisher.durable.store(20, Ordering::Release);
+        });
+        assert!(horizon.wait_below(Lsn(20)).is_ok());
+        assert!(
+            flushed_seen.load(Ordering::Acquire),
+            "the wait ended before the log was durable below the image"
+        );
+        writer.join().expect("the writer thread");
+    }
+
+    #[test]
+    fn a_failed_log_ends_the_filers_wait_with_an_error() {
+        let horizon = DurableHorizon {
+            durable: Arc::new(AtomicU64::new(5)),
+            failed: Arc::new(AtomicBool::new(true)),
+        };
+        let e = horizon.wait_below(Lsn(6)).expect_err("the log failed");
+        assert!(e.contains("recovery log failed"), "{e}");
     }
 }
