@@ -6,8 +6,9 @@
 //! server wires them ([`node`]). Simulated applications ([`simulation`]) make random MQI
 //! calls: puts and gets in and out of syncpoint, persistent and not, request/reply pairs
 //! matched by CorrelId, commits, backouts, normal and broken disconnects. A reply that
-//! must wait for the log is held until a flush makes the log durable past its records
-//! ([`durability`]). Faults strike at random: power loss (unsynced writes kept, lost or
+//! must wait for the log is held until a flush makes the log durable past its records;
+//! that, checkpoints and log room are decided by the runtime's own state machine,
+//! `ferry-durability` ([`durability`] adapts it). Faults strike at random: power loss (unsynced writes kept, lost or
 //! torn), short writes, fsync errors, ENOSPC in the log or a queue file; each failure
 //! stops the queue manager, which restarts from the disk.
 //!

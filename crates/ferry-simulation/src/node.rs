@@ -200,9 +200,16 @@ impl Node {
     /// (restart point `L`) appended, everything flushed.
     /// `young` says where the messages changed since the last checkpoint go (the server
     /// files them at once when an image of them would not fit in the log).
-    pub fn checkpoint(&mut self, disk: &mut Disk, young: Young) -> Result<(), Stop> {
+    ///
+    /// Returns the image's first position and the checkpoint record's, or `None` when the
+    /// engine had no plan (a body it could not read): no checkpoint was taken.
+    pub fn checkpoint(
+        &mut self,
+        disk: &mut Disk,
+        young: Young,
+    ) -> Result<Option<(Lsn, Lsn)>, Stop> {
         let Ok(plan) = self.qm.checkpoint_plan(young) else {
-            return Ok(());
+            return Ok(None);
         };
         let first = self.log.next_lsn();
         for r in &plan.image {
@@ -267,9 +274,14 @@ impl Node {
             qf.sync()?;
             qf.maybe_compact()?;
         }
-        self.log.checkpoint(&[], first)?;
+        let record = self.log.checkpoint(&[], first)?;
         self.log.flush()?;
-        Ok(())
+        Ok(Some((first, record)))
+    }
+
+    /// The ring's size in bytes, for the durability policy.
+    pub fn ring_bytes(&self) -> u64 {
+        self.log.geometry().total_pages() * 4096
     }
 }
 

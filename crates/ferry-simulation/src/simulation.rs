@@ -1,7 +1,7 @@
 //! The simulation loop: one seed drives applications, faults, crashes and restarts; the
 //! model ([`crate::model`]) is checked after every step and every restart.
 
-use crate::durability::{Durability, HeldReply};
+use crate::durability::{Durability, HeldReply, MayRun};
 use crate::model::{Model, Msg, QUEUES, REPLY, REQUEST};
 use crate::node::{Disk, Node, Stop};
 use crate::rng::Rng;
@@ -24,6 +24,9 @@ use std::time::Duration;
 const T0: u64 = 1_704_067_200_000;
 /// Steps kept for a failure's report.
 const TRACE: usize = 40;
+/// The largest message body the applications put (a message's id, 8 bytes), for the log
+/// room a call must find before it runs.
+const LARGEST_PUT: usize = 8;
 
 /// What one seed's run did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -157,6 +160,10 @@ struct Sim {
     checker: App,
     model: Model,
     durability: Durability,
+    /// Records between checkpoints, as the seed picked.
+    checkpoint_every: u64,
+    /// The log position of the last checkpoint record made durable.
+    last_checkpoint: u64,
     call: u64,
     /// Calls whose reply is held and which changed the durable state.
     changed: BTreeSet<u64>,
@@ -265,7 +272,13 @@ impl Sim {
             apps.push(connect(&mut node.qm, now, &mut node.fx)?);
         }
         let checker = connect(&mut node.qm, now, &mut node.fx)?;
-        let durability = Durability::new(10 + rng.below(60), 16 << 10);
+        let checkpoint_every = 10 + rng.below(60);
+        let durability = Durability::new(
+            node.ring_bytes(),
+            node.log.durable_lsn().0,
+            checkpoint_every,
+            LARGEST_PUT,
+        );
         Ok(Sim {
             rng,
             now: T0,
@@ -275,6 +288,8 @@ impl Sim {
             checker,
             model: Model::new(apps_n),
             durability,
+            checkpoint_every,
+            last_checkpoint: 0,
             call: 0,
             changed: BTreeSet::new(),
             summary: Summary::default(),
@@ -309,9 +324,6 @@ impl Sim {
                 Err(Halt::Broken(why)) => return Err(why),
             }
             if self.durability.checkpoint_due() {
-                self.note("checkpoint".into());
-                self.summary.checkpoints += 1;
-                self.durability.checkpoint_taken();
                 match self.checkpoint() {
                     Ok(()) => {}
                     Err(Halt::Stop(Stop(why))) => {
@@ -327,13 +339,27 @@ impl Sim {
         Ok(self.summary.clone())
     }
 
+    /// Takes the checkpoint the durability decisions asked for, in line.
     fn checkpoint(&mut self) -> Result<(), Halt> {
+        if !self.durability.checkpoint_starting() {
+            return Ok(());
+        }
+        self.note("checkpoint".into());
+        self.summary.checkpoints += 1;
         let young = if self.rng.chance(20) {
             Young::InQueueFiles
         } else {
             Young::InImage
         };
-        self.node.checkpoint(&mut self.disk, young)?;
+        let taken = self.node.checkpoint(&mut self.disk, young)?;
+        if let Some((_, record)) = taken {
+            // The checkpoint flushed its record: it is the log's last durable one.
+            self.last_checkpoint = record.0;
+        }
+        self.durability.checkpoint_taken(
+            Duration::from_millis(self.now - T0),
+            taken.map(|(restart, record)| (restart.0, record.0)),
+        );
         self.released();
         Ok(())
     }
@@ -341,7 +367,7 @@ impl Sim {
     /// Releases the replies the log's durable position now covers.
     fn released(&mut self) {
         let durable = self.node.log.durable_lsn().0;
-        for h in self.durability.flushed(durable) {
+        for h in self.durability.flushed(durable, self.last_checkpoint) {
             self.apps[h.app].blocked = false;
             if self.changed.remove(&h.call) {
                 self.model.acknowledged(h.call);
@@ -369,13 +395,18 @@ impl Sim {
             return Ok(());
         }
         let app = *self.rng.pick(&free);
-        if !self.durability.has_room(self.node.log.room()) {
-            self.checkpoint()?;
-            if !self.durability.has_room(self.node.log.room()) {
-                self.summary.refused += 1;
-                self.note(format!("app {app}: refused, log full"));
-                return Ok(());
+        let may_run = match self.durability.room(self.node.log.room()) {
+            MayRun::Yes => true,
+            MayRun::AfterCheckpoint => {
+                self.checkpoint()?;
+                self.durability.room_after_checkpoint(self.node.log.room())
             }
+            MayRun::No => false,
+        };
+        if !may_run {
+            self.summary.refused += 1;
+            self.note(format!("app {app}: refused, log full"));
+            return Ok(());
         }
         self.mqi(app)
     }
@@ -408,11 +439,18 @@ impl Sim {
     fn restart(&mut self) -> Result<(), String> {
         self.summary.restarts += 1;
         self.disk.crash();
-        self.durability.crashed();
         self.changed.clear();
         self.now += 1000;
         let now = self.t();
         self.node = Node::start(&mut self.disk, now).map_err(|e| format!("restart failed: {e}"))?;
+        // A new process: its decisions start afresh from the recovered log.
+        self.last_checkpoint = 0;
+        self.durability = Durability::new(
+            self.node.ring_bytes(),
+            self.node.log.durable_lsn().0,
+            self.checkpoint_every,
+            LARGEST_PUT,
+        );
         let mut apps = Vec::new();
         for _ in 0..self.apps.len() {
             apps.push(connect(&mut self.node.qm, now, &mut self.node.fx)?);
@@ -505,25 +543,23 @@ impl Sim {
         let changed = self.model.call_done(self.call);
         let end = self.node.log_effects()?;
         self.durability.appended(records);
-        match end {
-            Some(until) if needs => {
-                self.summary.held_replies += 1;
-                self.apps[app].blocked = true;
-                if changed {
-                    self.changed.insert(self.call);
-                }
-                self.durability.hold(HeldReply {
-                    app,
-                    call: self.call,
-                    until: until.0,
-                });
+        let held = match end {
+            Some(until) if needs => self.durability.hold(HeldReply {
+                app,
+                call: self.call,
+                until: until.0,
+            }),
+            _ => false,
+        };
+        if held {
+            self.summary.held_replies += 1;
+            self.apps[app].blocked = true;
+            if changed {
+                self.changed.insert(self.call);
             }
-            _ => {
-                if changed {
-                    // The application has its answer now: the change is acknowledged.
-                    self.model.acknowledged(self.call);
-                }
-            }
+        } else if changed {
+            // The application has its answer now: the change is acknowledged.
+            self.model.acknowledged(self.call);
         }
         Ok(())
     }
