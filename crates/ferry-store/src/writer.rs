@@ -72,8 +72,10 @@ pub(crate) struct Resume<D: LogDevice> {
 
 impl<D: LogDevice> LogWriter<D> {
     /// Resumes writing at `r.end`: bumps the epoch in the control file (synced) before writing
-    /// anything, then, under DoubleWrite/TripleWrite, copies a partial tail that lives only at
-    /// its home location into a slot so the next flush never overwrites its only copy.
+    /// anything, then writes the recovered tail page under the new epoch and syncs it
+    /// ([`Self::seal_recovered_end`]) before any record is accepted. Under
+    /// DoubleWrite/TripleWrite that copy goes to a slot, so a tail whose newest copy lived
+    /// at its home location is never overwritten in place by the next flush.
     pub(crate) fn resume(r: Resume<D>) -> Result<LogWriter<D>> {
         assert!(r.end.is_canonical());
         assert_eq!(r.tail.len(), PAGE_SIZE);
@@ -108,20 +110,52 @@ impl<D: LogDevice> LogWriter<D> {
         next.write_integrity = w.integrity.code();
         next.head_hint = w.end;
         w.write_control_block(next)?;
-        if w.integrity.uses_slots() && used > 0 && r.tail_source == TailSource::Home {
-            w.out.clear();
-            w.out.extend_from_slice(&w.tail);
-            w.seal_last_out_page(w.tail_page, used, w.tail_page);
-            let slot = 1 - w.last_slot;
-            w.write_slot(slot)?;
-            w.sync_touched()?;
-            w.last_slot = slot;
-        }
+        w.seal_recovered_end()?;
         w.stats.head.store(w.end.0, Relaxed);
         w.stats.durable.store(w.end.0, Relaxed);
         w.stats.restart.store(w.control.restart.0, Relaxed);
         w.stats.checkpoint.store(w.control.checkpoint.0, Relaxed);
         Ok(w)
+    }
+
+    /// Makes the end recovery chose durable before anything new is written: writes the tail
+    /// page — the recovered prefix of the end page, or an empty page when the log ends on a
+    /// page boundary — under the new epoch and syncs it.
+    ///
+    /// A crashed run may have left copies of the end page (and pages after it) holding
+    /// records the restart discarded. Without this, a later crash that loses this run's first
+    /// rewrite of the end page brings those copies back: the discarded records are replayed
+    /// again after the queue manager ran on without them, or an old copy's incomplete last
+    /// record is read on into this run's next page and fails its checksum. The copy written
+    /// here is newer (epoch, sequence) than every copy of an earlier run, and being partial it
+    /// ends the log there, so pages of earlier runs after it are never read.
+    ///
+    /// Under DoubleWrite/TripleWrite it goes to the scratch slot not holding the newest copy
+    /// (the recovered copy stays intact until this one is synced); under SingleWrite it goes
+    /// home, in place, as every SingleWrite tail rewrite does. A log whose end page is the
+    /// restart page one lap on (completely full) has nothing to invalidate: that page was
+    /// never written, and its home holds needed data.
+    fn seal_recovered_end(&mut self) -> Result<()> {
+        let limit = self.control.restart.page_no() + self.geo.total_pages();
+        if self.tail_page >= limit {
+            debug_assert_eq!(self.tail_used, 0);
+            return Ok(());
+        }
+        self.out.clear();
+        self.out.extend_from_slice(&self.tail);
+        self.seal_last_out_page(self.tail_page, self.tail_used, self.tail_page);
+        self.touched.clear();
+        if self.integrity.uses_slots() {
+            let slot = 1 - self.last_slot;
+            self.write_slot(slot)?;
+            self.sync_touched()?;
+            self.last_slot = slot;
+        } else {
+            self.write_home(self.tail_page, 1)?;
+            self.sync_touched()?;
+        }
+        debug_assert_eq!(self.tail_page, self.end.page_no());
+        Ok(())
     }
 
     /// The end of what has been written and synced: everything before it is durable.

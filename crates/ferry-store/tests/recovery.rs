@@ -386,3 +386,128 @@ fn write_integrity_can_change_between_runs() {
         log = l;
     }
 }
+
+/// The durable bytes of `len` bytes at `offset` of log file `name`.
+fn read_bytes(dev: &SimDevice, name: &str, offset: u64, len: usize) -> Vec<u8> {
+    let mut f = dev.clone().open(name).expect("open");
+    let mut buf = vec![0u8; len];
+    ferry_store::device::read_exact_at(&mut f, offset, &mut buf).expect("read");
+    buf
+}
+
+fn geo8() -> Geometry {
+    Geometry {
+        file_pages: 8,
+        extents: 3,
+    }
+}
+
+/// SingleWrite on atomic pages: a restart ends the log inside a full page whose last record
+/// lost its continuation. The next run's first flush rewrites that page in place and writes
+/// the next page; a power cut keeps the next page but not the rewrite. Nothing past the last
+/// sync was acknowledged, so the restart after must end the log where the first one did — not
+/// read the old page's incomplete record on into the new page and call that corruption.
+#[test]
+fn lost_rewrite_of_the_end_page_under_single_write_is_a_torn_tail() {
+    let dev = SimDevice::new(
+        21,
+        CrashModel {
+            atomic_pages: true,
+            survive_percent: 100,
+        },
+    );
+    let c = cfg(WriteIntegrity::SingleWrite);
+    let ext0 = Geometry::extent_name(0);
+    let (home0, home1) = (geo8().home_offset(0), geo8().home_offset(1));
+    let mut log = LogCore::create(dev.clone(), &c, "QM1").unwrap();
+    let a = log.append(user(), &[1u8; 1000]).unwrap();
+    let b = log.append(user(), &[2u8; 5000]).unwrap(); // page 0 into page 1
+    log.flush().unwrap();
+    drop(log);
+    // The crash kept page 0 of that flush but not page 1: B is incomplete.
+    dev.corrupt(&ext0, home1, &[0u8; PAGE_SIZE]);
+    dev.crash();
+    let (got, mut log) = read_all(&dev, &c);
+    assert_eq!(lsns(&got), vec![a]);
+    assert_eq!(log.next_lsn(), b);
+    // What is durable of page 0 before the next run's first flush.
+    let before = read_bytes(&dev, &ext0, home0, PAGE_SIZE);
+    let c2 = log.append(user(), &[3u8; 5000]).unwrap(); // at B's LSN, into page 1 again
+    assert_eq!(c2, b);
+    log.flush().unwrap();
+    drop(log);
+    // Power cut during that flush: page 1 reached the disk, page 0's rewrite did not.
+    dev.corrupt(&ext0, home0, &before);
+    dev.crash();
+    let mut r = LogCore::open(dev.clone(), &c).expect("open");
+    let mut got = Vec::new();
+    loop {
+        match r.next_record() {
+            Ok(Some(rec)) => got.push(rec.lsn),
+            Ok(None) => break,
+            Err(e) => panic!("an unacknowledged torn tail was taken for damage: {e}"),
+        }
+    }
+    assert_eq!(got, vec![a]);
+    let log = r.finish().expect("finish");
+    assert_eq!(log.next_lsn(), b);
+}
+
+/// TripleWrite: a flush's home write of a full page is torn by a power cut, so the restart
+/// ends the log before the records it held (their page's slot copy is older) and the next
+/// run writes other records there. If that run's rewrite of the page reaches the disk only
+/// in the sectors it shares with the torn copy (the records before the end, the same in
+/// both), the torn copy is whole again. The records the first restart discarded must not
+/// come back: the queue manager ran on without them.
+#[test]
+fn records_a_restart_discarded_never_come_back() {
+    let dev = SimDevice::new(
+        22,
+        CrashModel {
+            atomic_pages: false,
+            survive_percent: 100,
+        },
+    );
+    let c = cfg(WriteIntegrity::TripleWrite);
+    let ext0 = Geometry::extent_name(0);
+    let home0 = geo8().home_offset(0);
+    // Page bytes 1024..1536: data inside A, the same in every copy of page 0.
+    let sector = 1024..1536;
+    let mut log = LogCore::create(dev.clone(), &c, "QM1").unwrap();
+    let a = log.append(user(), &[1u8; 3000]).unwrap();
+    log.flush().unwrap(); // page 0 partial, in a slot
+    let b = log.append(user(), &[2u8; 500]).unwrap();
+    let _d = log.append(user(), &[4u8; 2000]).unwrap(); // into page 1
+    log.flush().unwrap(); // page 0 home (full), page 1 in a slot
+    drop(log);
+    let torn_away = read_bytes(&dev, &ext0, home0, PAGE_SIZE);
+    // The crash tore page 0's home write: one sector kept its old (zero) bytes.
+    dev.corrupt(&ext0, home0 + sector.start as u64, &[0u8; 512]);
+    dev.crash();
+    let (got, mut log) = read_all(&dev, &c);
+    assert_eq!(lsns(&got), vec![a]);
+    assert_eq!(log.next_lsn(), b);
+    let before = read_bytes(&dev, &ext0, home0, PAGE_SIZE);
+    // The next run fills page 0 with other records; the power is cut during the flush.
+    let e = log
+        .append(user(), &[5u8; PAGE_DATA_LEN - 3024 - 24])
+        .unwrap();
+    assert_eq!(e, b);
+    log.flush().unwrap(); // page 0 home only (it ends full)
+    drop(log);
+    let rewrite = read_bytes(&dev, &ext0, home0, PAGE_SIZE);
+    assert_eq!(rewrite[sector.clone()], torn_away[sector.clone()]);
+    // Only the shared sector of the rewrite reached the disk: page 0 is the torn-away copy.
+    let mut now = before;
+    now[sector.clone()].copy_from_slice(&rewrite[sector]);
+    assert_eq!(now, torn_away);
+    dev.corrupt(&ext0, home0, &now);
+    dev.crash();
+    let (got, log) = read_all(&dev, &c);
+    assert_eq!(
+        lsns(&got),
+        vec![a],
+        "records discarded by a restart came back"
+    );
+    assert_eq!(log.next_lsn(), b);
+}
