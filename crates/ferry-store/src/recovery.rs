@@ -5,8 +5,11 @@
 //! scratch slots of `n`'s extent, each valid only if its magic, version, checksum and page number
 //! check out and its epoch is no newer than the control file's and no older than the previous
 //! page's (a page left by an abandoned earlier run after the point where a later run resumed is
-//! older than its predecessor and so rejected). The newest candidate (epoch, sequence) wins. A
-//! full page continues to `n + 1`; a partial page, or no candidate at all, is the end.
+//! older than its predecessor and so rejected). A copy written by a flush that also wrote the
+//! page before must follow that flush's copy of it (same epoch, the sequence just after):
+//! otherwise the flush never completed and the copy is a torn tail. The newest candidate
+//! (epoch, sequence) wins. A full page continues to `n + 1`; a partial page, or no candidate
+//! at all, is the end.
 //!
 //! Records are parsed from the page data stream; a record is yielded only when complete and its
 //! LSN and checksum verify. An incomplete last record (its later pages never became durable) is
@@ -39,9 +42,50 @@ pub struct Record {
     pub payload: Vec<u8>,
 }
 
+/// What a copy of a page must satisfy given the page before it: an epoch no older than that
+/// page's, and — when it was written by a flush that also wrote that page — that flush's copy
+/// of it.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+struct Bound {
+    min_epoch: u64,
+    /// The (epoch, sequence) of the copy of the page before, when that page is full.
+    after: Option<(u64, u64)>,
+}
+
+impl Bound {
+    /// The bound for the page after one whose chosen copy is `prev`.
+    fn after(prev: &PageHeader) -> Bound {
+        Bound {
+            min_epoch: prev.epoch,
+            after: prev.is_full().then_some((prev.epoch, prev.seq)),
+        }
+    }
+
+    /// Whether copy `h` of page `page_no` may follow what the bound was made from.
+    ///
+    /// Every flush covers whole records and writes its pages in order with consecutive
+    /// sequence numbers. A copy whose flush started before `page_no` also wrote page
+    /// `page_no - 1`; if the copy of that page being read is not the one that flush wrote
+    /// (another epoch, or not the sequence just before), the flush never completed — its
+    /// rewrite of the page before was lost — so nothing it wrote was acknowledged, and its
+    /// page here is a torn tail, not a continuation. (The writer makes this state impossible
+    /// since it writes the recovered end under the new epoch; logs written before may hold it.)
+    fn admits(&self, page_no: u64, h: &PageHeader) -> bool {
+        if h.epoch < self.min_epoch {
+            return false;
+        }
+        match (self.after, h.flush_start) {
+            (Some((epoch, seq)), Some(start)) if start < page_no => {
+                h.epoch == epoch && h.seq == seq.wrapping_add(1)
+            }
+            _ => true,
+        }
+    }
+}
+
 struct Loaded {
     page_no: u64,
-    min_epoch: u64,
+    bound: Bound,
     header: PageHeader,
     bytes: Vec<u8>,
     source: TailSource,
@@ -62,7 +106,7 @@ pub struct Recovery<D: LogDevice> {
     cur: Option<Loaded>,
     pos: Lsn,
     at_end: bool,
-    record_start: (u64, u64),
+    record_start: (u64, Bound),
     slots: Option<(u32, [Option<Vec<u8>>; 2])>,
     ahead: Option<(u64, u64, Vec<u8>)>,
     hdr: Vec<u8>,
@@ -122,7 +166,7 @@ impl<D: LogDevice> Recovery<D> {
             cur: None,
             pos,
             at_end: false,
-            record_start: (pos.page_no(), 0),
+            record_start: (pos.page_no(), Bound::default()),
             slots: None,
             ahead: None,
             hdr: vec![0u8; RECORD_HEADER_LEN],
@@ -198,17 +242,17 @@ impl<D: LogDevice> Recovery<D> {
         Ok(s)
     }
 
-    /// The newest valid copy of page `page_no` whose epoch is at least `min_epoch`.
-    fn load(&mut self, page_no: u64, min_epoch: u64) -> Result<Option<Loaded>> {
+    /// The newest valid copy of page `page_no` that `bound` admits.
+    fn load(&mut self, page_no: u64, bound: Bound) -> Result<Option<Loaded>> {
         let max_epoch = self.control.epoch;
-        let ok = |h: &PageHeader| h.epoch >= min_epoch && h.epoch <= max_epoch;
+        let ok = |h: &PageHeader| bound.admits(page_no, h) && h.epoch <= max_epoch;
         let mut best: Option<Loaded> = None;
         let home = self.home_copy(page_no)?;
         if let Ok(h) = page::open(&home, page_no) {
             if ok(&h) {
                 best = Some(Loaded {
                     page_no,
-                    min_epoch,
+                    bound,
                     header: h,
                     bytes: home,
                     source: TailSource::Home,
@@ -226,7 +270,7 @@ impl<D: LogDevice> Recovery<D> {
                 {
                     best = Some(Loaded {
                         page_no,
-                        min_epoch,
+                        bound,
                         header: h,
                         bytes,
                         source: TailSource::Slot(i as u8),
@@ -243,18 +287,18 @@ impl<D: LogDevice> Recovery<D> {
             let page_no = self.pos.page_no();
             let need_load = self.cur.as_ref().is_none_or(|c| c.page_no != page_no);
             if need_load {
-                let min_epoch = match &self.cur {
-                    None => 0,
+                let bound = match &self.cur {
+                    None => Bound::default(),
                     Some(c) => {
                         // Only a full page continues onto the next one.
                         if !c.header.is_full() {
                             return Ok(false);
                         }
                         assert_eq!(c.page_no + 1, page_no);
-                        c.header.epoch
+                        Bound::after(&c.header)
                     }
                 };
-                match self.load(page_no, min_epoch)? {
+                match self.load(page_no, bound)? {
                     Some(l) => self.cur = Some(l),
                     None => return Ok(false),
                 }
@@ -303,7 +347,7 @@ impl<D: LogDevice> Recovery<D> {
         let limit = self.control.restart.page_no() + self.geo.total_pages();
         let mut q = end_page + 1;
         while q < limit {
-            let Some(later) = self.load(q, 0)? else {
+            let Some(later) = self.load(q, Bound::default())? else {
                 break;
             };
             if let Some(flush_start) = later.header.flush_start {
@@ -324,7 +368,7 @@ impl<D: LogDevice> Recovery<D> {
             return Ok(None);
         }
         let start = self.pos;
-        self.record_start = (start.page_no(), self.min_epoch_for(start.page_no()));
+        self.record_start = (start.page_no(), self.bound_for(start.page_no()));
         let mut hdr = std::mem::take(&mut self.hdr);
         hdr.clear();
         let complete = self.read_stream(&mut hdr, RECORD_HEADER_LEN)?;
@@ -365,13 +409,13 @@ impl<D: LogDevice> Recovery<D> {
         }))
     }
 
-    /// The lowest epoch a copy of `page_no` may have, given what has been read so far (the
-    /// same bound the page was, or will be, loaded with, so reloading it finds the same copy).
-    fn min_epoch_for(&self, page_no: u64) -> u64 {
+    /// What a copy of `page_no` must satisfy, given what has been read so far (the same bound
+    /// the page was, or will be, loaded with, so reloading it finds the same copy).
+    fn bound_for(&self, page_no: u64) -> Bound {
         match &self.cur {
-            Some(c) if c.page_no == page_no => c.min_epoch,
-            Some(c) if c.page_no + 1 == page_no => c.header.epoch,
-            _ => 0,
+            Some(c) if c.page_no == page_no => c.bound,
+            Some(c) if c.page_no + 1 == page_no => Bound::after(&c.header),
+            _ => Bound::default(),
         }
     }
 
@@ -389,9 +433,9 @@ impl<D: LogDevice> Recovery<D> {
         let mut tail = vec![0u8; PAGE_SIZE];
         let mut source = TailSource::None;
         if used > 0 {
-            let (page_no, min_epoch) = self.record_start;
+            let (page_no, bound) = self.record_start;
             assert_eq!(page_no, end.page_no());
-            let l = self.load(page_no, min_epoch)?.ok_or_else(|| {
+            let l = self.load(page_no, bound)?.ok_or_else(|| {
                 LogError::Corrupt(format!("the tail page {page_no} vanished during recovery"))
             })?;
             if (l.header.used as usize) < used {

@@ -409,6 +409,19 @@ fn geo8() -> Geometry {
 /// read the old page's incomplete record on into the new page and call that corruption.
 #[test]
 fn lost_rewrite_of_the_end_page_under_single_write_is_a_torn_tail() {
+    lost_rewrite_of_the_end_page(false);
+}
+
+/// The same crash on a log whose restart did not seal the end it recovered (as Ferry did
+/// before it wrote the recovered end under the new epoch): recovery itself sees that the next
+/// page was written by a flush whose copy of the end page is not on disk — so that flush never
+/// completed — and ends the log there instead of refusing.
+#[test]
+fn lost_rewrite_of_an_unsealed_end_page_is_a_torn_tail() {
+    lost_rewrite_of_the_end_page(true);
+}
+
+fn lost_rewrite_of_the_end_page(unsealed: bool) {
     let dev = SimDevice::new(
         21,
         CrashModel {
@@ -427,9 +440,14 @@ fn lost_rewrite_of_the_end_page_under_single_write_is_a_torn_tail() {
     // The crash kept page 0 of that flush but not page 1: B is incomplete.
     dev.corrupt(&ext0, home1, &[0u8; PAGE_SIZE]);
     dev.crash();
+    let left = read_bytes(&dev, &ext0, home0, PAGE_SIZE);
     let (got, mut log) = read_all(&dev, &c);
     assert_eq!(lsns(&got), vec![a]);
     assert_eq!(log.next_lsn(), b);
+    if unsealed {
+        // Page 0 as the crashed run left it: full, B's start at its end.
+        dev.corrupt(&ext0, home0, &left);
+    }
     // What is durable of page 0 before the next run's first flush.
     let before = read_bytes(&dev, &ext0, home0, PAGE_SIZE);
     let c2 = log.append(user(), &[3u8; 5000]).unwrap(); // at B's LSN, into page 1 again
