@@ -1554,6 +1554,36 @@ fn unsettled_deliveries_are_limited_in_bytes() {
     d.close();
 }
 
+/// A consumer's byte window spent by a delivery opens again by itself. Eight receivers
+/// share a connection (so each gets an eighth of AmqpOutputBuffer as its window) and
+/// grant credit once, as a client with a large prefetch does; one of them is sent 3 KB
+/// messages one at a time, each accepted before the next is put, and gets every one. (A
+/// spent window used to wait for the connection to send half a window more, so a
+/// request/reply requester whose connection fell quiet never got its last reply.)
+#[test]
+fn a_spent_byte_window_opens_again() {
+    let qm = start_with_limits("AMQP.WINDOW", &[("AmqpOutputBuffer", "65536")]);
+    let queues: Vec<String> = (1..=8).map(|i| format!("Q{i}")).collect();
+    let defines: Vec<String> = queues
+        .iter()
+        .map(|q| format!("DEFINE QLOCAL({q})"))
+        .collect();
+    mqsc_ok(&qm, &defines.join("\n"));
+    let mut c = AmqpTestClient::connect(&qm, "itest-window");
+    let receivers: Vec<LinkId> = queues.iter().map(|q| c.attach_receiver(q, 500)).collect();
+    let mut p = AmqpTestClient::connect(&qm, "itest-window-producer");
+    let sender = p.attach_sender(&queues[7]);
+    let body = "w".repeat(3000);
+    for i in 0..12 {
+        p.send_accepted(sender, &data_message(&body, false));
+        let (id, _, m) = c.receive(receivers[7]);
+        assert_eq!(data_text(&m), body, "message {i}");
+        c.accept(id);
+    }
+    c.close();
+    p.close();
+}
+
 /// Issue 18, limits: a client that grants endless credit on a pre-settled link and then
 /// reads nothing does not pull the queue into the server's memory: deliveries stop once
 /// what is unread reaches the output bound (and the socket's buffers).

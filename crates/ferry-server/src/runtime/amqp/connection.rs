@@ -1891,6 +1891,15 @@ impl Session {
         match sent {
             Ok(delivery_id) => {
                 self.sent_since_window += (m.data.len() + m.properties.len()) as u64;
+                // This delivery spent its consumer's byte window: the next pass opens it
+                // again. Nothing else may: a connection that falls quiet (a requester
+                // waiting for its one reply, with a large prefetch) sends no flow,
+                // settles nothing a bound of ours held back, and sends too few bytes
+                // for the check after half a window.
+                if let Some(conn) = self.conn {
+                    let spent = self.server.engine.borrow().window(conn, consumer);
+                    self.credit_check |= matches!(spent, Ok(0));
+                }
                 if let Some(t) = token {
                     let size = u32::try_from(m.data.len() + m.properties.len()).unwrap_or(u32::MAX);
                     self.held_bytes += u64::from(size);
