@@ -2,15 +2,14 @@
 //!
 //! `ferry mqsc` sends each command over the bindings socket; it is parsed and executed
 //! here by `ferry-mqsc` against [`Target`], which hands definitions and status to the
-//! engine and listener starts and stops to the listener registry.
+//! engine, and listener and channel starts, stops and status to the protocols' endpoints
+//! ([`super::endpoints`]): it imports no protocol.
 
-use super::amqp;
 use super::clock;
-use super::listeners;
 use super::server::Server;
-use super::socket;
 use ferry_mqsc::command::NamePattern;
 use ferry_mqsc::AdminTarget;
+use ferry_objects::channel::ChannelType;
 use ferry_objects::status::{
     ChannelStatus, ConnectionStatus, HandleStatus, ListenerStatus, QmgrStatus, QueueStatus,
     RecoveryLogStatus,
@@ -50,6 +49,20 @@ impl Target<'_> {
         ) -> T,
     ) -> T {
         self.server.with_engine(f)
+    }
+}
+
+impl Target<'_> {
+    /// The type of channel `name`, which must be defined.
+    fn channel_type(&self, name: &str) -> Result<ChannelType, AdminError> {
+        self.server
+            .engine
+            .borrow()
+            .channel(name)
+            .map(|c| c.channel_type)
+            .ok_or_else(|| AdminError::NotFound {
+                name: name.to_string(),
+            })
     }
 }
 
@@ -109,15 +122,17 @@ impl AdminTarget for Target<'_> {
         self.admin(|e, _, fx| e.delete_channel(name, fx))
     }
     fn start_channel(&mut self, name: &str) -> Result<(), AdminError> {
-        amqp::start(self.server, name)
+        let kind = self.channel_type(name)?;
+        self.server.endpoints.start_channel(name, kind)
     }
     fn stop_channel(&mut self, name: &str, mode: StopMode) -> Result<(), AdminError> {
-        amqp::stop(self.server, name, mode)
+        let kind = self.channel_type(name)?;
+        self.server.endpoints.stop_channel(name, kind, mode)
     }
     fn channel_status(&self, name: &NamePattern) -> Vec<ChannelStatus> {
-        let mut status = amqp::status(self.server, |n| name.matches(n));
-        status.extend(socket::channel_status(self.server, |n| name.matches(n)));
-        status
+        self.server
+            .endpoints
+            .channel_status(&|n: &str| name.matches(n))
     }
     fn listener(&self, name: &str) -> Option<ListenerDefinition> {
         self.server.engine.borrow().listener(name)
@@ -130,7 +145,7 @@ impl AdminTarget for Target<'_> {
         def: ListenerDefinition,
         replace: bool,
     ) -> Result<(), AdminError> {
-        if replace && self.server.listeners.borrow().contains_key(&def.name) {
+        if replace && self.server.endpoints.listeners().is_running(&def.name) {
             return Err(AdminError::InUse { name: def.name });
         }
         self.admin(|e, _, fx| e.define_listener(def, replace, fx))
@@ -139,7 +154,7 @@ impl AdminTarget for Target<'_> {
         self.admin(|e, _, fx| e.alter_listener(def, fx))
     }
     fn delete_listener(&mut self, name: &str) -> Result<(), AdminError> {
-        if self.server.listeners.borrow().contains_key(name) {
+        if self.server.endpoints.listeners().is_running(name) {
             return Err(AdminError::InUse {
                 name: name.to_string(),
             });
@@ -147,30 +162,13 @@ impl AdminTarget for Target<'_> {
         self.admin(|e, _, fx| e.delete_listener(name, fx))
     }
     fn start_listener(&mut self, name: &str) -> Result<(), AdminError> {
-        listeners::start(self.server, name)
+        self.server.endpoints.listeners().start(name)
     }
     fn stop_listener(&mut self, name: &str) -> Result<(), AdminError> {
-        listeners::stop(self.server, name)
+        self.server.endpoints.listeners().stop(name)
     }
     fn listener_status(&self, name: &str) -> Option<ListenerStatus> {
-        let def = self.server.engine.borrow().listener(name)?;
-        let running = self.server.listeners.borrow();
-        Some(match running.get(name) {
-            Some(l) => ListenerStatus {
-                name: name.to_string(),
-                running: true,
-                port: l.port,
-                ip_address: l.ip_address.clone(),
-                started_ms: Some(l.started_ms),
-            },
-            None => ListenerStatus {
-                name: name.to_string(),
-                running: false,
-                port: def.effective_port(),
-                ip_address: def.attributes.ip_address.clone(),
-                started_ms: None,
-            },
-        })
+        self.server.endpoints.listeners().status(name)
     }
     fn qmgr(&self) -> QmgrAttributes {
         self.server.engine.borrow().qmgr()

@@ -5,11 +5,17 @@
 //! end of the queue manager. Connections already accepted are not affected by a stop.
 
 use super::clock;
-use super::server::{RunningListener, Server};
+use super::endpoints::ListenerEndpoints;
+use super::server::Server;
 use super::socket::{self, Transport};
+use crate::lifecycle::PublishedListener;
 use crate::messages;
+use ferry_objects::listener::ListenerControl;
+use ferry_objects::status::ListenerStatus;
 use ferry_objects::AdminError;
-use std::rc::Rc;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::{Rc, Weak};
 
 /// A listening socket's accept task, and the way to stop it at once.
 ///
@@ -63,85 +69,187 @@ pub(crate) fn start_failure_line(e: AdminError) -> String {
     }
 }
 
-/// Starts listener `name` (its definition must exist and it must not be running).
-pub fn start(server: &Rc<Server>, name: &str) -> Result<(), AdminError> {
-    let def = server
-        .engine
-        .borrow()
-        .listener(name)
-        .ok_or_else(|| AdminError::NotFound {
-            name: name.to_string(),
-        })?;
-    if server.listeners.borrow().contains_key(name) {
-        return Err(AdminError::Failed {
-            reason: ferry_mqi::ReasonCode::ObjectInUse,
-            text: format!("listener {name} is already running"),
-        });
-    }
-    let port = def.effective_port();
-    let ip = def.attributes.ip_address.trim().to_string();
-    let host = if ip.is_empty() {
-        "0.0.0.0".to_string()
-    } else {
-        ip.clone()
-    };
-    let std_listener = std::net::TcpListener::bind((host.as_str(), port)).map_err(|e| {
-        let line = server
-            .error_log
-            .borrow_mut()
-            .write(&messages::LISTENER_FAILED, &[&name, &port, &e]);
-        AdminError::Failed {
-            reason: ferry_mqi::ReasonCode::ResourceProblem,
-            text: line,
-        }
-    })?;
-    let bound_port = std_listener.local_addr().map(|a| a.port()).unwrap_or(port);
-    std_listener
-        .set_nonblocking(true)
-        .map_err(|e| AdminError::Invalid(e.to_string()))?;
-    let listener = tokio::net::TcpListener::from_std(std_listener)
-        .map_err(|e| AdminError::Invalid(e.to_string()))?;
-    let keep_alive = server.ini.tcp.keep_alive;
-    let accept = AcceptTask::spawn(listener, |l| accept_tcp(server.clone(), l, keep_alive));
-    server.listeners.borrow_mut().insert(
-        name.to_string(),
-        RunningListener {
-            port: bound_port,
-            ip_address: ip,
-            started_ms: clock::now().0,
-            accept,
-        },
-    );
-    server
-        .error_log
-        .borrow_mut()
-        .write(&messages::LISTENER_STARTED, &[&name, &bound_port]);
-    server.publish_status();
-    Ok(())
+/// A listener that is running.
+struct RunningListener {
+    /// Port bound.
+    port: u16,
+    /// Address bound.
+    ip_address: String,
+    /// When it started, ms since epoch.
+    started_ms: u64,
+    /// Stops its accept loop.
+    accept: AcceptTask,
 }
 
-/// Stops listener `name`; its connections carry on.
-pub fn stop(server: &Rc<Server>, name: &str) -> Result<(), AdminError> {
-    if server.engine.borrow().listener(name).is_none() {
-        return Err(AdminError::NotFound {
-            name: name.to_string(),
-        });
+/// The native protocol's LISTENER objects: the ones running, by name, and how to start
+/// and stop them (the command server reaches them through [`ListenerEndpoints`]).
+pub struct NativeListeners {
+    server: Weak<Server>,
+    running: RefCell<BTreeMap<String, RunningListener>>,
+}
+
+impl NativeListeners {
+    /// No listener running yet, for the server `server` will point at.
+    pub fn new(server: &Weak<Server>) -> Self {
+        NativeListeners {
+            server: server.clone(),
+            running: RefCell::new(BTreeMap::new()),
+        }
     }
-    let running = server.listeners.borrow_mut().remove(name);
-    match running {
-        Some(l) => {
-            l.accept.stop();
-            server
+
+    fn server(&self) -> Result<Rc<Server>, AdminError> {
+        self.server.upgrade().ok_or_else(|| AdminError::Failed {
+            reason: ferry_mqi::ReasonCode::QMgrStopping,
+            text: "the queue manager is ending".to_string(),
+        })
+    }
+}
+
+impl ListenerEndpoints for NativeListeners {
+    fn start(&self, name: &str) -> Result<(), AdminError> {
+        let server = self.server()?;
+        let def = server
+            .engine
+            .borrow()
+            .listener(name)
+            .ok_or_else(|| AdminError::NotFound {
+                name: name.to_string(),
+            })?;
+        if self.is_running(name) {
+            return Err(AdminError::Failed {
+                reason: ferry_mqi::ReasonCode::ObjectInUse,
+                text: format!("listener {name} is already running"),
+            });
+        }
+        let port = def.effective_port();
+        let ip = def.attributes.ip_address.trim().to_string();
+        let host = if ip.is_empty() {
+            "0.0.0.0".to_string()
+        } else {
+            ip.clone()
+        };
+        let std_listener = std::net::TcpListener::bind((host.as_str(), port)).map_err(|e| {
+            let line = server
                 .error_log
                 .borrow_mut()
-                .write(&messages::LISTENER_ENDED, &[&name]);
-            server.publish_status();
-            Ok(())
+                .write(&messages::LISTENER_FAILED, &[&name, &port, &e]);
+            AdminError::Failed {
+                reason: ferry_mqi::ReasonCode::ResourceProblem,
+                text: line,
+            }
+        })?;
+        let bound_port = std_listener.local_addr().map(|a| a.port()).unwrap_or(port);
+        std_listener
+            .set_nonblocking(true)
+            .map_err(|e| AdminError::Invalid(e.to_string()))?;
+        let listener = tokio::net::TcpListener::from_std(std_listener)
+            .map_err(|e| AdminError::Invalid(e.to_string()))?;
+        let keep_alive = server.ini.tcp.keep_alive;
+        let accept = AcceptTask::spawn(listener, |l| accept_tcp(server.clone(), l, keep_alive));
+        self.running.borrow_mut().insert(
+            name.to_string(),
+            RunningListener {
+                port: bound_port,
+                ip_address: ip,
+                started_ms: clock::now().0,
+                accept,
+            },
+        );
+        server
+            .error_log
+            .borrow_mut()
+            .write(&messages::LISTENER_STARTED, &[&name, &bound_port]);
+        server.publish_status();
+        Ok(())
+    }
+
+    fn stop(&self, name: &str) -> Result<(), AdminError> {
+        let server = self.server()?;
+        if server.engine.borrow().listener(name).is_none() {
+            return Err(AdminError::NotFound {
+                name: name.to_string(),
+            });
         }
-        None => Err(AdminError::Failed {
-            reason: ferry_mqi::ReasonCode::ObjectInUse,
-            text: format!("listener {name} is not running"),
-        }),
+        let running = self.running.borrow_mut().remove(name);
+        match running {
+            Some(l) => {
+                l.accept.stop();
+                server
+                    .error_log
+                    .borrow_mut()
+                    .write(&messages::LISTENER_ENDED, &[&name]);
+                server.publish_status();
+                Ok(())
+            }
+            None => Err(AdminError::Failed {
+                reason: ferry_mqi::ReasonCode::ObjectInUse,
+                text: format!("listener {name} is not running"),
+            }),
+        }
+    }
+
+    fn is_running(&self, name: &str) -> bool {
+        self.running.borrow().contains_key(name)
+    }
+
+    fn status(&self, name: &str) -> Option<ListenerStatus> {
+        let def = self.server.upgrade()?.engine.borrow().listener(name)?;
+        let running = self.running.borrow();
+        Some(match running.get(name) {
+            Some(l) => ListenerStatus {
+                name: name.to_string(),
+                running: true,
+                port: l.port,
+                ip_address: l.ip_address.clone(),
+                started_ms: Some(l.started_ms),
+            },
+            None => ListenerStatus {
+                name: name.to_string(),
+                running: false,
+                port: def.effective_port(),
+                ip_address: def.attributes.ip_address.clone(),
+                started_ms: None,
+            },
+        })
+    }
+
+    fn published(&self) -> Vec<PublishedListener> {
+        self.running
+            .borrow()
+            .iter()
+            .map(|(name, l)| PublishedListener {
+                name: name.clone(),
+                port: l.port,
+            })
+            .collect()
+    }
+
+    fn start_all(&self) -> Vec<String> {
+        let Some(server) = self.server.upgrade() else {
+            return Vec::new();
+        };
+        let auto_start: Vec<String> = server
+            .engine
+            .borrow()
+            .listeners()
+            .into_iter()
+            .filter(|l| l.attributes.control != ListenerControl::Manual)
+            .map(|l| l.name)
+            .collect();
+        // A listener that cannot bind is in the error log (FRY9212E); the queue manager
+        // runs on, as MQ's does, and START LISTENER can retry. `ferry start` shows the
+        // failure on the terminal and exits non-zero.
+        auto_start
+            .iter()
+            .filter_map(|l| self.start(l).err())
+            .map(start_failure_line)
+            .collect()
+    }
+
+    fn stop_all(&self) {
+        for (_, l) in std::mem::take(&mut *self.running.borrow_mut()) {
+            l.accept.stop();
+        }
     }
 }
 

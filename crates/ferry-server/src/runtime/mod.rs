@@ -14,6 +14,7 @@ mod amqp;
 mod clock;
 mod command_server;
 mod dispatch;
+mod endpoints;
 mod filed_record;
 mod listeners;
 mod log_driver;
@@ -31,6 +32,7 @@ use crate::home::{FerryHome, QmgrPaths};
 use crate::lifecycle::{self, ControlError, QmgrState};
 use crate::messages;
 use crate::qm_ini::QmIni;
+use endpoints::Endpoints;
 use ferry_engine::QueueManager;
 use ferry_objects::listener::ListenerControl;
 use ferry_objects::ListenerDefinition;
@@ -249,6 +251,16 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
         error_log,
         Some(recovered.log),
         catalogue_writer,
+        |server| {
+            // Every protocol's listeners and channels: a new protocol registers here.
+            Endpoints::new(
+                Box::new(listeners::NativeListeners::new(server)),
+                vec![
+                    Box::new(amqp::AmqpChannels::new(server)),
+                    Box::new(socket::SvrconnChannels::new(server)),
+                ],
+            )
+        },
     );
     let result = local.block_on(&runtime, serve(server.clone()));
     // A final checkpoint makes the next start replay little.
@@ -296,25 +308,9 @@ async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
     let bindings_task =
         tokio::task::spawn_local(listeners::accept_bindings(server.clone(), bindings));
 
-    let auto_start: Vec<String> = server
-        .engine
-        .borrow()
-        .listeners()
-        .into_iter()
-        .filter(|l| l.attributes.control != ListenerControl::Manual)
-        .map(|l| l.name)
-        .collect();
-    let mut start_failures = Vec::new();
-    for l in auto_start {
-        // A listener that cannot bind is in the error log (FRY9212E); the queue manager
-        // runs on, as MQ's does, and START LISTENER can retry. `ferry start` shows the
-        // failure on the terminal and exits non-zero.
-        if let Err(e) = listeners::start(&server, &l) {
-            start_failures.push(listeners::start_failure_line(e));
-        }
-    }
-    // AMQP channels start with the queue manager (FRY9213E for one that cannot).
-    start_failures.extend(amqp::start_all(&server));
+    // Listeners with CONTROL(QMGR) and AMQP channels start with the queue manager; one
+    // that cannot is in the error log (FRY9212E/FRY9213E) and the queue manager runs on.
+    let start_failures = server.endpoints.start_all();
     *server.start_failures.borrow_mut() = start_failures;
 
     let mut usr1 = signal(SignalKind::user_defined1()).map_err(|e| fail(&e))?;
@@ -366,7 +362,9 @@ async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
     };
     // AMQP clients are disconnected at once either way (MQ's AMQP service ends with the
     // queue manager); their unsettled messages go back to their queues.
-    amqp::stop_all(&server, "the queue manager is stopping");
+    server
+        .endpoints
+        .stop_channels("the queue manager is stopping");
     if !immediate {
         server.state.set(QmgrState::Quiescing);
         server.with_engine(|e, now, fx| e.quiesce(now, fx));
@@ -401,9 +399,7 @@ async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
     housekeeping_task.abort();
     catalogue_task.abort();
     bindings_task.abort();
-    for (_, l) in std::mem::take(&mut *server.listeners.borrow_mut()) {
-        l.accept.stop();
-    }
+    server.endpoints.listeners().stop_all();
     Ok(())
 }
 

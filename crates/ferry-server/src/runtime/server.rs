@@ -18,13 +18,14 @@
 
 use super::admission::{Admission, Budget};
 use super::clock;
+use super::endpoints::Endpoints;
 use super::log_driver::{LogUse, RecoveryLog};
 use super::memory::MemoryTrim;
 use super::socket::{ChannelInstance, SocketShared};
 use crate::catalogue_store::{CatalogueWriter, JournalRecord, Outcome};
 use crate::error_log::ErrorLog;
 use crate::home::QmgrPaths;
-use crate::lifecycle::{PublishedListener, QmgrState, RunStatus, SocketSummary};
+use crate::lifecycle::{QmgrState, RunStatus, SocketSummary};
 use crate::messages;
 use crate::qm_ini::QmIni;
 use ferry_durability::{Hold, Room};
@@ -35,7 +36,7 @@ use foldhash::{HashMap, HashMapExt};
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::collections::VecDeque;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 use std::time::{Duration, Instant};
 use tokio::sync::Notify;
 
@@ -99,18 +100,6 @@ struct CatalogueWaiter {
     hold: ReplyHold,
 }
 
-/// A listener that is running.
-pub struct RunningListener {
-    /// Port bound.
-    pub port: u16,
-    /// Address bound.
-    pub ip_address: String,
-    /// When it started, ms since epoch.
-    pub started_ms: u64,
-    /// Stops its accept loop.
-    pub accept: super::listeners::AcceptTask,
-}
-
 /// Everything the tasks of one running queue manager share.
 pub struct Server {
     /// Queue manager name.
@@ -127,12 +116,10 @@ pub struct Server {
     routes: RefCell<HashMap<ConnId, Route>>,
     /// AMQP connections by engine connection: where their consumers' deliveries go.
     pub amqp_routes: RefCell<HashMap<ConnId, Rc<super::amqp::AmqpShared>>>,
-    /// AMQP channels started since the queue manager started (running or stopped).
-    pub amqp_channels: RefCell<BTreeMap<String, super::amqp::AmqpChannel>>,
     /// The error log.
     pub error_log: RefCell<ErrorLog>,
-    /// Listeners running, by name.
-    pub listeners: RefCell<BTreeMap<String, RunningListener>>,
+    /// The listeners and channels of every protocol (START/STOP, status, start and end).
+    pub endpoints: Endpoints,
     /// Lifecycle state.
     pub state: Cell<QmgrState>,
     /// Open client sockets (TCP), for MaxChannels.
@@ -189,9 +176,10 @@ impl Server {
         error_log: ErrorLog,
         log: Option<RecoveryLog>,
         catalogue: CatalogueWriter,
+        endpoints: impl FnOnce(&Weak<Server>) -> Endpoints,
     ) -> Rc<Self> {
         let admission = Admission::new(Budget::of_this_process(&ini.limits));
-        Rc::new(Server {
+        Rc::new_cyclic(|weak| Server {
             name: paths.name.clone(),
             paths,
             ini,
@@ -199,9 +187,8 @@ impl Server {
             effects: RefCell::new(Effects::default()),
             routes: RefCell::new(HashMap::new()),
             amqp_routes: RefCell::new(HashMap::new()),
-            amqp_channels: RefCell::new(BTreeMap::new()),
             error_log: RefCell::new(error_log),
-            listeners: RefCell::new(BTreeMap::new()),
+            endpoints: endpoints(weak),
             state: Cell::new(QmgrState::Starting),
             client_sockets: Cell::new(0),
             admission,
@@ -685,26 +672,12 @@ impl Server {
             pid: std::process::id(),
             state: self.state.get(),
             started_ms: self.started_ms,
-            listeners: self
-                .listeners
-                .borrow()
-                .iter()
-                .map(|(name, l)| PublishedListener {
-                    name: name.clone(),
-                    port: l.port,
-                })
-                .collect(),
+            listeners: self.endpoints.listeners().published(),
             bindings: self.paths.bindings_socket().display().to_string(),
             version: env!("CARGO_PKG_VERSION").to_string(),
             connections: self.conversations.get(),
             log: self.log.as_ref().map(RecoveryLog::summary),
-            amqp_ports: self
-                .amqp_channels
-                .borrow()
-                .values()
-                .filter(|c| c.running)
-                .map(|c| c.port)
-                .collect(),
+            amqp_ports: self.endpoints.channel_ports(),
             sockets: Some(SocketSummary {
                 open: self.admission.open(),
                 max: self.admission.max(),

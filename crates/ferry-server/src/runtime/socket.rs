@@ -18,6 +18,7 @@
 //! `log_driver::durable_task`). Non-persistent replies never touch the held buffer.
 
 use super::dispatch;
+use super::endpoints::{self, ChannelEndpoints};
 use super::log_driver::DurableHold;
 use super::server::Server;
 use crate::messages;
@@ -33,7 +34,7 @@ use ferry_wire::{
 use foldhash::{HashMap, HashMapExt};
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::Notify;
@@ -98,7 +99,7 @@ impl ChannelInstance {
 /// DISPLAY CHSTATUS of SVRCONN channels whose name `matches`: one record per channel,
 /// holding one instance per socket, in accept order. Sockets that have not sent their
 /// hello yet belong to no channel: they show under a blank name (matched by `*`).
-pub fn channel_status(server: &Server, matches: impl Fn(&str) -> bool) -> Vec<ChannelStatus> {
+fn channel_status(server: &Server, matches: &dyn Fn(&str) -> bool) -> Vec<ChannelStatus> {
     let mut by_channel: std::collections::BTreeMap<String, ChannelStatus> = Default::default();
     for i in server.channel_instances.borrow().values() {
         let name = i.channel.borrow().clone();
@@ -112,6 +113,61 @@ pub fn channel_status(server: &Server, matches: impl Fn(&str) -> bool) -> Vec<Ch
             .push(i.status());
     }
     by_channel.into_values().collect()
+}
+
+/// The native protocol's SVRCONN channels, as the command server sees them: an instance
+/// per client socket, shown by DISPLAY CHSTATUS; they run while their clients are
+/// connected, so START/STOP CHANNEL refuse them.
+pub struct SvrconnChannels {
+    server: Weak<Server>,
+}
+
+impl SvrconnChannels {
+    /// The SVRCONN channels of the server `server` will point at.
+    pub fn new(server: &Weak<Server>) -> Self {
+        SvrconnChannels {
+            server: server.clone(),
+        }
+    }
+}
+
+impl ChannelEndpoints for SvrconnChannels {
+    fn serves(&self, kind: ChannelType) -> bool {
+        kind == ChannelType::Svrconn
+    }
+
+    fn start(&self, name: &str) -> Result<(), ferry_objects::AdminError> {
+        Err(endpoints::not_served(name, ChannelType::Svrconn))
+    }
+
+    fn stop(
+        &self,
+        name: &str,
+        _mode: ferry_objects::StopMode,
+    ) -> Result<(), ferry_objects::AdminError> {
+        Err(endpoints::not_served(name, ChannelType::Svrconn))
+    }
+
+    fn status(&self, matches: &dyn Fn(&str) -> bool) -> Vec<ChannelStatus> {
+        self.server
+            .upgrade()
+            .map(|server| channel_status(&server, matches))
+            .unwrap_or_default()
+    }
+
+    fn listening_ports(&self) -> Vec<u16> {
+        // Client sockets arrive through LISTENER objects, published as listeners.
+        Vec::new()
+    }
+
+    fn start_all(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    fn stop_all(&self, _why: &str) {
+        // Client conversations end through the queue manager's quiesce or immediate
+        // stop, which lets a native application finish its MQGET.
+    }
 }
 
 /// Keeps a [`ChannelInstance`] in the server's registry while its socket is served, and

@@ -24,12 +24,15 @@ mod outcome;
 pub use connection::AmqpShared;
 
 use super::clock;
+use super::endpoints::ChannelEndpoints;
+use super::listeners::{accept_failed, admit, start_failure_line, AcceptTask};
 use super::server::Server;
 use crate::messages;
 use ferry_objects::channel::ChannelType;
 use ferry_objects::status::{ChannelClientStatus, ChannelStatus};
 use ferry_objects::{AdminError, ChannelDefinition, StopMode};
 use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
 use std::rc::{Rc, Weak};
 
 /// Message and byte totals of a channel or of one of its connections.
@@ -102,7 +105,7 @@ pub struct AmqpChannel {
     /// Listening now (false after STOP CHANNEL).
     pub running: bool,
     /// Stops the accept loop (and listening, at once).
-    accept: Option<super::listeners::AcceptTask>,
+    accept: Option<AcceptTask>,
     /// Totals of the channel's connections.
     pub counters: Rc<Counters>,
     /// Its connections (closed ones drop out).
@@ -133,145 +136,134 @@ fn definition(server: &Server, name: &str) -> Result<ChannelDefinition, AdminErr
     Ok(def)
 }
 
-/// START CHANNEL: binds the channel's port and accepts AMQP connections on it.
-pub fn start(server: &Rc<Server>, name: &str) -> Result<(), AdminError> {
-    let def = definition(server, name)?;
-    if server
-        .amqp_channels
-        .borrow()
-        .get(name)
-        .is_some_and(|c| c.running)
-    {
-        return Err(AdminError::Failed {
-            reason: ferry_mqi::ReasonCode::ObjectInUse,
-            text: format!("channel {name} is already running"),
-        });
-    }
-    let fail = |why: String| {
-        let line = server
-            .error_log
-            .borrow_mut()
-            .write(&messages::AMQP_CHANNEL_FAILED, &[&name, &why]);
-        AdminError::Failed {
-            reason: ferry_mqi::ReasonCode::ResourceProblem,
-            text: line,
-        }
-    };
-    if def.attributes.tls_requested() {
-        return Err(fail(
-            "SSLCIPH is set, and AMQP over TLS is not available yet".to_string(),
-        ));
-    }
-    let port = def.attributes.listen_port();
-    let ip = def.attributes.local_address.trim().to_string();
-    let host = if ip.is_empty() { "0.0.0.0" } else { &ip };
-    let std_listener =
-        std::net::TcpListener::bind((host, port)).map_err(|e| fail(format!("port {port}: {e}")))?;
-    let bound = std_listener.local_addr().map_or(port, |a| a.port());
-    std_listener
-        .set_nonblocking(true)
-        .map_err(|e| fail(e.to_string()))?;
-    let listener =
-        tokio::net::TcpListener::from_std(std_listener).map_err(|e| fail(e.to_string()))?;
-    let counters = Rc::new(Counters::default());
-    let connections = Rc::new(RefCell::new(Vec::new()));
-    let task = super::listeners::AcceptTask::spawn(listener, |l| {
-        accept(
-            server.clone(),
-            l,
-            name.to_string(),
-            counters.clone(),
-            connections.clone(),
-        )
-    });
-    server.amqp_channels.borrow_mut().insert(
-        name.to_string(),
-        AmqpChannel {
-            port: bound,
-            started_ms: clock::now().0,
-            running: true,
-            accept: Some(task),
-            counters,
-            connections,
-        },
-    );
-    server
-        .error_log
-        .borrow_mut()
-        .write(&messages::AMQP_CHANNEL_STARTED, &[&name, &bound]);
-    server.publish_status();
-    Ok(())
+/// The AMQP channels started since the queue manager started (running or stopped), and
+/// how START/STOP CHANNEL and DISPLAY CHSTATUS reach them ([`ChannelEndpoints`]).
+pub struct AmqpChannels {
+    server: Weak<Server>,
+    channels: RefCell<BTreeMap<String, AmqpChannel>>,
 }
 
-/// STOP CHANNEL: stops listening and closes the channel's connections
-/// (`amqp:connection:forced`; QUIESCE and FORCE both close at once: an AMQP client has
-/// no MQGET to finish, and its unsettled deliveries return to their queues).
-pub fn stop(server: &Rc<Server>, name: &str, mode: StopMode) -> Result<(), AdminError> {
-    definition(server, name)?;
-    let conns = {
-        let mut channels = server.amqp_channels.borrow_mut();
-        let Some(c) = channels.get_mut(name).filter(|c| c.running) else {
+impl AmqpChannels {
+    /// No channel started yet, for the server `server` will point at.
+    pub fn new(server: &Weak<Server>) -> Self {
+        AmqpChannels {
+            server: server.clone(),
+            channels: RefCell::new(BTreeMap::new()),
+        }
+    }
+
+    fn server(&self) -> Result<Rc<Server>, AdminError> {
+        self.server.upgrade().ok_or_else(|| AdminError::Failed {
+            reason: ferry_mqi::ReasonCode::QMgrStopping,
+            text: "the queue manager is ending".to_string(),
+        })
+    }
+}
+
+impl ChannelEndpoints for AmqpChannels {
+    fn serves(&self, kind: ChannelType) -> bool {
+        kind == ChannelType::Amqp
+    }
+
+    fn listening_ports(&self) -> Vec<u16> {
+        self.channels
+            .borrow()
+            .values()
+            .filter(|c| c.running)
+            .map(|c| c.port)
+            .collect()
+    }
+
+    /// START CHANNEL: binds the channel's port and accepts AMQP connections on it.
+    fn start(&self, name: &str) -> Result<(), AdminError> {
+        let server = &self.server()?;
+        let def = definition(server, name)?;
+        if self.channels.borrow().get(name).is_some_and(|c| c.running) {
             return Err(AdminError::Failed {
                 reason: ferry_mqi::ReasonCode::ObjectInUse,
-                text: format!("channel {name} is not running"),
+                text: format!("channel {name} is already running"),
             });
-        };
-        c.running = false;
-        if let Some(a) = c.accept.take() {
-            a.stop();
         }
-        c.live()
-    };
-    let why = match mode {
-        StopMode::Quiesce => "the channel was stopped (STOP CHANNEL MODE(QUIESCE))",
-        StopMode::Force => "the channel was stopped (STOP CHANNEL MODE(FORCE))",
-    };
-    for c in conns {
-        c.force_close(why);
+        let fail = |why: String| {
+            let line = server
+                .error_log
+                .borrow_mut()
+                .write(&messages::AMQP_CHANNEL_FAILED, &[&name, &why]);
+            AdminError::Failed {
+                reason: ferry_mqi::ReasonCode::ResourceProblem,
+                text: line,
+            }
+        };
+        if def.attributes.tls_requested() {
+            return Err(fail(
+                "SSLCIPH is set, and AMQP over TLS is not available yet".to_string(),
+            ));
+        }
+        let port = def.attributes.listen_port();
+        let ip = def.attributes.local_address.trim().to_string();
+        let host = if ip.is_empty() { "0.0.0.0" } else { &ip };
+        let std_listener = std::net::TcpListener::bind((host, port))
+            .map_err(|e| fail(format!("port {port}: {e}")))?;
+        let bound = std_listener.local_addr().map_or(port, |a| a.port());
+        std_listener
+            .set_nonblocking(true)
+            .map_err(|e| fail(e.to_string()))?;
+        let listener =
+            tokio::net::TcpListener::from_std(std_listener).map_err(|e| fail(e.to_string()))?;
+        let counters = Rc::new(Counters::default());
+        let connections = Rc::new(RefCell::new(Vec::new()));
+        let task = AcceptTask::spawn(listener, |l| {
+            accept(
+                server.clone(),
+                l,
+                name.to_string(),
+                counters.clone(),
+                connections.clone(),
+            )
+        });
+        self.channels.borrow_mut().insert(
+            name.to_string(),
+            AmqpChannel {
+                port: bound,
+                started_ms: clock::now().0,
+                running: true,
+                accept: Some(task),
+                counters,
+                connections,
+            },
+        );
+        server
+            .error_log
+            .borrow_mut()
+            .write(&messages::AMQP_CHANNEL_STARTED, &[&name, &bound]);
+        server.publish_status();
+        Ok(())
     }
-    server
-        .error_log
-        .borrow_mut()
-        .write(&messages::AMQP_CHANNEL_ENDED, &[&name]);
-    server.publish_status();
-    Ok(())
-}
 
-/// Starts every AMQP channel (queue manager start); one that fails is in the error log,
-/// and its FRY9213E line is returned.
-pub fn start_all(server: &Rc<Server>) -> Vec<String> {
-    let names: Vec<String> = server
-        .engine
-        .borrow()
-        .channels()
-        .into_iter()
-        .filter(|c| c.channel_type == ChannelType::Amqp)
-        .map(|c| c.name)
-        .collect();
-    names
-        .iter()
-        .filter_map(|n| start(server, n).err())
-        .map(super::listeners::start_failure_line)
-        .collect()
-}
-
-/// Stops every running AMQP channel and closes its connections (queue manager stop).
-pub fn stop_all(server: &Rc<Server>, why: &str) {
-    let running: Vec<(String, Vec<Rc<AmqpShared>>)> = {
-        let mut channels = server.amqp_channels.borrow_mut();
-        channels
-            .iter_mut()
-            .filter(|(_, c)| c.running)
-            .map(|(n, c)| {
-                c.running = false;
-                if let Some(a) = c.accept.take() {
-                    a.stop();
-                }
-                (n.clone(), c.live())
-            })
-            .collect()
-    };
-    for (name, conns) in running {
+    /// STOP CHANNEL: stops listening and closes the channel's connections
+    /// (`amqp:connection:forced`; QUIESCE and FORCE both close at once: an AMQP client has
+    /// no MQGET to finish, and its unsettled deliveries return to their queues).
+    fn stop(&self, name: &str, mode: StopMode) -> Result<(), AdminError> {
+        let server = &self.server()?;
+        definition(server, name)?;
+        let conns = {
+            let mut channels = self.channels.borrow_mut();
+            let Some(c) = channels.get_mut(name).filter(|c| c.running) else {
+                return Err(AdminError::Failed {
+                    reason: ferry_mqi::ReasonCode::ObjectInUse,
+                    text: format!("channel {name} is not running"),
+                });
+            };
+            c.running = false;
+            if let Some(a) = c.accept.take() {
+                a.stop();
+            }
+            c.live()
+        };
+        let why = match mode {
+            StopMode::Quiesce => "the channel was stopped (STOP CHANNEL MODE(QUIESCE))",
+            StopMode::Force => "the channel was stopped (STOP CHANNEL MODE(FORCE))",
+        };
         for c in conns {
             c.force_close(why);
         }
@@ -279,30 +271,82 @@ pub fn stop_all(server: &Rc<Server>, why: &str) {
             .error_log
             .borrow_mut()
             .write(&messages::AMQP_CHANNEL_ENDED, &[&name]);
+        server.publish_status();
+        Ok(())
     }
-}
 
-/// DISPLAY CHSTATUS: the channels started since the queue manager started.
-pub fn status(server: &Server, matches: impl Fn(&str) -> bool) -> Vec<ChannelStatus> {
-    server
-        .amqp_channels
-        .borrow()
-        .iter()
-        .filter(|(n, _)| matches(n))
-        .map(|(name, c)| {
-            let clients: Vec<ChannelClientStatus> =
-                c.live().iter().filter_map(|s| s.client_status()).collect();
-            let mut st = ChannelStatus::new(name, ChannelType::Amqp, c.running, c.port);
-            st.started_ms = Some(c.started_ms);
-            st.messages_sent = c.counters.messages_sent.get();
-            st.messages_received = c.counters.messages_received.get();
-            st.bytes_sent = c.counters.bytes_sent.get();
-            st.bytes_received = c.counters.bytes_received.get();
-            st.last_message_ms = c.counters.last_message_ms.get();
-            st.clients = clients;
-            st
-        })
-        .collect()
+    /// Starts every AMQP channel (queue manager start); one that fails is in the error log,
+    /// and its FRY9213E line is returned.
+    fn start_all(&self) -> Vec<String> {
+        let Some(server) = self.server.upgrade() else {
+            return Vec::new();
+        };
+        let names: Vec<String> = server
+            .engine
+            .borrow()
+            .channels()
+            .into_iter()
+            .filter(|c| c.channel_type == ChannelType::Amqp)
+            .map(|c| c.name)
+            .collect();
+        names
+            .iter()
+            .filter_map(|n| self.start(n).err())
+            .map(start_failure_line)
+            .collect()
+    }
+
+    /// Stops every running AMQP channel and closes its connections (queue manager stop).
+    fn stop_all(&self, why: &str) {
+        let Some(server) = self.server.upgrade() else {
+            return;
+        };
+        let running: Vec<(String, Vec<Rc<AmqpShared>>)> = {
+            let mut channels = self.channels.borrow_mut();
+            channels
+                .iter_mut()
+                .filter(|(_, c)| c.running)
+                .map(|(n, c)| {
+                    c.running = false;
+                    if let Some(a) = c.accept.take() {
+                        a.stop();
+                    }
+                    (n.clone(), c.live())
+                })
+                .collect()
+        };
+        for (name, conns) in running {
+            for c in conns {
+                c.force_close(why);
+            }
+            server
+                .error_log
+                .borrow_mut()
+                .write(&messages::AMQP_CHANNEL_ENDED, &[&name]);
+        }
+    }
+
+    /// DISPLAY CHSTATUS: the channels started since the queue manager started.
+    fn status(&self, matches: &dyn Fn(&str) -> bool) -> Vec<ChannelStatus> {
+        self.channels
+            .borrow()
+            .iter()
+            .filter(|(n, _)| matches(n))
+            .map(|(name, c)| {
+                let clients: Vec<ChannelClientStatus> =
+                    c.live().iter().filter_map(|s| s.client_status()).collect();
+                let mut st = ChannelStatus::new(name, ChannelType::Amqp, c.running, c.port);
+                st.started_ms = Some(c.started_ms);
+                st.messages_sent = c.counters.messages_sent.get();
+                st.messages_received = c.counters.messages_received.get();
+                st.bytes_sent = c.counters.bytes_sent.get();
+                st.bytes_received = c.counters.bytes_received.get();
+                st.last_message_ms = c.counters.last_message_ms.get();
+                st.clients = clients;
+                st
+            })
+            .collect()
+    }
 }
 
 async fn accept(
@@ -316,7 +360,7 @@ async fn accept(
     loop {
         match listener.accept().await {
             Ok((stream, peer)) => {
-                let Some(permit) = super::listeners::admit(&server, &peer, port) else {
+                let Some(permit) = admit(&server, &peer, port) else {
                     continue;
                 };
                 let _ = stream.set_nodelay(true);
@@ -361,7 +405,7 @@ async fn accept(
             }
             Err(e) => {
                 let what = format!("AMQP channel {channel} (port {port})");
-                super::listeners::accept_failed(&server, &listener, &what, &e).await;
+                accept_failed(&server, &listener, &what, &e).await;
             }
         }
     }

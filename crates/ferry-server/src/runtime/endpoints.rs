@@ -1,0 +1,149 @@
+//! Endpoints: the listeners and channels connections arrive through, as the command
+//! server and the queue manager's start and stop control them.
+//!
+//! Each protocol implements [`ListenerEndpoints`] (LISTENER objects: the native
+//! protocol's TCP listeners) or [`ChannelEndpoints`] (channels of the types it serves:
+//! AMQP channels listen on their own port, SVRCONN channels are the native protocol's
+//! client sockets) and is registered once, where the runtime builds its [`Server`]
+//! (`runtime/mod.rs`). START/STOP LISTENER and CHANNEL, DISPLAY LSSTATUS and CHSTATUS go
+//! through [`Endpoints`], so the command server knows no protocol: adding one means adding
+//! its module and one registration line, not editing the command server.
+//!
+//! The implementations hold a weak reference to the server; this module names no other
+//! runtime module, so the server can hold the handle without an import circle.
+//!
+//! [`Server`]: super::server::Server
+
+use crate::lifecycle::PublishedListener;
+use ferry_objects::channel::ChannelType;
+use ferry_objects::status::{ChannelStatus, ListenerStatus};
+use ferry_objects::{AdminError, StopMode};
+
+/// The LISTENER objects of one protocol: what START/STOP LISTENER and DISPLAY LSSTATUS do.
+pub trait ListenerEndpoints {
+    /// Starts listener `name` (its definition must exist and it must not be running).
+    fn start(&self, name: &str) -> Result<(), AdminError>;
+    /// Stops listener `name`; its connections carry on.
+    fn stop(&self, name: &str) -> Result<(), AdminError>;
+    /// True while listener `name` runs (a running listener cannot be replaced or deleted).
+    fn is_running(&self, name: &str) -> bool;
+    /// DISPLAY LSSTATUS of listener `name`, if it is defined.
+    fn status(&self, name: &str) -> Option<ListenerStatus>;
+    /// The listeners running now, for run/status.json.
+    fn published(&self) -> Vec<PublishedListener>;
+    /// Starts the listeners that start with the queue manager; returns the lines of those
+    /// that could not (`ferry start` shows them).
+    fn start_all(&self) -> Vec<String>;
+    /// Stops every running listener (queue manager end).
+    fn stop_all(&self);
+}
+
+/// The channels of the types one protocol serves: what START/STOP CHANNEL and DISPLAY
+/// CHSTATUS do for them.
+pub trait ChannelEndpoints {
+    /// True if this protocol serves channels of type `kind`.
+    fn serves(&self, kind: ChannelType) -> bool;
+    /// START CHANNEL `name` (a defined channel of a type this protocol serves).
+    fn start(&self, name: &str) -> Result<(), AdminError>;
+    /// STOP CHANNEL `name`.
+    fn stop(&self, name: &str, mode: StopMode) -> Result<(), AdminError>;
+    /// DISPLAY CHSTATUS of the channels whose name `matches`.
+    fn status(&self, matches: &dyn Fn(&str) -> bool) -> Vec<ChannelStatus>;
+    /// Ports this protocol's running channels listen on, for run/status.json.
+    fn listening_ports(&self) -> Vec<u16>;
+    /// Starts the channels that start with the queue manager; returns the lines of those
+    /// that could not.
+    fn start_all(&self) -> Vec<String>;
+    /// Stops every running channel and closes its connections, saying `why`.
+    fn stop_all(&self, why: &str);
+}
+
+/// Every protocol's listeners and channels, one handle.
+pub struct Endpoints {
+    listeners: Box<dyn ListenerEndpoints>,
+    channels: Vec<Box<dyn ChannelEndpoints>>,
+}
+
+impl Endpoints {
+    /// The handle over the protocol that owns LISTENER objects and those serving channels.
+    pub fn new(
+        listeners: Box<dyn ListenerEndpoints>,
+        channels: Vec<Box<dyn ChannelEndpoints>>,
+    ) -> Self {
+        Endpoints {
+            listeners,
+            channels,
+        }
+    }
+
+    /// The LISTENER objects.
+    pub fn listeners(&self) -> &dyn ListenerEndpoints {
+        &*self.listeners
+    }
+
+    /// The protocol serving channels of type `kind`, if any.
+    fn channel_protocol(&self, kind: ChannelType) -> Option<&dyn ChannelEndpoints> {
+        self.channels.iter().find(|c| c.serves(kind)).map(|c| &**c)
+    }
+
+    /// START CHANNEL `name` of type `kind`, by the protocol that serves that type.
+    pub fn start_channel(&self, name: &str, kind: ChannelType) -> Result<(), AdminError> {
+        self.channel_protocol(kind)
+            .ok_or_else(|| not_served(name, kind))?
+            .start(name)
+    }
+
+    /// STOP CHANNEL `name` of type `kind`, by the protocol that serves that type.
+    pub fn stop_channel(
+        &self,
+        name: &str,
+        kind: ChannelType,
+        mode: StopMode,
+    ) -> Result<(), AdminError> {
+        self.channel_protocol(kind)
+            .ok_or_else(|| not_served(name, kind))?
+            .stop(name, mode)
+    }
+
+    /// DISPLAY CHSTATUS over every protocol, in registration order.
+    pub fn channel_status(&self, matches: &dyn Fn(&str) -> bool) -> Vec<ChannelStatus> {
+        self.channels
+            .iter()
+            .flat_map(|c| c.status(matches))
+            .collect()
+    }
+
+    /// Ports the running channels of every protocol listen on.
+    pub fn channel_ports(&self) -> Vec<u16> {
+        self.channels
+            .iter()
+            .flat_map(|c| c.listening_ports())
+            .collect()
+    }
+
+    /// Starts the listeners, then the channels, that start with the queue manager;
+    /// returns the lines of those that could not.
+    pub fn start_all(&self) -> Vec<String> {
+        let mut failures = self.listeners.start_all();
+        for c in &self.channels {
+            failures.extend(c.start_all());
+        }
+        failures
+    }
+
+    /// Stops every channel, closing its connections (saying `why`).
+    pub fn stop_channels(&self, why: &str) {
+        for c in &self.channels {
+            c.stop_all(why);
+        }
+    }
+}
+
+/// The refusal of START/STOP CHANNEL for a channel of a type that is not started or
+/// stopped by command (a SVRCONN channel runs while its clients are connected).
+pub fn not_served(name: &str, kind: ChannelType) -> AdminError {
+    AdminError::Invalid(format!(
+        "channel {name} is a {} channel, which is not started or stopped by command",
+        kind.keyword()
+    ))
+}
