@@ -10,7 +10,7 @@
 //! registered ([`set_allocator_trim`]; the `ferry` binary: mimalloc's `mi_collect`). The
 //! walk of a large heap costs little at most once a second.
 
-use super::server::Server;
+use super::admission::Admission;
 use std::cell::Cell;
 use std::rc::Rc;
 use std::time::Duration;
@@ -78,12 +78,12 @@ impl MemoryTrim {
 
 /// Once a second: hands free memory back after enough was freed, or after a flood of
 /// connections ended.
-pub async fn trim_task(server: Rc<Server>) {
+pub async fn trim_task(memory: Rc<MemoryTrim>, admission: Rc<Admission>) {
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     loop {
         tick.tick().await;
-        let freed = server.memory.due();
-        let closed = server.admission.many_closed_since_peak();
+        let freed = memory.due();
+        let closed = admission.many_closed_since_peak();
         if freed || closed {
             return_free_memory();
         }

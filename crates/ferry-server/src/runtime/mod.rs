@@ -16,6 +16,8 @@ mod command_server;
 mod dispatch;
 mod endpoints;
 mod filed_record;
+#[cfg(test)]
+mod import_layers;
 mod listeners;
 mod log_driver;
 mod log_tasks;
@@ -351,7 +353,10 @@ async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
     let housekeeping_task = tokio::task::spawn_local(log_tasks::housekeeping_task(server.clone()));
     let catalogue_task = tokio::task::spawn_local(server::catalogue_task(server.clone()));
     let status_task = tokio::task::spawn_local(status_publisher(server.clone()));
-    let trim_task = tokio::task::spawn_local(memory::trim_task(server.clone()));
+    let trim_task = tokio::task::spawn_local(memory::trim_task(
+        server.memory.clone(),
+        server.admission.clone(),
+    ));
     let suppression_task = tokio::task::spawn_local(suppression_counts(server.clone()));
 
     // Serve until a stop request.

@@ -127,7 +127,7 @@ pub struct Server {
     /// Every TCP socket accepted and not yet closed, for Limits/MaxConnections.
     pub admission: Rc<Admission>,
     /// Large buffers let go of since memory was last handed back to the system.
-    pub memory: MemoryTrim,
+    pub memory: Rc<MemoryTrim>,
     /// Open conversations (connections), for status and controlled stop.
     pub conversations: Cell<u64>,
     /// Sockets, for closing them all at an immediate stop.
@@ -192,7 +192,7 @@ impl Server {
             state: Cell::new(QmgrState::Starting),
             client_sockets: Cell::new(0),
             admission,
-            memory: MemoryTrim::default(),
+            memory: Rc::new(MemoryTrim::default()),
             conversations: Cell::new(0),
             sockets: RefCell::new(Vec::new()),
             channel_instances: RefCell::new(BTreeMap::new()),
