@@ -9,7 +9,7 @@
 
 use super::command_server;
 use super::log_driver::LogUse;
-use super::server::{LogRoom, LogRoomWaiter, Route, Server};
+use super::server::{LogRoom, LogRoomWaiter, Server, WaitingGet};
 use super::socket::SocketShared;
 use ferry_engine::{ConnId, ConnectionInfo, GetOutcome};
 use ferry_mqi::{MqError, ReasonCode};
@@ -250,7 +250,7 @@ fn handle(
                 GetOutcome::Waiting => {
                     server.park_get(
                         conn,
-                        Route {
+                        WaitingGet {
                             socket: socket.clone(),
                             conversation: conv,
                             request_id: rid,

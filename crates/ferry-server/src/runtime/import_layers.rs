@@ -16,14 +16,14 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     (
         "server",
         "socket",
-        "the routes of completed gets and the held catalogue replies name SocketShared; \
-         goes with one map from connection id to a connection (issue 19, point 1)",
+        "Route::WaitingGet and the held catalogue replies name SocketShared; goes when \
+         the one map of routes holds a connection trait (issue 19, point 1)",
     ),
     (
         "server",
         "amqp",
-        "amqp_routes and amqp_log_waiters name AmqpShared; goes with one map from \
-         connection id to a connection and one log-room waiter queue",
+        "Route::Amqp and amqp_log_waiters name AmqpShared; goes with a connection \
+         trait in the map of routes and one log-room waiter queue",
     ),
     (
         "server",

@@ -67,8 +67,17 @@ pub(crate) struct LogRoomWaiter {
     pub base: u64,
 }
 
+/// Where what the engine completes for a connection goes: one map, from engine
+/// connection to its route, for every protocol.
+pub enum Route {
+    /// A native conversation whose GET waits: the reply goes back on its socket.
+    WaitingGet(WaitingGet),
+    /// An AMQP connection: its consumers' deliveries and cancellations.
+    Amqp(Rc<super::amqp::AmqpShared>),
+}
+
 /// Where the reply of a waiting GET must go when the engine completes it.
-pub struct Route {
+pub struct WaitingGet {
     /// The socket of the conversation.
     pub socket: Rc<SocketShared>,
     /// Conversation id on that socket.
@@ -112,10 +121,9 @@ pub struct Server {
     pub engine: RefCell<QueueManager>,
     /// Effects buffer reused by every engine call.
     effects: RefCell<Effects>,
-    /// Waiting GETs by engine connection.
+    /// Where completions go, by engine connection: native conversations while a GET
+    /// waits, AMQP connections while they are open.
     routes: RefCell<HashMap<ConnId, Route>>,
-    /// AMQP connections by engine connection: where their consumers' deliveries go.
-    pub amqp_routes: RefCell<HashMap<ConnId, Rc<super::amqp::AmqpShared>>>,
     /// The error log.
     pub error_log: RefCell<ErrorLog>,
     /// The listeners and channels of every protocol (START/STOP, status, start and end).
@@ -186,7 +194,6 @@ impl Server {
             engine: RefCell::new(engine),
             effects: RefCell::new(Effects::default()),
             routes: RefCell::new(HashMap::new()),
-            amqp_routes: RefCell::new(HashMap::new()),
             error_log: RefCell::new(error_log),
             endpoints: endpoints(weak),
             state: Cell::new(QmgrState::Starting),
@@ -242,8 +249,10 @@ impl Server {
     }
 
     /// Records where a waiting GET's reply goes, and re-arms the timer when needed.
-    pub fn park_get(&self, conn: ConnId, route: Route) {
-        self.routes.borrow_mut().insert(conn, route);
+    pub fn park_get(&self, conn: ConnId, get: WaitingGet) {
+        self.routes
+            .borrow_mut()
+            .insert(conn, Route::WaitingGet(get));
         let next = self.engine.borrow().next_deadline();
         if let Some(next) = next {
             if self.timer_armed.get().is_none_or(|armed| next < armed) {
@@ -252,9 +261,24 @@ impl Server {
         }
     }
 
-    /// Forgets a waiting GET (its conversation ended).
+    /// Routes an AMQP connection's deliveries and cancellations to it while it is open.
+    pub fn route_amqp(&self, conn: ConnId, connection: Rc<super::amqp::AmqpShared>) {
+        self.routes
+            .borrow_mut()
+            .insert(conn, Route::Amqp(connection));
+    }
+
+    /// Forgets a connection's route (its conversation ended, or its GET was answered).
     pub fn forget_route(&self, conn: ConnId) {
         self.routes.borrow_mut().remove(&conn);
+    }
+
+    /// The AMQP connection `conn` routes to, if it is one.
+    fn amqp_route(&self, conn: ConnId) -> Option<Rc<super::amqp::AmqpShared>> {
+        match self.routes.borrow().get(&conn) {
+            Some(Route::Amqp(a)) => Some(a.clone()),
+            _ => None,
+        }
     }
 
     /// Starts handling one request: its reply is sent at once unless an engine call for
@@ -387,8 +411,18 @@ impl Server {
                     needs_durable,
                     ..
                 } => {
-                    let Some(route) = self.routes.borrow_mut().remove(&conn) else {
-                        continue;
+                    let route = {
+                        let mut routes = self.routes.borrow_mut();
+                        match routes.remove(&conn) {
+                            Some(Route::WaitingGet(route)) => route,
+                            // An AMQP connection makes no GET that waits (its consumers are
+                            // fed deliveries): it stays routed.
+                            Some(other) => {
+                                routes.insert(conn, other);
+                                continue;
+                            }
+                            None => continue,
+                        }
                     };
                     let reply = get_reply(result);
                     match (needs_durable, logged) {
@@ -423,8 +457,7 @@ impl Server {
                         (true, Some(Err(()))) => ReplyHold::Fail,
                         _ => ReplyHold::Now,
                     };
-                    let route = self.amqp_routes.borrow().get(&conn).cloned();
-                    if let Some(a) = route {
+                    if let Some(a) = self.amqp_route(conn) {
                         a.deliver(self, consumer, delivery, message, hold);
                     }
                 }
@@ -433,8 +466,7 @@ impl Server {
                     consumer,
                     reason,
                 } => {
-                    let route = self.amqp_routes.borrow().get(&conn).cloned();
-                    if let Some(a) = route {
+                    if let Some(a) = self.amqp_route(conn) {
                         a.consumer_cancelled(consumer, reason);
                     }
                 }

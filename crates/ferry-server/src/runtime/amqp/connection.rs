@@ -930,10 +930,7 @@ impl Session {
         match server.with_engine(|e, now, _fx| e.connect(info, now)) {
             Ok(conn) => {
                 self.conn = Some(conn);
-                server
-                    .amqp_routes
-                    .borrow_mut()
-                    .insert(conn, self.shared.clone());
+                server.route_amqp(conn, self.shared.clone());
                 server.conversations.set(server.conversations.get() + 1);
                 *self.shared.client_id.borrow_mut() = Some(open.container_id.as_str().to_string());
                 let mut reply = Open::new(server.name.as_str());
@@ -1977,7 +1974,7 @@ impl Session {
             self.close_handle(h);
         }
         if let Some(conn) = self.conn.take() {
-            self.server.amqp_routes.borrow_mut().remove(&conn);
+            self.server.forget_route(conn);
             dispatch::end_conversation(&self.server, conn, true);
         }
     }
