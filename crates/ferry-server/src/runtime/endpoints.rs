@@ -147,3 +147,129 @@ pub fn not_served(name: &str, kind: ChannelType) -> AdminError {
         kind.keyword()
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    /// A protocol that records what it was asked.
+    struct Recording {
+        kind: ChannelType,
+        calls: Rc<RefCell<Vec<String>>>,
+    }
+
+    impl ChannelEndpoints for Recording {
+        fn serves(&self, kind: ChannelType) -> bool {
+            kind == self.kind
+        }
+        fn start(&self, name: &str) -> Result<(), AdminError> {
+            self.calls.borrow_mut().push(format!("start {name}"));
+            Ok(())
+        }
+        fn stop(&self, name: &str, _mode: StopMode) -> Result<(), AdminError> {
+            self.calls.borrow_mut().push(format!("stop {name}"));
+            Ok(())
+        }
+        fn status(&self, matches: &dyn Fn(&str) -> bool) -> Vec<ChannelStatus> {
+            let name = format!("{}.CHL", self.kind.keyword());
+            if matches(&name) {
+                vec![ChannelStatus::new(name, self.kind, true, 0)]
+            } else {
+                Vec::new()
+            }
+        }
+        fn listening_ports(&self) -> Vec<u16> {
+            vec![1]
+        }
+        fn start_all(&self) -> Vec<String> {
+            vec![format!("{} failed", self.kind.keyword())]
+        }
+        fn stop_all(&self, why: &str) {
+            self.calls.borrow_mut().push(format!("stop all: {why}"));
+        }
+    }
+
+    struct NoListeners;
+
+    impl ListenerEndpoints for NoListeners {
+        fn start(&self, _: &str) -> Result<(), AdminError> {
+            Ok(())
+        }
+        fn stop(&self, _: &str) -> Result<(), AdminError> {
+            Ok(())
+        }
+        fn is_running(&self, _: &str) -> bool {
+            false
+        }
+        fn status(&self, _: &str) -> Option<ListenerStatus> {
+            None
+        }
+        fn published(&self) -> Vec<PublishedListener> {
+            Vec::new()
+        }
+        fn start_all(&self) -> Vec<String> {
+            vec!["listener failed".to_string()]
+        }
+        fn stop_all(&self) {}
+    }
+
+    #[test]
+    fn a_channel_goes_to_the_protocol_serving_its_type() {
+        let calls = Rc::new(RefCell::new(Vec::new()));
+        let endpoints = Endpoints::new(
+            Box::new(NoListeners),
+            vec![Box::new(Recording {
+                kind: ChannelType::Amqp,
+                calls: calls.clone(),
+            })],
+        );
+        endpoints
+            .start_channel("A", ChannelType::Amqp)
+            .expect("AMQP is served");
+        endpoints
+            .stop_channel("A", ChannelType::Amqp, StopMode::Quiesce)
+            .expect("AMQP is served");
+        assert_eq!(*calls.borrow(), ["start A", "stop A"]);
+        let refused = endpoints.start_channel("S", ChannelType::Svrconn);
+        assert!(
+            matches!(&refused, Err(AdminError::Invalid(text)) if text.contains("S is a SVRCONN channel")),
+            "{refused:?}"
+        );
+        assert_eq!(calls.borrow().len(), 2, "no protocol was asked for SVRCONN");
+    }
+
+    #[test]
+    fn status_start_and_end_cover_every_protocol_in_order() {
+        let calls = Rc::new(RefCell::new(Vec::new()));
+        let endpoints = Endpoints::new(
+            Box::new(NoListeners),
+            vec![
+                Box::new(Recording {
+                    kind: ChannelType::Amqp,
+                    calls: calls.clone(),
+                }),
+                Box::new(Recording {
+                    kind: ChannelType::Svrconn,
+                    calls: calls.clone(),
+                }),
+            ],
+        );
+        let all: Vec<String> = endpoints
+            .channel_status(&|_| true)
+            .into_iter()
+            .map(|s| s.name)
+            .collect();
+        assert_eq!(all, ["AMQP.CHL", "SVRCONN.CHL"]);
+        let one = endpoints.channel_status(&|n| n.starts_with("SVR"));
+        assert_eq!(one.len(), 1);
+        assert_eq!(endpoints.channel_ports(), [1, 1]);
+        assert_eq!(
+            endpoints.start_all(),
+            ["listener failed", "AMQP failed", "SVRCONN failed"]
+        );
+        endpoints.stop_channels("ending");
+        assert_eq!(*calls.borrow(), ["stop all: ending", "stop all: ending"]);
+    }
+}
