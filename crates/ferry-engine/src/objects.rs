@@ -114,6 +114,11 @@ impl QueueTable {
         Some(e)
     }
 
+    /// How many queues there are.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
     /// Every queue, sorted by name.
     pub fn iter(&self) -> impl Iterator<Item = (QueueId, &QueueEntry)> {
         self.names
