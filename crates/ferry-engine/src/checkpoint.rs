@@ -88,6 +88,23 @@ impl QueueFiling {
     pub fn is_empty(&self) -> bool {
         !self.fresh && self.file.is_empty() && self.unfile.is_empty()
     }
+
+    /// The messages to write as queue-file records: each one's sequence number and the
+    /// payload of its put record, in the log's encoding (one versioned codec serves the
+    /// log and the queue files).
+    pub fn put_records(&self) -> Vec<(u64, Vec<u8>)> {
+        self.file
+            .iter()
+            .map(|m| {
+                let rec = crate::journal::Record::Put {
+                    uow: None,
+                    queue: self.queue.clone(),
+                    msg: m.clone(),
+                };
+                (m.seq, rec.encode().payload())
+            })
+            .collect()
+    }
 }
 
 /// A committed persistent message (what images and queue files carry).

@@ -258,18 +258,7 @@ impl Node {
                 .collect();
             removes.extend(f.file.iter().map(|m| m.seq).filter(|s| qf.contains(*s)));
             qf.append_removes(&removes)?;
-            let puts: Vec<(u64, Vec<u8>)> = f
-                .file
-                .iter()
-                .map(|m| {
-                    let rec = Record::Put {
-                        uow: None,
-                        queue: f.queue.clone(),
-                        msg: m.clone(),
-                    };
-                    (m.seq, rec.encode().payload())
-                })
-                .collect();
+            let puts = f.put_records();
             qf.append_puts(&puts)?;
             qf.sync()?;
             qf.maybe_compact()?;

@@ -587,18 +587,7 @@ impl Filer {
                 continue;
             }
             qf.append_removes(&removes).map_err(fail)?;
-            let puts: Vec<(u64, Vec<u8>)> = f
-                .file
-                .iter()
-                .map(|m| {
-                    let rec = Record::Put {
-                        uow: None,
-                        queue: f.queue.clone(),
-                        msg: m.clone(),
-                    };
-                    (m.seq, rec.encode().payload())
-                })
-                .collect();
+            let puts = f.put_records();
             qf.append_puts(&puts).map_err(fail)?;
             qf.sync().map_err(fail)?;
             let compacted = qf.maybe_compact().map_err(fail)?;
