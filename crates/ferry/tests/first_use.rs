@@ -15,20 +15,6 @@ use std::process::{Command, Stdio};
 use common::*;
 use ferry_mqi::OpenOptions;
 
-/// Runs `ferry ARGS` in `qm`'s FERRY_HOME, asserting success; returns stdout.
-#[track_caller]
-fn ferry_ok(qm: &TestQueueManager, args: &[&str]) -> String {
-    let out = qm.ferry(args);
-    assert!(
-        out.status.success(),
-        "ferry {args:?} failed ({}): {}{}",
-        out.status,
-        stdout(&out),
-        stderr(&out)
-    );
-    stdout(&out)
-}
-
 /// A port held by this test on every interface, as a queue manager's listener binds it.
 fn taken_port() -> std::net::TcpListener {
     std::net::TcpListener::bind("0.0.0.0:0").expect("bind a port")

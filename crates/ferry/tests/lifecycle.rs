@@ -12,20 +12,6 @@ use std::time::Duration;
 use common::*;
 use ferry_mqi::{GetOptionFlags, OpenOptions, ReasonCode};
 
-/// Runs `ferry ARGS` in `qm`'s FERRY_HOME, asserting success; returns stdout.
-#[track_caller]
-fn ferry_ok(qm: &TestQueueManager, args: &[&str]) -> String {
-    let out = qm.ferry(args);
-    assert!(
-        out.status.success(),
-        "ferry {args:?} failed ({}): {}{}",
-        out.status,
-        stdout(&out),
-        stderr(&out)
-    );
-    stdout(&out)
-}
-
 /// Creates and starts (in the background) another queue manager in `qm`'s FERRY_HOME,
 /// using the given command names (`create`/`crtmqm`, `start`/`strmqm`).
 fn background_qm(

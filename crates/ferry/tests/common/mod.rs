@@ -271,6 +271,20 @@ pub fn mqsc_ok(qm: &TestQueueManager, script: &str) -> String {
     text
 }
 
+/// Runs `ferry ARGS` in `qm`'s FERRY_HOME, asserting success; returns stdout.
+#[track_caller]
+pub fn ferry_ok(qm: &TestQueueManager, args: &[&str]) -> String {
+    let out = qm.ferry(args);
+    assert!(
+        out.status.success(),
+        "ferry {args:?} failed ({}): {}{}",
+        out.status,
+        stdout(&out),
+        stderr(&out)
+    );
+    stdout(&out)
+}
+
 /// stdout as text.
 pub fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
