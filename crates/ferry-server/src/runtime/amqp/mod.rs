@@ -118,6 +118,27 @@ impl AmqpChannel {
         conns.retain(|w| w.strong_count() > 0);
         conns.iter().filter_map(Weak::upgrade).collect()
     }
+
+    /// Stops listening; returns the connections still open, for [`close_ended`].
+    fn end(&mut self) -> Vec<Rc<AmqpShared>> {
+        self.running = false;
+        if let Some(a) = self.accept.take() {
+            a.stop();
+        }
+        self.live()
+    }
+}
+
+/// Closes an ended channel's connections (`amqp:connection:forced`, saying `why`) and
+/// writes that the channel ended.
+fn close_ended(server: &Server, name: &str, conns: Vec<Rc<AmqpShared>>, why: &str) {
+    for c in conns {
+        c.force_close(why);
+    }
+    server
+        .error_log
+        .borrow_mut()
+        .write(&messages::AMQP_CHANNEL_ENDED, &[&name]);
 }
 
 fn definition(server: &Server, name: &str) -> Result<ChannelDefinition, AdminError> {
@@ -254,23 +275,13 @@ impl ChannelEndpoints for AmqpChannels {
                     text: format!("channel {name} is not running"),
                 });
             };
-            c.running = false;
-            if let Some(a) = c.accept.take() {
-                a.stop();
-            }
-            c.live()
+            c.end()
         };
         let why = match mode {
             StopMode::Quiesce => "the channel was stopped (STOP CHANNEL MODE(QUIESCE))",
             StopMode::Force => "the channel was stopped (STOP CHANNEL MODE(FORCE))",
         };
-        for c in conns {
-            c.force_close(why);
-        }
-        server
-            .error_log
-            .borrow_mut()
-            .write(&messages::AMQP_CHANNEL_ENDED, &[&name]);
+        close_ended(server, name, conns, why);
         server.publish_status();
         Ok(())
     }
@@ -306,23 +317,11 @@ impl ChannelEndpoints for AmqpChannels {
             channels
                 .iter_mut()
                 .filter(|(_, c)| c.running)
-                .map(|(n, c)| {
-                    c.running = false;
-                    if let Some(a) = c.accept.take() {
-                        a.stop();
-                    }
-                    (n.clone(), c.live())
-                })
+                .map(|(n, c)| (n.clone(), c.end()))
                 .collect()
         };
         for (name, conns) in running {
-            for c in conns {
-                c.force_close(why);
-            }
-            server
-                .error_log
-                .borrow_mut()
-                .write(&messages::AMQP_CHANNEL_ENDED, &[&name]);
+            close_ended(&server, &name, conns, why);
         }
     }
 
