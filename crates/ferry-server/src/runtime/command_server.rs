@@ -6,6 +6,7 @@
 //! ([`super::endpoints`]): it imports no protocol.
 
 use super::clock;
+use super::reply_wait::ReplyWait;
 use super::server::Server;
 use ferry_mqsc::command::NamePattern;
 use ferry_mqsc::AdminTarget;
@@ -20,23 +21,29 @@ use ferry_objects::{
 use ferry_wire::MqscOutput;
 use std::rc::Rc;
 
-/// Parses and runs one MQSC command, returning its output lines.
-pub fn run(server: &Rc<Server>, command: &str) -> MqscOutput {
-    let mut target = Target { server };
+/// Parses and runs one MQSC command, returning its output lines and what they must wait
+/// for before they are sent (definitions saved, log records durable).
+pub(crate) fn run(server: &Rc<Server>, command: &str) -> (MqscOutput, ReplyWait) {
+    let mut target = Target {
+        server,
+        wait: ReplyWait::default(),
+    };
     let result = match ferry_mqsc::parse_command(command) {
         Ok(cmd) => ferry_mqsc::execute(&cmd, &mut target),
         Err(e) => ferry_mqsc::CommandResult::syntax_error(&e),
     };
-    server.perform_effects();
-    MqscOutput {
+    let output = MqscOutput {
         lines: result.lines,
         failed: !result.ok,
-    }
+    };
+    (output, target.wait)
 }
 
 /// The running queue manager seen through [`AdminTarget`].
 struct Target<'a> {
     server: &'a Rc<Server>,
+    /// What the output waits for: every engine call of the command adds to it.
+    wait: ReplyWait,
 }
 
 impl Target<'_> {
@@ -48,7 +55,9 @@ impl Target<'_> {
             &mut ferry_engine::Effects,
         ) -> T,
     ) -> T {
-        self.server.with_engine(f)
+        let (out, wait) = self.server.call(f);
+        self.wait = self.wait.and(wait);
+        out
     }
 }
 

@@ -9,22 +9,22 @@
 //! `docker stop`: applications are told 2162 MQRC_Q_MGR_STOPPING and their uncommitted
 //! work is backed out).
 
+mod accept;
 mod admission;
 mod amqp;
 mod clock;
 mod command_server;
-mod dispatch;
 mod endpoints;
 mod filed_record;
 #[cfg(test)]
 mod import_layers;
-mod listeners;
 mod log_driver;
 mod log_tasks;
 mod memory;
+mod native;
 mod queue_files;
+mod reply_wait;
 mod server;
-mod socket;
 
 pub use memory::set_allocator_trim;
 
@@ -246,6 +246,8 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
         .build()
         .map_err(|e| config_error(&e))?;
     let local = tokio::task::LocalSet::new();
+    // The native protocol's sockets and channel instances, shared by its endpoints.
+    let svrconns = Rc::new(native::Svrconns::default());
     let server = Server::new(
         paths.clone(),
         ini,
@@ -256,15 +258,15 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
         |server| {
             // Every protocol's listeners and channels: a new protocol registers here.
             Endpoints::new(
-                Box::new(listeners::NativeListeners::new(server)),
+                Box::new(native::NativeListeners::new(server, svrconns.clone())),
                 vec![
                     Box::new(amqp::AmqpChannels::new(server)),
-                    Box::new(socket::SvrconnChannels::new(server)),
+                    Box::new(native::SvrconnChannels::new(svrconns.clone())),
                 ],
             )
         },
     );
-    let result = local.block_on(&runtime, serve(server.clone()));
+    let result = local.block_on(&runtime, serve(server.clone(), svrconns));
     // A final checkpoint makes the next start replay little.
     if let Some(log) = server.log.as_ref() {
         log.final_checkpoint(&*server);
@@ -298,7 +300,7 @@ fn cleanup(paths: &QmgrPaths) {
     let _ = std::fs::remove_file(paths.pid_file());
 }
 
-async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
+async fn serve(server: Rc<Server>, svrconns: Rc<native::Svrconns>) -> Result<(), ControlError> {
     let name = server.name.clone();
     let fail = |e: &dyn std::fmt::Display| ControlError {
         message: messages::CONFIG_ERROR.format(&[&name, e]),
@@ -307,8 +309,11 @@ async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
     let sock_path = server.paths.bindings_socket();
     let _ = std::fs::remove_file(&sock_path);
     let bindings = tokio::net::UnixListener::bind(&sock_path).map_err(|e| fail(&e))?;
-    let bindings_task =
-        tokio::task::spawn_local(listeners::accept_bindings(server.clone(), bindings));
+    let bindings_task = tokio::task::spawn_local(native::accept_bindings(
+        server.clone(),
+        svrconns.clone(),
+        bindings,
+    ));
 
     // Listeners with CONTROL(QMGR) and AMQP channels start with the queue manager; one
     // that cannot is in the error log (FRY9212E/FRY9213E) and the queue manager runs on.
@@ -385,10 +390,10 @@ async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
             }
         };
         if stop_now {
-            end_immediately(&server).await;
+            end_immediately(&server, &svrconns).await;
         }
     } else {
-        end_immediately(&server).await;
+        end_immediately(&server, &svrconns).await;
     }
     // Replies still waiting for the definitions or the log (e.g. the last MQDISC
     // commits) go out first.
@@ -410,31 +415,11 @@ async fn serve(server: Rc<Server>) -> Result<(), ControlError> {
 
 /// Tells every connection the queue manager is stopping, backs out their work, and
 /// gives the writers a moment to deliver the news.
-async fn end_immediately(server: &Rc<Server>) {
+async fn end_immediately(server: &Rc<Server>, svrconns: &native::Svrconns) {
     server.state.set(QmgrState::Ending);
     server.publish_status();
     server.with_engine(|e, now, fx| e.stop(now, fx));
-    let sockets: Vec<_> = server
-        .sockets
-        .borrow()
-        .iter()
-        .filter_map(|w| w.upgrade())
-        .collect();
-    for s in &sockets {
-        let convs: Vec<_> = s
-            .conversations
-            .borrow_mut()
-            .drain()
-            .map(|(_, c)| c)
-            .collect();
-        for conn in convs {
-            dispatch::end_conversation(server, conn, false);
-        }
-        s.close_with(
-            ferry_mqi::ReasonCode::QMgrStopping,
-            "the queue manager is stopping",
-        );
-    }
+    svrconns.end_immediately(server);
     tokio::time::sleep(Duration::from_millis(100)).await;
 }
 

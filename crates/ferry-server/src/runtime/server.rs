@@ -7,9 +7,11 @@
 //! cross-thread wake-up per message. On this machine's two cores that is the fastest
 //! arrangement (see docs/architecture.md); the client load uses the other core.
 //!
-//! With the recovery log ([`RecoveryLog`]), `perform_effects` appends each call's log
-//! records right after the call; a reply that needs them durable is held (see
-//! [`Server::send`]) and released by one wake-up per flush.
+//! The server knows no protocol: connections of every kind reach it through
+//! [`Connection`] (one map of routes, one queue of calls waiting for log room). With the
+//! recovery log ([`RecoveryLog`]), `perform_effects` appends each call's log records
+//! right after the call and returns how its reply must wait ([`ReplyWait`]); the
+//! connection holds the reply and the log driver releases it by one wake-up per flush.
 //!
 //! A call that changed a definition hands the new definition to the definitions writer
 //! thread ([`CatalogueWriter`]); its reply waits aside until the writer says the change
@@ -19,9 +21,10 @@
 use super::admission::{Admission, Budget};
 use super::clock;
 use super::endpoints::Endpoints;
+use super::log_driver::DurableHold;
 use super::log_driver::{LogUse, RecoveryLog};
 use super::memory::MemoryTrim;
-use super::socket::{ChannelInstance, SocketShared};
+use super::reply_wait::{ReplyHold, ReplyWait};
 use crate::catalogue_store::{CatalogueWriter, JournalRecord, Outcome};
 use crate::error_log::ErrorLog;
 use crate::home::QmgrPaths;
@@ -29,16 +32,62 @@ use crate::lifecycle::{QmgrState, RunStatus, SocketSummary};
 use crate::messages;
 use crate::qm_ini::QmIni;
 use ferry_durability::{Hold, Room};
-use ferry_engine::{CatalogueChange, ConnId, Effect, Effects, GetResult, QueueManager, Timestamp};
+use ferry_engine::{
+    CatalogueChange, ConnId, ConsumerId, DeliveryToken, Effect, Effects, GetResult, GotMessage,
+    QueueManager, Timestamp,
+};
 use ferry_mqi::ReasonCode;
-use ferry_wire::{encode_reply, Reply, Status};
 use foldhash::{HashMap, HashMapExt};
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
 use std::collections::VecDeque;
 use std::rc::{Rc, Weak};
 use std::time::{Duration, Instant};
 use tokio::sync::Notify;
+
+/// What the server knows of a connection, whatever its protocol: a native conversation,
+/// an AMQP connection, and the kinds still to come (a message channel agent, an IBM MQ
+/// client conversation) all carry MQI work into the engine. The server keeps one map
+/// from engine connection to `Connection` and one queue of calls waiting for log room;
+/// it completes a waiting get, delivers to a consumer or retries a call through this
+/// trait, and never names a protocol. Each protocol's module implements it and registers
+/// its connections ([`Server::begin_conversation`]).
+pub(crate) trait Connection {
+    /// The engine answered a GET of `conn` that waited; the answer waits as `hold` says.
+    fn get_completed(
+        self: Rc<Self>,
+        server: &Server,
+        conn: ConnId,
+        result: GetResult,
+        hold: ReplyHold,
+    );
+
+    /// The engine gave consumer `consumer` of `conn` a message; it waits as `hold` says.
+    fn message_delivered(
+        self: Rc<Self>,
+        server: &Server,
+        conn: ConnId,
+        consumer: ConsumerId,
+        token: Option<DeliveryToken>,
+        message: Box<GotMessage>,
+        hold: ReplyHold,
+    );
+
+    /// The engine ended consumer `consumer` of `conn` (its queue went), with `reason`.
+    fn consumer_ended(&self, conn: ConnId, consumer: ConsumerId, reason: ReasonCode);
+
+    /// The log may have room now: the call of `call` (the connection's own tag, given
+    /// to `Server::wait_for_log_room`) that waited for it is tried again, or refused
+    /// once it has waited long enough.
+    fn retry_log_room(self: Rc<Self>, server: &Rc<Server>, call: u32);
+
+    /// True once the connection is going: a call it waits on is not made.
+    fn is_closing(&self) -> bool;
+}
+
+/// Whether `a` is the connection at `b`.
+fn same_connection(a: &Rc<dyn Connection>, b: *const ()) -> bool {
+    std::ptr::eq(Rc::as_ptr(a).cast::<()>(), b)
+}
 
 /// Whether a call that logs can run now ([`Server::log_room`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,63 +100,20 @@ pub(crate) enum LogRoom {
     Refused,
 }
 
-/// A request frame waiting for log space, on the queue manager's thread but without
-/// blocking it (other conversations, non-persistent work above all, carry on).
-pub(crate) struct LogRoomWaiter {
-    /// The socket it came on.
-    pub socket: Rc<SocketShared>,
-    /// The frame, handled again once a checkpoint finishes.
-    pub frame: ferry_wire::Frame,
+/// A call waiting for log space, on the queue manager's thread but without blocking it
+/// (other connections, non-persistent work above all, carry on). The connection keeps
+/// the call itself; the server keeps the order.
+struct LogRoomWaiter {
+    /// Whose call it is.
+    connection: Rc<dyn Connection>,
+    /// The connection's tag for the call (a native conversation id).
+    call: u32,
     /// What it will log.
-    pub usage: LogUse,
-    /// When it first found the log full.
-    pub since: Instant,
-    /// Checkpoints completed when it first found the log full
-    /// ([`Server::checkpoints_completed`]).
-    pub base: u64,
+    usage: LogUse,
 }
 
-/// Where what the engine completes for a connection goes: one map, from engine
-/// connection to its route, for every protocol.
-pub enum Route {
-    /// A native conversation whose GET waits: the reply goes back on its socket.
-    WaitingGet(WaitingGet),
-    /// An AMQP connection: its consumers' deliveries and cancellations.
-    Amqp(Rc<super::amqp::AmqpShared>),
-}
-
-/// Where the reply of a waiting GET must go when the engine completes it.
-pub struct WaitingGet {
-    /// The socket of the conversation.
-    pub socket: Rc<SocketShared>,
-    /// Conversation id on that socket.
-    pub conversation: u32,
-    /// The GET's request id.
-    pub request_id: u32,
-}
-
-/// What must happen to the reply of the request being handled.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ReplyHold {
-    /// Send it at once.
-    Now,
-    /// Hold it until the log is durable up to this LSN.
-    Until(u64),
-    /// Its log records could not be appended: answer 2102 MQRC_RESOURCE_PROBLEM.
-    Fail,
-}
-
-/// A reply waiting until the definitions its request changed are durable.
-struct CatalogueWaiter {
-    /// The writer's ticket for the change.
-    ticket: u64,
-    socket: Rc<SocketShared>,
-    conversation: u32,
-    request_id: u32,
-    reply: Reply,
-    /// What the reply must wait for in the recovery log after that.
-    hold: ReplyHold,
-}
+/// What runs once definitions are saved: given whether they were.
+type AfterDefinitions = Box<dyn FnOnce(&Server, bool)>;
 
 /// Everything the tasks of one running queue manager share.
 pub struct Server {
@@ -121,30 +127,22 @@ pub struct Server {
     pub engine: RefCell<QueueManager>,
     /// Effects buffer reused by every engine call.
     effects: RefCell<Effects>,
-    /// Where completions go, by engine connection: native conversations while a GET
-    /// waits, AMQP connections while they are open.
-    routes: RefCell<HashMap<ConnId, Route>>,
+    /// Where what the engine completes for a connection goes: one map, from engine
+    /// connection to the connection that carries it, for every protocol, while it is
+    /// connected.
+    routes: RefCell<HashMap<ConnId, Rc<dyn Connection>>>,
     /// The error log.
     pub error_log: RefCell<ErrorLog>,
     /// The listeners and channels of every protocol (START/STOP, status, start and end).
     pub endpoints: Endpoints,
     /// Lifecycle state.
     pub state: Cell<QmgrState>,
-    /// Open client sockets (TCP), for MaxChannels.
-    pub client_sockets: Cell<u32>,
     /// Every TCP socket accepted and not yet closed, for Limits/MaxConnections.
     pub admission: Rc<Admission>,
     /// Large buffers let go of since memory was last handed back to the system.
     pub memory: Rc<MemoryTrim>,
     /// Open conversations (connections), for status and controlled stop.
     pub conversations: Cell<u64>,
-    /// Sockets, for closing them all at an immediate stop.
-    pub sockets: RefCell<Vec<std::rc::Weak<SocketShared>>>,
-    /// SVRCONN channel instances (client sockets over TCP) from accept to close, in
-    /// accept order: MAXINST and MAXINSTC count them.
-    pub channel_instances: RefCell<BTreeMap<u64, Rc<ChannelInstance>>>,
-    /// The id of the next channel instance.
-    pub next_channel_instance: Cell<u64>,
     /// Wakes the wait-expiry timer when an earlier deadline appears.
     pub timer_wake: Notify,
     /// The deadline the timer sleeps until.
@@ -161,18 +159,12 @@ pub struct Server {
     batch_now: Cell<Option<Timestamp>>,
     /// The recovery log (None only for tests that run without one).
     pub log: Option<RecoveryLog>,
-    /// What happens to the current request's reply (set by `perform_effects`).
-    reply_hold: Cell<ReplyHold>,
-    /// Requests waiting for log space, oldest first.
+    /// Calls waiting for log space, oldest first, whatever their protocol.
     log_room_waiters: RefCell<VecDeque<LogRoomWaiter>>,
-    /// AMQP connections whose next transfer waits for log space.
-    amqp_log_waiters: RefCell<Vec<Rc<super::amqp::AmqpShared>>>,
     /// The definitions writer (objects.journal, objects.json).
     pub catalogue: CatalogueWriter,
-    /// The writer ticket the current request's reply waits for, if it changed definitions.
-    catalogue_hold: Cell<Option<u64>>,
-    /// Replies waiting for definitions to be durable, in ticket order.
-    catalogue_waiters: RefCell<VecDeque<CatalogueWaiter>>,
+    /// What waits for definitions to be durable, in ticket order.
+    catalogue_waiters: RefCell<VecDeque<(u64, AfterDefinitions)>>,
 }
 
 impl Server {
@@ -197,13 +189,9 @@ impl Server {
             error_log: RefCell::new(error_log),
             endpoints: endpoints(weak),
             state: Cell::new(QmgrState::Starting),
-            client_sockets: Cell::new(0),
             admission,
             memory: Rc::new(MemoryTrim::default()),
             conversations: Cell::new(0),
-            sockets: RefCell::new(Vec::new()),
-            channel_instances: RefCell::new(BTreeMap::new()),
-            next_channel_instance: Cell::new(0),
             timer_wake: Notify::new(),
             timer_armed: Cell::new(None),
             lifecycle_wake: Notify::new(),
@@ -211,28 +199,35 @@ impl Server {
             start_failures: RefCell::new(Vec::new()),
             batch_now: Cell::new(None),
             log,
-            reply_hold: Cell::new(ReplyHold::Now),
             log_room_waiters: RefCell::new(VecDeque::new()),
-            amqp_log_waiters: RefCell::new(Vec::new()),
             catalogue,
-            catalogue_hold: Cell::new(None),
             catalogue_waiters: RefCell::new(VecDeque::new()),
         })
     }
 
-    /// Runs `f` against the engine with the shared effects buffer, then performs the effects.
-    pub fn with_engine<T>(
+    /// Runs `f` against the engine with the shared effects buffer, performs the effects,
+    /// and returns `f`'s result with what a reply depending on the call must wait for.
+    pub(crate) fn call<T>(
         &self,
         f: impl FnOnce(&mut QueueManager, Timestamp, &mut Effects) -> T,
-    ) -> T {
+    ) -> (T, ReplyWait) {
         let now = self.batch_now.get().unwrap_or_else(clock::now);
         let out = {
             let mut engine = self.engine.borrow_mut();
             let mut fx = self.effects.borrow_mut();
             f(&mut engine, now, &mut fx)
         };
-        self.perform_effects();
-        out
+        let wait = self.perform_effects();
+        (out, wait)
+    }
+
+    /// [`Server::call`] for a call no reply waits on (settlements, drains, timers, the
+    /// queue manager's own work).
+    pub fn with_engine<T>(
+        &self,
+        f: impl FnOnce(&mut QueueManager, Timestamp, &mut Effects) -> T,
+    ) -> T {
+        self.call(f).0
     }
 
     /// Starts processing the frames of one read: they share one clock reading, which is
@@ -248,11 +243,23 @@ impl Server {
         self.batch_now.set(None);
     }
 
-    /// Records where a waiting GET's reply goes, and re-arms the timer when needed.
-    pub fn park_get(&self, conn: ConnId, get: WaitingGet) {
-        self.routes
-            .borrow_mut()
-            .insert(conn, Route::WaitingGet(get));
+    /// Engine connection `conn` (just connected) is carried by `connection`: what the
+    /// engine completes for it (waiting gets, deliveries, cancellations) goes there until
+    /// [`Server::end_conversation`], and it counts as an open conversation.
+    pub(crate) fn begin_conversation(&self, conn: ConnId, connection: Rc<dyn Connection>) {
+        let old = self.routes.borrow_mut().insert(conn, connection);
+        debug_assert!(old.is_none(), "{conn:?} routed twice");
+        self.conversations.set(self.conversations.get() + 1);
+    }
+
+    /// The connection `conn` is routed to.
+    fn connection(&self, conn: ConnId) -> Option<Rc<dyn Connection>> {
+        self.routes.borrow().get(&conn).cloned()
+    }
+
+    /// A GET now waits in the engine: the wait-expiry timer is re-armed when its deadline
+    /// comes before the one the timer sleeps until.
+    pub(crate) fn get_waits(&self) {
         let next = self.engine.borrow().next_deadline();
         if let Some(next) = next {
             if self.timer_armed.get().is_none_or(|armed| next < armed) {
@@ -261,124 +268,59 @@ impl Server {
         }
     }
 
-    /// Routes an AMQP connection's deliveries and cancellations to it while it is open.
-    pub fn route_amqp(&self, conn: ConnId, connection: Rc<super::amqp::AmqpShared>) {
-        self.routes
-            .borrow_mut()
-            .insert(conn, Route::Amqp(connection));
+    /// Ends engine connection `conn`: `normal` commits its unit of work, otherwise it is
+    /// backed out (a broken connection). Returns what a reply saying so waits for.
+    pub(crate) fn end_conversation(&self, conn: ConnId, normal: bool) -> ReplyWait {
+        let routed = self.routes.borrow_mut().remove(&conn);
+        debug_assert!(routed.is_some(), "{conn:?} ends without having begun");
+        let ((), wait) = self.call(|e, now, fx| e.disconnect(conn, normal, now, fx));
+        let open = self.conversations.get();
+        debug_assert!(open > 0, "a conversation ends that never began");
+        self.conversations.set(open.saturating_sub(1));
+        self.lifecycle_wake.notify_one();
+        wait
     }
 
-    /// Forgets a connection's route (its conversation ended, or its GET was answered).
-    pub fn forget_route(&self, conn: ConnId) {
-        self.routes.borrow_mut().remove(&conn);
+    /// Whether output held until `lsn` must wait: the durability decisions say (and
+    /// hear of the position). Without a recovery log, nothing waits.
+    pub(crate) fn log_hold(&self, lsn: u64) -> Hold {
+        self.log.as_ref().map_or(Hold::Now, |log| log.hold(lsn))
     }
 
-    /// The AMQP connection `conn` routes to, if it is one.
-    fn amqp_route(&self, conn: ConnId) -> Option<Rc<super::amqp::AmqpShared>> {
-        match self.routes.borrow().get(&conn) {
-            Some(Route::Amqp(a)) => Some(a.clone()),
-            _ => None,
+    /// Registers a connection that holds output for the log: released or failed by log
+    /// position ([`DurableHold`]).
+    pub(crate) fn note_held(&self, holder: Rc<dyn DurableHold>) {
+        if let Some(log) = self.log.as_ref() {
+            log.note_held(holder);
         }
     }
 
-    /// Starts handling one request: its reply is sent at once unless an engine call for
-    /// it logs records that the reply must wait for.
-    pub fn begin_request(&self) {
-        self.reply_hold.set(ReplyHold::Now);
-        self.catalogue_hold.set(None);
-    }
-
-    /// Sends the current request's reply: at once, held until the definitions it changed
-    /// and its log records are durable, or as a failure when they could not be written.
-    pub fn send(
+    /// Runs `then` once the definitions change of `ticket` is saved (`true`) or failed
+    /// to be (`false`): at once when the writer has decided, otherwise after it has, in
+    /// ticket order.
+    pub(crate) fn after_definitions(
         &self,
-        socket: &Rc<SocketShared>,
-        conversation: u32,
-        request_id: u32,
-        reply: &Reply,
+        ticket: u64,
+        then: impl FnOnce(&Server, bool) + 'static,
     ) {
-        let hold = self.reply_hold.replace(ReplyHold::Now);
-        if let Some(ticket) = self.catalogue_hold.take() {
-            match self.catalogue.outcome(ticket) {
-                Outcome::Durable => {}
-                Outcome::Failed => {
-                    let failed = definitions_not_saved(reply);
-                    return self.send_with(hold, socket, conversation, request_id, &failed);
-                }
-                Outcome::Pending => {
-                    let mut waiters = self.catalogue_waiters.borrow_mut();
-                    // Released front to back: tickets only grow.
-                    debug_assert!(waiters.back().is_none_or(|w| w.ticket <= ticket));
-                    waiters.push_back(CatalogueWaiter {
-                        ticket,
-                        socket: socket.clone(),
-                        conversation,
-                        request_id,
-                        reply: reply.clone(),
-                        hold,
-                    });
-                    return;
-                }
-            }
-        }
-        self.send_with(hold, socket, conversation, request_id, reply);
-    }
-
-    /// Sends a reply as `hold` says.
-    fn send_with(
-        &self,
-        hold: ReplyHold,
-        socket: &Rc<SocketShared>,
-        conversation: u32,
-        request_id: u32,
-        reply: &Reply,
-    ) {
-        match hold {
-            ReplyHold::Now => socket.send_reply(conversation, request_id, reply),
-            ReplyHold::Until(lsn) => self.hold(socket, lsn, conversation, request_id, reply),
-            ReplyHold::Fail => {
-                socket.send_reply(conversation, request_id, &resource_problem(reply.verb()))
+        match self.catalogue.outcome(ticket) {
+            Outcome::Durable => then(self, true),
+            Outcome::Failed => then(self, false),
+            Outcome::Pending => {
+                let mut waiters = self.catalogue_waiters.borrow_mut();
+                // Released front to back: tickets only grow.
+                debug_assert!(waiters.back().is_none_or(|(t, _)| *t <= ticket));
+                waiters.push_back((ticket, Box::new(then)));
             }
         }
     }
 
-    /// How the output of the engine call just made must wait for the log (and resets
-    /// it): used by protocol adapters that answer outside `send` (AMQP dispositions).
-    pub(crate) fn take_reply_hold(&self) -> ReplyHold {
-        self.reply_hold.replace(ReplyHold::Now)
-    }
-
-    fn hold(
-        &self,
-        socket: &Rc<SocketShared>,
-        lsn: u64,
-        conversation: u32,
-        request_id: u32,
-        reply: &Reply,
-    ) {
-        let Some(log) = self.log.as_ref() else {
-            socket.send_reply(conversation, request_id, reply);
-            return;
-        };
-        match log.hold(lsn) {
-            Hold::Now => socket.send_reply(conversation, request_id, reply),
-            Hold::Fail => {
-                socket.send_reply(conversation, request_id, &resource_problem(reply.verb()))
-            }
-            Hold::Until(lsn) => {
-                if socket.hold_reply(lsn, conversation, request_id, reply) {
-                    // The decisions release it at the first flush they hear of that
-                    // passes `lsn`: none has yet (they said to hold).
-                    log.note_held(socket.clone());
-                }
-            }
-        }
-    }
-
-    /// Appends the last engine call's log records, delivers completed gets (held when
-    /// they depend on those records) and saves changed definitions.
-    pub fn perform_effects(&self) {
+    /// Appends the last engine call's log records, hands completed gets, deliveries and
+    /// cancellations to their connections (held when they depend on those records),
+    /// saves changed definitions, and returns what the call's own reply waits for.
+    pub fn perform_effects(&self) -> ReplyWait {
         let mut catalogue_changes: Vec<CatalogueChange> = Vec::new();
+        let mut wait = ReplyWait::default();
         let mut fx = self.effects.borrow_mut();
         // None: no records (the non-persistent path: nothing else happens).
         let mut logged: Option<Result<u64, ()>> = None;
@@ -394,13 +336,11 @@ impl Server {
             // A call whose records could not be logged fails 2102 even when its reply
             // would not wait (a put under syncpoint): its later MQCMIT must not be
             // acknowledged as if the put were logged.
-            let next = match (self.reply_hold.get(), r) {
-                (ReplyHold::Fail, _) | (_, Err(())) => ReplyHold::Fail,
-                (ReplyHold::Until(a), Ok(b)) if needs_durable => ReplyHold::Until(a.max(b)),
-                (ReplyHold::Now, Ok(b)) if needs_durable => ReplyHold::Until(b),
-                (keep, Ok(_)) => keep,
+            wait.log = match r {
+                Err(()) => ReplyHold::Fail,
+                Ok(lsn) if needs_durable => ReplyHold::Until(lsn),
+                Ok(_) => ReplyHold::Now,
             };
-            self.reply_hold.set(next);
             logged = Some(r);
         }
         for effect in fx.drain() {
@@ -411,40 +351,11 @@ impl Server {
                     needs_durable,
                     ..
                 } => {
-                    let route = {
-                        let mut routes = self.routes.borrow_mut();
-                        match routes.remove(&conn) {
-                            Some(Route::WaitingGet(route)) => route,
-                            // An AMQP connection makes no GET that waits (its consumers are
-                            // fed deliveries): it stays routed.
-                            Some(other) => {
-                                routes.insert(conn, other);
-                                continue;
-                            }
-                            None => continue,
-                        }
-                    };
-                    let reply = get_reply(result);
-                    match (needs_durable, logged) {
-                        (true, Some(Ok(lsn))) => self.hold(
-                            &route.socket,
-                            lsn,
-                            route.conversation,
-                            route.request_id,
-                            &reply,
-                        ),
-                        (true, Some(Err(()))) => route.socket.send_reply(
-                            route.conversation,
-                            route.request_id,
-                            &resource_problem(ferry_wire::Verb::Get),
-                        ),
-                        _ => route
-                            .socket
-                            .send_reply(route.conversation, route.request_id, &reply),
+                    if let Some(c) = self.connection(conn) {
+                        c.get_completed(self, conn, result, hold_of(needs_durable, logged));
                     }
                 }
                 Effect::CatalogueChanged(change) => catalogue_changes.push(change),
-                // Async consumers belong to AMQP connections (no native call makes one).
                 Effect::Delivered {
                     conn,
                     consumer,
@@ -452,13 +363,9 @@ impl Server {
                     message,
                     needs_durable,
                 } => {
-                    let hold = match (needs_durable, logged) {
-                        (true, Some(Ok(lsn))) => ReplyHold::Until(lsn),
-                        (true, Some(Err(()))) => ReplyHold::Fail,
-                        _ => ReplyHold::Now,
-                    };
-                    if let Some(a) = self.amqp_route(conn) {
-                        a.deliver(self, consumer, delivery, message, hold);
+                    if let Some(c) = self.connection(conn) {
+                        let hold = hold_of(needs_durable, logged);
+                        c.message_delivered(self, conn, consumer, delivery, message, hold);
                     }
                 }
                 Effect::ConsumerCancelled {
@@ -466,15 +373,15 @@ impl Server {
                     consumer,
                     reason,
                 } => {
-                    if let Some(a) = self.amqp_route(conn) {
-                        a.consumer_cancelled(consumer, reason);
+                    if let Some(c) = self.connection(conn) {
+                        c.consumer_ended(conn, consumer, reason);
                     }
                 }
             }
         }
         drop(fx);
         if !catalogue_changes.is_empty() {
-            self.save_definitions(catalogue_changes);
+            wait.definitions = Some(self.save_definitions(catalogue_changes));
         }
         if let Some(log) = self.log.as_ref() {
             // Between engine calls: a checkpoint the appended records made due, a
@@ -487,15 +394,17 @@ impl Server {
             }
             log.report_read_failures(&self.error_log);
         }
+        wait
     }
 
     /// Whether a call that would log `usage` can run now, after `checkpoints` waits for
     /// a checkpoint. Called before the engine runs the call, so nothing changes in memory
     /// that the log could not record. A full log starts a checkpoint (a checkpoint frees
     /// the space before its image once its queue files are synced and its record is
-    /// durable): the call waits for it, up to `Policy::log_full_checkpoints` times (ferry-durability). Refused, the
-    /// log full is reported (FRY7463W) and a long unit of work pinning the log backed out;
-    /// a failed log (FRY7466E) refuses at once, as no checkpoint can come.
+    /// durable): the call waits for it, up to `Policy::log_full_checkpoints` times
+    /// (ferry-durability). Refused, the log full is reported (FRY7463W) and a long unit
+    /// of work pinning the log backed out; a failed log (FRY7466E) refuses at once, as no
+    /// checkpoint can come.
     pub(crate) fn log_room(&self, usage: LogUse, checkpoints: u64) -> LogRoom {
         let Some(log) = self.log.as_ref() else {
             return LogRoom::Ready;
@@ -531,93 +440,63 @@ impl Server {
             .map_or(0, RecoveryLog::checkpoints_completed)
     }
 
-    /// Whether a put waits for log space already (MQI or AMQP): a new put waits behind
+    /// Whether a put waits for log space already (any protocol): a new put waits behind
     /// it, first come, first served, rather than take the space a checkpoint frees.
     pub(crate) fn has_put_waiters(&self) -> bool {
-        !self.amqp_log_waiters.borrow().is_empty()
-            || self
-                .log_room_waiters
-                .borrow()
-                .iter()
-                .any(|w| matches!(w.usage, LogUse::Put(_)))
-    }
-
-    /// An AMQP connection whose transfer no longer waits for log space (it ran, or was
-    /// refused): new puts need not wait behind it.
-    pub(crate) fn stop_waiting_log_room_amqp(&self, connection: &Rc<super::amqp::AmqpShared>) {
-        let mut waiting = self.amqp_log_waiters.borrow_mut();
-        if !waiting.is_empty() {
-            waiting.retain(|w| !Rc::ptr_eq(w, connection));
-        }
-    }
-
-    /// An AMQP connection whose transfer waits for log space: woken by
-    /// [`Server::retry_log_room_waiters`] to try again.
-    pub(crate) fn wait_log_room_amqp(&self, connection: &Rc<super::amqp::AmqpShared>) {
-        let mut waiting = self.amqp_log_waiters.borrow_mut();
-        if !waiting.iter().any(|w| Rc::ptr_eq(w, connection)) {
-            waiting.push(connection.clone());
-        }
-    }
-
-    /// Sets a request aside until a checkpoint frees log space ([`LogRoom::Wait`]); it is
-    /// handled again by [`Server::retry_log_room_waiters`].
-    pub(crate) fn park_for_log_room(&self, waiter: LogRoomWaiter) {
-        self.log_room_waiters.borrow_mut().push_back(waiter);
-    }
-
-    /// Drops the request of this conversation that waits for log space (its MQDISC came:
-    /// the call is never made).
-    pub(crate) fn forget_log_room_waiter(&self, socket: &Rc<SocketShared>, conversation: u32) {
-        self.log_room_waiters
-            .borrow_mut()
-            .retain(|w| !(w.frame.conversation == conversation && Rc::ptr_eq(&w.socket, socket)));
-    }
-
-    /// Whether a request of this conversation waits for log space (a conversation has
-    /// one call at a time: another is answered 2219 MQRC_CALL_IN_PROGRESS).
-    pub(crate) fn waits_for_log_room(&self, socket: &Rc<SocketShared>, conversation: u32) -> bool {
         self.log_room_waiters
             .borrow()
             .iter()
-            .any(|w| w.frame.conversation == conversation && Rc::ptr_eq(&w.socket, socket))
+            .any(|w| matches!(w.usage, LogUse::Put(_)))
     }
 
-    /// Handles again the requests waiting for log space, oldest first (after a flush, a
-    /// checkpoint's end, and once a second): each runs if there is room now, waits on
-    /// otherwise, and gets 2102 once it has waited `Policy::log_full_patience`. AMQP
-    /// connections with a transfer waiting are woken to do the same.
+    /// Call `call` of `connection` waits for log space ([`LogRoom::Wait`]): the
+    /// connection keeps it and is asked to try it again
+    /// ([`Connection::retry_log_room`]) after a flush, a checkpoint's end, and once a
+    /// second, in the order calls began to wait.
+    pub(crate) fn wait_for_log_room(
+        &self,
+        connection: Rc<dyn Connection>,
+        call: u32,
+        usage: LogUse,
+    ) {
+        let mut waiters = self.log_room_waiters.borrow_mut();
+        let key = Rc::as_ptr(&connection).cast::<()>();
+        if !waiters
+            .iter()
+            .any(|w| w.call == call && same_connection(&w.connection, key))
+        {
+            waiters.push_back(LogRoomWaiter {
+                connection,
+                call,
+                usage,
+            });
+        }
+    }
+
+    /// Call `call` of the connection at `connection` no longer waits for log space (it
+    /// ran, was refused, or its connection dropped it).
+    pub(crate) fn stop_waiting_for_log_room(&self, connection: *const (), call: u32) {
+        let mut waiters = self.log_room_waiters.borrow_mut();
+        if !waiters.is_empty() {
+            waiters.retain(|w| !(w.call == call && same_connection(&w.connection, connection)));
+        }
+    }
+
+    /// Asks every connection with a call waiting for log space to try it again, oldest
+    /// first (after a flush, a checkpoint's end, and once a second): each runs if there
+    /// is room now, waits on otherwise (it waits again, in the same order), and is
+    /// refused once it has waited `Policy::log_full_patience`.
     pub fn retry_log_room_waiters(self: &Rc<Self>) {
-        if self.log.is_none() {
-            return;
-        }
-        if !self.amqp_log_waiters.borrow().is_empty() {
-            let waiting = std::mem::take(&mut *self.amqp_log_waiters.borrow_mut());
-            for connection in waiting {
-                connection.wake_for_log_room();
-            }
-        }
-        if self.log_room_waiters.borrow().is_empty() {
+        if self.log.is_none() || self.log_room_waiters.borrow().is_empty() {
             return;
         }
         let waiters = std::mem::take(&mut *self.log_room_waiters.borrow_mut());
         for w in waiters {
-            if w.socket.is_closing() {
+            if w.connection.is_closing() {
                 // Nobody to answer: a call whose reply cannot arrive is not made.
                 continue;
             }
-            if self.waited_too_long_for_log_room(w.since)
-                && self.log_room(w.usage, u64::MAX) != LogRoom::Ready
-            {
-                super::dispatch::refuse_frame(
-                    self,
-                    &w.socket,
-                    &w.frame,
-                    ReasonCode::ResourceProblem,
-                );
-                continue;
-            }
-            super::dispatch::handle_waiting_frame(self, w);
+            w.connection.retry_log_room(self, w.call);
         }
     }
 
@@ -650,10 +529,10 @@ impl Server {
         }
     }
 
-    /// Hands the changed definitions, as they now are, to the definitions writer: the
-    /// current request's reply waits for them (see [`Server::send`]). Costs the size of
-    /// the change, never of the catalogue.
-    fn save_definitions(&self, changes: Vec<CatalogueChange>) {
+    /// Hands the changed definitions, as they now are, to the definitions writer and
+    /// returns its ticket, which the call's reply waits for ([`ReplyWait::definitions`],
+    /// [`Server::after_definitions`]). Costs the size of the change, never of the catalogue.
+    fn save_definitions(&self, changes: Vec<CatalogueChange>) -> u64 {
         let records: Vec<JournalRecord> = {
             let engine = self.engine.borrow();
             changes
@@ -661,12 +540,11 @@ impl Server {
                 .map(|c| journal_record(&engine, c))
                 .collect()
         };
-        let ticket = self.catalogue.submit(records);
-        self.catalogue_hold.set(Some(ticket));
+        self.catalogue.submit(records)
     }
 
-    /// Sends the replies whose definitions are now durable (or failed), in order, and
-    /// reports a failed write.
+    /// Runs what waited for definitions now durable (or failed), in order, and reports a
+    /// failed write.
     fn release_catalogue_waiters(&self) {
         if let Some(why) = self.catalogue.take_error() {
             self.error_log
@@ -674,27 +552,22 @@ impl Server {
                 .write(&messages::OBJECTS_SAVE_FAILED, &[&why]);
         }
         loop {
-            let w = {
+            let (then, saved) = {
                 let mut waiters = self.catalogue_waiters.borrow_mut();
-                let Some(front) = waiters.front() else {
+                let Some((ticket, _)) = waiters.front() else {
                     return;
                 };
-                let outcome = self.catalogue.outcome(front.ticket);
-                if outcome == Outcome::Pending {
-                    return;
+                let saved = match self.catalogue.outcome(*ticket) {
+                    Outcome::Pending => return,
+                    Outcome::Durable => true,
+                    Outcome::Failed => false,
+                };
+                match waiters.pop_front() {
+                    Some((_, then)) => (then, saved),
+                    None => return,
                 }
-                waiters.pop_front().map(|w| (w, outcome))
             };
-            let Some((w, outcome)) = w else {
-                return;
-            };
-            let reply = match outcome {
-                Outcome::Failed => definitions_not_saved(&w.reply),
-                _ => w.reply,
-            };
-            // A log position it waits for that became durable meanwhile sends it at once
-            // (`Server::hold` asks the durability decisions).
-            self.send_with(w.hold, &w.socket, w.conversation, w.request_id, &reply);
+            then(self, saved);
         }
     }
 
@@ -719,20 +592,6 @@ impl Server {
         };
         if let Err(e) = status.publish(&self.paths) {
             tracing::warn!("cannot write {}: {e}", self.paths.status_file().display());
-        }
-    }
-
-    /// Registers a socket for an immediate stop.
-    pub fn register_socket(&self, s: &Rc<SocketShared>) {
-        let mut sockets = self.sockets.borrow_mut();
-        sockets.retain(|w| w.strong_count() > 0);
-        sockets.push(Rc::downgrade(s));
-    }
-
-    /// Encodes `reply` for a conversation directly (used by the dispatcher).
-    pub fn encode(out: &mut bytes::BytesMut, conversation: u32, request_id: u32, reply: &Reply) {
-        if let Err(e) = encode_reply(conversation, request_id, reply, out) {
-            tracing::error!("cannot encode reply: {e}");
         }
     }
 }
@@ -763,33 +622,6 @@ fn is_temporary(q: &ferry_objects::QueueDefinition) -> bool {
         && q.attributes.definition_type == ferry_objects::queue::DefinitionType::TemporaryDynamic
 }
 
-/// `reply` for a request whose definition change could not be written: MQSC output gets
-/// the failure line (FRY8101S with 2102) and counts as failed; any other call fails
-/// with 2102 MQRC_RESOURCE_PROBLEM.
-fn definitions_not_saved(reply: &Reply) -> Reply {
-    match reply {
-        Reply::Mqsc { status, output } => {
-            let mut output = output.clone();
-            output.failed = true;
-            output.lines.extend(
-                ferry_mqsc::executor::admin_failure(
-                    ferry_objects::AdminError::Failed {
-                        reason: ReasonCode::ResourceProblem,
-                        text: "the change is in effect but could not be saved to disk (see the error log, FRY7075E)".into(),
-                    },
-                    false,
-                )
-                .lines,
-            );
-            Reply::Mqsc {
-                status: *status,
-                output,
-            }
-        }
-        other => resource_problem(other.verb()),
-    }
-}
-
 /// Releases the replies waiting for definitions, once per write of the definitions
 /// writer, for as long as the queue manager runs.
 pub async fn catalogue_task(server: Rc<Server>) {
@@ -811,29 +643,12 @@ pub async fn settle_catalogue(server: &Rc<Server>) {
     server.release_catalogue_waiters();
 }
 
-/// The failure reply of `verb` with 2102 MQRC_RESOURCE_PROBLEM.
-fn resource_problem(verb: ferry_wire::Verb) -> Reply {
-    Reply::failure(verb, Status::from_reason(ReasonCode::ResourceProblem))
-        .unwrap_or(Reply::Heartbeat)
-}
-
-/// The wire reply of a finished GET: the message, 2079 with truncated data, or a failure
-/// (2080 carries the descriptor, the part that fits and the real length, as MQ does).
-pub fn get_reply(result: GetResult) -> Reply {
-    let (status, got) = match result {
-        Ok(got) => (
-            got.warning.map_or(Status::OK, Status::from_reason),
-            Some(got),
-        ),
-        Err(e) => (Status::from(e.error), e.truncated.map(|b| *b)),
-    };
-    match got {
-        Some(got) => Reply::Get {
-            status,
-            md: got.md,
-            data_length: u32::try_from(got.data_length).unwrap_or(u32::MAX),
-            body: got.data,
-        },
-        None => Reply::failure(ferry_wire::Verb::Get, status).unwrap_or(Reply::Heartbeat),
+/// How output that depends on a call's log records waits: until their position when
+/// `needs_durable`, failed when they could not be appended.
+fn hold_of(needs_durable: bool, logged: Option<Result<u64, ()>>) -> ReplyHold {
+    match (needs_durable, logged) {
+        (true, Some(Ok(lsn))) => ReplyHold::Until(lsn),
+        (true, Some(Err(()))) => ReplyHold::Fail,
+        _ => ReplyHold::Now,
     }
 }

@@ -52,9 +52,10 @@ use crate::lifecycle::QmgrState;
 use crate::limits::{Limits, MAX_SELECTOR_LENGTH};
 use crate::messages;
 use crate::runtime::clock;
-use crate::runtime::dispatch;
 use crate::runtime::log_driver::{DurableHold, LogUse};
-use crate::runtime::server::{LogRoom, ReplyHold, Server};
+use crate::runtime::reply_wait::ReplyHold;
+use crate::runtime::server::Connection as RuntimeConnection;
+use crate::runtime::server::{LogRoom, Server};
 use bytes::{Bytes, BytesMut};
 use ferry_amqp::condition;
 use ferry_amqp::connection::{Config, Connection, Event, LinkId, SaslServer, SessionId};
@@ -315,6 +316,44 @@ impl AmqpShared {
     }
 }
 
+impl RuntimeConnection for AmqpShared {
+    fn get_completed(
+        self: Rc<Self>,
+        _server: &Server,
+        conn: ConnId,
+        _result: ferry_engine::GetResult,
+        _hold: ReplyHold,
+    ) {
+        // An AMQP connection makes no MQGET that waits: its consumers are fed deliveries.
+        tracing::error!("{conn:?}: a waiting get completed on an AMQP connection; dropped");
+    }
+
+    fn message_delivered(
+        self: Rc<Self>,
+        server: &Server,
+        _conn: ConnId,
+        consumer: ConsumerId,
+        token: Option<DeliveryToken>,
+        message: Box<GotMessage>,
+        hold: ReplyHold,
+    ) {
+        self.deliver(server, consumer, token, message, hold);
+    }
+
+    fn consumer_ended(&self, _conn: ConnId, consumer: ConsumerId, reason: ReasonCode) {
+        AmqpShared::consumer_cancelled(self, consumer, reason);
+    }
+
+    fn retry_log_room(self: Rc<Self>, _server: &Rc<Server>, _call: u32) {
+        // The connection task tries its waiting transfer again (it keeps since when).
+        self.wake_for_log_room();
+    }
+
+    fn is_closing(&self) -> bool {
+        self.finished.get()
+    }
+}
+
 impl DurableHold for AmqpShared {
     fn release_held(&self, durable: u64) -> bool {
         let mut held = self.held.borrow_mut();
@@ -383,8 +422,8 @@ enum Link {
 /// What became of a transfer's put.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Put {
-    /// Put (or refused by the engine: see the error).
-    Done,
+    /// Put; its settlement waits for the log as the hold says.
+    Done(ReplyHold),
     /// Not tried: the recovery log is full until a checkpoint under way finishes.
     WaitForLog,
 }
@@ -822,7 +861,10 @@ impl Session {
             } else {
                 // Closing (STOP CHANNEL, a protocol error): the transfers are not put.
                 self.deferred.clear();
-                self.log_wait = None;
+                if self.log_wait.take().is_some() {
+                    let me = Rc::as_ptr(&self.shared).cast::<()>();
+                    self.server.stop_waiting_for_log_room(me, 0);
+                }
             }
         }
         let mut pending = events.drain(..);
@@ -930,8 +972,7 @@ impl Session {
         match server.with_engine(|e, now, _fx| e.connect(info, now)) {
             Ok(conn) => {
                 self.conn = Some(conn);
-                server.route_amqp(conn, self.shared.clone());
-                server.conversations.set(server.conversations.get() + 1);
+                server.begin_conversation(conn, self.shared.clone());
                 *self.shared.client_id.borrow_mut() = Some(open.container_id.as_str().to_string());
                 let mut reply = Open::new(server.name.as_str());
                 reply.offered_capabilities =
@@ -1304,22 +1345,21 @@ impl Session {
         message: &Bytes,
     ) -> bool {
         let now = self.now_ms;
-        let state = match self.put(link, message, now) {
-            Ok(Put::Done) => DeliveryState::Accepted,
+        let (state, hold) = match self.put(link, message, now) {
+            Ok(Put::Done(hold)) => (DeliveryState::Accepted, hold),
             Ok(Put::WaitForLog) => return false,
             Err(failure) => {
                 if settled {
                     // Nobody can be told: it must not vanish without a trace.
                     self.not_put(&failure, message, now);
                 }
-                rejected(failure.error)
+                (rejected(failure.error), ReplyHold::Now)
             }
         };
         for c in [&self.shared.counters, &*self.shared.channel_counters] {
             Counters::add(&c.messages_received, 1);
             c.last_message_ms.set(Some(now));
         }
-        let hold = self.server.take_reply_hold();
         if !settled {
             let action = Action::Settle {
                 session: link.session(),
@@ -1367,10 +1407,11 @@ impl Session {
             }
         };
         if room != LogRoom::Wait && self.log_wait.take().is_some() {
-            self.server.stop_waiting_log_room_amqp(&self.shared);
+            let me = Rc::as_ptr(&self.shared).cast::<()>();
+            self.server.stop_waiting_for_log_room(me, 0);
         }
         match room {
-            LogRoom::Ready => Ok(Put::Done),
+            LogRoom::Ready => Ok(Put::Done(ReplyHold::Now)),
             LogRoom::Refused => Err(refused()),
             LogRoom::Wait => {
                 let server = &self.server;
@@ -1381,7 +1422,8 @@ impl Session {
                     self.server.refuse_log_room(usage);
                     return Err(refused());
                 }
-                self.server.wait_log_room_amqp(&self.shared);
+                // One call at a time waits: the connection's next transfer (tag 0).
+                self.server.wait_for_log_room(self.shared.clone(), 0, usage);
                 Ok(Put::WaitForLog)
             }
         }
@@ -1434,7 +1476,7 @@ impl Session {
         if md.persistence != persistence::NOT_PERSISTENT {
             match self.log_room_for_put(mq.body.len() + mq.properties.len()) {
                 Ok(Put::WaitForLog) => return Ok(Put::WaitForLog),
-                Ok(Put::Done) => {}
+                Ok(Put::Done(_)) => {}
                 Err(error) => {
                     return Err(PutFailure {
                         reason: Some(ReasonCode::ResourceProblem),
@@ -1449,7 +1491,7 @@ impl Session {
         let props = mq.properties;
         let to = mq.to;
         let put = |md: &mut ferry_mqi::MessageDescriptor, body: Bytes, props: Bytes| {
-            self.server.with_engine(|e, now, fx| {
+            self.server.call(|e, now, fx| {
                 e.put_with_properties(conn, hobj, md, &pmo, body, props, now, fx)
             })
         };
@@ -1459,7 +1501,7 @@ impl Session {
             put(&mut md, body, props)
         } else {
             let r = put(&mut md, body.clone(), props.clone());
-            if matches!(&r, Err(e) if e.reason == ReasonCode::PersistentNotAllowed) {
+            if matches!(&r.0, Err(e) if e.reason == ReasonCode::PersistentNotAllowed) {
                 // A temporary queue (JMS TemporaryQueue) holds no persistent messages
                 // (MQ's 2048); it ends with its connection anyway, so a durable message
                 // sent to one is kept as a non-persistent one instead of failing the JMS
@@ -1470,7 +1512,8 @@ impl Session {
                 r
             }
         };
-        r.map(|_| Put::Done).map_err(|e| {
+        let (r, wait) = r;
+        r.map(|_| Put::Done(wait.log)).map_err(|e| {
             // The queue's name, only for the error (no copy per message put).
             let queue = self.queue_of(link, to.as_ref());
             PutFailure {
@@ -1974,8 +2017,8 @@ impl Session {
             self.close_handle(h);
         }
         if let Some(conn) = self.conn.take() {
-            self.server.forget_route(conn);
-            dispatch::end_conversation(&self.server, conn, true);
+            // Nothing answers a connection's end: no reply waits for its commit.
+            let _ = self.server.end_conversation(conn, true);
         }
     }
 }

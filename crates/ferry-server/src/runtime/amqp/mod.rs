@@ -23,9 +23,9 @@ mod outcome;
 
 pub use connection::AmqpShared;
 
+use super::accept::{accept_failed, admit, start_failure_line, AcceptTask};
 use super::clock;
 use super::endpoints::ChannelEndpoints;
-use super::listeners::{accept_failed, admit, start_failure_line, AcceptTask};
 use super::server::Server;
 use crate::messages;
 use ferry_objects::channel::ChannelType;

@@ -1,16 +1,22 @@
 //! Turns one request frame into an engine call and its reply.
 //!
 //! MQI is synchronous per conversation: each frame is one call, answered at once, except
-//! a GET that waits, whose reply the engine completes later (see `Server::park_get`).
+//! a GET that waits, whose reply the engine completes later (the socket keeps where it
+//! goes; the server routes the completion to the socket, a [`Connection`]).
 //! Errors in the payload of a known verb are answered with the verb's failure reply and
 //! the reason code; only frames that break the protocol itself end the socket.
-//! A reply whose call logged records it depends on is held until they are durable
-//! (`Server::send`).
+//! A reply whose call logged records it depends on is held until they are durable: each
+//! engine call returns what its reply waits for ([`ReplyWait`]), and [`reply::send`]
+//! holds it.
+//!
+//! [`Connection`]: crate::runtime::reply_wait::Connection
 
-use super::command_server;
-use super::log_driver::LogUse;
-use super::server::{LogRoom, LogRoomWaiter, Server, WaitingGet};
-use super::socket::SocketShared;
+use super::reply::{self, fail};
+use super::socket::{ParkedCall, SocketShared};
+use crate::runtime::command_server;
+use crate::runtime::log_driver::LogUse;
+use crate::runtime::reply_wait::ReplyWait;
+use crate::runtime::server::{LogRoom, Server};
 use ferry_engine::{ConnId, ConnectionInfo, GetOutcome};
 use ferry_mqi::{MqError, ReasonCode};
 use ferry_wire::{Frame, Reply, Request, Status, Verb, WireError, SOCKET_CONVERSATION};
@@ -21,10 +27,6 @@ use std::time::Instant;
 /// a queue does not pin the whole 64 KiB read chunk it arrived in; larger bodies are
 /// kept as slices of it (they fill most of their chunk anyway).
 const COPY_BODY_BELOW: usize = 16 * 1024;
-
-fn fail(verb: Verb, reason: ReasonCode) -> Reply {
-    Reply::failure(verb, Status::from_reason(reason)).unwrap_or(Reply::Heartbeat)
-}
 
 fn status_of(r: Result<Option<ReasonCode>, MqError>) -> Status {
     match r {
@@ -43,33 +45,25 @@ pub fn handle_frame(
     handle(server, socket, frame, None)
 }
 
-/// Handles again a frame that waited for log space ([`Server::retry_log_room_waiters`]).
-pub(crate) fn handle_waiting_frame(server: &Rc<Server>, waiter: LogRoomWaiter) {
-    let LogRoomWaiter {
-        socket,
+/// Tries again a call that waited for log space ([`Server::retry_log_room_waiters`]):
+/// it runs if there is room now, waits on otherwise, and is answered 2102
+/// MQRC_RESOURCE_PROBLEM once it has waited `Policy::log_full_patience`.
+pub(super) fn retry_parked(server: &Rc<Server>, socket: &Rc<SocketShared>, call: ParkedCall) {
+    let ParkedCall {
         frame,
+        usage,
         since,
         base,
-        ..
-    } = waiter;
+    } = call;
+    if server.waited_too_long_for_log_room(since)
+        && server.log_room(usage, u64::MAX) != LogRoom::Ready
+    {
+        let failed = fail(frame.verb, ReasonCode::ResourceProblem);
+        socket.send_reply(frame.conversation, frame.request_id, &failed);
+        return;
+    }
     // It decoded when it arrived, so it decodes again: no protocol error can come of it.
-    let _ = handle(server, &socket, frame, Some((since, base)));
-}
-
-/// Answers a frame that waited for log space in vain with `reason` (2102).
-pub(crate) fn refuse_frame(
-    server: &Server,
-    socket: &Rc<SocketShared>,
-    frame: &Frame,
-    reason: ReasonCode,
-) {
-    server.begin_request();
-    server.send(
-        socket,
-        frame.conversation,
-        frame.request_id,
-        &fail(frame.verb, reason),
-    );
+    let _ = handle(server, socket, frame, Some((since, base)));
 }
 
 /// What a call will log, for the room check made before the engine runs it: a put of a
@@ -107,7 +101,6 @@ fn handle(
         };
     }
     let request = Request::decode(&frame)?;
-    server.begin_request();
     let conv = frame.conversation;
     let rid = frame.request_id;
     if conv == SOCKET_CONVERSATION {
@@ -135,9 +128,9 @@ fn handle(
     // A call waits for log space aside (below): the conversation's next request while it
     // does is a call in progress (2219), as MQ answers one made while another runs on the
     // same connection, except MQDISC, which drops the waiting call (it is never made).
-    if server.waits_for_log_room(socket, conv) {
+    if socket.waits_for_log_room(conv) {
         if let Request::Disc { .. } = request {
-            server.forget_log_room_waiter(socket, conv);
+            socket.forget_log_room_call(server, conv);
         } else {
             socket.send_reply(conv, rid, &fail(request.verb(), ReasonCode::CallInProgress));
             return Ok(());
@@ -160,18 +153,19 @@ fn handle(
             LogRoom::Wait => {
                 let (since, base) =
                     waited.unwrap_or_else(|| (Instant::now(), server.checkpoints_completed()));
-                server.park_for_log_room(LogRoomWaiter {
-                    socket: socket.clone(),
-                    frame,
-                    usage,
-                    since,
-                    base,
-                });
+                socket.park_for_log_room(
+                    server,
+                    ParkedCall {
+                        frame,
+                        usage,
+                        since,
+                        base,
+                    },
+                );
                 return Ok(());
             }
             LogRoom::Refused => {
-                server.send(
-                    socket,
+                socket.send_reply(
                     conv,
                     rid,
                     &fail(request.verb(), ReasonCode::ResourceProblem),
@@ -180,15 +174,19 @@ fn handle(
             }
         }
     }
-    let reply = match request {
-        Request::Conn(_) | Request::Heartbeat => fail(request.verb(), ReasonCode::CallInProgress),
+    let (reply, wait) = match request {
+        Request::Conn(_) | Request::Heartbeat => (
+            fail(request.verb(), ReasonCode::CallInProgress),
+            ReplyWait::default(),
+        ),
         Request::Disc { backout } => {
             socket.conversations.borrow_mut().remove(&conv);
-            end_conversation(server, conn, !backout);
-            Reply::Disc { status: Status::OK }
+            let wait = end_conversation(server, socket, conn, !backout);
+            (Reply::Disc { status: Status::OK }, wait)
         }
         Request::Open { od, options } => {
-            match server.with_engine(|e, now, fx| e.open(conn, &od, options, now, fx)) {
+            let (opened, wait) = server.call(|e, now, fx| e.open(conn, &od, options, now, fx));
+            let reply = match opened {
                 Ok(opened) => Reply::Open {
                     status: Status::OK,
                     hobj: opened.hobj.0,
@@ -196,15 +194,16 @@ fn handle(
                     resolved_qmgr_name: ferry_mqi::FixedStr::truncating(&opened.resolved_qmgr_name),
                 },
                 Err(e) => fail(Verb::Open, e.reason),
-            }
+            };
+            (reply, wait)
         }
         Request::Close { hobj, options } => {
-            let r = server.with_engine(|e, now, fx| {
-                e.close(conn, ferry_engine::Hobj(hobj), options, now, fx)
-            });
-            Reply::Close {
+            let (r, wait) =
+                server.call(|e, now, fx| e.close(conn, ferry_engine::Hobj(hobj), options, now, fx));
+            let reply = Reply::Close {
                 status: status_of(r.map(|()| None)),
-            }
+            };
+            (reply, wait)
         }
         Request::Put {
             hobj,
@@ -213,13 +212,14 @@ fn handle(
             body,
         } => {
             let body = own_body(body);
-            let r = server.with_engine(|e, now, fx| {
+            let (r, wait) = server.call(|e, now, fx| {
                 e.put(conn, ferry_engine::Hobj(hobj), &mut md, &pmo, body, now, fx)
             });
-            Reply::Put {
+            let reply = Reply::Put {
                 status: status_of(r),
                 md,
-            }
+            };
+            (reply, wait)
         }
         Request::Put1 {
             od,
@@ -228,12 +228,13 @@ fn handle(
             body,
         } => {
             let body = own_body(body);
-            let r =
-                server.with_engine(|e, now, fx| e.put1(conn, &od, &mut md, &pmo, body, now, fx));
-            Reply::Put1 {
+            let (r, wait) =
+                server.call(|e, now, fx| e.put1(conn, &od, &mut md, &pmo, body, now, fx));
+            let reply = Reply::Put1 {
                 status: status_of(r),
                 md,
-            }
+            };
+            (reply, wait)
         }
         Request::Get {
             hobj,
@@ -242,66 +243,63 @@ fn handle(
             max_len,
         } => {
             let max_len = (max_len as usize).min(socket.negotiated.max_msg_length as usize);
-            let outcome = server.with_engine(|e, now, fx| {
+            let (outcome, wait) = server.call(|e, now, fx| {
                 e.get(conn, ferry_engine::Hobj(hobj), &md, &gmo, max_len, now, fx)
             });
             match outcome {
-                GetOutcome::Done(result) => super::server::get_reply(result),
+                GetOutcome::Done(result) => (reply::get_reply(result), wait),
                 GetOutcome::Waiting => {
-                    server.park_get(
-                        conn,
-                        WaitingGet {
-                            socket: socket.clone(),
-                            conversation: conv,
-                            request_id: rid,
-                        },
-                    );
+                    socket.get_waits(conn, conv, rid);
+                    server.get_waits();
                     return Ok(());
                 }
             }
         }
         // MQ's bound on SelectorCount, checked before any work: the count is the client's.
-        Request::Inq { selectors, .. } if selectors.len() > ferry_mqi::inquire::MAX_SELECTORS => {
-            fail(Verb::Inq, ReasonCode::SelectorLimitExceeded)
-        }
+        Request::Inq { selectors, .. } if selectors.len() > ferry_mqi::inquire::MAX_SELECTORS => (
+            fail(Verb::Inq, ReasonCode::SelectorLimitExceeded),
+            ReplyWait::default(),
+        ),
         Request::Inq { hobj, selectors } => {
-            match server
-                .with_engine(|e, _now, _fx| e.inquire(conn, ferry_engine::Hobj(hobj), &selectors))
-            {
+            let (r, wait) =
+                server.call(|e, _now, _fx| e.inquire(conn, ferry_engine::Hobj(hobj), &selectors));
+            let reply = match r {
                 Ok(values) => Reply::Inq {
                     status: Status::OK,
                     values,
                 },
                 Err(e) => fail(Verb::Inq, e.reason),
-            }
+            };
+            (reply, wait)
         }
-        Request::Cmit => Reply::Cmit {
-            status: status_of(
-                server
-                    .with_engine(|e, now, fx| e.commit(conn, now, fx))
-                    .map(|()| None),
-            ),
-        },
-        Request::Back => Reply::Back {
-            status: status_of(
-                server
-                    .with_engine(|e, now, fx| e.backout(conn, now, fx))
-                    .map(|()| None),
-            ),
-        },
+        Request::Cmit => {
+            let (r, wait) = server.call(|e, now, fx| e.commit(conn, now, fx));
+            let reply = Reply::Cmit {
+                status: status_of(r.map(|()| None)),
+            };
+            (reply, wait)
+        }
+        Request::Back => {
+            let (r, wait) = server.call(|e, now, fx| e.backout(conn, now, fx));
+            let reply = Reply::Back {
+                status: status_of(r.map(|()| None)),
+            };
+            (reply, wait)
+        }
         Request::Mqsc { command } => {
-            let output = command_server::run(server, &command);
+            let (output, wait) = command_server::run(server, &command);
             // The status is the transport's outcome (protocol.md, `Reply::Mqsc`): a
             // command that failed is reported by `output.failed` and its lines (e.g.
             // FRY8147E), which a FAILED status would make the client discard.
-            Reply::Mqsc {
+            let reply = Reply::Mqsc {
                 status: Status::OK,
                 output,
-            }
+            };
+            (reply, wait)
         }
     };
     // Held until the log is durable when the call logged records its reply depends on.
-    server.send(socket, conv, rid, &reply);
+    reply::send(server, socket, conv, rid, &reply, wait);
     Ok(())
 }
 
@@ -346,8 +344,8 @@ fn connect(
     match server.with_engine(|e, now, _fx| e.connect(info, now)) {
         Ok(conn) => {
             socket.conversations.borrow_mut().insert(conv, conn);
+            server.begin_conversation(conn, socket.clone());
             socket.mark_connected();
-            server.conversations.set(server.conversations.get() + 1);
             Reply::Conn {
                 status: Status::OK,
                 qmgr_name: ferry_mqi::FixedStr::truncating(&server.name),
@@ -357,12 +355,14 @@ fn connect(
     }
 }
 
-/// Ends a conversation: `normal` commits its unit of work, otherwise it is backed out.
-pub fn end_conversation(server: &Rc<Server>, conn: ConnId, normal: bool) {
-    server.forget_route(conn);
-    server.with_engine(|e, now, fx| e.disconnect(conn, normal, now, fx));
-    server
-        .conversations
-        .set(server.conversations.get().saturating_sub(1));
-    server.lifecycle_wake.notify_one();
+/// Ends conversation `conn` of `socket`: `normal` commits its unit of work, otherwise it
+/// is backed out. Returns what a reply to its MQDISC waits for (the commit's records).
+pub(super) fn end_conversation(
+    server: &Server,
+    socket: &SocketShared,
+    conn: ConnId,
+    normal: bool,
+) -> ReplyWait {
+    socket.forget_waiting_get(conn);
+    server.end_conversation(conn, normal)
 }

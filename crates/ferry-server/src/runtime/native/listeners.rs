@@ -4,70 +4,20 @@
 //! the command itself; the accept loop then runs as a task until STOP LISTENER or the
 //! end of the queue manager. Connections already accepted are not affected by a stop.
 
-use super::clock;
-use super::endpoints::ListenerEndpoints;
-use super::server::Server;
 use super::socket::{self, Transport};
+use super::Svrconns;
 use crate::lifecycle::PublishedListener;
 use crate::messages;
+use crate::runtime::accept::{accept_failed, admit, start_failure_line, AcceptTask};
+use crate::runtime::clock;
+use crate::runtime::endpoints::ListenerEndpoints;
+use crate::runtime::server::Server;
 use ferry_objects::listener::ListenerControl;
 use ferry_objects::status::ListenerStatus;
 use ferry_objects::AdminError;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::{Rc, Weak};
-
-/// A listening socket's accept task, and the way to stop it at once.
-///
-/// Aborting the task closes its socket only when the runtime next drops the task, so a
-/// START that follows a STOP in the same batch of commands (`ferry mqsc` sends several
-/// ahead) found the port still bound. Stopping shuts the listening socket down first,
-/// through a duplicate of its descriptor: it stops listening at once, and as every
-/// listening socket Ferry makes has SO_REUSEADDR, the port can be bound again straight
-/// away.
-pub struct AcceptTask {
-    abort: tokio::task::AbortHandle,
-    socket: Option<std::os::fd::OwnedFd>,
-}
-
-impl AcceptTask {
-    /// Runs the accept loop `accept` makes of `listener` as a task.
-    pub fn spawn<L, F>(listener: L, accept: impl FnOnce(L) -> F) -> Self
-    where
-        L: std::os::fd::AsFd,
-        F: std::future::Future<Output = ()> + 'static,
-    {
-        // Without the duplicate (out of descriptors), a stop falls back to the abort.
-        let socket = listener.as_fd().try_clone_to_owned().ok();
-        let task = tokio::task::spawn_local(accept(listener));
-        AcceptTask {
-            abort: task.abort_handle(),
-            socket,
-        }
-    }
-
-    /// Stops accepting now and ends the task.
-    pub fn stop(self) {
-        if let Some(socket) = &self.socket {
-            use std::os::fd::AsRawFd;
-            // SAFETY: shutdown on a socket descriptor we own (a duplicate of the
-            // listener's); it only changes the socket's state.
-            unsafe {
-                libc::shutdown(socket.as_raw_fd(), libc::SHUT_RDWR);
-            }
-        }
-        self.abort.abort();
-    }
-}
-
-/// The line `ferry start` shows for a listener or channel that could not start: the
-/// FRY message the error log has, without the reason code's prefix.
-pub(crate) fn start_failure_line(e: AdminError) -> String {
-    match e {
-        AdminError::Failed { text, .. } => text,
-        other => other.to_string(),
-    }
-}
 
 /// A listener that is running.
 struct RunningListener {
@@ -85,14 +35,17 @@ struct RunningListener {
 /// and stop them (the command server reaches them through [`ListenerEndpoints`]).
 pub struct NativeListeners {
     server: Weak<Server>,
+    svrconns: Rc<Svrconns>,
     running: RefCell<BTreeMap<String, RunningListener>>,
 }
 
 impl NativeListeners {
-    /// No listener running yet, for the server `server` will point at.
-    pub fn new(server: &Weak<Server>) -> Self {
+    /// No listener running yet, for the server `server` will point at; the sockets they
+    /// accept are kept in `svrconns`.
+    pub fn new(server: &Weak<Server>, svrconns: Rc<Svrconns>) -> Self {
         NativeListeners {
             server: server.clone(),
+            svrconns,
             running: RefCell::new(BTreeMap::new()),
         }
     }
@@ -145,7 +98,10 @@ impl ListenerEndpoints for NativeListeners {
         let listener = tokio::net::TcpListener::from_std(std_listener)
             .map_err(|e| AdminError::Invalid(e.to_string()))?;
         let keep_alive = server.ini.tcp.keep_alive;
-        let accept = AcceptTask::spawn(listener, |l| accept_tcp(server.clone(), l, keep_alive));
+        let svrconns = self.svrconns.clone();
+        let accept = AcceptTask::spawn(listener, |l| {
+            accept_tcp(server.clone(), svrconns, l, keep_alive)
+        });
         self.running.borrow_mut().insert(
             name.to_string(),
             RunningListener {
@@ -253,7 +209,12 @@ impl ListenerEndpoints for NativeListeners {
     }
 }
 
-async fn accept_tcp(server: Rc<Server>, listener: tokio::net::TcpListener, keep_alive: bool) {
+async fn accept_tcp(
+    server: Rc<Server>,
+    svrconns: Rc<Svrconns>,
+    listener: tokio::net::TcpListener,
+    keep_alive: bool,
+) {
     let port = listener.local_addr().map_or(0, |a| a.port());
     loop {
         match listener.accept().await {
@@ -274,47 +235,15 @@ async fn accept_tcp(server: Rc<Server>, listener: tokio::net::TcpListener, keep_
                     peer: peer.ip().to_string(),
                 };
                 let server = server.clone();
+                let svrconns = svrconns.clone();
                 tokio::task::spawn_local(async move {
                     let _permit = permit;
-                    socket::serve(server, r, w, transport).await;
+                    socket::serve(server, svrconns, r, w, transport).await;
                 });
             }
             Err(e) => accept_failed(&server, &listener, &format!("port {port}"), &e).await,
         }
     }
-}
-
-/// A permit for a socket just accepted from `peer` on `port`, or `None` (the socket is
-/// dropped, so closed, and FRY9780W written) when Limits/MaxConnections are open.
-pub fn admit(
-    server: &Server,
-    peer: &std::net::SocketAddr,
-    port: u16,
-) -> Option<super::admission::Permit> {
-    let permit = server.admission.admit();
-    if permit.is_none() {
-        server.error_log.borrow_mut().write(
-            &messages::MAX_CONNECTIONS,
-            &[&peer.ip(), &port, &server.admission.open()],
-        );
-    }
-    permit
-}
-
-/// After a failed accept on `what`: FRY9782E, a socket shed when out of descriptors, and
-/// a pause that grows while accepts keep failing (never a busy loop).
-pub async fn accept_failed(
-    server: &Server,
-    listener: &impl std::os::fd::AsRawFd,
-    what: &str,
-    error: &std::io::Error,
-) {
-    let failure = server.admission.accept_failed(listener, error);
-    server
-        .error_log
-        .borrow_mut()
-        .write(&messages::ACCEPT_FAILED, &[&what, error]);
-    tokio::time::sleep(failure.pause).await;
 }
 
 fn socket2_keepalive(stream: &tokio::net::TcpStream) -> std::io::Result<()> {
@@ -338,7 +267,11 @@ fn socket2_keepalive(stream: &tokio::net::TcpStream) -> std::io::Result<()> {
 }
 
 /// Accepts bindings connections on the queue manager's Unix socket.
-pub async fn accept_bindings(server: Rc<Server>, listener: tokio::net::UnixListener) {
+pub async fn accept_bindings(
+    server: Rc<Server>,
+    svrconns: Rc<Svrconns>,
+    listener: tokio::net::UnixListener,
+) {
     loop {
         match listener.accept().await {
             Ok((stream, _)) => {
@@ -350,6 +283,7 @@ pub async fn accept_bindings(server: Rc<Server>, listener: tokio::net::UnixListe
                 let (r, w) = stream.into_split();
                 tokio::task::spawn_local(socket::serve(
                     server.clone(),
+                    svrconns.clone(),
                     r,
                     w,
                     Transport::Bindings { pid },

@@ -17,25 +17,25 @@
 //! prefix moves into the output buffer, in order, and the writer wakes (see
 //! `log_driver::durable_task`). Non-persistent replies never touch the held buffer.
 
-use super::dispatch;
-use super::endpoints::{self, ChannelEndpoints};
-use super::log_driver::DurableHold;
-use super::server::Server;
+use super::channels::{Registered, Svrconns};
+use super::{dispatch, reply};
 use crate::messages;
+use crate::runtime::log_driver::{DurableHold, LogUse};
+use crate::runtime::reply_wait::ReplyHold;
+use crate::runtime::server::Connection;
+use crate::runtime::server::Server;
 use bytes::BytesMut;
-use ferry_engine::ConnId;
+use ferry_engine::{ConnId, ConsumerId, DeliveryToken, GetResult, GotMessage};
 use ferry_mqi::ReasonCode;
-use ferry_objects::channel::ChannelType;
-use ferry_objects::status::{ChannelInstanceStatus, ChannelStatus};
 use ferry_wire::{
-    max_frame_len, negotiate, ClientHello, CloseNotice, HelloFlags, Inbound, Negotiated, Received,
-    Reply, ServerHello, ServerLimits, Status, Verb, WireError,
+    max_frame_len, negotiate, ClientHello, CloseNotice, Frame, HelloFlags, Inbound, Negotiated,
+    Received, Reply, ServerHello, ServerLimits, Status, Verb, WireError,
 };
 use foldhash::{HashMap, HashMapExt};
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
-use std::rc::{Rc, Weak};
-use std::time::Duration;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::Notify;
 
@@ -54,176 +54,23 @@ pub enum Transport {
     },
 }
 
-/// A client socket on a SVRCONN channel, from accept to close (bindings sockets are not
-/// channel instances): MAXINST and MAXINSTC count the ones whose hello was admitted, and
-/// DISPLAY CHSTATUS shows every one (see [`channel_status`]).
-#[derive(Debug)]
-pub struct ChannelInstance {
-    /// The client's address (CONNAME).
-    pub peer: String,
-    /// When it was accepted, ms since epoch (CHSTADA/CHSTATI).
-    pub started_ms: u64,
-    /// The channel its hello named, once admitted; empty before.
-    pub channel: RefCell<String>,
-    /// The application name of its hello (RAPPLTAG).
-    pub appl_name: RefCell<String>,
-    /// The socket once the hello is admitted: conversations, negotiated values, counters.
-    pub socket: RefCell<std::rc::Weak<SocketShared>>,
+/// A GET waiting in the engine: where its reply goes.
+struct WaitingGet {
+    conn: ConnId,
+    conversation: u32,
+    request_id: u32,
 }
 
-impl ChannelInstance {
-    /// Its DISPLAY CHSTATUS record.
-    fn status(&self) -> ChannelInstanceStatus {
-        let mut st = ChannelInstanceStatus {
-            connection_name: self.peer.clone(),
-            remote_application: self.appl_name.borrow().clone(),
-            started_ms: self.started_ms,
-            ..ChannelInstanceStatus::default()
-        };
-        if let Some(s) = self.socket.borrow().upgrade() {
-            st.running = s.connected.get();
-            st.current_conversations =
-                u32::try_from(s.conversations.borrow().len()).unwrap_or(u32::MAX);
-            st.max_conversations = s.negotiated.sharecnv;
-            st.heartbeat_interval = s.negotiated.heartbeat_interval;
-            st.max_msg_length = s.negotiated.max_msg_length;
-            st.calls = s.calls.get();
-            st.bytes_sent = s.bytes_sent.get();
-            st.bytes_received = s.bytes_received.get();
-            st.last_call_ms = s.last_call_ms.get();
-        }
-        st
-    }
-}
-
-/// DISPLAY CHSTATUS of SVRCONN channels whose name `matches`: one record per channel,
-/// holding one instance per socket, in accept order. Sockets that have not sent their
-/// hello yet belong to no channel: they show under a blank name (matched by `*`).
-fn channel_status(server: &Server, matches: &dyn Fn(&str) -> bool) -> Vec<ChannelStatus> {
-    let mut by_channel: std::collections::BTreeMap<String, ChannelStatus> = Default::default();
-    for i in server.channel_instances.borrow().values() {
-        let name = i.channel.borrow().clone();
-        if !matches(&name) {
-            continue;
-        }
-        by_channel
-            .entry(name.clone())
-            .or_insert_with(|| ChannelStatus::new(name, ChannelType::Svrconn, true, 0))
-            .instances
-            .push(i.status());
-    }
-    by_channel.into_values().collect()
-}
-
-/// The native protocol's SVRCONN channels, as the command server sees them: an instance
-/// per client socket, shown by DISPLAY CHSTATUS; they run while their clients are
-/// connected, so START/STOP CHANNEL refuse them.
-pub struct SvrconnChannels {
-    server: Weak<Server>,
-}
-
-impl SvrconnChannels {
-    /// The SVRCONN channels of the server `server` will point at.
-    pub fn new(server: &Weak<Server>) -> Self {
-        SvrconnChannels {
-            server: server.clone(),
-        }
-    }
-}
-
-impl ChannelEndpoints for SvrconnChannels {
-    fn serves(&self, kind: ChannelType) -> bool {
-        kind == ChannelType::Svrconn
-    }
-
-    fn start(&self, name: &str) -> Result<(), ferry_objects::AdminError> {
-        Err(endpoints::not_served(name, ChannelType::Svrconn))
-    }
-
-    fn stop(
-        &self,
-        name: &str,
-        _mode: ferry_objects::StopMode,
-    ) -> Result<(), ferry_objects::AdminError> {
-        Err(endpoints::not_served(name, ChannelType::Svrconn))
-    }
-
-    fn status(&self, matches: &dyn Fn(&str) -> bool) -> Vec<ChannelStatus> {
-        self.server
-            .upgrade()
-            .map(|server| channel_status(&server, matches))
-            .unwrap_or_default()
-    }
-
-    fn listening_ports(&self) -> Vec<u16> {
-        // Client sockets arrive through LISTENER objects, published as listeners.
-        Vec::new()
-    }
-
-    fn start_all(&self) -> Vec<String> {
-        Vec::new()
-    }
-
-    fn stop_all(&self, _why: &str) {
-        // Client conversations end through the queue manager's quiesce or immediate
-        // stop, which lets a native application finish its MQGET.
-    }
-}
-
-/// Keeps a [`ChannelInstance`] in the server's registry while its socket is served, and
-/// counts it in MaxChannels once admitted; the drop undoes both, however the task ends.
-struct Registered {
-    server: Rc<Server>,
-    id: u64,
-    instance: Rc<ChannelInstance>,
-    /// Counted in `Server::client_sockets` (MaxChannels).
-    admitted: Cell<bool>,
-}
-
-impl Registered {
-    fn new(server: &Rc<Server>, peer: &str) -> Self {
-        let id = server.next_channel_instance.get();
-        server.next_channel_instance.set(id + 1);
-        let instance = Rc::new(ChannelInstance {
-            peer: peer.to_string(),
-            started_ms: super::clock::now().0,
-            channel: RefCell::new(String::new()),
-            appl_name: RefCell::new(String::new()),
-            socket: RefCell::new(std::rc::Weak::new()),
-        });
-        server
-            .channel_instances
-            .borrow_mut()
-            .insert(id, instance.clone());
-        Registered {
-            server: server.clone(),
-            id,
-            instance,
-            admitted: Cell::new(false),
-        }
-    }
-
-    /// The hello was admitted on `channel`: the instance counts in MAXINST, MAXINSTC and
-    /// MaxChannels from now, before anything else can be admitted.
-    fn admit(&self, channel: &str) {
-        *self.instance.channel.borrow_mut() = channel.to_string();
-        if !self.admitted.replace(true) {
-            let sockets = &self.server.client_sockets;
-            sockets.set(sockets.get() + 1);
-        }
-    }
-}
-
-impl Drop for Registered {
-    fn drop(&mut self) {
-        if self.admitted.get() {
-            let sockets = &self.server.client_sockets;
-            sockets.set(sockets.get().saturating_sub(1));
-        }
-        if let Ok(mut instances) = self.server.channel_instances.try_borrow_mut() {
-            instances.remove(&self.id);
-        }
-    }
+/// A call set aside until the log has room for it ([`SocketShared::park_for_log_room`]).
+pub(super) struct ParkedCall {
+    /// The request, handled again when the server asks.
+    pub frame: Frame,
+    /// What it will log.
+    pub usage: LogUse,
+    /// When it first found the log full.
+    pub since: Instant,
+    /// Checkpoints completed then (`Server::checkpoints_completed`).
+    pub base: u64,
 }
 
 /// One reply in the held buffer.
@@ -262,17 +109,21 @@ pub struct SocketShared {
     received: Cell<u64>,
     /// Set by the first MQCONN accepted on the socket: the handshake is over
     /// (HandshakeTimeout no longer applies).
-    connected: Cell<bool>,
+    pub(super) connected: Cell<bool>,
     /// MQI calls handled (DISPLAY CHSTATUS MSGS).
-    calls: Cell<u64>,
+    pub(super) calls: Cell<u64>,
     /// Bytes read from the socket (BYTSRCVD).
-    bytes_received: Cell<u64>,
+    pub(super) bytes_received: Cell<u64>,
     /// Bytes written to the socket (BYTSSENT).
-    bytes_sent: Cell<u64>,
+    pub(super) bytes_sent: Cell<u64>,
     /// When the last MQI call came, ms since epoch (LSTMSGDA/LSTMSGTI).
-    last_call_ms: Cell<Option<u64>>,
+    pub(super) last_call_ms: Cell<Option<u64>>,
     /// Conversations: id → engine connection.
     pub conversations: RefCell<HashMap<u32, ConnId>>,
+    /// GETs that wait in the engine: where each one's reply goes when it completes.
+    waiting_gets: RefCell<Vec<WaitingGet>>,
+    /// Calls waiting for log space, at most one per conversation.
+    parked: RefCell<Vec<ParkedCall>>,
     /// How the socket came.
     pub transport: Transport,
     /// Channel name (blank for bindings).
@@ -293,7 +144,7 @@ impl SocketShared {
             if out.capacity() - out.len() < OUT_CHUNK / 4 {
                 out.reserve(OUT_CHUNK);
             }
-            Server::encode(&mut out, conversation, request_id, reply);
+            encode(&mut out, conversation, request_id, reply);
             was_empty
         };
         // The writer drains the whole buffer each time it runs, so it needs waking only
@@ -316,7 +167,7 @@ impl SocketShared {
             return false;
         }
         let mut held = self.held.borrow_mut();
-        Server::encode(&mut held, conversation, request_id, reply);
+        encode(&mut held, conversation, request_id, reply);
         let mut marks = self.held_marks.borrow_mut();
         let first = marks.is_empty();
         marks.push_back(HeldMark {
@@ -416,6 +267,55 @@ impl SocketShared {
         self.closing.get()
     }
 
+    /// The GET of engine connection `conn`, request `request_id` on `conversation`, waits
+    /// in the engine: its reply goes there when the engine completes it.
+    pub(super) fn get_waits(&self, conn: ConnId, conversation: u32, request_id: u32) {
+        let mut waiting = self.waiting_gets.borrow_mut();
+        debug_assert!(
+            waiting.iter().all(|w| w.conn != conn),
+            "{conn:?} waits twice"
+        );
+        waiting.push(WaitingGet {
+            conn,
+            conversation,
+            request_id,
+        });
+    }
+
+    /// Forgets the waiting GET of `conn`, if any (its conversation ended).
+    pub(super) fn forget_waiting_get(&self, conn: ConnId) {
+        self.waiting_gets.borrow_mut().retain(|w| w.conn != conn);
+    }
+
+    /// Sets a call of conversation `call.frame.conversation` aside until the log has room
+    /// ([`crate::runtime::server::LogRoom::Wait`]): the server asks this socket to try it
+    /// again, in the order calls of every connection began to wait.
+    pub(super) fn park_for_log_room(self: &Rc<Self>, server: &Server, call: ParkedCall) {
+        let conversation = call.frame.conversation;
+        let usage = call.usage;
+        let mut parked = self.parked.borrow_mut();
+        debug_assert!(parked.iter().all(|p| p.frame.conversation != conversation));
+        parked.push(call);
+        drop(parked);
+        server.wait_for_log_room(self.clone(), conversation, usage);
+    }
+
+    /// Whether a call of `conversation` waits for log space (a conversation has one call
+    /// at a time: another is answered 2219 MQRC_CALL_IN_PROGRESS).
+    pub(super) fn waits_for_log_room(&self, conversation: u32) -> bool {
+        let parked = self.parked.borrow();
+        !parked.is_empty() && parked.iter().any(|p| p.frame.conversation == conversation)
+    }
+
+    /// Drops the call of `conversation` that waits for log space (its MQDISC came: the
+    /// call is never made).
+    pub(super) fn forget_log_room_call(&self, server: &Server, conversation: u32) {
+        self.parked
+            .borrow_mut()
+            .retain(|p| p.frame.conversation != conversation);
+        server.stop_waiting_for_log_room(std::ptr::from_ref(self).cast::<()>(), conversation);
+    }
+
     /// Records that a conversation connected: the socket's handshake is complete.
     pub fn mark_connected(&self) {
         self.connected.set(true);
@@ -471,8 +371,13 @@ async fn answer_hello<W: AsyncWrite + Unpin>(writer: &mut W, hello: &ServerHello
 }
 
 /// Serves one socket until it closes.
-pub async fn serve<R, W>(server: Rc<Server>, mut reader: R, mut writer: W, transport: Transport)
-where
+pub async fn serve<R, W>(
+    server: Rc<Server>,
+    svrconns: Rc<Svrconns>,
+    mut reader: R,
+    mut writer: W,
+    transport: Transport,
+) where
     R: AsyncRead + Unpin + 'static,
     W: AsyncWrite + Unpin + 'static,
 {
@@ -483,7 +388,7 @@ where
         }
     };
     let registered = match &transport {
-        Transport::Tcp { peer } => Some(Registered::new(&server, peer)),
+        Transport::Tcp { peer } => Some(Registered::new(&svrconns, peer)),
         Transport::Bindings { .. } => None,
     };
     // HandshakeTimeout runs from the accept to the first MQCONN.
@@ -521,7 +426,7 @@ where
             return;
         }
     };
-    let (answer, negotiated) = admit(&server, &hello, &transport, &peer_text);
+    let (answer, negotiated) = admit(&server, &svrconns, &hello, &transport, &peer_text);
     if let Some(r) = &registered {
         *r.instance.appl_name.borrow_mut() = hello.appl_name.as_str().to_string();
         if negotiated.is_some() {
@@ -550,11 +455,13 @@ where
         bytes_sent: Cell::new(0),
         last_call_ms: Cell::new(None),
         conversations: RefCell::new(HashMap::new()),
+        waiting_gets: RefCell::new(Vec::new()),
+        parked: RefCell::new(Vec::new()),
         transport,
         channel: hello.channel.as_str().to_string(),
         negotiated,
     });
-    server.register_socket(&shared);
+    svrconns.register_socket(&shared);
     if let Some(r) = &registered {
         *r.instance.socket.borrow_mut() = Rc::downgrade(&shared);
     }
@@ -612,7 +519,7 @@ where
         .map(|(_, c)| c)
         .collect();
     for conn in convs {
-        dispatch::end_conversation(&server, conn, false);
+        let _ = dispatch::end_conversation(&server, &shared, conn, false);
     }
     shared.closing.set(true);
     shared.wake_writer.notify_one();
@@ -663,6 +570,7 @@ async fn read_hello<R: AsyncRead + Unpin>(
 /// Decides whether a hello is admitted and with which limits.
 fn admit(
     server: &Server,
+    svrconns: &Svrconns,
     hello: &ClientHello,
     transport: &Transport,
     peer: &str,
@@ -708,7 +616,7 @@ fn admit(
                     ),
                 );
             };
-            if server.client_sockets.get() >= server.ini.channels.max_channels {
+            if svrconns.admitted() >= server.ini.channels.max_channels {
                 server.error_log.borrow_mut().write(
                     &messages::MAX_CHANNELS,
                     &[&peer, &server.ini.channels.max_channels],
@@ -719,7 +627,7 @@ fn admit(
                 );
             }
             let a = &channel.attributes;
-            if let Some((message, keyword, limit)) = instances_exceeded(server, name, peer, a) {
+            if let Some((message, keyword, limit)) = svrconns.instances_exceeded(name, peer, a) {
                 server
                     .error_log
                     .borrow_mut()
@@ -755,37 +663,6 @@ fn admit(
         message: String::new(),
     };
     (answer, Some(n))
-}
-
-/// Whether admitting one more instance of channel `name` from `peer` would pass its
-/// MAXINST or MAXINSTC: the message to log, the attribute and its value, if so.
-/// Instances are the sockets whose hello this channel admitted, handshaking or running.
-fn instances_exceeded(
-    server: &Server,
-    name: &str,
-    peer: &str,
-    a: &ferry_objects::ChannelAttributes,
-) -> Option<(&'static messages::Message, &'static str, i32)> {
-    let (mut on_channel, mut from_peer) = (0i64, 0i64);
-    for i in server.channel_instances.borrow().values() {
-        if *i.channel.borrow() == name {
-            on_channel += 1;
-            if i.peer == peer {
-                from_peer += 1;
-            }
-        }
-    }
-    if on_channel >= i64::from(a.max_instances) {
-        return Some((&messages::MAX_INSTANCES, "MAXINST", a.max_instances));
-    }
-    if from_peer >= i64::from(a.max_instances_per_client) {
-        return Some((
-            &messages::MAX_INSTANCES_PER_CLIENT,
-            "MAXINSTC",
-            a.max_instances_per_client,
-        ));
-    }
-    None
 }
 
 enum ReadEnd {
@@ -1040,11 +917,70 @@ async fn heartbeat_loop(server: Rc<Server>, shared: Rc<SocketShared>, peer: Stri
     }
 }
 
+impl Connection for SocketShared {
+    fn get_completed(
+        self: Rc<Self>,
+        server: &Server,
+        conn: ConnId,
+        result: GetResult,
+        hold: ReplyHold,
+    ) {
+        let waiting = {
+            let mut waiting = self.waiting_gets.borrow_mut();
+            let at = waiting.iter().position(|w| w.conn == conn);
+            at.map(|at| waiting.swap_remove(at))
+        };
+        if let Some(w) = waiting {
+            let reply = reply::get_reply(result);
+            reply::send_held(server, &self, hold, w.conversation, w.request_id, &reply);
+        }
+    }
+
+    fn message_delivered(
+        self: Rc<Self>,
+        _server: &Server,
+        conn: ConnId,
+        _consumer: ConsumerId,
+        _token: Option<DeliveryToken>,
+        _message: Box<GotMessage>,
+        _hold: ReplyHold,
+    ) {
+        // No native call registers an asynchronous consumer (MQCB is not served).
+        tracing::error!("{conn:?}: a delivery to a native conversation; dropped");
+    }
+
+    fn consumer_ended(&self, conn: ConnId, _consumer: ConsumerId, _reason: ReasonCode) {
+        tracing::error!("{conn:?}: a consumer of a native conversation cancelled; ignored");
+    }
+
+    fn retry_log_room(self: Rc<Self>, server: &Rc<Server>, call: u32) {
+        let parked = {
+            let mut parked = self.parked.borrow_mut();
+            let at = parked.iter().position(|p| p.frame.conversation == call);
+            at.map(|at| parked.swap_remove(at))
+        };
+        if let Some(parked) = parked {
+            dispatch::retry_parked(server, &self, parked);
+        }
+    }
+
+    fn is_closing(&self) -> bool {
+        self.closing.get()
+    }
+}
+
 impl DurableHold for SocketShared {
     fn release_held(&self, durable: u64) -> bool {
         SocketShared::release_held(self, durable)
     }
     fn fail_held(&self) {
         SocketShared::fail_held(self)
+    }
+}
+
+/// Encodes `reply` for request `request_id` of `conversation` onto `out`.
+fn encode(out: &mut BytesMut, conversation: u32, request_id: u32, reply: &Reply) {
+    if let Err(e) = ferry_wire::encode_reply(conversation, request_id, reply, out) {
+        tracing::error!("cannot encode reply: {e}");
     }
 }

@@ -1,0 +1,92 @@
+//! Accepting sockets, shared by every protocol's listeners: the accept task that a STOP
+//! ends at once, the MaxConnections admission of each socket accepted, and what a failed
+//! accept does (FRY9782E, a pause that grows, never a busy loop).
+
+use super::server::Server;
+use crate::messages;
+use ferry_objects::AdminError;
+
+/// A listening socket's accept task, and the way to stop it at once.
+///
+/// Aborting the task closes its socket only when the runtime next drops the task, so a
+/// START that follows a STOP in the same batch of commands (`ferry mqsc` sends several
+/// ahead) found the port still bound. Stopping shuts the listening socket down first,
+/// through a duplicate of its descriptor: it stops listening at once, and as every
+/// listening socket Ferry makes has SO_REUSEADDR, the port can be bound again straight
+/// away.
+pub struct AcceptTask {
+    abort: tokio::task::AbortHandle,
+    socket: Option<std::os::fd::OwnedFd>,
+}
+
+impl AcceptTask {
+    /// Runs the accept loop `accept` makes of `listener` as a task.
+    pub fn spawn<L, F>(listener: L, accept: impl FnOnce(L) -> F) -> Self
+    where
+        L: std::os::fd::AsFd,
+        F: std::future::Future<Output = ()> + 'static,
+    {
+        // Without the duplicate (out of descriptors), a stop falls back to the abort.
+        let socket = listener.as_fd().try_clone_to_owned().ok();
+        let task = tokio::task::spawn_local(accept(listener));
+        AcceptTask {
+            abort: task.abort_handle(),
+            socket,
+        }
+    }
+
+    /// Stops accepting now and ends the task.
+    pub fn stop(self) {
+        if let Some(socket) = &self.socket {
+            use std::os::fd::AsRawFd;
+            // SAFETY: shutdown on a socket descriptor we own (a duplicate of the
+            // listener's); it only changes the socket's state.
+            unsafe {
+                libc::shutdown(socket.as_raw_fd(), libc::SHUT_RDWR);
+            }
+        }
+        self.abort.abort();
+    }
+}
+
+/// The line `ferry start` shows for a listener or channel that could not start: the
+/// FRY message the error log has, without the reason code's prefix.
+pub(crate) fn start_failure_line(e: AdminError) -> String {
+    match e {
+        AdminError::Failed { text, .. } => text,
+        other => other.to_string(),
+    }
+}
+
+/// A permit for a socket just accepted from `peer` on `port`, or `None` (the socket is
+/// dropped, so closed, and FRY9780W written) when Limits/MaxConnections are open.
+pub fn admit(
+    server: &Server,
+    peer: &std::net::SocketAddr,
+    port: u16,
+) -> Option<super::admission::Permit> {
+    let permit = server.admission.admit();
+    if permit.is_none() {
+        server.error_log.borrow_mut().write(
+            &messages::MAX_CONNECTIONS,
+            &[&peer.ip(), &port, &server.admission.open()],
+        );
+    }
+    permit
+}
+
+/// After a failed accept on `what`: FRY9782E, a socket shed when out of descriptors, and
+/// a pause that grows while accepts keep failing (never a busy loop).
+pub async fn accept_failed(
+    server: &Server,
+    listener: &impl std::os::fd::AsRawFd,
+    what: &str,
+    error: &std::io::Error,
+) {
+    let failure = server.admission.accept_failed(listener, error);
+    server
+        .error_log
+        .borrow_mut()
+        .write(&messages::ACCEPT_FAILED, &[&what, error]);
+    tokio::time::sleep(failure.pause).await;
+}
