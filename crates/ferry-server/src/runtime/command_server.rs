@@ -21,29 +21,25 @@ use ferry_objects::{
 use ferry_wire::MqscOutput;
 use std::rc::Rc;
 
-/// Parses and runs one MQSC command, returning its output lines and what they must wait
-/// for before they are sent (definitions saved, log records durable).
-pub(crate) fn run(server: &Rc<Server>, command: &str) -> (MqscOutput, ReplyWait) {
-    let mut target = Target {
-        server,
-        wait: ReplyWait::default(),
-    };
+/// Parses and runs one MQSC command, returning its output lines; what they must wait for
+/// before they are sent (definitions saved, log records durable) is added to `wait`.
+pub(crate) fn run(server: &Rc<Server>, command: &str, wait: &mut ReplyWait) -> MqscOutput {
+    let mut target = Target { server, wait };
     let result = match ferry_mqsc::parse_command(command) {
         Ok(cmd) => ferry_mqsc::execute(&cmd, &mut target),
         Err(e) => ferry_mqsc::CommandResult::syntax_error(&e),
     };
-    let output = MqscOutput {
+    MqscOutput {
         lines: result.lines,
         failed: !result.ok,
-    };
-    (output, target.wait)
+    }
 }
 
 /// The running queue manager seen through [`AdminTarget`].
 struct Target<'a> {
     server: &'a Rc<Server>,
     /// What the output waits for: every engine call of the command adds to it.
-    wait: ReplyWait,
+    wait: &'a mut ReplyWait,
 }
 
 impl Target<'_> {
@@ -55,9 +51,7 @@ impl Target<'_> {
             &mut ferry_engine::Effects,
         ) -> T,
     ) -> T {
-        let (out, wait) = self.server.call(f);
-        self.wait = self.wait.and(wait);
-        out
+        self.server.call(self.wait, f)
     }
 }
 

@@ -498,6 +498,10 @@ impl RecoveryLog {
     /// Those that need the engine wait in [`RecoveryLog::deferred`] while it is in use (a
     /// call from inside an engine call's effects) and run at the next perform.
     pub fn perform(&self, host: &dyn LogHost) {
+        // The common case, on the message path (a room check per get): nothing to do.
+        if self.deferred.borrow().is_empty() && !self.decisions.borrow().has_commands() {
+            return;
+        }
         loop {
             let engine_free = host.engine().try_borrow_mut().is_ok();
             let next = if engine_free {

@@ -206,28 +206,38 @@ impl Server {
     }
 
     /// Runs `f` against the engine with the shared effects buffer, performs the effects,
-    /// and returns `f`'s result with what a reply depending on the call must wait for.
+    /// adds what a reply depending on the call must wait for to `wait` (a reply may depend
+    /// on several calls), and returns `f`'s result. `wait` is an out parameter rather than
+    /// part of a returned tuple so that large results (a got message) are not moved again
+    /// on the message path.
+    #[inline]
     pub(crate) fn call<T>(
         &self,
+        wait: &mut ReplyWait,
         f: impl FnOnce(&mut QueueManager, Timestamp, &mut Effects) -> T,
-    ) -> (T, ReplyWait) {
+    ) -> T {
         let now = self.batch_now.get().unwrap_or_else(clock::now);
         let out = {
             let mut engine = self.engine.borrow_mut();
             let mut fx = self.effects.borrow_mut();
             f(&mut engine, now, &mut fx)
         };
-        let wait = self.perform_effects();
-        (out, wait)
+        let this = self.perform_effects();
+        if this != ReplyWait::default() {
+            *wait = wait.and(this);
+        }
+        out
     }
 
     /// [`Server::call`] for a call no reply waits on (settlements, drains, timers, the
     /// queue manager's own work).
+    #[inline]
     pub fn with_engine<T>(
         &self,
         f: impl FnOnce(&mut QueueManager, Timestamp, &mut Effects) -> T,
     ) -> T {
-        self.call(f).0
+        let mut unused = ReplyWait::default();
+        self.call(&mut unused, f)
     }
 
     /// Starts processing the frames of one read: they share one clock reading, which is
@@ -273,7 +283,8 @@ impl Server {
     pub(crate) fn end_conversation(&self, conn: ConnId, normal: bool) -> ReplyWait {
         let routed = self.routes.borrow_mut().remove(&conn);
         debug_assert!(routed.is_some(), "{conn:?} ends without having begun");
-        let ((), wait) = self.call(|e, now, fx| e.disconnect(conn, normal, now, fx));
+        let mut wait = ReplyWait::default();
+        self.call(&mut wait, |e, now, fx| e.disconnect(conn, normal, now, fx));
         let open = self.conversations.get();
         debug_assert!(open > 0, "a conversation ends that never began");
         self.conversations.set(open.saturating_sub(1));

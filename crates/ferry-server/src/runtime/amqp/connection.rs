@@ -53,7 +53,7 @@ use crate::limits::{Limits, MAX_SELECTOR_LENGTH};
 use crate::messages;
 use crate::runtime::clock;
 use crate::runtime::log_driver::{DurableHold, LogUse};
-use crate::runtime::reply_wait::ReplyHold;
+use crate::runtime::reply_wait::{ReplyHold, ReplyWait};
 use crate::runtime::server::Connection as RuntimeConnection;
 use crate::runtime::server::{LogRoom, Server};
 use bytes::{Bytes, BytesMut};
@@ -1490,8 +1490,9 @@ impl Session {
         let body = mq.body;
         let props = mq.properties;
         let to = mq.to;
-        let put = |md: &mut ferry_mqi::MessageDescriptor, body: Bytes, props: Bytes| {
-            self.server.call(|e, now, fx| {
+        let mut wait = ReplyWait::default();
+        let mut put = |md: &mut ferry_mqi::MessageDescriptor, body: Bytes, props: Bytes| {
+            self.server.call(&mut wait, |e, now, fx| {
                 e.put_with_properties(conn, hobj, md, &pmo, body, props, now, fx)
             })
         };
@@ -1501,7 +1502,7 @@ impl Session {
             put(&mut md, body, props)
         } else {
             let r = put(&mut md, body.clone(), props.clone());
-            if matches!(&r.0, Err(e) if e.reason == ReasonCode::PersistentNotAllowed) {
+            if matches!(&r, Err(e) if e.reason == ReasonCode::PersistentNotAllowed) {
                 // A temporary queue (JMS TemporaryQueue) holds no persistent messages
                 // (MQ's 2048); it ends with its connection anyway, so a durable message
                 // sent to one is kept as a non-persistent one instead of failing the JMS
@@ -1512,7 +1513,6 @@ impl Session {
                 r
             }
         };
-        let (r, wait) = r;
         r.map(|_| Put::Done(wait.log)).map_err(|e| {
             // The queue's name, only for the error (no copy per message put).
             let queue = self.queue_of(link, to.as_ref());

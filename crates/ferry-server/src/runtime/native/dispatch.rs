@@ -174,19 +174,18 @@ fn handle(
             }
         }
     }
-    let (reply, wait) = match request {
-        Request::Conn(_) | Request::Heartbeat => (
-            fail(request.verb(), ReasonCode::CallInProgress),
-            ReplyWait::default(),
-        ),
+    // What the reply waits for: every engine call of the request adds to it. (An out
+    // parameter, not a returned tuple: the reply is built in place, not moved.)
+    let mut wait = ReplyWait::default();
+    let reply = match request {
+        Request::Conn(_) | Request::Heartbeat => fail(request.verb(), ReasonCode::CallInProgress),
         Request::Disc { backout } => {
             socket.conversations.borrow_mut().remove(&conv);
-            let wait = end_conversation(server, socket, conn, !backout);
-            (Reply::Disc { status: Status::OK }, wait)
+            wait = end_conversation(server, socket, conn, !backout);
+            Reply::Disc { status: Status::OK }
         }
         Request::Open { od, options } => {
-            let (opened, wait) = server.call(|e, now, fx| e.open(conn, &od, options, now, fx));
-            let reply = match opened {
+            match server.call(&mut wait, |e, now, fx| e.open(conn, &od, options, now, fx)) {
                 Ok(opened) => Reply::Open {
                     status: Status::OK,
                     hobj: opened.hobj.0,
@@ -194,16 +193,15 @@ fn handle(
                     resolved_qmgr_name: ferry_mqi::FixedStr::truncating(&opened.resolved_qmgr_name),
                 },
                 Err(e) => fail(Verb::Open, e.reason),
-            };
-            (reply, wait)
+            }
         }
         Request::Close { hobj, options } => {
-            let (r, wait) =
-                server.call(|e, now, fx| e.close(conn, ferry_engine::Hobj(hobj), options, now, fx));
-            let reply = Reply::Close {
+            let r = server.call(&mut wait, |e, now, fx| {
+                e.close(conn, ferry_engine::Hobj(hobj), options, now, fx)
+            });
+            Reply::Close {
                 status: status_of(r.map(|()| None)),
-            };
-            (reply, wait)
+            }
         }
         Request::Put {
             hobj,
@@ -212,14 +210,13 @@ fn handle(
             body,
         } => {
             let body = own_body(body);
-            let (r, wait) = server.call(|e, now, fx| {
+            let r = server.call(&mut wait, |e, now, fx| {
                 e.put(conn, ferry_engine::Hobj(hobj), &mut md, &pmo, body, now, fx)
             });
-            let reply = Reply::Put {
+            Reply::Put {
                 status: status_of(r),
                 md,
-            };
-            (reply, wait)
+            }
         }
         Request::Put1 {
             od,
@@ -228,13 +225,13 @@ fn handle(
             body,
         } => {
             let body = own_body(body);
-            let (r, wait) =
-                server.call(|e, now, fx| e.put1(conn, &od, &mut md, &pmo, body, now, fx));
-            let reply = Reply::Put1 {
+            let r = server.call(&mut wait, |e, now, fx| {
+                e.put1(conn, &od, &mut md, &pmo, body, now, fx)
+            });
+            Reply::Put1 {
                 status: status_of(r),
                 md,
-            };
-            (reply, wait)
+            }
         }
         Request::Get {
             hobj,
@@ -243,11 +240,11 @@ fn handle(
             max_len,
         } => {
             let max_len = (max_len as usize).min(socket.negotiated.max_msg_length as usize);
-            let (outcome, wait) = server.call(|e, now, fx| {
+            let outcome = server.call(&mut wait, |e, now, fx| {
                 e.get(conn, ferry_engine::Hobj(hobj), &md, &gmo, max_len, now, fx)
             });
             match outcome {
-                GetOutcome::Done(result) => (reply::get_reply(result), wait),
+                GetOutcome::Done(result) => reply::get_reply(result),
                 GetOutcome::Waiting => {
                     socket.get_waits(conn, conv, rid);
                     server.get_waits();
@@ -256,46 +253,43 @@ fn handle(
             }
         }
         // MQ's bound on SelectorCount, checked before any work: the count is the client's.
-        Request::Inq { selectors, .. } if selectors.len() > ferry_mqi::inquire::MAX_SELECTORS => (
-            fail(Verb::Inq, ReasonCode::SelectorLimitExceeded),
-            ReplyWait::default(),
-        ),
+        Request::Inq { selectors, .. } if selectors.len() > ferry_mqi::inquire::MAX_SELECTORS => {
+            fail(Verb::Inq, ReasonCode::SelectorLimitExceeded)
+        }
         Request::Inq { hobj, selectors } => {
-            let (r, wait) =
-                server.call(|e, _now, _fx| e.inquire(conn, ferry_engine::Hobj(hobj), &selectors));
-            let reply = match r {
+            match server.call(&mut wait, |e, _now, _fx| {
+                e.inquire(conn, ferry_engine::Hobj(hobj), &selectors)
+            }) {
                 Ok(values) => Reply::Inq {
                     status: Status::OK,
                     values,
                 },
                 Err(e) => fail(Verb::Inq, e.reason),
-            };
-            (reply, wait)
+            }
         }
-        Request::Cmit => {
-            let (r, wait) = server.call(|e, now, fx| e.commit(conn, now, fx));
-            let reply = Reply::Cmit {
-                status: status_of(r.map(|()| None)),
-            };
-            (reply, wait)
-        }
-        Request::Back => {
-            let (r, wait) = server.call(|e, now, fx| e.backout(conn, now, fx));
-            let reply = Reply::Back {
-                status: status_of(r.map(|()| None)),
-            };
-            (reply, wait)
-        }
+        Request::Cmit => Reply::Cmit {
+            status: status_of(
+                server
+                    .call(&mut wait, |e, now, fx| e.commit(conn, now, fx))
+                    .map(|()| None),
+            ),
+        },
+        Request::Back => Reply::Back {
+            status: status_of(
+                server
+                    .call(&mut wait, |e, now, fx| e.backout(conn, now, fx))
+                    .map(|()| None),
+            ),
+        },
         Request::Mqsc { command } => {
-            let (output, wait) = command_server::run(server, &command);
+            let output = command_server::run(server, &command, &mut wait);
             // The status is the transport's outcome (protocol.md, `Reply::Mqsc`): a
             // command that failed is reported by `output.failed` and its lines (e.g.
             // FRY8147E), which a FAILED status would make the client discard.
-            let reply = Reply::Mqsc {
+            Reply::Mqsc {
                 status: Status::OK,
                 output,
-            };
-            (reply, wait)
+            }
         }
     };
     // Held until the log is durable when the call logged records its reply depends on.

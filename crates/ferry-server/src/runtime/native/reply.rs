@@ -13,6 +13,7 @@ use std::rc::Rc;
 
 /// Sends `reply` of request `request_id` on `conversation` once what it waits for is
 /// durable: the definitions its call changed, then its log records.
+#[inline]
 pub(super) fn send(
     server: &Server,
     socket: &Rc<SocketShared>,
@@ -41,6 +42,7 @@ pub(super) fn send(
 
 /// Sends `reply` as `hold` says: now, held on the socket until the log is durable past
 /// the position, or as 2102 MQRC_RESOURCE_PROBLEM when its records were not logged.
+#[inline]
 pub(super) fn send_held(
     server: &Server,
     socket: &Rc<SocketShared>,
