@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Server instructions per RR-CC round trip, counted by callgrind: the measure of CPU per
+# round trip that the machine's noise does not move (docs/performance.md).
+#
+#   bench/callgrind-rr.sh [--ferry PATH] [--protocol native|amqp] [--persistent] [--clients N]
+#                         [--rate R]
+#
+# The queue manager runs under `valgrind --tool=callgrind --instr-atstart=no`; `ferry perf
+# rr-cc` (2 KB, N requesters, 20 s measured after 2 s of warm-up) drives it over TCP
+# (native: --connect; AMQP: --url, REQUEST.1-10 and REPLY defined first). Instrumentation is
+# switched on 10 s into the measured step and off 8 s later; round trips = the engine's
+# `put_with_properties` calls in that window / 2 (a request and a reply each). Unrated, the
+# queue manager (slowed ~50x by callgrind) runs flat out and batches more frames per read
+# the slower it is, which moves instructions per round trip by a few per cent from run to
+# run; `--rate R` (round trips per second per requester) fixes the load, so two builds
+# batch alike and their counts compare closely (pick a total below what the slower build
+# sustains under callgrind: e.g. 64 x 20/s). Prints one
+# line: `CALLGRIND ferry=... protocol=... persistent=... clients=... round_trips=...
+# instructions=... instructions_per_rt=...`. Needs valgrind (apt) and a ferry built with
+# symbols (the release profile keeps them). KEEP=FILE keeps callgrind's output there (for
+# callgrind_annotate).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+ferry="$root/target/release/ferry"
+protocol=native
+persistent=()
+clients=64
+rate=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --ferry) ferry=$2; shift 2 ;;
+    --protocol) protocol=$2; shift 2 ;;
+    --persistent) persistent=(--persistent); shift ;;
+    --clients) clients=$2; shift 2 ;;
+    --rate) rate=(--rate "$2"); shift 2 ;;
+    *) echo "unknown argument: $1" >&2; exit 2 ;;
+  esac
+done
+command -v valgrind >/dev/null || { echo "valgrind is needed (apt-get install valgrind)" >&2; exit 2; }
+work=$(mktemp -d)
+export FERRY_HOME="$work/home"
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+port=$(free_port)
+aport=$(free_port)
+qm=QMCG
+cleanup() {
+  "$ferry" stop -i "$qm" >/dev/null 2>&1 || true
+  if [ -n "${KEEP:-}" ] && [ -f "$work/callgrind.out" ]; then cp "$work/callgrind.out" "$KEEP"; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+"$ferry" create "$qm" -p "$port" --amqp-port "$aport" >/dev/null
+valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$work/callgrind.out" \
+  "$ferry" start "$qm" --foreground >"$work/console.txt" 2>&1 &
+for _ in $(seq 1 180); do
+  "$ferry" status "$qm" 2>/dev/null | grep -q Running && break
+  sleep 1
+done
+pid=$(cat "$FERRY_HOME/qmgrs/$qm/run/qm.pid")
+{ for i in $(seq 1 10); do echo "DEFINE QLOCAL(REQUEST.$i)"; done; echo "DEFINE QLOCAL(REPLY)"; } \
+  | "$ferry" mqsc "$qm" >/dev/null
+if [ "$protocol" = amqp ]; then
+  target=(--protocol amqp --url "amqp://localhost:$aport")
+else
+  target=(--connect "localhost($port)" --qmgr "$qm")
+fi
+"$ferry" perf rr-cc "${target[@]}" "${persistent[@]}" "${rate[@]}" --sizes 2KB --clients "$clients" \
+  --secs 20 --warmup 2 --out "$work/perf" >"$work/perf.txt" 2>&1 &
+perf_pid=$!
+sleep 12
+callgrind_control -i on "$pid" >/dev/null
+sleep 8
+callgrind_control -i off "$pid" >/dev/null
+wait "$perf_pid" || true
+"$ferry" stop -i "$qm" >/dev/null 2>&1 || true
+for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
+python3 - "$work/callgrind.out" "$ferry" "$protocol" "${#persistent[@]}" "$clients" "${rate[1]:-0}" <<'EOF'
+import re, sys
+path, ferry, protocol, persistent, clients, rate = sys.argv[1:]
+names, calls, total = {}, 0, 0
+pending = None
+with open(path, errors="replace") as f:
+    for line in f:
+        if line.startswith("summary:") or line.startswith("totals:"):
+            total = max(total, int(line.split()[1]))
+            continue
+        m = re.match(r"c?fn=\((\d+)\)(?: (.*))?", line)
+        if m:
+            if m.group(2):
+                names[m.group(1)] = m.group(2).strip()
+            pending = line.startswith("cfn=") and re.search(r"::put_with_properties(<.*>)?$", names.get(m.group(1), "")) is not None
+            continue
+        if pending and line.startswith("calls="):
+            calls += int(line.split()[0].split("=")[1])
+            pending = None
+rts = calls // 2
+per = round(total / rts) if rts else 0
+print(f"CALLGRIND ferry={ferry} protocol={protocol} persistent={persistent} clients={clients} rate={rate} "
+      f"round_trips={rts} instructions={total} instructions_per_rt={per}")
+EOF
