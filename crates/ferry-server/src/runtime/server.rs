@@ -84,9 +84,9 @@ pub(crate) trait Connection {
     fn is_closing(&self) -> bool;
 }
 
-/// Whether `a` is the connection at `b`.
-fn same_connection(a: &Rc<dyn Connection>, b: *const ()) -> bool {
-    std::ptr::eq(Rc::as_ptr(a).cast::<()>(), b)
+/// Whether `a` and `b` are the same connection.
+fn same_connection(a: &Rc<dyn Connection>, b: &dyn Connection) -> bool {
+    std::ptr::addr_eq(Rc::as_ptr(a), b as *const dyn Connection)
 }
 
 /// Whether a call that logs can run now ([`Server::log_room`]).
@@ -471,10 +471,9 @@ impl Server {
         usage: LogUse,
     ) {
         let mut waiters = self.log_room_waiters.borrow_mut();
-        let key = Rc::as_ptr(&connection).cast::<()>();
         if !waiters
             .iter()
-            .any(|w| w.call == call && same_connection(&w.connection, key))
+            .any(|w| w.call == call && same_connection(&w.connection, &*connection))
         {
             waiters.push_back(LogRoomWaiter {
                 connection,
@@ -484,9 +483,9 @@ impl Server {
         }
     }
 
-    /// Call `call` of the connection at `connection` no longer waits for log space (it
-    /// ran, was refused, or its connection dropped it).
-    pub(crate) fn stop_waiting_for_log_room(&self, connection: *const (), call: u32) {
+    /// Call `call` of `connection` no longer waits for log space (it ran, was refused,
+    /// or its connection dropped it).
+    pub(crate) fn stop_waiting_for_log_room(&self, connection: &dyn Connection, call: u32) {
         let mut waiters = self.log_room_waiters.borrow_mut();
         if !waiters.is_empty() {
             waiters.retain(|w| !(w.call == call && same_connection(&w.connection, connection)));

@@ -862,8 +862,7 @@ impl Session {
                 // Closing (STOP CHANNEL, a protocol error): the transfers are not put.
                 self.deferred.clear();
                 if self.log_wait.take().is_some() {
-                    let me = Rc::as_ptr(&self.shared).cast::<()>();
-                    self.server.stop_waiting_for_log_room(me, 0);
+                    self.server.stop_waiting_for_log_room(&*self.shared, 0);
                 }
             }
         }
@@ -1407,8 +1406,7 @@ impl Session {
             }
         };
         if room != LogRoom::Wait && self.log_wait.take().is_some() {
-            let me = Rc::as_ptr(&self.shared).cast::<()>();
-            self.server.stop_waiting_for_log_room(me, 0);
+            self.server.stop_waiting_for_log_room(&*self.shared, 0);
         }
         match room {
             LogRoom::Ready => Ok(Put::Done(ReplyHold::Now)),

@@ -313,7 +313,7 @@ impl SocketShared {
         self.parked
             .borrow_mut()
             .retain(|p| p.frame.conversation != conversation);
-        server.stop_waiting_for_log_room(std::ptr::from_ref(self).cast::<()>(), conversation);
+        server.stop_waiting_for_log_room(self, conversation);
     }
 
     /// Records that a conversation connected: the socket's handshake is complete.
