@@ -6,6 +6,7 @@
 //! and their rules (no I/O, no engine), so the engine, the wire codec, the client and the
 //! CLI all agree on one definition.
 
+pub mod dead_letter;
 pub mod descriptor;
 pub mod fixed;
 pub mod inquire;

@@ -44,7 +44,6 @@
 //! transfer that cannot be put goes to the dead-letter queue (or is discarded), counted
 //! and reported by FRY9544W once per interval.
 
-use super::dead_letter::{DeadLetterHeader, FORMAT_DEAD_LETTER_HEADER};
 use super::outcome::error_of;
 use super::{ChannelSettings, Counters};
 use crate::amqp_mapping::{amqp_to_mq_compact, mq_to_amqp, JmsSelection};
@@ -66,6 +65,9 @@ use ferry_amqp::{
 use ferry_engine::{
     ConnId, ConnectionInfo, ConsumeMode, ConsumeSpec, ConsumerId, DeliveryToken, GotMessage, Hobj,
     MessageFilter, Settlement,
+};
+use ferry_mqi::dead_letter::{
+    DeadLetterHeader, APPL_TYPE_AMQP, DEAD_LETTER_HEADER_LEN, FORMAT_DEAD_LETTER_HEADER,
 };
 use ferry_mqi::descriptor::persistence;
 use ferry_mqi::{
@@ -1635,11 +1637,10 @@ impl Session {
             reason,
             dest_q,
             self.server.name.as_str(),
-            &self.shared.settings.name,
+            (APPL_TYPE_AMQP, &self.shared.settings.name),
             ferry_engine::clock::put_date_time(ferry_engine::Timestamp(now)),
         );
-        let mut body =
-            Vec::with_capacity(super::dead_letter::DEAD_LETTER_HEADER_LEN + mq.body.len());
+        let mut body = Vec::with_capacity(DEAD_LETTER_HEADER_LEN + mq.body.len());
         header.encode(md.encoding, &mut body);
         body.extend_from_slice(&mq.body);
         md.format = FORMAT_DEAD_LETTER_HEADER;

@@ -18,7 +18,6 @@
 //! with its links' default outcome (Qpid JMS: BackoutCount + 1).
 
 mod connection;
-mod dead_letter;
 mod outcome;
 
 pub use connection::AmqpShared;

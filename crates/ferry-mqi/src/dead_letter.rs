@@ -1,13 +1,15 @@
-//! The dead-letter header (MQ's MQDLH, version 1) that heads a message the AMQP channel
-//! could not put to its queue, so an administrator (or a dead-letter handler) sees on the
-//! dead-letter queue why it is there, where it was going and what its format was.
+//! The dead-letter header (MQ's MQDLH, version 1) that heads a message on the
+//! dead-letter queue, so an administrator (or a dead-letter handler) sees why it is
+//! there, where it was going and what its format was.
 //!
-//! Used for pre-settled transfers: the client was promised nothing and can be told
-//! nothing, so, as MQ's channel agents do, the message goes to the queue manager's DEADQ
-//! instead of vanishing. The layout is MQ's, 172 bytes, integers in the byte order the
-//! message descriptor's Encoding names (Ferry writes native, little-endian, 546).
+//! Written by the AMQP channel for pre-settled transfers it could not put (the client was
+//! promised nothing and can be told nothing, so, as MQ's channel agents do, the message
+//! goes to the queue manager's DEADQ instead of vanishing), and by the engine for a
+//! message backed out BOTHRESH times with no usable BOQNAME. The layout is MQ's, 172
+//! bytes, integers in the byte order the message descriptor's Encoding names (Ferry
+//! writes native, little-endian, 546).
 
-use ferry_mqi::{FixedStr, MessageDescriptor, ReasonCode};
+use crate::{FixedStr, MessageDescriptor, ReasonCode};
 
 /// MQFMT_DEAD_LETTER_HEADER: the MQMD Format of a message that starts with an MQDLH.
 pub const FORMAT_DEAD_LETTER_HEADER: FixedStr<8> = FixedStr::from_bytes(*b"MQDEAD  ");
@@ -18,7 +20,9 @@ const VERSION_1: i32 = 1;
 /// Length of an MQDLH version 1.
 pub const DEAD_LETTER_HEADER_LEN: usize = 172;
 /// MQAT_AMQP: the PutApplType of a message an AMQP channel put.
-const APPL_TYPE_AMQP: i32 = 37;
+pub const APPL_TYPE_AMQP: i32 = 37;
+/// MQAT_QMGR: the PutApplType of a message the queue manager itself put.
+pub const APPL_TYPE_QMGR: i32 = 7;
 /// The bit of MQENC_INTEGER_REVERSED in an Encoding: integers little-endian.
 const INTEGER_REVERSED: i32 = 2;
 
@@ -37,7 +41,9 @@ pub struct DeadLetterHeader {
     pub ccsid: i32,
     /// See `encoding`.
     pub format: FixedStr<8>,
-    /// Who put it on the dead-letter queue: the AMQP channel.
+    /// Who put it on the dead-letter queue: the kind (MQAT_*).
+    pub put_appl_type: i32,
+    /// Who put it on the dead-letter queue: the AMQP channel or the queue manager.
     pub put_appl_name: FixedStr<28>,
     /// When, `YYYYMMDD`.
     pub put_date: FixedStr<8>,
@@ -47,13 +53,14 @@ pub struct DeadLetterHeader {
 
 impl DeadLetterHeader {
     /// The header for `md`'s message, which could not be put to `dest_q` for `reason`,
-    /// written by AMQP channel `channel` at `put_date`/`put_time`.
+    /// written by `putter` (an MQAT_* kind and a name, such as the AMQP channel's) at
+    /// `put_date`/`put_time`.
     pub fn for_message(
         md: &MessageDescriptor,
         reason: ReasonCode,
         dest_q: &str,
         dest_qmgr: &str,
-        channel: &str,
+        (put_appl_type, putter): (i32, &str),
         (put_date, put_time): (FixedStr<8>, FixedStr<8>),
     ) -> Self {
         DeadLetterHeader {
@@ -63,7 +70,8 @@ impl DeadLetterHeader {
             encoding: md.encoding,
             ccsid: md.ccsid,
             format: md.format,
-            put_appl_name: FixedStr::truncating(channel),
+            put_appl_type,
+            put_appl_name: FixedStr::truncating(putter),
             put_date,
             put_time,
         }
@@ -87,7 +95,7 @@ impl DeadLetterHeader {
         int(out, self.encoding);
         int(out, self.ccsid);
         out.extend_from_slice(self.format.as_bytes());
-        int(out, APPL_TYPE_AMQP);
+        int(out, self.put_appl_type);
         out.extend_from_slice(self.put_appl_name.as_bytes());
         out.extend_from_slice(self.put_date.as_bytes());
         out.extend_from_slice(self.put_time.as_bytes());
@@ -110,14 +118,14 @@ mod tests {
             ReasonCode::QFull,
             "APP.Q",
             "QM1",
-            "SYSTEM.DEF.AMQP",
+            (APPL_TYPE_AMQP, "SYSTEM.DEF.AMQP"),
             (
                 FixedStr::truncating("20250101"),
                 FixedStr::truncating("12000000"),
             ),
         );
         let mut out = Vec::new();
-        h.encode(ferry_mqi::descriptor::ENCODING_NATIVE, &mut out);
+        h.encode(crate::descriptor::ENCODING_NATIVE, &mut out);
         assert_eq!(out.len(), DEAD_LETTER_HEADER_LEN);
         assert_eq!(&out[..4], b"DLH ");
         assert_eq!(i32::from_le_bytes([out[4], out[5], out[6], out[7]]), 1);
