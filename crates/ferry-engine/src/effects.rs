@@ -74,6 +74,15 @@ pub enum Effect {
     /// deleted, ALTER QMGR): the server saves that one definition as it now is (or its
     /// absence), so a change costs the size of the change, not of the catalogue.
     CatalogueChanged(CatalogueChange),
+    /// A message backed out BOTHRESH times on `queue` could be moved neither to its
+    /// BOQNAME nor to DEADQ and stays on `queue`: the server writes it to the error log.
+    /// Pushed once per queue.
+    BackoutRequeueFailed {
+        /// The queue the message stays on.
+        queue: String,
+        /// Why the last move was refused.
+        reason: ReasonCode,
+    },
 }
 
 /// Which definition a [`Effect::CatalogueChanged`] is about. The server reads its new

@@ -77,6 +77,7 @@
 //! [`QueueManager::set_logging`]; checkpoints: [`checkpoint`].
 
 pub mod admin;
+pub mod backout_threshold;
 pub mod body;
 pub mod checkpoint;
 pub mod clock;

@@ -11,7 +11,7 @@ use crate::consumer::ConsumerTable;
 use crate::effects::{Effect, Effects};
 use crate::get::GetError;
 use crate::msgid::IdGenerator;
-use crate::objects::{Catalogue, QueueTable};
+use crate::objects::{Catalogue, QueueId, QueueTable};
 use crate::settle::Settlement;
 use ferry_mqi::{GetOptionFlags, MqError, ReasonCode};
 use ferry_objects::{ChannelDefinition, ListenerDefinition, QmgrAttributes};
@@ -57,6 +57,9 @@ pub struct QueueManager {
     pub(crate) spill_hint: bool,
     /// PutDate/PutTime of the last put, reused within its hundredth of a second.
     pub(crate) put_stamp: PutStamp,
+    /// Queues whose backed-out message could be moved neither to BOQNAME nor to
+    /// DEADQ, already reported ([`Effect::BackoutRequeueFailed`], once per queue).
+    pub(crate) backout_requeue_reported: BTreeSet<QueueId>,
 }
 
 impl QueueManager {
@@ -82,6 +85,7 @@ impl QueueManager {
             buffers: BufferSizes::default(),
             spill_hint: false,
             put_stamp: PutStamp::default(),
+            backout_requeue_reported: BTreeSet::new(),
         }
     }
 

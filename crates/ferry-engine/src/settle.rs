@@ -13,7 +13,9 @@
 //! stays false): if the server crashes before an accept's Get record is durable, the
 //! message is delivered again after restart, which at-least-once allows; a lost
 //! BackoutCount record only undercounts. A message returned to the queue is offered to
-//! waiters and consumers at once, as a backout's is.
+//! waiters and consumers at once, as a backout's is; one whose raised BackoutCount
+//! reached the queue's BOTHRESH goes to BOQNAME or DEADQ instead
+//! ([`crate::backout_threshold`]).
 
 use crate::clock::Timestamp;
 use crate::connection::ConnId;
@@ -166,6 +168,8 @@ impl QueueManager {
                             msg.md.backout_count,
                         ));
                     }
+                    self.return_backed_out(h.queue, *msg, now, fx);
+                    return true;
                 }
             }
         }

@@ -161,7 +161,7 @@ impl QueueManager {
                             ));
                         }
                     }
-                    self.place(queue, *msg, now, fx);
+                    self.return_backed_out(queue, *msg, now, fx);
                 }
                 // A committed get and a backed-out put leave the queue for good.
                 _ => {}

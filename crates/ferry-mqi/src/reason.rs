@@ -226,6 +226,8 @@ reason_codes! {
     CallInProgress = 2219, "MQRC_CALL_IN_PROGRESS", false;
     /// The match options are not valid.
     MatchOptionsError = 2247, "MQRC_MATCH_OPTIONS_ERROR", false;
+    /// A message was backed out BOTHRESH times (the reason in its dead-letter header).
+    BackoutThresholdReached = 2362, "MQRC_BACKOUT_THRESHOLD_REACHED", false;
     /// A message property name is not valid (MQSETMP/MQINQMP).
     PropertyNameError = 2442, "MQRC_PROPERTY_NAME_ERROR", false;
     /// A message property value is too long to store.

@@ -152,9 +152,9 @@ attribute_table! {
     msg_delivery_sequence: MsgDeliverySequence = "MSGDLVSQ", Keyword { values: MsgDeliverySequence::KEYWORDS }, default MsgDeliverySequence::Priority,
         applies LM, inq Some(sel::MSG_DELIVERY_SEQUENCE), rw, "Get order: by priority then FIFO, or FIFO only.";
     backout_threshold: i32 = "BOTHRESH", Int { min: 0, max: 999_999_999 }, default 0,
-        applies LM, inq Some(sel::BACKOUT_THRESHOLD), rw, "Backout count at which applications requeue a message (0: none).";
+        applies LM, inq Some(sel::BACKOUT_THRESHOLD), rw, "BackoutCount at which the queue manager moves a backed-out message to BOQNAME or DEADQ (0: never).";
     backout_requeue_q: String = "BOQNAME", Name { max_len: 48 }, default String::new(),
-        applies LM, inq Some(sel::BACKOUT_REQ_Q_NAME), rw, "Where applications requeue messages over BOTHRESH.";
+        applies LM, inq Some(sel::BACKOUT_REQ_Q_NAME), rw, "Where the queue manager moves messages backed out BOTHRESH times (blank: DEADQ).";
     harden_get_backout: bool = "HARDENBO", Flag { on: "HARDENBO", off: "NOHARDENBO" }, default false,
         applies LM, inq Some(sel::HARDEN_GET_BACKOUT), rw, "Whether BackoutCount is logged before a get returns.";
     usage: Usage = "USAGE", Keyword { values: Usage::KEYWORDS }, default Usage::Normal,

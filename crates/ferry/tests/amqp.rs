@@ -777,6 +777,60 @@ fn accepted_durable_messages_survive_kill_9() {
     c.close();
 }
 
+/// A consumer that keeps failing a message (`modified` with `delivery-failed`, as Qpid
+/// JMS does on recover or rollback) sees it no more after BOTHRESH attempts: the server
+/// has moved it to BOQNAME, with its delivery count as BackoutCount.
+#[test]
+fn a_message_failed_bothresh_times_lands_on_the_backout_queue() {
+    let qm = start("AMQP.BOTHRESH");
+    mqsc_ok(
+        &qm,
+        "DEFINE QLOCAL(Q) BOTHRESH(3) BOQNAME(Q.BACKOUT)\nDEFINE QLOCAL(Q.BACKOUT)",
+    );
+    let mut c = AmqpTestClient::connect(&qm, "itest-bothresh");
+    let sender = c.attach_sender("Q");
+    c.send_accepted(sender, &data_message("poison", true));
+    let receiver = c.attach_receiver("Q", 10);
+    for attempt in 0..3 {
+        let (id, settled, m) = c.receive(receiver);
+        assert!(!settled);
+        assert_eq!(data_text(&m), "poison");
+        let count = m.header.as_ref().map_or(0, |h| h.delivery_count);
+        assert_eq!(count, attempt, "delivery-count counts the failed attempts");
+        let session = c.session();
+        c.conn
+            .disposition(
+                session,
+                Role::Receiver,
+                id,
+                id,
+                true,
+                Some(DeliveryState::Modified {
+                    delivery_failed: true,
+                    undeliverable_here: false,
+                    message_annotations: Vec::new(),
+                }),
+            )
+            .expect("disposition");
+        c.flush();
+    }
+    wait_depth(&qm, "Q.BACKOUT", 1);
+    wait_depth(&qm, "Q", 0);
+    let backout = c.attach_receiver("Q.BACKOUT", 10);
+    let (id, _, m) = c.receive(backout);
+    assert_eq!(data_text(&m), "poison");
+    assert_eq!(m.header.as_ref().map_or(0, |h| h.delivery_count), 3);
+    c.accept(id);
+    assert!(
+        !c.events
+            .iter()
+            .any(|e| matches!(e, Event::Message { link, .. } if *link == receiver)),
+        "the failing consumer is not given it a fourth time: {:?}",
+        c.events
+    );
+    c.close();
+}
+
 /// A durable transfer that finds the recovery log full waits for the checkpoint that frees
 /// it without holding up the queue manager: its connection reads nothing more meanwhile,
 /// other applications' non-persistent work goes on, and the transfer is accepted once the

@@ -1,6 +1,7 @@
 //! Engine tests: one module per area, sharing the [`Harness`] below.
 
 mod admin;
+mod backout_threshold;
 mod body;
 mod consumer;
 mod consumer_persistence;

@@ -1,0 +1,191 @@
+//! The backout threshold, enforced by the queue manager for every protocol.
+//!
+//! MQ leaves BOTHRESH and BOQNAME to its applications; Ferry acts on them itself. When a
+//! message returns to its queue with a raised BackoutCount (MQBACK, a broken
+//! connection's backout, an AMQP `modified` with `delivery-failed`, a JMS recover or
+//! rollback) and the count has reached the queue's BOTHRESH (> 0), the message is moved
+//! instead:
+//!
+//! 1. to the queue named by BOQNAME, unchanged (BackoutCount kept, as MQ's JMS classes
+//!    requeue it);
+//! 2. else (BOQNAME blank, not a local queue, or the put there refused) to the queue
+//!    manager's DEADQ, headed by an MQDLH whose Reason is 2362
+//!    MQRC_BACKOUT_THRESHOLD_REACHED;
+//! 3. else it stays on its queue, and the error log says why, once per queue
+//!    ([`crate::Effect::BackoutRequeueFailed`]).
+//!
+//! A persistent message's move is logged as a unit of work of its own (the get from
+//! its queue, the put to the new one, the commit), in the same record buffer as the
+//! backout that raised its count: a crash keeps exactly one copy, on one queue or the
+//! other.
+
+use crate::clock::{put_date_time, Timestamp};
+use crate::effects::{Effect, Effects};
+use crate::journal::LogRecord;
+use crate::objects::QueueId;
+use crate::qmgr::QueueManager;
+use crate::queue::{MsgState, StoredMsg};
+use bytes::Bytes;
+use ferry_mqi::dead_letter::{
+    DeadLetterHeader, APPL_TYPE_QMGR, DEAD_LETTER_HEADER_LEN, FORMAT_DEAD_LETTER_HEADER,
+};
+use ferry_mqi::descriptor::{persistence, priority};
+use ferry_mqi::ReasonCode;
+use ferry_objects::queue::{DefinitionType, Enablement, MsgDeliverySequence};
+
+/// The PutApplName the queue manager writes in the MQDLH of a message it dead-letters.
+const PUT_APPL_NAME: &str = "ferry backout threshold";
+
+impl QueueManager {
+    /// Returns `msg`, whose BackoutCount was just raised, to queue `qid`, or moves it
+    /// to BOQNAME or DEADQ when the count has reached the queue's BOTHRESH (see the
+    /// module documentation).
+    pub(crate) fn return_backed_out(
+        &mut self,
+        qid: QueueId,
+        msg: StoredMsg,
+        now: Timestamp,
+        fx: &mut Effects,
+    ) {
+        let Some(entry) = self.queues.get(qid) else {
+            return;
+        };
+        let threshold = entry.def.attributes.backout_threshold;
+        if threshold <= 0 || msg.md.backout_count < threshold {
+            self.place(qid, msg, now, fx);
+            return;
+        }
+        let source = entry.def.name.clone();
+        let boq = entry.def.attributes.backout_requeue_q.trim().to_string();
+        let body = match msg.body.load() {
+            Ok(b) => b,
+            Err(reason) => return self.keep_backed_out(qid, msg, reason, now, fx),
+        };
+        let mut refused = ReasonCode::UnknownObjectName;
+        if !boq.is_empty() {
+            match self.requeue_to(qid, &source, &boq, &msg, msg.md, body.clone(), now, fx) {
+                Ok(()) => return,
+                Err(r) => refused = r,
+            }
+        }
+        let dlq = self.qmgr.dead_letter_q.trim().to_string();
+        if !dlq.is_empty() {
+            let header = DeadLetterHeader::for_message(
+                &msg.md,
+                ReasonCode::BackoutThresholdReached,
+                &source,
+                &self.name,
+                (APPL_TYPE_QMGR, PUT_APPL_NAME),
+                put_date_time(now),
+            );
+            let mut dl_body = Vec::with_capacity(DEAD_LETTER_HEADER_LEN + body.len());
+            header.encode(msg.md.encoding, &mut dl_body);
+            dl_body.extend_from_slice(&body);
+            let mut md = msg.md;
+            md.format = FORMAT_DEAD_LETTER_HEADER;
+            let dl_body = Bytes::from(dl_body);
+            match self.requeue_to(qid, &source, &dlq, &msg, md, dl_body, now, fx) {
+                Ok(()) => return,
+                Err(r) => refused = r,
+            }
+        }
+        self.keep_backed_out(qid, msg, refused, now, fx);
+    }
+
+    /// Leaves `msg` on its queue after no move was possible, telling the server once
+    /// per queue.
+    fn keep_backed_out(
+        &mut self,
+        qid: QueueId,
+        msg: StoredMsg,
+        reason: ReasonCode,
+        now: Timestamp,
+        fx: &mut Effects,
+    ) {
+        if self.backout_requeue_reported.insert(qid) {
+            if let Some(e) = self.queues.get(qid) {
+                fx.push(Effect::BackoutRequeueFailed {
+                    queue: e.def.name.clone(),
+                    reason,
+                });
+            }
+        }
+        self.place(qid, msg, now, fx);
+    }
+
+    /// Puts a copy of `msg` (descriptor `md`, body `body`) on queue `target` and logs
+    /// the move from `source` as one unit of work. Nothing changes when it is refused.
+    #[allow(clippy::too_many_arguments)]
+    fn requeue_to(
+        &mut self,
+        from: QueueId,
+        source: &str,
+        target: &str,
+        msg: &StoredMsg,
+        md: ferry_mqi::MessageDescriptor,
+        body: Bytes,
+        now: Timestamp,
+        fx: &mut Effects,
+    ) -> Result<(), ReasonCode> {
+        let tid = self
+            .queues
+            .lookup(target)
+            .ok_or(ReasonCode::UnknownObjectName)?;
+        if tid == from {
+            // Requeueing onto the queue itself would only count on.
+            return Err(ReasonCode::QTypeError);
+        }
+        let logging = self.logging;
+        let entry = self.queues.get_mut(tid).ok_or(ReasonCode::QDeleted)?;
+        let attrs = &entry.def.attributes;
+        if attrs.put == Enablement::Disabled {
+            return Err(ReasonCode::PutInhibited);
+        }
+        let msg_len = body.len().saturating_add(msg.properties.len());
+        if msg_len > attrs.max_msg_length.max(0) as usize {
+            return Err(ReasonCode::MsgTooBigForQ);
+        }
+        let persistent = md.persistence == persistence::PERSISTENT;
+        if persistent && attrs.definition_type == DefinitionType::TemporaryDynamic {
+            return Err(ReasonCode::PersistentNotAllowed);
+        }
+        let rank = match attrs.msg_delivery_sequence {
+            MsgDeliverySequence::Priority => (priority::MAX - md.priority.clamp(0, 9)) as u8,
+            MsgDeliverySequence::Fifo => (priority::MAX - attrs.def_priority.clamp(0, 9)) as u8,
+        };
+        let max_depth = attrs.max_depth.max(0) as usize;
+        let max_bytes = attrs.max_file_bytes();
+        let lq = entry.local.as_mut().ok_or(ReasonCode::QTypeError)?;
+        if lq.store.depth() >= max_depth {
+            return Err(ReasonCode::QFull);
+        }
+        if lq.store.bytes().saturating_add(msg_len as u64) > max_bytes {
+            return Err(ReasonCode::QSpaceNotAvailable);
+        }
+        let moved = StoredMsg {
+            key: lq.store.next_key(rank),
+            md,
+            body: body.into(),
+            properties: msg.properties.clone(),
+            put_ms: msg.put_ms,
+            expires_at: msg.expires_at,
+            state: MsgState::Available,
+        };
+        lq.last_put_ms = Some(now.0);
+        if logging && persistent {
+            let uow = self.next_uow;
+            self.next_uow = self.next_uow.wrapping_add(1);
+            fx.log(LogRecord::put(Some(uow), target, &moved.logged()?));
+            fx.log(LogRecord::get(Some(uow), source, msg.key.seq));
+            fx.log(LogRecord::end_uow(uow, true));
+            fx.reply_waits();
+        }
+        debug_assert!(self
+            .queues
+            .get(from)
+            .and_then(|e| e.local.as_ref())
+            .is_none_or(|lq| lq.store.get(msg.key.seq).is_none()));
+        self.place(tid, moved, now, fx);
+        Ok(())
+    }
+}

@@ -1,0 +1,101 @@
+//! The server-enforced backout threshold over the native protocol, against a real
+//! server: a message backed out BOTHRESH times lands on BOQNAME (or on DEADQ with an
+//! MQDLH when there is no BOQNAME), and a persistent one moved so is there exactly once
+//! after a kill -9.
+
+mod common;
+
+use common::*;
+use ferry_mqi::descriptor::persistence;
+use ferry_mqi::{
+    GetOptionFlags, MessageDescriptor, OpenOptions, PutOptionFlags, PutOptions, ReasonCode,
+};
+
+const IO: OpenOptions = OpenOptions::INPUT_SHARED.union(OpenOptions::OUTPUT);
+
+/// Puts one persistent message outside syncpoint.
+async fn put_persistent(q: &ferry_client::Queue, body: &str) {
+    let mut md = MessageDescriptor {
+        persistence: persistence::PERSISTENT,
+        ..MessageDescriptor::default()
+    };
+    put_md(
+        q,
+        &mut md,
+        PutOptions::new(PutOptionFlags::NO_SYNCPOINT),
+        body,
+    )
+    .await
+    .expect("put");
+}
+
+/// Gets under syncpoint and backs out, `times` times, as a failing application does.
+async fn fail_to_process(conn: &ferry_client::Connection, q: &ferry_client::Queue, times: i32) {
+    for n in 0..times {
+        let (md, _) = get_with(q, gmo(GetOptionFlags::SYNCPOINT, 0))
+            .await
+            .expect("the message is still offered below BOTHRESH");
+        assert_eq!(md.backout_count, n);
+        within("backout", conn.backout()).await.expect("backout");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_backed_out_bothresh_times_moves_to_boqname_and_survives_kill_9() {
+    let mut qm = start("BO.NATIVE");
+    mqsc_ok(
+        &qm,
+        "DEFINE QLOCAL(APP.Q) BOTHRESH(3) BOQNAME(APP.BOQ)\nDEFINE QLOCAL(APP.BOQ)",
+    );
+    let conn = connect(&qm.client()).await;
+    let q = open(&conn, "APP.Q", IO).await;
+    put_persistent(&q, "poison").await;
+    fail_to_process(&conn, &q, 3).await;
+    assert_reason(
+        get_with(&q, gmo(GetOptionFlags::SYNCPOINT, 0)).await,
+        ReasonCode::NoMsgAvailable,
+    );
+    assert_eq!(curdepth(&qm, "APP.BOQ"), 1);
+    drop(q);
+    drop(conn);
+
+    qm.kill9();
+    qm.launch();
+    assert_eq!(
+        curdepth(&qm, "APP.Q"),
+        0,
+        "not back on its queue after kill -9"
+    );
+    assert_eq!(
+        curdepth(&qm, "APP.BOQ"),
+        1,
+        "exactly one copy after kill -9"
+    );
+    let conn = connect(&qm.client()).await;
+    let boq = open(&conn, "APP.BOQ", IO).await;
+    let (md, got) = get(&boq).await.expect("the message on BOQNAME");
+    assert_eq!(&got.data[..], b"poison");
+    assert_eq!(md.backout_count, 3, "BackoutCount kept");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_boqname_it_lands_on_deadq_with_reason_2362() {
+    let qm = start("BO.DLQ");
+    mqsc_ok(
+        &qm,
+        "DEFINE QLOCAL(APP.Q) BOTHRESH(2)\nDEFINE QLOCAL(APP.DLQ)\nALTER QMGR DEADQ(APP.DLQ)",
+    );
+    let conn = connect(&qm.client()).await;
+    let q = open(&conn, "APP.Q", IO).await;
+    put(&q, "poison").await;
+    fail_to_process(&conn, &q, 2).await;
+    let dlq = open(&conn, "APP.DLQ", IO).await;
+    let (md, got) = get(&dlq).await.expect("the message on DEADQ");
+    assert_eq!(md.format.as_bytes(), b"MQDEAD  ");
+    let data = &got.data[..];
+    assert_eq!(&data[..4], b"DLH ");
+    let reason = i32::from_le_bytes([data[8], data[9], data[10], data[11]]);
+    assert_eq!(reason, 2362, "MQRC_BACKOUT_THRESHOLD_REACHED");
+    assert!(data[12..60].starts_with(b"APP.Q "), "DestQName names APP.Q");
+    assert_eq!(&data[172..], b"poison");
+}
