@@ -101,6 +101,9 @@ catalogue! {
     OBJECTS_TORN = 7474 Warning "The definitions journal of queue manager '{0}' ended in an unfinished write: {1} bytes dropped ({2}).",
         "The queue manager stopped while a change to the definitions was being written; that change was never acknowledged, so the command that made it was not told it succeeded.",
         "None; check with DISPLAY that the definitions are as expected.";
+    BACKOUT_REQUEUE_FAILED = 7475 Warning "A message on queue '{0}' reached its backout threshold (BOTHRESH) but could be moved neither to its backout queue nor to the dead-letter queue ({1}); it stays on '{0}'.",
+        "The queue manager moves a message backed out BOTHRESH times to the queue's BOQNAME, or to the dead-letter queue (DEADQ) with a dead-letter header when that is not possible, for every protocol. Neither was possible: the message stays on its queue, where it will be offered again. Reported once per queue while the queue manager runs.",
+        "Define BOQNAME on the queue or DEADQ on the queue manager, and check that the queue named can take the message (PUT(ENABLED), MAXDEPTH, MAXMSGL). Then remove or process the message.";
 
     // ---- 8xxx: control commands and MQSC responses ---------------------------------------
     QMGR_CREATED = 8001 Info "Ferry queue manager '{0}' created.",

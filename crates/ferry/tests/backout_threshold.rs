@@ -99,3 +99,32 @@ async fn without_boqname_it_lands_on_deadq_with_reason_2362() {
     assert!(data[12..60].starts_with(b"APP.Q "), "DestQName names APP.Q");
     assert_eq!(&data[172..], b"poison");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_nowhere_to_go_it_stays_and_the_error_log_says_why_once() {
+    let qm = start("BO.NOWHERE");
+    // No BOQNAME, and the dead-letter queue refuses puts.
+    mqsc_ok(
+        &qm,
+        "DEFINE QLOCAL(APP.Q) BOTHRESH(1)\nDEFINE QLOCAL(APP.DLQ) PUT(DISABLED)\nALTER QMGR DEADQ(APP.DLQ)",
+    );
+    let conn = connect(&qm.client()).await;
+    let q = open(&conn, "APP.Q", IO).await;
+    put(&q, "poison").await;
+    fail_to_process(&conn, &q, 1).await;
+    // Still offered: nothing else may take it, and it is not lost.
+    let (md, got) = get_with(&q, gmo(GetOptionFlags::SYNCPOINT, 0))
+        .await
+        .expect("the message stays on its queue");
+    assert_eq!(&got.data[..], b"poison");
+    assert_eq!(md.backout_count, 1);
+    within("backout", conn.backout()).await.expect("backout");
+    let log = qm.error_log();
+    assert_eq!(
+        log.matches("FRY7475W").count(),
+        1,
+        "said once per queue, naming it: {log}"
+    );
+    assert!(log.contains("'APP.Q'"), "{log}");
+    assert_eq!(curdepth(&qm, "APP.DLQ"), 0);
+}

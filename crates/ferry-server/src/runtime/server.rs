@@ -367,11 +367,11 @@ impl Server {
                     }
                 }
                 Effect::CatalogueChanged(change) => catalogue_changes.push(change),
-                Effect::BackoutRequeueFailed { queue, reason } => tracing::error!(
-                    "a message on {queue} reached its BOTHRESH but could be moved neither \
-                     to its BOQNAME nor to the dead-letter queue ({reason}); it stays on \
-                     {queue} (said once per queue)"
-                ),
+                Effect::BackoutRequeueFailed { queue, reason } => {
+                    self.error_log
+                        .borrow_mut()
+                        .write(&messages::BACKOUT_REQUEUE_FAILED, &[&queue, &reason]);
+                }
                 Effect::Delivered {
                     conn,
                     consumer,
