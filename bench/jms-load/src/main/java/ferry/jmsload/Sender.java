@@ -1,0 +1,43 @@
+package ferry.jmsload;
+
+import jakarta.jms.BytesMessage;
+import jakarta.jms.DeliveryMode;
+import jakarta.jms.Destination;
+import jakarta.jms.JMSException;
+import jakarta.jms.MessageProducer;
+import jakarta.jms.Session;
+
+/** SR sender or PS publisher: sends to one queue or topic as fast as the broker takes it. */
+final class Sender extends Application {
+    /** Message property carrying the send time (System.nanoTime) for the receive latency. */
+    static final String SENT_AT = "FerrySentAt";
+
+    private final String address;
+    private final boolean topic;
+    private final byte[] payload;
+    private MessageProducer producer;
+
+    Sender(Session session, Step step, Options options, String address, boolean topic) {
+        super(session, step, options);
+        this.address = address;
+        this.topic = topic;
+        this.payload = body(options.size);
+    }
+
+    @Override
+    void setUp() throws JMSException {
+        Destination d = topic ? session.createTopic(address) : session.createQueue(options.queuePrefix + address);
+        producer = session.createProducer(d);
+        producer.setDeliveryMode(options.persistent ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT);
+    }
+
+    @Override
+    void once() throws JMSException {
+        BytesMessage m = session.createBytesMessage();
+        m.writeBytes(payload);
+        m.setLongProperty(SENT_AT, System.nanoTime());
+        producer.send(m);
+        commitIfTransacted();
+        if (step.measuring) step.sent.increment();
+    }
+}
