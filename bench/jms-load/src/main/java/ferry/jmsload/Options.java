@@ -42,6 +42,7 @@ final class Options {
     double warmupSecs = 2;
     double secs = 5;
     String queuePrefix = "";
+    String topicPrefix = "";
     long brokerPid = -1;
     int queues = 10;
     ReplyQueues replyQueues = ReplyQueues.SHARED;
@@ -61,6 +62,7 @@ final class Options {
         "  --share N                   applications per JMS connection, a session each (default 1)",
         "  --warmup S --secs S         warm-up and measured seconds per step (default 2 and 5)",
         "  --queue-prefix P            prefix of every queue address (RabbitMQ: /amq/queue/)",
+        "  --topic-prefix P            prefix of every topic address (RabbitMQ: /topic/)",
         "  --queues N                  request queues REQUEST.1..N (rr) or topics PS.1..N (ps) (10)",
         "  --reply-queues shared|per-requester   rr: REPLY with a selector, or REPLY.<i> (shared)",
         "  --receivers-per-queue N     sr: receivers on each SR.<i> (default 2)",
@@ -97,6 +99,7 @@ final class Options {
                         case "--warmup" -> o.warmupSecs = nonNegative(a, v);
                         case "--secs" -> o.secs = nonNegative(a, v);
                         case "--queue-prefix" -> o.queuePrefix = v;
+                        case "--topic-prefix" -> o.topicPrefix = v;
                         case "--queues" -> o.queues = positive(a, v);
                         case "--receivers-per-queue" -> o.receiversPerQueue = positive(a, v);
                         case "--broker-pid" -> o.brokerPid = positive(a, v);

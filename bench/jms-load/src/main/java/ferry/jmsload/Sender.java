@@ -11,6 +11,10 @@ import jakarta.jms.Session;
 final class Sender extends Application {
     /** Message property carrying the send time (System.nanoTime) for the receive latency. */
     static final String SENT_AT = "FerrySentAt";
+    /** Message property naming the generator process that sent it (send times compare only within one). */
+    static final String RUN = "FerryLoadRun";
+    /** This process's run id. */
+    static final long RUN_ID = new java.util.Random().nextLong();
 
     private final String address;
     private final boolean topic;
@@ -26,7 +30,7 @@ final class Sender extends Application {
 
     @Override
     void setUp() throws JMSException {
-        Destination d = topic ? session.createTopic(address) : session.createQueue(options.queuePrefix + address);
+        Destination d = topic ? session.createTopic(options.topicPrefix + address) : session.createQueue(options.queuePrefix + address);
         producer = session.createProducer(d);
         producer.setDeliveryMode(options.persistent ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT);
     }
@@ -35,6 +39,7 @@ final class Sender extends Application {
     void once() throws JMSException {
         BytesMessage m = session.createBytesMessage();
         m.writeBytes(payload);
+        m.setLongProperty(RUN, RUN_ID);
         m.setLongProperty(SENT_AT, System.nanoTime());
         producer.send(m);
         commitIfTransacted();
