@@ -10,7 +10,9 @@
 #   --artemis   start the embedded Artemis peer (bench/peers/artemis) on ARTEMIS_PORT (5673) with
 #               a fresh journal, wire up restart + native-client commands; implies --peer
 #   --ferry     build and start a Ferry queue manager (AMQP on FERRY_AMQP_PORT, default 5672),
-#               define the queues, wire up restart + native-client commands
+#               define the queues, wire up restart + native-client commands; also runs the
+#               JMS load generator's smoke test (bench/jms-load: RR at 2 clients for 1 s,
+#               non-persistent and persistent, must print a RESULT with rate > 0 and errors=0)
 #
 # Environment (also read by the tests): AMQP_URL, AMQP_USER, AMQP_PASSWORD, INTEROP_QUEUE_PREFIX,
 # INTEROP_RESTART_CMD, INTEROP_NATIVE_PUT_CMD, INTEROP_NATIVE_GET_CMD (see README.md).
@@ -57,7 +59,9 @@ ferry_mode() {
   "$ferry" create QMI --port "$tcp" --amqp-port "$port" >/dev/null || return 1
   cleanup_cmds+=("'$ferry' stop -i QMI >/dev/null 2>&1; '$ferry' delete QMI >/dev/null 2>&1")
   "$ferry" start QMI >/dev/null || return 1
-  queues_to_mqsc | "$ferry" mqsc QMI >/dev/null || return 1
+  { queues_to_mqsc; for q in REPLY REPLY.1 REPLY.2 $(seq -f 'REQUEST.%g' 1 10); do
+      echo "DEFINE QLOCAL($q) REPLACE"; done; } | "$ferry" mqsc QMI >/dev/null || return 1
+  export FERRY_QM_PID; FERRY_QM_PID="$(cat "$FERRY_HOME/qmgrs/QMI/run/qm.pid")"
   # The AMQP channel starts with the queue manager: check it runs.
   "$ferry" mqsc QMI <<< "DISPLAY CHSTATUS(SYSTEM.DEF.AMQP)" | grep -q "STATUS(RUNNING)" || {
     echo "the AMQP channel did not start:"; "$ferry" mqsc QMI <<< "DISPLAY CHSTATUS(*)"; return 1; }
@@ -116,6 +120,27 @@ if [ $run_jms = 1 ]; then
   secs[jms]=$(( $(date +%s) - t0 ))
 fi
 
+# The JMS load generator against the Ferry queue manager: a RESULT line with rate > 0 and
+# errors=0 for RR non-persistent and persistent (whatever the rate; not a timing check).
+if [ "$mode" = ferry ] && [ $run_jms = 1 ]; then
+  echo; echo "== JMS load generator smoke test (bench/jms-load)"
+  t0=$(date +%s); pass[load]=0; fail[load]=0; skip[load]=0
+  for p in "" --persistent; do
+    out="$(timeout 60 "$root/bench/jms-load/run.sh" rr --url "$AMQP_URL" --broker ferry --clients 2 \
+           --warmup 0.5 --secs 1 --broker-pid "$FERRY_QM_PID" $p 2>&1)"; rc=$?
+    line="$(grep '^RESULT ' <<< "$out" | head -1)"
+    echo "   ${line:-no RESULT line (exit $rc)}"
+    rate="$(sed -nE 's/.* rate=([0-9]+) .*/\1/p' <<< "$line")"
+    if [ $rc = 0 ] && [ "${rate:-0}" -gt 0 ] && grep -q ' errors=0 ' <<< "$line" \
+       && grep -qE ' broker_cpu_us_per_op=[0-9.]+ ' <<< "$line"; then
+      pass[load]=$((pass[load] + 1))
+    else
+      fail[load]=$((fail[load] + 1)); echo "!! jms-load rr $p failed:"; tail -20 <<< "$out"
+    fi
+  done
+  secs[load]=$(( $(date +%s) - t0 ))
+fi
+
 if [ $run_proton = 1 ]; then
   echo; echo "== python-qpid-proton suite (interop/proton)"
   t0=$(date +%s)
@@ -143,7 +168,7 @@ fi
 
 echo; echo "== interop summary ($AMQP_URL)"
 tp=0; tf=0; ts=0
-for k in jms proton; do
+for k in jms load proton; do
   [ -n "${pass[$k]:-}" ] || continue
   printf '   %-7s %3d passed, %3d failed, %3d skipped  (%ds)\n' "$k" "${pass[$k]}" "${fail[$k]}" "${skip[$k]}" "${secs[$k]}"
   tp=$((tp + pass[$k])); tf=$((tf + fail[$k])); ts=$((ts + skip[$k]))
