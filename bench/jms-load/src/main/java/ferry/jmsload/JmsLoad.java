@@ -24,6 +24,11 @@ public final class JmsLoad {
     }
 
     public static void main(String[] args) {
+        if (args.length > 0 && (args[0].equals("--help") || args[0].equals("-h"))) {
+            System.out.println(Options.USAGE);
+            System.exit(0);
+            return;
+        }
         Options options;
         try {
             options = Options.parse(args);
