@@ -64,6 +64,9 @@ public final class ArtemisPeer {
         JournalType jt = AIOSequentialFileFactory.isSupported(journalDir) ? JournalType.ASYNCIO : JournalType.NIO;
         config.setJournalType(jt);
         config.setMessageExpiryScanPeriod(500);
+        // Artemis blocks every producer once the disk is 90% used ("Disk Full!"), which a shared
+        // build machine often is; a benchmark peer should not: off unless ARTEMIS_MAX_DISK_USAGE says
+        config.setMaxDiskUsage(Integer.parseInt(System.getenv().getOrDefault("ARTEMIS_MAX_DISK_USAGE", "-1")));
         config.addAcceptorConfiguration("amqp",
                 "tcp://0.0.0.0:" + port + "?protocols=AMQP,CORE;amqpIdleTimeout=30000");
 
