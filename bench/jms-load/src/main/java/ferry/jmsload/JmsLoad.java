@@ -76,6 +76,12 @@ public final class JmsLoad {
         stop(shape.consumers(), consumerThreads);
         closeAll(shape.connections());
         report(n, step, (t1 - t0) / 1e9, r0, r1);
+        if (step.ops.sum() == 0) {
+            System.out.println("FAILED bench=jms-" + options.bench.name().toLowerCase(Locale.ROOT)
+                + " broker=" + options.broker + " clients=" + n + " reason=\"no operation completed in the"
+                + " measured window (the broker blocked the producers, or no reply came back)\"");
+            return false;
+        }
         return true;
     }
 

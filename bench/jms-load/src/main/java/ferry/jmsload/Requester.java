@@ -58,7 +58,8 @@ final class Requester extends Application {
         String id = request.getJMSMessageID();
         Message reply = receiveReply(id, t0);
         if (reply == null) {
-            if (step.running) step.errors.increment();
+            // no reply within the time-out: an error even if the window closed meanwhile
+            step.errors.increment();
             return;
         }
         acknowledgeIfClient(reply);
