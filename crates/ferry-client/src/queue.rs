@@ -174,6 +174,24 @@ impl Queue {
         }
     }
 
+    /// Changes attributes (MQSET): InhibitGet/InhibitPut and the trigger attributes, each
+    /// selector with its value. The queue must be open with `OpenOptions::SET` (else
+    /// 2040). A server older than protocol minor 1 does not know MQSET: the call fails
+    /// with 2298 MQRC_FUNCTION_NOT_SUPPORTED without being sent.
+    pub async fn set(&self, attrs: &[(Selector, InquireValue)]) -> Result<(), MqError> {
+        if self.conv.socket.negotiated.minor < ferry_wire::MINOR_WITH_SET {
+            return Err(ReasonCode::FunctionNotSupported.into());
+        }
+        let req = Request::Set {
+            hobj: self.hobj,
+            attrs: attrs.to_vec(),
+        };
+        match self.conv.call(&req).await? {
+            Reply::Set { status } => status.into_result().map(drop),
+            _ => Err(unexpected()),
+        }
+    }
+
     /// Closes the handle (MQCLOSE), e.g. with `CloseOptions::DELETE` for a permanent
     /// dynamic queue.
     pub async fn close(mut self, options: CloseOptions) -> Result<(), MqError> {

@@ -29,6 +29,10 @@ fn keyword_number(selector: Selector, kw: &str) -> Option<i32> {
         (sel::DEFINITION_TYPE, "PERMDYN") => 2,
         (sel::DEFINITION_TYPE, "TEMPDYN") => 3,
         (sel::PLATFORM, "UNIX") => PLATFORM_UNIX,
+        (sel::TRIGGER_TYPE, "NONE") => 0,
+        (sel::TRIGGER_TYPE, "FIRST") => 1,
+        (sel::TRIGGER_TYPE, "EVERY") => 2,
+        (sel::TRIGGER_TYPE, "DEPTH") => 3,
         _ => return None,
     })
 }

@@ -100,6 +100,7 @@ pub mod qmgr;
 pub(crate) mod queue;
 pub mod recovery;
 pub mod selection;
+pub mod set;
 pub mod settle;
 pub mod spill;
 pub mod syncpoint;

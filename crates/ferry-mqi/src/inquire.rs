@@ -54,6 +54,18 @@ pub mod selector {
     pub const PLATFORM: Selector = 32;
     /// MQIA_MAX_UNCOMMITTED_MSGS.
     pub const MAX_UNCOMMITTED_MSGS: Selector = 33;
+    /// MQIA_TRIGGER_CONTROL (MQTC_OFF 0, MQTC_ON 1).
+    pub const TRIGGER_CONTROL: Selector = 24;
+    /// MQIA_TRIGGER_MSG_PRIORITY.
+    pub const TRIGGER_MSG_PRIORITY: Selector = 26;
+    /// MQIA_TRIGGER_TYPE (MQTT_NONE 0, FIRST 1, EVERY 2, DEPTH 3).
+    pub const TRIGGER_TYPE: Selector = 28;
+    /// MQIA_TRIGGER_DEPTH.
+    pub const TRIGGER_DEPTH: Selector = 29;
+    /// MQIA_DIST_LISTS (Ferry has no distribution lists: MQSET refuses it, 2067).
+    pub const DIST_LISTS: Selector = 34;
+    /// MQCA_TRIGGER_DATA.
+    pub const TRIGGER_DATA: Selector = 2023;
     /// MQIA_MAX_HANDLES.
     pub const MAX_HANDLES: Selector = 11;
     /// MQCA_BASE_Q_NAME.

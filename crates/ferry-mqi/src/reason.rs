@@ -206,10 +206,28 @@ reason_codes! {
     SelectorError = 2067, "MQRC_SELECTOR_ERROR", false;
     /// MQINQ was given more selectors than MQ allows ([`crate::inquire::MAX_SELECTORS`]).
     SelectorLimitExceeded = 2066, "MQRC_SELECTOR_LIMIT_EXCEEDED", false;
+    /// MQSET: a selector is valid but not for this object's type (e.g. a trigger
+    /// attribute of an alias queue).
+    SelectorNotForType = 2068, "MQRC_SELECTOR_NOT_FOR_TYPE", false;
+    /// MQSET: the InhibitGet or InhibitPut value is neither MQQA_*_INHIBITED nor _ALLOWED.
+    InhibitValueError = 2074, "MQRC_INHIBIT_VALUE_ERROR", false;
+    /// MQSET: the TriggerControl value is neither MQTC_OFF nor MQTC_ON.
+    TriggerControlError = 2075, "MQRC_TRIGGER_CONTROL_ERROR", false;
+    /// MQSET: the TriggerType value is not an MQTT_ value.
+    TriggerTypeError = 2076, "MQRC_TRIGGER_TYPE_ERROR", false;
+    /// MQSET: the TriggerMsgPriority value is outside 0..=9.
+    TriggerMsgPriorityErr = 2077, "MQRC_TRIGGER_MSG_PRIORITY_ERR", false;
+    /// MQSET: the TriggerDepth value is not positive.
+    TriggerDepthError = 2078, "MQRC_TRIGGER_DEPTH_ERROR", false;
+    /// MQSET: a character attribute is longer than the attribute (TriggerData: 64).
+    CharAttrLengthError = 2006, "MQRC_CHAR_ATTR_LENGTH_ERROR", false;
     /// The put-message options are not valid.
     PmoError = 2173, "MQRC_PMO_ERROR", false;
     /// The get-message options are not valid.
     GmoError = 2186, "MQRC_GMO_ERROR", false;
+    /// The call is not supported by the other side (e.g. MQSET to a server that speaks
+    /// protocol minor 0).
+    FunctionNotSupported = 2298, "MQRC_FUNCTION_NOT_SUPPORTED", false;
     /// An unexpected error occurred inside the queue manager.
     UnexpectedError = 2195, "MQRC_UNEXPECTED_ERROR", false;
     /// The connection is quiescing.

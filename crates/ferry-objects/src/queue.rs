@@ -180,19 +180,19 @@ attribute_table! {
     depth_low: i32 = "QDEPTHLO", Int { min: 0, max: 100 }, default 20,
         applies LM, inq None, rw, "Queue depth low event threshold, percent of MAXDEPTH.";
     trigger: bool = "TRIGGER", Flag { on: "TRIGGER", off: "NOTRIGGER" }, default false,
-        applies LM, inq None, rw, "Whether trigger messages are made.";
+        applies LM, inq Some(sel::TRIGGER_CONTROL), rw, "Whether trigger messages are made.";
     trigger_type: TriggerType = "TRIGTYPE", Keyword { values: TriggerType::KEYWORDS }, default TriggerType::First,
-        applies LM, inq None, rw, "When a trigger message is made.";
+        applies LM, inq Some(sel::TRIGGER_TYPE), rw, "When a trigger message is made.";
     trigger_depth: i32 = "TRIGDPTH", Int { min: 1, max: 999_999_999 }, default 1,
-        applies LM, inq None, rw, "Depth that triggers with TRIGTYPE(DEPTH).";
+        applies LM, inq Some(sel::TRIGGER_DEPTH), rw, "Depth that triggers with TRIGTYPE(DEPTH).";
     trigger_msg_priority: i32 = "TRIGMPRI", Int { min: 0, max: 9 }, default 0,
-        applies LM, inq None, rw, "Lowest priority that counts for triggering.";
+        applies LM, inq Some(sel::TRIGGER_MSG_PRIORITY), rw, "Lowest priority that counts for triggering.";
     initiation_q: String = "INITQ", Name { max_len: 48 }, default String::new(),
         applies LM, inq None, rw, "Initiation queue for trigger messages.";
     process: String = "PROCESS", Name { max_len: 48 }, default String::new(),
         applies LM, inq None, rw, "Process definition for triggering.";
     trigger_data: String = "TRIGDATA", Text { max_len: 64 }, default String::new(),
-        applies LM, inq None, rw, "Data passed in trigger messages.";
+        applies LM, inq Some(sel::TRIGGER_DATA), rw, "Data passed in trigger messages.";
     property_control: PropertyControl = "PROPCTL", Keyword { values: PropertyControl::KEYWORDS }, default PropertyControl::Compat,
         applies ALL, inq None, rw, "How message properties reach applications.";
     retention_interval: i32 = "RETINTVL", Int { min: 0, max: 999_999_999 }, default 999_999_999,

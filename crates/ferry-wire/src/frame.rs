@@ -58,6 +58,8 @@ pub enum Verb {
     Mqsc = 0x0B,
     /// A heartbeat (either direction; the answer has the REPLY flag).
     Heartbeat = 0x0C,
+    /// MQSET (added in minor 1.1's verb set: older clients never send it).
+    Set = 0x0D,
     /// The server's notice before it drops the socket for a protocol violation or
     /// shutdown. Never a reply.
     Error = 0x7F,
@@ -79,6 +81,7 @@ impl Verb {
             0x0A => Verb::Back,
             0x0B => Verb::Mqsc,
             0x0C => Verb::Heartbeat,
+            0x0D => Verb::Set,
             0x7F => Verb::Error,
             _ => return None,
         })

@@ -20,7 +20,11 @@ pub const MAGIC: [u8; 4] = *b"FRY\x01";
 /// The protocol major version this crate speaks. Peers with another major refuse.
 pub const PROTOCOL_MAJOR: u16 = 1;
 /// The protocol minor version this crate speaks. The lower of the two peers' wins.
-pub const PROTOCOL_MINOR: u16 = 0;
+///
+/// Minor 1 adds the SET verb (MQSET); a peer that negotiated minor 0 never sends it.
+pub const PROTOCOL_MINOR: u16 = 1;
+/// The first minor version with the SET verb.
+pub const MINOR_WITH_SET: u16 = 1;
 
 /// Largest encoded hello (either direction).
 pub const MAX_HELLO_LEN: u32 = 1024;
@@ -206,8 +210,6 @@ pub fn negotiate_heartbeat(client: u32, server: u32) -> u32 {
 }
 
 fn negotiate_minor(client: u16) -> u16 {
-    // PROTOCOL_MINOR is 0 today, which makes the `min` look pointless; it stops being so
-    // with the first minor version.
     #[allow(clippy::unnecessary_min_or_max)]
     client.min(PROTOCOL_MINOR)
 }

@@ -48,7 +48,7 @@ pub use frame::{
 };
 pub use handshake::{
     negotiate, negotiate_heartbeat, ClientHello, HelloFlags, Negotiated, ServerHello, ServerLimits,
-    MAGIC, PROTOCOL_MAJOR, PROTOCOL_MINOR,
+    MAGIC, MINOR_WITH_SET, PROTOCOL_MAJOR, PROTOCOL_MINOR,
 };
 pub use inbound::{Inbound, Received};
 pub use notice::CloseNotice;

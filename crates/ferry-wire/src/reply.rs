@@ -10,6 +10,7 @@ use ferry_mqi::{FixedStr, InquireValue, MessageDescriptor};
 
 use crate::cursor::{put_count, put_fixed, put_string, Reader};
 use crate::frame::{begin_frame, finish_frame, Frame, Verb};
+use crate::structs::{get_attr_value, put_attr_value};
 use crate::structs::{get_md, get_status, put_md, put_status, Status};
 use crate::WireError;
 
@@ -85,6 +86,11 @@ pub enum Reply {
         /// One value per selector, in request order.
         values: Vec<InquireValue>,
     },
+    /// MQSET.
+    Set {
+        /// Outcome.
+        status: Status,
+    },
     /// MQCMIT.
     Cmit {
         /// Outcome.
@@ -118,6 +124,7 @@ impl Reply {
             Reply::Put1 { .. } => Verb::Put1,
             Reply::Get { .. } => Verb::Get,
             Reply::Inq { .. } => Verb::Inq,
+            Reply::Set { .. } => Verb::Set,
             Reply::Cmit { .. } => Verb::Cmit,
             Reply::Back { .. } => Verb::Back,
             Reply::Mqsc { .. } => Verb::Mqsc,
@@ -136,6 +143,7 @@ impl Reply {
             | Reply::Put1 { status, .. }
             | Reply::Get { status, .. }
             | Reply::Inq { status, .. }
+            | Reply::Set { status }
             | Reply::Cmit { status }
             | Reply::Back { status }
             | Reply::Mqsc { status, .. } => *status,
@@ -178,6 +186,7 @@ impl Reply {
                 status,
                 values: Vec::new(),
             },
+            Verb::Set => Reply::Set { status },
             Verb::Cmit => Reply::Cmit { status },
             Verb::Back => Reply::Back { status },
             Verb::Mqsc => Reply::Mqsc {
@@ -238,10 +247,11 @@ impl Reply {
                         let (n, cap) = r.count(5)?;
                         let mut values = Vec::with_capacity(cap);
                         for _ in 0..n {
-                            values.push(get_inquire_value(&mut r)?);
+                            values.push(get_attr_value(&mut r)?);
                         }
                         Reply::Inq { status, values }
                     }
+                    Verb::Set => Reply::Set { status },
                     Verb::Cmit => Reply::Cmit { status },
                     Verb::Back => Reply::Back { status },
                     Verb::Mqsc => {
@@ -263,20 +273,6 @@ impl Reply {
         };
         r.finish()?;
         Ok(reply)
-    }
-}
-
-const INQ_INT: u8 = 0;
-const INQ_STR: u8 = 1;
-
-fn get_inquire_value(r: &mut Reader<'_>) -> Result<InquireValue, WireError> {
-    match r.u8()? {
-        INQ_INT => Ok(InquireValue::Int(r.i32()?)),
-        INQ_STR => Ok(InquireValue::Str(r.string("MQINQ character attribute")?)),
-        t => Err(WireError::InvalidValue {
-            field: "MQINQ value tag",
-            value: i64::from(t),
-        }),
     }
 }
 
@@ -326,16 +322,7 @@ pub fn encode_reply(
         }
         Reply::Inq { values, .. } => put_count(out, values.len()).and_then(|()| {
             for v in values {
-                match v {
-                    InquireValue::Int(i) => {
-                        out.put_u8(INQ_INT);
-                        out.put_i32_le(*i);
-                    }
-                    InquireValue::Str(s) => {
-                        out.put_u8(INQ_STR);
-                        put_string(out, s)?;
-                    }
-                }
+                put_attr_value(out, v)?;
             }
             Ok(())
         }),
@@ -350,6 +337,7 @@ pub fn encode_reply(
         }
         Reply::Disc { .. }
         | Reply::Close { .. }
+        | Reply::Set { .. }
         | Reply::Cmit { .. }
         | Reply::Back { .. }
         | Reply::Heartbeat => Ok(()),

@@ -7,15 +7,15 @@
 
 use bytes::{BufMut, Bytes, BytesMut};
 use ferry_mqi::{
-    CloseOptions, FixedStr, GetOptions, MessageDescriptor, ObjectDescriptor, OpenOptions,
-    PutOptions, Selector,
+    CloseOptions, FixedStr, GetOptions, InquireValue, MessageDescriptor, ObjectDescriptor,
+    OpenOptions, PutOptions, Selector,
 };
 
 use crate::cursor::{put_count, put_fixed, put_string, Reader};
 use crate::frame::{begin_frame, finish_frame, Frame, Verb, REPLY_VERB_BIT};
 use crate::structs::{
-    get_close_options, get_gmo, get_md, get_od, get_open_options, get_pmo, put_close_options,
-    put_gmo, put_md, put_od, put_open_options, put_pmo,
+    get_attr_value, get_close_options, get_gmo, get_md, get_od, get_open_options, get_pmo,
+    put_attr_value, put_close_options, put_gmo, put_md, put_od, put_open_options, put_pmo,
 };
 use crate::WireError;
 
@@ -98,6 +98,13 @@ pub enum Request {
         /// MQIA_/MQCA_ selectors, answered in this order.
         selectors: Vec<Selector>,
     },
+    /// MQSET (protocol minor 1 and later).
+    Set {
+        /// The handle, opened for set.
+        hobj: i32,
+        /// Each selector with its new value (an integer for MQIA_, text for MQCA_).
+        attrs: Vec<(Selector, InquireValue)>,
+    },
     /// MQCMIT.
     Cmit,
     /// MQBACK.
@@ -123,6 +130,7 @@ impl Request {
             Request::Put1 { .. } => Verb::Put1,
             Request::Get { .. } => Verb::Get,
             Request::Inq { .. } => Verb::Inq,
+            Request::Set { .. } => Verb::Set,
             Request::Cmit => Verb::Cmit,
             Request::Back => Verb::Back,
             Request::Mqsc { .. } => Verb::Mqsc,
@@ -183,6 +191,16 @@ impl Request {
                     selectors.push(r.i32()?);
                 }
                 Request::Inq { hobj, selectors }
+            }
+            Verb::Set => {
+                let hobj = r.i32()?;
+                let (n, cap) = r.count(9)?;
+                let mut attrs = Vec::with_capacity(cap);
+                for _ in 0..n {
+                    let s = r.i32()?;
+                    attrs.push((s, get_attr_value(&mut r)?));
+                }
+                Request::Set { hobj, attrs }
             }
             Verb::Cmit => Request::Cmit,
             Verb::Back => Request::Back,
@@ -271,6 +289,16 @@ pub fn encode_request(
                 for s in selectors {
                     out.put_i32_le(*s);
                 }
+            })
+        }
+        Request::Set { hobj, attrs } => {
+            out.put_i32_le(*hobj);
+            put_count(out, attrs.len()).and_then(|()| {
+                for (s, v) in attrs {
+                    out.put_i32_le(*s);
+                    put_attr_value(out, v)?;
+                }
+                Ok(())
             })
         }
         Request::Cmit | Request::Back | Request::Heartbeat => Ok(()),

@@ -8,11 +8,12 @@
 
 use bytes::{BufMut, BytesMut};
 use ferry_mqi::{
-    CloseOptions, CompCode, GetOptionFlags, GetOptions, MatchOptions, MessageDescriptor, MqError,
-    ObjectDescriptor, ObjectType, OpenOptions, PutOptionFlags, PutOptions, ReasonCode,
+    CloseOptions, CompCode, GetOptionFlags, GetOptions, InquireValue, MatchOptions,
+    MessageDescriptor, MqError, ObjectDescriptor, ObjectType, OpenOptions, PutOptionFlags,
+    PutOptions, ReasonCode,
 };
 
-use crate::cursor::{put_fixed, Reader};
+use crate::cursor::{put_fixed, put_string, Reader};
 use crate::WireError;
 
 /// How an MQI call completed: MQCC + MQRC, carried by every reply.
@@ -284,4 +285,35 @@ pub(crate) fn get_gmo(r: &mut Reader<'_>) -> Result<GetOptions, WireError> {
         wait_interval: r.i32()?,
         match_options: MatchOptions::from_bits_retain(r.u32()?),
     })
+}
+
+const ATTR_INT: u8 = 0;
+const ATTR_STR: u8 = 1;
+
+/// Reads one attribute value (MQINQ's answers, MQSET's values): tag u8 (0 int, 1 char),
+/// then an i32 or a string.
+pub(crate) fn get_attr_value(r: &mut Reader<'_>) -> Result<InquireValue, WireError> {
+    match r.u8()? {
+        ATTR_INT => Ok(InquireValue::Int(r.i32()?)),
+        ATTR_STR => Ok(InquireValue::Str(r.string("character attribute")?)),
+        t => Err(WireError::InvalidValue {
+            field: "attribute value tag",
+            value: i64::from(t),
+        }),
+    }
+}
+
+/// Appends one attribute value in the layout [`get_attr_value`] reads.
+pub(crate) fn put_attr_value(out: &mut BytesMut, v: &InquireValue) -> Result<(), WireError> {
+    match v {
+        InquireValue::Int(i) => {
+            out.put_u8(ATTR_INT);
+            out.put_i32_le(*i);
+        }
+        InquireValue::Str(s) => {
+            out.put_u8(ATTR_STR);
+            put_string(out, s)?;
+        }
+    }
+    Ok(())
 }

@@ -154,6 +154,11 @@ fn request() -> impl Strategy<Value = Request> {
         }),
         (any::<i32>(), proptest::collection::vec(any::<i32>(), 0..20))
             .prop_map(|(hobj, selectors)| Request::Inq { hobj, selectors }),
+        (
+            any::<i32>(),
+            proptest::collection::vec((any::<i32>(), inquire_value()), 0..10)
+        )
+            .prop_map(|(hobj, attrs)| Request::Set { hobj, attrs }),
         Just(Request::Cmit),
         Just(Request::Back),
         ".{0,80}".prop_map(|command| Request::Mqsc { command }),
@@ -205,6 +210,7 @@ fn reply() -> impl Strategy<Value = Reply> {
         }),
         (status(), proptest::collection::vec(inquire_value(), 0..10))
             .prop_map(|(status, values)| Reply::Inq { status, values }),
+        status().prop_map(|status| Reply::Set { status }),
         status().prop_map(|status| Reply::Cmit { status }),
         status().prop_map(|status| Reply::Back { status }),
         (

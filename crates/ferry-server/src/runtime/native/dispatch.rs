@@ -267,6 +267,18 @@ fn handle(
                 Err(e) => fail(Verb::Inq, e.reason),
             }
         }
+        Request::Set { attrs, .. } if attrs.len() > ferry_mqi::inquire::MAX_SELECTORS => {
+            fail(Verb::Set, ReasonCode::SelectorLimitExceeded)
+        }
+        Request::Set { hobj, attrs } => Reply::Set {
+            status: status_of(
+                server
+                    .call(&mut wait, |e, now, fx| {
+                        e.set(conn, ferry_engine::Hobj(hobj), &attrs, now, fx)
+                    })
+                    .map(|()| None),
+            ),
+        },
         Request::Cmit => Reply::Cmit {
             status: status_of(
                 server
