@@ -84,6 +84,7 @@ pub mod clock;
 pub mod connection;
 pub mod consumer;
 pub(crate) mod consumer_index;
+pub(crate) mod context;
 pub mod effects;
 pub(crate) mod filed_message;
 pub mod fuzzing;

@@ -6,6 +6,9 @@
 
 use crate::clock::Timestamp;
 use crate::connection::{ConnId, HandleTarget, Hobj};
+use crate::context::{
+    check_put_context, complete_put_context, put1_open_options, GeneratedContext,
+};
 use crate::effects::Effects;
 use crate::journal::LogRecord;
 use crate::qmgr::QueueManager;
@@ -19,8 +22,7 @@ use ferry_mqi::{
 };
 use ferry_objects::queue::{DefinitionType, Enablement, MsgDeliverySequence, YesNo};
 
-/// MQAT_UNIX: the PutApplType the queue manager records for applications.
-pub const APPL_TYPE_UNIX: i32 = 6;
+pub use crate::context::APPL_TYPE_UNIX;
 
 impl QueueManager {
     /// MQPUT on `hobj`. `md` is completed in place (MsgId, context, PutDate/PutTime,
@@ -72,27 +74,7 @@ impl QueueManager {
             if o.contains(PutOptionFlags::SYNCPOINT | PutOptionFlags::NO_SYNCPOINT) {
                 return Err(ReasonCode::OptionsError.into());
             }
-            let context_kinds = [
-                PutOptionFlags::DEFAULT_CONTEXT,
-                PutOptionFlags::NO_CONTEXT,
-                PutOptionFlags::PASS_IDENTITY_CONTEXT,
-                PutOptionFlags::PASS_ALL_CONTEXT,
-                PutOptionFlags::SET_IDENTITY_CONTEXT,
-                PutOptionFlags::SET_ALL_CONTEXT,
-            ];
-            if context_kinds.iter().filter(|f| o.contains(**f)).count() > 1 {
-                return Err(ReasonCode::OptionsError.into());
-            }
-            let set_all = o.contains(PutOptionFlags::SET_ALL_CONTEXT);
-            let set_identity = o.contains(PutOptionFlags::SET_IDENTITY_CONTEXT);
-            if (set_all && !h.options.contains(OpenOptions::SET_ALL_CONTEXT))
-                || (set_identity
-                    && !h.options.intersects(
-                        OpenOptions::SET_IDENTITY_CONTEXT | OpenOptions::SET_ALL_CONTEXT,
-                    ))
-            {
-                return Err(ReasonCode::OptionsError.into());
-            }
+            check_put_context(o, h.options)?;
 
             let first = &self.queues.get(opened).ok_or(ReasonCode::QDeleted)?.def;
             let first_put = first.attributes.put;
@@ -172,28 +154,15 @@ impl QueueManager {
             if !md.reply_to_q.is_blank() && md.reply_to_qmgr.is_blank() {
                 md.reply_to_qmgr = FixedStr::truncating(&self.name);
             }
-            if o.contains(PutOptionFlags::NO_CONTEXT) {
-                md.user_identifier = FixedStr::BLANK;
-                md.accounting_token = [0; 32];
-                md.appl_identity_data = FixedStr::BLANK;
-                md.put_appl_type = 0;
-                md.put_appl_name = FixedStr::BLANK;
-                md.put_date = FixedStr::BLANK;
-                md.put_time = FixedStr::BLANK;
-                md.appl_origin_data = FixedStr::BLANK;
-            } else if !set_all {
-                if !set_identity {
-                    md.user_identifier = FixedStr::truncating(&c.info.user_id);
-                    md.accounting_token = [0; 32];
-                    md.appl_identity_data = FixedStr::BLANK;
-                }
-                md.put_appl_type = APPL_TYPE_UNIX;
-                md.put_appl_name = FixedStr::truncating(&c.info.application_name);
-                let (d, t) = self.put_stamp.of(now);
-                md.put_date = d;
-                md.put_time = t;
-                md.appl_origin_data = FixedStr::BLANK;
-            }
+            complete_put_context(
+                md,
+                o,
+                &GeneratedContext {
+                    user_id: &c.info.user_id,
+                    appl_name: &c.info.application_name,
+                    put_date_time: self.put_stamp.of(now),
+                },
+            );
 
             let key = lq.store.next_key(rank);
             let expires_at = (md.expiry > 0).then(|| now.0.saturating_add(md.expiry as u64 * 100));
@@ -263,16 +232,7 @@ impl QueueManager {
         self.debug_check();
         #[allow(clippy::redundant_closure_call)]
         let result = (|| -> Result<Option<ReasonCode>, MqError> {
-            let mut oo = OpenOptions::OUTPUT;
-            if pmo.options.contains(PutOptionFlags::FAIL_IF_QUIESCING) {
-                oo |= OpenOptions::FAIL_IF_QUIESCING;
-            }
-            if pmo.options.contains(PutOptionFlags::SET_ALL_CONTEXT) {
-                oo |= OpenOptions::SET_ALL_CONTEXT;
-            }
-            if pmo.options.contains(PutOptionFlags::SET_IDENTITY_CONTEXT) {
-                oo |= OpenOptions::SET_IDENTITY_CONTEXT;
-            }
+            let oo = put1_open_options(pmo.options);
             let opened = self.open_inner(conn, od, oo, true, now, fx)?;
             let r = self.put_with_properties(conn, opened.hobj, md, pmo, body, properties, now, fx);
             // Closing a handle just opened cannot fail.

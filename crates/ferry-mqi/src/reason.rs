@@ -225,6 +225,19 @@ reason_codes! {
     PmoError = 2173, "MQRC_PMO_ERROR", false;
     /// The get-message options are not valid.
     GmoError = 2186, "MQRC_GMO_ERROR", false;
+    /// MQPUT with MQPMO_PASS_ALL_CONTEXT on a handle not opened with
+    /// MQOO_PASS_ALL_CONTEXT (or SET_ALL_CONTEXT).
+    NotOpenForPassAll = 2093, "MQRC_NOT_OPEN_FOR_PASS_ALL", false;
+    /// MQPUT with MQPMO_PASS_IDENTITY_CONTEXT on a handle opened with no context option.
+    NotOpenForPassIdent = 2094, "MQRC_NOT_OPEN_FOR_PASS_IDENT", false;
+    /// MQPUT with MQPMO_SET_ALL_CONTEXT on a handle not opened with MQOO_SET_ALL_CONTEXT.
+    NotOpenForSetAll = 2095, "MQRC_NOT_OPEN_FOR_SET_ALL", false;
+    /// MQPUT with MQPMO_SET_IDENTITY_CONTEXT on a handle not opened with
+    /// MQOO_SET_IDENTITY_CONTEXT (or SET_ALL_CONTEXT).
+    NotOpenForSetIdent = 2096, "MQRC_NOT_OPEN_FOR_SET_IDENT", false;
+    /// MQPMO.Context does not name an input handle opened with MQOO_SAVE_ALL_CONTEXT
+    /// (Ferry's protocol cannot name one yet: every PASS_*_CONTEXT put gets it).
+    ContextHandleError = 2097, "MQRC_CONTEXT_HANDLE_ERROR", false;
     /// The call is not supported by the other side (e.g. MQSET to a server that speaks
     /// protocol minor 0).
     FunctionNotSupported = 2298, "MQRC_FUNCTION_NOT_SUPPORTED", false;

@@ -169,7 +169,7 @@ fn set_identity_context_needs_open_option() {
     };
     assert_eq!(
         rc(h.put_md(c, o, &mut md, PutOptionFlags::SET_IDENTITY_CONTEXT, b"x")),
-        ReasonCode::OptionsError
+        ReasonCode::NotOpenForSetIdent
     );
     let o2 = h.open(
         c,
