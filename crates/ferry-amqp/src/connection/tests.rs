@@ -1125,3 +1125,39 @@ proptest! {
         prop_assert!(matches!(closed, Some((false, ref c)) if !c.is_empty()), "{:?}", closed);
     }
 }
+
+#[test]
+fn a_transfer_sent_in_a_state_reaches_the_peer_with_it_across_frames() {
+    let small = Config {
+        max_frame_size: 512,
+        ..Config::default()
+    };
+    let (mut p, l) = linked(small.clone(), small);
+    p.server.grant_credit(l.s_recv, 10).unwrap();
+    p.pump();
+    let state = DeliveryState::Transactional {
+        txn_id: Bytes::from_static(b"\0\0\0\x01"),
+        outcome: None,
+    };
+    let body: Bytes = vec![7u8; 2000].into();
+    let id = p
+        .client
+        .send_in_state(l.c_send, tag(0), state.clone(), body.clone())
+        .unwrap();
+    p.pump();
+    let got: Vec<_> = p
+        .sev
+        .iter()
+        .filter_map(|e| match e {
+            Event::Message {
+                delivery_id,
+                settled,
+                state,
+                message,
+                ..
+            } => Some((*delivery_id, *settled, state.clone(), message.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(got, vec![(id, false, Some(state), body)]);
+}

@@ -17,7 +17,7 @@ use bytes::{Bytes, BytesMut};
 use super::delivery::{write_single_frame, Partial, Pending};
 use super::{Connection, ConnectionError, Event, LinkId};
 use crate::condition;
-use crate::performative::{ErrorCondition, Role, Transfer};
+use crate::performative::{DeliveryState, ErrorCondition, Role, Transfer};
 
 impl Connection {
     /// Sends a delivery on a link where we send; `write` appends the message bytes to
@@ -80,6 +80,29 @@ impl Connection {
             });
         }
         let transfer = self.start_delivery(link, tag, settled, message_format)?;
+        let delivery_id = transfer.delivery_id.unwrap_or(0);
+        let max_frame = self.max_frame_size();
+        if let Some(s) = self.sessions.get_mut(&link.channel) {
+            s.push_pending(Pending {
+                transfer,
+                payload: message,
+            });
+            s.flush(link.channel, &mut self.output, max_frame);
+        }
+        Ok(delivery_id)
+    }
+
+    /// Sends an unsettled delivery whose first transfer carries `state`: a transfer
+    /// inside a transaction (`transactional-state` naming it, AMQP 1.0 part 4).
+    pub fn send_in_state(
+        &mut self,
+        link: LinkId,
+        tag: Bytes,
+        state: DeliveryState,
+        message: Bytes,
+    ) -> Result<u32, ConnectionError> {
+        let mut transfer = self.start_delivery(link, tag, false, 0)?;
+        transfer.state = Some(state);
         let delivery_id = transfer.delivery_id.unwrap_or(0);
         let max_frame = self.max_frame_size();
         if let Some(s) = self.sessions.get_mut(&link.channel) {
