@@ -17,7 +17,14 @@
 //!   and FRY9505E is logged, while other clients and the process carry on;
 //! - durable messages that were `accepted` survive a kill -9;
 //! - a receiver gets, intact and in order, bodies a restart left in the queue file
-//!   beyond DefaultPQBufferSize.
+//!   beyond DefaultPQBufferSize;
+//! - local transactions (a coordinator link, as a Qpid JMS transacted session uses one):
+//!   sends in a transaction are invisible until its commit and dropped by its rollback;
+//!   messages accepted in one are removed by the commit (for good: a kill -9 after it
+//!   does not bring them back) and redelivered with delivery-count + 1 by the rollback;
+//!   an unknown transaction id is refused with `amqp:transaction:unknown-id`; a
+//!   connection that ends, or a queue manager killed, with a transaction open loses its
+//!   sends and keeps the messages it received.
 //!
 //! Every wait has a deadline ([`DEADLINE`]): a server that does not answer fails the
 //! test with what was awaited and what arrived instead.
@@ -342,6 +349,106 @@ impl AmqpTestClient {
                 true,
                 Some(DeliveryState::Accepted),
             )
+            .expect("disposition");
+        self.flush();
+    }
+
+    /// Attaches a transaction controller (target: the coordinator, local transactions),
+    /// asserting the server takes it and gives it credit.
+    #[track_caller]
+    fn attach_coordinator(&mut self) -> LinkId {
+        let name = self.link_name("txn");
+        let attach = ferry_amqp::Attach {
+            name: name.into(),
+            role: Role::Sender,
+            source: Some(Source::default()),
+            target: Some(LinkTarget::Coordinator(ferry_amqp::Coordinator {
+                capabilities: vec![condition::CAPABILITY_LOCAL_TRANSACTIONS.into()],
+            })),
+            ..ferry_amqp::Attach::default()
+        };
+        let session = self.session();
+        let link = self
+            .conn
+            .attach(session, attach)
+            .expect("attach coordinator");
+        let Event::Attached { attach, .. } = self.expect(
+            "the answer to the coordinator attach",
+            |e| matches!(e, Event::Attached { link: l, .. } if *l == link),
+        ) else {
+            unreachable!()
+        };
+        assert!(
+            matches!(&attach.target, Some(LinkTarget::Coordinator(_))),
+            "the server takes the coordinator link: {attach:?}"
+        );
+        self.wait("credit to declare", |c| c.conn.credit(link) > 0);
+        link
+    }
+
+    /// Sends a declare or discharge (`body`, as an amqp-value) to coordinator `link`;
+    /// returns the server's outcome.
+    fn control(&mut self, link: LinkId, body: &impl ferry_amqp::Encode) -> Option<DeliveryState> {
+        let mut bytes = BytesMut::new();
+        body.encode(&mut bytes);
+        let value: Value = ferry_amqp::codec::from_bytes(bytes.freeze()).expect("a value");
+        let id = self.send(
+            link,
+            &Message {
+                body: Some(Body::Value(value)),
+                ..Message::default()
+            },
+        );
+        self.outcome(id)
+    }
+
+    /// Declares a transaction on coordinator `link`; returns its id.
+    #[track_caller]
+    fn declare(&mut self, link: LinkId) -> Bytes {
+        match self.control(link, &ferry_amqp::Declare::default()) {
+            Some(DeliveryState::Declared { txn_id }) => txn_id,
+            other => panic!("a declare is answered declared, not {other:?}"),
+        }
+    }
+
+    /// Discharges transaction `txn` (rolls it back when `fail`); returns the outcome.
+    fn discharge(&mut self, link: LinkId, txn: &Bytes, fail: bool) -> Option<DeliveryState> {
+        let discharge = ferry_amqp::Discharge {
+            txn_id: txn.clone(),
+            fail,
+        };
+        self.control(link, &discharge)
+    }
+
+    /// Sends `message` on `link` inside transaction `txn`; returns the outcome.
+    fn send_in(&mut self, link: LinkId, message: &Message, txn: &Bytes) -> Option<DeliveryState> {
+        self.wait("credit to send", |c| c.conn.credit(link) > 0);
+        let mut body = BytesMut::new();
+        message.encode(&mut body);
+        self.next_tag += 1;
+        let tag = Bytes::copy_from_slice(&self.next_tag.to_be_bytes());
+        let state = DeliveryState::Transactional {
+            txn_id: txn.clone(),
+            outcome: None,
+        };
+        let id = self
+            .conn
+            .send_in_state(link, tag, state, body.freeze())
+            .expect("send in a transaction");
+        self.flush();
+        self.outcome(id)
+    }
+
+    /// Accepts (and settles) delivery `id` inside transaction `txn`, as Qpid JMS does
+    /// in a transacted session.
+    fn accept_in(&mut self, id: u32, txn: &Bytes) {
+        let session = self.session();
+        let state = DeliveryState::Transactional {
+            txn_id: txn.clone(),
+            outcome: Some(Box::new(DeliveryState::Accepted)),
+        };
+        self.conn
+            .disposition(session, Role::Receiver, id, id, true, Some(state))
             .expect("disposition");
         self.flush();
     }
@@ -1848,4 +1955,210 @@ fn a_client_that_stops_reading_is_closed_after_the_send_timeout() {
     });
     wait_depth(&qm, "Q", n + 1);
     drop(c);
+}
+
+/// The outcome of a transfer put in transaction `txn`: accepted, provisionally.
+fn accepted_in(txn: &Bytes) -> Option<DeliveryState> {
+    Some(DeliveryState::Transactional {
+        txn_id: txn.clone(),
+        outcome: Some(Box::new(DeliveryState::Accepted)),
+    })
+}
+
+/// A native MQGET without wait from `q`: the body as text, or the MQ reason.
+fn native_get(
+    rt: &tokio::runtime::Runtime,
+    qm: &TestQueueManager,
+    q: &str,
+) -> Result<String, ferry_mqi::ReasonCode> {
+    rt.block_on(async {
+        let conn = connect(&qm.client()).await;
+        let q = open(&conn, q, OpenOptions::INPUT_SHARED).await;
+        get(&q)
+            .await
+            .map(|(_, got)| String::from_utf8_lossy(&got.data).into_owned())
+            .map_err(|e| e.reason)
+    })
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime")
+}
+
+/// The condition of a `rejected` outcome.
+fn rejection(state: &Option<DeliveryState>) -> Option<String> {
+    match state {
+        Some(DeliveryState::Rejected { error: Some(e) }) => Some(e.condition.as_str().to_string()),
+        _ => None,
+    }
+}
+
+/// MQRC_NO_MSG_AVAILABLE.
+const NO_MSG_AVAILABLE: ferry_mqi::ReasonCode = ferry_mqi::ReasonCode::NoMsgAvailable;
+
+/// A transacted session's commit (Qpid JMS: declare, work, discharge): a send inside the
+/// transaction is invisible until the discharge, then there; a message accepted inside
+/// it is gone for good once the discharge is accepted, even after a kill -9.
+#[test]
+fn a_committed_transaction_publishes_its_sends_and_removes_its_receives() {
+    let mut qm = start("AMQP.TXCOMMIT");
+    mqsc_ok(&qm, "DEFINE QLOCAL(TX.IN)\nDEFINE QLOCAL(TX.OUT)");
+    let rt = runtime();
+    let mut c = AmqpTestClient::connect(&qm, "itest-tx-commit");
+    let feed = c.attach_sender("TX.IN");
+    c.send_accepted(feed, &data_message("request", true));
+
+    let coordinator = c.attach_coordinator();
+    let txn = c.declare(coordinator);
+    let receiver = c.attach_receiver("TX.IN", 10);
+    let (id, _, m) = c.receive(receiver);
+    assert_eq!(data_text(&m), "request");
+    c.accept_in(id, &txn);
+    let out = c.attach_sender("TX.OUT");
+    assert_eq!(
+        c.send_in(out, &data_message("reply", true), &txn),
+        accepted_in(&txn),
+        "a transactional transfer is accepted provisionally"
+    );
+    assert_eq!(
+        native_get(&rt, &qm, "TX.OUT"),
+        Err(NO_MSG_AVAILABLE),
+        "an uncommitted send is not visible"
+    );
+
+    assert_eq!(
+        c.discharge(coordinator, &txn, false),
+        Some(DeliveryState::Accepted),
+        "the commit is accepted"
+    );
+    assert_eq!(
+        native_get(&rt, &qm, "TX.OUT").as_deref(),
+        Ok("reply"),
+        "the committed send is visible"
+    );
+    wait_depth(&qm, "TX.IN", 0);
+    let again = c.discharge(coordinator, &txn, false);
+    assert_eq!(
+        rejection(&again).as_deref(),
+        Some(condition::TRANSACTION_UNKNOWN_ID),
+        "a discharged transaction is not known any more: {again:?}"
+    );
+    qm.kill9();
+    drop(c);
+    qm.launch();
+    // (A fresh runtime: the old one's client tasks belonged to the killed server.)
+    drop(rt);
+    let rt = runtime();
+    assert_eq!(
+        native_get(&rt, &qm, "TX.IN"),
+        Err(NO_MSG_AVAILABLE),
+        "a receive committed before the crash stays done"
+    );
+}
+
+/// A transacted session's rollback: the sends are dropped, and a message accepted inside
+/// the transaction comes back with its delivery count raised (JMSRedelivered,
+/// JMSXDeliveryCount); a connection that ends with a transaction open backs it out.
+#[test]
+fn a_rolled_back_transaction_drops_its_sends_and_redelivers_its_receives() {
+    let qm = start("AMQP.TXBACK");
+    mqsc_ok(&qm, "DEFINE QLOCAL(TX.IN)\nDEFINE QLOCAL(TX.OUT)");
+    let rt = runtime();
+    let mut c = AmqpTestClient::connect(&qm, "itest-tx-back");
+    let feed = c.attach_sender("TX.IN");
+    c.send_accepted(feed, &data_message("request", true));
+    let coordinator = c.attach_coordinator();
+    let receiver = c.attach_receiver("TX.IN", 10);
+    let out = c.attach_sender("TX.OUT");
+
+    let txn = c.declare(coordinator);
+    let (id, _, m) = c.receive(receiver);
+    assert_eq!(m.header.as_ref().map_or(0, |h| h.delivery_count), 0);
+    c.accept_in(id, &txn);
+    assert_eq!(
+        c.send_in(out, &data_message("reply", false), &txn),
+        accepted_in(&txn)
+    );
+    assert_eq!(
+        c.discharge(coordinator, &txn, true),
+        Some(DeliveryState::Accepted),
+        "the rollback is accepted"
+    );
+    let (id, _, m) = c.receive(receiver);
+    assert_eq!(data_text(&m), "request", "the received message comes back");
+    assert_eq!(
+        m.header.as_ref().map_or(0, |h| h.delivery_count),
+        1,
+        "with its delivery count raised: {m:?}"
+    );
+    assert_eq!(
+        native_get(&rt, &qm, "TX.OUT"),
+        Err(NO_MSG_AVAILABLE),
+        "a rolled-back send is dropped"
+    );
+
+    // A transfer naming a transaction that is not open is refused.
+    let stale = c.send_in(out, &data_message("stale", false), &txn);
+    assert_eq!(
+        rejection(&stale).as_deref(),
+        Some(condition::TRANSACTION_UNKNOWN_ID),
+        "{stale:?}"
+    );
+
+    // The connection ends with a transaction open: it is backed out.
+    let txn = c.declare(coordinator);
+    c.accept_in(id, &txn);
+    assert_eq!(
+        c.send_in(out, &data_message("orphan", false), &txn),
+        accepted_in(&txn)
+    );
+    c.close();
+    assert_eq!(native_get(&rt, &qm, "TX.OUT"), Err(NO_MSG_AVAILABLE));
+    assert_eq!(native_get(&rt, &qm, "TX.IN").as_deref(), Ok("request"));
+}
+
+/// A queue manager killed (-9) between declare and discharge: the uncommitted sends
+/// are lost, and the message received inside the transaction is still there.
+#[test]
+fn a_crash_inside_a_transaction_loses_its_sends_and_keeps_its_receives() {
+    let mut qm = start("AMQP.TXCRASH");
+    mqsc_ok(&qm, "DEFINE QLOCAL(TX.IN)\nDEFINE QLOCAL(TX.OUT)");
+    let rt = runtime();
+    let mut c = AmqpTestClient::connect(&qm, "itest-tx-crash");
+    let feed = c.attach_sender("TX.IN");
+    c.send_accepted(feed, &data_message("request", true));
+    let coordinator = c.attach_coordinator();
+    let txn = c.declare(coordinator);
+    let receiver = c.attach_receiver("TX.IN", 10);
+    let (id, _, _) = c.receive(receiver);
+    c.accept_in(id, &txn);
+    let out = c.attach_sender("TX.OUT");
+    assert_eq!(
+        c.send_in(out, &data_message("uncommitted", true), &txn),
+        accepted_in(&txn)
+    );
+    // A committed durable send after it, on another connection, forces the log to
+    // disk past the uncommitted work.
+    let mut other = AmqpTestClient::connect(&qm, "itest-tx-crash-other");
+    let marker = other.attach_sender("TX.OUT");
+    other.send_accepted(marker, &data_message("marker", true));
+
+    qm.kill9();
+    drop(c);
+    drop(other);
+    qm.launch();
+    assert_eq!(native_get(&rt, &qm, "TX.OUT").as_deref(), Ok("marker"));
+    assert_eq!(
+        native_get(&rt, &qm, "TX.OUT"),
+        Err(NO_MSG_AVAILABLE),
+        "the uncommitted send is lost"
+    );
+    assert_eq!(
+        native_get(&rt, &qm, "TX.IN").as_deref(),
+        Ok("request"),
+        "the message received in the transaction is kept"
+    );
 }

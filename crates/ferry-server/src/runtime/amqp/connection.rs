@@ -20,6 +20,11 @@
 //!   rejected (discarded). A link, session or connection that ends returns its unsettled
 //!   messages with the source's default-outcome (Qpid JMS asks for modified with
 //!   delivery-failed: BackoutCount + 1), or released when the source names none.
+//! - A link to the transaction coordinator (local transactions) gets its own engine
+//!   connection, whose unit of work carries the link's transactions: transfers in
+//!   `transactional-state` are put under syncpoint there, deliveries accepted in one stay
+//!   held until its discharge commits (removed) or rolls back (returned, BackoutCount + 1),
+//!   and a commit is answered once the log is durable past it (see `transaction`).
 //!
 //! Deliveries made by other connections' work (a put handed to this connection's
 //! consumer) arrive as [`Action`]s in [`AmqpShared`]'s inbox and wake the task; actions
@@ -45,6 +50,7 @@
 //! and reported by FRY9544W once per interval.
 
 use super::outcome::error_of;
+use super::transaction::{control_of, unknown_id, Control, Coordinator, Transaction};
 use super::{ChannelSettings, Counters};
 use crate::amqp_mapping::{amqp_to_mq_compact, mq_to_amqp, JmsSelection};
 use crate::lifecycle::QmgrState;
@@ -493,6 +499,12 @@ struct Session {
     partial_since: Option<tokio::time::Instant>,
     /// The dead-letter queue's output handle, once opened.
     dead_letter_hobj: Option<(String, Hobj)>,
+    /// Coordinator links (AMQP transactions), each with its own engine connection.
+    coordinators: HashMap<LinkId, Coordinator>,
+    /// The next transaction id (ids are unique within the connection).
+    next_txn: u64,
+    /// Who connected, for the engine connections coordinators make.
+    conn_info: Option<ConnectionInfo>,
 }
 
 /// A change to an engine consumer's credit (see `Session::sync_credits`).
@@ -577,6 +589,9 @@ pub async fn serve(
         inbox_paused: false,
         partial_since: None,
         dead_letter_hobj: None,
+        coordinators: HashMap::new(),
+        next_txn: 1,
+        conn_info: None,
     };
     s.refused = refuse;
     s.run(stream).await;
@@ -875,10 +890,11 @@ impl Session {
                 delivery_id,
                 settled,
                 message,
+                state,
                 ..
             } = &e
             {
-                if !self.on_message(*link, *delivery_id, *settled, message) {
+                if !self.on_message(*link, *delivery_id, *settled, state.as_ref(), message) {
                     // It waits for log space: so does everything after it.
                     self.deferred.push(e);
                     self.deferred.extend(pending.by_ref());
@@ -970,6 +986,7 @@ impl Session {
             // The process serving the channel, as for a native client.
             pid: Some(std::process::id()),
         };
+        self.conn_info = Some(info.clone());
         match server.with_engine(|e, now, _fx| e.connect(info, now)) {
             Ok(conn) => {
                 self.conn = Some(conn);
@@ -1046,15 +1063,7 @@ impl Session {
     fn attach_inbound(&mut self, link: LinkId, attach: &Attach) {
         let target = match &attach.target {
             Some(LinkTarget::Node(t)) => t.clone(),
-            Some(LinkTarget::Coordinator(_)) => {
-                return self.refuse(
-                    link,
-                    ErrorCondition::new(
-                        condition::NOT_IMPLEMENTED,
-                        "transactions (the AMQP coordinator) are not supported yet",
-                    ),
-                )
-            }
+            Some(LinkTarget::Coordinator(_)) => return self.attach_coordinator(link, attach),
             None => {
                 return self.refuse(
                     link,
@@ -1086,6 +1095,169 @@ impl Session {
             Some(LinkTarget::Node(reply_target)),
         );
         let _ = self.amqp.grant_credit(link, SENDER_CREDIT);
+    }
+
+    /// The client attaches a transaction controller: the link gets its own engine
+    /// connection, whose unit of work carries its transactions (see `transaction`).
+    fn attach_coordinator(&mut self, link: LinkId, attach: &Attach) {
+        let Some(info) = self.conn_info.clone().filter(|_| self.conn.is_some()) else {
+            return self.refuse(link, not_open());
+        };
+        let conn = match self.server.with_engine(|e, now, _fx| e.connect(info, now)) {
+            Ok(c) => c,
+            Err(e) => return self.refuse(link, error_of(e.reason, "no transaction can start")),
+        };
+        self.server.begin_conversation(conn, self.shared.clone());
+        let old = self.coordinators.insert(
+            link,
+            Coordinator {
+                conn,
+                open: None,
+                outputs: HashMap::new(),
+            },
+        );
+        debug_assert!(old.is_none(), "{link:?} attached twice");
+        let target = ferry_amqp::Coordinator {
+            capabilities: vec![Symbol::from_static(
+                condition::CAPABILITY_LOCAL_TRANSACTIONS,
+            )],
+        };
+        let _ = self.amqp.attach_reply(
+            link,
+            attach.source.clone(),
+            Some(LinkTarget::Coordinator(target)),
+        );
+        let _ = self.amqp.grant_credit(link, SENDER_CREDIT);
+    }
+
+    /// A declare or discharge sent to coordinator `link`: answered with `declared`, or
+    /// `accepted` once a commit is durable, or `rejected` with the reason.
+    fn on_control(&mut self, link: LinkId, delivery_id: u32, settled: bool, message: &Bytes) {
+        let (state, hold) = match control_of(message) {
+            Err(error) => (rejected(error), ReplyHold::Now),
+            Ok(Control::Declare) => match self.coordinators.get_mut(&link) {
+                Some(c) if c.open.is_none() => {
+                    let id = Bytes::copy_from_slice(&self.next_txn.to_be_bytes());
+                    self.next_txn += 1;
+                    c.open = Some(Transaction {
+                        id: id.clone(),
+                        acquired: Vec::new(),
+                    });
+                    (DeliveryState::Declared { txn_id: id }, ReplyHold::Now)
+                }
+                _ => (
+                    rejected(ErrorCondition::new(
+                        condition::NOT_ALLOWED,
+                        "one transaction at a time per coordinator: discharge the open one first",
+                    )),
+                    ReplyHold::Now,
+                ),
+            },
+            Ok(Control::Discharge { txn_id, fail }) => match self.coordinator_of(&txn_id) {
+                None => (rejected(unknown_id(&txn_id)), ReplyHold::Now),
+                Some(owner) => self.discharge(owner, fail),
+            },
+        };
+        let action = Action::Settle {
+            session: link.session(),
+            delivery_id,
+            state,
+        };
+        match hold {
+            // A pre-settled control message is done: nobody waits for an answer.
+            _ if settled => {}
+            ReplyHold::Now => self.shared.push(&self.server, 0, action),
+            ReplyHold::Until(lsn) => self.shared.push(&self.server, lsn, action),
+            ReplyHold::Fail => self.shared.push(
+                &self.server,
+                0,
+                Action::Settle {
+                    session: link.session(),
+                    delivery_id,
+                    state: rejected(error_of(
+                        ReasonCode::ResourceProblem,
+                        "the commit could not be logged",
+                    )),
+                },
+            ),
+        }
+        if self.amqp.credit_outstanding(link) < SENDER_CREDIT / 2 {
+            let top_up = SENDER_CREDIT - self.amqp.credit_outstanding(link);
+            let _ = self.amqp.grant_credit(link, top_up);
+        }
+    }
+
+    /// The coordinator link whose open transaction is `txn_id`.
+    fn coordinator_of(&self, txn_id: &Bytes) -> Option<LinkId> {
+        self.coordinators
+            .iter()
+            .find(|(_, c)| c.open.as_ref().is_some_and(|t| t.id == *txn_id))
+            .map(|(l, _)| *l)
+    }
+
+    /// Ends the open transaction of coordinator `link`: commit (the deliveries it
+    /// acquired removed, then MQCMIT, so the commit's log position covers both) or,
+    /// when `fail`, backout (the acquired deliveries returned with BackoutCount + 1).
+    fn discharge(&mut self, link: LinkId, fail: bool) -> (DeliveryState, ReplyHold) {
+        let (Some(consumer_conn), Some(c)) = (self.conn, self.coordinators.get_mut(&link)) else {
+            return (rejected(not_open()), ReplyHold::Now);
+        };
+        let Some(txn) = c.open.take() else {
+            return (rejected(not_open()), ReplyHold::Now);
+        };
+        let conn = c.conn;
+        debug_assert!(c.open.is_none());
+        let mut wait = ReplyWait::default();
+        let committed = self.server.call(&mut wait, |e, now, fx| {
+            if fail {
+                let _ = e.backout(conn, now, fx);
+                let _ = e.settle_many(
+                    consumer_conn,
+                    &txn.acquired,
+                    Settlement::DEFAULT_OUTCOME,
+                    now,
+                    fx,
+                );
+                Ok(())
+            } else {
+                // Deliveries whose consumer ended meanwhile were returned already: an
+                // unknown token is not an error of the commit.
+                let _ = e.settle_many(consumer_conn, &txn.acquired, Settlement::Accepted, now, fx);
+                e.commit(conn, now, fx)
+            }
+        });
+        self.credit_check = true;
+        match committed {
+            Ok(()) => (DeliveryState::Accepted, wait.log),
+            Err(e) => (
+                rejected(ErrorCondition::new(
+                    condition::TRANSACTION_ROLLBACK,
+                    format!("the transaction was backed out ({})", e.reason),
+                )),
+                ReplyHold::Now,
+            ),
+        }
+    }
+
+    /// A coordinator link ends (or its connection): its open transaction is backed out,
+    /// its handles closed and its engine connection ended.
+    fn detach_coordinator(&mut self, link: LinkId) {
+        let Some(c) = self.coordinators.get(&link) else {
+            return;
+        };
+        if c.open.is_some() {
+            let _ = self.discharge(link, true);
+        }
+        let Some(c) = self.coordinators.remove(&link) else {
+            return;
+        };
+        for (_, hobj) in c.outputs {
+            let _ = self
+                .server
+                .with_engine(|e, now, fx| e.close(c.conn, hobj, CloseOptions::empty(), now, fx));
+        }
+        // Backed out above: nothing is left for the end to commit.
+        let _ = self.server.end_conversation(c.conn, false);
     }
 
     /// The client will receive on `link`.
@@ -1343,19 +1515,56 @@ impl Session {
         link: LinkId,
         delivery_id: u32,
         settled: bool,
+        transfer_state: Option<&DeliveryState>,
         message: &Bytes,
     ) -> bool {
+        if self.coordinators.contains_key(&link) {
+            self.on_control(link, delivery_id, settled, message);
+            return true;
+        }
         let now = self.now_ms;
-        let (state, hold) = match self.put(link, message, now) {
+        // A transactional transfer is put in its transaction's unit of work, answered
+        // at once with the provisional outcome: what waits for the log is the commit.
+        let txn = match transfer_state {
+            Some(DeliveryState::Transactional { txn_id, .. }) => {
+                match self.coordinator_of(txn_id) {
+                    Some(c) => Some((c, txn_id.clone())),
+                    None => {
+                        let state = rejected(unknown_id(txn_id));
+                        if !settled {
+                            let action = Action::Settle {
+                                session: link.session(),
+                                delivery_id,
+                                state,
+                            };
+                            self.shared.push(&self.server, 0, action);
+                        }
+                        return true;
+                    }
+                }
+            }
+            _ => None,
+        };
+        let (state, hold) = match self.put(link, message, now, txn.as_ref().map(|(c, _)| *c)) {
             Ok(Put::Done(hold)) => (DeliveryState::Accepted, hold),
             Ok(Put::WaitForLog) => return false,
             Err(failure) => {
-                if settled {
+                if settled && txn.is_none() {
                     // Nobody can be told: it must not vanish without a trace.
                     self.not_put(&failure, message, now);
                 }
                 (rejected(failure.error), ReplyHold::Now)
             }
+        };
+        let (state, hold) = match txn {
+            Some((_, txn_id)) => (
+                DeliveryState::Transactional {
+                    txn_id,
+                    outcome: Some(Box::new(state)),
+                },
+                ReplyHold::Now,
+            ),
+            None => (state, hold),
         };
         for c in [&self.shared.counters, &*self.shared.channel_counters] {
             Counters::add(&c.messages_received, 1);
@@ -1429,48 +1638,24 @@ impl Session {
         }
     }
 
-    fn put(&mut self, link: LinkId, message: &Bytes, now: u64) -> Result<Put, PutFailure> {
+    /// Puts a transfer's message: outside syncpoint, or under `txn` (a coordinator link)
+    /// in its unit of work.
+    fn put(
+        &mut self,
+        link: LinkId,
+        message: &Bytes,
+        now: u64,
+        txn: Option<LinkId>,
+    ) -> Result<Put, PutFailure> {
         let conn = self.conn.ok_or_else(not_open)?;
         // A small body is copied out of the read buffer, so a message that stays queued
         // does not pin the whole read chunk it arrived in (as the native path does); the
         // copy shares one allocation with the properties.
         let mq = amqp_to_mq_compact(message, now, COPY_BODY_BELOW)
             .map_err(|e| ErrorCondition::new(e.condition(), e.to_string()))?;
-        let hobj = match self.links.get(&link) {
-            Some(Link::Inbound { hobj: Some(h), .. }) => *h,
-            Some(Link::Inbound { hobj: None, .. }) => {
-                let Some(to) = mq.to.as_ref().map(|t| t.as_str()) else {
-                    return Err(PutFailure {
-                        reason: Some(ReasonCode::UnknownObjectName),
-                        error: ErrorCondition::new(
-                            condition::NOT_FOUND,
-                            "a message on an anonymous link needs a 'to' address",
-                        ),
-                        queue: String::new(),
-                    });
-                };
-                match self.relay.get(to) {
-                    Some(h) => *h,
-                    None => {
-                        let (h, _) =
-                            self.open_queue_for_put(to)
-                                .map_err(|(reason, error)| PutFailure {
-                                    reason,
-                                    error,
-                                    queue: to.to_string(),
-                                })?;
-                        self.relay.insert(to.to_string(), h);
-                        h
-                    }
-                }
-            }
-            _ => {
-                return Err(ErrorCondition::new(
-                    condition::ILLEGAL_STATE,
-                    "the link does not receive messages",
-                )
-                .into())
-            }
+        let (conn, hobj) = match txn {
+            Some(coordinator) => self.transaction_output(coordinator, link, mq.to.as_ref())?,
+            None => (conn, self.output_of(link, mq.to.as_ref())?),
         };
         let mut md = mq.md;
         if md.persistence != persistence::NOT_PERSISTENT {
@@ -1486,7 +1671,12 @@ impl Session {
                 }
             }
         }
-        let pmo = PutOptions::new(PutOptionFlags::NO_SYNCPOINT | PutOptionFlags::FAIL_IF_QUIESCING);
+        let syncpoint = if txn.is_some() {
+            PutOptionFlags::SYNCPOINT
+        } else {
+            PutOptionFlags::NO_SYNCPOINT
+        };
+        let pmo = PutOptions::new(syncpoint | PutOptionFlags::FAIL_IF_QUIESCING);
         let body = mq.body;
         let props = mq.properties;
         let to = mq.to;
@@ -1524,6 +1714,97 @@ impl Session {
         })
     }
 
+    /// The output handle of inbound `link` (ANONYMOUS-RELAY: of the message's `to`).
+    fn output_of(
+        &mut self,
+        link: LinkId,
+        to: Option<&ferry_amqp::Str>,
+    ) -> Result<Hobj, PutFailure> {
+        let hobj = match self.links.get(&link) {
+            Some(Link::Inbound { hobj: Some(h), .. }) => *h,
+            Some(Link::Inbound { hobj: None, .. }) => {
+                let Some(to) = to.map(|t| t.as_str()) else {
+                    return Err(PutFailure {
+                        reason: Some(ReasonCode::UnknownObjectName),
+                        error: ErrorCondition::new(
+                            condition::NOT_FOUND,
+                            "a message on an anonymous link needs a 'to' address",
+                        ),
+                        queue: String::new(),
+                    });
+                };
+                match self.relay.get(to) {
+                    Some(h) => *h,
+                    None => {
+                        let (h, _) =
+                            self.open_queue_for_put(to)
+                                .map_err(|(reason, error)| PutFailure {
+                                    reason,
+                                    error,
+                                    queue: to.to_string(),
+                                })?;
+                        self.relay.insert(to.to_string(), h);
+                        h
+                    }
+                }
+            }
+            _ => {
+                return Err(ErrorCondition::new(
+                    condition::ILLEGAL_STATE,
+                    "the link does not receive messages",
+                )
+                .into())
+            }
+        };
+        Ok(hobj)
+    }
+
+    /// The output handle, on coordinator `coordinator`'s engine connection, of the queue
+    /// a transactional transfer on `link` is for (opened at its first use).
+    fn transaction_output(
+        &mut self,
+        coordinator: LinkId,
+        link: LinkId,
+        to: Option<&ferry_amqp::Str>,
+    ) -> Result<(ConnId, Hobj), PutFailure> {
+        if !matches!(self.links.get(&link), Some(Link::Inbound { .. })) {
+            return Err(ErrorCondition::new(
+                condition::ILLEGAL_STATE,
+                "the link does not receive messages",
+            )
+            .into());
+        }
+        let queue = self.queue_of(link, to);
+        if queue.is_empty() {
+            return Err(PutFailure {
+                reason: Some(ReasonCode::UnknownObjectName),
+                error: ErrorCondition::new(
+                    condition::NOT_FOUND,
+                    "a message on an anonymous link needs a 'to' address",
+                ),
+                queue,
+            });
+        }
+        let Some(c) = self.coordinators.get(&coordinator) else {
+            return Err(not_open().into());
+        };
+        let conn = c.conn;
+        if let Some(h) = c.outputs.get(&queue) {
+            return Ok((conn, *h));
+        }
+        let (h, _) = self
+            .open_queue_for_put_on(conn, &queue)
+            .map_err(|(reason, error)| PutFailure {
+                reason,
+                error,
+                queue: queue.clone(),
+            })?;
+        if let Some(c) = self.coordinators.get_mut(&coordinator) {
+            c.outputs.insert(queue, h);
+        }
+        Ok((conn, h))
+    }
+
     /// The queue a transfer on `link` is for: the link's target, else the message's `to`.
     fn queue_of(&self, link: LinkId, to: Option<&ferry_amqp::Str>) -> String {
         match self.links.get(&link) {
@@ -1538,6 +1819,15 @@ impl Session {
         name: &str,
     ) -> Result<(Hobj, String), (Option<ReasonCode>, ErrorCondition)> {
         let conn = self.conn.ok_or_else(|| (None, not_open()))?;
+        self.open_queue_for_put_on(conn, name)
+    }
+
+    /// Opens queue `name` for output on engine connection `conn`.
+    fn open_queue_for_put_on(
+        &mut self,
+        conn: ConnId,
+        name: &str,
+    ) -> Result<(Hobj, String), (Option<ReasonCode>, ErrorCondition)> {
         let od = ObjectDescriptor::queue(name).map_err(|e| {
             let error = ErrorCondition::new(
                 condition::NOT_FOUND,
@@ -1669,8 +1959,25 @@ impl Session {
         state: Option<DeliveryState>,
     ) {
         let Some(conn) = self.conn else { return };
-        // No outcome (or a transactional state, not supported): the deliveries stay held.
-        let outcome = match &state {
+        // A transactional acceptance acquires the deliveries for the transaction: they
+        // stay held until it is discharged. Other transactional outcomes apply at once.
+        let mut acquire_for = None;
+        let provisional = match &state {
+            Some(DeliveryState::Transactional { txn_id, outcome }) => {
+                match self.coordinator_of(txn_id) {
+                    Some(c) => {
+                        if matches!(outcome.as_deref(), Some(DeliveryState::Accepted)) {
+                            acquire_for = Some(c);
+                        }
+                        outcome.as_deref()
+                    }
+                    // Unknown: nothing is settled (the deliveries stay held).
+                    None => None,
+                }
+            }
+            other => other.as_ref(),
+        };
+        let outcome = match provisional {
             Some(DeliveryState::Accepted) => Some(Settlement::Accepted),
             Some(DeliveryState::Released) => Some(Settlement::Released),
             Some(DeliveryState::Modified {
@@ -1709,7 +2016,12 @@ impl Session {
                 if let Some(Link::Outbound { held, .. }) = self.links.get_mut(&link) {
                     *held -= 1;
                 }
-                if outcome == Settlement::Accepted {
+                if let Some(t) = acquire_for
+                    .and_then(|c| self.coordinators.get_mut(&c))
+                    .and_then(|c| c.open.as_mut())
+                {
+                    t.acquired.push(token);
+                } else if outcome == Settlement::Accepted {
                     self.accepted.push(token);
                 } else {
                     others.push(token);
@@ -1756,6 +2068,9 @@ impl Session {
     }
 
     fn on_detach(&mut self, link: LinkId) {
+        if self.coordinators.contains_key(&link) {
+            return self.detach_coordinator(link);
+        }
         let Some(l) = self.links.remove(&link) else {
             return;
         };
@@ -2005,6 +2320,12 @@ impl Session {
     /// (each link's unsettled messages return with its default outcome).
     fn finish(&mut self) {
         self.flush_accepts();
+        // Open transactions are backed out first, while their consumers still hold what
+        // they acquired (so it returns with BackoutCount + 1).
+        let coordinators: Vec<LinkId> = self.coordinators.keys().copied().collect();
+        for link in coordinators {
+            self.detach_coordinator(link);
+        }
         let links: Vec<LinkId> = self.links.keys().copied().collect();
         for link in links {
             self.on_detach(link);

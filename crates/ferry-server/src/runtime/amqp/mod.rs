@@ -19,6 +19,7 @@
 
 mod connection;
 mod outcome;
+mod transaction;
 
 pub use connection::AmqpShared;
 
