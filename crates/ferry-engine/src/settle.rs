@@ -114,6 +114,24 @@ impl QueueManager {
         result
     }
 
+    /// Removes the deliveries of `conn` a transaction acquired, for the commit that
+    /// ends it (AMQP transactional acquisition): [`QueueManager::settle_many`] with
+    /// `Accepted`, except that the call's reply waits for the Get records, since a
+    /// commit's answer promises the messages are gone for good (MQCMIT's promise).
+    pub fn settle_for_commit(
+        &mut self,
+        conn: ConnId,
+        tokens: &[DeliveryToken],
+        now: Timestamp,
+        fx: &mut Effects,
+    ) -> Result<(), SettleError> {
+        let r = self.settle_many(conn, tokens, Settlement::Accepted, now, fx);
+        if fx.has_log() {
+            fx.reply_waits();
+        }
+        r
+    }
+
     /// Applies `outcome` to held delivery `token`; false when there is no such
     /// delivery. A message whose queue was deleted is simply forgotten.
     pub(crate) fn settle_held(

@@ -127,6 +127,29 @@ fn held_then_accepted_persistent_message_writes_one_get_record() {
 }
 
 #[test]
+fn deliveries_removed_for_a_commit_wait_for_their_get_records() {
+    let mut h = logging_harness(&["Q"]);
+    let c = h.conn();
+    let o = h.open(c, "Q", IO);
+    put_p(&mut h, c, o, false, b"m");
+    take_log(&mut h);
+    let k =
+        h.qm.consume(c, o, ConsumeSpec::new(ConsumeMode::Unsettled))
+            .unwrap();
+    let t = h.t();
+    h.qm.add_credit(c, k, 1, t, &mut h.fx).unwrap();
+    let d = delivered(&mut h);
+    h.qm.settle_for_commit(c, &[d[0].0.unwrap()], t, &mut h.fx)
+        .unwrap();
+    assert!(
+        h.fx.reply_needs_durable(),
+        "the commit's answer waits for the Get record"
+    );
+    assert_eq!(kinds(&take_log(&mut h)), [kind::GET]);
+    assert_eq!(h.depth("Q"), 0);
+}
+
+#[test]
 fn settled_delivery_of_a_persistent_message_waits_for_its_get_record() {
     let mut h = logging_harness(&["Q"]);
     let c = h.conn();

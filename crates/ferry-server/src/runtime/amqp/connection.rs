@@ -1222,7 +1222,7 @@ impl Session {
             } else {
                 // Deliveries whose consumer ended meanwhile were returned already: an
                 // unknown token is not an error of the commit.
-                let _ = e.settle_many(consumer_conn, &txn.acquired, Settlement::Accepted, now, fx);
+                let _ = e.settle_for_commit(consumer_conn, &txn.acquired, now, fx);
                 e.commit(conn, now, fx)
             }
         });
