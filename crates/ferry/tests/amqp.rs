@@ -2028,6 +2028,15 @@ fn a_committed_transaction_publishes_its_sends_and_removes_its_receives() {
         Err(NO_MSG_AVAILABLE),
         "an uncommitted send is not visible"
     );
+    // The transacted session is a connection of its own, on the AMQP channel, with the
+    // unit of work open.
+    let shown = mqsc_ok(&qm, "DISPLAY CONN(*) WHERE(UOWSTATE EQ ACTIVE) CHANNEL");
+    assert_eq!(attrs(&shown, "CONN").len(), 1, "{shown}");
+    assert_eq!(
+        attr(&shown, "CHANNEL").as_deref(),
+        Some("SYSTEM.DEF.AMQP"),
+        "{shown}"
+    );
 
     assert_eq!(
         c.discharge(coordinator, &txn, false),
@@ -2040,6 +2049,8 @@ fn a_committed_transaction_publishes_its_sends_and_removes_its_receives() {
         "the committed send is visible"
     );
     wait_depth(&qm, "TX.IN", 0);
+    let shown = mqsc_ok(&qm, "DISPLAY CONN(*) WHERE(UOWSTATE EQ ACTIVE)");
+    assert!(attrs(&shown, "CONN").is_empty(), "committed: {shown}");
     let again = c.discharge(coordinator, &txn, false);
     assert_eq!(
         rejection(&again).as_deref(),
