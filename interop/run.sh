@@ -125,6 +125,8 @@ fi
 if [ "$mode" = ferry ] && [ $run_jms = 1 ]; then
   echo; echo "== JMS load generator smoke test (bench/jms-load)"
   t0=$(date +%s); pass[load]=0; fail[load]=0; skip[load]=0
+  # The Qpid JMS suite restarts the queue manager (BrokerLifecycleTest): its pid now.
+  FERRY_QM_PID="$(cat "$FERRY_HOME/qmgrs/QMI/run/qm.pid")"
   for p in "" --persistent; do
     out="$(timeout 60 "$root/bench/jms-load/run.sh" rr --url "$AMQP_URL" --broker ferry --clients 2 \
            --warmup 0.5 --secs 1 --broker-pid "$FERRY_QM_PID" $p 2>&1)"; rc=$?
