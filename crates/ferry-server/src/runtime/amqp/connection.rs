@@ -1158,33 +1158,17 @@ impl Session {
                 Some(owner) => self.discharge(owner, fail),
             },
         };
-        let action = Action::Settle {
-            session: link.session(),
-            delivery_id,
-            state,
-        };
-        match hold {
-            // A pre-settled control message is done: nobody waits for an answer.
-            _ if settled => {}
-            ReplyHold::Now => self.shared.push(&self.server, 0, action),
-            ReplyHold::Until(lsn) => self.shared.push(&self.server, lsn, action),
-            ReplyHold::Fail => self.shared.push(
-                &self.server,
-                0,
-                Action::Settle {
-                    session: link.session(),
-                    delivery_id,
-                    state: rejected(error_of(
-                        ReasonCode::ResourceProblem,
-                        "the commit could not be logged",
-                    )),
-                },
-            ),
+        // A pre-settled control message is done: nobody waits for an answer.
+        if !settled {
+            self.settle_received(
+                link,
+                delivery_id,
+                state,
+                hold,
+                "the commit could not be logged",
+            );
         }
-        if self.amqp.credit_outstanding(link) < SENDER_CREDIT / 2 {
-            let top_up = SENDER_CREDIT - self.amqp.credit_outstanding(link);
-            let _ = self.amqp.grant_credit(link, top_up);
-        }
+        self.top_up_credit(link);
     }
 
     /// The coordinator link whose open transaction is `txn_id`.
@@ -1571,33 +1555,48 @@ impl Session {
             c.last_message_ms.set(Some(now));
         }
         if !settled {
-            let action = Action::Settle {
-                session: link.session(),
+            self.settle_received(
+                link,
                 delivery_id,
                 state,
-            };
-            match hold {
-                ReplyHold::Now => self.shared.push(&self.server, 0, action),
-                ReplyHold::Until(lsn) => self.shared.push(&self.server, lsn, action),
-                ReplyHold::Fail => self.shared.push(
-                    &self.server,
-                    0,
-                    Action::Settle {
-                        session: link.session(),
-                        delivery_id,
-                        state: rejected(error_of(
-                            ReasonCode::ResourceProblem,
-                            "the message could not be logged",
-                        )),
-                    },
-                ),
-            }
+                hold,
+                "the message could not be logged",
+            );
         }
+        self.top_up_credit(link);
+        true
+    }
+
+    /// Answers the client's transfer `delivery_id` on `link` with `state`, once the log
+    /// is durable as `hold` says; when its records could not be logged, rejected with
+    /// 2102 and `unlogged`.
+    fn settle_received(
+        &self,
+        link: LinkId,
+        delivery_id: u32,
+        state: DeliveryState,
+        hold: ReplyHold,
+        unlogged: &str,
+    ) {
+        let (lsn, state) = match hold {
+            ReplyHold::Now => (0, state),
+            ReplyHold::Until(lsn) => (lsn, state),
+            ReplyHold::Fail => (0, rejected(error_of(ReasonCode::ResourceProblem, unlogged))),
+        };
+        let action = Action::Settle {
+            session: link.session(),
+            delivery_id,
+            state,
+        };
+        self.shared.push(&self.server, lsn, action);
+    }
+
+    /// Grants the sender on `link` credit again once half of it is used.
+    fn top_up_credit(&mut self, link: LinkId) {
         if self.amqp.credit_outstanding(link) < SENDER_CREDIT / 2 {
             let top_up = SENDER_CREDIT - self.amqp.credit_outstanding(link);
             let _ = self.amqp.grant_credit(link, top_up);
         }
-        true
     }
 
     /// Whether a persistent put of `bytes` may run now (see `Server::log_room`): a transfer
