@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# System calls, context switches and CPU of the queue manager per RR-CC round trip, in
+# the one-connection-per-application shape of JMS and AMQP applications (issue: the cost
+# of a connection). Counts are what the machine's noise does not move; CPU is quoted too.
+#
+#   bench/syscalls-rr.sh [--ferry PATH] [--protocol amqp|native] [--clients N]
+#                        [--persistent] [--shared] [-- MORE ferry perf OPTIONS]
+#
+# The queue manager runs from PATH (default target/release/ferry); `ferry perf rr-cc`
+# (2 KB, N requesters, 25 s after 3 s of warm-up) drives it over TCP: AMQP with one
+# connection per application (--sessions-per-connection 1) and a reply queue per requester,
+# native with SHARECNV 1 (--shared: 10 applications per connection, the default shape).
+# `perf stat` counts the server's system calls (by kind), context switches and task clock
+# for 15 s in the middle of the step; round trips in that window = the step's rate x 15.
+# Prints one line:
+#   SYSCALLS ferry=... protocol=... clients=... rate=... syscalls_per_rt=...
+#            recv_per_rt=... send_per_rt=... epoll_per_rt=... cs_per_rt=... cpu_us_per_rt=...
+# Needs perf (linux-tools) with tracepoints readable (perf_event_paranoid <= 2 as root).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+ferry="$root/target/release/ferry"
+protocol=amqp
+persistent=()
+clients=64
+shared=0
+extra=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --ferry) ferry=$2; shift 2 ;;
+    --protocol) protocol=$2; shift 2 ;;
+    --persistent) persistent=(--persistent); shift ;;
+    --clients) clients=$2; shift 2 ;;
+    --shared) shared=1; shift ;;
+    --) shift; extra=("$@"); break ;;
+    *) echo "unknown argument: $1" >&2; exit 2 ;;
+  esac
+done
+command -v perf >/dev/null || { echo "perf is needed (apt-get install linux-tools-generic)" >&2; exit 2; }
+work=$(mktemp -d)
+export FERRY_HOME="$work/home"
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+port=$(free_port)
+aport=$(free_port)
+qm=QMSC
+cleanup() {
+  "$ferry" stop -i "$qm" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+"$ferry" create "$qm" -p "$port" --amqp-port "$aport" >/dev/null
+"$ferry" start "$qm" >/dev/null
+pid=$(cat "$FERRY_HOME/qmgrs/$qm/run/qm.pid")
+{ for i in $(seq 1 10); do echo "DEFINE QLOCAL(REQUEST.$i)"; done
+  echo "DEFINE QLOCAL(REPLY)"
+  for i in $(seq 1 "$clients"); do echo "DEFINE QLOCAL(REPLY.$i)"; done; } \
+  | "$ferry" mqsc "$qm" >/dev/null
+if [ "$protocol" = amqp ]; then
+  target=(--protocol amqp --url "amqp://localhost:$aport" --server-pid "$pid")
+  if [ "$shared" = 1 ]; then
+    target+=(--sessions-per-connection 10)
+  else
+    target+=(--sessions-per-connection 1 --reply-queues per-requester)
+  fi
+else
+  target=(--connect "localhost($port)" --qmgr "$qm")
+  [ "$shared" = 1 ] || target+=(--sharecnv 1)
+fi
+window=15
+"$ferry" perf rr-cc "${target[@]}" "${persistent[@]}" "${extra[@]}" --sizes 2KB --clients "$clients" \
+  --secs 25 --warmup 3 --json "$work/perf.json" --out "$work/perf" >"$work/perf.txt" 2>&1 &
+perf_pid=$!
+sleep 8
+perf stat -x, -o "$work/stat.csv" -p "$pid" \
+  -e raw_syscalls:sys_enter,syscalls:sys_enter_recvfrom,syscalls:sys_enter_read \
+  -e syscalls:sys_enter_sendto,syscalls:sys_enter_write,syscalls:sys_enter_writev \
+  -e syscalls:sys_enter_epoll_wait,syscalls:sys_enter_io_uring_enter \
+  -e context-switches,task-clock -- sleep "$window" >/dev/null 2>&1
+wait "$perf_pid" || { cat "$work/perf.txt" >&2; exit 1; }
+python3 - "$work/stat.csv" "$work/perf.json" "$ferry" "$protocol" "$clients" "$window" "${#persistent[@]}" "$shared" <<'PY'
+import json, sys
+stat, perf, ferry, protocol, clients, window, persistent, shared = sys.argv[1:]
+counts = {}
+for line in open(stat):
+    parts = line.strip().split(",")
+    if len(parts) < 3 or not parts[0] or parts[0].startswith("#"):
+        continue
+    try:
+        counts[parts[2]] = float(parts[0])
+    except ValueError:
+        counts[parts[2]] = 0.0
+run = json.load(open(perf))
+def find_rate(o):
+    if isinstance(o, dict):
+        for k in ("round_trips_per_sec", "rate", "msgs_per_sec"):
+            if k in o and isinstance(o[k], (int, float)):
+                return o[k]
+        for v in o.values():
+            r = find_rate(v)
+            if r:
+                return r
+    if isinstance(o, list):
+        for v in o:
+            r = find_rate(v)
+            if r:
+                return r
+    return None
+rate = find_rate(run)
+rts = rate * float(window)
+c = lambda k: counts.get(k, 0.0)
+recv = c("syscalls:sys_enter_recvfrom") + c("syscalls:sys_enter_read")
+send = c("syscalls:sys_enter_sendto") + c("syscalls:sys_enter_write") + c("syscalls:sys_enter_writev")
+print("SYSCALLS ferry=%s protocol=%s shape=%s persistent=%s clients=%s rate=%.0f syscalls_per_rt=%.2f "
+      "recv_per_rt=%.2f send_per_rt=%.2f epoll_per_rt=%.2f uring_per_rt=%.2f cs_per_rt=%.2f cpu_us_per_rt=%.1f" % (
+    ferry, protocol, "shared" if shared == "1" else "one-per-app", persistent, clients, rate,
+    c("raw_syscalls:sys_enter") / rts, recv / rts, send / rts,
+    c("syscalls:sys_enter_epoll_wait") / rts, c("syscalls:sys_enter_io_uring_enter") / rts,
+    c("context-switches") / rts, c("task-clock") * 1000.0 / rts))
+PY
