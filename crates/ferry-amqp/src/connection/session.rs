@@ -504,6 +504,31 @@ impl Connection {
         Ok(())
     }
 
+    /// Accepts and settles delivery `delivery_id` the peer sent on `session`, as
+    /// [`Connection::disposition`] would, but with the next frame the connection sends
+    /// rather than at once: a peer that is about to be sent something gets both in one
+    /// write. The caller bounds the wait ([`Connection::send_deferred_accepts`]).
+    /// Consecutive ids become one disposition.
+    pub fn accept_with_next_frame(
+        &mut self,
+        session: SessionId,
+        delivery_id: u32,
+    ) -> Result<(), ConnectionError> {
+        self.live_session(session)?;
+        self.output.defer_accept(session.0, delivery_id);
+        Ok(())
+    }
+
+    /// True while acceptances wait for the next frame.
+    pub fn has_deferred_accepts(&self) -> bool {
+        self.output.has_deferred()
+    }
+
+    /// Sends the acceptances waiting for the next frame now.
+    pub fn send_deferred_accepts(&mut self) {
+        self.output.release_deferred();
+    }
+
     /// Sends transfers that waited for the peer's window.
     pub(super) fn flush_session(&mut self, channel: u16) {
         let max_frame = self.max_frame_size();

@@ -568,6 +568,75 @@ fn dispositions_settle_ranges_and_unsettled_deliveries_are_reported_on_detach() 
 }
 
 #[test]
+fn deferred_acceptances_go_out_ahead_of_the_next_frame_or_when_sent() {
+    let (mut p, l) = linked(Config::default(), Config::default());
+    p.server.grant_credit(l.s_recv, 10).unwrap();
+    p.client.grant_credit(l.c_recv, 10).unwrap();
+    p.pump();
+    for i in 0..3 {
+        p.client
+            .send_bytes(l.c_send, tag(i), false, 0, Bytes::from_static(b"request"))
+            .unwrap();
+    }
+    p.pump();
+    let received: Vec<u32> = messages(&p.sev).iter().map(|m| m.0).collect();
+    assert_eq!(received, [0, 1, 2]);
+    p.cev.clear();
+    for id in received {
+        p.server
+            .accept_with_next_frame(l.s_recv.session(), id)
+            .unwrap();
+    }
+    // Nothing goes out for them alone...
+    assert!(p.server.has_deferred_accepts());
+    assert!(!p.server.wants_write());
+    p.pump();
+    assert!(p.cev.is_empty(), "{:?}", p.cev);
+    // ...they ride ahead of the next frame, as one disposition for the run.
+    p.server
+        .send_bytes(l.s_send, tag(0), true, 0, Bytes::from_static(b"reply"))
+        .unwrap();
+    assert!(!p.server.has_deferred_accepts());
+    p.pump();
+    assert_eq!(
+        p.cev.iter().map(kind).collect::<Vec<_>>(),
+        ["Disposition", "Message"]
+    );
+    assert!(matches!(
+        &p.cev[0],
+        Event::Disposition {
+            role: Role::Receiver,
+            first: 0,
+            last: 2,
+            settled: true,
+            state: Some(DeliveryState::Accepted),
+            ..
+        }
+    ));
+    // With nothing to ride on, the caller sends them.
+    p.cev.clear();
+    p.client
+        .send_bytes(l.c_send, tag(3), false, 0, Bytes::from_static(b"request"))
+        .unwrap();
+    p.pump();
+    p.server
+        .accept_with_next_frame(l.s_recv.session(), 3)
+        .unwrap();
+    p.server.send_deferred_accepts();
+    assert!(p.server.wants_write());
+    p.pump();
+    assert!(matches!(
+        p.cev[..],
+        [Event::Disposition {
+            first: 3,
+            last: 3,
+            settled: true,
+            ..
+        }]
+    ));
+}
+
+#[test]
 fn a_peer_close_reports_every_link_with_its_unsettled_deliveries() {
     let (mut p, l) = linked(Config::default(), Config::default());
     p.client.grant_credit(l.c_recv, 10).unwrap();
