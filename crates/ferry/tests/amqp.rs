@@ -1771,6 +1771,67 @@ fn a_client_that_does_not_read_stops_its_deliveries() {
     drop(c);
 }
 
+/// Issue 20, the cost of a connection: a requester (a connection that sends and also
+/// receives) is told its non-persistent request was accepted with its reply, in one
+/// write, not in a write of its own; a client that waits for its acceptances with
+/// nothing else coming (a synchronous send on a consuming connection) still gets each,
+/// within AmqpAcceptDelay, and at once after it was seen waiting twice.
+#[test]
+fn a_requester_hears_of_its_accepted_request_with_the_reply() {
+    let qm = start_with_limits("AMQP.ACCEPTLATER", &[("AmqpAcceptDelay", "1000")]);
+    mqsc_ok(&qm, "DEFINE QLOCAL(REQUEST)");
+    mqsc_ok(&qm, "DEFINE QLOCAL(REPLY)");
+    mqsc_ok(&qm, "DEFINE QLOCAL(IDLE)");
+    let mut requester = AmqpTestClient::connect(&qm, "itest-requester");
+    let replies = requester.attach_receiver("REPLY", 10);
+    let requests = requester.attach_sender("REQUEST");
+    let mut responder = AmqpTestClient::connect(&qm, "itest-responder");
+    let inbox = responder.attach_receiver("REQUEST", 10);
+    let answers = responder.attach_sender("REPLY");
+    for round in 0..3 {
+        let id = requester.send(requests, &data_message(&format!("request {round}"), false));
+        let (got, _, m) = responder.receive(inbox);
+        assert_eq!(data_text(&m), format!("request {round}"));
+        // The request went through; its acceptance waits for the requester's next frame.
+        requester.pump();
+        assert!(
+            !requester
+                .events
+                .iter()
+                .any(|e| matches!(e, Event::Disposition { .. })),
+            "round {round}: no acceptance alone before the reply: {:?}",
+            requester.events
+        );
+        responder.send(answers, &data_message(&format!("reply {round}"), false));
+        responder.accept(got);
+        let (_, _, reply) = requester.receive(replies);
+        assert_eq!(data_text(&reply), format!("reply {round}"));
+        assert_eq!(
+            requester.outcome(id),
+            Some(DeliveryState::Accepted),
+            "round {round}: the request was accepted, told with the reply"
+        );
+    }
+    // A synchronous sender on a connection that also consumes (from a queue with
+    // nothing for it): each send is answered, the first ones after the delay.
+    let mut waiter = AmqpTestClient::connect(&qm, "itest-sync-sender");
+    let _idle = waiter.attach_receiver("IDLE", 10);
+    let out = waiter.attach_sender("REQUEST");
+    for n in 0..4 {
+        waiter.send_accepted(out, &data_message(&format!("sync {n}"), false));
+    }
+    let began = Instant::now();
+    waiter.send_accepted(out, &data_message("sync 4", false));
+    assert!(
+        began.elapsed() < Duration::from_millis(900),
+        "a client seen waiting is answered at once, not after AmqpAcceptDelay: {:?}",
+        began.elapsed()
+    );
+    requester.close();
+    responder.close();
+    waiter.close();
+}
+
 /// Issue 18, time limits: a socket that connects and says nothing is closed after
 /// HandshakeTimeout (qm.ini Limits), whatever HBINT is.
 #[test]

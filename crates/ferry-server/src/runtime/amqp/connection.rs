@@ -123,6 +123,14 @@ pub enum Action {
         /// Accepted or rejected.
         state: DeliveryState,
     },
+    /// Accept and settle a transfer the client sent, with the next frame that goes to
+    /// it (or after AmqpAcceptDelay): see `Session::accepts_may_wait`.
+    AcceptLater {
+        /// Its session.
+        session: SessionId,
+        /// Its delivery id.
+        delivery_id: u32,
+    },
     /// A consumer ended in the engine (its queue was deleted): detach its link.
     Cancelled {
         /// The consumer.
@@ -501,6 +509,13 @@ struct Session {
     dead_letter_hobj: Option<(String, Hobj)>,
     /// Coordinator links (AMQP transactions), each with its own engine connection.
     coordinators: HashMap<LinkId, Coordinator>,
+    /// When the acceptances waiting for the next frame go out anyway (AmqpAcceptDelay).
+    accepts_due: Option<tokio::time::Instant>,
+    /// Times in a row the acceptances went out at `accepts_due`, with no frame to ride on.
+    accepts_timed_out: u32,
+    /// The client waited for its acceptances (they went out at `accepts_due` twice in a
+    /// row): from then on each is sent at once.
+    accepts_at_once: bool,
     /// The next transaction id (ids are unique within the connection).
     next_txn: u64,
     /// Who connected, for the engine connections coordinators make.
@@ -590,6 +605,9 @@ pub async fn serve(
         partial_since: None,
         dead_letter_hobj: None,
         coordinators: HashMap::new(),
+        accepts_due: None,
+        accepts_timed_out: 0,
+        accepts_at_once: false,
         next_txn: 1,
         conn_info: None,
     };
@@ -631,6 +649,7 @@ impl Session {
             let next_tick = self.amqp.tick(now, &mut self.events);
             self.handle_events();
             self.pump_deliveries();
+            self.watch_deferred_accepts();
             self.server.end_batch();
             let wrote = self.amqp.wants_write();
             if wrote {
@@ -668,6 +687,7 @@ impl Session {
             let wake_at = [
                 tick_at,
                 self.batch_due,
+                self.accepts_due,
                 self.handshake_deadline(),
                 partial_due,
             ]
@@ -714,6 +734,9 @@ impl Session {
                     let now = tokio::time::Instant::now();
                     if self.batch_due.is_some_and(|t| t <= now) {
                         self.flush_accepts();
+                    }
+                    if self.accepts_due.is_some_and(|t| t <= now) {
+                        self.send_overdue_accepts();
                     }
                     if self.handshake_deadline().is_some_and(|t| t <= now) {
                         // Never opened: free the socket (and its MAXINST place).
@@ -1555,16 +1578,65 @@ impl Session {
             c.last_message_ms.set(Some(now));
         }
         if !settled {
-            self.settle_received(
-                link,
-                delivery_id,
-                state,
-                hold,
-                "the message could not be logged",
-            );
+            if matches!((&state, &hold), (DeliveryState::Accepted, ReplyHold::Now))
+                && self.accepts_may_wait()
+            {
+                let action = Action::AcceptLater {
+                    session: link.session(),
+                    delivery_id,
+                };
+                self.shared.push(&self.server, 0, action);
+            } else {
+                self.settle_received(
+                    link,
+                    delivery_id,
+                    state,
+                    hold,
+                    "the message could not be logged",
+                );
+            }
         }
         self.top_up_credit(link);
         true
+    }
+
+    /// Whether the acceptance of a transfer that needs no log may wait for the next frame
+    /// to the client: only on a connection that consumes too (so a frame will come: the
+    /// next message, as for a requester its reply and for a responder its next request),
+    /// unless AmqpAcceptDelay is 0 or the client was seen to wait for its acceptances. A
+    /// producer-only connection, a persistent message (answered once logged) and a
+    /// transaction's work (answered by the discharge) are answered at once.
+    fn accepts_may_wait(&self) -> bool {
+        self.limits.amqp_accept_delay_ms > 0 && !self.accepts_at_once && !self.consumers.is_empty()
+    }
+
+    /// Starts the AmqpAcceptDelay clock when acceptances wait for the next frame, and
+    /// stops it once they went with one.
+    fn watch_deferred_accepts(&mut self) {
+        if self.amqp.has_deferred_accepts() {
+            if self.accepts_due.is_none() {
+                self.accepts_due = Some(
+                    tokio::time::Instant::now()
+                        + Duration::from_millis(self.limits.amqp_accept_delay_ms),
+                );
+            }
+        } else if self.accepts_due.take().is_some() {
+            // They rode on a frame: the client is not waiting for them.
+            self.accepts_timed_out = 0;
+        }
+    }
+
+    /// AmqpAcceptDelay passed with no frame to the client: the acceptances go alone.
+    /// Twice in a row means the client waits for them (a synchronous send on a
+    /// connection that also consumes): answer it at once from now on.
+    fn send_overdue_accepts(&mut self) {
+        self.accepts_due = None;
+        self.amqp.send_deferred_accepts();
+        self.accepts_timed_out += 1;
+        if self.accepts_timed_out >= 2 {
+            self.accepts_at_once = true;
+        }
+        debug_assert!(!self.amqp.has_deferred_accepts());
     }
 
     /// Answers the client's transfer `delivery_id` on `link` with `state`, once the log
@@ -2153,6 +2225,12 @@ impl Session {
                         true,
                         Some(state),
                     );
+                }
+                Action::AcceptLater {
+                    session,
+                    delivery_id,
+                } => {
+                    let _ = self.amqp.accept_with_next_frame(session, delivery_id);
                 }
                 Action::Deliver {
                     consumer,
