@@ -15,6 +15,7 @@ pub mod object;
 pub mod options;
 pub mod properties;
 pub mod reason;
+pub mod report;
 
 pub use descriptor::{CorrelId, MessageDescriptor, MsgId};
 pub use fixed::FixedStr;

@@ -186,6 +186,8 @@ reason_codes! {
     UnknownObjectName = 2085, "MQRC_UNKNOWN_OBJECT_NAME", false;
     /// The object's queue manager is not known.
     UnknownObjectQMgr = 2086, "MQRC_UNKNOWN_OBJECT_Q_MGR", false;
+    /// The remote queue manager is not known (a report to another queue manager).
+    UnknownRemoteQMgr = 2087, "MQRC_UNKNOWN_REMOTE_Q_MGR", false;
     /// The wait interval is not valid.
     WaitIntervalError = 2090, "MQRC_WAIT_INTERVAL_ERROR", false;
     /// The object already exists.
