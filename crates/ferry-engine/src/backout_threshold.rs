@@ -14,6 +14,10 @@
 //! 3. else it stays on its queue, and the error log says why, once per queue
 //!    ([`crate::Effect::BackoutRequeueFailed`]).
 //!
+//! A message whose Report has MQRO_DISCARD_MSG is discarded instead of step 2. A message
+//! dead-lettered or discarded so gets its exception report (Feedback 2362) if it asks for
+//! one, as MQ's JMS classes make it; a move to BOQNAME is a delivery and makes none.
+//!
 //! A persistent message's move is logged as a unit of work of its own (the get from
 //! its queue, the put to the new one, the commit), in the same record buffer as the
 //! backout that raised its count: a crash keeps exactly one copy, on one queue or the
@@ -25,6 +29,7 @@ use crate::journal::LogRecord;
 use crate::objects::QueueId;
 use crate::qmgr::QueueManager;
 use crate::queue::{MsgState, StoredMsg};
+use crate::report::ReportUow;
 use bytes::Bytes;
 use ferry_mqi::dead_letter::{
     DeadLetterHeader, APPL_TYPE_QMGR, DEAD_LETTER_HEADER_LEN, FORMAT_DEAD_LETTER_HEADER,
@@ -63,10 +68,23 @@ impl QueueManager {
         };
         let mut refused = ReasonCode::UnknownObjectName;
         if !boq.is_empty() {
-            match self.requeue_to(qid, &source, &boq, &msg, msg.md, body.clone(), now, fx) {
+            match self.requeue_to(
+                qid,
+                &source,
+                &boq,
+                &msg,
+                msg.md,
+                body.clone(),
+                false,
+                now,
+                fx,
+            ) {
                 Ok(()) => return,
                 Err(r) => refused = r,
             }
+        }
+        if ferry_mqi::report::discard_when_undeliverable(&msg.md) {
+            return self.discard_backed_out(&source, msg, now, fx);
         }
         let dlq = self.qmgr.dead_letter_q.trim().to_string();
         if !dlq.is_empty() {
@@ -84,7 +102,7 @@ impl QueueManager {
             let mut md = msg.md;
             md.format = FORMAT_DEAD_LETTER_HEADER;
             let dl_body = Bytes::from(dl_body);
-            match self.requeue_to(qid, &source, &dlq, &msg, md, dl_body, now, fx) {
+            match self.requeue_to(qid, &source, &dlq, &msg, md, dl_body, true, now, fx) {
                 Ok(()) => return,
                 Err(r) => refused = r,
             }
@@ -114,7 +132,8 @@ impl QueueManager {
     }
 
     /// Puts a copy of `msg` (descriptor `md`, body `body`) on queue `target` and logs
-    /// the move from `source` as one unit of work. Nothing changes when it is refused.
+    /// the move from `source` as one unit of work, with the exception report of a
+    /// message `dead_lettered`. Nothing changes when it is refused.
     #[allow(clippy::too_many_arguments)]
     fn requeue_to(
         &mut self,
@@ -124,6 +143,7 @@ impl QueueManager {
         msg: &StoredMsg,
         md: ferry_mqi::MessageDescriptor,
         body: Bytes,
+        dead_lettered: bool,
         now: Timestamp,
         fx: &mut Effects,
     ) -> Result<(), ReasonCode> {
@@ -172,19 +192,25 @@ impl QueueManager {
             state: MsgState::Available,
         };
         lq.last_put_ms = Some(now.0);
+        let mut uow = ReportUow::Outside;
         if logging && persistent {
-            let uow = self.next_uow;
-            self.next_uow = self.next_uow.wrapping_add(1);
-            fx.log(LogRecord::put(Some(uow), target, &moved.logged()?));
-            fx.log(LogRecord::get(Some(uow), source, msg.key.seq));
-            fx.log(LogRecord::end_uow(uow, true));
-            fx.reply_waits();
+            let id = Self::own_uow_id(&mut self.next_uow);
+            fx.log(LogRecord::put(Some(id), target, &moved.logged()?));
+            fx.log(LogRecord::get(Some(id), source, msg.key.seq));
+            uow = ReportUow::Own(id);
         }
         debug_assert!(self
             .queues
             .get(from)
             .and_then(|e| e.local.as_ref())
             .is_none_or(|lq| lq.store.get(msg.key.seq).is_none()));
+        if dead_lettered {
+            // Not delivered: an exception report, in the move's unit of work.
+            self.report_backout_exception(msg, uow, now, fx);
+        } else if let ReportUow::Own(id) = uow {
+            fx.log(LogRecord::end_uow(id, true));
+            fx.reply_waits();
+        }
         self.place(tid, moved, now, fx);
         Ok(())
     }

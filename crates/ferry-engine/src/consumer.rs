@@ -474,8 +474,12 @@ impl QueueManager {
                 };
                 t.deliver_taken(consumer, lq, msg, &mut at, fx);
             }
+            if !lq.store.expired_for_report.is_empty() {
+                self.expired_to_report.push(queue);
+            }
             Ok(())
         })();
+        self.report_expired_met(now, fx);
         self.debug_check();
         result
     }

@@ -83,6 +83,19 @@ pub enum Effect {
         /// Why the last move was refused.
         reason: ReasonCode,
     },
+    /// A report message (COA, COD, expiration, exception) could be put neither to the
+    /// ReplyToQ of the message it is about nor to DEADQ, and was discarded: the server
+    /// writes it to the error log.
+    ReportDiscarded {
+        /// The ReplyToQ it was going to.
+        reply_to_q: String,
+        /// The ReplyToQMgr it was going to (blank: this queue manager).
+        reply_to_qmgr: String,
+        /// The report's Feedback (an MQFB code, or the reason of an exception).
+        feedback: i32,
+        /// Why the last put was refused.
+        reason: ReasonCode,
+    },
 }
 
 /// Which definition a [`Effect::CatalogueChanged`] is about. The server reads its new

@@ -4,7 +4,10 @@
 //! discarding expired messages it meets; a handle opened with a selector
 //! ([`crate::MessageFilter`]) gets the first of those candidates the selector selects. With no message and MQGMO_WAIT the connection
 //! becomes a waiter on the queue (the `waiters` module); a later put, commit or backout
-//! hands a fitting message straight to it as [`crate::Effect::GetCompleted`].
+//! hands a fitting message straight to it as [`crate::Effect::GetCompleted`]. A
+//! destructive get of a message that asks for confirm on delivery makes its report in
+//! the get's unit of work; expired messages met make their expiration reports
+//! (`crate::report`).
 
 use crate::clock::Timestamp;
 use crate::connection::{ConnId, HandleTarget, Hobj, PendingGet};
@@ -12,11 +15,13 @@ use crate::effects::Effects;
 use crate::journal::LogRecord;
 use crate::qmgr::QueueManager;
 use crate::queue::{Criteria, MsgState, StoredMsg};
+use crate::report::{wants_cod, Original, ReportUow};
 use crate::selection::{find_next, selected};
 use crate::uow::UowEntry;
 use crate::waiters::Waiter;
 use bytes::Bytes;
 use ferry_mqi::descriptor::NONE_ID;
+use ferry_mqi::report::ReportKind;
 use ferry_mqi::{
     GetOptionFlags, GetOptions, MatchOptions, MessageDescriptor, MqError, OpenOptions, ReasonCode,
 };
@@ -206,11 +211,13 @@ impl QueueManager {
         self.debug_check();
         #[allow(clippy::redundant_closure_call)]
         let result = (|| -> GetOutcome {
-            match self.get_inner(conn, hobj, md, gmo, max_len, now, fx) {
+            let outcome = match self.get_inner(conn, hobj, md, gmo, max_len, now, fx) {
                 Ok(Some(r)) => GetOutcome::Done(r),
                 Ok(None) => GetOutcome::Waiting,
                 Err(e) => GetOutcome::Done(Err(e.into())),
-            }
+            };
+            self.report_expired_met(now, fx);
+            outcome
         })();
         self.debug_check();
         result
@@ -284,6 +291,9 @@ impl QueueManager {
                 selected(selection.as_ref(), m)
             })
         };
+        if !lq.store.expired_for_report.is_empty() {
+            self.expired_to_report.push(local);
+        }
 
         let Some(key) = found else {
             if !opts.contains(GetOptionFlags::WAIT) || gmo.wait_interval == 0 {
@@ -337,8 +347,26 @@ impl QueueManager {
         if sync && c.uow.len() >= max_uncommitted {
             return Err(ReasonCode::SyncpointLimitReached.into());
         }
+        let cod = if wants_cod(&msg.md) {
+            Some((msg.md, msg.expires_at))
+        } else {
+            None
+        };
+        let mut report_uow = match sync {
+            true => ReportUow::Syncpoint(conn),
+            false => ReportUow::Outside,
+        };
         if logging && persistent {
-            let uow = sync.then(|| c.uow.log_id(&mut self.next_uow));
+            let uow = if sync {
+                Some(c.uow.log_id(&mut self.next_uow))
+            } else if cod.is_some() {
+                // The get and its report: one unit of work of their own.
+                let id = Self::own_uow_id(&mut self.next_uow);
+                report_uow = ReportUow::Own(id);
+                Some(id)
+            } else {
+                None
+            };
             fx.log(LogRecord::get(uow, &entry.def.name, key.seq));
             if !sync {
                 fx.reply_waits();
@@ -357,6 +385,14 @@ impl QueueManager {
             lq.store.remove(key.seq);
         }
         lq.last_get_ms = Some(now.0);
+        if let Some((md, expires_at)) = cod {
+            let original = Original {
+                md: &md,
+                body: &body,
+                expires_at,
+            };
+            self.send_report(ReportKind::Cod, original, report_uow, now, fx);
+        }
         Ok(Some(got))
     }
 }

@@ -7,7 +7,9 @@
 //! `consumer` for the fairness rule): a waiting get completes
 //! ([`crate::Effect::GetCompleted`]), a consumer receives it ([`crate::Effect::Delivered`]).
 //! Browse waiters see it and pass it on. With no taker it is stored as available. A
-//! message never enters the queue when someone is waiting for it.
+//! message never enters the queue when someone is waiting for it. A waiting get's
+//! confirm-on-delivery report and an expired message's expiration report are made
+//! here too (`crate::report`).
 
 use crate::body::Body;
 use crate::clock::Timestamp;
@@ -17,7 +19,9 @@ use crate::journal::LogRecord;
 use crate::objects::QueueId;
 use crate::qmgr::QueueManager;
 use crate::queue::{MsgState, StoredMsg};
+use crate::report::{wants_cod, Original, ReportUow};
 use crate::uow::UowEntry;
+use ferry_mqi::report::ReportKind;
 use ferry_mqi::{MqError, ReasonCode};
 use ferry_objects::queue::Enablement;
 
@@ -33,6 +37,10 @@ impl QueueManager {
     ) {
         let max_uncommitted = self.qmgr.max_uncommitted_msgs.max(0) as usize;
         let logging = self.logging;
+        if msg.expired(now) {
+            self.report_expired(qid, &msg, now, fx);
+            return;
+        }
         let Some(entry) = self.queues.get_mut(qid) else {
             return;
         };
@@ -41,9 +49,6 @@ impl QueueManager {
         let Some(lq) = entry.local.as_mut() else {
             return;
         };
-        if msg.expired(now) {
-            return;
-        }
         // Whoever takes it may return it: its body comes back into memory first
         // (`crate::body`). If it cannot be read, the message stays on the queue.
         let body = match msg.body.load() {
@@ -134,8 +139,26 @@ impl QueueManager {
                 continue;
             }
             lq.last_get_ms = Some(now.0);
+            let cod = if wants_cod(&msg.md) {
+                Some((msg.md, msg.expires_at))
+            } else {
+                None
+            };
+            let mut report_uow = match sync {
+                true => ReportUow::Syncpoint(w.conn),
+                false => ReportUow::Outside,
+            };
             if logging && msg.md.is_persistent() {
-                let uow = sync.then(|| c.uow.log_id(&mut self.next_uow));
+                let uow = if sync {
+                    Some(c.uow.log_id(&mut self.next_uow))
+                } else if cod.is_some() {
+                    // The get and its report: one unit of work of their own.
+                    let id = Self::own_uow_id(&mut self.next_uow);
+                    report_uow = ReportUow::Own(id);
+                    Some(id)
+                } else {
+                    None
+                };
                 fx.log(LogRecord::get(uow, qname, msg.key.seq));
             }
             if sync {
@@ -153,6 +176,14 @@ impl QueueManager {
                 result: Ok(got),
                 needs_durable: fx.has_log(),
             });
+            if let Some((md, expires_at)) = cod {
+                let original = Original {
+                    md: &md,
+                    body: &body,
+                    expires_at,
+                };
+                self.send_report(ReportKind::Cod, original, report_uow, now, fx);
+            }
             return;
         }
         msg.state = MsgState::Available;

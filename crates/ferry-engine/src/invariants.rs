@@ -37,6 +37,10 @@ impl QueueManager {
     /// documentation). Cost: a scan of every connection and every queue not deeper
     /// than a few thousand messages. For tests, the simulation and debug builds.
     pub fn check_invariants(&self) {
+        assert!(
+            self.expired_to_report.is_empty(),
+            "expiration reports left unsent between calls"
+        );
         let mut expected: BTreeMap<QueueId, Expected> = BTreeMap::new();
         for (conn, c) in &self.conns {
             let open = c.handles.iter().flatten().count();

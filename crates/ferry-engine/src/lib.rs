@@ -100,6 +100,7 @@ pub mod put;
 pub mod qmgr;
 pub(crate) mod queue;
 pub mod recovery;
+pub(crate) mod report;
 pub mod selection;
 pub mod set;
 pub mod settle;

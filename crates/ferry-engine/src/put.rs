@@ -2,7 +2,8 @@
 //! date/time, AS_Q_DEF values from the first definition in the resolution path), then
 //! the message goes straight to a waiting getter or consumer, or onto the queue. A
 //! message may carry properties (encoded [`ferry_mqi::MessageProperties`]), stored and
-//! logged with it; they count towards MAXMSGL as in MQ.
+//! logged with it; they count towards MAXMSGL as in MQ. A message that asks for a
+//! confirm-on-arrival report gets it in the put's unit of work (`crate::report`).
 
 use crate::clock::Timestamp;
 use crate::connection::{ConnId, HandleTarget, Hobj};
@@ -13,9 +14,11 @@ use crate::effects::Effects;
 use crate::journal::LogRecord;
 use crate::qmgr::QueueManager;
 use crate::queue::{MsgState, StoredMsg};
+use crate::report::{wants_coa, Original, ReportUow};
 use crate::uow::UowEntry;
 use bytes::Bytes;
 use ferry_mqi::descriptor::{persistence, priority, EXPIRY_UNLIMITED, NONE_ID};
+use ferry_mqi::report::ReportKind;
 use ferry_mqi::{
     CloseOptions, FixedStr, MessageDescriptor, MqError, ObjectDescriptor, OpenOptions,
     PutOptionFlags, PutOptions, ReasonCode,
@@ -166,6 +169,7 @@ impl QueueManager {
 
             let key = lq.store.next_key(rank);
             let expires_at = (md.expiry > 0).then(|| now.0.saturating_add(md.expiry as u64 * 100));
+            let coa_body = wants_coa(md).then(|| body.clone());
             let mut msg = StoredMsg {
                 key,
                 md: *md,
@@ -176,15 +180,25 @@ impl QueueManager {
                 state: MsgState::Available,
             };
             lq.last_put_ms = Some(now.0);
+            let mut report_uow = ReportUow::Outside;
             if self.logging && pers == persistence::PERSISTENT {
                 // Logged before the message can be seen: a waiter's get record follows it.
-                let uow = sync.then(|| c.uow.log_id(&mut self.next_uow));
+                let uow = if sync {
+                    Some(c.uow.log_id(&mut self.next_uow))
+                } else if coa_body.is_some() {
+                    // The put and its report: one unit of work of their own.
+                    let id = Self::own_uow_id(&mut self.next_uow);
+                    report_uow = ReportUow::Own(id);
+                    Some(id)
+                } else {
+                    None
+                };
                 fx.log(LogRecord::put(uow, &entry.def.name, &msg.logged()?));
                 if !sync {
                     fx.reply_waits();
                 }
             }
-            if sync {
+            let to_place = if sync {
                 msg.state = MsgState::UncommittedPut(conn);
                 lq.store.insert(msg);
                 lq.joined_uow();
@@ -192,7 +206,20 @@ impl QueueManager {
                     queue: local,
                     seq: key.seq,
                 });
+                report_uow = ReportUow::Syncpoint(conn);
+                None
             } else {
+                Some(msg)
+            };
+            if let Some(body) = coa_body {
+                let original = Original {
+                    md,
+                    body: &body,
+                    expires_at,
+                };
+                self.send_report(ReportKind::Coa, original, report_uow, now, fx);
+            }
+            if let Some(msg) = to_place {
                 self.place(local, msg, now, fx);
             }
             Ok(warning)

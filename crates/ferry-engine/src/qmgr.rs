@@ -60,6 +60,9 @@ pub struct QueueManager {
     /// Queues whose backed-out message could be moved neither to BOQNAME nor to
     /// DEADQ, already reported ([`Effect::BackoutRequeueFailed`], once per queue).
     pub(crate) backout_requeue_reported: BTreeSet<QueueId>,
+    /// Queues whose store holds expired messages, met by a get or consumer during the
+    /// current call, that ask for an expiration report (`crate::report`).
+    pub(crate) expired_to_report: Vec<QueueId>,
 }
 
 impl QueueManager {
@@ -86,6 +89,7 @@ impl QueueManager {
             spill_hint: false,
             put_stamp: PutStamp::default(),
             backout_requeue_reported: BTreeSet::new(),
+            expired_to_report: Vec::new(),
         }
     }
 

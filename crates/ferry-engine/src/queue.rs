@@ -372,6 +372,9 @@ pub(crate) struct MessageStore {
     pub spill_pending: u64,
     /// Checkpoint bookkeeping (see `crate::checkpoint`).
     pub filing: Filing,
+    /// Expired messages a get or consumer discarded that ask for an expiration report,
+    /// until the queue manager sends it (`crate::report`).
+    pub expired_for_report: Vec<StoredMsg>,
 }
 
 /// Which persistent messages of a queue its queue file does not reflect yet.
@@ -452,6 +455,10 @@ impl MessageStore {
     /// next one, and the byte counts equal the sums over the messages. Stores deeper
     /// than `SCAN_LIMIT` get only the checks that do not scan.
     pub fn check_invariants(&self, queue: &str) {
+        assert!(
+            self.expired_for_report.is_empty(),
+            "{queue}: expired messages left without their expiration report"
+        );
         assert!(
             self.order.len() <= self.msgs.len(),
             "{queue}: {} messages in the get order but {} stored",

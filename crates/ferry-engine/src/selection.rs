@@ -46,7 +46,8 @@ pub(crate) fn selected(filter: Option<&SharedFilter>, msg: &StoredMsg) -> bool {
 
 /// The first available message after `after` (from the start when `None`), in get
 /// order, that fits `crit` and passes `accept`; expired messages met on the way are
-/// discarded, as MQGET does.
+/// discarded, as MQGET does (those that ask for an expiration report are kept aside in
+/// the store's `expired_for_report` for the queue manager to report).
 pub(crate) fn find_next(
     store: &mut MessageStore,
     crit: &Criteria,
@@ -58,7 +59,11 @@ pub(crate) fn find_next(
         let k = store.first(crit, after)?;
         let m = store.get(k.seq)?;
         if m.expired(now) {
-            store.remove(k.seq);
+            if let Some(gone) = store.remove(k.seq) {
+                if crate::report::wants_expiration(&gone.md) {
+                    store.expired_for_report.push(*gone);
+                }
+            }
             continue;
         }
         if accept(&m) {

@@ -15,7 +15,9 @@
 //! BackoutCount record only undercounts. A message returned to the queue is offered to
 //! waiters and consumers at once, as a backout's is; one whose raised BackoutCount
 //! reached the queue's BOTHRESH goes to BOQNAME or DEADQ instead
-//! ([`crate::backout_threshold`]).
+//! ([`crate::backout_threshold`]). An accepted message that asks for confirm on delivery
+//! makes its COD report (`crate::report`); for a persistent one the Get record and the
+//! report's are one unit of work of their own.
 
 use crate::clock::Timestamp;
 use crate::connection::ConnId;
@@ -23,6 +25,8 @@ use crate::consumer::DeliveryToken;
 use crate::effects::Effects;
 use crate::journal::LogRecord;
 use crate::qmgr::QueueManager;
+use crate::report::{Original, ReportUow};
+use ferry_mqi::report::ReportKind;
 
 /// An AMQP delivery outcome for a held message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -167,6 +171,25 @@ impl QueueManager {
             }
         }
         match outcome {
+            Settlement::Accepted if crate::report::wants_cod(&msg.md) => {
+                // Delivered: its confirm-on-delivery report, in one unit of work with
+                // the get when persistent.
+                let uow = if log {
+                    let id = Self::own_uow_id(&mut self.next_uow);
+                    fx.log(LogRecord::get(Some(id), &entry.def.name, h.seq));
+                    ReportUow::Own(id)
+                } else {
+                    ReportUow::Outside
+                };
+                let body = msg.body.load().unwrap_or_default();
+                let original = Original {
+                    md: &msg.md,
+                    body: &body,
+                    expires_at: msg.expires_at,
+                };
+                self.send_report(ReportKind::Cod, original, uow, now, fx);
+                return true;
+            }
             Settlement::Accepted | Settlement::Rejected => {
                 if log {
                     fx.log(LogRecord::get(None, &entry.def.name, h.seq));

@@ -104,6 +104,9 @@ catalogue! {
     BACKOUT_REQUEUE_FAILED = 7475 Warning "A message on queue '{0}' reached its backout threshold (BOTHRESH) but could be moved neither to its backout queue nor to the dead-letter queue ({1}); it stays on '{0}'.",
         "The queue manager moves a message backed out BOTHRESH times to the queue's BOQNAME, or to the dead-letter queue (DEADQ) with a dead-letter header when that is not possible, for every protocol. Neither was possible: the message stays on its queue, where it will be offered again. Reported once per queue while the queue manager runs.",
         "Define BOQNAME on the queue or DEADQ on the queue manager, and check that the queue named can take the message (PUT(ENABLED), MAXDEPTH, MAXMSGL). Then remove or process the message.";
+    REPORT_DISCARDED = 7476 Warning "A report message (feedback {2}) for reply-to queue '{0}' on queue manager '{1}' could be put neither there nor to the dead-letter queue ({3}); it was discarded.",
+        "The queue manager makes the report messages a message asks for in its Report field (confirm on arrival, confirm on delivery, expiration, exception) and puts them to the message's ReplyToQ. That queue could not take the report (it does not exist, is put-inhibited or full, or is on another queue manager, which Ferry cannot reach), and the dead-letter queue (DEADQ) was not defined or could not take it either. The message the report is about was not affected.",
+        "Check the ReplyToQ the sending application names, define it, or define DEADQ on the queue manager so that undeliverable reports are kept.";
 
     // ---- 8xxx: control commands and MQSC responses ---------------------------------------
     QMGR_CREATED = 8001 Info "Ferry queue manager '{0}' created.",

@@ -10,6 +10,7 @@ mod model;
 mod mqi;
 mod open;
 mod persistence;
+mod report;
 mod syncpoint;
 mod wait;
 

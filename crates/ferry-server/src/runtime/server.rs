@@ -372,6 +372,17 @@ impl Server {
                         .borrow_mut()
                         .write(&messages::BACKOUT_REQUEUE_FAILED, &[&queue, &reason]);
                 }
+                Effect::ReportDiscarded {
+                    reply_to_q,
+                    reply_to_qmgr,
+                    feedback,
+                    reason,
+                } => {
+                    self.error_log.borrow_mut().write(
+                        &messages::REPORT_DISCARDED,
+                        &[&reply_to_q, &reply_to_qmgr, &feedback, &reason],
+                    );
+                }
                 Effect::Delivered {
                     conn,
                     consumer,
