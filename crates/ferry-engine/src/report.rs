@@ -167,7 +167,6 @@ impl QueueManager {
     ) -> Result<(), ReasonCode> {
         let qid = self.local_for_report(name)?;
         let logging = self.logging;
-        let max_uncommitted = self.qmgr.max_uncommitted_msgs.max(0) as usize;
         let entry = self.queues.get_mut(qid).ok_or(ReasonCode::QDeleted)?;
         let attrs = &entry.def.attributes;
         if attrs.put == Enablement::Disabled {
@@ -194,12 +193,11 @@ impl QueueManager {
         if lq.store.bytes().saturating_add(body.len() as u64) > max_bytes {
             return Err(ReasonCode::QSpaceNotAvailable);
         }
+        // A report is never refused for MAXUMSGS (its cause was admitted already); once
+        // in the unit of work it counts like any message there.
         let in_uow = match uow {
             ReportUow::Syncpoint(conn) => {
-                let c = self.conns.get(&conn).ok_or(ReasonCode::HconnError)?;
-                if c.uow.len() >= max_uncommitted {
-                    return Err(ReasonCode::SyncpointLimitReached);
-                }
+                self.conns.get(&conn).ok_or(ReasonCode::HconnError)?;
                 Some(conn)
             }
             _ => None,

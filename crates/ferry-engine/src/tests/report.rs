@@ -411,3 +411,16 @@ fn an_accepted_consumer_delivery_makes_the_cod_and_a_released_one_none() {
     assert_eq!(got.len(), 1);
     assert_eq!(got[0].md.feedback, feedback::EXPIRATION);
 }
+
+#[test]
+fn a_cod_under_syncpoint_at_maxumsgs_is_still_made() {
+    let mut h = report_harness("DLQ", false);
+    h.qm.qmgr.max_uncommitted_msgs = 1;
+    let c = h.conn();
+    let o = h.open(c, "Q", IO);
+    put_asking(&mut h, c, o, options::COD, false);
+    h.get_now(c, o, GetOptionFlags::SYNCPOINT).unwrap();
+    let t = h.t();
+    h.qm.commit(c, t, &mut h.fx).unwrap();
+    assert_eq!((h.depth("REPLY"), h.depth("DLQ")), (1, 0));
+}
