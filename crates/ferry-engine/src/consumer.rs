@@ -15,7 +15,8 @@
 //! - [`ConsumeMode::Settled`]: destructive at once, like MQGET without syncpoint
 //!   (at-most-once). A persistent message pushes its get record and its delivery has
 //!   `needs_durable`, so the server holds it until the record is durable (else a crash
-//!   could deliver it twice).
+//!   could deliver it twice). A message that asks for a COD report gets it at delivery
+//!   (kept in `ConsumerTable::cod_pending` until the call ends; `crate::report`).
 //! - [`ConsumeMode::Unsettled`]: at-least-once. The message is **held** for the consumer
 //!   ([`DeliveryToken`]): invisible to everyone else, still in CURDEPTH, part of no unit
 //!   of work, until settled ([`QueueManager::settle`]) or the consumer ends.
@@ -51,6 +52,7 @@ use crate::journal::LogRecord;
 use crate::objects::QueueId;
 use crate::qmgr::QueueManager;
 use crate::queue::{Criteria, LocalQueue, MessageStore, MsgKey, MsgState, StoredMsg};
+use crate::report::ReportUow;
 use crate::selection::{find_next, selected, MessageFilter, SharedFilter};
 use crate::settle::Settlement;
 use ferry_mqi::{CorrelId, MqError, MsgId, OpenOptions, ReasonCode};
@@ -223,6 +225,9 @@ pub(crate) struct Delivery<'a> {
     pub now: Timestamp,
     /// The queue manager's arrival/turn sequence (shared with waiters).
     pub next_token: &'a mut u64,
+    /// The queue manager's next unit-of-work log id (a settled delivery's get and its
+    /// COD report are one unit of work: `crate::report`).
+    pub next_uow: &'a mut u64,
 }
 
 /// Every consumer and held delivery of the queue manager.
@@ -232,6 +237,10 @@ pub(crate) struct ConsumerTable {
     pub held: HashMap<DeliveryToken, Held>,
     next_id: u64,
     next_delivery: u64,
+    /// Messages delivered settled during the current call that ask for a COD report,
+    /// with the unit of work their get record opened, until the queue manager makes
+    /// the reports (`crate::report`).
+    pub cod_pending: Vec<(StoredMsg, ReportUow)>,
 }
 
 impl ConsumerTable {
@@ -318,8 +327,15 @@ impl ConsumerTable {
                 Some(token)
             }
             ConsumeMode::Settled | ConsumeMode::Browse => {
+                let cod = c.mode == ConsumeMode::Settled && crate::report::wants_cod(&msg.md);
+                let mut report_uow = ReportUow::Outside;
                 if at.logging && msg.md.is_persistent() {
-                    fx.log(LogRecord::get(None, at.qname, msg.key.seq));
+                    let uow = cod.then(|| QueueManager::own_uow_id(at.next_uow));
+                    report_uow = uow.map_or(ReportUow::Outside, ReportUow::Own);
+                    fx.log(LogRecord::get(uow, at.qname, msg.key.seq));
+                }
+                if cod {
+                    self.cod_pending.push((*msg, report_uow));
                 }
                 None
             }
@@ -448,6 +464,7 @@ impl QueueManager {
                 logging,
                 now,
                 next_token: &mut self.next_token,
+                next_uow: &mut self.next_uow,
             };
             let t = &mut self.consumers;
             let mut after = None;
@@ -480,6 +497,7 @@ impl QueueManager {
             Ok(())
         })();
         self.report_expired_met(now, fx);
+        self.report_settled_deliveries(now, fx);
         self.debug_check();
         result
     }

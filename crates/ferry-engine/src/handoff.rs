@@ -79,8 +79,10 @@ impl QueueManager {
                             logging,
                             now,
                             next_token: &mut self.next_token,
+                            next_uow: &mut self.next_uow,
                         };
                         self.consumers.deliver_taken(id, lq, msg, &mut at, fx);
+                        self.report_settled_deliveries(now, fx);
                         return;
                     }
                 }

@@ -41,6 +41,10 @@ impl QueueManager {
             self.expired_to_report.is_empty(),
             "expiration reports left unsent between calls"
         );
+        assert!(
+            self.consumers.cod_pending.is_empty(),
+            "COD reports of settled deliveries left unsent between calls"
+        );
         let mut expected: BTreeMap<QueueId, Expected> = BTreeMap::new();
         for (conn, c) in &self.conns {
             let open = c.handles.iter().flatten().count();

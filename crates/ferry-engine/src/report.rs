@@ -367,6 +367,25 @@ impl QueueManager {
     }
 }
 
+impl QueueManager {
+    /// Makes the COD reports of the messages consumers received settled during this
+    /// call (kept by the consumer table until now). Costs one check when there are none.
+    pub(crate) fn report_settled_deliveries(&mut self, now: Timestamp, fx: &mut Effects) {
+        if self.consumers.cod_pending.is_empty() {
+            return;
+        }
+        for (msg, uow) in std::mem::take(&mut self.consumers.cod_pending) {
+            let body = msg.body.load().unwrap_or_default();
+            let original = Original {
+                md: &msg.md,
+                body: &body,
+                expires_at: msg.expires_at,
+            };
+            self.send_report(ReportKind::Cod, original, uow, now, fx);
+        }
+    }
+}
+
 /// True when `md` asks for a confirm-on-arrival report the queue manager would make.
 pub(crate) fn wants_coa(md: &MessageDescriptor) -> bool {
     md.report != 0 && ferry_mqi::report::wanted(ReportKind::Coa, md)

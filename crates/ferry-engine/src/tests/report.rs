@@ -424,3 +424,43 @@ fn a_cod_under_syncpoint_at_maxumsgs_is_still_made() {
     h.qm.commit(c, t, &mut h.fx).unwrap();
     assert_eq!((h.depth("REPLY"), h.depth("DLQ")), (1, 0));
 }
+
+#[test]
+fn a_settled_consumer_delivery_of_a_persistent_message_logs_its_cod_with_the_get() {
+    use crate::{ConsumeMode, ConsumeSpec};
+    let mut h = report_harness("DLQ", true);
+    let c = h.conn();
+    let o = h.open(c, "Q", IO);
+    let mut md = asking(options::COD);
+    md.persistence = persistence::PERSISTENT;
+    h.put_md(c, o, &mut md, PutOptionFlags::NO_SYNCPOINT, b"p")
+        .unwrap();
+    let before: Vec<LogRecord> = take_log(&mut h);
+    let k =
+        h.qm.consume(c, o, ConsumeSpec::new(ConsumeMode::Settled))
+            .unwrap();
+    let t = h.t();
+    h.qm.add_credit(c, k, 10, t, &mut h.fx).unwrap();
+    let delivered: Vec<bool> =
+        h.fx.drain()
+            .filter_map(|e| match e {
+                Effect::Delivered { needs_durable, .. } => Some(needs_durable),
+                _ => None,
+            })
+            .collect();
+    assert_eq!(delivered, [true], "held until its get and COD are durable");
+    let delivering: Vec<LogRecord> = take_log(&mut h);
+    assert_eq!(delivering.len(), 3, "the get, its report, the commit");
+    for cut in 0..=delivering.len() {
+        let log: Vec<&LogRecord> = before.iter().chain(&delivering[..cut]).collect();
+        let (qm, _) = restart(&h, log);
+        let v = view_of(&qm);
+        let on = |q: &str| v.get(q).map_or(0, |m| m.len());
+        let done = cut == delivering.len();
+        assert_eq!(
+            (on("Q"), on("REPLY")),
+            if done { (0, 1) } else { (1, 0) },
+            "cut after {cut} records"
+        );
+    }
+}
