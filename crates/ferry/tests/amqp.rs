@@ -24,7 +24,9 @@
 //!   does not bring them back) and redelivered with delivery-count + 1 by the rollback;
 //!   an unknown transaction id is refused with `amqp:transaction:unknown-id`; a
 //!   connection that ends, or a queue manager killed, with a transaction open loses its
-//!   sends and keeps the messages it received.
+//!   sends and keeps the messages it received;
+//! - report messages: a message sent over AMQP asks for none (Report 0), and a native
+//!   message asking for confirm on delivery gets its COD when an AMQP receiver accepts it.
 //!
 //! Every wait has a deadline ([`DEADLINE`]): a server that does not answer fails the
 //! test with what was awaited and what arrived instead.
@@ -2233,4 +2235,49 @@ fn a_crash_inside_a_transaction_loses_its_sends_and_keeps_its_receives() {
         Ok("request"),
         "the message received in the transaction is kept"
     );
+}
+
+#[test]
+fn an_amqp_receiver_that_accepts_a_native_message_makes_its_cod() {
+    use ferry_mqi::report::{feedback, options};
+    let qm = start("AMQP.REPORTS");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)\nDEFINE QLOCAL(REPLY)");
+    let rt = runtime();
+    let mut c = AmqpTestClient::connect(&qm, "itest-reports");
+    let sender = c.attach_sender("Q");
+    c.send_accepted(sender, &data_message("from amqp", true));
+    let sent = rt.block_on(async {
+        let conn = connect(&qm.client()).await;
+        let q = open(&conn, "Q", OpenOptions::INPUT_SHARED | OpenOptions::OUTPUT).await;
+        let (md, _) = get(&q).await.expect("the AMQP message");
+        assert_eq!(
+            md.report,
+            options::NONE,
+            "a message sent over AMQP asks for no report"
+        );
+        let mut md = MessageDescriptor {
+            report: options::COD,
+            reply_to_q: ferry_mqi::FixedStr::truncating("REPLY"),
+            ..Default::default()
+        };
+        put_md(&q, &mut md, PutOptions::default(), "from native")
+            .await
+            .expect("native put");
+        md
+    });
+    let receiver = c.attach_receiver("Q", 1);
+    let (id, settled, m) = c.receive(receiver);
+    assert!(!settled);
+    assert_eq!(data_text(&m), "from native");
+    assert_eq!(qstatus_depth(&qm, "REPLY"), 0, "no COD before the outcome");
+    c.accept(id);
+    wait_depth(&qm, "REPLY", 1);
+    let report = rt.block_on(async {
+        let conn = connect(&qm.client()).await;
+        let q = open(&conn, "REPLY", OpenOptions::INPUT_SHARED).await;
+        get(&q).await.expect("the COD").0
+    });
+    assert_eq!(report.feedback, feedback::COD);
+    assert_eq!(report.correl_id, sent.msg_id);
+    c.close();
 }
