@@ -16,11 +16,13 @@
 //! [`selection`] (message selectors), `handoff` (where a message that becomes available
 //! goes), one module per verb group: `open`, `put`, `get`, `syncpoint`, `inquire`,
 //! `admin`, [`consumer`] (async consumers with credit, MQCB-like, for the AMQP channel)
-//! and [`settle`] (outcomes of held deliveries), and for persistence [`journal`] (log
-//! records and their codec), [`recovery`] (restart) and [`checkpoint`] (what a checkpoint
-//! writes to the log and to queue files), and for deep queues [`body`] (bodies left in
-//! queue files beyond DefaultPQBufferSize), `filed_message` (the compact form such a
-//! message keeps in memory) and [`spill`] (non-persistent ones beyond DefaultQBufferSize).
+//! and [`settle`] (outcomes of held deliveries), `report` (the report messages COA, COD,
+//! expiration and exception, made in their cause's unit of work), and for persistence
+//! [`journal`] (log records and their codec), [`recovery`] (restart) and [`checkpoint`]
+//! (what a checkpoint writes to the log and to queue files), and for deep queues
+//! [`body`] (bodies left in queue files beyond DefaultPQBufferSize), `filed_message` (the
+//! compact form such a message keeps in memory) and [`spill`] (non-persistent ones beyond
+//! DefaultQBufferSize).
 //!
 //! Invariants: `invariants` checks that every counter (depths, UNCOM, handle counts,
 //! byte counts) agrees with what it counts and every index with its messages; debug
@@ -43,9 +45,11 @@
 //! message to a waiting getter or a settled consumer), the commit or backout of a unit
 //! of work that logged anything, a queue defined, cleared or deleted, and for
 //! consumers' held deliveries: an accept or reject (one self-committing get record), a
-//! failed delivery returned (a BackoutCount record). Non-persistent messages are never
-//! logged and never wait. Browsing logs nothing; neither does delivering a message
-//! unsettled (it stays on its queue, held).
+//! failed delivery returned (a BackoutCount record). A persistent report made outside
+//! syncpoint is logged with its cause as one small unit of work (the cause's record, the
+//! report's put, the commit). Non-persistent messages are never logged and never wait.
+//! Browsing logs nothing; neither does delivering a message unsettled (it stays on its
+//! queue, held).
 //!
 //! The server, after **each** engine call:
 //!
