@@ -315,3 +315,32 @@ async fn an_undeliverable_report_is_dead_lettered_or_logged() {
     let log = qm.error_log();
     assert!(log.contains("'NO.SUCH.Q'"), "{log}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_id_option_sets_the_reports_msg_id_and_correl_id() {
+    let qm = start("RPT.IDS");
+    mqsc_ok(&qm, "DEFINE QLOCAL(APP.Q)\nDEFINE QLOCAL(REPLY)");
+    let conn = connect(&qm.client()).await;
+    let q = open(&conn, "APP.Q", IO).await;
+    let reply = open(&conn, "REPLY", IO).await;
+    for (pass_msg_id, pass_correl_id) in
+        [(false, false), (true, false), (false, true), (true, true)]
+    {
+        let mut r = options::COD;
+        if pass_msg_id {
+            r |= options::PASS_MSG_ID;
+        }
+        if pass_correl_id {
+            r |= options::PASS_CORREL_ID;
+        }
+        let sent = put_asking(&q, asking(r), PutOptionFlags::NO_SYNCPOINT, "m").await;
+        get(&q).await.expect("the message");
+        let got = drain(&reply).await;
+        let what = format!("PASS_MSG_ID {pass_msg_id}, PASS_CORREL_ID {pass_correl_id}");
+        assert_eq!(got.len(), 1, "{what}");
+        let r = &got[0].0;
+        assert_eq!(r.msg_id == sent.msg_id, pass_msg_id, "{what}");
+        let correl = if pass_correl_id { [9; 24] } else { sent.msg_id };
+        assert_eq!(r.correl_id, correl, "{what}");
+    }
+}

@@ -92,15 +92,27 @@ fn with_data_carries_100_bytes_and_full_data_all() {
 }
 
 #[test]
-fn pass_msg_id_and_pass_correl_id_copy_the_originals() {
+fn each_id_option_sets_the_reports_msg_id_and_correl_id() {
     let mut h = report_harness("DLQ", false);
     let c = h.conn();
     let o = h.open(c, "Q", IO);
-    let r = options::COA | options::PASS_MSG_ID | options::PASS_CORREL_ID;
-    let md = put_asking(&mut h, c, o, r, false);
-    let got = reports(&mut h, c);
-    assert_eq!(got[0].md.msg_id, md.msg_id);
-    assert_eq!(got[0].md.correl_id, id(9));
+    for (pass_msg_id, pass_correl_id) in
+        [(false, false), (true, false), (false, true), (true, true)]
+    {
+        let mut r = options::COA;
+        if pass_msg_id {
+            r |= options::PASS_MSG_ID;
+        }
+        if pass_correl_id {
+            r |= options::PASS_CORREL_ID;
+        }
+        let md = put_asking(&mut h, c, o, r, false);
+        let got = reports(&mut h, c);
+        let what = format!("PASS_MSG_ID {pass_msg_id}, PASS_CORREL_ID {pass_correl_id}");
+        assert_eq!(got[0].md.msg_id == md.msg_id, pass_msg_id, "{what}");
+        let correl = if pass_correl_id { id(9) } else { md.msg_id };
+        assert_eq!(got[0].md.correl_id, correl, "{what}");
+    }
 }
 
 #[test]
