@@ -3,11 +3,11 @@
 # round trip that the machine's noise does not move (docs/performance.md).
 #
 #   bench/callgrind-rr.sh [--ferry PATH] [--protocol native|amqp] [--persistent] [--clients N]
-#                         [--rate R]
+#                         [--rate R] [-- MORE ferry perf rr-cc OPTIONS]
 #
 # The queue manager runs under `valgrind --tool=callgrind --instr-atstart=no`; `ferry perf
 # rr-cc` (2 KB, N requesters, 20 s measured after 2 s of warm-up) drives it over TCP
-# (native: --connect; AMQP: --url, REQUEST.1-10 and REPLY defined first). Instrumentation is
+# (native: --connect; AMQP: --url, REQUEST.1-10, REPLY and REPLY.1-N defined first). Instrumentation is
 # switched on 10 s into the measured step and off 8 s later; round trips = the engine's
 # `put_with_properties` calls in that window / 2 (a request and a reply each). Unrated, the
 # queue manager (slowed ~50x by callgrind) runs flat out and batches more frames per read
@@ -26,6 +26,7 @@ protocol=native
 persistent=()
 clients=64
 rate=()
+extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --ferry) ferry=$2; shift 2 ;;
@@ -33,6 +34,7 @@ while [ $# -gt 0 ]; do
     --persistent) persistent=(--persistent); shift ;;
     --clients) clients=$2; shift 2 ;;
     --rate) rate=(--rate "$2"); shift 2 ;;
+    --) shift; extra=("$@"); break ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done
@@ -57,14 +59,15 @@ for _ in $(seq 1 180); do
   sleep 1
 done
 pid=$(cat "$FERRY_HOME/qmgrs/$qm/run/qm.pid")
-{ for i in $(seq 1 10); do echo "DEFINE QLOCAL(REQUEST.$i)"; done; echo "DEFINE QLOCAL(REPLY)"; } \
+{ for i in $(seq 1 10); do echo "DEFINE QLOCAL(REQUEST.$i)"; done; echo "DEFINE QLOCAL(REPLY)"
+  for i in $(seq 1 "$clients"); do echo "DEFINE QLOCAL(REPLY.$i)"; done; } \
   | "$ferry" mqsc "$qm" >/dev/null
 if [ "$protocol" = amqp ]; then
   target=(--protocol amqp --url "amqp://localhost:$aport")
 else
   target=(--connect "localhost($port)" --qmgr "$qm")
 fi
-"$ferry" perf rr-cc "${target[@]}" "${persistent[@]}" "${rate[@]}" --sizes 2KB --clients "$clients" \
+"$ferry" perf rr-cc "${target[@]}" "${persistent[@]}" "${rate[@]}" "${extra[@]}" --sizes 2KB --clients "$clients" \
   --secs 20 --warmup 2 --out "$work/perf" >"$work/perf.txt" 2>&1 &
 perf_pid=$!
 sleep 12
