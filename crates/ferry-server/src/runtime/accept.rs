@@ -1,10 +1,14 @@
-//! Accepting sockets, shared by every protocol's listeners: the accept task that a STOP
-//! ends at once, the MaxConnections admission of each socket accepted, and what a failed
-//! accept does (FRY9782E, a pause that grows, never a busy loop).
+//! Accepting sockets, shared by every protocol's listeners: the accept loop, the accept
+//! task that a STOP ends at once, the MaxConnections admission of each socket accepted,
+//! and what a failed accept does (FRY9782E, a pause that grows, never a busy loop). A
+//! protocol only says what to do with a socket admitted ([`accept_tcp`]).
 
+use super::admission::Permit;
 use super::server::Server;
 use crate::messages;
 use ferry_objects::AdminError;
+use std::net::SocketAddr;
+use tokio::net::{TcpListener, TcpStream};
 
 /// A listening socket's accept task, and the way to stop it at once.
 ///
@@ -60,11 +64,7 @@ pub(crate) fn start_failure_line(e: AdminError) -> String {
 
 /// A permit for a socket just accepted from `peer` on `port`, or `None` (the socket is
 /// dropped, so closed, and FRY9780W written) when Limits/MaxConnections are open.
-pub fn admit(
-    server: &Server,
-    peer: &std::net::SocketAddr,
-    port: u16,
-) -> Option<super::admission::Permit> {
+fn admit(server: &Server, peer: &SocketAddr, port: u16) -> Option<Permit> {
     let permit = server.admission.admit();
     if permit.is_none() {
         server.error_log.borrow_mut().write(
@@ -73,6 +73,31 @@ pub fn admit(
         );
     }
     permit
+}
+
+/// Accepts TCP sockets on `listener` until the task is stopped: each one admitted (see
+/// [`admit`]) is set TCP_NODELAY (replies are small and latency-bound: never wait for
+/// Nagle) and handed to `serve` with the peer's address and its admission permit, which
+/// the connection holds until it ends. `what` names the listener in FRY9782E.
+pub async fn accept_tcp(
+    server: std::rc::Rc<Server>,
+    listener: TcpListener,
+    what: &str,
+    mut serve: impl FnMut(TcpStream, SocketAddr, Permit),
+) {
+    let port = listener.local_addr().map_or(0, |a| a.port());
+    loop {
+        match listener.accept().await {
+            Ok((stream, peer)) => {
+                let Some(permit) = admit(&server, &peer, port) else {
+                    continue;
+                };
+                let _ = stream.set_nodelay(true);
+                serve(stream, peer, permit);
+            }
+            Err(e) => accept_failed(&server, &listener, &format!("{what} (port {port})"), &e).await,
+        }
+    }
 }
 
 /// After a failed accept on `what`: FRY9782E, a socket shed when out of descriptors, and

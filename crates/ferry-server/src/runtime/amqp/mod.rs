@@ -23,7 +23,7 @@ mod transaction;
 
 pub use connection::AmqpShared;
 
-use super::accept::{accept_failed, admit, start_failure_line, AcceptTask};
+use super::accept::{accept_tcp, start_failure_line, AcceptTask};
 use super::clock;
 use super::endpoints::ChannelEndpoints;
 use super::server::Server;
@@ -348,6 +348,9 @@ impl ChannelEndpoints for AmqpChannels {
     }
 }
 
+/// Serves AMQP on every socket the channel's `listener` accepts: the channel's definition
+/// as it is at that moment, MAXINST and MAXINSTC (a connection over either is refused at
+/// its open), and the connection in the channel's list for DISPLAY CHSTATUS.
 async fn accept(
     server: Rc<Server>,
     listener: tokio::net::TcpListener,
@@ -355,57 +358,46 @@ async fn accept(
     counters: Rc<Counters>,
     connections: Rc<RefCell<Vec<Weak<AmqpShared>>>>,
 ) {
-    let port = listener.local_addr().map_or(0, |a| a.port());
-    loop {
-        match listener.accept().await {
-            Ok((stream, peer)) => {
-                let Some(permit) = admit(&server, &peer, port) else {
-                    continue;
-                };
-                let _ = stream.set_nodelay(true);
-                // The definition as it is now: ALTER CHANNEL applies to new connections.
-                let Ok(def) = definition(&server, &channel) else {
-                    continue;
-                };
-                let settings = ChannelSettings::of(&def);
-                let live = {
-                    let mut c = connections.borrow_mut();
-                    c.retain(|w| w.strong_count() > 0);
-                    c.iter().filter_map(Weak::upgrade).collect::<Vec<_>>()
-                };
-                let ip = peer.ip().to_string();
-                let refuse = if live.len() >= settings.max_instances {
-                    Some(format!(
-                        "channel {channel} has MAXINST({}) connections",
-                        settings.max_instances
-                    ))
-                } else if live.iter().filter(|c| c.peer_ip() == ip).count()
-                    >= settings.max_instances_per_client
-                {
-                    Some(format!(
-                        "channel {channel} has MAXINSTC({}) connections from {ip}",
-                        settings.max_instances_per_client
-                    ))
-                } else {
-                    None
-                };
-                let shared = Rc::new(AmqpShared::new(
-                    settings,
-                    ip,
-                    counters.clone(),
-                    clock::now().0,
-                ));
-                connections.borrow_mut().push(Rc::downgrade(&shared));
-                let server = server.clone();
-                tokio::task::spawn_local(async move {
-                    let _permit = permit;
-                    connection::serve(server, shared, stream, refuse).await;
-                });
-            }
-            Err(e) => {
-                let what = format!("AMQP channel {channel} (port {port})");
-                accept_failed(&server, &listener, &what, &e).await;
-            }
-        }
-    }
+    let what = format!("AMQP channel {channel}");
+    accept_tcp(server.clone(), listener, &what, |stream, peer, permit| {
+        // The definition as it is now: ALTER CHANNEL applies to new connections.
+        let Ok(def) = definition(&server, &channel) else {
+            return;
+        };
+        let settings = ChannelSettings::of(&def);
+        let live = {
+            let mut c = connections.borrow_mut();
+            c.retain(|w| w.strong_count() > 0);
+            c.iter().filter_map(Weak::upgrade).collect::<Vec<_>>()
+        };
+        let ip = peer.ip().to_string();
+        let refuse = if live.len() >= settings.max_instances {
+            Some(format!(
+                "channel {channel} has MAXINST({}) connections",
+                settings.max_instances
+            ))
+        } else if live.iter().filter(|c| c.peer_ip() == ip).count()
+            >= settings.max_instances_per_client
+        {
+            Some(format!(
+                "channel {channel} has MAXINSTC({}) connections from {ip}",
+                settings.max_instances_per_client
+            ))
+        } else {
+            None
+        };
+        let shared = Rc::new(AmqpShared::new(
+            settings,
+            ip,
+            counters.clone(),
+            clock::now().0,
+        ));
+        connections.borrow_mut().push(Rc::downgrade(&shared));
+        let server = server.clone();
+        tokio::task::spawn_local(async move {
+            let _permit = permit;
+            connection::serve(server, shared, stream, refuse).await;
+        });
+    })
+    .await;
 }

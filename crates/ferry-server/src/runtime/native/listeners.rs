@@ -8,7 +8,7 @@ use super::socket::{self, Transport};
 use super::Svrconns;
 use crate::lifecycle::PublishedListener;
 use crate::messages;
-use crate::runtime::accept::{accept_failed, admit, start_failure_line, AcceptTask};
+use crate::runtime::accept::{accept_failed, accept_tcp, start_failure_line, AcceptTask};
 use crate::runtime::clock;
 use crate::runtime::endpoints::ListenerEndpoints;
 use crate::runtime::server::Server;
@@ -99,8 +99,9 @@ impl ListenerEndpoints for NativeListeners {
             .map_err(|e| AdminError::Invalid(e.to_string()))?;
         let keep_alive = server.ini.tcp.keep_alive;
         let svrconns = self.svrconns.clone();
+        let what = format!("listener {name}");
         let accept = AcceptTask::spawn(listener, |l| {
-            accept_tcp(server.clone(), svrconns, l, keep_alive)
+            serve_tcp(server.clone(), svrconns, l, what, keep_alive)
         });
         self.running.borrow_mut().insert(
             name.to_string(),
@@ -209,41 +210,33 @@ impl ListenerEndpoints for NativeListeners {
     }
 }
 
-async fn accept_tcp(
+/// Serves the native protocol on every socket `listener` (named `what` in errors)
+/// accepts, with SO_KEEPALIVE when `keep_alive`.
+async fn serve_tcp(
     server: Rc<Server>,
     svrconns: Rc<Svrconns>,
     listener: tokio::net::TcpListener,
+    what: String,
     keep_alive: bool,
 ) {
-    let port = listener.local_addr().map_or(0, |a| a.port());
-    loop {
-        match listener.accept().await {
-            Ok((stream, peer)) => {
-                let Some(permit) = admit(&server, &peer, port) else {
-                    continue;
-                };
-                // Replies are small and latency-bound: never wait for Nagle.
-                let _ = stream.set_nodelay(true);
-                if keep_alive {
-                    let sock = socket2_keepalive(&stream);
-                    if let Err(e) = sock {
-                        tracing::debug!("SO_KEEPALIVE: {e}");
-                    }
-                }
-                let (r, w) = stream.into_split();
-                let transport = Transport::Tcp {
-                    peer: peer.ip().to_string(),
-                };
-                let server = server.clone();
-                let svrconns = svrconns.clone();
-                tokio::task::spawn_local(async move {
-                    let _permit = permit;
-                    socket::serve(server, svrconns, r, w, transport).await;
-                });
+    accept_tcp(server.clone(), listener, &what, |stream, peer, permit| {
+        if keep_alive {
+            if let Err(e) = socket2_keepalive(&stream) {
+                tracing::debug!("SO_KEEPALIVE: {e}");
             }
-            Err(e) => accept_failed(&server, &listener, &format!("port {port}"), &e).await,
         }
-    }
+        let (r, w) = stream.into_split();
+        let transport = Transport::Tcp {
+            peer: peer.ip().to_string(),
+        };
+        let server = server.clone();
+        let svrconns = svrconns.clone();
+        tokio::task::spawn_local(async move {
+            let _permit = permit;
+            socket::serve(server, svrconns, r, w, transport).await;
+        });
+    })
+    .await;
 }
 
 fn socket2_keepalive(stream: &tokio::net::TcpStream) -> std::io::Result<()> {
