@@ -129,7 +129,7 @@ limits! {
         "Deliveries pause until the client reads; the messages stay on their queues.";
     /// Milliseconds the acceptance of a client's transfer may wait for the next frame.
     amqp_accept_delay_ms = "AmqpAcceptDelay", 50, 0, 1_000, "milliseconds",
-        "Time the acceptance of a non-persistent message an AMQP client sent unsettled may wait to go out with the next frame to that client, on a connection that also receives messages (a requester's reply, a responder's next request): one write instead of two. Persistent messages are accepted once logged, transactional work by its discharge, producer-only connections at once. A client seen waiting for its acceptances (this delay passed twice in a row with nothing else to send it) is answered at once from then on. 0: always at once.",
+        "Time the acceptance of a non-persistent message an AMQP client sent unsettled may wait to go out with the next frame to that client, on a connection that also receives messages (a requester's reply, a responder's next request): one write instead of two. Persistent messages are accepted once logged, transactional work by its discharge, producer-only connections at once. A client seen waiting for its acceptances (this delay passed twice in a row with nothing else to send it) is answered at once from then on. One task per AMQP channel looks for overdue acceptances five times per delay, so they wait at most a fifth longer. 0: always at once.",
         "The acceptances go out alone.";
     /// Seconds an AMQP client may leave the server's frames unread.
     amqp_send_timeout_secs = "AmqpSendTimeout", 60, 1, 3_600, "seconds",

@@ -162,6 +162,9 @@ pub struct AmqpShared {
     busy: Cell<bool>,
     forced: RefCell<Option<String>>,
     finished: Cell<bool>,
+    /// When the acceptances waiting for the next frame must go alone (ms since epoch; 0:
+    /// none wait). The channel's overdue task looks at it (no timer per connection).
+    accepts_due_ms: Cell<u64>,
 }
 
 impl AmqpShared {
@@ -187,12 +190,19 @@ impl AmqpShared {
             busy: Cell::new(false),
             forced: RefCell::new(None),
             finished: Cell::new(false),
+            accepts_due_ms: Cell::new(0),
         }
+    }
+
+    /// True when acceptances wait for the next frame past their due time at `now_ms`.
+    pub(super) fn accepts_overdue(&self, now_ms: u64) -> bool {
+        let due = self.accepts_due_ms.get();
+        due != 0 && due <= now_ms
     }
 
     /// Wakes the connection task for what was queued, unless it is running and will see
     /// it anyway.
-    fn wake_task(&self) {
+    pub(super) fn wake_task(&self) {
         if !self.busy.get() {
             self.wake.notify_one();
         }
@@ -509,8 +519,6 @@ struct Session {
     dead_letter_hobj: Option<(String, Hobj)>,
     /// Coordinator links (AMQP transactions), each with its own engine connection.
     coordinators: HashMap<LinkId, Coordinator>,
-    /// When the acceptances waiting for the next frame go out anyway (AmqpAcceptDelay).
-    accepts_due: Option<tokio::time::Instant>,
     /// Times in a row the acceptances went out at `accepts_due`, with no frame to ride on.
     accepts_timed_out: u32,
     /// The client waited for its acceptances (they went out at `accepts_due` twice in a
@@ -605,7 +613,6 @@ pub async fn serve(
         partial_since: None,
         dead_letter_hobj: None,
         coordinators: HashMap::new(),
-        accepts_due: None,
         accepts_timed_out: 0,
         accepts_at_once: false,
         next_txn: 1,
@@ -649,6 +656,9 @@ impl Session {
             let next_tick = self.amqp.tick(now, &mut self.events);
             self.handle_events();
             self.pump_deliveries();
+            if self.amqp.has_deferred_accepts() && self.shared.accepts_overdue(now) {
+                self.send_overdue_accepts();
+            }
             self.watch_deferred_accepts();
             self.server.end_batch();
             let wrote = self.amqp.wants_write();
@@ -687,7 +697,6 @@ impl Session {
             let wake_at = [
                 tick_at,
                 self.batch_due,
-                self.accepts_due,
                 self.handshake_deadline(),
                 partial_due,
             ]
@@ -734,9 +743,6 @@ impl Session {
                     let now = tokio::time::Instant::now();
                     if self.batch_due.is_some_and(|t| t <= now) {
                         self.flush_accepts();
-                    }
-                    if self.accepts_due.is_some_and(|t| t <= now) {
-                        self.send_overdue_accepts();
                     }
                     if self.handshake_deadline().is_some_and(|t| t <= now) {
                         // Never opened: free the socket (and its MAXINST place).
@@ -1610,17 +1616,15 @@ impl Session {
         self.limits.amqp_accept_delay_ms > 0 && !self.accepts_at_once && !self.consumers.is_empty()
     }
 
-    /// Starts the AmqpAcceptDelay clock when acceptances wait for the next frame, and
-    /// stops it once they went with one.
+    /// Sets when acceptances that wait for the next frame are due to go alone
+    /// (AmqpAcceptDelay from now), and clears it once they went with a frame.
     fn watch_deferred_accepts(&mut self) {
+        let due = &self.shared.accepts_due_ms;
         if self.amqp.has_deferred_accepts() {
-            if self.accepts_due.is_none() {
-                self.accepts_due = Some(
-                    tokio::time::Instant::now()
-                        + Duration::from_millis(self.limits.amqp_accept_delay_ms),
-                );
+            if due.get() == 0 {
+                due.set(self.now_ms + self.limits.amqp_accept_delay_ms);
             }
-        } else if self.accepts_due.take().is_some() {
+        } else if due.replace(0) != 0 {
             // They rode on a frame: the client is not waiting for them.
             self.accepts_timed_out = 0;
         }
@@ -1630,7 +1634,7 @@ impl Session {
     /// Twice in a row means the client waits for them (a synchronous send on a
     /// connection that also consumes): answer it at once from now on.
     fn send_overdue_accepts(&mut self) {
-        self.accepts_due = None;
+        self.shared.accepts_due_ms.set(0);
         self.amqp.send_deferred_accepts();
         self.accepts_timed_out += 1;
         if self.accepts_timed_out >= 2 {

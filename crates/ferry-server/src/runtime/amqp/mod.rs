@@ -106,6 +106,8 @@ pub struct AmqpChannel {
     pub running: bool,
     /// Stops the accept loop (and listening, at once).
     accept: Option<AcceptTask>,
+    /// The task that wakes connections whose acceptances are overdue.
+    overdue: Option<tokio::task::AbortHandle>,
     /// Totals of the channel's connections.
     pub counters: Rc<Counters>,
     /// Its connections (closed ones drop out).
@@ -124,6 +126,9 @@ impl AmqpChannel {
         self.running = false;
         if let Some(a) = self.accept.take() {
             a.stop();
+        }
+        if let Some(o) = self.overdue.take() {
+            o.abort();
         }
         self.live()
     }
@@ -242,6 +247,11 @@ impl ChannelEndpoints for AmqpChannels {
                 connections.clone(),
             )
         });
+        let delay_ms = server.ini.limits.amqp_accept_delay_ms;
+        let overdue = (delay_ms > 0).then(|| {
+            tokio::task::spawn_local(wake_overdue_accepts(Rc::downgrade(&connections), delay_ms))
+                .abort_handle()
+        });
         self.channels.borrow_mut().insert(
             name.to_string(),
             AmqpChannel {
@@ -249,6 +259,7 @@ impl ChannelEndpoints for AmqpChannels {
                 started_ms: clock::now().0,
                 running: true,
                 accept: Some(task),
+                overdue,
                 counters,
                 connections,
             },
@@ -345,6 +356,27 @@ impl ChannelEndpoints for AmqpChannels {
                 st
             })
             .collect()
+    }
+}
+
+/// Wakes each of the channel's connections whose acceptances have waited AmqpAcceptDelay
+/// (`delay_ms`) for a frame to ride on, so they go alone (see `Session::accepts_may_wait`):
+/// one task per channel, looking five times per delay, instead of a timer per connection
+/// moved for every message. Ends with the channel's list of connections.
+async fn wake_overdue_accepts(connections: Weak<RefCell<Vec<Weak<AmqpShared>>>>, delay_ms: u64) {
+    let mut ticks = tokio::time::interval(std::time::Duration::from_millis((delay_ms / 5).max(1)));
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        let Some(list) = connections.upgrade() else {
+            return;
+        };
+        let now = clock::now().0;
+        for c in list.borrow().iter().filter_map(Weak::upgrade) {
+            if c.accepts_overdue(now) {
+                c.wake_task();
+            }
+        }
     }
 }
 
