@@ -309,6 +309,11 @@ impl QueueManager {
                 conn,
                 criteria: crit,
                 filter: selection,
+                after: if opts.contains(GetOptionFlags::BROWSE_NEXT) {
+                    cursor
+                } else {
+                    None
+                },
             });
             if let Some(d) = deadline {
                 self.deadlines.insert((d, token, conn));

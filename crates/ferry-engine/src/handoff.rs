@@ -6,10 +6,10 @@
 //! (lowest arrival token) and the consumers with credit that want it (lowest turn; see
 //! `consumer` for the fairness rule): a waiting get completes
 //! ([`crate::Effect::GetCompleted`]), a consumer receives it ([`crate::Effect::Delivered`]).
-//! Browse waiters see it and pass it on. With no taker it is stored as available. A
-//! message never enters the queue when someone is waiting for it. A waiting get's
-//! confirm-on-delivery report and an expired message's expiration report are made
-//! here too (`crate::report`).
+//! Browse waiters see it and pass it on (a waiting BROWSE_NEXT only a message after its
+//! cursor: `waiters`). With no taker it is stored as available. A message never enters
+//! the queue when someone is waiting for it. A waiting get's confirm-on-delivery report
+//! and an expired message's expiration report are made here too (`crate::report`).
 
 use crate::body::Body;
 use crate::clock::Timestamp;
@@ -68,7 +68,7 @@ impl QueueManager {
                 .offer_copies(lq.consumers.browsers(), &msg, now, fx);
         }
         loop {
-            let waiter = lq.waiters.best(&msg.md, &msg.properties);
+            let waiter = lq.waiters.best(msg.key, &msg.md, &msg.properties, |_| true);
             if consumers {
                 let takers = lq.consumers.takers_for(&msg.md);
                 if let Some((turn, id)) = self.consumers.best_taker(takers, &msg) {

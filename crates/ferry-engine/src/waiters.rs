@@ -8,9 +8,13 @@
 //! with a selector the message does not pass is skipped, never blocking those behind it
 //! (finding the first fitting one then walks the list, which only selectors make longer
 //! than one step).
+//!
+//! A waiting BROWSE_NEXT keeps its handle's cursor ([`Waiter::after`]): a message that
+//! sorts before the cursor (a higher priority put while it waits) is not the next one
+//! for it, as in MQ, so it is passed over and the browse goes on waiting.
 
 use crate::connection::ConnId;
-use crate::queue::Criteria;
+use crate::queue::{Criteria, MsgKey};
 use crate::selection::SharedFilter;
 use ferry_mqi::{CorrelId, MessageDescriptor, MsgId};
 use foldhash::HashMap;
@@ -27,12 +31,15 @@ pub(crate) struct Waiter {
     pub criteria: Criteria,
     /// The selector of the handle it waits on.
     pub filter: Option<SharedFilter>,
+    /// A waiting BROWSE_NEXT: its browse cursor; only messages sorting after it fit.
+    pub after: Option<MsgKey>,
 }
 
 impl Waiter {
-    /// True when the message fits both the criteria and the selector.
-    fn wants(&self, md: &MessageDescriptor, properties: &[u8]) -> bool {
-        self.criteria.matches(md)
+    /// True when the message at `key` fits the criteria, the selector and the cursor.
+    fn wants(&self, key: MsgKey, md: &MessageDescriptor, properties: &[u8]) -> bool {
+        self.after.is_none_or(|a| key > a)
+            && self.criteria.matches(md)
             && self
                 .filter
                 .as_ref()
@@ -107,13 +114,21 @@ impl Waiters {
     /// properties, if any.
     #[cfg(test)]
     pub fn take_for(&mut self, md: &MessageDescriptor) -> Option<Waiter> {
-        let (_, slot) = self.best(md, &[])?;
+        let key = MsgKey { rank: 0, seq: 0 };
+        let (_, slot) = self.best(key, md, &[], |_| true)?;
         self.take(slot, md)
     }
 
-    /// The earliest-arrived waiter that wants the message (`md`, encoded
-    /// `properties`): its token and where it sits, without removing it.
-    pub fn best(&self, md: &MessageDescriptor, properties: &[u8]) -> Option<(u64, Slot)> {
+    /// The earliest-arrived waiter that wants the message at `key` (`md`, encoded
+    /// `properties`) and passes `also` (what the waiter's handle knows: its browse
+    /// marks): its token and where it sits, without removing it.
+    pub fn best(
+        &self,
+        key: MsgKey,
+        md: &MessageDescriptor,
+        properties: &[u8],
+        also: impl Fn(&Waiter) -> bool,
+    ) -> Option<(u64, Slot)> {
         if self.count == 0 {
             return None;
         }
@@ -123,7 +138,10 @@ impl Waiters {
                 best = Some((token, slot));
             }
         };
-        let first = |q: &VecDeque<Waiter>| q.iter().position(|w| w.wants(md, properties));
+        let first = |q: &VecDeque<Waiter>| {
+            q.iter()
+                .position(|w| w.wants(key, md, properties) && also(w))
+        };
         if let Some(i) = first(&self.any) {
             consider(self.any[i].token, Slot::Any(i));
         }
@@ -213,6 +231,7 @@ mod tests {
                 correl_id: correl.map(id),
             },
             filter: None,
+            after: None,
         }
     }
 
@@ -247,5 +266,21 @@ mod tests {
         assert_eq!(ws.len(), 1);
         assert!(ws.remove(1, &w(1, Some(1), Some(9)).criteria));
         assert!(ws.is_empty());
+    }
+
+    #[test]
+    fn a_browse_waiter_passes_over_messages_before_its_cursor() {
+        let mut ws = Waiters::default();
+        let mut browse = w(1, None, None);
+        browse.after = Some(MsgKey { rank: 5, seq: 10 });
+        ws.add(browse);
+        ws.add(w(2, None, None));
+        let md = MessageDescriptor::default();
+        let before = MsgKey { rank: 0, seq: 11 };
+        let after = MsgKey { rank: 5, seq: 11 };
+        let token = |b: Option<(u64, Slot)>| b.map(|(t, _)| t);
+        assert_eq!(token(ws.best(before, &md, &[], |_| true)), Some(2));
+        assert_eq!(token(ws.best(after, &md, &[], |_| true)), Some(1));
+        assert_eq!(token(ws.best(after, &md, &[], |w| w.token != 1)), Some(2));
     }
 }

@@ -3,6 +3,7 @@
 mod admin;
 mod backout_threshold;
 mod body;
+mod browse;
 mod consumer;
 mod consumer_persistence;
 mod inquire;
