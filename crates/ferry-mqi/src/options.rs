@@ -176,11 +176,27 @@ bitflags! {
         const LOGICAL_ORDER = 32768;
         /// Reassemble segments.
         const COMPLETE_MSG = 65536;
+        /// Mark the browsed message as browsed by this handle.
+        const MARK_BROWSE_HANDLE = 1048576;
+        /// Mark the browsed message for the cooperating handles (MQOO_CO_OP).
+        const MARK_BROWSE_CO_OP = 2097152;
+        /// Remove the cooperating handles' mark from the message.
+        const UNMARK_BROWSE_CO_OP = 4194304;
+        /// Remove this handle's mark from the browsed message.
+        const UNMARK_BROWSE_HANDLE = 8388608;
+        /// Browse only messages this handle has not marked.
+        const UNMARKED_BROWSE_MSG = 16777216;
         const _ = !0;
     }
 }
 
 impl GetOptionFlags {
+    /// MQGMO_BROWSE_HANDLE: BROWSE_FIRST | UNMARKED_BROWSE_MSG | MARK_BROWSE_HANDLE, the
+    /// usual way to browse each message of a queue once without a cursor.
+    pub const BROWSE_HANDLE: Self = Self::BROWSE_FIRST
+        .union(Self::UNMARKED_BROWSE_MSG)
+        .union(Self::MARK_BROWSE_HANDLE);
+
     /// Any browse option.
     pub fn is_browse(self) -> bool {
         self.intersects(Self::BROWSE_FIRST | Self::BROWSE_NEXT | Self::BROWSE_MSG_UNDER_CURSOR)

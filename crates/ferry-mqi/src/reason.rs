@@ -253,6 +253,8 @@ reason_codes! {
     MsgIdError = 2206, "MQRC_MSG_ID_ERROR", false;
     /// The correlation id is not valid.
     CorrelIdError = 2207, "MQRC_CORREL_ID_ERROR", false;
+    /// MQGMO_UNLOCK, but the handle has no locked message (warning).
+    NoMsgLocked = 2209, "MQRC_NO_MSG_LOCKED", true;
     /// The message is longer than the channel's MAXMSGL.
     MsgTooBigForChannel = 2218, "MQRC_MSG_TOO_BIG_FOR_CHANNEL", false;
     /// Another call is in progress on the connection.
