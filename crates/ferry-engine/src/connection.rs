@@ -68,6 +68,9 @@ pub(crate) struct Handle {
     pub name: String,
     /// The browse cursor.
     pub cursor: Option<MsgKey>,
+    /// The message this handle locked with MQGMO_LOCK (always the one under its cursor:
+    /// `crate::browse_lock`).
+    pub lock: Option<MsgKey>,
     /// True when this handle created a temporary dynamic queue (deleted on close).
     pub owns_temp_queue: bool,
     /// The selector given at open (MQOD SelectionString): gets, waits and consumers on

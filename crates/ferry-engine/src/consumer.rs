@@ -303,6 +303,7 @@ impl ConsumerTable {
         if !msg.body.is_resident() {
             msg.body = Body::Resident(body.clone());
         }
+        crate::browse_marks::message_got(&mut lq.marks, msg.key.seq);
         c.spend(body.len() + msg.properties.len());
         c.turn = *at.next_token;
         *at.next_token += 1;

@@ -9,12 +9,15 @@
 //! the get's unit of work; expired messages met make their expiration reports
 //! (`crate::report`).
 
+use crate::browse_lock::own_locked;
+use crate::browse_marks::is_marked;
 use crate::clock::Timestamp;
 use crate::connection::{ConnId, HandleTarget, Hobj, PendingGet};
 use crate::effects::Effects;
 use crate::journal::LogRecord;
+use crate::objects::QueueId;
 use crate::qmgr::QueueManager;
-use crate::queue::{Criteria, MsgState, StoredMsg};
+use crate::queue::{Criteria, MsgKey, MsgState, StoredMsg};
 use crate::report::{wants_cod, Original, ReportUow};
 use crate::selection::{find_next, selected};
 use crate::uow::UowEntry;
@@ -211,7 +214,12 @@ impl QueueManager {
         self.debug_check();
         #[allow(clippy::redundant_closure_call)]
         let result = (|| -> GetOutcome {
-            let outcome = match self.get_inner(conn, hobj, md, gmo, max_len, now, fx) {
+            let mut unlocked = None;
+            let r = self.get_inner(conn, hobj, md, gmo, max_len, now, fx, &mut unlocked);
+            if let Some((queue, key)) = unlocked {
+                self.unlock_message(queue, key, now, fx);
+            }
+            let outcome = match r {
                 Ok(Some(r)) => GetOutcome::Done(r),
                 Ok(None) => GetOutcome::Waiting,
                 Err(e) => GetOutcome::Done(Err(e.into())),
@@ -223,6 +231,8 @@ impl QueueManager {
         result
     }
 
+    /// The get; a message whose lock the handle let go is left in `unlocked` for
+    /// [`QueueManager::unlock_message`] (`crate::browse_lock`).
     #[allow(clippy::too_many_arguments)]
     fn get_inner(
         &mut self,
@@ -233,6 +243,7 @@ impl QueueManager {
         max_len: usize,
         now: Timestamp,
         fx: &mut Effects,
+        unlocked: &mut Option<(QueueId, MsgKey)>,
     ) -> Result<Option<GetResult>, MqError> {
         let opts = gmo.options;
         let logging = self.logging;
@@ -244,9 +255,16 @@ impl QueueManager {
         }
         let h = c.handle(hobj).ok_or(ReasonCode::HobjError)?;
         check_get_options(gmo)?;
+        crate::browse_lock::check_options(opts)?;
+        crate::browse_marks::check_options(opts)?;
         let HandleTarget::Queue { opened, local } = h.target else {
             return Err(ReasonCode::NotOpenForInput.into());
         };
+        if opts.contains(GetOptionFlags::UNLOCK) {
+            let lock = c.handle_mut(hobj).and_then(|h| h.lock.take());
+            *unlocked = lock.map(|k| (local, k));
+            return Ok(Some(Ok(crate::browse_lock::unlock_answer(lock.is_some()))));
+        }
         let browse = opts.is_browse();
         if browse && !h.options.contains(OpenOptions::BROWSE) {
             return Err(ReasonCode::NotOpenForBrowse.into());
@@ -255,6 +273,7 @@ impl QueueManager {
             return Err(ReasonCode::NotOpenForInput.into());
         }
         let cursor = h.cursor;
+        let own_lock = h.lock;
         let selection = h.selection.clone();
         let alias_get = self
             .queues
@@ -269,6 +288,12 @@ impl QueueManager {
         }
         let lq = entry.local.as_mut().ok_or(ReasonCode::QTypeError)?;
         let crit = criteria(md, gmo.match_options);
+        let unmarked = opts.contains(GetOptionFlags::UNMARKED_BROWSE_MSG);
+        let marks = &lq.marks;
+        let fits = |m: &StoredMsg| {
+            selected(selection.as_ref(), m)
+                && !(unmarked && is_marked(marks, m.key.seq, conn, hobj))
+        };
 
         let under_cursor = opts
             .intersects(GetOptionFlags::MSG_UNDER_CURSOR | GetOptionFlags::BROWSE_MSG_UNDER_CURSOR);
@@ -276,8 +301,8 @@ impl QueueManager {
             let Some(k) = cursor else {
                 return Err(ReasonCode::NoMsgUnderCursor.into());
             };
-            let live = lq.store.is_available(k) && lq.store.is_live(k.seq, now);
-            if !live {
+            let visible = lq.store.is_available(k) || own_lock == Some(k);
+            if !visible || !lq.store.is_live(k.seq, now) {
                 return Err(ReasonCode::NoMsgUnderCursor.into());
             }
             Some(k)
@@ -287,15 +312,22 @@ impl QueueManager {
             } else {
                 None
             };
-            find_next(&mut lq.store, &crit, after, now, |m| {
-                selected(selection.as_ref(), m)
-            })
+            let next = find_next(&mut lq.store, &crit, after, now, fits);
+            let own = own_locked(&lq.store, own_lock, &crit, after, now, fits);
+            next.into_iter().chain(own).min()
         };
         if !lq.store.expired_for_report.is_empty() {
             self.expired_to_report.push(local);
         }
 
         let Some(key) = found else {
+            if browse && own_lock.is_some() {
+                // A browse that finds nothing lets its lock go, before it waits too.
+                *unlocked = own_lock.map(|k| (local, k));
+                if let Some(h) = c.handle_mut(hobj) {
+                    h.lock = None;
+                }
+            }
             if !opts.contains(GetOptionFlags::WAIT) || gmo.wait_interval == 0 {
                 return Ok(Some(Err(ReasonCode::NoMsgAvailable.into())));
             }
@@ -338,8 +370,17 @@ impl QueueManager {
         let got = got_message(&msg, body.clone(), max_len, opts, now);
         if browse {
             if got.is_ok() {
+                let lock = opts.contains(GetOptionFlags::LOCK);
+                if own_lock.is_some_and(|k| k != key || !lock) {
+                    *unlocked = own_lock.map(|k| (local, k));
+                }
+                if lock && own_lock != Some(key) {
+                    lq.store.set_state(key.seq, MsgState::Locked(conn, hobj));
+                }
+                crate::browse_marks::browsed(&mut lq.marks, &lq.store, key.seq, conn, hobj, opts);
                 if let Some(h) = c.handle_mut(hobj) {
                     h.cursor = Some(key);
+                    h.lock = lock.then_some(key);
                 }
             }
             return Ok(Some(got));
@@ -377,6 +418,12 @@ impl QueueManager {
                 fx.reply_waits();
             }
         }
+        if own_lock == Some(key) {
+            if let Some(h) = c.handle_mut(hobj) {
+                h.lock = None;
+            }
+        }
+        crate::browse_marks::message_got(&mut lq.marks, key.seq);
         if sync {
             // It may come back (backout): its body stays in memory until then.
             lq.store.make_resident(key.seq, &body);

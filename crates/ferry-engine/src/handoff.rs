@@ -7,9 +7,12 @@
 //! `consumer` for the fairness rule): a waiting get completes
 //! ([`crate::Effect::GetCompleted`]), a consumer receives it ([`crate::Effect::Delivered`]).
 //! Browse waiters see it and pass it on (a waiting BROWSE_NEXT only a message after its
-//! cursor: `waiters`). With no taker it is stored as available. A message never enters
-//! the queue when someone is waiting for it. A waiting get's confirm-on-delivery report
-//! and an expired message's expiration report are made here too (`crate::report`).
+//! cursor: `waiters`; one with UNMARKED_BROWSE_MSG only a message its handle has not
+//! marked), except a browse with MQGMO_LOCK, which takes it like a destructive getter
+//! and locks it (`crate::browse_lock`). With no taker it is stored as available. A
+//! message never enters the queue when someone is waiting for it. A waiting get's
+//! confirm-on-delivery report and an expired message's expiration report are made here
+//! too (`crate::report`).
 
 use crate::body::Body;
 use crate::clock::Timestamp;
@@ -21,8 +24,9 @@ use crate::qmgr::QueueManager;
 use crate::queue::{MsgState, StoredMsg};
 use crate::report::{wants_cod, Original, ReportUow};
 use crate::uow::UowEntry;
+use crate::waiters::Waiter;
 use ferry_mqi::report::ReportKind;
-use ferry_mqi::{MqError, ReasonCode};
+use ferry_mqi::{GetOptionFlags, MqError, ReasonCode};
 use ferry_objects::queue::Enablement;
 
 impl QueueManager {
@@ -68,7 +72,18 @@ impl QueueManager {
                 .offer_copies(lq.consumers.browsers(), &msg, now, fx);
         }
         loop {
-            let waiter = lq.waiters.best(msg.key, &msg.md, &msg.properties, |_| true);
+            let (marks, conns, seq) = (&lq.marks, &self.conns, msg.key.seq);
+            // Only a message its handle has unmarked fits a waiting UNMARKED_BROWSE_MSG.
+            let unmarked_for = |w: &Waiter| {
+                marks.is_none()
+                    || conns.get(&w.conn).and_then(|c| c.pending).is_none_or(|p| {
+                        !p.gmo.options.contains(GetOptionFlags::UNMARKED_BROWSE_MSG)
+                            || !crate::browse_marks::is_marked(marks, seq, w.conn, p.hobj)
+                    })
+            };
+            let waiter = lq
+                .waiters
+                .best(msg.key, &msg.md, &msg.properties, unmarked_for);
             if consumers {
                 let takers = lq.consumers.takers_for(&msg.md);
                 if let Some((turn, id)) = self.consumers.best_taker(takers, &msg) {
@@ -105,10 +120,17 @@ impl QueueManager {
             let opts = p.gmo.options;
             let got = crate::get::got_message(&msg, body.clone(), p.max_len, opts, now);
             if opts.is_browse() {
+                let lock = got.is_ok() && opts.contains(GetOptionFlags::LOCK);
                 if let Some(h) = c.handle_mut(p.hobj) {
                     if got.is_ok() {
                         h.cursor = Some(msg.key);
+                        debug_assert!(h.lock.is_none(), "a browse waited holding a lock");
+                        h.lock = lock.then_some(msg.key);
                     }
+                }
+                if got.is_ok() {
+                    let (marks, store) = (&mut lq.marks, &lq.store);
+                    crate::browse_marks::browsed(marks, store, seq, w.conn, p.hobj, opts);
                 }
                 fx.push(Effect::GetCompleted {
                     conn: w.conn,
@@ -116,6 +138,11 @@ impl QueueManager {
                     result: got,
                     needs_durable: fx.has_log(),
                 });
+                if lock {
+                    msg.state = MsgState::Locked(w.conn, p.hobj);
+                    lq.store.insert(msg);
+                    return;
+                }
                 continue;
             }
             let got = match got {
@@ -141,6 +168,7 @@ impl QueueManager {
                 continue;
             }
             lq.last_get_ms = Some(now.0);
+            crate::browse_marks::message_got(&mut lq.marks, seq);
             let cod = if wants_cod(&msg.md) {
                 Some((msg.md, msg.expires_at))
             } else {

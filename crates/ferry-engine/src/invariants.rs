@@ -4,13 +4,15 @@
 //! every counter agrees with what it counts: each queue's handle counts with the
 //! connections' open handles, its UNCOM with the units of work's entries on it and with
 //! its messages in an uncommitted state, each unit-of-work entry with a message in the
-//! matching state, each held delivery with a message held for its consumer, each timed
+//! matching state, each held delivery with a message held for its consumer, each
+//! handle's lock with a message locked for it (and every locked message with a lock),
+//! each timed
 //! wait with a deadline, and each store with itself (`crate::queue`). Debug builds run it
 //! before and after every call that changes state (`QueueManager::debug_check`), so the
 //! engine's tests, and the simulation that drives a whole queue manager, stop at the
 //! first call that breaks one; release builds never run it.
 
-use crate::connection::{HandleTarget, InputMode};
+use crate::connection::{HandleTarget, Hobj, InputMode};
 use crate::objects::QueueId;
 use crate::qmgr::QueueManager;
 use crate::queue::MsgState;
@@ -30,6 +32,7 @@ struct Expected {
     exclusive: u32,
     output: u32,
     uncommitted: u32,
+    locked: u32,
 }
 
 impl QueueManager {
@@ -49,7 +52,10 @@ impl QueueManager {
         for (conn, c) in &self.conns {
             let open = c.handles.iter().flatten().count();
             assert_eq!(c.open_count, open, "{conn:?}: open_count drifted");
-            for h in c.handles.iter().flatten() {
+            for (i, h) in c.handles.iter().enumerate() {
+                let Some(h) = h else {
+                    continue;
+                };
                 let HandleTarget::Queue { local, .. } = h.target else {
                     continue;
                 };
@@ -62,6 +68,18 @@ impl QueueManager {
                 x.input += u32::from(h.input != InputMode::None);
                 x.exclusive += u32::from(h.input == InputMode::Exclusive);
                 x.output += u32::from(h.options.contains(OpenOptions::OUTPUT));
+                if let Some(k) = h.lock {
+                    let lq = self.queues.get(local).and_then(|q| q.local.as_ref());
+                    let state = lq.and_then(|lq| lq.store.get(k.seq).map(|m| m.state));
+                    let hobj = Hobj(i as i32 + 1);
+                    assert_eq!(
+                        state,
+                        Some(MsgState::Locked(*conn, hobj)),
+                        "{conn:?} {hobj:?}: locks message {} but it is not locked for it",
+                        k.seq
+                    );
+                    x.locked += 1;
+                }
             }
             for e in &c.uow.entries {
                 let (UowEntry::Put { queue, seq } | UowEntry::Get { queue, seq }) = *e;
@@ -107,6 +125,7 @@ impl QueueManager {
                 exclusive: u32::from(lq.open_exclusive()),
                 output: lq.open_output(),
                 uncommitted: lq.uncommitted(),
+                locked: lq.store.count_locked().map_or(x.locked, |n| n as u32),
             };
             assert_eq!(
                 counted, x,

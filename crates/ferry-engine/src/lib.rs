@@ -15,8 +15,9 @@
 //! (storage and indexes), `waiters`, `uow`, `connection`, `objects` (the catalogue),
 //! [`selection`] (message selectors), `handoff` (where a message that becomes available
 //! goes), one module per verb group: `open`, `put`, `get`, `syncpoint`, `inquire`,
-//! `admin`, [`consumer`] (async consumers with credit, MQCB-like, for the AMQP channel)
-//! and [`settle`] (outcomes of held deliveries), `report` (the report messages COA, COD,
+//! `admin`, `browse_lock` (MQGMO_LOCK/UNLOCK) and `browse_marks`
+//! (MQGMO_MARK_BROWSE_HANDLE), [`consumer`] (async consumers with credit, MQCB-like, for
+//! the AMQP channel) and [`settle`] (outcomes of held deliveries), `report` (the report messages COA, COD,
 //! expiration and exception, made in their cause's unit of work), and for persistence
 //! [`journal`] (log records and their codec), [`recovery`] (restart) and [`checkpoint`]
 //! (what a checkpoint writes to the log and to queue files), and for deep queues
@@ -83,6 +84,8 @@
 pub mod admin;
 pub mod backout_threshold;
 pub mod body;
+pub(crate) mod browse_lock;
+pub(crate) mod browse_marks;
 pub mod checkpoint;
 pub mod clock;
 pub mod connection;

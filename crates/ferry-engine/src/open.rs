@@ -110,6 +110,16 @@ impl QueueManager {
         if inputs > 1 {
             return Err(ReasonCode::OptionsError.into());
         }
+        if options.contains(OpenOptions::CO_OP) {
+            // Cooperative browsing is MQ's, not Ferry's: only with BROWSE is it a valid
+            // request (2046 otherwise, as MQ), and then one Ferry cannot serve.
+            return Err(if options.contains(OpenOptions::BROWSE) {
+                ReasonCode::FunctionNotSupported
+            } else {
+                ReasonCode::OptionsError
+            }
+            .into());
+        }
         if !for_put1 && c.open_count >= max_handles {
             return Err(ReasonCode::HandleNotAvailable.into());
         }
@@ -141,6 +151,7 @@ impl QueueManager {
             input: InputMode::None,
             name: qm.clone(),
             cursor: None,
+            lock: None,
             owns_temp_queue: false,
             selection: None,
         });
@@ -242,6 +253,7 @@ impl QueueManager {
             input,
             name: object_name.clone(),
             cursor: None,
+            lock: None,
             owns_temp_queue: created && temporary,
             selection: None,
         });
@@ -357,8 +369,8 @@ impl QueueManager {
     }
 
     /// Closes a handle: cancels its wait and its consumers (their held messages return
-    /// with [`Settlement::DEFAULT_OUTCOME`]), updates counters, deletes a temporary
-    /// dynamic queue it created.
+    /// with [`Settlement::DEFAULT_OUTCOME`]), lets go of its locked message and its
+    /// browse marks, updates counters, deletes a temporary dynamic queue it created.
     pub(crate) fn close_handle(
         &mut self,
         conn: ConnId,
@@ -386,6 +398,10 @@ impl QueueManager {
         };
         if let Some(lq) = self.queues.local_mut(local) {
             lq.handle_closed(h.input, h.options.contains(OpenOptions::OUTPUT));
+            crate::browse_marks::handle_closed(&mut lq.marks, conn, hobj);
+        }
+        if let Some(k) = h.lock {
+            self.unlock_message(local, k, now, fx);
         }
         if h.owns_temp_queue && self.queues.get(local).is_some() {
             self.delete_queue_now(local, now, fx);

@@ -20,9 +20,10 @@
 //! changes it thaws it in place first.
 
 use crate::body::Body;
+use crate::browse_marks::BrowseMarks;
 use crate::clock::Timestamp;
-use crate::connection::ConnId;
 use crate::connection::InputMode;
+use crate::connection::{ConnId, Hobj};
 use crate::consumer::ConsumerId;
 use crate::filed_message::FiledMessage;
 use crate::waiters::Waiters;
@@ -54,6 +55,9 @@ pub(crate) enum MsgState {
     UncommittedGet(ConnId),
     /// Delivered unsettled to a consumer: held for it until settled.
     Held(ConsumerId),
+    /// Locked by a browse with MQGMO_LOCK on a handle (`crate::browse_lock`): only
+    /// that handle sees it until it is unlocked or got.
+    Locked(ConnId, Hobj),
 }
 
 /// A message on a queue.
@@ -445,6 +449,17 @@ impl MessageStore {
                         MsgState::UncommittedPut(_) | MsgState::UncommittedGet(_)
                     )
                 })
+                .count() as u64
+        })
+    }
+
+    /// Messages locked by browse handles, or `None` when the store is too deep to count
+    /// them on every call.
+    pub fn count_locked(&self) -> Option<u64> {
+        (self.msgs.len() <= SCAN_LIMIT).then(|| {
+            self.msgs
+                .values()
+                .filter(|m| matches!(m.state(), MsgState::Locked(..)))
                 .count() as u64
         })
     }
@@ -961,6 +976,9 @@ pub(crate) struct LocalQueue {
     pub waiters: Waiters,
     /// Async consumers registered on the queue, indexed by their id criteria.
     pub consumers: crate::consumer_index::QueueConsumers,
+    /// Browse marks of the handles on the queue (`crate::browse_marks`); `None` while
+    /// no handle has marked anything, so a get pays one check.
+    pub marks: Option<Box<BrowseMarks>>,
     /// IPPROCS.
     open_input: u32,
     /// Handles open with INPUT_EXCLUSIVE (0 or 1).
