@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use ferry_mqi::{
-    CloseOptions, FixedStr, GetOptions, InquireValue, MessageDescriptor, MqError, PutOptions,
-    ReasonCode, Selector,
+    CloseOptions, FixedStr, GetOptionFlags, GetOptions, InquireValue, MessageDescriptor, MqError,
+    PutOptions, ReasonCode, Selector,
 };
 use ferry_wire::{Reply, Request};
 
@@ -124,6 +124,9 @@ impl Queue {
     /// the next get. With `ACCEPT_TRUNCATED_MSG` a longer message is removed and
     /// returned cut, with warning 2079; without it the get fails with 2080 and the
     /// message stays (and `md` still describes it). No message: 2033.
+    ///
+    /// With `GetOptionFlags::UNLOCK` the call returns no message and leaves `md` alone,
+    /// as MQ does; its warning is 2209 MQRC_NO_MSG_LOCKED when nothing was locked.
     pub async fn get(
         &self,
         md: &mut MessageDescriptor,
@@ -143,11 +146,14 @@ impl Queue {
                 data_length,
                 body,
             } => {
+                let unlock = gmo.options.contains(GetOptionFlags::UNLOCK);
                 if status.reason == ReasonCode::TruncatedMsgFailed {
                     *md = out;
                 }
                 let warning = status.into_result()?;
-                *md = out;
+                if !unlock {
+                    *md = out;
+                }
                 Ok(GotMessage {
                     data: body,
                     data_length: data_length as usize,
