@@ -11,7 +11,9 @@
 //!   delivered once per consumer without being removed or locked; the consumer keeps a
 //!   browse cursor in get order, plus the few messages that became available *behind*
 //!   its cursor while it had no credit. A message returned to the queue (backout,
-//!   release) counts as a new one and is browsed again.
+//!   release, unlock) counts as a new one and is browsed again. Unlike MQ's BROWSE_NEXT,
+//!   which passes over a message that sorts before its cursor, a browser thus sees every
+//!   message: an AMQP `copy` link promises the queue's messages, not a position in it.
 //! - [`ConsumeMode::Settled`]: destructive at once, like MQGET without syncpoint
 //!   (at-most-once). A persistent message pushes its get record and its delivery has
 //!   `needs_durable`, so the server holds it until the record is durable (else a crash

@@ -2281,3 +2281,79 @@ fn an_amqp_receiver_that_accepts_a_native_message_makes_its_cod() {
     assert_eq!(report.correl_id, sent.msg_id);
     c.close();
 }
+
+/// A message with a `data` body and `priority` in its header.
+fn priority_message(body: &str, priority: u8) -> Message {
+    Message {
+        header: Some(Header {
+            priority,
+            ..Header::default()
+        }),
+        body: Some(Body::data(Bytes::copy_from_slice(body.as_bytes()))),
+        ..Message::default()
+    }
+}
+
+/// Issue 20, point 4: an AMQP browser (distribution-mode `copy`, a JMS QueueBrowser) has no
+/// MQ browse cursor to keep: it receives each message once, also one of higher priority
+/// arriving ahead of those it has browsed (which MQ's BROWSE_NEXT would pass over); a
+/// message a native application locked with MQGMO_LOCK is hidden from AMQP receivers until
+/// it is unlocked, and then goes to a receiver with credit at once.
+#[test]
+fn an_amqp_browser_sees_each_message_once_and_nothing_locked() {
+    let qm = start("AMQP.BROWSE");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)");
+    let rt = runtime();
+    let mut c = AmqpTestClient::connect(&qm, "itest-browse");
+    let sender = c.attach_sender("Q");
+    c.send_accepted(sender, &priority_message("low", 0));
+    let (browser, _) = c.attach_receiver_with("Q", 100, |a| {
+        if let Some(source) = a.source.as_mut() {
+            source.distribution_mode = Some(ferry_amqp::Symbol::from_static("copy"));
+        }
+    });
+    assert_eq!(data_text(&c.receive(browser).2), "low");
+    c.send_accepted(sender, &priority_message("high", 9));
+    assert_eq!(
+        data_text(&c.receive(browser).2),
+        "high",
+        "behind the cursor, still browsed"
+    );
+    assert!(
+        c.collect_for(browser, Duration::from_millis(300))
+            .is_empty(),
+        "each message once"
+    );
+    assert_eq!(qstatus_depth(&qm, "Q"), 2, "browsing removes nothing");
+
+    // A native browse locks the first message in get order ("high").
+    let lock = ferry_mqi::GetOptionFlags::BROWSE_FIRST | ferry_mqi::GetOptionFlags::LOCK;
+    let (native, locker, locked) = rt.block_on(async {
+        let conn = connect(&qm.client()).await;
+        let q = open(&conn, "Q", OpenOptions::BROWSE).await;
+        let (_, got) = get_with(&q, gmo(lock, 0)).await.expect("browse with lock");
+        (conn, q, String::from_utf8_lossy(&got.data).into_owned())
+    });
+    assert_eq!(locked, "high");
+    let receiver = c.attach_receiver("Q", 10);
+    let (id, _, m) = c.receive(receiver);
+    assert_eq!(data_text(&m), "low");
+    c.accept(id);
+    assert!(
+        c.collect_for(receiver, Duration::from_millis(300))
+            .is_empty(),
+        "the locked message is not delivered"
+    );
+    rt.block_on(async {
+        let unlock = gmo(ferry_mqi::GetOptionFlags::UNLOCK, 0);
+        let got = locker
+            .get(&mut MessageDescriptor::default(), &unlock, 0)
+            .await;
+        assert_eq!(got.expect("unlock").warning, None);
+        native.disconnect().await.expect("disconnect");
+    });
+    let (id, _, m) = c.receive(receiver);
+    assert_eq!(data_text(&m), "high", "unlocked, it is delivered at once");
+    c.accept(id);
+    c.close();
+}
