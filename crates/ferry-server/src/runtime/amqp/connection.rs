@@ -97,6 +97,10 @@ const READ_AT_LEAST: usize = 4 * 1024;
 const COPY_BODY_BELOW: usize = 16 * 1024;
 /// Credit given to a link the client sends on, topped up when half is used.
 const SENDER_CREDIT: u32 = 1000;
+/// How much earlier than the armed one a deadline must be to move the connection's
+/// timer (heartbeats, BATCHINT and the handshake and partial-frame limits may fire this
+/// much late).
+const TIMER_SLACK: Duration = Duration::from_millis(2);
 /// The model a dynamic node (temporary queue) is made from.
 const TEMPORARY_MODEL: &str = "SYSTEM.DEFAULT.MODEL.QUEUE";
 /// The name pattern of dynamic nodes.
@@ -706,7 +710,11 @@ impl Session {
             // One timer for the connection, moved only to an earlier deadline: a timer
             // that fires early costs one pass through this loop, while setting a new one
             // for every read and wake-up cost a timer-wheel insertion and removal each.
-            if let Some(t) = wake_at.filter(|t| armed.is_none_or(|a| *t < a)) {
+            // Deadlines computed from the millisecond clock jitter by a millisecond from
+            // pass to pass (the heartbeat's, when nothing was sent): one no more than
+            // TIMER_SLACK earlier than the armed one leaves it, or the timer would be
+            // reset on about every other pass.
+            if let Some(t) = wake_at.filter(|t| armed.is_none_or(|a| *t + TIMER_SLACK < a)) {
                 timer.as_mut().reset(t);
                 armed = Some(t);
             }
