@@ -110,6 +110,39 @@ impl QueueManager {
         self.keep_backed_out(qid, msg, refused, now, fx);
     }
 
+    /// Applies the backout threshold to message `seq` of queue `qid`, just returned by
+    /// restart recovery's backout of a unit of work in flight at the crash: when its
+    /// count has reached BOTHRESH it moves as at any backout, its move logged (recovery
+    /// runs with logging off, so it is turned on for the move).
+    pub(crate) fn backout_threshold_at_restart(
+        &mut self,
+        qid: QueueId,
+        seq: u64,
+        now: Timestamp,
+        fx: &mut Effects,
+    ) {
+        let Some(entry) = self.queues.get_mut(qid) else {
+            return;
+        };
+        let threshold = entry.def.attributes.backout_threshold;
+        let Some(lq) = entry.local.as_mut() else {
+            return;
+        };
+        let reached = lq
+            .store
+            .get(seq)
+            .is_some_and(|m| threshold > 0 && m.md.backout_count >= threshold);
+        if !reached {
+            return;
+        }
+        let Some(msg) = lq.store.remove(seq) else {
+            return;
+        };
+        let logging = std::mem::replace(&mut self.logging, true);
+        self.return_backed_out(qid, *msg, now, fx);
+        self.logging = logging;
+    }
+
     /// Leaves `msg` on its queue after no move was possible, telling the server once
     /// per queue.
     fn keep_backed_out(

@@ -14,11 +14,15 @@
 //! order, priorities included) and full descriptors. Units of work still in flight at the
 //! end of the log are backed out: their puts vanish, and the messages they got return to
 //! their places with BackoutCount + 1 — the message was delivered once, and counting it
-//! is what lets BOTHRESH stop a message that crashes its consumer (MQ's HARDENBO
-//! behaviour; counting at restart cannot double count, because the get record of an
-//! in-flight unit of work is only ever resolved once). [`Recovery::finish`] pushes a
-//! backout record for each of them, and each returned message's new BackoutCount, so a
-//! second restart reads the same outcome. A queue
+//! is what lets BOTHRESH stop a message that crashes its consumer (MQ keeps the count
+//! across restarts on distributed platforms whatever HARDENBO says; counting at restart
+//! cannot double count, because the get record of an in-flight unit of work is only ever
+//! resolved once). A returned message whose count reaches its queue's BOTHRESH moves to
+//! BOQNAME or DEADQ as at any other backout (`crate::backout_threshold`), so a message
+//! that crashes the queue manager's consumers, or the queue manager, cannot loop for
+//! ever. [`Recovery::finish`] pushes a backout record for each of them, each returned
+//! message's new BackoutCount and any such move, so a second restart reads the same
+//! outcome. A queue
 //! whose last word in the log is a deletion stays deleted even when the catalogue still
 //! names it. Messages already expired are dropped. A message a consumer held unsettled
 //! at the crash (no get record was written) comes back as an ordinary committed message,
@@ -231,6 +235,11 @@ impl Recovery<'_> {
     /// recovered id.
     pub fn finish(mut self, now: Timestamp, fx: &mut Effects) -> RecoverySummary {
         let in_flight: Vec<u64> = self.uows.keys().copied().collect();
+        if let Some(u) = self.max_uow {
+            // Before any new unit of work: a backout-threshold move below logs one.
+            self.qm.next_uow = self.qm.next_uow.max(u.saturating_add(1));
+        }
+        let mut backed_out = Vec::new();
         for u in in_flight {
             let returned: Vec<(QueueId, u64)> = self.uows[&u]
                 .iter()
@@ -252,9 +261,13 @@ impl Recovery<'_> {
                         seq,
                         m.md.backout_count,
                     ));
+                    backed_out.push((queue, seq));
                 }
             }
             self.summary.backed_out += 1;
+        }
+        for (queue, seq) in backed_out {
+            self.qm.backout_threshold_at_restart(queue, seq, now, fx);
         }
         for name in std::mem::take(&mut self.deleted) {
             if let Some(id) = self.qm.recoverable_queue(&name) {
@@ -283,9 +296,6 @@ impl Recovery<'_> {
             // A queue file may hold any message recovered (files can be ahead of the
             // log): only later arrivals may be filed without being imaged first.
             lq.store.filing.interval_start = lq.store.next_seq();
-        }
-        if let Some(u) = self.max_uow {
-            self.qm.next_uow = self.qm.next_uow.max(u.saturating_add(1));
         }
         self.summary
     }

@@ -128,3 +128,40 @@ async fn with_nowhere_to_go_it_stays_and_the_error_log_says_why_once() {
     assert!(log.contains("'APP.Q'"), "{log}");
     assert_eq!(curdepth(&qm, "APP.DLQ"), 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_get_in_flight_at_kill_9_counts_and_moves_at_bothresh_on_restart() {
+    let mut qm = start("BO.RESTART");
+    mqsc_ok(
+        &qm,
+        "DEFINE QLOCAL(APP.Q) BOTHRESH(1) BOQNAME(APP.BOQ)\nDEFINE QLOCAL(APP.BOQ)\nDEFINE QLOCAL(APP.OTHER)",
+    );
+    let conn = connect(&qm.client()).await;
+    let q = open(&conn, "APP.Q", IO).await;
+    put_persistent(&q, "crashes its consumer").await;
+    let (md, _) = get_with(&q, gmo(GetOptionFlags::SYNCPOINT, 0))
+        .await
+        .expect("first delivery");
+    assert_eq!(md.backout_count, 0);
+    // A put acknowledged after the get has its record durable, and the get's with it.
+    let other = open(&conn, "APP.OTHER", IO).await;
+    put_persistent(&other, "marker").await;
+
+    qm.kill9();
+    qm.launch();
+    assert_eq!(curdepth(&qm, "APP.Q"), 0, "not offered again on APP.Q");
+    assert_eq!(curdepth(&qm, "APP.BOQ"), 1, "moved to BOQNAME at restart");
+    let conn = connect(&qm.client()).await;
+    let boq = open(&conn, "APP.BOQ", IO).await;
+    let (md, got) = get(&boq).await.expect("the message on BOQNAME");
+    assert_eq!(&got.data[..], b"crashes its consumer");
+    assert_eq!(md.backout_count, 1, "the restart's backout counted");
+    drop(boq);
+    drop(conn);
+
+    // The move was logged: a second crash keeps exactly that (the get above was
+    // outside syncpoint, so the queue is now empty for good).
+    qm.kill9();
+    qm.launch();
+    assert_eq!((curdepth(&qm, "APP.Q"), curdepth(&qm, "APP.BOQ")), (0, 0));
+}

@@ -128,3 +128,44 @@ fn a_persistent_move_is_one_copy_after_a_restart_wherever_the_log_ends() {
         }
     }
 }
+
+#[test]
+fn a_restart_that_backs_out_the_bothresh_th_get_moves_the_message_once() {
+    let mut h = poison_harness("BOQ", "DLQ", true);
+    let c = h.conn();
+    let o = h.open(c, "Q", IO);
+    put_p(&mut h, c, o, false, b"poison");
+    back_out(&mut h, c, o, 1);
+    // The second delivery is in flight when the queue manager dies.
+    h.get_now(c, o, GetOptionFlags::SYNCPOINT).unwrap();
+    let log: Vec<LogRecord> = take_log(&mut h);
+    let (qm, mut fx) = restart(&h, &log);
+    qm.check_invariants();
+    let v = view_of(&qm);
+    assert!(!v.contains_key("Q"), "not back on Q: {v:?}");
+    assert_eq!(v["BOQ"].len(), 1, "moved to BOQNAME: {v:?}");
+    assert_eq!(
+        v["BOQ"][0].md.backout_count, 2,
+        "the restart's backout counted"
+    );
+    // A second restart reads the first one's records to the same outcome, once.
+    let second: Vec<LogRecord> = log.iter().cloned().chain(fx.drain_log()).collect();
+    let (qm2, mut fx2) = restart(&h, &second);
+    assert_eq!(view_of(&qm2), v);
+    assert_eq!(fx2.drain_log().count(), 0, "nothing left in flight");
+}
+
+#[test]
+fn a_restart_below_bothresh_returns_the_message_to_its_queue() {
+    let mut h = poison_harness("BOQ", "DLQ", true);
+    let c = h.conn();
+    let o = h.open(c, "Q", IO);
+    put_p(&mut h, c, o, false, b"poison");
+    h.get_now(c, o, GetOptionFlags::SYNCPOINT).unwrap();
+    let log: Vec<LogRecord> = take_log(&mut h);
+    let (qm, _) = restart(&h, &log);
+    let v = view_of(&qm);
+    assert_eq!(v["Q"].len(), 1, "{v:?}");
+    assert_eq!(v["Q"][0].md.backout_count, 1);
+    assert!(!v.contains_key("BOQ"));
+}

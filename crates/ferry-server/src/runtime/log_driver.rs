@@ -265,9 +265,17 @@ pub fn open_and_recover(
         let core = recovery.finish().map_err(|e| e.to_string())?;
         (core, summary)
     };
-    let catalogue_changed = fx
-        .drain()
-        .any(|e| matches!(e, ferry_engine::Effect::CatalogueChanged(_)));
+    let mut catalogue_changed = false;
+    for effect in fx.drain() {
+        match effect {
+            ferry_engine::Effect::CatalogueChanged(_) => catalogue_changed = true,
+            // A message the restart's backout brought to BOTHRESH that could not move.
+            ferry_engine::Effect::BackoutRequeueFailed { queue, reason } => {
+                error_log.write(&messages::BACKOUT_REQUEUE_FAILED, &[&queue, &reason]);
+            }
+            _ => {}
+        }
+    }
     for r in fx.drain_log() {
         user_kind(r.kind)
             .and_then(|k| core.append_parts(k, &[&r.head, &r.body]))
