@@ -234,6 +234,12 @@ impl QueueManager {
             if lq.open_handles() > 0 || lq.uncommitted() > 0 {
                 return Err(in_use(name));
             }
+            // Messages waiting out a redelivery delay are cleared with the rest.
+            self.end_redelivery_delays(id);
+            let entry = self.queues.get_mut(id).ok_or_else(|| not_found(name))?;
+            let Some(lq) = entry.local.as_mut() else {
+                return Err(in_use(name));
+            };
             let n = lq.store.clear_available();
             if logging && n > 0 && !entry.is_temporary() {
                 fx.log(LogRecord::queue(kind::CLEAR_QUEUE, &entry.def.name));

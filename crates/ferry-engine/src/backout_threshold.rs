@@ -57,7 +57,7 @@ impl QueueManager {
         };
         let threshold = entry.def.attributes.backout_threshold;
         if threshold <= 0 || msg.md.backout_count < threshold {
-            self.place(qid, msg, now, fx);
+            self.redeliver(qid, msg, now, fx);
             return;
         }
         let source = entry.def.name.clone();
@@ -161,7 +161,7 @@ impl QueueManager {
                 });
             }
         }
-        self.place(qid, msg, now, fx);
+        self.redeliver(qid, msg, now, fx);
     }
 
     /// Puts a copy of `msg` (descriptor `md`, body `body`) on queue `target` and logs

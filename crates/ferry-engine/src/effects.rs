@@ -96,6 +96,13 @@ pub enum Effect {
         /// Why the last put was refused.
         reason: ReasonCode,
     },
+    /// A backed-out message waits out its queue's redelivery delay (BODELAY) until `at`,
+    /// earlier than anything else the engine waited for: the server re-arms its one
+    /// timer ([`crate::QueueManager::next_deadline`]). Never pushed when BODELAY is 0.
+    RedeliveryScheduled {
+        /// When the message becomes available again.
+        at: crate::clock::Timestamp,
+    },
 }
 
 /// Which definition a [`Effect::CatalogueChanged`] is about. The server reads its new

@@ -136,6 +136,7 @@ impl QueueManager {
             expected.is_empty(),
             "units of work on queues that are gone: {expected:?}"
         );
+        self.check_redelivery_invariants();
     }
 
     /// [`QueueManager::check_invariants`] in debug builds; nothing in release builds.

@@ -107,6 +107,7 @@ pub mod put;
 pub mod qmgr;
 pub(crate) mod queue;
 pub mod recovery;
+pub(crate) mod redelivery_delay;
 pub(crate) mod report;
 pub mod selection;
 pub mod set;

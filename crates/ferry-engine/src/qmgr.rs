@@ -12,6 +12,7 @@ use crate::effects::{Effect, Effects};
 use crate::get::GetError;
 use crate::msgid::IdGenerator;
 use crate::objects::{Catalogue, QueueId, QueueTable};
+use crate::redelivery_delay::RedeliverySchedule;
 use crate::settle::Settlement;
 use ferry_mqi::{GetOptionFlags, MqError, ReasonCode};
 use ferry_objects::{ChannelDefinition, ListenerDefinition, QmgrAttributes};
@@ -63,6 +64,8 @@ pub struct QueueManager {
     /// Queues whose store holds expired messages, met by a get or consumer during the
     /// current call, that ask for an expiration report (`crate::report`).
     pub(crate) expired_to_report: Vec<QueueId>,
+    /// Backed-out messages waiting out their queue's BODELAY.
+    pub(crate) redelivery: RedeliverySchedule,
 }
 
 impl QueueManager {
@@ -90,6 +93,7 @@ impl QueueManager {
             put_stamp: PutStamp::default(),
             backout_requeue_reported: BTreeSet::new(),
             expired_to_report: Vec::new(),
+            redelivery: RedeliverySchedule::default(),
         }
     }
 
@@ -269,17 +273,24 @@ impl QueueManager {
         self.debug_check();
     }
 
-    /// The earliest wait expiry: the server arms one timer for it and then calls
-    /// [`QueueManager::expire_waits`].
+    /// The earliest wait expiry or end of a redelivery delay: the server arms one timer
+    /// for it and then calls [`QueueManager::expire_waits`].
     pub fn next_deadline(&self) -> Option<Timestamp> {
-        self.deadlines.first().map(|(d, _, _)| Timestamp(*d))
+        let wait = self.deadlines.first().map(|(d, _, _)| *d);
+        let redelivery = self.redelivery.next_due();
+        match (wait, redelivery) {
+            (Some(w), Some(r)) => Some(Timestamp(w.min(r))),
+            (w, r) => w.or(r).map(Timestamp),
+        }
     }
 
-    /// Completes every wait whose interval is over at `now` with 2033.
+    /// Completes every wait whose interval is over at `now` with 2033, after offering
+    /// the backed-out messages whose redelivery delay is over (which may satisfy some).
     pub fn expire_waits(&mut self, now: Timestamp, fx: &mut Effects) {
         self.debug_check();
         #[allow(clippy::redundant_closure_call)]
         (|| {
+            self.release_due_redeliveries(now, fx);
             while let Some(&(d, token, conn)) = self.deadlines.first() {
                 if d > now.0 {
                     break;

@@ -58,6 +58,9 @@ pub(crate) enum MsgState {
     /// Locked by a browse with MQGMO_LOCK on a handle (`crate::browse_lock`): only
     /// that handle sees it until it is unlocked or got.
     Locked(ConnId, Hobj),
+    /// Backed out onto a queue with a redelivery delay (BODELAY): committed but hidden
+    /// from gets, browses and consumers until `crate::redelivery_delay` releases it.
+    Delayed,
 }
 
 /// A message on a queue.
@@ -461,6 +464,17 @@ impl MessageStore {
                 .values()
                 .filter(|m| matches!(m.state(), MsgState::Locked(..)))
                 .count() as u64
+        })
+    }
+
+    /// Messages waiting out a redelivery delay, or `None` when the store is too deep to
+    /// count them (for invariant checks).
+    pub fn count_delayed(&self) -> Option<usize> {
+        (self.msgs.len() <= SCAN_LIMIT).then(|| {
+            self.msgs
+                .values()
+                .filter(|m| m.state() == MsgState::Delayed)
+                .count()
         })
     }
 

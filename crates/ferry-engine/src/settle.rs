@@ -13,11 +13,12 @@
 //! stays false): if the server crashes before an accept's Get record is durable, the
 //! message is delivered again after restart, which at-least-once allows; a lost
 //! BackoutCount record only undercounts. A message returned to the queue is offered to
-//! waiters and consumers at once, as a backout's is; one whose raised BackoutCount
-//! reached the queue's BOTHRESH goes to BOQNAME or DEADQ instead
-//! ([`crate::backout_threshold`]). An accepted message that asks for confirm on delivery
-//! makes its COD report (`crate::report`); for a persistent one the Get record and the
-//! report's are one unit of work of their own.
+//! waiters and consumers at once, as a backout's is (a failed one after the queue's
+//! BODELAY, `crate::redelivery_delay`); one whose raised BackoutCount reached the
+//! queue's BOTHRESH goes to BOQNAME or DEADQ instead ([`crate::backout_threshold`]). An
+//! accepted message that asks for confirm on delivery makes its COD report
+//! (`crate::report`); for a persistent one the Get record and the report's are one unit
+//! of work of their own.
 
 use crate::clock::Timestamp;
 use crate::connection::ConnId;

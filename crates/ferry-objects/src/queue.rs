@@ -155,6 +155,8 @@ attribute_table! {
         applies LM, inq Some(sel::BACKOUT_THRESHOLD), rw, "BackoutCount at which the queue manager moves a backed-out message to BOQNAME or DEADQ (0: never).";
     backout_requeue_q: String = "BOQNAME", Name { max_len: 48 }, default String::new(),
         applies LM, inq Some(sel::BACKOUT_REQ_Q_NAME), rw, "Where the queue manager moves messages backed out BOTHRESH times (blank: DEADQ).";
+    backout_delay: i32 = "BODELAY", Int { min: 0, max: 999_999_999 }, default 0,
+        applies LM, inq None, rw, "Milliseconds a backed-out message stays invisible before it is offered again (0: offered at once; not kept across a restart).";
     harden_get_backout: bool = "HARDENBO", Flag { on: "HARDENBO", off: "NOHARDENBO" }, default false,
         applies LM, inq Some(sel::HARDEN_GET_BACKOUT), rw, "Whether BackoutCount is logged before a get returns.";
     usage: Usage = "USAGE", Keyword { values: Usage::KEYWORDS }, default Usage::Normal,

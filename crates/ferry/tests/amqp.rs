@@ -940,6 +940,54 @@ fn a_message_failed_bothresh_times_lands_on_the_backout_queue() {
     c.close();
 }
 
+/// BODELAY on the queue: a message the consumer fails (`modified` with
+/// `delivery-failed`, as Qpid JMS does on recover or rollback) is not offered again until
+/// the delay is over, then comes back to the same link by itself with delivery-count 1.
+#[test]
+fn a_failed_message_comes_back_after_the_queues_redelivery_delay() {
+    const BODELAY: Duration = Duration::from_millis(1500);
+    let qm = start("AMQP.BODELAY");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q) BODELAY(1500)");
+    let mut c = AmqpTestClient::connect(&qm, "itest-bodelay");
+    let sender = c.attach_sender("Q");
+    c.send_accepted(sender, &data_message("retry me", true));
+    let receiver = c.attach_receiver("Q", 10);
+    let (id, _, m) = c.receive(receiver);
+    assert_eq!(m.header.as_ref().map_or(0, |h| h.delivery_count), 0);
+    let failed_at = Instant::now();
+    let session = c.session();
+    c.conn
+        .disposition(
+            session,
+            Role::Receiver,
+            id,
+            id,
+            true,
+            Some(DeliveryState::Modified {
+                delivery_failed: true,
+                undeliverable_here: false,
+                message_annotations: Vec::new(),
+            }),
+        )
+        .expect("disposition");
+    c.flush();
+    let early = c.collect_for(receiver, Duration::from_millis(300));
+    assert!(early.is_empty(), "redelivered during the delay: {early:?}");
+    assert_eq!(qstatus_depth(&qm, "Q"), 1, "still on the queue meanwhile");
+    let (id, _, m) = c.receive(receiver);
+    // The server counts whole milliseconds of its own clock: allow it one or two.
+    assert!(
+        failed_at.elapsed() >= BODELAY - Duration::from_millis(5),
+        "redelivered after {:?}, before BODELAY",
+        failed_at.elapsed()
+    );
+    assert_eq!(data_text(&m), "retry me");
+    assert_eq!(m.header.as_ref().map_or(0, |h| h.delivery_count), 1);
+    c.accept(id);
+    wait_depth(&qm, "Q", 0);
+    c.close();
+}
+
 /// A durable transfer that finds the recovery log full waits for the checkpoint that frees
 /// it without holding up the queue manager: its connection reads nothing more meanwhile,
 /// other applications' non-persistent work goes on, and the transfer is accepted once the

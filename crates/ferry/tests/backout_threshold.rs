@@ -165,3 +165,41 @@ async fn a_get_in_flight_at_kill_9_counts_and_moves_at_bothresh_on_restart() {
     qm.launch();
     assert_eq!((curdepth(&qm, "APP.Q"), curdepth(&qm, "APP.BOQ")), (0, 0));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bodelay_hides_a_backed_out_message_and_wakes_a_waiting_get_after_it() {
+    let qm = start("BO.DELAY");
+    mqsc_ok(&qm, "DEFINE QLOCAL(APP.Q) BODELAY(1500)");
+    let out = mqsc_ok(&qm, "DISPLAY QLOCAL(APP.Q) BODELAY");
+    assert!(out.contains("BODELAY(1500)"), "{out}");
+    let conn = connect(&qm.client()).await;
+    let q = open(&conn, "APP.Q", IO).await;
+    put_persistent(&q, "retry me").await;
+    // Before the backout is sent, so before the server starts the delay.
+    let backed_out_at = std::time::Instant::now();
+    fail_to_process(&conn, &q, 1).await;
+    assert_reason(
+        get_with(&q, gmo(GetOptionFlags::NO_SYNCPOINT, 0)).await,
+        ReasonCode::NoMsgAvailable,
+    );
+    assert_eq!(
+        curdepth(&qm, "APP.Q"),
+        1,
+        "still on the queue during the delay"
+    );
+    // A get that waits longer than the delay is answered when it ends.
+    let (md, got) = get_with(
+        &q,
+        gmo(GetOptionFlags::NO_SYNCPOINT | GetOptionFlags::WAIT, 30_000),
+    )
+    .await
+    .expect("the message after its delay");
+    // The server counts whole milliseconds of its own clock: allow it one or two.
+    assert!(
+        backed_out_at.elapsed() >= std::time::Duration::from_millis(1500 - 5),
+        "offered after {:?}, before BODELAY",
+        backed_out_at.elapsed()
+    );
+    assert_eq!(&got.data[..], b"retry me");
+    assert_eq!(md.backout_count, 1);
+}

@@ -11,6 +11,7 @@ mod model;
 mod mqi;
 mod open;
 mod persistence;
+mod redelivery_delay;
 mod report;
 mod syncpoint;
 mod wait;

@@ -423,7 +423,8 @@ async fn end_immediately(server: &Rc<Server>, svrconns: &native::Svrconns) {
     tokio::time::sleep(Duration::from_millis(100)).await;
 }
 
-/// Completes waiting GETs whose wait interval is over (one timer for all of them).
+/// Completes waiting GETs whose wait interval is over and ends redelivery delays
+/// (BODELAY) that are over (one timer for all of them).
 async fn expiry_timer(server: Rc<Server>) {
     loop {
         let next = server.engine.borrow().next_deadline();

@@ -272,9 +272,15 @@ impl Server {
     pub(crate) fn get_waits(&self) {
         let next = self.engine.borrow().next_deadline();
         if let Some(next) = next {
-            if self.timer_armed.get().is_none_or(|armed| next < armed) {
-                self.timer_wake.notify_one();
-            }
+            self.deadline_at(next);
+        }
+    }
+
+    /// The engine waits for `at` (a get's wait interval, a redelivery delay): the timer
+    /// is woken to re-arm when it sleeps until later, or not at all.
+    fn deadline_at(&self, at: Timestamp) {
+        if self.timer_armed.get().is_none_or(|armed| at < armed) {
+            self.timer_wake.notify_one();
         }
     }
 
@@ -404,6 +410,7 @@ impl Server {
                         c.consumer_ended(conn, consumer, reason);
                     }
                 }
+                Effect::RedeliveryScheduled { at } => self.deadline_at(at),
             }
         }
         drop(fx);
