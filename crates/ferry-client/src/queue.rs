@@ -90,7 +90,9 @@ impl Queue {
 
     /// Puts a message (MQPUT). On return `md` holds the output descriptor: the
     /// generated MsgId, PutDate/PutTime and context. Warnings (e.g. 2049) count as
-    /// success.
+    /// success. To pass context (PASS_IDENTITY_CONTEXT, PASS_ALL_CONTEXT), name the input
+    /// queue opened with SAVE_ALL_CONTEXT: `PutOptions::new(..).with_context(input.hobj())`
+    /// (sent to servers of protocol minor 2 and later; older ones answer 2097).
     pub async fn put(
         &self,
         md: &mut MessageDescriptor,

@@ -12,7 +12,9 @@ use std::task::{Context, Poll, Waker};
 
 use bytes::BytesMut;
 use ferry_mqi::{FixedStr, MqError, ReasonCode};
-use ferry_wire::{encode_reply, encode_request, Frame, Negotiated, Reply, Request};
+use ferry_wire::{
+    encode_reply, encode_request, encode_request_at, Frame, Negotiated, Reply, Request,
+};
 use tokio::sync::{Notify, OwnedSemaphorePermit};
 
 /// A conversation's place on its socket.
@@ -172,7 +174,7 @@ impl Socket {
             slot.next_request = slot.next_request.wrapping_add(1).max(1);
             request_id = slot.next_request;
             was_empty = st.out.is_empty();
-            encode_request(conv, request_id, req, &mut st.out)
+            encode_request_at(conv, request_id, req, self.negotiated.minor, &mut st.out)
                 .map_err(|_| MqError::from(ReasonCode::DataLengthError))?;
             slot.in_flight = Some(request_id);
             slot.reply = None;

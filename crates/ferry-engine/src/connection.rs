@@ -2,6 +2,7 @@
 //! for, which async consumers they run.
 
 use crate::consumer::ConsumerId;
+use crate::context::SavedContext;
 use crate::objects::QueueId;
 use crate::queue::{Criteria, MsgKey};
 use crate::selection::SharedFilter;
@@ -76,6 +77,9 @@ pub(crate) struct Handle {
     /// The selector given at open (MQOD SelectionString): gets, waits and consumers on
     /// the handle only see messages it selects.
     pub selection: Option<SharedFilter>,
+    /// With MQOO_SAVE_ALL_CONTEXT, the context of the last message got destructively
+    /// (None before one, or after a browse): what a put passing context copies.
+    pub saved_context: Option<Box<SavedContext>>,
 }
 
 /// A GET waiting for a message.

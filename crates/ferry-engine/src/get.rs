@@ -220,7 +220,12 @@ impl QueueManager {
                 self.unlock_message(queue, key, now, fx);
             }
             let outcome = match r {
-                Ok(Some(r)) => GetOutcome::Done(r),
+                Ok(Some(r)) => {
+                    if let Ok(got) = &r {
+                        self.note_got(conn, hobj, gmo.options.is_browse(), &got.md);
+                    }
+                    GetOutcome::Done(r)
+                }
                 Ok(None) => GetOutcome::Waiting,
                 Err(e) => GetOutcome::Done(Err(e.into())),
             };

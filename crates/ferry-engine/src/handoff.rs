@@ -126,6 +126,7 @@ impl QueueManager {
                         h.cursor = Some(msg.key);
                         debug_assert!(h.lock.is_none(), "a browse waited holding a lock");
                         h.lock = lock.then_some(msg.key);
+                        h.note_got(true, &msg.md);
                     }
                 }
                 if got.is_ok() {
@@ -169,6 +170,9 @@ impl QueueManager {
             }
             lq.last_get_ms = Some(now.0);
             crate::browse_marks::message_got(&mut lq.marks, seq);
+            if let Some(h) = c.handle_mut(p.hobj) {
+                h.note_got(false, &got.md);
+            }
             let cod = if wants_cod(&msg.md) {
                 Some((msg.md, msg.expires_at))
             } else {

@@ -154,6 +154,7 @@ impl QueueManager {
             lock: None,
             owns_temp_queue: false,
             selection: None,
+            saved_context: None,
         });
         Ok(Opened {
             hobj,
@@ -256,6 +257,7 @@ impl QueueManager {
             lock: None,
             owns_temp_queue: created && temporary,
             selection: None,
+            saved_context: None,
         });
         Ok(Opened {
             hobj,

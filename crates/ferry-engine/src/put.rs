@@ -8,7 +8,7 @@
 use crate::clock::Timestamp;
 use crate::connection::{ConnId, HandleTarget, Hobj};
 use crate::context::{
-    check_put_context, complete_put_context, put1_open_options, GeneratedContext,
+    check_put_context, complete_put_context, passed_context, put1_open_options, GeneratedContext,
 };
 use crate::effects::Effects;
 use crate::journal::LogRecord;
@@ -78,6 +78,7 @@ impl QueueManager {
                 return Err(ReasonCode::OptionsError.into());
             }
             check_put_context(o, h.options)?;
+            let passed = passed_context(c, pmo)?;
 
             let first = &self.queues.get(opened).ok_or(ReasonCode::QDeleted)?.def;
             let first_put = first.attributes.put;
@@ -160,6 +161,7 @@ impl QueueManager {
             complete_put_context(
                 md,
                 o,
+                passed.as_ref(),
                 &GeneratedContext {
                     user_id: &c.info.user_id,
                     appl_name: &c.info.application_name,

@@ -129,12 +129,28 @@ bitflags! {
 pub struct PutOptions {
     /// MQPMO_* bits.
     pub options: PutOptionFlags,
+    /// MQPMO.Context: for PASS_IDENTITY_CONTEXT and PASS_ALL_CONTEXT, the input handle
+    /// (opened with MQOO_SAVE_ALL_CONTEXT) whose last got message's context the put
+    /// copies; ignored otherwise. 0 (MQ's initial value) names no handle.
+    pub context: i32,
 }
 
 impl PutOptions {
-    /// Options with these bits.
+    /// Options with these bits (and no context handle).
     pub fn new(options: PutOptionFlags) -> Self {
-        PutOptions { options }
+        PutOptions {
+            options,
+            context: 0,
+        }
+    }
+
+    /// These options with MQPMO.Context set to `hobj`, the input handle to pass context
+    /// from.
+    pub fn with_context(self, hobj: i32) -> Self {
+        PutOptions {
+            context: hobj,
+            ..self
+        }
     }
 }
 

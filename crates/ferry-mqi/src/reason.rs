@@ -237,9 +237,13 @@ reason_codes! {
     /// MQPUT with MQPMO_SET_IDENTITY_CONTEXT on a handle not opened with
     /// MQOO_SET_IDENTITY_CONTEXT (or SET_ALL_CONTEXT).
     NotOpenForSetIdent = 2096, "MQRC_NOT_OPEN_FOR_SET_IDENT", false;
-    /// MQPMO.Context does not name an input handle opened with MQOO_SAVE_ALL_CONTEXT
-    /// (Ferry's protocol cannot name one yet: every PASS_*_CONTEXT put gets it).
+    /// MQPMO.Context does not name a queue handle of the connection opened with
+    /// MQOO_SAVE_ALL_CONTEXT (or the server speaks protocol minor 1 or older, which
+    /// cannot carry it).
     ContextHandleError = 2097, "MQRC_CONTEXT_HANDLE_ERROR", false;
+    /// The handle in MQPMO.Context has no saved context: nothing was got with it yet,
+    /// or its last successful get was a browse.
+    ContextNotAvailable = 2098, "MQRC_CONTEXT_NOT_AVAILABLE", false;
     /// The call is not supported by the other side (e.g. MQSET to a server that speaks
     /// protocol minor 0).
     FunctionNotSupported = 2298, "MQRC_FUNCTION_NOT_SUPPORTED", false;

@@ -22,9 +22,12 @@ pub const PROTOCOL_MAJOR: u16 = 1;
 /// The protocol minor version this crate speaks. The lower of the two peers' wins.
 ///
 /// Minor 1 adds the SET verb (MQSET); a peer that negotiated minor 0 never sends it.
-pub const PROTOCOL_MINOR: u16 = 1;
+/// Minor 2 adds MQPMO.Context to PUT and PUT1 (passing context).
+pub const PROTOCOL_MINOR: u16 = 2;
 /// The first minor version with the SET verb.
 pub const MINOR_WITH_SET: u16 = 1;
+/// The first minor version whose MQPMO carries Context (the handle to pass context from).
+pub const MINOR_WITH_CONTEXT: u16 = 2;
 
 /// Largest encoded hello (either direction).
 pub const MAX_HELLO_LEN: u32 = 1024;

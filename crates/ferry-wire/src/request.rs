@@ -138,8 +138,16 @@ impl Request {
         }
     }
 
-    /// Decodes a request frame. Refuses replies, close notices and malformed payloads.
+    /// Decodes a request frame laid out for the newest protocol minor
+    /// ([`crate::PROTOCOL_MINOR`]); see [`Request::decode_at`].
     pub fn decode(frame: &Frame) -> Result<Request, WireError> {
+        Self::decode_at(frame, crate::PROTOCOL_MINOR)
+    }
+
+    /// Decodes a request frame of a connection that negotiated protocol minor `minor`
+    /// (PUT and PUT1 carry MQPMO.Context from minor 2). Refuses replies, close notices
+    /// and malformed payloads.
+    pub fn decode_at(frame: &Frame, minor: u16) -> Result<Request, WireError> {
         if frame.is_reply() {
             return Err(WireError::UnexpectedVerb {
                 verb: frame.verb.code() | REPLY_VERB_BIT,
@@ -168,13 +176,13 @@ impl Request {
             Verb::Put => Request::Put {
                 hobj: r.i32()?,
                 md: get_md(&mut r)?,
-                pmo: get_pmo(&mut r)?,
+                pmo: get_pmo(&mut r, minor)?,
                 body: r.rest(),
             },
             Verb::Put1 => Request::Put1 {
                 od: get_od(&mut r)?,
                 md: get_md(&mut r)?,
-                pmo: get_pmo(&mut r)?,
+                pmo: get_pmo(&mut r, minor)?,
                 body: r.rest(),
             },
             Verb::Get => Request::Get {
@@ -220,13 +228,27 @@ impl Request {
     }
 }
 
-/// Appends `req` as one frame of `conversation` with `request_id` to `out`.
-///
-/// On error (a body or text beyond 4 GiB) `out` is left as it was.
+/// Appends `req` as one frame of `conversation` with `request_id` to `out`, laid out
+/// for the newest protocol minor ([`crate::PROTOCOL_MINOR`]); see
+/// [`encode_request_at`].
 pub fn encode_request(
     conversation: u32,
     request_id: u32,
     req: &Request,
+    out: &mut BytesMut,
+) -> Result<(), WireError> {
+    encode_request_at(conversation, request_id, req, crate::PROTOCOL_MINOR, out)
+}
+
+/// Appends `req` as one frame laid out for a connection that negotiated protocol minor
+/// `minor` (MQPMO.Context is left out before minor 2).
+///
+/// On error (a body or text beyond 4 GiB) `out` is left as it was.
+pub fn encode_request_at(
+    conversation: u32,
+    request_id: u32,
+    req: &Request,
+    minor: u16,
     out: &mut BytesMut,
 ) -> Result<(), WireError> {
     let start = begin_frame(out, conversation, request_id, req.verb(), false);
@@ -260,14 +282,14 @@ pub fn encode_request(
         } => {
             out.put_i32_le(*hobj);
             put_md(out, md);
-            put_pmo(out, pmo);
+            put_pmo(out, pmo, minor);
             out.put_slice(body);
             Ok(())
         }
         Request::Put1 { od, md, pmo, body } => {
             put_od(out, od);
             put_md(out, md);
-            put_pmo(out, pmo);
+            put_pmo(out, pmo, minor);
             out.put_slice(body);
             Ok(())
         }

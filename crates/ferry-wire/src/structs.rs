@@ -259,16 +259,24 @@ pub(crate) fn get_close_options(r: &mut Reader<'_>) -> Result<CloseOptions, Wire
     Ok(CloseOptions::from_bits_retain(r.u32()?))
 }
 
-/// Appends an MQPMO.
-pub(crate) fn put_pmo(out: &mut BytesMut, pmo: &PutOptions) {
+/// Appends an MQPMO as protocol minor `minor` lays it out: Options, then Context from
+/// minor 2 ([`crate::MINOR_WITH_CONTEXT`]).
+pub(crate) fn put_pmo(out: &mut BytesMut, pmo: &PutOptions, minor: u16) {
     out.put_u32_le(pmo.options.bits());
+    if minor >= crate::MINOR_WITH_CONTEXT {
+        out.put_i32_le(pmo.context);
+    }
 }
 
-/// Decodes an MQPMO.
-pub(crate) fn get_pmo(r: &mut Reader<'_>) -> Result<PutOptions, WireError> {
-    Ok(PutOptions {
-        options: PutOptionFlags::from_bits_retain(r.u32()?),
-    })
+/// Decodes an MQPMO laid out for protocol minor `minor` (Context 0 before minor 2).
+pub(crate) fn get_pmo(r: &mut Reader<'_>, minor: u16) -> Result<PutOptions, WireError> {
+    let options = PutOptionFlags::from_bits_retain(r.u32()?);
+    let context = if minor >= crate::MINOR_WITH_CONTEXT {
+        r.i32()?
+    } else {
+        0
+    };
+    Ok(PutOptions { options, context })
 }
 
 /// Appends an MQGMO.

@@ -10,8 +10,8 @@ use ferry_mqi::{
     ReasonCode,
 };
 use ferry_wire::{
-    decode_frame, encode_reply, encode_request, fuzzing, CloseNotice, ConnRequest, MqscOutput,
-    Reply, Request, Status, WireError,
+    decode_frame, encode_reply, encode_request, encode_request_at, fuzzing, CloseNotice,
+    ConnRequest, MqscOutput, Reply, Request, Status, WireError, MINOR_WITH_CONTEXT,
 };
 use proptest::prelude::*;
 
@@ -110,7 +110,8 @@ fn gmo() -> impl Strategy<Value = GetOptions> {
 }
 
 fn pmo() -> impl Strategy<Value = PutOptions> {
-    any::<u32>().prop_map(|o| PutOptions::new(PutOptionFlags::from_bits_retain(o)))
+    (any::<u32>(), any::<i32>())
+        .prop_map(|(o, c)| PutOptions::new(PutOptionFlags::from_bits_retain(o)).with_context(c))
 }
 
 fn request() -> impl Strategy<Value = Request> {
@@ -352,6 +353,54 @@ fn put_body_is_a_slice_of_the_read_buffer() {
         }
         other => panic!("decoded {other:?}"),
     }
+}
+
+/// MQPMO.Context travels from minor 2 only: a PUT laid out for minor 1 is four bytes
+/// shorter and decodes at minor 1 with Context 0 and the same body.
+#[test]
+fn pmo_context_is_carried_from_minor_2_and_left_out_before() {
+    let pmo = PutOptions::new(PutOptionFlags::PASS_ALL_CONTEXT).with_context(7);
+    let req = |body: &'static [u8]| Request::Put {
+        hobj: 3,
+        md: MessageDescriptor::default(),
+        pmo,
+        body: Bytes::from_static(body),
+    };
+    let encoded = |minor: u16, r: &Request| {
+        let mut buf = BytesMut::new();
+        encode_request_at(1, 1, r, minor, &mut buf).unwrap();
+        buf
+    };
+    let new = encoded(MINOR_WITH_CONTEXT, &req(b"body"));
+    let old = encoded(MINOR_WITH_CONTEXT - 1, &req(b"body"));
+    assert_eq!(new.len(), old.len() + 4, "Context is one i32");
+    let frame = decode_frame(&mut new.clone(), MAX).unwrap().unwrap();
+    assert_eq!(
+        Request::decode_at(&frame, MINOR_WITH_CONTEXT).unwrap(),
+        req(b"body")
+    );
+    let frame = decode_frame(&mut old.clone(), MAX).unwrap().unwrap();
+    match Request::decode_at(&frame, MINOR_WITH_CONTEXT - 1).unwrap() {
+        Request::Put { pmo: got, body, .. } => {
+            assert_eq!(got, PutOptions::new(PutOptionFlags::PASS_ALL_CONTEXT));
+            assert_eq!(&body[..], b"body");
+        }
+        other => panic!("decoded {other:?}"),
+    }
+    // PUT1 likewise.
+    let put1 = Request::Put1 {
+        od: ObjectDescriptor::default(),
+        md: MessageDescriptor::default(),
+        pmo,
+        body: Bytes::from_static(b"x"),
+    };
+    let frame = decode_frame(&mut encoded(MINOR_WITH_CONTEXT, &put1), MAX)
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        Request::decode_at(&frame, MINOR_WITH_CONTEXT).unwrap(),
+        put1
+    );
 }
 
 #[test]

@@ -6,6 +6,7 @@ mod body;
 mod browse;
 mod consumer;
 mod consumer_persistence;
+mod context;
 mod inquire;
 mod model;
 mod mqi;

@@ -449,12 +449,25 @@ impl Raw {
         max_msg_length: u32,
         heartbeat_secs: u32,
     ) -> ServerHello {
-        let hello = ClientHello {
+        self.send_hello(ClientHello {
             channel: ferry_mqi::FixedStr::new(channel).expect("channel name"),
             max_msg_length,
             heartbeat_interval: heartbeat_secs,
             ..ClientHello::default()
-        };
+        })
+    }
+
+    /// As [`Raw::hello`], as a client of protocol minor `minor` (an older client).
+    pub fn hello_at_minor(&mut self, channel: &str, minor: u16) -> ServerHello {
+        self.send_hello(ClientHello {
+            channel: ferry_mqi::FixedStr::new(channel).expect("channel name"),
+            minor,
+            ..ClientHello::default()
+        })
+    }
+
+    /// Sends `hello` and reads the server's answer.
+    fn send_hello(&mut self, hello: ClientHello) -> ServerHello {
         let mut out = BytesMut::new();
         hello.encode(&mut out).expect("encode hello");
         self.send_bytes(&out);
@@ -521,7 +534,14 @@ impl Raw {
 
     /// Sends a request and returns the reply with the same conversation and request id.
     pub fn call(&mut self, conv: u32, rid: u32, req: &Request) -> Reply {
-        self.send(conv, rid, req);
+        self.call_at(conv, rid, req, ferry_wire::PROTOCOL_MINOR)
+    }
+
+    /// As [`Raw::call`], the request laid out for protocol minor `minor`.
+    pub fn call_at(&mut self, conv: u32, rid: u32, req: &Request, minor: u16) -> Reply {
+        let mut out = BytesMut::new();
+        ferry_wire::encode_request_at(conv, rid, req, minor, &mut out).expect("encode");
+        self.send_bytes(&out);
         loop {
             let f = self
                 .read_frame()

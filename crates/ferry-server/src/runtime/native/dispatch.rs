@@ -100,7 +100,7 @@ fn handle(
             }),
         };
     }
-    let request = Request::decode(&frame)?;
+    let request = Request::decode_at(&frame, socket.negotiated.minor)?;
     let conv = frame.conversation;
     let rid = frame.request_id;
     if conv == SOCKET_CONVERSATION {
