@@ -1,0 +1,275 @@
+//! Links: the client's open, attaching and detaching its links, and its flow. A link the
+//! client sends on is an output handle (or ANONYMOUS-RELAY's handles by address); a link
+//! it receives on is an input or browse handle with an engine consumer fed by the link's
+//! credit.
+
+use super::*;
+
+impl Session {
+    pub(super) fn on_open(&mut self, open: &Open) {
+        let server = self.server.clone();
+        // A refusal still answers with our open (the spec's order), then closes.
+        let refuse = |s: &mut Self, cond: &'static str, why: String| {
+            let _ = s.amqp.open(Open::new(s.server.name.as_str()));
+            let _ = s.amqp.close(Some(ErrorCondition::new(cond, why)));
+        };
+        if server.state.get() != QmgrState::Running {
+            refuse(
+                self,
+                condition::CONNECTION_FORCED,
+                "the queue manager is stopping".into(),
+            );
+            return;
+        }
+        if let Some(why) = self.refused.take() {
+            refuse(self, condition::RESOURCE_LIMIT_EXCEEDED, why);
+            return;
+        }
+        let info = ConnectionInfo {
+            application_name: app_name(open),
+            channel: self.shared.settings.name.clone(),
+            connection_name: self.shared.peer_ip.clone(),
+            user_id: self.shared.user_id.borrow().clone(),
+            // The process serving the channel, as for a native client.
+            pid: Some(std::process::id()),
+        };
+        self.conn_info = Some(info.clone());
+        match server.with_engine(|e, now, _fx| e.connect(info, now)) {
+            Ok(conn) => {
+                self.conn = Some(conn);
+                server.begin_conversation(conn, self.shared.clone());
+                *self.shared.client_id.borrow_mut() = Some(open.container_id.as_str().to_string());
+                let mut reply = Open::new(server.name.as_str());
+                reply.offered_capabilities =
+                    vec![Symbol::from_static(condition::CAPABILITY_ANONYMOUS_RELAY)];
+                let _ = self.amqp.open(reply);
+            }
+            Err(e) => {
+                let _ = self
+                    .amqp
+                    .close(Some(error_of(e.reason, "connection refused")));
+            }
+        }
+    }
+
+    pub(super) fn refuse(&mut self, link: LinkId, error: ErrorCondition) {
+        let _ = self.amqp.refuse_attach(link, error);
+    }
+
+    /// Opens `name` (or, for a dynamic node, a new temporary queue) with `options`.
+    pub(super) fn open_queue(
+        &mut self,
+        name: Option<&str>,
+        dynamic: bool,
+        options: OpenOptions,
+    ) -> Result<(Hobj, String), ErrorCondition> {
+        let conn = self.conn.ok_or_else(not_open)?;
+        let od = if dynamic {
+            let mut od = ObjectDescriptor::queue(TEMPORARY_MODEL)
+                .map_err(|e| ErrorCondition::new(condition::INTERNAL_ERROR, e.to_string()))?;
+            od.dynamic_q_name = FixedStr::truncating(TEMPORARY_NAME);
+            od
+        } else {
+            let name = name.unwrap_or_default();
+            ObjectDescriptor::queue(name).map_err(|e| {
+                ErrorCondition::new(
+                    condition::NOT_FOUND,
+                    format!("'{name}' is not a valid queue name: {e}"),
+                )
+            })?
+        };
+        let what = if dynamic {
+            "a temporary queue cannot be made".to_string()
+        } else {
+            format!("queue '{}' cannot be opened", name.unwrap_or_default())
+        };
+        self.server
+            .with_engine(|e, now, fx| {
+                e.open(conn, &od, options | OpenOptions::FAIL_IF_QUIESCING, now, fx)
+            })
+            .map(|o| (o.hobj, o.object_name.trim().to_string()))
+            .map_err(|e| error_of(e.reason, &what))
+    }
+
+    pub(super) fn close_handle(&mut self, hobj: Hobj) {
+        if let Some(conn) = self.conn {
+            let _ = self
+                .server
+                .with_engine(|e, now, fx| e.close(conn, hobj, CloseOptions::empty(), now, fx));
+        }
+    }
+
+    pub(super) fn on_attach(&mut self, link: LinkId, attach: &Attach) {
+        match attach.role {
+            Role::Sender => self.attach_inbound(link, attach),
+            Role::Receiver => self.attach_outbound(link, attach),
+        }
+    }
+
+    /// The client will send on `link`.
+    pub(super) fn attach_inbound(&mut self, link: LinkId, attach: &Attach) {
+        let target = match &attach.target {
+            Some(LinkTarget::Node(t)) => t.clone(),
+            Some(LinkTarget::Coordinator(_)) => return self.attach_coordinator(link, attach),
+            None => {
+                return self.refuse(
+                    link,
+                    ErrorCondition::new(condition::INVALID_FIELD, "the attach has no target"),
+                )
+            }
+        };
+        let (hobj, address) = if target.dynamic {
+            match self.open_queue(None, true, OpenOptions::OUTPUT) {
+                Ok((h, name)) => (Some(h), name),
+                Err(e) => return self.refuse(link, e),
+            }
+        } else if let Some(a) = target.address.as_ref().map(|a| a.as_str().to_string()) {
+            match self.open_queue(Some(&a), false, OpenOptions::OUTPUT) {
+                Ok((h, _)) => (Some(h), a),
+                Err(e) => return self.refuse(link, e),
+            }
+        } else {
+            (None, String::new())
+        };
+        let mut reply_target = target;
+        if reply_target.dynamic {
+            reply_target.address = Some(address.as_str().into());
+        }
+        self.links.insert(link, Link::Inbound { hobj, address });
+        let _ = self.amqp.attach_reply(
+            link,
+            attach.source.clone(),
+            Some(LinkTarget::Node(reply_target)),
+        );
+        let _ = self.amqp.grant_credit(link, SENDER_CREDIT);
+    }
+
+    /// The client will receive on `link`.
+    pub(super) fn attach_outbound(&mut self, link: LinkId, attach: &Attach) {
+        let Some(conn) = self.conn else {
+            return self.refuse(link, not_open());
+        };
+        let Some(source) = attach.source.clone() else {
+            return self.refuse(
+                link,
+                ErrorCondition::new(condition::INVALID_FIELD, "the attach has no source"),
+            );
+        };
+        let browse = source
+            .distribution_mode
+            .as_ref()
+            .is_some_and(|m| m.as_str() == "copy");
+        let (selection, selector_entry) = match selector_of(&source) {
+            Ok(s) => s,
+            Err(e) => return self.refuse(link, e),
+        };
+        let options = if browse {
+            OpenOptions::BROWSE
+        } else {
+            OpenOptions::INPUT_SHARED
+        };
+        let address = source.address.as_ref().map(|a| a.as_str().to_string());
+        let (hobj, name) = match self.open_queue(address.as_deref(), source.dynamic, options) {
+            Ok(x) => x,
+            Err(e) => return self.refuse(link, e),
+        };
+        let mode = if browse {
+            ConsumeMode::Browse
+        } else if attach.snd_settle_mode == SenderSettleMode::Settled {
+            ConsumeMode::Settled
+        } else {
+            ConsumeMode::Unsettled
+        };
+        let mut spec = ConsumeSpec::new(mode);
+        if let Some(sel) = &selection {
+            spec.correl_id = sel.correlation_lookup();
+            spec.msg_id = sel.message_lookup();
+        }
+        spec.filter = selection.map(|s| Rc::new(s) as Rc<dyn MessageFilter>);
+        let consumer = match self
+            .server
+            .with_engine(|e, _now, _fx| e.consume(conn, hobj, spec))
+        {
+            Ok(c) => c,
+            Err(e) => {
+                self.close_handle(hobj);
+                return self.refuse(link, error_of(e.reason, "the consumer cannot start"));
+            }
+        };
+        let mut reply_source = source;
+        if reply_source.dynamic {
+            reply_source.address = Some(name.as_str().into());
+        }
+        // Echo only the filters applied (a client fails a consumer whose filter is
+        // missing from the reply, rather than receive unfiltered messages).
+        reply_source.filter = selector_entry.into_iter().collect();
+        let unsettled = default_outcome(reply_source.default_outcome.as_ref());
+        self.links.insert(
+            link,
+            Link::Outbound {
+                hobj,
+                consumer,
+                drain_requested: false,
+                held: 0,
+                unsettled,
+            },
+        );
+        self.consumers.insert(consumer, link);
+        let target = attach
+            .target
+            .clone()
+            .or_else(|| Some(LinkTarget::Node(Target::default())));
+        let _ = self.amqp.attach_reply(link, Some(reply_source), target);
+    }
+
+    /// The client's credit for a link we send on becomes the consumer's credit (at the
+    /// end of the pass, see `sync_credits`).
+    pub(super) fn on_flow(&mut self, link: LinkId, drain: bool) {
+        let Some(Link::Outbound {
+            drain_requested, ..
+        }) = self.links.get_mut(&link)
+        else {
+            return;
+        };
+        if drain {
+            *drain_requested = true;
+            self.drains_pending = true;
+        }
+        self.credit_check = true;
+    }
+
+    pub(super) fn on_detach(&mut self, link: LinkId) {
+        if self.coordinators.contains_key(&link) {
+            return self.detach_coordinator(link);
+        }
+        let Some(l) = self.links.remove(&link) else {
+            return;
+        };
+        match l {
+            Link::Inbound { hobj, .. } => {
+                if let Some(h) = hobj {
+                    self.close_handle(h);
+                }
+            }
+            Link::Outbound {
+                hobj,
+                consumer,
+                unsettled,
+                ..
+            } => {
+                // Accepted deliveries of this link are applied first, so they are not
+                // returned with the unsettled ones.
+                self.flush_accepts();
+                self.consumers.remove(&consumer);
+                self.shared.forget_consumer(consumer);
+                self.forget_deliveries(link);
+                if let Some(conn) = self.conn {
+                    let _ = self.server.with_engine(|e, now, fx| {
+                        e.cancel_consumer(conn, consumer, unsettled, now, fx)
+                    });
+                }
+                self.close_handle(hobj);
+            }
+        }
+    }
+}
