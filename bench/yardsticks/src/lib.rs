@@ -1,11 +1,11 @@
 //! Yardsticks: what this machine allows a queue manager at best, measured with the same
 //! shapes as Ferry's benchmarks, so Ferry's figures can be quoted as ratios of them.
 //!
-//! - The **relay** ([`relay`], [`relay_load`]): request/reply clients and a relay that
-//!   forwards each request to a responder and the reply back, with no queuing, no
-//!   persistence and no protocol beyond a length and a correlation id. Its round trips/s
-//!   and CPU per round trip are the ceiling of RR-CC for any broker on this machine
-//!   (binaries `relay` and `relay-load`; `ferry perf rr-cc --relay-baseline
+//! - The **relay** ([`routing`], [`relay`], [`relay_load`]): request/reply clients and a
+//!   relay that forwards each request to a responder and the reply back, with no queuing,
+//!   no persistence and no protocol beyond a length and a correlation id. Its round
+//!   trips/s and CPU per round trip are the ceiling of RR-CC for any broker on this
+//!   machine (binaries `relay` and `relay-load`; `ferry perf rr-cc --relay-baseline
 //!   target/release/relay-load` runs it next to every step).
 //! - The **group-commit writer** ([`group_commit`]): producer threads append 2 KiB
 //!   records that one writer thread makes durable with `pwrite` + `fdatasync` in groups.
@@ -23,5 +23,6 @@ pub mod frame;
 pub mod group_commit;
 pub mod relay;
 pub mod relay_load;
+pub mod routing;
 
 pub use error::YardstickError;
