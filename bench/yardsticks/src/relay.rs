@@ -5,7 +5,8 @@
 //! One thread, one `mio` event loop, edge-triggered: every connection is read until the
 //! kernel has nothing more, the frames found are routed, and every connection that got
 //! output is written once the loop has handled the poll's events, so frames for one
-//! destination that arrive together leave in one write.
+//! destination that arrive together leave in one write. [`crate::relay_uring`] is the same
+//! relay doing its I/O through io_uring.
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::SocketAddr;
@@ -39,6 +40,8 @@ pub struct Relay {
     router: Router,
     /// Connections to write after this poll's events: the router's, and writable ones.
     dirty: Vec<usize>,
+    /// Stop reading a connection at a short read instead of at `WouldBlock`.
+    short_reads: bool,
 }
 
 impl Relay {
@@ -56,7 +59,18 @@ impl Relay {
             connections: Vec::new(),
             router: Router::new(),
             dirty: Vec::new(),
+            short_reads: false,
         })
+    }
+
+    /// Makes the relay stop reading a connection once a read returns less than it asked
+    /// for (the socket was emptied; data arriving later is a new edge), rather than read
+    /// again until `WouldBlock`, except from a peer that closed (read to the end, or its
+    /// close would go unseen). Tokio, the queue manager's runtime, reads this way: it
+    /// spares a `recv` per readable event.
+    pub fn stop_at_short_reads(mut self) -> Relay {
+        self.short_reads = true;
+        self
     }
 
     /// The address the relay listens on.
@@ -85,8 +99,10 @@ impl Relay {
                     continue;
                 }
                 let slot = event.token().0;
-                if event.is_readable() || event.is_read_closed() || event.is_error() {
-                    self.read(slot);
+                let closed = event.is_read_closed() || event.is_error();
+                if event.is_readable() || closed {
+                    // A peer that closed is read to the end, short reads or not.
+                    self.read(slot, !closed && self.short_reads);
                 }
                 if event.is_writable() && !self.dirty.contains(&slot) {
                     self.dirty.push(slot);
@@ -136,8 +152,9 @@ impl Relay {
         }
     }
 
-    /// Reads what `slot` has, then routes every whole frame in its input.
-    fn read(&mut self, slot: usize) {
+    /// Reads what `slot` has (until `WouldBlock`, or until a short read if `short_read_ends`),
+    /// then routes every whole frame in its input.
+    fn read(&mut self, slot: usize, short_read_ends: bool) {
         let Some(Some(conn)) = self.connections.get_mut(slot) else {
             return;
         };
@@ -147,12 +164,18 @@ impl Relay {
                 let grown = conn.input.len() + READ_CHUNK;
                 conn.input.resize(grown, 0);
             }
+            let asked = conn.input.len() - conn.input_len;
             match conn.socket.read(&mut conn.input[conn.input_len..]) {
                 Ok(0) => {
                     closed = true;
                     break;
                 }
-                Ok(n) => conn.input_len += n,
+                Ok(n) => {
+                    conn.input_len += n;
+                    if short_read_ends && n < asked {
+                        break;
+                    }
+                }
                 Err(e) if e.kind() == ErrorKind::WouldBlock => break,
                 Err(e) if e.kind() == ErrorKind::Interrupted => continue,
                 Err(_) => {

@@ -1,5 +1,5 @@
-//! The relay's routing, apart from its I/O loop ([`crate::relay`] on epoll through
-//! `mio`): roles, responder choice, forwarding, the
+//! The relay's routing, shared by its two I/O loops ([`crate::relay`] on epoll through
+//! `mio`, [`crate::relay_uring`] on io_uring): roles, responder choice, forwarding, the
 //! requests held while no responder is connected, and the stats frame. It does no I/O:
 //! the loop hands it the bytes a connection sent and takes from it, once per loop turn,
 //! the bytes each connection is to be sent, so frames for one destination that arrive

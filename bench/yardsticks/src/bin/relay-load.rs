@@ -5,6 +5,7 @@
 //!
 //! ```text
 //! relay-load --spawn-relay mio --n 1,16,64 --size 2KB --secs 5
+//! relay-load --spawn-relay uring --n 1,16,64 --size 2KB --secs 5   # the io_uring relay
 //! relay-load --addr 127.0.0.1:7070 --n 64          # a relay started separately
 //! ```
 
@@ -13,6 +14,7 @@ use std::process::{Child, Command, ExitCode};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
+use ferry_yardsticks::relay_io::RelayIo;
 use ferry_yardsticks::relay_load::{self, StepConfig};
 use ferry_yardsticks::{byte_size, YardstickError};
 
@@ -41,11 +43,12 @@ struct Cli {
     /// Load generator threads.
     #[arg(long, default_value_t = 1)]
     threads: usize,
-    /// Start the relay (`mio`: the `relay` binary next to this one) or use a running one
-    /// (`none`).
+    /// Start the relay (`mio`, `mio-short-reads` or `uring`: the `relay` binary next to
+    /// this one, with that I/O) or use a running one (`none`).
     #[arg(long, default_value = "none")]
     spawn_relay: String,
-    /// The relay's name in the RESULT line (default: mio when spawned, else external).
+    /// The relay's name in the RESULT line (default: the spawned relay's I/O, else
+    /// external).
     #[arg(long)]
     label: Option<String>,
 }
@@ -61,13 +64,15 @@ impl Drop for SpawnedRelay {
     }
 }
 
-fn spawn_relay(addr: SocketAddr) -> Result<SpawnedRelay, YardstickError> {
+fn spawn_relay(io: RelayIo, addr: SocketAddr) -> Result<SpawnedRelay, YardstickError> {
     let exe = std::env::current_exe()
         .map_err(|e| YardstickError::io("find this program's directory", e))?;
     let relay = exe.with_file_name("relay");
     let child = Command::new(&relay)
         .arg("--addr")
         .arg(addr.to_string())
+        .arg("--io")
+        .arg(io.name())
         .spawn()
         .map_err(|e| YardstickError::io(format!("start {}", relay.display()), e))?;
     let spawned = SpawnedRelay(child);
@@ -96,12 +101,14 @@ fn run(cli: &Cli) -> Result<(), YardstickError> {
         )));
     }
     let (_relay, label) = match cli.spawn_relay.as_str() {
-        "mio" => (Some(spawn_relay(cli.addr)?), "mio"),
         "none" => (None, "external"),
         other => {
-            return Err(YardstickError::Usage(format!(
-                "--spawn-relay {other}: use mio or none"
-            )))
+            let io: RelayIo = other.parse().map_err(|_| {
+                YardstickError::Usage(format!(
+                    "--spawn-relay {other}: use mio, mio-short-reads, uring or none"
+                ))
+            })?;
+            (Some(spawn_relay(io, cli.addr)?), io.name())
         }
     };
     let label = cli.label.as_deref().unwrap_or(label);
