@@ -461,8 +461,13 @@ enum Link {
 /// What became of a transfer's put.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Put {
-    /// Put; its settlement waits for the log as the hold says.
-    Done(ReplyHold),
+    /// Put; its settlement waits for the log as the hold says. `sent_persistent`: the
+    /// client sent it durable (kept so even when a temporary queue stored it as
+    /// non-persistent): Qpid JMS waits for the outcome of such a send.
+    Done {
+        hold: ReplyHold,
+        sent_persistent: bool,
+    },
     /// Not tried: the recovery log is full until a checkpoint under way finishes.
     WaitForLog,
 }

@@ -43,15 +43,19 @@ impl Session {
             }
             _ => None,
         };
-        let (state, hold) = match self.put(link, message, now, txn.as_ref().map(|(c, _)| *c)) {
-            Ok(Put::Done(hold)) => (DeliveryState::Accepted, hold),
+        let put = self.put(link, message, now, txn.as_ref().map(|(c, _)| *c));
+        let (state, hold, sent_persistent) = match put {
+            Ok(Put::Done {
+                hold,
+                sent_persistent,
+            }) => (DeliveryState::Accepted, hold, sent_persistent),
             Ok(Put::WaitForLog) => return false,
             Err(failure) => {
                 if settled && txn.is_none() {
                     // Nobody can be told: it must not vanish without a trace.
                     self.not_put(&failure, message, now);
                 }
-                (rejected(failure.error), ReplyHold::Now)
+                (rejected(failure.error), ReplyHold::Now, true)
             }
         };
         let (state, hold) = match txn {
@@ -69,7 +73,8 @@ impl Session {
             c.last_message_ms.set(Some(now));
         }
         if !settled {
-            if matches!((&state, &hold), (DeliveryState::Accepted, ReplyHold::Now))
+            if !sent_persistent
+                && matches!((&state, &hold), (DeliveryState::Accepted, ReplyHold::Now))
                 && self.accepts_may_wait()
             {
                 let action = Action::AcceptLater {
@@ -91,12 +96,14 @@ impl Session {
         true
     }
 
-    /// Whether the acceptance of a transfer that needs no log may wait for the next frame
+    /// Whether the acceptance of a transfer the client sent non-durable (JMS
+    /// NON_PERSISTENT, which Qpid JMS sends without waiting) may wait for the next frame
     /// to the client: only on a connection that consumes too (so a frame will come: the
     /// next message, as for a requester its reply and for a responder its next request),
     /// unless AmqpAcceptDelay is 0 or the client was seen to wait for its acceptances. A
-    /// producer-only connection, a persistent message (answered once logged) and a
-    /// transaction's work (answered by the discharge) are answered at once.
+    /// producer-only connection, a durable message (answered once logged, even when a
+    /// temporary queue keeps it non-persistent: the JMS send waits) and a transaction's
+    /// work (answered by the discharge) are answered at once.
     pub(super) fn accepts_may_wait(&self) -> bool {
         self.limits.amqp_accept_delay_ms > 0 && !self.accepts_at_once && !self.consumers.is_empty()
     }
@@ -180,7 +187,10 @@ impl Session {
             self.server.stop_waiting_for_log_room(&*self.shared, 0);
         }
         match room {
-            LogRoom::Ready => Ok(Put::Done(ReplyHold::Now)),
+            LogRoom::Ready => Ok(Put::Done {
+                hold: ReplyHold::Now,
+                sent_persistent: true,
+            }),
             LogRoom::Refused => Err(refused()),
             LogRoom::Wait => {
                 let server = &self.server;
@@ -218,10 +228,11 @@ impl Session {
             None => (conn, self.output_of(link, mq.to.as_ref())?),
         };
         let mut md = mq.md;
-        if md.persistence != persistence::NOT_PERSISTENT {
+        let sent_persistent = md.persistence != persistence::NOT_PERSISTENT;
+        if sent_persistent {
             match self.log_room_for_put(mq.body.len() + mq.properties.len()) {
                 Ok(Put::WaitForLog) => return Ok(Put::WaitForLog),
-                Ok(Put::Done(_)) => {}
+                Ok(Put::Done { .. }) => {}
                 Err(error) => {
                     return Err(PutFailure {
                         reason: Some(ReasonCode::ResourceProblem),
@@ -263,7 +274,11 @@ impl Session {
                 r
             }
         };
-        r.map(|_| Put::Done(wait.log)).map_err(|e| {
+        r.map(|_| Put::Done {
+            hold: wait.log,
+            sent_persistent,
+        })
+        .map_err(|e| {
             // The queue's name, only for the error (no copy per message put).
             let queue = self.queue_of(link, to.as_ref());
             PutFailure {
