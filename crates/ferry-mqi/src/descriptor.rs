@@ -44,6 +44,53 @@ pub mod priority {
     pub const MAX: i32 = 9;
 }
 
+/// MQMF: the MsgFlags bits of message groups and segments (MQMD version 2).
+pub mod msg_flags {
+    /// MQMF_SEGMENTATION_ALLOWED: the message may be split into segments.
+    pub const SEGMENTATION_ALLOWED: i32 = 1;
+    /// MQMF_SEGMENT: the message is a segment of a logical message.
+    pub const SEGMENT: i32 = 2;
+    /// MQMF_LAST_SEGMENT: the message is the last segment of its logical message
+    /// (implies SEGMENT).
+    pub const LAST_SEGMENT: i32 = 4;
+    /// MQMF_MSG_IN_GROUP: the message belongs to a group.
+    pub const MSG_IN_GROUP: i32 = 8;
+    /// MQMF_LAST_MSG_IN_GROUP: the message is the last of its group (implies
+    /// MSG_IN_GROUP).
+    pub const LAST_MSG_IN_GROUP: i32 = 16;
+    /// Every bit MQ defines.
+    pub const ALL: i32 =
+        SEGMENTATION_ALLOWED | SEGMENT | LAST_SEGMENT | MSG_IN_GROUP | LAST_MSG_IN_GROUP;
+    /// The bits that make a message part of a group or a segmented message.
+    pub const GROUPED: i32 = SEGMENT | LAST_SEGMENT | MSG_IN_GROUP | LAST_MSG_IN_GROUP;
+}
+
+/// MQGI_NONE: no group id.
+pub const GROUP_ID_NONE: [u8; 24] = [0; 24];
+
+/// MsgSeqNumber's largest value (MQ's limit, 999 999 999).
+pub const MAX_MSG_SEQ_NUMBER: i32 = 999_999_999;
+
+/// MQGS: the GroupStatus MQGET returns in MQGMO.
+pub mod group_status {
+    /// MQGS_NOT_IN_GROUP.
+    pub const NOT_IN_GROUP: u8 = b' ';
+    /// MQGS_MSG_IN_GROUP: in a group, not the last.
+    pub const MSG_IN_GROUP: u8 = b'G';
+    /// MQGS_LAST_MSG_IN_GROUP: the last message of its group.
+    pub const LAST_MSG_IN_GROUP: u8 = b'L';
+}
+
+/// MQSS: the SegmentStatus MQGET returns in MQGMO.
+pub mod segment_status {
+    /// MQSS_NOT_A_SEGMENT.
+    pub const NOT_A_SEGMENT: u8 = b' ';
+    /// MQSS_SEGMENT: a segment, not the last.
+    pub const SEGMENT: u8 = b'S';
+    /// MQSS_LAST_SEGMENT: the last segment of its logical message.
+    pub const LAST_SEGMENT: u8 = b'L';
+}
+
 /// MQEI_UNLIMITED: the message never expires.
 pub const EXPIRY_UNLIMITED: i32 = -1;
 
@@ -157,5 +204,50 @@ impl MessageDescriptor {
     /// True when the message is persistent (after AS_Q_DEF was resolved).
     pub fn is_persistent(&self) -> bool {
         self.persistence == persistence::PERSISTENT
+    }
+
+    /// True when the message is in a group or a segment (MsgFlags).
+    pub fn is_grouped(&self) -> bool {
+        self.msg_flags & msg_flags::GROUPED != 0
+    }
+
+    /// True when the message is the last of its group (or not in a group at all: a
+    /// message alone is a group of one).
+    pub fn is_last_in_group(&self) -> bool {
+        self.msg_flags & msg_flags::LAST_MSG_IN_GROUP != 0
+            || self.msg_flags & msg_flags::MSG_IN_GROUP == 0
+    }
+
+    /// True when the message is a segment (SEGMENT or LAST_SEGMENT).
+    pub fn is_segment(&self) -> bool {
+        self.msg_flags & (msg_flags::SEGMENT | msg_flags::LAST_SEGMENT) != 0
+    }
+
+    /// True when the message completes its logical message (the last segment, or not
+    /// a segment).
+    pub fn is_last_segment(&self) -> bool {
+        self.msg_flags & msg_flags::LAST_SEGMENT != 0 || !self.is_segment()
+    }
+
+    /// MQGMO GroupStatus for this message: `' '`, `'G'` or `'L'` ([`group_status`]).
+    pub fn group_status(&self) -> u8 {
+        if self.msg_flags & msg_flags::LAST_MSG_IN_GROUP != 0 {
+            group_status::LAST_MSG_IN_GROUP
+        } else if self.msg_flags & msg_flags::MSG_IN_GROUP != 0 {
+            group_status::MSG_IN_GROUP
+        } else {
+            group_status::NOT_IN_GROUP
+        }
+    }
+
+    /// MQGMO SegmentStatus for this message: `' '`, `'S'` or `'L'` ([`segment_status`]).
+    pub fn segment_status(&self) -> u8 {
+        if self.msg_flags & msg_flags::LAST_SEGMENT != 0 {
+            segment_status::LAST_SEGMENT
+        } else if self.msg_flags & msg_flags::SEGMENT != 0 {
+            segment_status::SEGMENT
+        } else {
+            segment_status::NOT_A_SEGMENT
+        }
     }
 }

@@ -192,6 +192,12 @@ bitflags! {
         const LOGICAL_ORDER = 32768;
         /// Reassemble segments.
         const COMPLETE_MSG = 65536;
+        /// A message of a group is got only once every message of its group is on
+        /// the queue (committed).
+        const ALL_MSGS_AVAILABLE = 131072;
+        /// A segment is got only once every segment of its logical message is on the
+        /// queue (committed).
+        const ALL_SEGMENTS_AVAILABLE = 262144;
         /// Mark the browsed message as browsed by this handle.
         const MARK_BROWSE_HANDLE = 1048576;
         /// Mark the browsed message for the cooperating handles (MQOO_CO_OP).

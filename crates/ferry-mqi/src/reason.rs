@@ -263,8 +263,25 @@ reason_codes! {
     MsgTooBigForChannel = 2218, "MQRC_MSG_TOO_BIG_FOR_CHANNEL", false;
     /// Another call is in progress on the connection.
     CallInProgress = 2219, "MQRC_CALL_IN_PROGRESS", false;
+    /// A handle has a message group in progress (MQPUT/MQGET in logical order): failed
+    /// when a logical-order put is not in the group, a warning when a call leaves
+    /// logical order mid-group.
+    IncompleteGroup = 2241, "MQRC_INCOMPLETE_GROUP", true;
+    /// A handle has a segmented logical message in progress (as 2241, for segments).
+    IncompleteMsg = 2242, "MQRC_INCOMPLETE_MSG", true;
+    /// The syncpoint option differs from the one the group or logical message began
+    /// with (failed in logical order).
+    InconsistentUow = 2245, "MQRC_INCONSISTENT_UOW", true;
     /// The match options are not valid.
     MatchOptionsError = 2247, "MQRC_MATCH_OPTIONS_ERROR", false;
+    /// MQMD MsgFlags holds bits MQ does not define.
+    MsgFlagsError = 2249, "MQRC_MSG_FLAGS_ERROR", false;
+    /// MQMD MsgSeqNumber is outside 1..=999 999 999 (or would go past it).
+    MsgSeqNumberError = 2250, "MQRC_MSG_SEQ_NUMBER_ERROR", false;
+    /// MQMD Offset is negative, or not 0 for a message that is not a segment.
+    OffsetError = 2251, "MQRC_OFFSET_ERROR", false;
+    /// A first or middle segment has no data.
+    SegmentLengthZero = 2253, "MQRC_SEGMENT_LENGTH_ZERO", false;
     /// A message was backed out BOTHRESH times (the reason in its dead-letter header).
     BackoutThresholdReached = 2362, "MQRC_BACKOUT_THRESHOLD_REACHED", false;
     /// A message property name is not valid (MQSETMP/MQINQMP).
