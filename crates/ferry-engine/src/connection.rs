@@ -3,6 +3,7 @@
 
 use crate::consumer::ConsumerId;
 use crate::context::SavedContext;
+use crate::group::{GroupWait, HandleGroups};
 use crate::objects::QueueId;
 use crate::queue::{Criteria, MsgKey};
 use crate::selection::SharedFilter;
@@ -80,6 +81,8 @@ pub(crate) struct Handle {
     /// With MQOO_SAVE_ALL_CONTEXT, the context of the last message got destructively
     /// (None before one, or after a browse): what a put passing context copies.
     pub saved_context: Option<Box<SavedContext>>,
+    /// Where the handle is in the groups it puts, gets and browses in logical order.
+    pub groups: HandleGroups,
 }
 
 /// A GET waiting for a message.
@@ -92,6 +95,9 @@ pub(crate) struct PendingGet {
     pub criteria: Criteria,
     pub max_len: usize,
     pub deadline: Option<u64>,
+    /// A group get: it waits among the queue's group waiters and is run again from
+    /// these match fields (`crate::group`).
+    pub group: Option<GroupWait>,
 }
 
 /// A connected application.

@@ -400,6 +400,7 @@ impl QueueManager {
                     criteria: Criteria {
                         msg_id: spec.msg_id,
                         correl_id: spec.correl_id,
+                        group: None,
                     },
                     filter,
                     mode: spec.mode,

@@ -125,10 +125,12 @@ mod tests {
         let none = Criteria {
             msg_id: None,
             correl_id: None,
+            group: None,
         };
         let by_c = |n| Criteria {
             msg_id: None,
             correl_id: Some(id(n)),
+            group: None,
         };
         q.add(ConsumerId(1), false, &none);
         q.add(ConsumerId(2), false, &by_c(7));
@@ -140,6 +142,7 @@ mod tests {
             &Criteria {
                 msg_id: Some(id(9)),
                 correl_id: None,
+                group: None,
             },
         );
         let md = MessageDescriptor {

@@ -160,6 +160,7 @@ pub(crate) fn criteria(md: &MessageDescriptor, mo: MatchOptions) -> Criteria {
         msg_id: (mo.contains(MatchOptions::MSG_ID) && md.msg_id != NONE_ID).then_some(md.msg_id),
         correl_id: (mo.contains(MatchOptions::CORREL_ID) && md.correl_id != NONE_ID)
             .then_some(md.correl_id),
+        group: crate::group::group_match(md, mo),
     }
 }
 
@@ -239,7 +240,7 @@ impl QueueManager {
     /// The get; a message whose lock the handle let go is left in `unlocked` for
     /// [`QueueManager::unlock_message`] (`crate::browse_lock`).
     #[allow(clippy::too_many_arguments)]
-    fn get_inner(
+    pub(crate) fn get_inner(
         &mut self,
         conn: ConnId,
         hobj: Hobj,
@@ -292,12 +293,33 @@ impl QueueManager {
             return Err(ReasonCode::GetInhibited.into());
         }
         let lq = entry.local.as_mut().ok_or(ReasonCode::QTypeError)?;
-        let crit = criteria(md, gmo.match_options);
+        let mut crit = criteria(md, gmo.match_options);
         let unmarked = opts.contains(GetOptionFlags::UNMARKED_BROWSE_MSG);
         let marks = &lq.marks;
         let fits = |m: &StoredMsg| {
             selected(selection.as_ref(), m)
                 && !(unmarked && is_marked(marks, m.key.seq, conn, hobj))
+        };
+        // Groups, segments and logical order (`crate::group`): their own plan.
+        let plan = if crate::group::is_group_get(opts, gmo.match_options) {
+            let state = if !browse {
+                h.groups.get
+            } else if opts.contains(GetOptionFlags::BROWSE_FIRST) {
+                None
+            } else {
+                h.groups.browse
+            };
+            let sync = opts.contains(GetOptionFlags::SYNCPOINT);
+            let p =
+                crate::group::plan_get(state.as_ref(), opts, gmo.match_options, crit.group, sync)?;
+            crit.group = p.group;
+            if p.drop_ids {
+                crit.msg_id = None;
+                crit.correl_id = None;
+            }
+            Some(p)
+        } else {
+            None
         };
 
         let under_cursor = opts
@@ -312,12 +334,17 @@ impl QueueManager {
             }
             Some(k)
         } else {
-            let after = if opts.contains(GetOptionFlags::BROWSE_NEXT) {
+            let after = if opts.contains(GetOptionFlags::BROWSE_NEXT)
+                && !plan.is_some_and(|p| p.in_progress)
+            {
                 cursor
             } else {
                 None
             };
-            let next = find_next(&mut lq.store, &crit, after, now, fits);
+            let next = match &plan {
+                None => find_next(&mut lq.store, &crit, after, now, fits),
+                Some(p) => crate::group::find_eligible(&mut lq.store, &crit, after, now, p, fits),
+            };
             let own = own_locked(&lq.store, own_lock, &crit, after, now, fits);
             next.into_iter().chain(own).min()
         };
@@ -341,17 +368,21 @@ impl QueueManager {
             let deadline = u64::try_from(gmo.wait_interval)
                 .ok()
                 .map(|ms| now.0.saturating_add(ms));
-            lq.waiters.add(Waiter {
-                token,
-                conn,
-                criteria: crit,
-                filter: selection,
-                after: if opts.contains(GetOptionFlags::BROWSE_NEXT) {
-                    cursor
-                } else {
-                    None
-                },
-            });
+            if plan.is_some() {
+                lq.group_waiters.add(token, conn);
+            } else {
+                lq.waiters.add(Waiter {
+                    token,
+                    conn,
+                    criteria: crit,
+                    filter: selection,
+                    after: if opts.contains(GetOptionFlags::BROWSE_NEXT) {
+                        cursor
+                    } else {
+                        None
+                    },
+                });
+            }
             if let Some(d) = deadline {
                 self.deadlines.insert((d, token, conn));
             }
@@ -363,6 +394,7 @@ impl QueueManager {
                 criteria: crit,
                 max_len,
                 deadline,
+                group: plan.map(|_| crate::group::GroupWait::of(md)),
             });
             return Ok(None);
         };
@@ -371,8 +403,22 @@ impl QueueManager {
             return Err(ReasonCode::UnexpectedError.into());
         };
         // A body left in the queue file is read now; if that fails the message stays.
-        let body = msg.body.load()?;
-        let got = got_message(&msg, body.clone(), max_len, opts, now);
+        let mut body = msg.body.load()?;
+        let first_body = body.clone();
+        // COMPLETE_MSG: the segments of a logical message come back as one.
+        let mut segments = Vec::new();
+        let mut whole = None;
+        if plan.is_some_and(|p| p.opts.contains(GetOptionFlags::COMPLETE_MSG))
+            && msg.md.is_segment()
+        {
+            let (m, b, others) = crate::group::reassemble(&lq.store, &msg)?;
+            (whole, body, segments) = (Some(m), b, others);
+        }
+        let shown: &StoredMsg = whole.as_ref().unwrap_or(&msg);
+        let got = got_message(shown, body.clone(), max_len, opts, now);
+        let (got_md, got_len) = (shown.md, body.len());
+        let sync = under_syncpoint(opts, &msg.md);
+        let logical = plan.is_some_and(|p| p.opts.contains(GetOptionFlags::LOGICAL_ORDER));
         if browse {
             if got.is_ok() {
                 let lock = opts.contains(GetOptionFlags::LOCK);
@@ -386,6 +432,9 @@ impl QueueManager {
                 if let Some(h) = c.handle_mut(hobj) {
                     h.cursor = Some(key);
                     h.lock = lock.then_some(key);
+                    if logical {
+                        h.groups.browse = crate::group::after_get(&got_md, got_len, sync);
+                    }
                 }
             }
             return Ok(Some(got));
@@ -393,9 +442,7 @@ impl QueueManager {
         if got.is_err() {
             return Ok(Some(got));
         }
-        let sync = under_syncpoint(opts, &msg.md);
-        let persistent = msg.md.is_persistent();
-        if sync && c.uow.len() >= max_uncommitted {
+        if sync && c.uow.len() + segments.len() >= max_uncommitted {
             return Err(ReasonCode::SyncpointLimitReached.into());
         }
         let cod = if wants_cod(&msg.md) {
@@ -407,39 +454,55 @@ impl QueueManager {
             true => ReportUow::Syncpoint(conn),
             false => ReportUow::Outside,
         };
-        if logging && persistent {
-            let uow = if sync {
-                Some(c.uow.log_id(&mut self.next_uow))
-            } else if cod.is_some() {
-                // The get and its report: one unit of work of their own.
-                let id = Self::own_uow_id(&mut self.next_uow);
-                report_uow = ReportUow::Own(id);
-                Some(id)
-            } else {
-                None
-            };
-            fx.log(LogRecord::get(uow, &entry.def.name, key.seq));
-            if !sync {
-                fx.reply_waits();
+        drop(msg);
+        // The message, or with COMPLETE_MSG every segment of it.
+        let mut own_uow = None;
+        for seq in std::iter::once(key.seq).chain(segments) {
+            let persistent = lq.store.get(seq).is_some_and(|m| m.md.is_persistent());
+            if logging && persistent {
+                let uow = if sync {
+                    Some(c.uow.log_id(&mut self.next_uow))
+                } else if cod.is_some() {
+                    // The get and its report: one unit of work of their own.
+                    let id = *own_uow.get_or_insert_with(|| Self::own_uow_id(&mut self.next_uow));
+                    report_uow = ReportUow::Own(id);
+                    Some(id)
+                } else {
+                    None
+                };
+                fx.log(LogRecord::get(uow, &entry.def.name, seq));
+                if !sync {
+                    fx.reply_waits();
+                }
             }
+            if sync {
+                // It may come back (backout): its body stays in memory until then.
+                let part = if seq == key.seq {
+                    first_body.clone()
+                } else {
+                    match lq.store.get(seq) {
+                        Some(m) => m.body.load()?,
+                        None => continue,
+                    }
+                };
+                lq.store.make_resident(seq, &part);
+                lq.store.set_state(seq, MsgState::UncommittedGet(conn));
+                lq.joined_uow();
+                c.uow.entries.push(UowEntry::Get { queue: local, seq });
+            } else {
+                lq.store.remove(seq);
+            }
+            crate::browse_marks::message_got(&mut lq.marks, seq);
         }
         if own_lock == Some(key) {
             if let Some(h) = c.handle_mut(hobj) {
                 h.lock = None;
             }
         }
-        crate::browse_marks::message_got(&mut lq.marks, key.seq);
-        if sync {
-            // It may come back (backout): its body stays in memory until then.
-            lq.store.make_resident(key.seq, &body);
-            lq.store.set_state(key.seq, MsgState::UncommittedGet(conn));
-            lq.joined_uow();
-            c.uow.entries.push(UowEntry::Get {
-                queue: local,
-                seq: key.seq,
-            });
-        } else {
-            lq.store.remove(key.seq);
+        if logical {
+            if let Some(h) = c.handle_mut(hobj) {
+                h.groups.get = crate::group::after_get(&got_md, got_len, sync);
+            }
         }
         lq.last_get_ms = Some(now.0);
         if let Some((md, expires_at)) = cod {

@@ -32,7 +32,19 @@ use ferry_objects::queue::Enablement;
 impl QueueManager {
     /// Places a message that just became available on queue `qid` (see the module
     /// documentation). The message must not be in the store.
-    pub(crate) fn place(
+    pub(crate) fn place(&mut self, qid: QueueId, msg: StoredMsg, now: Timestamp, fx: &mut Effects) {
+        self.place_message(qid, msg, now, fx);
+        // Gets with group options wait apart: whatever arrived, each looks again.
+        if self
+            .queues
+            .local_mut(qid)
+            .is_some_and(|lq| !lq.group_waiters.is_empty())
+        {
+            self.wake_group_waiters(qid, now, fx);
+        }
+    }
+
+    fn place_message(
         &mut self,
         qid: QueueId,
         mut msg: StoredMsg,

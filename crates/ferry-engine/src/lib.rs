@@ -14,7 +14,8 @@
 //! Modules: [`clock`] (time and MQ date formats), [`msgid`] (unique ids), `queue`
 //! (storage and indexes), `waiters`, `uow`, `connection`, `objects` (the catalogue),
 //! [`selection`] (message selectors), `handoff` (where a message that becomes available
-//! goes), one module per verb group: `open`, `put`, `get`, `syncpoint`, `inquire`,
+//! goes), one module per verb group: `open`, `put`, `get` (with `group`: message groups and
+//! segments), `syncpoint`, `inquire`,
 //! `admin`, `browse_lock` (MQGMO_LOCK/UNLOCK) and `browse_marks`
 //! (MQGMO_MARK_BROWSE_HANDLE), [`consumer`] (async consumers with credit, MQCB-like, for
 //! the AMQP channel) and [`settle`] (outcomes of held deliveries), `report` (the report messages COA, COD,
@@ -96,6 +97,7 @@ pub mod effects;
 pub(crate) mod filed_message;
 pub mod fuzzing;
 pub mod get;
+pub(crate) mod group;
 pub(crate) mod handoff;
 pub mod inquire;
 pub(crate) mod invariants;

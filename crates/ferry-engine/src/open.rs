@@ -155,6 +155,7 @@ impl QueueManager {
             owns_temp_queue: false,
             selection: None,
             saved_context: None,
+            groups: Default::default(),
         });
         Ok(Opened {
             hobj,
@@ -258,6 +259,7 @@ impl QueueManager {
             owns_temp_queue: created && temporary,
             selection: None,
             saved_context: None,
+            groups: Default::default(),
         });
         Ok(Opened {
             hobj,

@@ -144,6 +144,12 @@ impl QueueManager {
             if sync && c.uow.len() >= max_uncommitted {
                 return Err(ReasonCode::SyncpointLimitReached.into());
             }
+            // Groups and segments (`crate::group`): checked now, applied below.
+            let group_plan =
+                crate::group::plan_put(h.groups.put.as_ref(), md, o, sync, body.len())?;
+            if let Some(w) = group_plan.and_then(|p| p.warning) {
+                warning = Some(w);
+            }
 
             // All checks passed: complete the descriptor.
             md.priority = prio;
@@ -154,6 +160,11 @@ impl QueueManager {
             }
             if o.contains(PutOptionFlags::NEW_CORREL_ID) {
                 md.correl_id = self.ids.next_id();
+            }
+            if let Some(p) = group_plan {
+                if let Some(h) = c.handle_mut(hobj) {
+                    h.groups.put = p.apply(md, &mut self.ids, h.groups.put);
+                }
             }
             if !md.reply_to_q.is_blank() && md.reply_to_qmgr.is_blank() {
                 md.reply_to_qmgr = FixedStr::truncating(&self.name);

@@ -321,7 +321,11 @@ impl QueueManager {
             self.deadlines.remove(&(d, p.token, conn));
         }
         if let Some(lq) = self.queues.local_mut(p.queue) {
-            lq.waiters.remove(p.token, &p.criteria);
+            if p.group.is_some() {
+                lq.group_waiters.remove(p.token);
+            } else {
+                lq.waiters.remove(p.token, &p.criteria);
+            }
         }
         Some(p)
     }

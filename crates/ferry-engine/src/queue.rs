@@ -26,6 +26,7 @@ use crate::connection::InputMode;
 use crate::connection::{ConnId, Hobj};
 use crate::consumer::ConsumerId;
 use crate::filed_message::FiledMessage;
+use crate::group::{GroupId, GroupMatch, GroupTally, GroupWaiters};
 use crate::waiters::Waiters;
 use bytes::Bytes;
 use ferry_mqi::descriptor::NONE_ID;
@@ -122,6 +123,8 @@ impl StoredMsg {
 pub(crate) struct Criteria {
     pub msg_id: Option<MsgId>,
     pub correl_id: Option<CorrelId>,
+    /// GroupId / MsgSeqNumber / Offset (`crate::group`); `None` for most gets.
+    pub group: Option<GroupMatch>,
 }
 
 impl Criteria {
@@ -129,6 +132,7 @@ impl Criteria {
     pub fn matches(&self, md: &MessageDescriptor) -> bool {
         self.msg_id.is_none_or(|m| m == md.msg_id)
             && self.correl_id.is_none_or(|c| c == md.correl_id)
+            && self.group.is_none_or(|g| g.matches(md))
     }
 }
 
@@ -233,7 +237,7 @@ enum Slot {
 impl Slot {
     /// `m` in compact form when it can take it.
     fn new(m: Box<StoredMsg>) -> Slot {
-        if m.state == MsgState::Available && !m.body.is_resident() {
+        if m.state == MsgState::Available && !m.body.is_resident() && !stays_in_full(&m.md) {
             match FiledMessage::freeze(m) {
                 Ok(f) => Slot::Filed(f),
                 Err(m) => Slot::Full(m),
@@ -289,6 +293,27 @@ impl Slot {
         }
     }
 
+    /// The GroupId (a filed message never has one: grouped messages stay in full).
+    fn group_id(&self) -> GroupId {
+        match self {
+            Slot::Full(m) => m.md.group_id,
+            Slot::Filed(_) => NONE_ID,
+        }
+    }
+
+    /// The descriptor and body length of a grouped message, counted in the group tally
+    /// while it is committed (`None` for the rest, filed messages included).
+    fn grouped(&self) -> Option<(&MessageDescriptor, usize)> {
+        match self {
+            Slot::Full(m)
+                if m.md.is_grouped() && !matches!(m.state, MsgState::UncommittedPut(_)) =>
+            {
+                Some((&m.md, m.body.len()))
+            }
+            _ => None,
+        }
+    }
+
     fn put_ms(&self) -> u64 {
         match self {
             Slot::Full(m) => m.put_ms,
@@ -326,6 +351,12 @@ impl Slot {
     }
 }
 
+/// True when a message must stay in full even with its body in the queue file: a
+/// grouped one, whose fields the group index and tally read (`crate::group`).
+fn stays_in_full(md: &MessageDescriptor) -> bool {
+    md.is_grouped() || md.group_id != NONE_ID
+}
+
 /// True when a message that expires at `at` has expired at `now` (as
 /// [`StoredMsg::expired`]).
 fn expired_at(at: Option<u64>, now: Timestamp) -> bool {
@@ -359,6 +390,10 @@ pub(crate) struct MessageStore {
     order: BTreeSet<MsgKey>,
     by_msg_id: HashMap<MsgId, IdSet>,
     by_correl_id: HashMap<CorrelId, IdSet>,
+    /// Available messages with a GroupId (empty while no groups are used).
+    by_group_id: HashMap<GroupId, IdSet>,
+    /// Which groups are wholly on the queue (`crate::group`).
+    pub groups: GroupTally,
     next_seq: u64,
     /// Bytes of every stored message's body and properties, in memory or not (what
     /// MAXFSIZE bounds).
@@ -498,7 +533,7 @@ impl MessageStore {
             return;
         }
         let mut available = 0usize;
-        let (mut with_msg_id, mut with_correl_id) = (0usize, 0usize);
+        let (mut with_msg_id, mut with_correl_id, mut with_group_id) = (0usize, 0usize, 0usize);
         let (mut bytes, mut resident_p, mut resident_np) = (0u64, 0u64, 0u64);
         for (seq, m) in &self.msgs {
             let key = m.key();
@@ -529,6 +564,7 @@ impl MessageStore {
                 available += 1;
                 with_msg_id += usize::from(m.msg_id() != NONE_ID);
                 with_correl_id += usize::from(m.correl_id() != NONE_ID);
+                with_group_id += usize::from(m.group_id() != NONE_ID);
             }
         }
         assert_eq!(
@@ -562,6 +598,11 @@ impl MessageStore {
             indexed(&self.by_correl_id, Slot::correl_id),
             with_correl_id,
             "{queue}: CorrelId index does not hold every available message"
+        );
+        assert_eq!(
+            indexed(&self.by_group_id, Slot::group_id),
+            with_group_id,
+            "{queue}: GroupId index does not hold every available message"
         );
         assert_eq!(self.bytes, bytes, "{queue}: stored bytes drifted");
         assert_eq!(
@@ -765,7 +806,12 @@ impl MessageStore {
         // The compact form keeps a copy of the properties; so does a message left in
         // full: they may share one buffer with the body (a channel that copies both into
         // one allocation), and a copy of their own lets the body's memory go.
-        let slot = match FiledMessage::freeze(m) {
+        let frozen = if stays_in_full(&m.md) {
+            Err(m)
+        } else {
+            FiledMessage::freeze(m)
+        };
+        let slot = match frozen {
             Ok(filed) => Slot::Filed(filed),
             Err(mut m) => {
                 if !m.properties.is_empty() {
@@ -793,6 +839,8 @@ impl MessageStore {
         self.order.clear();
         self.by_msg_id.clear();
         self.by_correl_id.clear();
+        self.by_group_id.clear();
+        self.groups.clear();
         self.filing = Filing::default();
     }
 
@@ -821,17 +869,23 @@ impl MessageStore {
 
     fn insert_quietly(&mut self, m: Slot) {
         self.account(&m, true);
+        if let Some((md, len)) = m.grouped() {
+            self.groups.added(md, len);
+        }
         let available = m.state() == MsgState::Available;
-        let (key, msg_id, correl_id) = (m.key(), m.msg_id(), m.correl_id());
+        let (key, msg_id, correl_id, group_id) = (m.key(), m.msg_id(), m.correl_id(), m.group_id());
         if let Some(old) = self.msgs.insert(key.seq, m) {
             self.account(&old, false);
+            if let Some((md, len)) = old.grouped() {
+                self.groups.removed(md, len);
+            }
         }
         if available {
-            self.link(key, msg_id, correl_id);
+            self.link(key, msg_id, correl_id, group_id);
         }
     }
 
-    fn link(&mut self, key: MsgKey, msg_id: MsgId, correl_id: CorrelId) {
+    fn link(&mut self, key: MsgKey, msg_id: MsgId, correl_id: CorrelId, group_id: GroupId) {
         self.order.insert(key);
         if msg_id != NONE_ID {
             index_add(&mut self.by_msg_id, msg_id, key);
@@ -839,9 +893,12 @@ impl MessageStore {
         if correl_id != NONE_ID {
             index_add(&mut self.by_correl_id, correl_id, key);
         }
+        if group_id != NONE_ID {
+            index_add(&mut self.by_group_id, group_id, key);
+        }
     }
 
-    fn unlink(&mut self, key: MsgKey, msg_id: MsgId, correl_id: CorrelId) {
+    fn unlink(&mut self, key: MsgKey, msg_id: MsgId, correl_id: CorrelId, group_id: GroupId) {
         self.order.remove(&key);
         if msg_id != NONE_ID {
             index_remove(&mut self.by_msg_id, &msg_id, key);
@@ -849,6 +906,17 @@ impl MessageStore {
         if correl_id != NONE_ID {
             index_remove(&mut self.by_correl_id, &correl_id, key);
         }
+        if group_id != NONE_ID {
+            index_remove(&mut self.by_group_id, &group_id, key);
+        }
+    }
+
+    /// The available messages of group `group_id` (for COMPLETE_MSG's reassembly).
+    pub fn group_members(&self, group_id: &GroupId) -> Vec<MsgKey> {
+        self.by_group_id
+            .get(group_id)
+            .map(|s| s.keys().collect())
+            .unwrap_or_default()
     }
 
     /// The message with arrival number `seq`.
@@ -899,13 +967,18 @@ impl MessageStore {
         let committed = matches!(m.state, MsgState::UncommittedPut(_))
             && !matches!(state, MsgState::UncommittedPut(_));
         m.state = state;
-        let (key, msg_id, correl_id) = (m.key, m.md.msg_id, m.md.correl_id);
+        let (key, msg_id, correl_id, group_id) =
+            (m.key, m.md.msg_id, m.md.correl_id, m.md.group_id);
         if committed && m.md.is_persistent() {
             self.filing.changed.push(seq);
         }
+        if committed && m.md.is_grouped() {
+            let (md, len) = (m.md, m.body.len());
+            self.groups.added(&md, len);
+        }
         match (was, now) {
-            (false, true) => self.link(key, msg_id, correl_id),
-            (true, false) => self.unlink(key, msg_id, correl_id),
+            (false, true) => self.link(key, msg_id, correl_id, group_id),
+            (true, false) => self.unlink(key, msg_id, correl_id, group_id),
             _ => {}
         }
     }
@@ -917,8 +990,11 @@ impl MessageStore {
         self.account(&m, false);
         self.forget_spilled(seq);
         self.note(&m);
+        if let Some((md, len)) = m.grouped() {
+            self.groups.removed(md, len);
+        }
         if m.state() == MsgState::Available {
-            self.unlink(m.key(), m.msg_id(), m.correl_id());
+            self.unlink(m.key(), m.msg_id(), m.correl_id(), m.group_id());
         }
         Some(m.into_full())
     }
@@ -926,18 +1002,34 @@ impl MessageStore {
     /// The first available message after `after` (from the start when `None`) that fits
     /// `c`: an index lookup, never a scan of the queue.
     pub fn first(&self, c: &Criteria, after: Option<MsgKey>) -> Option<MsgKey> {
+        // Group criteria (rare) are checked on the candidates the ids give.
+        let in_group = |k: MsgKey| {
+            c.group.is_none_or(|g| {
+                self.msgs
+                    .get(&k.seq)
+                    .is_some_and(|m| g.matches(&m.view().md))
+            })
+        };
         if let Some(mid) = c.msg_id {
             let set = self.by_msg_id.get(&mid)?;
-            return set.first_after(after, |k| match c.correl_id {
-                None => true,
-                Some(cid) => self.msgs.get(&k.seq).is_some_and(|m| m.correl_id() == cid),
+            return set.first_after(after, |k| {
+                c.correl_id
+                    .is_none_or(|cid| self.msgs.get(&k.seq).is_some_and(|m| m.correl_id() == cid))
+                    && in_group(k)
             });
         }
         if let Some(cid) = c.correl_id {
-            return self.by_correl_id.get(&cid)?.first_after(after, |_| true);
+            return self.by_correl_id.get(&cid)?.first_after(after, in_group);
+        }
+        if let Some(gid) = c.group.and_then(|g| g.group_id) {
+            return self.by_group_id.get(&gid)?.first_after(after, in_group);
         }
         let lower = after.map_or(Bound::Unbounded, Bound::Excluded);
-        self.order.range((lower, Bound::Unbounded)).next().copied()
+        let mut rest = self.order.range((lower, Bound::Unbounded)).copied();
+        if c.group.is_some() {
+            return rest.find(|k| in_group(*k));
+        }
+        rest.next()
     }
 
     /// True when `key` is an available message.
@@ -950,8 +1042,12 @@ impl MessageStore {
         let keys: Vec<MsgKey> = std::mem::take(&mut self.order).into_iter().collect();
         self.by_msg_id.clear();
         self.by_correl_id.clear();
+        self.by_group_id.clear();
         for k in &keys {
             if let Some(m) = self.msgs.remove(&k.seq) {
+                if let Some((md, len)) = m.grouped() {
+                    self.groups.removed(md, len);
+                }
                 self.account(&m, false);
                 self.forget_spilled(k.seq);
                 self.note(&m);
@@ -993,6 +1089,8 @@ pub(crate) struct LocalQueue {
     /// Browse marks of the handles on the queue (`crate::browse_marks`); `None` while
     /// no handle has marked anything, so a get pays one check.
     pub marks: Option<Box<BrowseMarks>>,
+    /// Gets with group options waiting on the queue (`crate::group`).
+    pub group_waiters: GroupWaiters,
     /// IPPROCS.
     open_input: u32,
     /// Handles open with INPUT_EXCLUSIVE (0 or 1).
@@ -1227,6 +1325,7 @@ mod tests {
                 x[0] = 7;
                 x
             }),
+            group: None,
         };
         assert_eq!(s.first(&c, None), Some(a));
         s.set_state(a.seq, MsgState::UncommittedGet(ConnId(1)));
@@ -1293,6 +1392,7 @@ mod filed_tests {
         let by_both = Criteria {
             msg_id: Some(mid),
             correl_id: Some(cid),
+            group: None,
         };
         assert_eq!(s.first(&by_both, None), Some(key));
         let m = s.get(key.seq).expect("stored");

@@ -229,6 +229,7 @@ mod tests {
             criteria: Criteria {
                 msg_id: msg.map(id),
                 correl_id: correl.map(id),
+                group: None,
             },
             filter: None,
             after: None,
