@@ -635,6 +635,140 @@ impl QueueManager {
     }
 }
 
+impl QueueManager {
+    /// The queue's MAXMSGL when a put of `md` with `body` must be segmented by the queue
+    /// manager: MQMF_SEGMENTATION_ALLOWED, no properties, a body longer than the queue's
+    /// MAXMSGL but within the queue manager's. `None` otherwise (and at once for a
+    /// message that does not allow segmentation: a flag test on the common path).
+    pub(crate) fn segmentation_needed(
+        &self,
+        conn: ConnId,
+        hobj: crate::connection::Hobj,
+        md: &MessageDescriptor,
+        body: &Bytes,
+        properties: &Bytes,
+    ) -> Option<usize> {
+        if md.msg_flags & msg_flags::SEGMENTATION_ALLOWED == 0 || !properties.is_empty() {
+            return None;
+        }
+        let h = self.conns.get(&conn)?.handle(hobj)?;
+        let crate::connection::HandleTarget::Queue { local, .. } = h.target else {
+            return None;
+        };
+        let max = usize::try_from(self.queues.get(local)?.def.attributes.max_msg_length).ok()?;
+        let qm_max = usize::try_from(self.qmgr.max_msg_length).ok()?;
+        (max > 0 && body.len() > max && body.len() <= qm_max).then_some(max)
+    }
+
+    /// MQPUT of a message the queue manager splits into segments of at most `max`
+    /// bytes (MQMF_SEGMENTATION_ALLOWED, as MQ does on put). The logical message takes
+    /// its group fields as a whole message would (in logical order from the handle's
+    /// sequence); each segment is put with SEGMENT (LAST_SEGMENT for the last) and its
+    /// Offset. Outside syncpoint the segments are put in a unit of work of their own and
+    /// committed together when the connection has none open (otherwise each stands
+    /// alone, as a put outside syncpoint does). `md` comes back as the first segment's
+    /// descriptor with the application's MsgFlags.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn put_segmented(
+        &mut self,
+        conn: ConnId,
+        hobj: crate::connection::Hobj,
+        md: &mut MessageDescriptor,
+        pmo: &ferry_mqi::PutOptions,
+        body: Bytes,
+        max: usize,
+        now: Timestamp,
+        fx: &mut Effects,
+    ) -> Result<Option<ReasonCode>, MqError> {
+        let o = pmo.options;
+        let sync = o.contains(PutOptionFlags::SYNCPOINT);
+        if md.is_segment() {
+            // Already a segment: the queue manager does not segment it further.
+            return Err(ReasonCode::MsgTooBigForQ.into());
+        }
+        let c = self.conns.get_mut(&conn).ok_or(ReasonCode::HconnError)?;
+        let own_uow = !sync && c.uow.is_empty();
+        let h = c.handle_mut(hobj).ok_or(ReasonCode::HobjError)?;
+        let state = h.groups.put;
+        let mut logical = *md;
+        let plan = plan_put(state.as_ref(), &logical, o, sync, body.len())?;
+        let next_state = match plan {
+            Some(p) => p.apply(&mut logical, &mut self.ids, state),
+            None => state,
+        };
+        if logical.group_id == GROUP_ID_NONE {
+            logical.group_id = self.ids.next_id();
+        }
+        // The segments carry their own fields: no logical order, the unit of work chosen.
+        let mut inner = o - PutOptionFlags::LOGICAL_ORDER - PutOptionFlags::NO_SYNCPOINT;
+        if own_uow {
+            inner |= PutOptionFlags::SYNCPOINT;
+        }
+        let inner = ferry_mqi::PutOptions {
+            options: inner,
+            ..*pmo
+        };
+        let kept = logical.msg_flags & (msg_flags::MSG_IN_GROUP | msg_flags::LAST_MSG_IN_GROUP);
+        let mut first: Option<MessageDescriptor> = None;
+        let mut warning = None;
+        let mut start = 0usize;
+        let result = loop {
+            let end = (start + max).min(body.len());
+            let last = end == body.len();
+            let mut seg = MessageDescriptor {
+                msg_flags: kept
+                    | msg_flags::SEGMENTATION_ALLOWED
+                    | if last {
+                        msg_flags::LAST_SEGMENT
+                    } else {
+                        msg_flags::SEGMENT
+                    },
+                offset: logical
+                    .offset
+                    .saturating_add(i32::try_from(start).unwrap_or(i32::MAX)),
+                ..logical
+            };
+            if let Some(h) = self.conns.get_mut(&conn).and_then(|c| c.handle_mut(hobj)) {
+                h.groups.put = None;
+            }
+            match self.put_with_properties(
+                conn,
+                hobj,
+                &mut seg,
+                &inner,
+                body.slice(start..end),
+                Bytes::new(),
+                now,
+                fx,
+            ) {
+                Ok(w) => warning = warning.or(w),
+                Err(e) => break Err(e),
+            }
+            first.get_or_insert(seg);
+            if last {
+                break Ok(warning);
+            }
+            start = end;
+        };
+        if let Some(h) = self.conns.get_mut(&conn).and_then(|c| c.handle_mut(hobj)) {
+            h.groups.put = if result.is_ok() { next_state } else { state };
+        }
+        if own_uow {
+            match result {
+                Ok(_) => self.commit_uow(conn, now, fx),
+                Err(_) => self.backout_uow(conn, now, fx),
+            }
+        }
+        if let (Ok(_), Some(f)) = (&result, first) {
+            *md = MessageDescriptor {
+                msg_flags: md.msg_flags,
+                ..f
+            };
+        }
+        result
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

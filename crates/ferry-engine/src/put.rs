@@ -60,6 +60,11 @@ impl QueueManager {
         fx: &mut Effects,
     ) -> Result<Option<ReasonCode>, MqError> {
         self.debug_check();
+        if let Some(max) = self.segmentation_needed(conn, hobj, md, &body, &properties) {
+            let r = self.put_segmented(conn, hobj, md, pmo, body, max, now, fx);
+            self.debug_check();
+            return r;
+        }
         #[allow(clippy::redundant_closure_call)]
         let result = (|| -> Result<Option<ReasonCode>, MqError> {
             let o = pmo.options;
