@@ -20,6 +20,12 @@ pub struct GotMessage {
     pub data_length: usize,
     /// A warning the get completed with, e.g. 2079 MQRC_TRUNCATED_MSG_ACCEPTED.
     pub warning: Option<ReasonCode>,
+    /// MQGMO GroupStatus: `b' '` not in a group, `b'G'` in a group, `b'L'` the last of
+    /// its group (`ferry_mqi::descriptor::group_status`).
+    pub group_status: u8,
+    /// MQGMO SegmentStatus: `b' '` not a segment, `b'S'` a segment, `b'L'` the last
+    /// segment (`ferry_mqi::descriptor::segment_status`).
+    pub segment_status: u8,
 }
 
 impl GotMessage {
@@ -160,6 +166,10 @@ impl Queue {
                     data: body,
                     data_length: data_length as usize,
                     warning,
+                    // Both follow from the returned descriptor's MsgFlags, so the wire
+                    // does not carry them.
+                    group_status: out.group_status(),
+                    segment_status: out.segment_status(),
                 })
             }
             _ => Err(unexpected()),
