@@ -418,6 +418,8 @@ impl QueueManager {
         let got = got_message(shown, body.clone(), max_len, opts, now);
         let (got_md, got_len) = (shown.md, body.len());
         let sync = under_syncpoint(opts, &msg.md);
+        // The group's unit-of-work option as the application gave it (2245 compares it).
+        let group_sync = opts.contains(GetOptionFlags::SYNCPOINT);
         let logical = plan.is_some_and(|p| p.opts.contains(GetOptionFlags::LOGICAL_ORDER));
         if browse {
             if got.is_ok() {
@@ -433,7 +435,7 @@ impl QueueManager {
                     h.cursor = Some(key);
                     h.lock = lock.then_some(key);
                     if logical {
-                        h.groups.browse = crate::group::after_get(&got_md, got_len, sync);
+                        h.groups.browse = crate::group::after_get(&got_md, got_len, group_sync);
                     }
                 }
             }
@@ -501,7 +503,7 @@ impl QueueManager {
         }
         if logical {
             if let Some(h) = c.handle_mut(hobj) {
-                h.groups.get = crate::group::after_get(&got_md, got_len, sync);
+                h.groups.get = crate::group::after_get(&got_md, got_len, group_sync);
             }
         }
         lq.last_get_ms = Some(now.0);

@@ -66,6 +66,19 @@ async fn next_logical(q: &Queue, extra: GetOptionFlags) -> (String, [u8; 24], i3
     (text, md.group_id, md.msg_seq_number, gs)
 }
 
+/// A logical-order get outside syncpoint, its failure returned.
+async fn next_logical_checked(q: &Queue) -> Result<(String, u8, u8), MqError> {
+    let mut md = MessageDescriptor::default();
+    get_group(
+        q,
+        &mut md,
+        GetOptionFlags::LOGICAL_ORDER,
+        MatchOptions::empty(),
+        0,
+    )
+    .await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn logical_order_numbers_groups_and_gets_them_one_at_a_time() {
     let qm = start("MQI.GROUPS.LOGICAL");
@@ -376,6 +389,18 @@ async fn bad_group_fields_and_broken_sequences_get_mqs_reasons() {
     .await;
     assert_eq!((done.msg_seq_number, done.offset), (2, 4));
     assert_eq!(curdepth(&qm, "Q"), 3, "nothing refused was stored");
+
+    // A group got in logical order under syncpoint must go on under syncpoint (2245).
+    let in_uow = GetOptions {
+        options: GetOptionFlags::LOGICAL_ORDER | GetOptionFlags::SYNCPOINT,
+        ..Default::default()
+    };
+    let mut md = MessageDescriptor::default();
+    let got = within("get", q.get(&mut md, &in_uow, 1024)).await.unwrap();
+    assert_eq!(&got.data[..], b"in group");
+    let r = next_logical_checked(&q).await;
+    assert_reason(r, ReasonCode::InconsistentUow);
+    conn.commit().await.unwrap();
     conn.disconnect().await.unwrap();
 }
 
