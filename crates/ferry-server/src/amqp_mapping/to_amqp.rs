@@ -16,7 +16,8 @@
 //! the CorrelId likewise when not all zeros, reply-to = ReplyToQ, subject = the JMSType
 //! property, user-id = UserIdentifier, absolute-expiry-time = now + the time left,
 //! creation-time = PutDate/PutTime, group-id/group-sequence from JMSXGroupID/JMSXGroupSeq
-//! properties; and application-properties from the other MQ properties (not the reserved
+//! properties (for a message of an MQ group without them: the GroupId in hex and the
+//! MsgSeqNumber); and application-properties from the other MQ properties (not the reserved
 //! `mq…` and `JMS…` ones).
 //!
 //! Body by Format: MQSTR → amqp-value string (a data section when it is not UTF-8);
@@ -219,11 +220,21 @@ fn write_native_sections(
             _ => app.push((Str::from(name), to_amqp(value))),
         }
     }
+    if p.group_id.is_none() && md.is_grouped() {
+        // An MQ group: its GroupId in hex and the message's MsgSeqNumber.
+        p.group_id = Some(Str::from(hex(&md.group_id).as_str()));
+        p.group_sequence = u32::try_from(md.msg_seq_number).ok();
+    }
     p.encode(out);
     if !app.is_empty() {
         put_described_code(out, descriptor::APPLICATION_PROPERTIES);
         app.encode(out);
     }
+}
+
+/// `bytes` as lower-case hex digits.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Names an application may not set: the queue manager's `mq…` and the JMS headers
@@ -351,6 +362,24 @@ mod tests {
         let props = m.properties.unwrap();
         assert_eq!(props.subject.as_ref().map(Str::as_str), Some("order"));
         assert_eq!(props.group_id.as_ref().map(Str::as_str), Some("g"));
+    }
+
+    #[test]
+    fn an_mq_group_becomes_group_id_and_group_sequence() {
+        let md = MessageDescriptor {
+            group_id: [0xab; 24],
+            msg_seq_number: 3,
+            msg_flags: ferry_mqi::descriptor::msg_flags::MSG_IN_GROUP,
+            ..native(format::NONE)
+        };
+        let props = deliver(&md, &[], b"").properties.unwrap();
+        assert_eq!(
+            props.group_id.as_ref().map(Str::as_str),
+            Some("ab".repeat(24).as_str())
+        );
+        assert_eq!(props.group_sequence, Some(3));
+        let alone = deliver(&native(format::NONE), &[], b"").properties.unwrap();
+        assert_eq!((alone.group_id, alone.group_sequence), (None, None));
     }
 
     #[test]
