@@ -426,6 +426,18 @@ impl GroupTally {
         }
     }
 
+    /// How many messages each logical message `(GroupId, MsgSeqNumber)` counts (for the
+    /// store's invariant check against its messages).
+    pub fn stored_counts(&self) -> BTreeMap<(GroupId, i32), u32> {
+        let mut out = BTreeMap::new();
+        for (g, count) in &self.groups {
+            for (seq, l) in &count.msgs {
+                out.insert((*g, *seq), l.stored);
+            }
+        }
+        out
+    }
+
     /// Forgets everything (the queue was emptied).
     pub fn clear(&mut self) {
         self.groups.clear();
@@ -487,6 +499,16 @@ impl GroupWaiters {
             }
             None => false,
         }
+    }
+
+    /// True when the wait with `token` is here.
+    pub fn contains(&self, token: u64) -> bool {
+        self.waiting.iter().any(|(t, _)| *t == token)
+    }
+
+    /// The connections waiting, in arrival order.
+    pub fn conns(&self) -> Vec<ConnId> {
+        self.waiting.iter().map(|(_, c)| *c).collect()
     }
 
     /// Takes every waiting get out, in arrival order.

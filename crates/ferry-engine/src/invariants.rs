@@ -94,6 +94,13 @@ impl QueueManager {
                 expected.entry(queue).or_default().uncommitted += 1;
             }
             if let Some(p) = c.pending {
+                if p.group.is_some() {
+                    let lq = self.queues.get(p.queue).and_then(|q| q.local.as_ref());
+                    assert!(
+                        lq.is_some_and(|lq| lq.group_waiters.contains(p.token)),
+                        "{conn:?}: a group get waits but not among its queue's group waiters"
+                    );
+                }
                 if let Some(d) = p.deadline {
                     assert!(
                         self.deadlines.contains(&(d, p.token, *conn)),

@@ -415,13 +415,16 @@ impl QueueManager {
     /// Deletes a queue whatever its state: waiters end 2052, uncommitted work on it is
     /// dropped from every unit of work, other handles become stale (2052 on use).
     pub(crate) fn delete_queue_now(&mut self, id: QueueId, _now: Timestamp, fx: &mut Effects) {
-        let waiters = self
+        let waiters: Vec<ConnId> = self
             .queues
             .local_mut(id)
-            .map(|lq| lq.waiters.snapshot())
+            .map(|lq| {
+                let plain = lq.waiters.snapshot().into_iter().map(|w| w.conn);
+                plain.chain(lq.group_waiters.conns()).collect()
+            })
             .unwrap_or_default();
-        for w in waiters {
-            self.fail_wait(w.conn, ReasonCode::QDeleted, fx);
+        for conn in waiters {
+            self.fail_wait(conn, ReasonCode::QDeleted, fx);
         }
         self.drop_queue_consumers(id, fx);
         if self.logging {

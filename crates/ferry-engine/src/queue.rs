@@ -533,6 +533,7 @@ impl MessageStore {
             return;
         }
         let mut available = 0usize;
+        let mut grouped = std::collections::BTreeMap::new();
         let (mut with_msg_id, mut with_correl_id, mut with_group_id) = (0usize, 0usize, 0usize);
         let (mut bytes, mut resident_p, mut resident_np) = (0u64, 0u64, 0u64);
         for (seq, m) in &self.msgs {
@@ -551,6 +552,11 @@ impl MessageStore {
                 } else {
                     resident_np += body as u64;
                 }
+            }
+            if let Some((md, _)) = m.grouped() {
+                *grouped
+                    .entry((md.group_id, md.msg_seq_number))
+                    .or_insert(0u32) += 1;
             }
             let is_available = m.state() == MsgState::Available;
             assert_eq!(
@@ -603,6 +609,11 @@ impl MessageStore {
             indexed(&self.by_group_id, Slot::group_id),
             with_group_id,
             "{queue}: GroupId index does not hold every available message"
+        );
+        assert_eq!(
+            self.groups.stored_counts(),
+            grouped,
+            "{queue}: the group tally does not count the grouped messages"
         );
         assert_eq!(self.bytes, bytes, "{queue}: stored bytes drifted");
         assert_eq!(
