@@ -280,6 +280,8 @@ impl QueueManager {
         }
         let cursor = h.cursor;
         let own_lock = h.lock;
+        // A logical-order group under way on the handle (Some(true): a segmented message).
+        let group_under_way = h.groups.get.map(|s| s.msg_open);
         let selection = h.selection.clone();
         let alias_get = self
             .queues
@@ -514,6 +516,15 @@ impl QueueManager {
                 expires_at,
             };
             self.send_report(ReportKind::Cod, original, report_uow, now, fx);
+        }
+        let mut got = got;
+        if let (Some(msg_open), false, Ok(g)) = (group_under_way, logical, got.as_mut()) {
+            // Leaving logical order mid-group: done, with MQ's warning.
+            g.warning.get_or_insert(if msg_open {
+                ReasonCode::IncompleteMsg
+            } else {
+                ReasonCode::IncompleteGroup
+            });
         }
         Ok(Some(got))
     }

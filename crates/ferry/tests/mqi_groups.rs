@@ -400,6 +400,16 @@ async fn bad_group_fields_and_broken_sequences_get_mqs_reasons() {
     assert_eq!(&got.data[..], b"in group");
     let r = next_logical_checked(&q).await;
     assert_reason(r, ReasonCode::InconsistentUow);
+    // Leaving logical order mid-group is allowed, with warning 2241.
+    let in_uow_plain = GetOptions {
+        options: GetOptionFlags::SYNCPOINT,
+        ..Default::default()
+    };
+    let mut md = MessageDescriptor::default();
+    let got = within("get", q.get(&mut md, &in_uow_plain, 1024))
+        .await
+        .unwrap();
+    assert_eq!(got.warning, Some(ReasonCode::IncompleteGroup));
     conn.commit().await.unwrap();
     conn.disconnect().await.unwrap();
 }
