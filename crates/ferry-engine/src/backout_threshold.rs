@@ -27,6 +27,7 @@ use crate::clock::{put_date_time, Timestamp};
 use crate::effects::{Effect, Effects};
 use crate::journal::LogRecord;
 use crate::objects::QueueId;
+use crate::put_checks::{check_put_allowed, place_for};
 use crate::qmgr::QueueManager;
 use crate::queue::{MsgState, StoredMsg};
 use crate::report::ReportUow;
@@ -34,9 +35,8 @@ use bytes::Bytes;
 use ferry_mqi::dead_letter::{
     DeadLetterHeader, APPL_TYPE_QMGR, DEAD_LETTER_HEADER_LEN, FORMAT_DEAD_LETTER_HEADER,
 };
-use ferry_mqi::descriptor::{persistence, priority};
+use ferry_mqi::descriptor::persistence;
 use ferry_mqi::ReasonCode;
-use ferry_objects::queue::{DefinitionType, Enablement, MsgDeliverySequence};
 
 /// The PutApplName the queue manager writes in the MQDLH of a message it dead-letters.
 const PUT_APPL_NAME: &str = "ferry backout threshold";
@@ -191,30 +191,11 @@ impl QueueManager {
         let logging = self.logging;
         let entry = self.queues.get_mut(tid).ok_or(ReasonCode::QDeleted)?;
         let attrs = &entry.def.attributes;
-        if attrs.put == Enablement::Disabled {
-            return Err(ReasonCode::PutInhibited);
-        }
         let msg_len = body.len().saturating_add(msg.properties.len());
-        if msg_len > attrs.max_msg_length.max(0) as usize {
-            return Err(ReasonCode::MsgTooBigForQ);
-        }
+        check_put_allowed(attrs, msg_len)?;
         let persistent = md.persistence == persistence::PERSISTENT;
-        if persistent && attrs.definition_type == DefinitionType::TemporaryDynamic {
-            return Err(ReasonCode::PersistentNotAllowed);
-        }
-        let rank = match attrs.msg_delivery_sequence {
-            MsgDeliverySequence::Priority => (priority::MAX - md.priority.clamp(0, 9)) as u8,
-            MsgDeliverySequence::Fifo => (priority::MAX - attrs.def_priority.clamp(0, 9)) as u8,
-        };
-        let max_depth = attrs.max_depth.max(0) as usize;
-        let max_bytes = attrs.max_file_bytes();
         let lq = entry.local.as_mut().ok_or(ReasonCode::QTypeError)?;
-        if lq.store.depth() >= max_depth {
-            return Err(ReasonCode::QFull);
-        }
-        if lq.store.bytes().saturating_add(msg_len as u64) > max_bytes {
-            return Err(ReasonCode::QSpaceNotAvailable);
-        }
+        let rank = place_for(attrs, &lq.store, persistent, md.priority, msg_len)?;
         let moved = StoredMsg {
             key: lq.store.next_key(rank),
             md,

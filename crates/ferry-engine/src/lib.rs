@@ -106,6 +106,7 @@ pub mod msgid;
 pub mod objects;
 pub mod open;
 pub mod put;
+pub(crate) mod put_checks;
 pub mod qmgr;
 pub(crate) mod queue;
 pub mod recovery;

@@ -12,6 +12,7 @@ use crate::context::{
 };
 use crate::effects::Effects;
 use crate::journal::LogRecord;
+use crate::put_checks::place_for;
 use crate::qmgr::QueueManager;
 use crate::queue::{MsgState, StoredMsg};
 use crate::report::{wants_coa, Original, ReportUow};
@@ -23,7 +24,7 @@ use ferry_mqi::{
     CloseOptions, FixedStr, MessageDescriptor, MqError, ObjectDescriptor, OpenOptions,
     PutOptionFlags, PutOptions, ReasonCode,
 };
-use ferry_objects::queue::{DefinitionType, Enablement, MsgDeliverySequence, YesNo};
+use ferry_objects::queue::{Enablement, YesNo};
 
 pub use crate::context::APPL_TYPE_UNIX;
 
@@ -127,24 +128,9 @@ impl QueueManager {
             } else {
                 md.persistence
             };
-            if pers == persistence::PERSISTENT
-                && attrs.definition_type == DefinitionType::TemporaryDynamic
-            {
-                return Err(ReasonCode::PersistentNotAllowed.into());
-            }
-            let rank = match attrs.msg_delivery_sequence {
-                MsgDeliverySequence::Priority => (priority::MAX - prio) as u8,
-                MsgDeliverySequence::Fifo => (priority::MAX - attrs.def_priority.clamp(0, 9)) as u8,
-            };
-            let max_depth = attrs.max_depth.max(0) as usize;
-            let max_bytes = attrs.max_file_bytes();
             let lq = entry.local.as_mut().ok_or(ReasonCode::QTypeError)?;
-            if lq.store.depth() >= max_depth {
-                return Err(ReasonCode::QFull.into());
-            }
-            if lq.store.bytes().saturating_add(msg_len as u64) > max_bytes {
-                return Err(ReasonCode::QSpaceNotAvailable.into());
-            }
+            let persistent = pers == persistence::PERSISTENT;
+            let rank = place_for(attrs, &lq.store, persistent, prio, msg_len)?;
             let sync = o.contains(PutOptionFlags::SYNCPOINT);
             if sync && c.uow.len() >= max_uncommitted {
                 return Err(ReasonCode::SyncpointLimitReached.into());

@@ -21,6 +21,7 @@ use crate::connection::ConnId;
 use crate::effects::{Effect, Effects};
 use crate::journal::LogRecord;
 use crate::objects::QueueId;
+use crate::put_checks::{check_put_allowed, place_for};
 use crate::qmgr::QueueManager;
 use crate::queue::{MsgState, StoredMsg};
 use crate::uow::UowEntry;
@@ -28,10 +29,10 @@ use bytes::Bytes;
 use ferry_mqi::dead_letter::{
     DeadLetterHeader, APPL_TYPE_QMGR, DEAD_LETTER_HEADER_LEN, FORMAT_DEAD_LETTER_HEADER,
 };
-use ferry_mqi::descriptor::{priority, EXPIRY_UNLIMITED, NONE_ID};
+use ferry_mqi::descriptor::{EXPIRY_UNLIMITED, NONE_ID};
 use ferry_mqi::report::{report_data, report_descriptor, ReportKind, ReportOrigin};
 use ferry_mqi::{MessageDescriptor, ReasonCode};
-use ferry_objects::queue::{DefinitionType, Enablement, MsgDeliverySequence, QueueType};
+use ferry_objects::queue::{Enablement, QueueType};
 
 /// Which unit of work a report joins.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -169,30 +170,11 @@ impl QueueManager {
         let logging = self.logging;
         let entry = self.queues.get_mut(qid).ok_or(ReasonCode::QDeleted)?;
         let attrs = &entry.def.attributes;
-        if attrs.put == Enablement::Disabled {
-            return Err(ReasonCode::PutInhibited);
-        }
-        if body.len() > attrs.max_msg_length.max(0) as usize {
-            return Err(ReasonCode::MsgTooBigForQ);
-        }
+        check_put_allowed(attrs, body.len())?;
         let persistent = md.is_persistent();
-        if persistent && attrs.definition_type == DefinitionType::TemporaryDynamic {
-            return Err(ReasonCode::PersistentNotAllowed);
-        }
-        let rank = match attrs.msg_delivery_sequence {
-            MsgDeliverySequence::Priority => (priority::MAX - md.priority.clamp(0, 9)) as u8,
-            MsgDeliverySequence::Fifo => (priority::MAX - attrs.def_priority.clamp(0, 9)) as u8,
-        };
-        let max_depth = attrs.max_depth.max(0) as usize;
-        let max_bytes = attrs.max_file_bytes();
         let qname = entry.def.name.clone();
         let lq = entry.local.as_mut().ok_or(ReasonCode::QTypeError)?;
-        if lq.store.depth() >= max_depth {
-            return Err(ReasonCode::QFull);
-        }
-        if lq.store.bytes().saturating_add(body.len() as u64) > max_bytes {
-            return Err(ReasonCode::QSpaceNotAvailable);
-        }
+        let rank = place_for(attrs, &lq.store, persistent, md.priority, body.len())?;
         // A report is never refused for MAXUMSGS (its cause was admitted already); once
         // in the unit of work it counts like any message there.
         let in_uow = match uow {
