@@ -18,13 +18,12 @@ use crate::journal::LogRecord;
 use crate::objects::QueueId;
 use crate::qmgr::QueueManager;
 use crate::queue::{Criteria, MsgKey, MsgState, StoredMsg};
-use crate::report::{wants_cod, Original, ReportUow};
+use crate::report::{wants_cod, ReportUow};
 use crate::selection::{find_next, selected};
 use crate::uow::UowEntry;
 use crate::waiters::Waiter;
 use bytes::Bytes;
 use ferry_mqi::descriptor::NONE_ID;
-use ferry_mqi::report::ReportKind;
 use ferry_mqi::{
     GetOptionFlags, GetOptions, MatchOptions, MessageDescriptor, MqError, OpenOptions, ReasonCode,
 };
@@ -510,12 +509,7 @@ impl QueueManager {
         }
         lq.last_get_ms = Some(now.0);
         if let Some((md, expires_at)) = cod {
-            let original = Original {
-                md: &md,
-                body: &body,
-                expires_at,
-            };
-            self.send_report(ReportKind::Cod, original, report_uow, now, fx);
+            self.send_cod(&md, &body, expires_at, report_uow, now, fx);
         }
         let mut got = got;
         if let (Some(msg_open), false, Ok(g)) = (group_under_way, logical, got.as_mut()) {

@@ -22,10 +22,9 @@ use crate::journal::LogRecord;
 use crate::objects::QueueId;
 use crate::qmgr::QueueManager;
 use crate::queue::{MsgState, StoredMsg};
-use crate::report::{wants_cod, Original, ReportUow};
+use crate::report::{wants_cod, ReportUow};
 use crate::uow::UowEntry;
 use crate::waiters::Waiter;
-use ferry_mqi::report::ReportKind;
 use ferry_mqi::{GetOptionFlags, MqError, ReasonCode};
 use ferry_objects::queue::Enablement;
 
@@ -223,12 +222,7 @@ impl QueueManager {
                 needs_durable: fx.has_log(),
             });
             if let Some((md, expires_at)) = cod {
-                let original = Original {
-                    md: &md,
-                    body: &body,
-                    expires_at,
-                };
-                self.send_report(ReportKind::Cod, original, report_uow, now, fx);
+                self.send_cod(&md, &body, expires_at, report_uow, now, fx);
             }
             return;
         }

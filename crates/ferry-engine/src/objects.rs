@@ -3,6 +3,7 @@
 //! [`Catalogue`] the server saves and restores.
 
 use crate::queue::LocalQueue;
+use ferry_mqi::ReasonCode;
 use ferry_objects::queue::DefinitionType;
 use ferry_objects::{
     ChannelDefinition, ListenerDefinition, QmgrAttributes, QueueDefinition, QueueType,
@@ -59,6 +60,20 @@ impl QueueTable {
             return None;
         }
         s.entry.as_ref()
+    }
+
+    /// The local queue alias `entry` resolves to (its TARGQ): 2082
+    /// MQRC_UNKNOWN_ALIAS_BASE_Q when there is none, 2001 MQRC_ALIAS_BASE_Q_TYPE_ERROR when
+    /// it is not a local queue.
+    pub fn alias_base(&self, entry: &QueueEntry) -> Result<QueueId, ReasonCode> {
+        debug_assert_eq!(entry.def.queue_type, QueueType::Alias);
+        let target = entry.def.attributes.target.trim();
+        let tid = self.lookup(target).ok_or(ReasonCode::UnknownAliasBaseQ)?;
+        let t = self.get(tid).ok_or(ReasonCode::UnknownAliasBaseQ)?;
+        if t.def.queue_type != QueueType::Local {
+            return Err(ReasonCode::AliasBaseQTypeError);
+        }
+        Ok(tid)
     }
 
     /// The queue with `id`, mutable.

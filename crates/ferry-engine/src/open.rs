@@ -186,18 +186,7 @@ impl QueueManager {
         let entry = self.queues.get(id).ok_or(ReasonCode::UnknownObjectName)?;
         let (opened, local, created) = match entry.def.queue_type {
             QueueType::Local => (id, id, false),
-            QueueType::Alias => {
-                let target = entry.def.attributes.target.trim();
-                let tid = self
-                    .queues
-                    .lookup(target)
-                    .ok_or(ReasonCode::UnknownAliasBaseQ)?;
-                let t = self.queues.get(tid).ok_or(ReasonCode::UnknownAliasBaseQ)?;
-                if t.def.queue_type != QueueType::Local {
-                    return Err(ReasonCode::AliasBaseQTypeError.into());
-                }
-                (id, tid, false)
-            }
+            QueueType::Alias => (id, self.queues.alias_base(entry)?, false),
             QueueType::Model => {
                 let model = entry.def.clone();
                 let def = self.dynamic_definition(&model, od, now)?;

@@ -64,6 +64,25 @@ impl QueueManager {
         id
     }
 
+    /// The confirm-on-delivery report of a message got or settled, when it asks for one
+    /// (see [`QueueManager::send_report`]).
+    pub(crate) fn send_cod(
+        &mut self,
+        md: &MessageDescriptor,
+        body: &Bytes,
+        expires_at: Option<u64>,
+        uow: ReportUow,
+        now: Timestamp,
+        fx: &mut Effects,
+    ) {
+        let original = Original {
+            md,
+            body,
+            expires_at,
+        };
+        self.send_report(ReportKind::Cod, original, uow, now, fx);
+    }
+
     /// Makes and puts a report of `kind` about `original`, if it asks for one, in unit of
     /// work `uow`. With [`ReportUow::Own`] the unit of work is ended (committed) here
     /// whether a report was put or not.
@@ -242,16 +261,7 @@ impl QueueManager {
                 if entry.def.attributes.put == Enablement::Disabled {
                     return Err(ReasonCode::PutInhibited);
                 }
-                let target = entry.def.attributes.target.trim();
-                let tid = self
-                    .queues
-                    .lookup(target)
-                    .ok_or(ReasonCode::UnknownAliasBaseQ)?;
-                let t = self.queues.get(tid).ok_or(ReasonCode::UnknownAliasBaseQ)?;
-                if t.def.queue_type != QueueType::Local {
-                    return Err(ReasonCode::AliasBaseQTypeError);
-                }
-                Ok(tid)
+                self.queues.alias_base(entry)
             }
             _ => Err(ReasonCode::QTypeError),
         }
@@ -358,12 +368,7 @@ impl QueueManager {
         }
         for (msg, uow) in std::mem::take(&mut self.consumers.cod_pending) {
             let body = msg.body.load().unwrap_or_default();
-            let original = Original {
-                md: &msg.md,
-                body: &body,
-                expires_at: msg.expires_at,
-            };
-            self.send_report(ReportKind::Cod, original, uow, now, fx);
+            self.send_cod(&msg.md, &body, msg.expires_at, uow, now, fx);
         }
     }
 }

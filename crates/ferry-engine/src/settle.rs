@@ -26,8 +26,7 @@ use crate::consumer::DeliveryToken;
 use crate::effects::Effects;
 use crate::journal::LogRecord;
 use crate::qmgr::QueueManager;
-use crate::report::{Original, ReportUow};
-use ferry_mqi::report::ReportKind;
+use crate::report::ReportUow;
 
 /// An AMQP delivery outcome for a held message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -183,12 +182,7 @@ impl QueueManager {
                     ReportUow::Outside
                 };
                 let body = msg.body.load().unwrap_or_default();
-                let original = Original {
-                    md: &msg.md,
-                    body: &body,
-                    expires_at: msg.expires_at,
-                };
-                self.send_report(ReportKind::Cod, original, uow, now, fx);
+                self.send_cod(&msg.md, &body, msg.expires_at, uow, now, fx);
                 return true;
             }
             Settlement::Accepted | Settlement::Rejected => {
