@@ -1862,6 +1862,44 @@ fn a_requester_hears_of_its_accepted_request_with_the_reply() {
             "round {round}: the request was accepted, told with the reply"
         );
     }
+    // A responder left idle longer than the delay gets its reply's acceptance alone; its
+    // next message comes only after its next request, so it is not taken for a client
+    // that waits: twice idle, its acceptances still ride with the next request.
+    responder.events.clear();
+    for idle in 0..2 {
+        // The delay, and the fifth of it the channel's overdue task may take.
+        std::thread::sleep(Duration::from_millis(1500));
+        responder.expect("the idle responder's acceptance, alone", |e| {
+            matches!(
+                e,
+                Event::Disposition {
+                    role: Role::Receiver,
+                    ..
+                }
+            )
+        });
+        responder.events.clear();
+        requester.send(
+            requests,
+            &data_message(&format!("after idle {idle}"), false),
+        );
+        let (got, _, _) = responder.receive(inbox);
+        responder.send(
+            answers,
+            &data_message(&format!("reply after idle {idle}"), false),
+        );
+        responder.accept(got);
+        requester.receive(replies);
+        responder.pump();
+        assert!(
+            !responder
+                .events
+                .iter()
+                .any(|e| matches!(e, Event::Disposition { .. })),
+            "after idle {idle}: the reply's acceptance waits for the next request: {:?}",
+            responder.events
+        );
+    }
     // A synchronous sender on a connection that also consumes (from a queue with
     // nothing for it): each send is answered, the first ones after the delay.
     let mut waiter = AmqpTestClient::connect(&qm, "itest-sync-sender");

@@ -342,6 +342,7 @@ impl Session {
                     message,
                 } => {
                     self.shared.delivered(consumer);
+                    self.overdue_sent = false;
                     self.send_delivery(consumer, token, message, now);
                 }
                 Action::Cancelled { consumer, reason } => {

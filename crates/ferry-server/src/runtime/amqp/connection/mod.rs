@@ -537,10 +537,14 @@ struct Session {
     dead_letter_hobj: Option<(String, Hobj)>,
     /// Coordinator links (AMQP transactions), each with its own engine connection.
     coordinators: HashMap<LinkId, Coordinator>,
-    /// Times in a row the acceptances went out at `accepts_due`, with no frame to ride on.
-    accepts_timed_out: u32,
-    /// The client waited for its acceptances (they went out at `accepts_due` twice in a
-    /// row): from then on each is sent at once.
+    /// Acceptances went alone at their due time (AmqpAcceptDelay) and nothing else was
+    /// sent to the client since.
+    overdue_sent: bool,
+    /// Times in a row the client's next transfer came right after acceptances that went
+    /// alone (nothing sent to it between): it was waiting for them.
+    client_waited: u32,
+    /// The client was seen waiting for its acceptances (`client_waited` reached 2): from
+    /// then on each is sent at once.
     accepts_at_once: bool,
     /// The next transaction id (ids are unique within the connection).
     next_txn: u64,
@@ -631,7 +635,8 @@ pub async fn serve(
         partial_since: None,
         dead_letter_hobj: None,
         coordinators: HashMap::new(),
-        accepts_timed_out: 0,
+        overdue_sent: false,
+        client_waited: 0,
         accepts_at_once: false,
         next_txn: 1,
         conn_info: None,

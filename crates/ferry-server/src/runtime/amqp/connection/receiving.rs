@@ -21,6 +21,7 @@ impl Session {
             return true;
         }
         let now = self.now_ms;
+        self.note_transfer_after_overdue();
         // A transactional transfer is put in its transaction's unit of work, answered
         // at once with the provisional outcome: what waits for the log is the commit.
         let txn = match transfer_state {
@@ -118,21 +119,31 @@ impl Session {
             }
         } else if due.replace(0) != 0 {
             // They rode on a frame: the client is not waiting for them.
-            self.accepts_timed_out = 0;
+            self.client_waited = 0;
         }
     }
 
     /// AmqpAcceptDelay passed with no frame to the client: the acceptances go alone.
-    /// Twice in a row means the client waits for them (a synchronous send on a
-    /// connection that also consumes): answer it at once from now on.
+    /// A client whose next transfer then comes before anything else was sent to it was
+    /// waiting for them (a synchronous send on a connection that also consumes); seen
+    /// twice in a row, it is answered at once from then on. A responder, whose next
+    /// message comes only after its next request, is not counted.
     pub(super) fn send_overdue_accepts(&mut self) {
         self.shared.accepts_due_ms.set(0);
         self.amqp.send_deferred_accepts();
-        self.accepts_timed_out += 1;
-        if self.accepts_timed_out >= 2 {
-            self.accepts_at_once = true;
-        }
+        self.overdue_sent = true;
         debug_assert!(!self.amqp.has_deferred_accepts());
+    }
+
+    /// A transfer from the client arrived: right after acceptances that went alone, it
+    /// says the client waited for them (see `send_overdue_accepts`).
+    fn note_transfer_after_overdue(&mut self) {
+        if std::mem::take(&mut self.overdue_sent) {
+            self.client_waited += 1;
+            if self.client_waited >= 2 {
+                self.accepts_at_once = true;
+            }
+        }
     }
 
     /// Answers the client's transfer `delivery_id` on `link` with `state`, once the log
