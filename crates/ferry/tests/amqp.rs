@@ -472,11 +472,19 @@ impl AmqpTestClient {
 
 /// A message with a `data` body and a header with `durable`.
 fn data_message(body: &str, durable: bool) -> Message {
-    Message {
-        header: Some(Header {
+    data_with_header(
+        body,
+        Header {
             durable,
             ..Header::default()
-        }),
+        },
+    )
+}
+
+/// A message with a `data` body and `header`.
+fn data_with_header(body: &str, header: Header) -> Message {
+    Message {
+        header: Some(header),
         body: Some(Body::data(Bytes::copy_from_slice(body.as_bytes()))),
         ..Message::default()
     }
@@ -2370,14 +2378,13 @@ fn an_amqp_receiver_that_accepts_a_native_message_makes_its_cod() {
 
 /// A message with a `data` body and `priority` in its header.
 fn priority_message(body: &str, priority: u8) -> Message {
-    Message {
-        header: Some(Header {
+    data_with_header(
+        body,
+        Header {
             priority,
             ..Header::default()
-        }),
-        body: Some(Body::data(Bytes::copy_from_slice(body.as_bytes()))),
-        ..Message::default()
-    }
+        },
+    )
 }
 
 /// Issue 20, point 4: an AMQP browser (distribution-mode `copy`, a JMS QueueBrowser) has no
