@@ -339,6 +339,27 @@ impl AmqpTestClient {
         (delivery_id, settled, decoded)
     }
 
+    /// Settles delivery `id` that we received as `modified` with `delivery-failed`, as
+    /// Qpid JMS does on recover or rollback (BackoutCount + 1).
+    fn fail(&mut self, id: u32) {
+        let session = self.session();
+        self.conn
+            .disposition(
+                session,
+                Role::Receiver,
+                id,
+                id,
+                true,
+                Some(DeliveryState::Modified {
+                    delivery_failed: true,
+                    undeliverable_here: false,
+                    message_annotations: Vec::new(),
+                }),
+            )
+            .expect("disposition");
+        self.flush();
+    }
+
     /// Accepts (and settles) delivery `id` that we received.
     fn accept(&mut self, id: u32) {
         let session = self.session();
@@ -914,22 +935,7 @@ fn a_message_failed_bothresh_times_lands_on_the_backout_queue() {
         assert_eq!(data_text(&m), "poison");
         let count = m.header.as_ref().map_or(0, |h| h.delivery_count);
         assert_eq!(count, attempt, "delivery-count counts the failed attempts");
-        let session = c.session();
-        c.conn
-            .disposition(
-                session,
-                Role::Receiver,
-                id,
-                id,
-                true,
-                Some(DeliveryState::Modified {
-                    delivery_failed: true,
-                    undeliverable_here: false,
-                    message_annotations: Vec::new(),
-                }),
-            )
-            .expect("disposition");
-        c.flush();
+        c.fail(id);
     }
     wait_depth(&qm, "Q.BACKOUT", 1);
     wait_depth(&qm, "Q", 0);
@@ -963,22 +969,7 @@ fn a_failed_message_comes_back_after_the_queues_redelivery_delay() {
     let (id, _, m) = c.receive(receiver);
     assert_eq!(m.header.as_ref().map_or(0, |h| h.delivery_count), 0);
     let failed_at = Instant::now();
-    let session = c.session();
-    c.conn
-        .disposition(
-            session,
-            Role::Receiver,
-            id,
-            id,
-            true,
-            Some(DeliveryState::Modified {
-                delivery_failed: true,
-                undeliverable_here: false,
-                message_annotations: Vec::new(),
-            }),
-        )
-        .expect("disposition");
-    c.flush();
+    c.fail(id);
     let early = c.collect_for(receiver, Duration::from_millis(300));
     assert!(early.is_empty(), "redelivered during the delay: {early:?}");
     assert_eq!(qstatus_depth(&qm, "Q"), 1, "still on the queue meanwhile");
