@@ -39,19 +39,17 @@ while [ $# -gt 0 ]; do
   esac
 done
 command -v valgrind >/dev/null || { echo "valgrind is needed (apt-get install valgrind)" >&2; exit 2; }
-work=$(mktemp -d)
-export FERRY_HOME="$work/home"
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-port=$(free_port)
-aport=$(free_port)
+. "$root/bench/lib/private-qm.sh"
 qm=QMCG
+work=""
 cleanup() {
   "$ferry" stop -i "$qm" >/dev/null 2>&1 || true
+  [ -z "$work" ] && return
   if [ -n "${KEEP:-}" ] && [ -f "$work/callgrind.out" ]; then cp "$work/callgrind.out" "$KEEP"; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
-"$ferry" create "$qm" -p "$port" --amqp-port "$aport" >/dev/null
+create_private_qm "$ferry" "$qm"
 valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$work/callgrind.out" \
   "$ferry" start "$qm" --foreground >"$work/console.txt" 2>&1 &
 for _ in $(seq 1 180); do

@@ -42,7 +42,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+. "$root/bench/lib/private-qm.sh"   # free_port
 steal() { awk '/^cpu /{t=0; for(i=2;i<=NF;i++) t+=$i; print $9, t}' /proc/stat; }
 count_secs=${COUNT_SECS:-4}
 relays=${RELAYS:-mio mio-short-reads uring}

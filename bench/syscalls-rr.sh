@@ -36,18 +36,15 @@ while [ $# -gt 0 ]; do
   esac
 done
 command -v perf >/dev/null || { echo "perf is needed (apt-get install linux-tools-generic)" >&2; exit 2; }
-work=$(mktemp -d)
-export FERRY_HOME="$work/home"
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-port=$(free_port)
-aport=$(free_port)
+. "$root/bench/lib/private-qm.sh"
 qm=QMSC
+work=""
 cleanup() {
   "$ferry" stop -i "$qm" >/dev/null 2>&1 || true
-  rm -rf "$work"
+  [ -z "$work" ] || rm -rf "$work"
 }
 trap cleanup EXIT
-"$ferry" create "$qm" -p "$port" --amqp-port "$aport" >/dev/null
+create_private_qm "$ferry" "$qm"
 "$ferry" start "$qm" >/dev/null
 pid=$(cat "$FERRY_HOME/qmgrs/$qm/run/qm.pid")
 { for i in $(seq 1 10); do echo "DEFINE QLOCAL(REQUEST.$i)"; done

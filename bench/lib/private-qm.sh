@@ -1,0 +1,19 @@
+# Sourced by the bench scripts that run a queue manager of their own: free loopback ports
+# and a private queue manager in a temporary FERRY_HOME.
+#
+#   free_port                      prints a TCP port free on 127.0.0.1
+#   create_private_qm FERRY QM     makes $work (a temporary directory), exports
+#                                  FERRY_HOME=$work/home, picks $port (native) and $aport
+#                                  (AMQP) and creates queue manager QM there with FERRY
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+create_private_qm() {
+  work=$(mktemp -d)
+  export FERRY_HOME="$work/home"
+  port=$(free_port)
+  aport=$(free_port)
+  "$1" create "$2" -p "$port" --amqp-port "$aport" >/dev/null
+}
