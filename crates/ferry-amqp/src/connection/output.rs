@@ -81,7 +81,8 @@ impl Output {
         if self.deferred.is_empty() {
             return;
         }
-        for (channel, first, last) in std::mem::take(&mut self.deferred) {
+        // Drained, not taken: the list keeps its room for the next round trip's.
+        for (channel, first, last) in self.deferred.drain(..) {
             let d = Disposition {
                 role: Role::Receiver,
                 first,
