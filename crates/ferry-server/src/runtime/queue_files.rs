@@ -589,11 +589,16 @@ impl Filer {
             qf.append_removes(&removes).map_err(fail)?;
             let puts = f.put_records();
             qf.append_puts(&puts).map_err(fail)?;
-            qf.sync().map_err(fail)?;
+            // A spill holds only non-persistent records, which a restart discards: it needs
+            // no sync (the next checkpoint's sync of this file covers its writes anyway),
+            // unless it started the file afresh over an earlier incarnation's messages.
+            if checkpoint || f.fresh {
+                qf.sync().map_err(fail)?;
+                synced += 1;
+            }
             let compacted = qf.maybe_compact().map_err(fail)?;
             written += puts.len() as u64;
             removed += removes.len() as u64;
-            synced += 1;
             // Where each message now is (after any compaction), for the engine to leave
             // bodies beyond the queue's buffer on disk.
             let located: Vec<_> = f
