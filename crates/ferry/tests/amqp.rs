@@ -1914,9 +1914,34 @@ fn a_requester_hears_of_its_accepted_request_with_the_reply() {
         "a client seen waiting is answered at once, not after AmqpAcceptDelay: {:?}",
         began.elapsed()
     );
+    // A JMS requester on a shared reply queue attaches a consumer (with a selector) for
+    // each reply and detaches it after: between replies it has no consumer, yet its next
+    // request's acceptance still waits, and comes with the answer to its next attach.
+    let mut jms = AmqpTestClient::connect(&qm, "itest-consumer-per-reply");
+    let out = jms.attach_sender("REQUEST");
+    let once = jms.attach_receiver("IDLE", 1);
+    jms.conn.detach(once, true, None).expect("detach");
+    jms.flush();
+    let id = jms.send(out, &data_message("request", false));
+    responder.receive(inbox);
+    jms.pump();
+    assert!(
+        !jms.events
+            .iter()
+            .any(|e| matches!(e, Event::Disposition { .. })),
+        "no acceptance alone before the next attach: {:?}",
+        jms.events
+    );
+    jms.attach_receiver("IDLE", 1);
+    assert_eq!(
+        jms.outcome(id),
+        Some(DeliveryState::Accepted),
+        "the request's acceptance came with the attach's answer"
+    );
     requester.close();
     responder.close();
     waiter.close();
+    jms.close();
 }
 
 /// Issue 18, time limits: a socket that connects and says nothing is closed after

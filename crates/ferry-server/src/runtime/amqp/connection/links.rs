@@ -215,6 +215,7 @@ impl Session {
             },
         );
         self.consumers.insert(consumer, link);
+        self.has_consumed = true;
         let target = attach
             .target
             .clone()

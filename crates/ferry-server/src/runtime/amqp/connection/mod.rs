@@ -479,6 +479,9 @@ struct Session {
     conn: Option<ConnId>,
     links: HashMap<LinkId, Link>,
     consumers: HashMap<ConsumerId, LinkId>,
+    /// A consumer was attached on this connection at some time: the client receives
+    /// messages (a JMS requester attaches one per request), so frames to it will come.
+    has_consumed: bool,
     /// Unsettled deliveries we sent: (channel, delivery id) → (link, held message, its
     /// size in bytes).
     deliveries: HashMap<(u16, u32), (LinkId, DeliveryToken, u32)>,
@@ -609,6 +612,7 @@ pub async fn serve(
         conn: None,
         links: HashMap::new(),
         consumers: HashMap::new(),
+        has_consumed: false,
         deliveries: HashMap::new(),
         held_bytes: 0,
         window_given: 0,

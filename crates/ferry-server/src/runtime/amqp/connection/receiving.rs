@@ -99,14 +99,15 @@ impl Session {
 
     /// Whether the acceptance of a transfer the client sent non-durable (JMS
     /// NON_PERSISTENT, which Qpid JMS sends without waiting) may wait for the next frame
-    /// to the client: only on a connection that consumes too (so a frame will come: the
-    /// next message, as for a requester its reply and for a responder its next request),
-    /// unless AmqpAcceptDelay is 0 or the client was seen to wait for its acceptances. A
-    /// producer-only connection, a durable message (answered once logged, even when a
-    /// temporary queue keeps it non-persistent: the JMS send waits) and a transaction's
-    /// work (answered by the discharge) are answered at once.
+    /// to the client: only on a connection that consumes too, or did (so a frame will come:
+    /// the next message, as for a requester its reply and for a responder its next
+    /// request; a JMS requester that attaches a consumer per reply hears of its request
+    /// with that attach's answer), unless AmqpAcceptDelay is 0 or the client was seen to
+    /// wait for its acceptances. A connection that never consumed, a durable message
+    /// (answered once logged, even when a temporary queue keeps it non-persistent: the JMS
+    /// send waits) and a transaction's work (answered by the discharge) are answered at once.
     pub(super) fn accepts_may_wait(&self) -> bool {
-        self.limits.amqp_accept_delay_ms > 0 && !self.accepts_at_once && !self.consumers.is_empty()
+        self.limits.amqp_accept_delay_ms > 0 && !self.accepts_at_once && self.has_consumed
     }
 
     /// Sets when acceptances that wait for the next frame are due to go alone
