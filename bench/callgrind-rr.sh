@@ -3,7 +3,11 @@
 # round trip that the machine's noise does not move (docs/performance.md).
 #
 #   bench/callgrind-rr.sh [--ferry PATH] [--protocol native|amqp] [--persistent] [--clients N]
-#                         [--rate R] [-- MORE ferry perf rr-cc OPTIONS]
+#                         [--rate R] [--jms] [-- MORE ferry perf rr-cc OPTIONS]
+#
+# --jms drives it with the JMS load generator instead (bench/jms-load, Qpid JMS, RR with a
+# connection per application and the shared REPLY queue read by selector, the shape
+# bench/jms-peers.sh measures); --rate and the extra options do not apply then.
 #
 # The queue manager runs under `valgrind --tool=callgrind --instr-atstart=no`; `ferry perf
 # rr-cc` (2 KB, N requesters, 20 s measured after 2 s of warm-up) drives it over TCP
@@ -27,6 +31,7 @@ persistent=()
 clients=64
 rate=()
 extra=()
+jms=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --ferry) ferry=$2; shift 2 ;;
@@ -34,6 +39,7 @@ while [ $# -gt 0 ]; do
     --persistent) persistent=(--persistent); shift ;;
     --clients) clients=$2; shift 2 ;;
     --rate) rate=(--rate "$2"); shift 2 ;;
+    --jms) jms=1; protocol=amqp; shift ;;
     --) shift; extra=("$@"); break ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
@@ -65,8 +71,13 @@ if [ "$protocol" = amqp ]; then
 else
   target=(--connect "localhost($port)" --qmgr "$qm")
 fi
-"$ferry" perf rr-cc "${target[@]}" "${persistent[@]}" "${rate[@]}" "${extra[@]}" --sizes 2KB --clients "$clients" \
-  --secs 20 --warmup 2 --out "$work/perf" >"$work/perf.txt" 2>&1 &
+if [ "$jms" = 1 ]; then
+  "$root/bench/jms-load/run.sh" rr --url "amqp://localhost:$aport" "${persistent[@]}" --clients "$clients" \
+    --secs 20 --warmup 2 >"$work/perf.txt" 2>&1 &
+else
+  "$ferry" perf rr-cc "${target[@]}" "${persistent[@]}" "${rate[@]}" "${extra[@]}" --sizes 2KB --clients "$clients" \
+    --secs 20 --warmup 2 --out "$work/perf" >"$work/perf.txt" 2>&1 &
+fi
 perf_pid=$!
 sleep 12
 callgrind_control -i on "$pid" >/dev/null
@@ -75,9 +86,10 @@ callgrind_control -i off "$pid" >/dev/null
 wait "$perf_pid" || true
 "$ferry" stop -i "$qm" >/dev/null 2>&1 || true
 for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
-python3 - "$work/callgrind.out" "$ferry" "$protocol" "${#persistent[@]}" "$clients" "${rate[1]:-0}" <<'EOF'
+python3 - "$work/callgrind.out" "$ferry" "$protocol" "${#persistent[@]}" "$clients" "${rate[1]:-0}" "$jms" <<'EOF'
 import re, sys
-path, ferry, protocol, persistent, clients, rate = sys.argv[1:]
+path, ferry, protocol, persistent, clients, rate, jms = sys.argv[1:]
+driver = " driver=jms" if jms == "1" else ""
 names, calls, total = {}, 0, 0
 pending = None
 with open(path, errors="replace") as f:
@@ -96,6 +108,6 @@ with open(path, errors="replace") as f:
             pending = None
 rts = calls // 2
 per = round(total / rts) if rts else 0
-print(f"CALLGRIND ferry={ferry} protocol={protocol} persistent={persistent} clients={clients} rate={rate} "
+print(f"CALLGRIND ferry={ferry} protocol={protocol}{driver} persistent={persistent} clients={clients} rate={rate} "
       f"round_trips={rts} instructions={total} instructions_per_rt={per}")
 EOF
