@@ -4,7 +4,11 @@
 # of a connection). Counts are what the machine's noise does not move; CPU is quoted too.
 #
 #   bench/syscalls-rr.sh [--ferry PATH] [--protocol amqp|native] [--clients N]
-#                        [--persistent] [--shared] [-- MORE ferry perf OPTIONS]
+#                        [--persistent] [--shared] [--jms] [-- MORE ferry perf OPTIONS]
+#
+# --jms drives it with the JMS load generator instead (bench/jms-load, Qpid JMS: a
+# connection per application, replies read from the shared REPLY queue by a selector, as
+# bench/jms-peers.sh measures); the rate is its RESULT line's.
 #
 # The queue manager runs from PATH (default target/release/ferry); `ferry perf rr-cc`
 # (2 KB, N requesters, 25 s after 3 s of warm-up) drives it over TCP: AMQP with one
@@ -23,6 +27,7 @@ protocol=amqp
 persistent=()
 clients=64
 shared=0
+jms=0
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -31,6 +36,7 @@ while [ $# -gt 0 ]; do
     --persistent) persistent=(--persistent); shift ;;
     --clients) clients=$2; shift 2 ;;
     --shared) shared=1; shift ;;
+    --jms) jms=1; protocol=amqp; shift ;;
     --) shift; extra=("$@"); break ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
@@ -63,8 +69,13 @@ else
   [ "$shared" = 1 ] || target+=(--sharecnv 1)
 fi
 window=15
-"$ferry" perf rr-cc "${target[@]}" "${persistent[@]}" "${extra[@]}" --sizes 2KB --clients "$clients" \
-  --secs 25 --warmup 3 --json "$work/perf.json" --out "$work/perf" >"$work/perf.txt" 2>&1 &
+if [ "$jms" = 1 ]; then
+  "$root/bench/jms-load/run.sh" rr --url "amqp://localhost:$aport" "${persistent[@]}" --clients "$clients" \
+    --secs 25 --warmup 3 --broker ferry --broker-pid "$pid" >"$work/perf.txt" 2>&1 &
+else
+  "$ferry" perf rr-cc "${target[@]}" "${persistent[@]}" "${extra[@]}" --sizes 2KB --clients "$clients" \
+    --secs 25 --warmup 3 --json "$work/perf.json" --out "$work/perf" >"$work/perf.txt" 2>&1 &
+fi
 perf_pid=$!
 sleep 8
 perf stat -x, -o "$work/stat.csv" -p "$pid" \
@@ -73,9 +84,10 @@ perf stat -x, -o "$work/stat.csv" -p "$pid" \
   -e syscalls:sys_enter_epoll_wait,syscalls:sys_enter_io_uring_enter \
   -e context-switches,task-clock -- sleep "$window" >/dev/null 2>&1
 wait "$perf_pid" || { cat "$work/perf.txt" >&2; exit 1; }
-python3 - "$work/stat.csv" "$work/perf.json" "$ferry" "$protocol" "$clients" "$window" "${#persistent[@]}" "$shared" <<'PY'
+result="$work/perf.json"; [ "$jms" = 1 ] && result="$work/perf.txt"
+python3 - "$work/stat.csv" "$result" "$ferry" "$protocol" "$clients" "$window" "${#persistent[@]}" "$shared" "$jms" <<'PY'
 import json, sys
-stat, perf, ferry, protocol, clients, window, persistent, shared = sys.argv[1:]
+stat, perf, ferry, protocol, clients, window, persistent, shared, jms = sys.argv[1:]
 counts = {}
 for line in open(stat):
     parts = line.strip().split(",")
@@ -85,7 +97,6 @@ for line in open(stat):
         counts[parts[2]] = float(parts[0])
     except ValueError:
         counts[parts[2]] = 0.0
-run = json.load(open(perf))
 def find_rate(o):
     if isinstance(o, dict):
         for k in ("round_trips_per_sec", "rate", "msgs_per_sec"):
@@ -101,14 +112,22 @@ def find_rate(o):
             if r:
                 return r
     return None
-rate = find_rate(run)
+if jms == "1":
+    import re
+    line = next((l for l in open(perf) if l.startswith("RESULT ")), "")
+    m = re.search(r" rate=([0-9.]+)", line)
+    if not m:
+        sys.exit("the JMS generator printed no RESULT line: " + perf)
+    rate = float(m.group(1))
+else:
+    rate = find_rate(json.load(open(perf)))
 rts = rate * float(window)
 c = lambda k: counts.get(k, 0.0)
 recv = c("syscalls:sys_enter_recvfrom") + c("syscalls:sys_enter_read")
 send = c("syscalls:sys_enter_sendto") + c("syscalls:sys_enter_write") + c("syscalls:sys_enter_writev")
 print("SYSCALLS ferry=%s protocol=%s shape=%s persistent=%s clients=%s rate=%.0f syscalls_per_rt=%.2f "
       "recv_per_rt=%.2f send_per_rt=%.2f epoll_per_rt=%.2f uring_per_rt=%.2f cs_per_rt=%.2f cpu_us_per_rt=%.1f" % (
-    ferry, protocol, "shared" if shared == "1" else "one-per-app", persistent, clients, rate,
+    ferry, protocol, "jms-selector" if jms == "1" else "shared" if shared == "1" else "one-per-app", persistent, clients, rate,
     c("raw_syscalls:sys_enter") / rts, recv / rts, send / rts,
     c("syscalls:sys_enter_epoll_wait") / rts, c("syscalls:sys_enter_io_uring_enter") / rts,
     c("context-switches") / rts, c("task-clock") * 1000.0 / rts))
