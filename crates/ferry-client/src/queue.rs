@@ -211,15 +211,17 @@ impl Queue {
     }
 
     /// Closes the handle (MQCLOSE), e.g. with `CloseOptions::DELETE` for a permanent
-    /// dynamic queue.
-    pub async fn close(mut self, options: CloseOptions) -> Result<(), MqError> {
+    /// dynamic queue. `Ok(Some(warning))` is MQCC_WARNING: the handle was closed in the
+    /// middle of a group it put or got in logical order (2241 MQRC_INCOMPLETE_GROUP, or
+    /// 2242 MQRC_INCOMPLETE_MSG for a segmented message).
+    pub async fn close(mut self, options: CloseOptions) -> Result<Option<ReasonCode>, MqError> {
         self.closed = true;
         let req = Request::Close {
             hobj: self.hobj,
             options,
         };
         match self.conv.call(&req).await? {
-            Reply::Close { status } => status.into_result().map(drop),
+            Reply::Close { status } => status.into_result(),
             _ => Err(unexpected()),
         }
     }

@@ -159,6 +159,21 @@ pub(crate) struct HandleGroups {
     pub browse: Option<Sequence>,
 }
 
+/// The warning MQCLOSE gives a handle left in the middle of a group it puts or gets in
+/// logical order: 2242 MQRC_INCOMPLETE_MSG when a segmented message is under way (MQ
+/// prefers it), 2241 MQRC_INCOMPLETE_GROUP when only the group is. Browsing is not
+/// counted: it leaves nothing half done.
+pub(crate) fn incomplete_on_close(groups: &HandleGroups) -> Option<ReasonCode> {
+    let open = [groups.put, groups.get];
+    if open.iter().flatten().any(|s| s.msg_open) {
+        Some(ReasonCode::IncompleteMsg)
+    } else if open.iter().flatten().any(|s| s.group_open) {
+        Some(ReasonCode::IncompleteGroup)
+    } else {
+        None
+    }
+}
+
 /// What a put does to the descriptor's group fields and to its handle, decided before
 /// the put's other effects (nothing changes if the put fails).
 #[derive(Clone, Copy, Debug)]

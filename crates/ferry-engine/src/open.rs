@@ -307,7 +307,10 @@ impl QueueManager {
     /// MQCLOSE. DELETE / DELETE_PURGE delete a permanent dynamic queue (2045 on other
     /// queues; 2055 when messages or uncommitted work remain without PURGE; 2042 when
     /// other handles are open); a temporary dynamic queue is deleted when the handle
-    /// that created it closes.
+    /// that created it closes. Returns the warning MQ closes with when the handle was in
+    /// the middle of a group it put or got in logical order: 2242 MQRC_INCOMPLETE_MSG
+    /// for a segmented message under way, else 2241 MQRC_INCOMPLETE_GROUP (the handle
+    /// closes all the same).
     pub fn close(
         &mut self,
         conn: ConnId,
@@ -315,12 +318,13 @@ impl QueueManager {
         options: CloseOptions,
         now: Timestamp,
         fx: &mut Effects,
-    ) -> Result<(), MqError> {
+    ) -> Result<Option<ReasonCode>, MqError> {
         self.debug_check();
         #[allow(clippy::redundant_closure_call)]
-        let result = (|| -> Result<(), MqError> {
+        let result = (|| -> Result<Option<ReasonCode>, MqError> {
             let c = self.conns.get(&conn).ok_or(ReasonCode::HconnError)?;
             let h = c.handle(hobj).ok_or(ReasonCode::HobjError)?;
+            let warning = crate::group::incomplete_on_close(&h.groups);
             let delete = options.intersects(CloseOptions::DELETE | CloseOptions::DELETE_PURGE);
             if delete {
                 let HandleTarget::Queue { local, .. } = h.target else {
@@ -355,7 +359,7 @@ impl QueueManager {
                     }
                 }
             }
-            Ok(())
+            Ok(warning)
         })();
         self.debug_check();
         result

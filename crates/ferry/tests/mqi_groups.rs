@@ -3,7 +3,8 @@
 //! in MsgSeqNumber order, MQGMO_ALL_MSGS_AVAILABLE (an incomplete group stays hidden, a
 //! waiting get is woken when the last message is committed), the match options on
 //! GroupId / MsgSeqNumber / Offset, MQGMO_COMPLETE_MSG reassembly, MQ's reason codes for
-//! bad group fields and broken sequences, and a group that survives a restart.
+//! bad group fields and broken sequences, MQCLOSE's warning mid-group, and a group that
+//! survives a restart.
 
 mod common;
 
@@ -411,6 +412,64 @@ async fn bad_group_fields_and_broken_sequences_get_mqs_reasons() {
         .unwrap();
     assert_eq!(got.warning, Some(ReasonCode::IncompleteGroup));
     conn.commit().await.unwrap();
+    conn.disconnect().await.unwrap();
+}
+
+/// MQCLOSE of a handle in the middle of a group it put or got in logical order closes it
+/// with MQCC_WARNING: 2241 MQRC_INCOMPLETE_GROUP, or 2242 MQRC_INCOMPLETE_MSG when a
+/// segmented message is under way; a finished group closes cleanly.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closing_a_handle_mid_group_warns_as_mq_does() {
+    let qm = start("MQI.GROUPS.CLOSE");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)");
+    let conn = connect(&qm.client()).await;
+
+    let whole = open(&conn, "Q", IO).await;
+    put_logical(&whole, msg_flags::MSG_IN_GROUP, "w1").await;
+    put_logical(&whole, msg_flags::LAST_MSG_IN_GROUP, "w2").await;
+    assert_eq!(
+        within("close", whole.close(Default::default()))
+            .await
+            .unwrap(),
+        None
+    );
+
+    let half = open(&conn, "Q", IO).await;
+    put_logical(&half, msg_flags::MSG_IN_GROUP, "h1").await;
+    assert_eq!(
+        within("close", half.close(Default::default()))
+            .await
+            .unwrap(),
+        Some(ReasonCode::IncompleteGroup),
+        "a group put in logical order and left open"
+    );
+
+    let segmenting = open(&conn, "Q", IO).await;
+    put_logical(
+        &segmenting,
+        msg_flags::MSG_IN_GROUP | msg_flags::SEGMENT,
+        "s1",
+    )
+    .await;
+    assert_eq!(
+        within("close", segmenting.close(Default::default()))
+            .await
+            .unwrap(),
+        Some(ReasonCode::IncompleteMsg),
+        "a segmented message under way is reported in preference to its group"
+    );
+
+    // A getter that stops after the first message of the complete group w1, w2.
+    let getter = open(&conn, "Q", OpenOptions::INPUT_SHARED).await;
+    let (body, _, seq, status) = next_logical(&getter, GetOptionFlags::empty()).await;
+    assert_eq!((body.as_str(), seq, status), ("w1", 1, b'G'));
+    assert_eq!(
+        within("close", getter.close(Default::default()))
+            .await
+            .unwrap(),
+        Some(ReasonCode::IncompleteGroup),
+        "a group got in logical order and left open"
+    );
     conn.disconnect().await.unwrap();
 }
 

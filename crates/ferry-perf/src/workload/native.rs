@@ -374,6 +374,7 @@ pub async fn put_stop_messages(admin: &Connection, name: &str, n: usize) -> Resu
     queue
         .close(Default::default())
         .await
+        .map(drop)
         .map_err(|e| mq(&format!("close {name}"), e))
 }
 

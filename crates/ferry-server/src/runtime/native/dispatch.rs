@@ -200,7 +200,7 @@ fn handle(
                 e.close(conn, ferry_engine::Hobj(hobj), options, now, fx)
             });
             Reply::Close {
-                status: status_of(r.map(|()| None)),
+                status: status_of(r),
             }
         }
         Request::Put {
