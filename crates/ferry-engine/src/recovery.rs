@@ -231,8 +231,8 @@ impl Recovery<'_> {
 
     /// Ends recovery: backs out units of work still in flight (pushing a backout record
     /// for each into `fx`, to be appended before new work), removes queues the log
-    /// deleted, drops expired messages, and moves the id generators past every
-    /// recovered id.
+    /// deleted, drops expired messages (sending the expiration reports they ask for),
+    /// and moves the id generators past every recovered id.
     pub fn finish(mut self, now: Timestamp, fx: &mut Effects) -> RecoverySummary {
         let in_flight: Vec<u64> = self.uows.keys().copied().collect();
         if let Some(u) = self.max_uow {
@@ -279,12 +279,19 @@ impl Recovery<'_> {
             }
         }
         let ids: Vec<QueueId> = self.qm.queues.iter().map(|(id, _)| id).collect();
+        // Messages that expired while the queue manager was down: their expiration
+        // reports go once every recovered id is known (a report gets a new MsgId).
+        let mut expired = Vec::new();
         for id in ids {
             let Some(lq) = self.qm.queues.local_mut(id) else {
                 continue;
             };
             for seq in lq.store.expired(now) {
-                lq.store.remove(seq);
+                if let Some(m) = lq.store.remove(seq) {
+                    if ferry_mqi::report::wanted(ferry_mqi::report::ReportKind::Expiration, &m.md) {
+                        expired.push((id, m));
+                    }
+                }
                 self.summary.expired += 1;
             }
             let ids = &mut self.qm.ids;
@@ -296,6 +303,12 @@ impl Recovery<'_> {
             // A queue file may hold any message recovered (files can be ahead of the
             // log): only later arrivals may be filed without being imaged first.
             lq.store.filing.interval_start = lq.store.next_seq();
+        }
+        // Each is logged as got with its report put, in a unit of work of their own (as
+        // a get that meets an expired message does): a crash before that is on disk
+        // finds the message expired again at the next restart, and reports it then.
+        for (id, m) in expired {
+            self.qm.report_expired(id, &m, now, fx);
         }
         self.summary
     }

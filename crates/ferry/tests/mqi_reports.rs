@@ -130,6 +130,51 @@ async fn an_expired_message_a_get_meets_makes_an_expiration_report() {
     assert_eq!(&got[0].1[..], b"short-lived");
 }
 
+/// A persistent message that expires while the queue manager is down is reported when
+/// the restart finds it expired, once: the report and the message's removal are logged
+/// together, so a second restart neither reports it again nor brings it back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_that_expires_while_the_queue_manager_is_down_is_reported_once() {
+    let mut qm = start("RPT.EXPIRY.DOWN");
+    mqsc_ok(&qm, "DEFINE QLOCAL(APP.Q)\nDEFINE QLOCAL(REPLY)");
+    let conn = connect(&qm.client()).await;
+    let q = open(&conn, "APP.Q", IO).await;
+    let mut md = MessageDescriptor {
+        persistence: persistence::PERSISTENT,
+        expiry: 10, // a second
+        ..asking(options::EXPIRATION_WITH_FULL_DATA)
+    };
+    let sent = put_asking(&q, md, PutOptionFlags::NO_SYNCPOINT, "expires while down").await;
+    md = MessageDescriptor {
+        persistence: persistence::PERSISTENT,
+        expiry: 10,
+        ..MessageDescriptor::default()
+    };
+    put_asking(&q, md, PutOptionFlags::NO_SYNCPOINT, "asks for no report").await;
+    drop((q, conn));
+    qm.kill9();
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    qm.launch();
+    assert_eq!(curdepth(&qm, "APP.Q"), 0, "both expired while down");
+    assert_eq!(curdepth(&qm, "REPLY"), 1, "one expiration report");
+    qm.kill9();
+    qm.launch();
+    assert_eq!(
+        curdepth(&qm, "APP.Q"),
+        0,
+        "the expired message does not come back"
+    );
+    let conn = connect(&qm.client()).await;
+    let reply = open(&conn, "REPLY", IO).await;
+    let got = drain(&reply).await;
+    assert_eq!(got.len(), 1, "reported exactly once across two restarts");
+    let (r, data) = &got[0];
+    assert_eq!(r.feedback, feedback::EXPIRATION);
+    assert_eq!(r.correl_id, sent.msg_id);
+    assert!(r.is_persistent(), "the report of a persistent message is");
+    assert_eq!(&data[..], b"expires while down");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn coa_and_cod_under_syncpoint_follow_commit_and_backout() {
     let qm = start("RPT.SYNC");
