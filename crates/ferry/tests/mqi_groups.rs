@@ -415,6 +415,13 @@ async fn bad_group_fields_and_broken_sequences_get_mqs_reasons() {
     conn.disconnect().await.unwrap();
 }
 
+/// Closes `q`; returns the warning MQCLOSE completed with, if any.
+async fn close_warning(q: Queue) -> Option<ReasonCode> {
+    within("close", q.close(Default::default()))
+        .await
+        .unwrap_or_else(|e| panic!("close failed: {e}"))
+}
+
 /// MQCLOSE of a handle in the middle of a group it put or got in logical order closes it
 /// with MQCC_WARNING: 2241 MQRC_INCOMPLETE_GROUP, or 2242 MQRC_INCOMPLETE_MSG when a
 /// segmented message is under way; a finished group closes cleanly.
@@ -427,19 +434,12 @@ async fn closing_a_handle_mid_group_warns_as_mq_does() {
     let whole = open(&conn, "Q", IO).await;
     put_logical(&whole, msg_flags::MSG_IN_GROUP, "w1").await;
     put_logical(&whole, msg_flags::LAST_MSG_IN_GROUP, "w2").await;
-    assert_eq!(
-        within("close", whole.close(Default::default()))
-            .await
-            .unwrap(),
-        None
-    );
+    assert_eq!(close_warning(whole).await, None);
 
     let half = open(&conn, "Q", IO).await;
     put_logical(&half, msg_flags::MSG_IN_GROUP, "h1").await;
     assert_eq!(
-        within("close", half.close(Default::default()))
-            .await
-            .unwrap(),
+        close_warning(half).await,
         Some(ReasonCode::IncompleteGroup),
         "a group put in logical order and left open"
     );
@@ -452,9 +452,7 @@ async fn closing_a_handle_mid_group_warns_as_mq_does() {
     )
     .await;
     assert_eq!(
-        within("close", segmenting.close(Default::default()))
-            .await
-            .unwrap(),
+        close_warning(segmenting).await,
         Some(ReasonCode::IncompleteMsg),
         "a segmented message under way is reported in preference to its group"
     );
@@ -464,9 +462,7 @@ async fn closing_a_handle_mid_group_warns_as_mq_does() {
     let (body, _, seq, status) = next_logical(&getter, GetOptionFlags::empty()).await;
     assert_eq!((body.as_str(), seq, status), ("w1", 1, b'G'));
     assert_eq!(
-        within("close", getter.close(Default::default()))
-            .await
-            .unwrap(),
+        close_warning(getter).await,
         Some(ReasonCode::IncompleteGroup),
         "a group got in logical order and left open"
     );
