@@ -79,9 +79,10 @@ fn fast_paths_agree_at(bytes: &Bytes) -> usize {
         taken += 1;
         let mut dec = Decoder::new(bytes.clone());
         let general: Result<Performative, _> = dec.read();
+        // Compared encoded: a NaN float in a field map is not equal to itself.
         assert_eq!(
-            general.as_ref(),
-            Ok(&quick),
+            general.as_ref().map(to_bytes),
+            Ok(to_bytes(&quick)),
             "performative fast path disagrees"
         );
         assert_eq!(
@@ -256,7 +257,11 @@ fn message(bytes: &Bytes) {
             assert_eq!(m.properties, properties.map(|p| p.to_owned()));
             let mut whole = rest.clone();
             whole.properties = m.properties.clone();
-            assert_eq!(&whole, m, "the other sections decode the same");
+            // Compared encoded: a NaN float is not equal to itself, its bytes are.
+            let (mut a, mut b) = (BytesMut::new(), BytesMut::new());
+            whole.encode(&mut a);
+            m.encode(&mut b);
+            assert_eq!(a, b, "the other sections decode the same");
         }
         (Err(_), Err(_)) => {}
         _ => panic!(
