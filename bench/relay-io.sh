@@ -93,20 +93,13 @@ point() { # round relay n
   kill "$relay_pid"
   wait "$relay_pid" 2>/dev/null || true
   relay_pid=
-  python3 - "$work/stat.csv" "$work/load.txt" "$round" "$io" "$n" "$f0" "$f1" "$before" "$after" <<'PY' | tee -a "$lines"
+  PYTHONPATH="$root/bench/lib" python3 - "$work/stat.csv" "$work/load.txt" "$round" "$io" "$n" "$f0" "$f1" "$before" "$after" <<'PY' | tee -a "$lines"
 import sys
+from perf_stat import counts as read_counts, receives, result_fields, sends
 stat, load, round_, io, n, f0, f1, before, after = sys.argv[1:]
-counts = {}
-for line in open(stat):
-    parts = line.strip().split(",")
-    if len(parts) < 3 or not parts[0] or parts[0].startswith("#"):
-        continue
-    try:
-        counts[parts[2]] = float(parts[0])
-    except ValueError:
-        counts[parts[2]] = 0.0
+counts = read_counts(stat)
 result = next(l for l in open(load) if l.startswith("RESULT "))
-fields = dict(kv.split("=", 1) for kv in result.split()[1:] if "=" in kv)
+fields = result_fields(load)
 # A round trip is two frames through the relay (the stats connections' own are negligible).
 rts = max((int(f1) - int(f0)) / 2.0, 1.0)
 c = lambda k: counts.get(k, 0.0)
@@ -116,8 +109,7 @@ print("RELAYIO round=%s relay=%s n=%s rate=%s relay_cpu_us_per_rt=%s syscalls_pe
       "send_per_rt=%.2f recv_per_rt=%.2f epoll_per_rt=%.2f uring_per_rt=%.2f cs_per_rt=%.2f "
       "steal_pct=%.1f%s" % (
     round_, io, n, fields["rate"], fields["relay_cpu_us_per_rt"], c("raw_syscalls:sys_enter") / rts,
-    (c("syscalls:sys_enter_sendto") + c("syscalls:sys_enter_write") + c("syscalls:sys_enter_writev")) / rts,
-    (c("syscalls:sys_enter_recvfrom") + c("syscalls:sys_enter_read")) / rts,
+    sends(counts) / rts, receives(counts) / rts,
     c("syscalls:sys_enter_epoll_wait") / rts, c("syscalls:sys_enter_io_uring_enter") / rts,
     c("context-switches") / rts, steal,
     " BAD_FRAMES" if "BAD_FRAMES" in result else ""))

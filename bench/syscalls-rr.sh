@@ -85,18 +85,11 @@ perf stat -x, -o "$work/stat.csv" -p "$pid" \
   -e context-switches,task-clock -- sleep "$window" >/dev/null 2>&1
 wait "$perf_pid" || { cat "$work/perf.txt" >&2; exit 1; }
 result="$work/perf.json"; [ "$jms" = 1 ] && result="$work/perf.txt"
-python3 - "$work/stat.csv" "$result" "$ferry" "$protocol" "$clients" "$window" "${#persistent[@]}" "$shared" "$jms" <<'PY'
+PYTHONPATH="$root/bench/lib" python3 - "$work/stat.csv" "$result" "$ferry" "$protocol" "$clients" "$window" "${#persistent[@]}" "$shared" "$jms" <<'PY'
 import json, sys
+from perf_stat import counts as read_counts, receives, result_fields, sends
 stat, perf, ferry, protocol, clients, window, persistent, shared, jms = sys.argv[1:]
-counts = {}
-for line in open(stat):
-    parts = line.strip().split(",")
-    if len(parts) < 3 or not parts[0] or parts[0].startswith("#"):
-        continue
-    try:
-        counts[parts[2]] = float(parts[0])
-    except ValueError:
-        counts[parts[2]] = 0.0
+counts = read_counts(stat)
 def find_rate(o):
     if isinstance(o, dict):
         for k in ("round_trips_per_sec", "rate", "msgs_per_sec"):
@@ -113,18 +106,16 @@ def find_rate(o):
                 return r
     return None
 if jms == "1":
-    import re
-    line = next((l for l in open(perf) if l.startswith("RESULT ")), "")
-    m = re.search(r" rate=([0-9.]+)", line)
-    if not m:
+    fields = result_fields(perf)
+    if not fields or "rate" not in fields:
         sys.exit("the JMS generator printed no RESULT line: " + perf)
-    rate = float(m.group(1))
+    rate = float(fields["rate"])
 else:
     rate = find_rate(json.load(open(perf)))
 rts = rate * float(window)
 c = lambda k: counts.get(k, 0.0)
-recv = c("syscalls:sys_enter_recvfrom") + c("syscalls:sys_enter_read")
-send = c("syscalls:sys_enter_sendto") + c("syscalls:sys_enter_write") + c("syscalls:sys_enter_writev")
+recv = receives(counts)
+send = sends(counts)
 print("SYSCALLS ferry=%s protocol=%s shape=%s persistent=%s clients=%s rate=%.0f syscalls_per_rt=%.2f "
       "recv_per_rt=%.2f send_per_rt=%.2f epoll_per_rt=%.2f uring_per_rt=%.2f cs_per_rt=%.2f cpu_us_per_rt=%.1f" % (
     ferry, protocol, "jms-selector" if jms == "1" else "shared" if shared == "1" else "one-per-app", persistent, clients, rate,
