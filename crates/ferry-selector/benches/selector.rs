@@ -57,6 +57,11 @@ fn benches(c: &mut Criterion) {
         b.iter(|| Selector::parse(black_box(long)))
     });
 
+    let reply = "JMSCorrelationID='ID:5e0e6ac2-1d2b-4b43-9d1c-27f0d4c1f3a9:1:1:1-42'";
+    c.bench_function("parse_correlation_id", |b| {
+        b.iter(|| Selector::parse(black_box(reply)))
+    });
+
     let msg = message();
     let by_id = Selector::parse(&format!("JMSCorrelationID = '{}'", msg.correlation_id))
         .expect("valid selector");

@@ -3,7 +3,8 @@
 //! The cargo-fuzz target `selector_parser` (crates/ferry-selector/fuzz) calls
 //! [`parse_everything`], and the proptests below call it too, so stable CI covers the same
 //! path. Besides "never panics", it checks that whatever parses prints normalised text
-//! that parses back to an equal selector, and that the id fast paths never disagree with
+//! that parses back to an equal selector, that the one-pass reader of `name = 'literal'`
+//! builds what the full grammar builds, and that the id fast paths never disagree with
 //! full evaluation.
 
 use std::borrow::Cow;
@@ -41,6 +42,13 @@ impl PropertySource for SampleMessage {
 /// Parses `text`; if it is a selector, checks the Display round trip and evaluates it.
 /// Panics only on a bug (a round-trip mismatch or an inconsistent fast path).
 pub fn parse_everything(text: &str) {
+    if let Some(quick) = crate::equality::parse(text) {
+        assert_eq!(
+            Ok(quick),
+            crate::parser::parse_general(text),
+            "{text:?} reads differently in one pass"
+        );
+    }
     let Ok(selector) = Selector::parse(text) else {
         return;
     };

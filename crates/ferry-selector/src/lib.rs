@@ -8,7 +8,8 @@
 //! expose the id a request/reply selector pins, so the server can use its index.
 //!
 //! The crate is pure: no I/O, no dependency on the rest of Ferry. Module map:
-//! `lexer` (tokens) → `parser` (grammar, static type checks) → `ast` (the tree) →
+//! `lexer` (tokens) → `parser` (grammar, static type checks; `equality` reads
+//! request/reply's `name = 'literal'` in one pass) → `ast` (the tree) →
 //! `eval` (three-valued evaluation), `like` (patterns), `lookup` (index fast paths),
 //! `display` (normalised text), `selector` (the public type), `fuzzing` (the fuzz and
 //! proptest entry point).
@@ -33,6 +34,7 @@
 
 mod ast;
 mod display;
+mod equality;
 mod error;
 mod eval;
 pub mod fuzzing;

@@ -28,8 +28,17 @@ pub(crate) const MAX_NESTING: usize = 32;
 /// operator; AND / OR chains are flat and add one). Bounds evaluation and printing depth.
 pub(crate) const MAX_HEIGHT: usize = 64;
 
-/// Parses a whole selector into its expression tree.
+/// Parses a whole selector into its expression tree: `name = 'literal'` (request/reply's
+/// selector) by the one-pass reader in `equality`, everything else by the grammar.
 pub(crate) fn parse(text: &str) -> Result<Expr, SelectorError> {
+    match crate::equality::parse(text) {
+        Some(expr) => Ok(expr),
+        None => parse_general(text),
+    }
+}
+
+/// Parses a selector by the full grammar.
+pub(crate) fn parse_general(text: &str) -> Result<Expr, SelectorError> {
     let tokens = tokenize(text)?;
     if tokens.first().is_none_or(|t| t.tok == Tok::End) {
         return Err(SelectorError::new(1, ErrorKind::Empty));
