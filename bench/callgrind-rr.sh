@@ -7,7 +7,8 @@
 #
 # --jms drives it with the JMS load generator instead (bench/jms-load, Qpid JMS, RR with a
 # connection per application and the shared REPLY queue read by selector, the shape
-# bench/jms-peers.sh measures); --rate and the extra options do not apply then.
+# bench/jms-peers.sh measures); --rate does not apply then, and the options after -- go to
+# the generator (e.g. `--jms -- --reply-queues per-requester`).
 #
 # The queue manager runs under `valgrind --tool=callgrind --instr-atstart=no`; `ferry perf
 # rr-cc` (2 KB, N requesters, 20 s measured after 2 s of warm-up) drives it over TCP
@@ -73,7 +74,7 @@ else
 fi
 if [ "$jms" = 1 ]; then
   "$root/bench/jms-load/run.sh" rr --url "amqp://localhost:$aport" "${persistent[@]}" --clients "$clients" \
-    --secs 20 --warmup 2 >"$work/perf.txt" 2>&1 &
+    --secs 20 --warmup 2 "${extra[@]}" >"$work/perf.txt" 2>&1 &
 else
   "$ferry" perf rr-cc "${target[@]}" "${persistent[@]}" "${rate[@]}" "${extra[@]}" --sizes 2KB --clients "$clients" \
     --secs 20 --warmup 2 --out "$work/perf" >"$work/perf.txt" 2>&1 &

@@ -8,7 +8,8 @@
 #
 # --jms drives it with the JMS load generator instead (bench/jms-load, Qpid JMS: a
 # connection per application, replies read from the shared REPLY queue by a selector, as
-# bench/jms-peers.sh measures); the rate is its RESULT line's.
+# bench/jms-peers.sh measures; the options after -- go to the generator then, e.g.
+# `--jms -- --reply-queues per-requester`); the rate is its RESULT line's.
 #
 # The queue manager runs from PATH (default target/release/ferry); `ferry perf rr-cc`
 # (2 KB, N requesters, 25 s after 3 s of warm-up) drives it over TCP: AMQP with one
@@ -71,7 +72,7 @@ fi
 window=15
 if [ "$jms" = 1 ]; then
   "$root/bench/jms-load/run.sh" rr --url "amqp://localhost:$aport" "${persistent[@]}" --clients "$clients" \
-    --secs 25 --warmup 3 --broker ferry --broker-pid "$pid" >"$work/perf.txt" 2>&1 &
+    --secs 25 --warmup 3 --broker ferry --broker-pid "$pid" "${extra[@]}" >"$work/perf.txt" 2>&1 &
 else
   "$ferry" perf rr-cc "${target[@]}" "${persistent[@]}" "${extra[@]}" --sizes 2KB --clients "$clients" \
     --secs 25 --warmup 3 --json "$work/perf.json" --out "$work/perf" >"$work/perf.txt" 2>&1 &
@@ -85,10 +86,16 @@ perf stat -x, -o "$work/stat.csv" -p "$pid" \
   -e context-switches,task-clock -- sleep "$window" >/dev/null 2>&1
 wait "$perf_pid" || { cat "$work/perf.txt" >&2; exit 1; }
 result="$work/perf.json"; [ "$jms" = 1 ] && result="$work/perf.txt"
-PYTHONPATH="$root/bench/lib" python3 - "$work/stat.csv" "$result" "$ferry" "$protocol" "$clients" "$window" "${#persistent[@]}" "$shared" "$jms" <<'PY'
+shape=one-per-app
+[ "$shared" = 1 ] && shape=shared
+if [ "$jms" = 1 ]; then
+  shape=jms-selector
+  case " ${extra[*]} " in *" per-requester "*) shape=jms-private ;; esac
+fi
+PYTHONPATH="$root/bench/lib" python3 - "$work/stat.csv" "$result" "$ferry" "$protocol" "$clients" "$window" "${#persistent[@]}" "$shape" "$jms" <<'PY'
 import json, sys
 from perf_stat import counts as read_counts, receives, result_fields, sends
-stat, perf, ferry, protocol, clients, window, persistent, shared, jms = sys.argv[1:]
+stat, perf, ferry, protocol, clients, window, persistent, shape, jms = sys.argv[1:]
 counts = read_counts(stat)
 def find_rate(o):
     if isinstance(o, dict):
@@ -118,7 +125,7 @@ recv = receives(counts)
 send = sends(counts)
 print("SYSCALLS ferry=%s protocol=%s shape=%s persistent=%s clients=%s rate=%.0f syscalls_per_rt=%.2f "
       "recv_per_rt=%.2f send_per_rt=%.2f epoll_per_rt=%.2f uring_per_rt=%.2f cs_per_rt=%.2f cpu_us_per_rt=%.1f" % (
-    ferry, protocol, "jms-selector" if jms == "1" else "shared" if shared == "1" else "one-per-app", persistent, clients, rate,
+    ferry, protocol, shape, persistent, clients, rate,
     c("raw_syscalls:sys_enter") / rts, recv / rts, send / rts,
     c("syscalls:sys_enter_epoll_wait") / rts, c("syscalls:sys_enter_io_uring_enter") / rts,
     c("context-switches") / rts, c("task-clock") * 1000.0 / rts))
