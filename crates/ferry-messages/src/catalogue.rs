@@ -107,6 +107,9 @@ catalogue! {
     REPORT_DISCARDED = 7476 Warning "A report message (feedback {2}) for reply-to queue '{0}' on queue manager '{1}' could be put neither there nor to the dead-letter queue ({3}); it was discarded.",
         "The queue manager makes the report messages a message asks for in its Report field (confirm on arrival, confirm on delivery, expiration, exception) and puts them to the message's ReplyToQ. That queue could not take the report (it does not exist, is put-inhibited or full, or is on another queue manager, which Ferry cannot reach), and the dead-letter queue (DEADQ) was not defined or could not take it either. The message the report is about was not affected.",
         "Check the ReplyToQ the sending application names, define it, or define DEADQ on the queue manager so that undeliverable reports are kept.";
+    SCHEDULING_NOT_SET = 7477 Warning "The connection thread of queue manager '{0}' could not be given the scheduling policy {1} (qm.ini TuningParameters RuntimeScheduling): {2}. It runs with the system's default policy.",
+        "The operating system refused to change the thread's scheduling policy (a seccomp profile or a platform without it). Messaging works as before; the queue manager may use more CPU per message when applications keep the CPUs busy.",
+        "Allow sched_setscheduler for the process, or set RuntimeScheduling=NORMAL to stop the attempt.";
 
     // ---- 8xxx: control commands and MQSC responses ---------------------------------------
     QMGR_CREATED = 8001 Info "Ferry queue manager '{0}' created.",

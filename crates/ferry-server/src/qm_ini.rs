@@ -94,6 +94,9 @@ pub struct TuningStanza {
     pub default_pq_buffer_size: u64,
     /// ImplSyncOpenOutput: output handles from which persistent puts use implicit syncpoint (0 = OFF).
     pub impl_sync_open_output: u32,
+    /// RuntimeScheduling: the Linux scheduling policy of the thread that serves every
+    /// connection (`BATCH` or `NORMAL`; runtime/scheduling.rs).
+    pub runtime_scheduling: String,
 }
 
 /// QMErrorLog stanza: the error log's size and suppression, and the console log's size.

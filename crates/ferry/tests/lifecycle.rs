@@ -615,6 +615,67 @@ fn bad_qm_ini_value_stops_the_start_naming_the_key() {
     mqsc_ok(&qm, "DISPLAY QMGR");
 }
 
+/// The scheduling policy of a thread of a running process (field 41 of its stat file:
+/// 0 SCHED_OTHER, 3 SCHED_BATCH), by thread name.
+fn thread_policies(pid: u32) -> Vec<(String, u32)> {
+    let mut out = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap() {
+        let dir = task.unwrap().path();
+        let comm = std::fs::read_to_string(dir.join("comm")).unwrap();
+        let stat = std::fs::read_to_string(dir.join("stat")).unwrap();
+        // The name in parentheses may hold spaces: count fields after its closing one.
+        let after = &stat[stat.rfind(')').unwrap() + 2..];
+        let policy = after.split(' ').nth(41 - 3).unwrap().parse().unwrap();
+        let tid: u32 = dir.file_name().unwrap().to_str().unwrap().parse().unwrap();
+        let name = if tid == pid {
+            "runtime".to_string()
+        } else {
+            comm.trim().to_string()
+        };
+        out.push((name, policy));
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn the_runtime_thread_runs_as_a_batch_thread_unless_qm_ini_says_normal() {
+    const SCHED_OTHER: u32 = 0;
+    const SCHED_BATCH: u32 = 3;
+    let mut qm = start("LC.SCHED");
+    let policies = thread_policies(qm.pid().expect("running"));
+    for (name, policy) in &policies {
+        let expected = if name == "runtime" {
+            SCHED_BATCH
+        } else {
+            SCHED_OTHER
+        };
+        assert_eq!(*policy, expected, "{name}: {policies:?}");
+    }
+    assert!(
+        policies.iter().any(|(n, _)| n.starts_with("ferry-log")),
+        "the log writer is among {policies:?}"
+    );
+
+    ferry_ok(&qm, &["stop", "LC.SCHED"]);
+    qm.wait_exit(DEADLINE).expect("ended");
+    let ini_path = qm.qm_dir().join("qm.ini");
+    let ini = std::fs::read_to_string(&ini_path).unwrap();
+    assert!(ini.contains("RuntimeScheduling=BATCH"), "{ini}");
+    std::fs::write(
+        &ini_path,
+        ini.replace("RuntimeScheduling=BATCH", "RuntimeScheduling=NORMAL"),
+    )
+    .unwrap();
+    qm.launch();
+    let policies = thread_policies(qm.pid().expect("running"));
+    assert!(
+        policies.iter().all(|(_, p)| *p == SCHED_OTHER),
+        "{policies:?}"
+    );
+    assert!(!qm.error_log().contains("FRY7477W"), "no failure logged");
+}
+
 #[test]
 fn error_log_records_start_and_end() {
     let mut qm = start("LC.LOG");

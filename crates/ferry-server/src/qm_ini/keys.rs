@@ -423,6 +423,19 @@ const TUNING: &[Key] = &[
         get: |i| Value::Number(i.tuning.impl_sync_open_output.into()),
         set: |i, v| i.tuning.impl_sync_open_output = v.number_u32(),
     },
+    Key {
+        key: "RuntimeScheduling",
+        kind: ValueKind::Choice {
+            words: &["BATCH", "NORMAL"],
+            expected: "BATCH or NORMAL",
+        },
+        default: DefaultValue::Text("BATCH"),
+        unit: "",
+        meaning: "Linux scheduling policy of the thread that serves every connection. BATCH (SCHED_BATCH): a message arriving for it does not preempt an application running on that CPU; the queue manager runs at the next switch and handles what arrived meanwhile in one pass, which costs it less CPU per message when applications keep the CPUs busy (docs/performance.md). NORMAL: the system's default, woken at once. Idle CPUs run it at once either way. The log, queue-file and definition writers keep the default.",
+        when_reached: "",
+        get: |i| Value::Text(i.tuning.runtime_scheduling.clone()),
+        set: |i, v| i.tuning.runtime_scheduling = v.text(),
+    },
 ];
 
 /// QMErrorLog stanza.

@@ -24,6 +24,7 @@ mod memory;
 mod native;
 mod queue_files;
 mod reply_wait;
+mod scheduling;
 mod server;
 
 pub use memory::set_allocator_trim;
@@ -245,6 +246,15 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
         .enable_all()
         .build()
         .map_err(|e| config_error(&e))?;
+    // This thread runs the runtime; the writer threads are running already and keep the
+    // default policy.
+    let scheduling = scheduling::RuntimeScheduling::from_ini(&ini.tuning.runtime_scheduling);
+    if let Err(e) = scheduling.apply_to_this_thread() {
+        error_log.write(
+            &messages::SCHEDULING_NOT_SET,
+            &[&name, &scheduling.word(), &e],
+        );
+    }
     let local = tokio::task::LocalSet::new();
     // The native protocol's sockets and channel instances, shared by its endpoints.
     let svrconns = Rc::new(native::Svrconns::default());
