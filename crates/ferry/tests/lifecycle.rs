@@ -6,6 +6,7 @@
 
 mod common;
 
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -587,19 +588,22 @@ fn create_sizes_and_places_the_recovery_log() {
     assert_eq!(left, ["notes.txt"], "only the log's files went");
 }
 
-#[test]
-fn bad_qm_ini_value_stops_the_start_naming_the_key() {
-    let mut qm = start("LC.INI");
-    ferry_ok(&qm, &["stop", "LC.INI"]);
+/// Stops the queue manager and replaces the qm.ini line `from` (which must be there) by
+/// `to`; returns the file's path and its text before the change.
+fn stop_and_edit_qm_ini(qm: &mut TestQueueManager, from: &str, to: &str) -> (PathBuf, String) {
+    ferry_ok(qm, &["stop", qm.name()]);
     qm.wait_exit(DEADLINE).expect("ended");
     let ini_path = qm.qm_dir().join("qm.ini");
     let ini = std::fs::read_to_string(&ini_path).unwrap();
-    assert!(ini.contains("LogFilePages=4096"), "{ini}");
-    std::fs::write(
-        &ini_path,
-        ini.replace("LogFilePages=4096", "LogFilePages=10"),
-    )
-    .unwrap();
+    assert!(ini.contains(from), "{ini}");
+    std::fs::write(&ini_path, ini.replace(from, to)).unwrap();
+    (ini_path, ini)
+}
+
+#[test]
+fn bad_qm_ini_value_stops_the_start_naming_the_key() {
+    let mut qm = start("LC.INI");
+    let (ini_path, ini) = stop_and_edit_qm_ini(&mut qm, "LogFilePages=4096", "LogFilePages=10");
 
     let out = qm.ferry(&["start", "LC.INI"]);
     assert!(!out.status.success(), "started with a bad qm.ini");
@@ -657,16 +661,11 @@ fn the_runtime_thread_runs_as_a_batch_thread_unless_qm_ini_says_normal() {
         "the log writer is among {policies:?}"
     );
 
-    ferry_ok(&qm, &["stop", "LC.SCHED"]);
-    qm.wait_exit(DEADLINE).expect("ended");
-    let ini_path = qm.qm_dir().join("qm.ini");
-    let ini = std::fs::read_to_string(&ini_path).unwrap();
-    assert!(ini.contains("RuntimeScheduling=BATCH"), "{ini}");
-    std::fs::write(
-        &ini_path,
-        ini.replace("RuntimeScheduling=BATCH", "RuntimeScheduling=NORMAL"),
-    )
-    .unwrap();
+    stop_and_edit_qm_ini(
+        &mut qm,
+        "RuntimeScheduling=BATCH",
+        "RuntimeScheduling=NORMAL",
+    );
     qm.launch();
     let policies = thread_policies(qm.pid().expect("running"));
     assert!(
