@@ -675,6 +675,32 @@ fn the_runtime_thread_runs_as_a_batch_thread_unless_qm_ini_says_normal() {
     assert!(!qm.error_log().contains("FRY7477W"), "no failure logged");
 }
 
+/// Times the runtime thread of a running process has gone to sleep and been woken.
+fn runtime_wake_ups(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("voluntary_ctxt_switches:"))
+        .expect("a voluntary_ctxt_switches line")
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn an_idle_queue_manager_sleeps() {
+    // Its listeners and the AMQP channel run; nothing connects. What wakes it then is its
+    // own timers (checkpoints, the error log's suppression), a few times a second at most:
+    // the AMQP channel's acceptance watch used to tick 100 times a second.
+    let qm = start("LC.IDLE");
+    let pid = qm.pid().expect("running");
+    std::thread::sleep(Duration::from_millis(500));
+    let before = runtime_wake_ups(pid);
+    std::thread::sleep(Duration::from_secs(3));
+    let woken = runtime_wake_ups(pid) - before;
+    assert!(woken < 60, "woken {woken} times in 3 s while idle");
+}
+
 #[test]
 fn error_log_records_start_and_end() {
     let mut qm = start("LC.LOG");

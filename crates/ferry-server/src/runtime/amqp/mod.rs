@@ -34,6 +34,7 @@ use ferry_objects::{AdminError, ChannelDefinition, StopMode};
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::rc::{Rc, Weak};
+use tokio::sync::Notify;
 
 /// Message and byte totals of a channel or of one of its connections.
 #[derive(Debug, Default)]
@@ -238,6 +239,7 @@ impl ChannelEndpoints for AmqpChannels {
             tokio::net::TcpListener::from_std(std_listener).map_err(|e| fail(e.to_string()))?;
         let counters = Rc::new(Counters::default());
         let connections = Rc::new(RefCell::new(Vec::new()));
+        let accepts_waiting = Rc::new(Notify::new());
         let task = AcceptTask::spawn(listener, |l| {
             accept(
                 server.clone(),
@@ -245,12 +247,17 @@ impl ChannelEndpoints for AmqpChannels {
                 name.to_string(),
                 counters.clone(),
                 connections.clone(),
+                accepts_waiting.clone(),
             )
         });
         let delay_ms = server.ini.limits.amqp_accept_delay_ms;
         let overdue = (delay_ms > 0).then(|| {
-            tokio::task::spawn_local(wake_overdue_accepts(Rc::downgrade(&connections), delay_ms))
-                .abort_handle()
+            tokio::task::spawn_local(wake_overdue_accepts(
+                Rc::downgrade(&connections),
+                accepts_waiting,
+                delay_ms,
+            ))
+            .abort_handle()
         });
         self.channels.borrow_mut().insert(
             name.to_string(),
@@ -362,8 +369,14 @@ impl ChannelEndpoints for AmqpChannels {
 /// Wakes each of the channel's connections whose acceptances have waited AmqpAcceptDelay
 /// (`delay_ms`) for a frame to ride on, so they go alone (see `Session::accepts_may_wait`):
 /// one task per channel, looking five times per delay, instead of a timer per connection
-/// moved for every message. Ends with the channel's list of connections.
-async fn wake_overdue_accepts(connections: Weak<RefCell<Vec<Weak<AmqpShared>>>>, delay_ms: u64) {
+/// moved for every message. When no connection has acceptances waiting it sleeps until one
+/// has (`accepts_waiting`, notified by the connection), so an idle channel costs no
+/// wake-ups. Ends with the channel's list of connections.
+async fn wake_overdue_accepts(
+    connections: Weak<RefCell<Vec<Weak<AmqpShared>>>>,
+    accepts_waiting: Rc<Notify>,
+    delay_ms: u64,
+) {
     let mut ticks = tokio::time::interval(std::time::Duration::from_millis((delay_ms / 5).max(1)));
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -372,10 +385,19 @@ async fn wake_overdue_accepts(connections: Weak<RefCell<Vec<Weak<AmqpShared>>>>,
             return;
         };
         let now = clock::now().0;
+        let mut waiting = false;
         for c in list.borrow().iter().filter_map(Weak::upgrade) {
             if c.accepts_overdue(now) {
                 c.wake_task();
             }
+            waiting |= c.accepts_wait();
+        }
+        drop(list);
+        if !waiting {
+            // A connection that starts deferring acceptances notifies; a notification
+            // given since the loop looked is kept, so none is missed.
+            accepts_waiting.notified().await;
+            ticks.reset();
         }
     }
 }
@@ -389,6 +411,7 @@ async fn accept(
     channel: String,
     counters: Rc<Counters>,
     connections: Rc<RefCell<Vec<Weak<AmqpShared>>>>,
+    accepts_waiting: Rc<Notify>,
 ) {
     let what = format!("AMQP channel {channel}");
     accept_tcp(server.clone(), listener, &what, |stream, peer, permit| {
@@ -422,6 +445,7 @@ async fn accept(
             settings,
             ip,
             counters.clone(),
+            accepts_waiting.clone(),
             clock::now().0,
         ));
         connections.borrow_mut().push(Rc::downgrade(&shared));

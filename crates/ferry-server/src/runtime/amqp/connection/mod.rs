@@ -178,6 +178,9 @@ pub struct AmqpShared {
     /// When the acceptances waiting for the next frame must go alone (ms since epoch; 0:
     /// none wait). The channel's overdue task looks at it (no timer per connection).
     accepts_due_ms: Cell<u64>,
+    /// The channel's overdue task, told when this connection starts deferring acceptances
+    /// (it sleeps while none of the channel's connections does).
+    accepts_waiting: Rc<Notify>,
 }
 
 impl AmqpShared {
@@ -186,6 +189,7 @@ impl AmqpShared {
         settings: ChannelSettings,
         peer_ip: String,
         channel_counters: Rc<Counters>,
+        accepts_waiting: Rc<Notify>,
         connected_ms: u64,
     ) -> Self {
         AmqpShared {
@@ -204,7 +208,13 @@ impl AmqpShared {
             forced: RefCell::new(None),
             finished: Cell::new(false),
             accepts_due_ms: Cell::new(0),
+            accepts_waiting,
         }
+    }
+
+    /// True when acceptances wait for the next frame (due or not).
+    pub(super) fn accepts_wait(&self) -> bool {
+        self.accepts_due_ms.get() != 0
     }
 
     /// True when acceptances wait for the next frame past their due time at `now_ms`.

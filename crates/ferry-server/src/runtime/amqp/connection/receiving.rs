@@ -117,6 +117,7 @@ impl Session {
         if self.amqp.has_deferred_accepts() {
             if due.get() == 0 {
                 due.set(self.now_ms + self.limits.amqp_accept_delay_ms);
+                self.shared.accepts_waiting.notify_one();
             }
         } else if due.replace(0) != 0 {
             // They rode on a frame: the client is not waiting for them.
