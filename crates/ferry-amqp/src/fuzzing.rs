@@ -270,6 +270,27 @@ fn message(bytes: &Bytes) {
             borrowed.as_ref().err()
         ),
     }
+    if let Ok((m, _)) = &decoded {
+        // A coordinator reads its control straight from the amqp-value section: the same
+        // declare or discharge the generic value holds, or none when it holds neither.
+        let direct = TxnControl::from_message(bytes.clone()).ok();
+        let by_value = match &m.body {
+            Some(crate::message::Body::Value(v)) => crate::codec::from_value::<Declare>(v)
+                .map(TxnControl::Declare)
+                .or_else(|_| crate::codec::from_value::<Discharge>(v).map(TxnControl::Discharge))
+                .ok(),
+            _ => None,
+        };
+        let encoded = |c: &TxnControl| match c {
+            TxnControl::Declare(d) => to_bytes(d),
+            TxnControl::Discharge(d) => to_bytes(d),
+        };
+        assert_eq!(
+            direct.as_ref().map(encoded),
+            by_value.as_ref().map(encoded),
+            "the direct read of a coordinator message disagrees with the generic one"
+        );
+    }
     if let Ok((m, raw)) = decoded {
         // Whatever decodes also scans, to the same spans.
         assert_eq!(scanned.as_ref(), Ok(&raw));

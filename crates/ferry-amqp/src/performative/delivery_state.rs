@@ -175,6 +175,66 @@ impl Decode for DeliveryState {
     }
 }
 
+/// What a message sent to a transaction coordinator asks for: its amqp-value body holds a
+/// [`Declare`] or a [`Discharge`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum TxnControl {
+    /// Start a transaction.
+    Declare(Declare),
+    /// End one.
+    Discharge(Discharge),
+}
+
+impl TxnControl {
+    /// Reads the control in an encoded coordinator message, straight from its amqp-value
+    /// section (a transacted JMS session sends two to four per unit of work, so this reads
+    /// the bytes once rather than through a generic [`Value`]). Errors say what was found
+    /// instead: another body section, or another value.
+    pub fn from_message(payload: Bytes) -> Result<TxnControl, DecodeError> {
+        let sections = crate::message::RawSections::scan(payload)?;
+        let body = sections.section(crate::message::SectionKind::Body).ok_or(
+            DecodeError::MissingField {
+                type_name: "coordinator message",
+                field: "amqp-value",
+            },
+        )?;
+        let mut dec = Decoder::new(body);
+        // Framed by the scan: a described section.
+        let _ = dec.read_code()?;
+        let section = descriptor::read_code(&mut dec)?;
+        if section != descriptor::AMQP_VALUE {
+            return Err(DecodeError::UnexpectedDescriptor {
+                expected: "amqp-value",
+                found: format!("0x{section:x}"),
+            });
+        }
+        let value_at = dec.position();
+        let kind = match dec.read_code()? {
+            fc::DESCRIBED => descriptor::read_code(&mut dec)?,
+            other => {
+                return Err(DecodeError::UnexpectedType {
+                    field: "amqp-value",
+                    expected: "declare or discharge",
+                    found: other,
+                })
+            }
+        };
+        dec.rewind(value_at);
+        let control = match kind {
+            descriptor::DECLARE => TxnControl::Declare(dec.read()?),
+            descriptor::DISCHARGE => TxnControl::Discharge(dec.read()?),
+            other => {
+                return Err(DecodeError::UnexpectedDescriptor {
+                    expected: "declare or discharge",
+                    found: format!("0x{other:x}"),
+                })
+            }
+        };
+        dec.finish()?;
+        Ok(control)
+    }
+}
+
 /// Transaction controller body: declare a new transaction (the body of an amqp-value
 /// section sent to the coordinator).
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -228,5 +288,71 @@ impl Decode for Discharge {
         };
         f.finish()?;
         Ok(d)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::{Body, Message};
+
+    fn message_with(body: Body) -> Bytes {
+        let m = Message {
+            body: Some(body),
+            ..Message::default()
+        };
+        let mut out = BytesMut::new();
+        m.encode(&mut out);
+        out.freeze()
+    }
+
+    fn as_value(x: &impl Encode) -> Value {
+        crate::codec::from_bytes(crate::codec::to_bytes(x)).unwrap()
+    }
+
+    #[test]
+    fn coordinator_messages_are_read_from_their_amqp_value() {
+        let declare = message_with(Body::Value(as_value(&Declare::default())));
+        assert_eq!(
+            TxnControl::from_message(declare),
+            Ok(TxnControl::Declare(Declare::default()))
+        );
+        let discharge = Discharge {
+            txn_id: Bytes::from_static(b"\x00\x01"),
+            fail: true,
+        };
+        let encoded = message_with(Body::Value(as_value(&discharge)));
+        assert_eq!(
+            TxnControl::from_message(encoded),
+            Ok(TxnControl::Discharge(discharge))
+        );
+        // The descriptor in its symbolic form: amqp-value holding amqp:declare:list.
+        let mut symbolic = BytesMut::new();
+        crate::codec::put_described_code(&mut symbolic, descriptor::AMQP_VALUE);
+        symbolic.extend_from_slice(&[fc::DESCRIBED]);
+        crate::codec::put_symbol(&mut symbolic, "amqp:declare:list");
+        symbolic.extend_from_slice(&[fc::LIST0]);
+        assert_eq!(
+            TxnControl::from_message(symbolic.freeze()),
+            Ok(TxnControl::Declare(Declare::default()))
+        );
+    }
+
+    #[test]
+    fn other_coordinator_messages_are_errors() {
+        for body in [
+            Body::Value(Value::from("declare")),
+            Body::Value(as_value(&DeliveryState::Declared {
+                txn_id: Bytes::from_static(b"\x01"),
+            })),
+            Body::data(Bytes::from_static(b"declare")),
+        ] {
+            let text = format!("{body:?}");
+            assert!(
+                TxnControl::from_message(message_with(body)).is_err(),
+                "{text}"
+            );
+        }
+        assert!(TxnControl::from_message(Bytes::new()).is_err(), "no body");
     }
 }

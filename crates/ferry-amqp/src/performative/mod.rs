@@ -18,7 +18,7 @@ mod terminus;
 pub use connection::{
     Begin, Close, End, Open, DEFAULT_CHANNEL_MAX, DEFAULT_HANDLE_MAX, DEFAULT_MAX_FRAME_SIZE,
 };
-pub use delivery_state::{Declare, DeliveryState, Discharge};
+pub use delivery_state::{Declare, DeliveryState, Discharge, TxnControl};
 pub use error_condition::ErrorCondition;
 pub use link::{Attach, Detach, Disposition, Flow, Transfer};
 pub(crate) use quick::performative as quick_decode;

@@ -16,8 +16,7 @@
 //!   log is durable past it (one flush per commit, as MQCMIT).
 
 use bytes::Bytes;
-use ferry_amqp::message::Body;
-use ferry_amqp::{condition, Declare, Discharge, ErrorCondition, Message};
+use ferry_amqp::{condition, ErrorCondition, TxnControl};
 use ferry_engine::{ConnId, DeliveryToken, Hobj};
 use foldhash::HashMap;
 
@@ -57,29 +56,25 @@ pub(super) enum Control {
 /// a discharge). A declare with a global id asks for a distributed transaction, which
 /// is refused.
 pub(super) fn control_of(payload: &Bytes) -> Result<Control, ErrorCondition> {
-    let decode_error = |what: String| ErrorCondition::new(condition::DECODE_ERROR, what);
-    let message = Message::decode(payload.clone())
-        .map_err(|e| decode_error(format!("the coordinator message is not valid: {e}")))?;
-    let Some(Body::Value(value)) = &message.body else {
-        return Err(decode_error(
-            "a coordinator message carries a declare or a discharge as its amqp-value".into(),
-        ));
-    };
-    if let Ok(declare) = ferry_amqp::codec::from_value::<Declare>(value) {
-        if declare.global_id.is_some() {
-            return Err(ErrorCondition::new(
+    match TxnControl::from_message(payload.clone()) {
+        Ok(TxnControl::Declare(declare)) if declare.global_id.is_some() => {
+            Err(ErrorCondition::new(
                 condition::NOT_IMPLEMENTED,
                 "distributed transactions (a declare with a global-id) are not supported",
-            ));
+            ))
         }
-        return Ok(Control::Declare);
-    }
-    ferry_amqp::codec::from_value::<Discharge>(value)
-        .map(|d| Control::Discharge {
+        Ok(TxnControl::Declare(_)) => Ok(Control::Declare),
+        Ok(TxnControl::Discharge(d)) => Ok(Control::Discharge {
             txn_id: d.txn_id,
             fail: d.fail,
-        })
-        .map_err(|e| decode_error(format!("neither a declare nor a discharge: {e}")))
+        }),
+        Err(e) => Err(ErrorCondition::new(
+            condition::DECODE_ERROR,
+            format!(
+                "a coordinator message carries a declare or a discharge as its amqp-value: {e}"
+            ),
+        )),
+    }
 }
 
 /// The condition for a transaction id no open transaction of the connection has.
@@ -93,7 +88,8 @@ pub(super) fn unknown_id(txn_id: &Bytes) -> ErrorCondition {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ferry_amqp::Encode;
+    use ferry_amqp::message::Body;
+    use ferry_amqp::{Declare, Discharge, Encode, Message};
 
     fn payload(body: Body) -> Bytes {
         let m = Message {
