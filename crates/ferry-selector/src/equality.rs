@@ -105,7 +105,7 @@ mod tests {
         /// Whatever this reads, the full parser reads alike.
         #[test]
         fn agrees_with_the_parser(
-            text in r"[ \t\n\u{b}\u{a0}]{0,2}(JMSCorrelationID|JMSMessageID|JMSType|color|_x\$1|AND|Null|é|a1é|9a|[a-zA-Z_$é]{1,4})[ \t\u{a0}]{0,2}(=|<=|<>|==|= =)?[ \t]{0,2}('[a-zA-Z0-9:'é -]{0,8}'|'[a-z]{0,3}|[a-z]{1,3}|'')?[ \t\u{3000}]{0,2}('|x|AND a = 'b')?"
+            text in r"[ \t\n\u{b}\u{a0}]{0,2}(JMSCorrelationID|JMSMessageID|JMSType|JMSPriority|JMSDeliveryMode|JMSTimestamp|JMSExpiration|JMSRedelivered|JMSXDeliveryCount|JMSXGroupID|JMSXGroupSeq|JMSXUserID|color|_x\$1|AND|Null|é|a1é|9a|[a-zA-Z_$é]{1,4})[ \t\u{a0}]{0,2}(=|<=|<>|==|= =)?[ \t]{0,2}('[a-zA-Z0-9:'é -]{0,8}'|'[a-z]{0,3}|[a-z]{1,3}|'')?[ \t\u{3000}]{0,2}('|x|AND a = 'b')?"
         ) {
             if let Some(quick) = parse(&text) {
                 prop_assert_eq!(Ok(quick), parser::parse_general(&text), "text {:?}", text);
