@@ -10,7 +10,7 @@
 //! (`crate::report`).
 
 use crate::browse_lock::own_locked;
-use crate::browse_marks::is_marked;
+use crate::browse_marks::{is_marked, Browser};
 use crate::clock::Timestamp;
 use crate::connection::{ConnId, HandleTarget, Hobj, PendingGet};
 use crate::effects::Effects;
@@ -254,6 +254,7 @@ impl QueueManager {
         let logging = self.logging;
         self.check_running(opts.contains(GetOptionFlags::FAIL_IF_QUIESCING))?;
         let max_uncommitted = self.qmgr.max_uncommitted_msgs.max(0) as usize;
+        let mark_interval = self.qmgr.msg_mark_browse_interval;
         let c = self.conns.get_mut(&conn).ok_or(ReasonCode::HconnError)?;
         if c.pending.is_some() {
             return Err(ReasonCode::CallInProgress.into());
@@ -261,7 +262,9 @@ impl QueueManager {
         let h = c.handle(hobj).ok_or(ReasonCode::HobjError)?;
         check_get_options(gmo)?;
         crate::browse_lock::check_options(opts)?;
-        crate::browse_marks::check_options(opts)?;
+        let co_op = h.options.contains(OpenOptions::CO_OP);
+        crate::browse_marks::check_options(opts, co_op)?;
+        let browser = Browser::new(conn, hobj, co_op, mark_interval, now);
         let HandleTarget::Queue { opened, local } = h.target else {
             return Err(ReasonCode::NotOpenForInput.into());
         };
@@ -298,8 +301,7 @@ impl QueueManager {
         let unmarked = opts.contains(GetOptionFlags::UNMARKED_BROWSE_MSG);
         let marks = &lq.marks;
         let fits = |m: &StoredMsg| {
-            selected(selection.as_ref(), m)
-                && !(unmarked && is_marked(marks, m.key.seq, conn, hobj))
+            selected(selection.as_ref(), m) && !(unmarked && is_marked(marks, m.key.seq, &browser))
         };
         // Groups, segments and logical order (`crate::group`): their own plan.
         let plan = if crate::group::is_group_get(opts, gmo.match_options) {
@@ -431,7 +433,7 @@ impl QueueManager {
                 if lock && own_lock != Some(key) {
                     lq.store.set_state(key.seq, MsgState::Locked(conn, hobj));
                 }
-                crate::browse_marks::browsed(&mut lq.marks, &lq.store, key.seq, conn, hobj, opts);
+                crate::browse_marks::browsed(&mut lq.marks, &lq.store, key.seq, &browser, opts);
                 if let Some(h) = c.handle_mut(hobj) {
                     h.cursor = Some(key);
                     h.lock = lock.then_some(key);

@@ -15,7 +15,9 @@
 //! too (`crate::report`).
 
 use crate::body::Body;
+use crate::browse_marks::Browser;
 use crate::clock::Timestamp;
+use crate::connection::{ConnId, Connection, Hobj};
 use crate::consumer::Delivery;
 use crate::effects::{Effect, Effects};
 use crate::journal::LogRecord;
@@ -25,8 +27,9 @@ use crate::queue::{MsgState, StoredMsg};
 use crate::report::{wants_cod, ReportUow};
 use crate::uow::UowEntry;
 use crate::waiters::Waiter;
-use ferry_mqi::{GetOptionFlags, MqError, ReasonCode};
+use ferry_mqi::{GetOptionFlags, MqError, OpenOptions, ReasonCode};
 use ferry_objects::queue::Enablement;
+use std::collections::BTreeMap;
 
 impl QueueManager {
     /// Places a message that just became available on queue `qid` (see the module
@@ -51,6 +54,7 @@ impl QueueManager {
         fx: &mut Effects,
     ) {
         let max_uncommitted = self.qmgr.max_uncommitted_msgs.max(0) as usize;
+        let mark_interval = self.qmgr.msg_mark_browse_interval;
         let logging = self.logging;
         if msg.expired(now) {
             self.report_expired(qid, &msg, now, fx);
@@ -84,12 +88,14 @@ impl QueueManager {
         }
         loop {
             let (marks, conns, seq) = (&lq.marks, &self.conns, msg.key.seq);
-            // Only a message its handle has unmarked fits a waiting UNMARKED_BROWSE_MSG.
+            // Only a message unmarked for its handle fits a waiting UNMARKED_BROWSE_MSG.
             let unmarked_for = |w: &Waiter| {
                 marks.is_none()
                     || conns.get(&w.conn).and_then(|c| c.pending).is_none_or(|p| {
-                        !p.gmo.options.contains(GetOptionFlags::UNMARKED_BROWSE_MSG)
-                            || !crate::browse_marks::is_marked(marks, seq, w.conn, p.hobj)
+                        !p.gmo.options.contains(GetOptionFlags::UNMARKED_BROWSE_MSG) || {
+                            let b = browser_of(conns, w.conn, p.hobj, mark_interval, now);
+                            !crate::browse_marks::is_marked(marks, seq, &b)
+                        }
                     })
             };
             let waiter = lq
@@ -141,8 +147,12 @@ impl QueueManager {
                     }
                 }
                 if got.is_ok() {
+                    let co_op = c
+                        .handle(p.hobj)
+                        .is_some_and(|h| h.options.contains(OpenOptions::CO_OP));
+                    let b = Browser::new(w.conn, p.hobj, co_op, mark_interval, now);
                     let (marks, store) = (&mut lq.marks, &lq.store);
-                    crate::browse_marks::browsed(marks, store, seq, w.conn, p.hobj, opts);
+                    crate::browse_marks::browsed(marks, store, seq, &b, opts);
                 }
                 fx.push(Effect::GetCompleted {
                     conn: w.conn,
@@ -232,4 +242,20 @@ impl QueueManager {
             self.spill_hint = true;
         }
     }
+}
+
+/// Handle `hobj` of `conn` as the browse marks see it (cooperating when opened with
+/// MQOO_CO_OP).
+fn browser_of(
+    conns: &BTreeMap<ConnId, Connection>,
+    conn: ConnId,
+    hobj: Hobj,
+    mark_interval: i32,
+    now: Timestamp,
+) -> Browser {
+    let co_op = conns
+        .get(&conn)
+        .and_then(|c| c.handle(hobj))
+        .is_some_and(|h| h.options.contains(OpenOptions::CO_OP));
+    Browser::new(conn, hobj, co_op, mark_interval, now)
 }

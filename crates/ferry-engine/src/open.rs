@@ -110,15 +110,9 @@ impl QueueManager {
         if inputs > 1 {
             return Err(ReasonCode::OptionsError.into());
         }
-        if options.contains(OpenOptions::CO_OP) {
-            // Cooperative browsing is MQ's, not Ferry's: only with BROWSE is it a valid
-            // request (2046 otherwise, as MQ), and then one Ferry cannot serve.
-            return Err(if options.contains(OpenOptions::BROWSE) {
-                ReasonCode::FunctionNotSupported
-            } else {
-                ReasonCode::OptionsError
-            }
-            .into());
+        if options.contains(OpenOptions::CO_OP) && !options.contains(OpenOptions::BROWSE) {
+            // A cooperating handle browses (`crate::browse_marks`): 2046 otherwise, as MQ.
+            return Err(ReasonCode::OptionsError.into());
         }
         if !for_put1 && c.open_count >= max_handles {
             return Err(ReasonCode::HandleNotAvailable.into());
@@ -231,7 +225,7 @@ impl QueueManager {
             InputMode::Shared if lq.open_exclusive() => return Err(ReasonCode::ObjectInUse.into()),
             _ => {}
         }
-        lq.handle_opened(input, options.contains(OpenOptions::OUTPUT));
+        lq.handle_opened(input, options);
         let object_name = if created {
             resolved.clone()
         } else {
@@ -394,8 +388,9 @@ impl QueueManager {
             return;
         };
         if let Some(lq) = self.queues.local_mut(local) {
-            lq.handle_closed(h.input, h.options.contains(OpenOptions::OUTPUT));
-            crate::browse_marks::handle_closed(&mut lq.marks, conn, hobj);
+            lq.handle_closed(h.input, h.options);
+            let last_co_op = h.options.contains(OpenOptions::CO_OP) && lq.open_co_op() == 0;
+            crate::browse_marks::handle_closed(&mut lq.marks, conn, hobj, last_co_op);
         }
         if let Some(k) = h.lock {
             self.unlock_message(local, k, now, fx);

@@ -30,7 +30,7 @@ use crate::group::{GroupId, GroupMatch, GroupTally, GroupWaiters};
 use crate::waiters::Waiters;
 use bytes::Bytes;
 use ferry_mqi::descriptor::NONE_ID;
-use ferry_mqi::{CorrelId, MessageDescriptor, MsgId, ReasonCode};
+use ferry_mqi::{CorrelId, MessageDescriptor, MsgId, OpenOptions, ReasonCode};
 use foldhash::HashMap;
 use std::collections::BTreeSet;
 use std::ops::Bound;
@@ -1108,6 +1108,8 @@ pub(crate) struct LocalQueue {
     open_exclusive: u32,
     /// OPPROCS.
     open_output: u32,
+    /// Handles open with MQOO_CO_OP: the cooperating set of `marks`.
+    open_co_op: u32,
     /// Handles of any kind open on the queue (directly or through an alias).
     open_handles: u32,
     /// UNCOM: messages on the queue held by a unit of work (uncommitted puts and gets).
@@ -1158,13 +1160,22 @@ impl LocalQueue {
         self.open_handles
     }
 
+    /// Handles open with MQOO_CO_OP (the set that shares cooperative browse marks).
+    pub fn open_co_op(&self) -> u32 {
+        self.open_co_op
+    }
+
     /// UNCOM: messages on the queue held by units of work.
     pub fn uncommitted(&self) -> u32 {
         self.uncommitted
     }
 
-    /// A handle opened the queue (for `input`, and for output when `output`).
-    pub fn handle_opened(&mut self, input: InputMode, output: bool) {
+    /// A handle opened the queue with `options` (for `input`).
+    pub fn handle_opened(&mut self, input: InputMode, options: OpenOptions) {
+        let output = options.contains(OpenOptions::OUTPUT);
+        if options.contains(OpenOptions::CO_OP) {
+            self.open_co_op = increment(self.open_co_op, "cooperating handles");
+        }
         self.open_handles = increment(self.open_handles, "open handles");
         if input != InputMode::None {
             self.open_input = increment(self.open_input, "IPPROCS");
@@ -1179,7 +1190,11 @@ impl LocalQueue {
     }
 
     /// A handle that [`LocalQueue::handle_opened`] counted closed.
-    pub fn handle_closed(&mut self, input: InputMode, output: bool) {
+    pub fn handle_closed(&mut self, input: InputMode, options: OpenOptions) {
+        let output = options.contains(OpenOptions::OUTPUT);
+        if options.contains(OpenOptions::CO_OP) {
+            self.open_co_op = decrement(self.open_co_op, "cooperating handles");
+        }
         self.open_handles = decrement(self.open_handles, "open handles");
         if input != InputMode::None {
             self.open_input = decrement(self.open_input, "IPPROCS");
@@ -1321,7 +1336,7 @@ mod tests {
     #[cfg(debug_assertions)]
     #[should_panic(expected = "open handles would go below zero")]
     fn closing_a_handle_never_opened_panics() {
-        LocalQueue::default().handle_closed(InputMode::Shared, false);
+        LocalQueue::default().handle_closed(InputMode::Shared, OpenOptions::empty());
     }
 
     #[test]

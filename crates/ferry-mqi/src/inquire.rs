@@ -54,6 +54,8 @@ pub mod selector {
     pub const PLATFORM: Selector = 32;
     /// MQIA_MAX_UNCOMMITTED_MSGS.
     pub const MAX_UNCOMMITTED_MSGS: Selector = 33;
+    /// MQIA_MSG_MARK_BROWSE_INTERVAL.
+    pub const MSG_MARK_BROWSE_INTERVAL: Selector = 68;
     /// MQIA_TRIGGER_CONTROL (MQTC_OFF 0, MQTC_ON 1).
     pub const TRIGGER_CONTROL: Selector = 24;
     /// MQIA_TRIGGER_MSG_PRIORITY.

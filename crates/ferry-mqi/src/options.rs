@@ -206,7 +206,8 @@ bitflags! {
         const UNMARK_BROWSE_CO_OP = 4194304;
         /// Remove this handle's mark from the browsed message.
         const UNMARK_BROWSE_HANDLE = 8388608;
-        /// Browse only messages this handle has not marked.
+        /// Browse only messages this handle has not marked (nor, on an MQOO_CO_OP
+        /// handle, the cooperating handles).
         const UNMARKED_BROWSE_MSG = 16777216;
         const _ = !0;
     }
@@ -218,6 +219,13 @@ impl GetOptionFlags {
     pub const BROWSE_HANDLE: Self = Self::BROWSE_FIRST
         .union(Self::UNMARKED_BROWSE_MSG)
         .union(Self::MARK_BROWSE_HANDLE);
+
+    /// MQGMO_BROWSE_CO_OP: BROWSE_FIRST | UNMARKED_BROWSE_MSG | MARK_BROWSE_CO_OP, how one
+    /// of a set of cooperating dispatchers (MQOO_CO_OP) claims the next message none of
+    /// them has claimed.
+    pub const BROWSE_CO_OP: Self = Self::BROWSE_FIRST
+        .union(Self::UNMARKED_BROWSE_MSG)
+        .union(Self::MARK_BROWSE_CO_OP);
 
     /// Any browse option.
     pub fn is_browse(self) -> bool {

@@ -74,9 +74,9 @@ pub fn attr_field(keyword: &'static str, kind: AttrKind, value: AttrValue) -> Fi
             on: b,
         },
         (
-            AttrKind::IntOrDefault { .. },
-            AttrValue::Int(ferry_objects::attribute::DEFAULT_VALUE),
-        ) => FieldValue::Keyword(ferry_objects::attribute::DEFAULT_KEYWORD),
+            AttrKind::IntOrWord { word, .. },
+            AttrValue::Int(ferry_objects::attribute::WORD_VALUE),
+        ) => FieldValue::Keyword(word),
         (_, AttrValue::Int(n)) => FieldValue::Int(n.into()),
         (_, AttrValue::Text(s)) => FieldValue::Text(s),
         (_, AttrValue::Keyword(k)) => FieldValue::Keyword(k),

@@ -49,9 +49,9 @@ fn default_text(kind: AttrKind, value: AttrValue) -> String {
     match (kind, value) {
         (AttrKind::Flag { on, off }, AttrValue::Flag(b)) => if b { on } else { off }.to_string(),
         (
-            AttrKind::IntOrDefault { .. },
-            AttrValue::Int(ferry_objects::attribute::DEFAULT_VALUE),
-        ) => ferry_objects::attribute::DEFAULT_KEYWORD.to_string(),
+            AttrKind::IntOrWord { word, .. },
+            AttrValue::Int(ferry_objects::attribute::WORD_VALUE),
+        ) => word.to_string(),
         (_, AttrValue::Text(s)) if s.is_empty() => "' '".to_string(),
         (_, v) => v.to_string(),
     }

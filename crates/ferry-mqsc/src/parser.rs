@@ -545,7 +545,7 @@ impl Parser<'_> {
                 },
                 p.value_end,
             )),
-            (AttrKind::Int { min, max } | AttrKind::IntOrDefault { min, max }, Some(s)) => {
+            (AttrKind::Int { min, max } | AttrKind::IntOrWord { min, max, .. }, Some(s)) => {
                 match s.trim().parse::<i64>() {
                     Ok(n) => match i32::try_from(n) {
                         Ok(n) => Ok(AttrValue::Int(n)),

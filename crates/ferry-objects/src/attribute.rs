@@ -18,12 +18,15 @@ pub enum AttrKind {
         /// Largest accepted value.
         max: i32,
     },
-    /// A whole number in `min..=max`, or the keyword DEFAULT (held as -1), e.g. MAXFSIZE.
-    IntOrDefault {
+    /// A whole number in `min..=max`, or one keyword held as [`WORD_VALUE`] (-1): MAXFSIZE
+    /// (DEFAULT), MARKINT (NOLIMIT).
+    IntOrWord {
         /// Smallest accepted number.
         min: i32,
         /// Largest accepted number.
         max: i32,
+        /// The keyword accepted instead of a number.
+        word: &'static str,
     },
     /// Free text up to `max_len` bytes (e.g. DESCR).
     Text {
@@ -49,10 +52,8 @@ pub enum AttrKind {
     },
 }
 
-/// How [`AttrKind::IntOrDefault`] holds its keyword.
-pub const DEFAULT_VALUE: i32 = -1;
-/// The keyword of [`AttrKind::IntOrDefault`].
-pub const DEFAULT_KEYWORD: &str = "DEFAULT";
+/// How [`AttrKind::IntOrWord`] holds its keyword.
+pub const WORD_VALUE: i32 = -1;
 
 /// A value as MQSC, DISPLAY and MQINQ see it, independent of the Rust field type.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -216,16 +217,16 @@ impl<D> AttrDef<D> {
     pub fn check(&self, v: AttrValue) -> Result<AttrValue, AttrError> {
         let keyword = self.keyword;
         match (self.kind, v) {
-            (AttrKind::IntOrDefault { .. }, AttrValue::Int(DEFAULT_VALUE)) => {
-                Ok(AttrValue::Int(DEFAULT_VALUE))
+            (AttrKind::IntOrWord { .. }, AttrValue::Int(WORD_VALUE)) => {
+                Ok(AttrValue::Int(WORD_VALUE))
             }
-            (AttrKind::IntOrDefault { .. }, AttrValue::Text(s))
-                if s.eq_ignore_ascii_case(DEFAULT_KEYWORD) =>
+            (AttrKind::IntOrWord { word, .. }, AttrValue::Text(s))
+                if s.eq_ignore_ascii_case(word) =>
             {
-                Ok(AttrValue::Int(DEFAULT_VALUE))
+                Ok(AttrValue::Int(WORD_VALUE))
             }
             (
-                AttrKind::Int { min, max } | AttrKind::IntOrDefault { min, max },
+                AttrKind::Int { min, max } | AttrKind::IntOrWord { min, max, .. },
                 AttrValue::Int(n),
             ) => {
                 if n < min || n > max {
@@ -300,8 +301,8 @@ impl AttrKind {
     pub fn describe(&self) -> String {
         match self {
             AttrKind::Int { min, max } => format!("a number from {min} to {max}"),
-            AttrKind::IntOrDefault { min, max } => {
-                format!("a number from {min} to {max}, or {DEFAULT_KEYWORD}")
+            AttrKind::IntOrWord { min, max, word } => {
+                format!("a number from {min} to {max}, or {word}")
             }
             AttrKind::Text { max_len } => format!("text of up to {max_len} characters"),
             AttrKind::Name { max_len } => format!("a name of up to {max_len} characters"),

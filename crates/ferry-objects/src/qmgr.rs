@@ -1,6 +1,6 @@
 //! Queue manager attributes (ALTER QMGR / DISPLAY QMGR).
 
-use crate::attribute::AttrKind::{Int, Keyword, Name, Text};
+use crate::attribute::AttrKind::{Int, IntOrWord, Keyword, Name, Text};
 use crate::queue::{Enablement, MonitoringLevel};
 use crate::{attribute_table, keyword_enum};
 use ferry_mqi::inquire::selector as sel;
@@ -29,6 +29,8 @@ attribute_table! {
         applies QMGR, inq Some(sel::MAX_HANDLES), rw, "Open handles per connection (then 2017).";
     max_uncommitted_msgs: i32 = "MAXUMSGS", Int { min: 1, max: 999_999_999 }, default 10_000,
         applies QMGR, inq Some(sel::MAX_UNCOMMITTED_MSGS), rw, "Messages in one unit of work (then 2024).";
+    msg_mark_browse_interval: i32 = "MARKINT", IntOrWord { min: 0, max: 999_999_999, word: "NOLIMIT" }, default 5_000,
+        applies QMGR, inq Some(sel::MSG_MARK_BROWSE_INTERVAL), rw, "Milliseconds a cooperative browse mark (MQGMO_MARK_BROWSE_CO_OP) lasts unless its message is got.";
     max_priority: i32 = "MAXPRTY", Int { min: 9, max: 9 }, default 9,
         applies QMGR, inq Some(sel::MAX_PRIORITY), ro, "Highest message priority.";
     ccsid: i32 = "CCSID", Int { min: 1, max: 65535 }, default 1208,

@@ -4,7 +4,7 @@
 //! not apply, DISPLAY shows only those that do. Defaults are those of MQ's
 //! SYSTEM.DEFAULT.* objects (mqsc.md §3).
 
-use crate::attribute::AttrKind::{Flag, Int, IntOrDefault, Keyword, Name, Text};
+use crate::attribute::AttrKind::{Flag, Int, IntOrWord, Keyword, Name, Text};
 use crate::{attribute_table, keyword_enum};
 use ferry_mqi::inquire::selector as sel;
 
@@ -141,7 +141,7 @@ attribute_table! {
         applies LAM, inq None, rw, "Client read-ahead of non-persistent messages.";
     max_depth: i32 = "MAXDEPTH", Int { min: 0, max: 999_999_999 }, default 5000,
         applies LM, inq Some(sel::MAX_Q_DEPTH), rw, "Most messages the queue holds (then 2053 MQRC_Q_FULL).";
-    max_file_size: i32 = "MAXFSIZE", IntOrDefault { min: 20, max: 267_386_880 }, default crate::attribute::DEFAULT_VALUE,
+    max_file_size: i32 = "MAXFSIZE", IntOrWord { min: 20, max: 267_386_880, word: "DEFAULT" }, default crate::attribute::WORD_VALUE,
         applies LM, inq None, rw, "Most MB of messages the queue holds (DEFAULT: 2,088,960 MB), as MQ bounds its queue file; then 2056 MQRC_Q_SPACE_NOT_AVAILABLE.";
     max_msg_length: i32 = "MAXMSGL", Int { min: 0, max: 104_857_600 }, default 4_194_304,
         applies LM, inq Some(sel::MAX_MSG_LENGTH), rw, "Longest message the queue accepts (then 2030 MQRC_MSG_TOO_BIG_FOR_Q).";

@@ -2,9 +2,10 @@
 //! BROWSE_NEXT is not given a message that sorts before its cursor, MQGMO_LOCK hides a
 //! browsed message from every other application until UNLOCK (2209 when nothing is
 //! locked; 2034 for a handle whose cursor was on it), a get of it, MQCLOSE or the end
-//! of the connection, MQGMO_BROWSE_HANDLE
-//! browses each message once per handle, and the options MQ refuses fail as in MQ
-//! (2046, and 2298 for cooperative browsing, which Ferry does not do).
+//! of the connection, MQGMO_BROWSE_HANDLE browses each message once per handle,
+//! cooperating dispatchers (MQOO_CO_OP, MQGMO_BROWSE_CO_OP) on different connections each
+//! claim a different message until the queue manager's MARKINT passes, and the options
+//! MQ refuses fail as in MQ (2046).
 
 mod common;
 
@@ -201,7 +202,7 @@ async fn options_mq_refuses_fail_with_its_reasons() {
         LOCK_FIRST | GetOptionFlags::UNLOCK,
         GetOptionFlags::UNLOCK | GetOptionFlags::WAIT,
         GetOptionFlags::MARK_BROWSE_HANDLE,
-        GetOptionFlags::BROWSE_FIRST | GetOptionFlags::MARK_BROWSE_CO_OP,
+        GetOptionFlags::BROWSE_CO_OP,
         GetOptionFlags::BROWSE_MSG_UNDER_CURSOR | GetOptionFlags::UNMARKED_BROWSE_MSG,
     ] {
         assert_reason(
@@ -209,10 +210,6 @@ async fn options_mq_refuses_fail_with_its_reasons() {
             ReasonCode::OptionsError,
         );
     }
-    assert_reason(
-        try_open(&conn, "Q", OpenOptions::BROWSE | OpenOptions::CO_OP).await,
-        ReasonCode::FunctionNotSupported,
-    );
     assert_reason(
         try_open(&conn, "Q", OpenOptions::INPUT_SHARED | OpenOptions::CO_OP).await,
         ReasonCode::OptionsError,
@@ -223,4 +220,50 @@ async fn options_mq_refuses_fail_with_its_reasons() {
         "nothing refused touched the message"
     );
     conn.disconnect().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cooperating_dispatchers_claim_each_message_once_until_markint() {
+    let qm = start("MQI.BROWSE.COOP");
+    mqsc_ok(&qm, "DEFINE QLOCAL(Q)");
+    let shown = mqsc_ok(&qm, "DISPLAY QMGR MARKINT");
+    assert!(shown.contains("MARKINT(5000)"), "MQ's default:\n{shown}");
+    let (one, two) = (connect(&qm.client()).await, connect(&qm.client()).await);
+    let worker = connect(&qm.bindings()).await;
+    let co_op = OpenOptions::BROWSE | OpenOptions::CO_OP;
+    let (a, b) = (open(&one, "Q", co_op).await, open(&two, "Q", co_op).await);
+    let w = open(&worker, "Q", IO).await;
+    for body in ["one", "two", "three"] {
+        put(&w, body).await;
+    }
+    let claim = GetOptionFlags::BROWSE_CO_OP;
+    assert_eq!(browse(&a, claim).await, "one");
+    assert_eq!(browse(&b, claim).await, "two");
+    assert_eq!(browse(&a, claim).await, "three");
+    assert_reason(
+        get_with(&b, gmo(claim, 0)).await,
+        ReasonCode::NoMsgAvailable,
+    );
+    // The worker gets "one"; its claim goes with it.
+    assert_eq!(get_text(&w).await, "one");
+    // A dispatcher gives "three" back to the set: the other claims it.
+    let give_back = GetOptionFlags::BROWSE_MSG_UNDER_CURSOR | GetOptionFlags::UNMARK_BROWSE_CO_OP;
+    assert_eq!(browse(&a, GetOptionFlags::BROWSE_FIRST).await, "two");
+    assert_eq!(browse(&a, GetOptionFlags::BROWSE_NEXT).await, "three");
+    assert_eq!(browse(&a, give_back).await, "three");
+    assert_eq!(browse(&b, claim).await, "three");
+    // A claim not acted on lapses after MARKINT.
+    mqsc_ok(&qm, "ALTER QMGR MARKINT(300)");
+    assert_reason(
+        get_with(&a, gmo(claim, 0)).await,
+        ReasonCode::NoMsgAvailable,
+    );
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(browse(&a, claim).await, "two", "the set's claims lapsed");
+    mqsc_ok(&qm, "ALTER QMGR MARKINT(NOLIMIT)");
+    let shown = mqsc_ok(&qm, "DISPLAY QMGR MARKINT");
+    assert!(shown.contains("MARKINT(NOLIMIT)"), "{shown}");
+    for c in [one, two, worker] {
+        c.disconnect().await.unwrap();
+    }
 }

@@ -322,16 +322,125 @@ fn mark_options_mq_refuses_are_2046() {
     }
 }
 
+/// A handle and its connection.
+type Handle = (ConnId, Hobj);
+
+/// Two dispatchers of one queue (MQOO_BROWSE | CO_OP, each on its own connection) and a
+/// worker that gets what they claim, with messages "1" and "2" on the queue.
+fn dispatchers() -> (Harness, Handle, Handle, Handle) {
+    let mut h = Harness::new();
+    h.local("Q");
+    let co_op = OpenOptions::BROWSE | OpenOptions::CO_OP;
+    let (a, b, w) = (h.conn(), h.conn(), h.conn());
+    let (ha, hb) = (h.open(a, "Q", co_op), h.open(b, "Q", co_op));
+    let hw = h.open(w, "Q", IO);
+    h.put(w, hw, b"1");
+    h.put(w, hw, b"2");
+    (h, (a, ha), (b, hb), (w, hw))
+}
+
 #[test]
-fn cooperative_browsing_is_refused_at_open() {
+fn cooperating_dispatchers_each_claim_a_different_message() {
+    let (mut h, (a, ha), (b, hb), (w, hw)) = dispatchers();
+    let claim = GetOptionFlags::BROWSE_CO_OP;
+    assert_eq!(body(h.get_now(a, ha, claim)), b"1");
+    assert_eq!(
+        body(h.get_now(b, hb, claim)),
+        b"2",
+        "1 is the set's already"
+    );
+    assert_eq!(reason(h.get_now(a, ha, claim)), ReasonCode::NoMsgAvailable);
+    // A handle outside the set does not see the set's marks.
+    let plain = h.open(w, "Q", OpenOptions::BROWSE);
+    assert_eq!(
+        body(h.get_now(w, plain, GetOptionFlags::BROWSE_HANDLE)),
+        b"1"
+    );
+    // Dispatcher b gives "2" back; a claims it.
+    let give_back = GetOptionFlags::BROWSE_MSG_UNDER_CURSOR | GetOptionFlags::UNMARK_BROWSE_CO_OP;
+    assert_eq!(body(h.get_now(b, hb, give_back)), b"2");
+    assert_eq!(body(h.get_now(a, ha, claim)), b"2");
+    // Got by the worker, a message's mark goes with it; a new arrival is unclaimed.
+    assert_eq!(h.get_body(w, hw), Ok(b"1".to_vec()));
+    h.put(w, hw, b"3");
+    assert_eq!(body(h.get_now(b, hb, claim)), b"3");
+    assert_eq!(reason(h.get_now(b, hb, claim)), ReasonCode::NoMsgAvailable);
+}
+
+#[test]
+fn a_claim_lapses_after_markint_and_with_the_last_dispatcher() {
+    let (mut h, (a, ha), (b, hb), _) = dispatchers();
+    let claim = GetOptionFlags::BROWSE_CO_OP;
+    assert_eq!(
+        h.qm.qmgr.msg_mark_browse_interval, 5_000,
+        "MQ's default MARKINT"
+    );
+    assert_eq!(body(h.get_now(a, ha, claim)), b"1");
+    h.now += 4_999;
+    assert_eq!(body(h.get_now(b, hb, claim)), b"2");
+    h.now += 1;
+    assert_eq!(
+        body(h.get_now(b, hb, claim)),
+        b"1",
+        "a's claim lapsed after MARKINT"
+    );
+    assert_eq!(reason(h.get_now(a, ha, claim)), ReasonCode::NoMsgAvailable);
+    // With NOLIMIT claims never lapse, but go when the set's last handle closes.
+    h.qm.qmgr.msg_mark_browse_interval = -1;
+    h.now += 86_400_000;
+    assert_eq!(reason(h.get_now(a, ha, claim)), ReasonCode::NoMsgAvailable);
+    let t = h.t();
+    h.qm.close(a, ha, ferry_mqi::CloseOptions::empty(), t, &mut h.fx)
+        .unwrap();
+    assert_eq!(reason(h.get_now(b, hb, claim)), ReasonCode::NoMsgAvailable);
+    h.qm.close(b, hb, ferry_mqi::CloseOptions::empty(), t, &mut h.fx)
+        .unwrap();
+    let q = h.qm.queues.lookup("Q").unwrap();
+    assert!(
+        h.qm.queues.local_mut(q).unwrap().marks.is_none(),
+        "no marks left"
+    );
+}
+
+#[test]
+fn a_waiting_dispatcher_passes_over_a_claimed_message_that_comes_back() {
+    let (mut h, (a, ha), (b, hb), (w, hw)) = dispatchers();
+    let claim = GetOptionFlags::BROWSE_CO_OP;
+    assert_eq!(body(h.get_now(a, ha, claim)), b"1");
+    assert_eq!(body(h.get_now(b, hb, claim)), b"2");
+    // "2", locked by another handle's browse and unlocked, comes back still claimed.
+    wait(&mut h, b, hb, claim);
+    let lock = h.open(w, "Q", OpenOptions::BROWSE);
+    h.get_now(w, lock, GetOptionFlags::BROWSE_FIRST).unwrap();
+    let lock_2 = GetOptionFlags::BROWSE_NEXT | GetOptionFlags::LOCK;
+    assert_eq!(body(h.get_now(w, lock, lock_2)), b"2");
+    h.get_now(w, lock, GetOptionFlags::UNLOCK).unwrap();
+    assert!(
+        h.completions().is_empty(),
+        "2 is claimed: the waiting browse passes"
+    );
+    assert_eq!(h.get_body(w, hw), Ok(b"1".to_vec()));
+    h.put(w, hw, b"3");
+    assert_eq!(h.completions(), vec![(b, Ok(b"3".to_vec()))]);
+}
+
+#[test]
+fn co_op_needs_browse_at_open_and_a_co_op_handle_at_get() {
     let mut h = Harness::new();
     h.local("Q");
     let c = h.conn();
-    let co_op = OpenOptions::BROWSE | OpenOptions::CO_OP;
-    assert_eq!(
-        rc(h.try_open(c, "Q", co_op)),
-        ReasonCode::FunctionNotSupported
-    );
     let r = h.try_open(c, "Q", OpenOptions::INPUT_SHARED | OpenOptions::CO_OP);
     assert_eq!(rc(r), ReasonCode::OptionsError);
+    let browse = h.open(c, "Q", IO | OpenOptions::BROWSE);
+    h.put(c, browse, b"1");
+    for o in [
+        GetOptionFlags::BROWSE_CO_OP,
+        GetOptionFlags::BROWSE_MSG_UNDER_CURSOR | GetOptionFlags::UNMARK_BROWSE_CO_OP,
+    ] {
+        assert_eq!(
+            reason(h.get_now(c, browse, o)),
+            ReasonCode::OptionsError,
+            "{o:?}"
+        );
+    }
 }

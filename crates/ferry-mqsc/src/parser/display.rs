@@ -31,7 +31,7 @@ pub(super) enum FilterKind {
 impl FilterKind {
     pub(super) fn of_attr(kind: AttrKind) -> Self {
         match kind {
-            AttrKind::Int { .. } | AttrKind::IntOrDefault { .. } => FilterKind::Int,
+            AttrKind::Int { .. } | AttrKind::IntOrWord { .. } => FilterKind::Int,
             AttrKind::Text { .. } | AttrKind::Name { .. } => FilterKind::Text,
             AttrKind::Keyword { values } => FilterKind::Keyword(values),
             AttrKind::Flag { on, off } => FilterKind::Flag { on, off },
