@@ -97,6 +97,9 @@ pub struct TuningStanza {
     /// RuntimeScheduling: the Linux scheduling policy of the thread that serves every
     /// connection (`BATCH` or `NORMAL`; runtime/scheduling.rs).
     pub runtime_scheduling: String,
+    /// WakeCoalescing: microseconds the runtime thread naps before it waits on its sockets
+    /// under load from many connections (0 = never; runtime/wake_coalescing.rs).
+    pub wake_coalescing: u32,
 }
 
 /// QMErrorLog stanza: the error log's size and suppression, and the console log's size.

@@ -26,6 +26,7 @@ mod queue_files;
 mod reply_wait;
 mod scheduling;
 mod server;
+mod wake_coalescing;
 
 pub use memory::set_allocator_trim;
 
@@ -242,10 +243,16 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
         .map_err(|e| config_error(&e))?;
     lifecycle::forget_end(&paths);
 
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| config_error(&e))?;
+    let mut builder = tokio::runtime::Builder::new_current_thread();
+    builder.enable_all();
+    if ini.tuning.wake_coalescing > 0 {
+        let nap = std::time::Duration::from_micros(ini.tuning.wake_coalescing.into());
+        let hooks = std::sync::Arc::new(wake_coalescing::WakeCoalescing::new(nap));
+        let unpark = hooks.clone();
+        builder.on_thread_park(move || hooks.before_park());
+        builder.on_thread_unpark(move || unpark.after_unpark());
+    }
+    let runtime = builder.build().map_err(|e| config_error(&e))?;
     // This thread runs the runtime; the writer threads are running already and keep the
     // default policy.
     let scheduling = scheduling::RuntimeScheduling::from_ini(&ini.tuning.runtime_scheduling);

@@ -705,6 +705,8 @@ async fn read_loop<R: AsyncRead + Unpin>(
     handshake_deadline: tokio::time::Instant,
 ) -> ReadEnd {
     let max_unsent = server.ini.limits.max_unsent();
+    // Its part in the count of active connections (`runtime::wake_coalescing`).
+    let activity = crate::runtime::wake_coalescing::Activity::default();
     loop {
         // A large read buffer given back at the last read: see memory::trim_task.
         server.memory.note_freed(inbound.take_released() as u64);
@@ -750,6 +752,7 @@ async fn read_loop<R: AsyncRead + Unpin>(
         match read {
             Ok(0) => return ReadEnd::Eof,
             Ok(n) => {
+                activity.note(n);
                 inbound.filled(n);
                 shared
                     .bytes_received

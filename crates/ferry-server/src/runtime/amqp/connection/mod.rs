@@ -546,6 +546,8 @@ struct Session {
     inbox_paused: bool,
     /// When the last byte of a frame still incomplete arrived.
     partial_since: Option<tokio::time::Instant>,
+    /// Its part in the count of active connections (`runtime::wake_coalescing`).
+    activity: crate::runtime::wake_coalescing::Activity,
     /// The dead-letter queue's output handle, once opened.
     dead_letter_hobj: Option<(String, Hobj)>,
     /// Coordinator links (AMQP transactions), each with its own engine connection.
@@ -647,6 +649,7 @@ pub async fn serve(
         credit_blocked: false,
         inbox_paused: false,
         partial_since: None,
+        activity: Default::default(),
         dead_letter_hobj: None,
         coordinators: HashMap::new(),
         overdue_sent: false,
@@ -769,6 +772,7 @@ impl Session {
                     Ok(0) | Err(_) => return,
                     Ok(n) => {
                         self.shared.busy.set(true);
+                        self.activity.note(n);
                         last_read = n;
                         Counters::add(&self.shared.counters.bytes_received, n as u64);
                         Counters::add(&self.shared.channel_counters.bytes_received, n as u64);
