@@ -51,9 +51,10 @@ qm=QMCG
 work=""
 cleanup() {
   "$ferry" stop -i "$qm" >/dev/null 2>&1 || true
-  [ -z "$work" ] && return
-  if [ -n "${KEEP:-}" ] && [ -f "$work/callgrind.out" ]; then cp "$work/callgrind.out" "$KEEP"; fi
-  rm -rf "$work"
+  if [ -n "${KEEP:-}" ] && [ -n "$work" ] && [ -f "$work/callgrind.out" ]; then
+    cp "$work/callgrind.out" "$KEEP"
+  fi
+  remove_private_qm "$ferry" "$qm"
 }
 trap cleanup EXIT
 create_private_qm "$ferry" "$qm"

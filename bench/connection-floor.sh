@@ -30,11 +30,7 @@ relay_load="$root/target/release/relay-load"
 . "$root/bench/lib/private-qm.sh"
 qm=QMFLOOR
 work=""
-cleanup() {
-  "$ferry" stop -i "$qm" >/dev/null 2>&1 || true
-  [ -n "$work" ] && rm -rf "$work"
-}
-trap cleanup EXIT
+trap 'remove_private_qm "$ferry" "$qm"' EXIT
 create_private_qm "$ferry" "$qm"
 # A connection per application: 2 x CLIENTS channels, more than the default MaxChannels.
 sed -i "s/^\( *MaxChannels=\).*/\1$((2 * clients + 50))/" "$FERRY_HOME/qmgrs/$qm/qm.ini"

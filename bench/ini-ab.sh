@@ -43,11 +43,7 @@ fi
 . "$root/bench/lib/private-qm.sh"
 qm=QMAB
 work=""
-cleanup() {
-  "$ferry" stop -i "$qm" >/dev/null 2>&1 || true
-  [ -n "$work" ] && rm -rf "$work"
-}
-trap cleanup EXIT
+trap 'remove_private_qm "$ferry" "$qm"' EXIT
 create_private_qm "$ferry" "$qm"
 ini="$FERRY_HOME/qmgrs/$qm/qm.ini"
 grep -q "^ *$key=" "$ini" || { echo "$key is not in qm.ini" >&2; exit 2; }

@@ -46,11 +46,7 @@ command -v perf >/dev/null || { echo "perf is needed (apt-get install linux-tool
 . "$root/bench/lib/private-qm.sh"
 qm=QMSC
 work=""
-cleanup() {
-  "$ferry" stop -i "$qm" >/dev/null 2>&1 || true
-  [ -z "$work" ] || rm -rf "$work"
-}
-trap cleanup EXIT
+trap 'remove_private_qm "$ferry" "$qm"' EXIT
 create_private_qm "$ferry" "$qm"
 "$ferry" start "$qm" >/dev/null
 pid=$(cat "$FERRY_HOME/qmgrs/$qm/run/qm.pid")

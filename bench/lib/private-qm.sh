@@ -5,6 +5,8 @@
 #   create_private_qm FERRY QM     makes $work (a temporary directory), exports
 #                                  FERRY_HOME=$work/home, picks $port (native) and $aport
 #                                  (AMQP) and creates queue manager QM there with FERRY
+#   remove_private_qm FERRY QM     stops QM (immediately) and removes $work; scripts call it
+#                                  on exit: trap 'remove_private_qm "$ferry" "$qm"' EXIT
 
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
@@ -16,4 +18,9 @@ create_private_qm() {
   port=$(free_port)
   aport=$(free_port)
   "$1" create "$2" -p "$port" --amqp-port "$aport" >/dev/null
+}
+
+remove_private_qm() {
+  "$1" stop -i "$2" >/dev/null 2>&1 || true
+  [ -z "${work:-}" ] || rm -rf "$work"
 }
