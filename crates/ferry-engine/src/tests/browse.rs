@@ -278,14 +278,8 @@ fn a_mark_goes_when_the_message_is_got_or_the_handle_closes() {
     h.qm.backout(p, t, &mut h.fx).unwrap();
     assert_eq!(body(h.get_now(c, b, bh)), b"1");
     assert_eq!(body(h.get_now(c, b, bh)), b"2");
-    let t = h.t();
-    h.qm.close(c, b, ferry_mqi::CloseOptions::empty(), t, &mut h.fx)
-        .unwrap();
-    let q = h.qm.queues.lookup("Q").unwrap();
-    assert!(
-        h.qm.queues.local_mut(q).unwrap().marks.is_none(),
-        "no marks left"
-    );
+    close(&mut h, c, b);
+    assert_no_marks(&mut h);
 }
 
 #[test]
@@ -324,6 +318,21 @@ fn mark_options_mq_refuses_are_2046() {
 
 /// A handle and its connection.
 type Handle = (ConnId, Hobj);
+
+fn close(h: &mut Harness, c: ConnId, o: Hobj) {
+    let t = h.t();
+    h.qm.close(c, o, ferry_mqi::CloseOptions::empty(), t, &mut h.fx)
+        .unwrap();
+}
+
+/// Queue Q keeps no marks at all once none is left.
+fn assert_no_marks(h: &mut Harness) {
+    let q = h.qm.queues.lookup("Q").unwrap();
+    assert!(
+        h.qm.queues.local_mut(q).unwrap().marks.is_none(),
+        "no marks left"
+    );
+}
 
 /// Two dispatchers of one queue (MQOO_BROWSE | CO_OP, each on its own connection) and a
 /// worker that gets what they claim, with messages "1" and "2" on the queue.
@@ -389,17 +398,10 @@ fn a_claim_lapses_after_markint_and_with_the_last_dispatcher() {
     h.qm.qmgr.msg_mark_browse_interval = -1;
     h.now += 86_400_000;
     assert_eq!(reason(h.get_now(a, ha, claim)), ReasonCode::NoMsgAvailable);
-    let t = h.t();
-    h.qm.close(a, ha, ferry_mqi::CloseOptions::empty(), t, &mut h.fx)
-        .unwrap();
+    close(&mut h, a, ha);
     assert_eq!(reason(h.get_now(b, hb, claim)), ReasonCode::NoMsgAvailable);
-    h.qm.close(b, hb, ferry_mqi::CloseOptions::empty(), t, &mut h.fx)
-        .unwrap();
-    let q = h.qm.queues.lookup("Q").unwrap();
-    assert!(
-        h.qm.queues.local_mut(q).unwrap().marks.is_none(),
-        "no marks left"
-    );
+    close(&mut h, b, hb);
+    assert_no_marks(&mut h);
 }
 
 #[test]
