@@ -30,9 +30,9 @@
 //! number is never reused, so a stale mark never marks another message.
 
 use crate::clock::Timestamp;
-use crate::connection::{ConnId, Hobj};
+use crate::connection::{ConnId, Handle, Hobj};
 use crate::queue::MessageStore;
-use ferry_mqi::{GetOptionFlags, MqError, ReasonCode};
+use ferry_mqi::{GetOptionFlags, MqError, OpenOptions, ReasonCode};
 use foldhash::HashMap;
 
 /// Stale marks (of messages no longer stored) are pruned when the map reaches this.
@@ -47,6 +47,11 @@ pub(crate) struct BrowseMarks {
     co_op: HashMap<u64, u64>,
     /// The maps' size after the last prune: the next prune waits until it doubles.
     pruned_at: usize,
+}
+
+/// True when `h` was opened with MQOO_CO_OP: one of its queue's cooperating handles.
+pub(crate) fn cooperates(h: &Handle) -> bool {
+    h.options.contains(OpenOptions::CO_OP)
 }
 
 /// The handle a browse runs on, as the marks see it.

@@ -262,7 +262,7 @@ impl QueueManager {
         let h = c.handle(hobj).ok_or(ReasonCode::HobjError)?;
         check_get_options(gmo)?;
         crate::browse_lock::check_options(opts)?;
-        let co_op = h.options.contains(OpenOptions::CO_OP);
+        let co_op = crate::browse_marks::cooperates(h);
         crate::browse_marks::check_options(opts, co_op)?;
         let browser = Browser::new(conn, hobj, co_op, mark_interval, now);
         let HandleTarget::Queue { opened, local } = h.target else {

@@ -15,7 +15,7 @@
 //! too (`crate::report`).
 
 use crate::body::Body;
-use crate::browse_marks::Browser;
+use crate::browse_marks::{cooperates, Browser};
 use crate::clock::Timestamp;
 use crate::connection::{ConnId, Connection, Hobj};
 use crate::consumer::Delivery;
@@ -27,7 +27,7 @@ use crate::queue::{MsgState, StoredMsg};
 use crate::report::{wants_cod, ReportUow};
 use crate::uow::UowEntry;
 use crate::waiters::Waiter;
-use ferry_mqi::{GetOptionFlags, MqError, OpenOptions, ReasonCode};
+use ferry_mqi::{GetOptionFlags, MqError, ReasonCode};
 use ferry_objects::queue::Enablement;
 use std::collections::BTreeMap;
 
@@ -147,9 +147,7 @@ impl QueueManager {
                     }
                 }
                 if got.is_ok() {
-                    let co_op = c
-                        .handle(p.hobj)
-                        .is_some_and(|h| h.options.contains(OpenOptions::CO_OP));
+                    let co_op = c.handle(p.hobj).is_some_and(cooperates);
                     let b = Browser::new(w.conn, p.hobj, co_op, mark_interval, now);
                     let (marks, store) = (&mut lq.marks, &lq.store);
                     crate::browse_marks::browsed(marks, store, seq, &b, opts);
@@ -256,6 +254,6 @@ fn browser_of(
     let co_op = conns
         .get(&conn)
         .and_then(|c| c.handle(hobj))
-        .is_some_and(|h| h.options.contains(OpenOptions::CO_OP));
+        .is_some_and(cooperates);
     Browser::new(conn, hobj, co_op, mark_interval, now)
 }

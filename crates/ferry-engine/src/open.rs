@@ -389,7 +389,7 @@ impl QueueManager {
         };
         if let Some(lq) = self.queues.local_mut(local) {
             lq.handle_closed(h.input, h.options);
-            let last_co_op = h.options.contains(OpenOptions::CO_OP) && lq.open_co_op() == 0;
+            let last_co_op = crate::browse_marks::cooperates(&h) && lq.open_co_op() == 0;
             crate::browse_marks::handle_closed(&mut lq.marks, conn, hobj, last_co_op);
         }
         if let Some(k) = h.lock {
