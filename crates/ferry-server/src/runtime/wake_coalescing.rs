@@ -14,7 +14,7 @@
 //! fast clients waiting on the queue manager (the Rust harness) would only sit idle with
 //! it. So [`NapPolicy`] measures: every few seconds it reads from the sockets for a while
 //! with naps and for as long without, and keeps napping only if naps cost no more than a
-//! few per cent of the bytes read per second. And with one application waiting on the
+//! tenth of the bytes read per second ([`KEEP_RATE`]). And with one application waiting on the
 //! queue manager a nap only delays its reply: naps stop when the passes after them read
 //! from about one connection each ([`Activity`], a moving average under
 //! [`KEEP_NAPPING_AT`]). A park that lasted longer than [`BUSY_GAP_NS`] (the load has
