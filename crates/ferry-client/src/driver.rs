@@ -52,8 +52,13 @@ async fn write_loop<W: AsyncWrite + Unpin>(socket: Arc<Socket>, mut w: W) {
             None => break,
             Some(false) => socket.wake_writer.notified().await,
             Some(true) => {
+                // A TLS stream holds records until flushed; a TCP flush does nothing.
                 if let Err(e) = w.write_all(&buf).await {
                     tracing::debug!(error = %e, "socket write failed");
+                    break;
+                }
+                if let Err(e) = w.flush().await {
+                    tracing::debug!(error = %e, "socket flush failed");
                     break;
                 }
             }

@@ -40,9 +40,11 @@ mod driver;
 mod options;
 mod queue;
 mod socket;
+mod tls;
 mod transport;
 
 pub use connection::Connection;
 pub use ferry_wire::MqscOutput;
 pub use options::{ConnectOptions, Target};
 pub use queue::{GotMessage, Queue};
+pub use tls::{OutboundSni, TlsOptions};

@@ -1,6 +1,8 @@
 //! `ConnectOptions`: where and how to connect (MQCONNX's MQCNO + MQCD, as a builder).
 
 use std::path::PathBuf;
+
+use crate::tls::TlsOptions;
 use std::time::Duration;
 
 use ferry_wire::handshake::{DEFAULT_HEARTBEAT_SECS, DEFAULT_MAX_MSG_LENGTH, DEFAULT_SHARECNV};
@@ -41,6 +43,7 @@ pub struct ConnectOptions {
     pub(crate) heartbeat_secs: u32,
     pub(crate) max_msg_length: u32,
     pub(crate) connect_timeout: Duration,
+    pub(crate) tls: Option<TlsOptions>,
 }
 
 impl ConnectOptions {
@@ -69,6 +72,7 @@ impl ConnectOptions {
             heartbeat_secs: DEFAULT_HEARTBEAT_SECS,
             max_msg_length: DEFAULT_MAX_MSG_LENGTH,
             connect_timeout: Duration::from_secs(30),
+            tls: None,
         }
     }
 
@@ -135,6 +139,13 @@ impl ConnectOptions {
     /// MQRC_HOST_NOT_AVAILABLE. Default 30 s.
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = timeout;
+        self
+    }
+
+    /// Connect over TLS (the client channel's SSLCIPH and key repository). The channel
+    /// must have a matching SSLCIPH; a channel with SSLCIPH refuses connections without.
+    pub fn tls(mut self, tls: TlsOptions) -> Self {
+        self.tls = Some(tls);
         self
     }
 

@@ -19,6 +19,7 @@ use crate::conname::parse_conname;
 use crate::driver;
 use crate::options::{ConnectOptions, Target};
 use crate::socket::Socket;
+use crate::tls::TlsOptions;
 
 #[derive(Clone, PartialEq, Eq, Hash)]
 struct PoolKey {
@@ -27,6 +28,7 @@ struct PoolKey {
     qmgr: String,
     user_id: String,
     sharecnv: u32,
+    tls: Option<TlsOptions>,
 }
 
 static POOL: LazyLock<Mutex<HashMap<PoolKey, Vec<Weak<Socket>>>>> =
@@ -46,6 +48,7 @@ pub(crate) async fn reserve_conversation(
         qmgr: opts.qmgr.clone(),
         user_id: opts.user_id.clone(),
         sharecnv: opts.sharecnv,
+        tls: opts.tls.clone(),
     };
     if opts.sharecnv > 1 {
         let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
@@ -104,12 +107,31 @@ async fn open_socket(opts: &ConnectOptions) -> Result<Arc<Socket>, MqError> {
                     Err(_) => break,
                 };
                 let _ = stream.set_nodelay(true);
-                match start(stream, &hello, deadline).await {
-                    Ok((stream, socket, rbuf)) => {
-                        let (r, w) = stream.into_split();
-                        driver::spawn(socket.clone(), r, w, rbuf);
-                        return Ok(socket);
+                let started = match &opts.tls {
+                    None => start(stream, &hello, deadline)
+                        .await
+                        .map(|(stream, socket, rbuf)| {
+                            let (r, w) = stream.into_split();
+                            driver::spawn(socket.clone(), r, w, rbuf);
+                            socket
+                        }),
+                    Some(tls) => {
+                        let handshake = tls.connect(stream, &hp.host, &opts.channel, &opts.user_id);
+                        let stream = match tokio::time::timeout_at(deadline, handshake).await {
+                            Ok(r) => r?,
+                            Err(_) => return Err(err(ReasonCode::HostNotAvailable)),
+                        };
+                        start(stream, &hello, deadline)
+                            .await
+                            .map(|(stream, socket, rbuf)| {
+                                let (r, w) = tokio::io::split(stream);
+                                driver::spawn(socket.clone(), r, w, rbuf);
+                                socket
+                            })
                     }
+                };
+                match started {
+                    Ok(socket) => return Ok(socket),
                     // A refusal from the queue manager is final; a broken handshake
                     // lets the next address have a go.
                     Err(e) if e.reason != ReasonCode::ConnectionBroken => return Err(e),
@@ -148,6 +170,21 @@ async fn bindings(
     Err(err(ReasonCode::EnvironmentError))
 }
 
+/// Why reading the server's hello failed: a TLS alert (in TLS 1.3 the server refuses a
+/// client certificate after the client's side of the handshake is done) is 2393
+/// MQRC_SSL_INITIALIZATION_ERROR; anything else a broken connection.
+fn read_failure(e: &std::io::Error) -> ReasonCode {
+    let tls = e
+        .get_ref()
+        .is_some_and(|inner| inner.is::<ferry_tls::tokio_rustls::rustls::Error>());
+    if tls {
+        tracing::warn!(error = %e, "the queue manager ended the TLS handshake");
+        ReasonCode::SslInitializationError
+    } else {
+        ReasonCode::ConnectionBroken
+    }
+}
+
 /// Sends the hello and waits for the server's; returns the stream, the socket state and
 /// any bytes read past the server hello.
 async fn start<S: AsyncRead + AsyncWrite + Unpin>(
@@ -164,6 +201,11 @@ async fn start<S: AsyncRead + AsyncWrite + Unpin>(
             .write_all(&out)
             .await
             .map_err(|_| err(ReasonCode::ConnectionBroken))?;
+        // A TLS stream holds records until flushed; a TCP flush does nothing.
+        stream
+            .flush()
+            .await
+            .map_err(|_| err(ReasonCode::ConnectionBroken))?;
         let mut rbuf = BytesMut::with_capacity(64 * 1024);
         loop {
             match ServerHello::decode(&mut rbuf) {
@@ -175,7 +217,8 @@ async fn start<S: AsyncRead + AsyncWrite + Unpin>(
                 }
             }
             match stream.read_buf(&mut rbuf).await {
-                Ok(0) | Err(_) => return Err(err(ReasonCode::ConnectionBroken)),
+                Ok(0) => return Err(err(ReasonCode::ConnectionBroken)),
+                Err(e) => return Err(err(read_failure(&e))),
                 Ok(_) => {}
             }
         }

@@ -226,6 +226,9 @@ catalogue! {
     DISPLAY_QUEUE_STATUS = 8450 Info "Display queue status details.",
         "The header of each record DISPLAY QSTATUS shows.",
         "None.";
+    SECURITY_REFRESHED = 8560 Info "Security refreshed: {0}.",
+        "REFRESH SECURITY reloaded what it names. TYPE(SSL): the key repository was read again; new TLS handshakes use its certificates and CAs, and conversations already connected carry on with the keys they agreed.",
+        "None.";
     LISTENER_CREATED = 8626 Info "Ferry listener object created.",
         "DEFINE LISTENER created the listener (or replaced it, with REPLACE).",
         "Start it with START LISTENER, or set CONTROL(QMGR) to start it with the queue manager.";
@@ -264,9 +267,6 @@ catalogue! {
     CHANNEL_NOT_STARTABLE = 9004 Error "Channel {0} is a {1} channel: it runs when a client connects through a listener, so it cannot be started or stopped.",
         "START CHANNEL and STOP CHANNEL apply to channels that own a port (AMQP); a SVRCONN channel runs an instance per client connection.",
         "Start or stop the listener instead (START LISTENER, STOP LISTENER).";
-    TLS_NOT_SUPPORTED = 9005 Error "Channel {0} has SSLCIPH({1}) but Ferry does not support TLS yet; set SSLCIPH(' ') to start it without TLS.",
-        "The channel asks for TLS, which Ferry cannot provide yet; starting it without TLS would silently weaken it, so it was not started.",
-        "ALTER CHANNEL({0}) CHLTYPE(AMQP) SSLCIPH(' ') to run it without TLS.";
     OUTPUT_CUT = 9006 Error "The output was cut after {0} of {1} objects: one command answers at most {2} bytes. Name fewer objects (a more specific generic name) or fewer attributes.",
         "The answer to one command is limited in size; the DISPLAY stopped there and counts as failed.",
         "Use a more specific generic name, a WHERE clause, or fewer attributes.";
@@ -315,6 +315,30 @@ catalogue! {
     AMQP_NOT_PUT = 9544 Warning "A pre-settled message from {0} on AMQP channel '{1}' could not be put on queue '{2}' ({3}); it was {4}.",
         "The AMQP client sent the message settled in advance (at most once), so no outcome could tell it the message was not put (a full queue, an unknown queue, a message too large...). As MQ's channel agents do, it went to the queue manager's dead-letter queue (DEADQ) with an MQDLH giving the reason, or was discarded when there is no dead-letter queue or it could not take the message. Repeats are counted per QMErrorLog/SuppressInterval; DISPLAY CHSTATUS counts them all.",
         "Look at the reason, make room on the queue or correct the application's destination, and process the dead-letter queue.";
+    TLS_CIPHERSPEC_MISMATCH = 9631 Error "The CipherSpec negotiated with {0} ({1}) does not match SSLCIPH({2}) of channel '{3}'.",
+        "The TLS handshake agreed a CipherSpec the channel's SSLCIPH does not allow; the connection was refused with 2393 MQRC_SSL_INITIALIZATION_ERROR. A client that sends no MQ-style SNI cannot be offered only the channel's CipherSpecs, so its choice is checked once it names the channel.",
+        "Give the client channel the same SSLCIPH as the server channel, or alias CipherSpecs (ANY_TLS12_OR_HIGHER) on both ends.";
+    TLS_PEER_NAME_MISMATCH = 9636 Error "The certificate of {0} ({1}) does not match SSLPEER({2}) of channel '{3}'.",
+        "The partner's certificate is valid, but its subject is not one the channel accepts; the connection was refused with 2398 MQRC_SSL_PEER_NAME_MISMATCH.",
+        "Correct SSLPEER, or give the client a certificate with the expected subject.";
+    TLS_NO_CERTIFICATE = 9637 Error "{0} presented no certificate on channel '{1}', which has SSLCAUTH(REQUIRED).",
+        "The channel demands a client certificate signed by a CA in the key repository's trust.pem; the client sent none, so the connection was refused with 2393 MQRC_SSL_INITIALIZATION_ERROR.",
+        "Give the client a certificate (its key repository's <label>.crt and .key), or set SSLCAUTH(OPTIONAL) on the channel.";
+    TLS_REQUIRED = 9639 Error "{0} connected to channel '{1}' without TLS, but the channel has SSLCIPH({2}).",
+        "A channel with SSLCIPH accepts only TLS conversations; the connection was refused with 2393 MQRC_SSL_INITIALIZATION_ERROR.",
+        "Connect with TLS and a CipherSpec the channel allows (AMQP: amqps:// on the channel's port).";
+    TLS_NOT_EXPECTED = 9640 Error "{0} connected to channel '{1}' with TLS, but the channel has no SSLCIPH.",
+        "The client asked for TLS on a channel that does not use it; as MQ does, the ends must agree, and the connection was refused with 2393 MQRC_SSL_INITIALIZATION_ERROR.",
+        "Set SSLCIPH on the channel, or connect without TLS.";
+    TLS_HANDSHAKE_FAILED = 9641 Error "The TLS handshake with {0} failed: {1}",
+        "The partner and the queue manager could not agree TLS (no common CipherSpec or protocol, a certificate that is unknown, expired or not trusted, or a partner that is not speaking TLS); the connection was closed. Other connections carry on.",
+        "Look at the reason; check both ends' CipherSpecs and that each trusts the other's CA.";
+    TLS_SETUP_FAILED = 9642 Error "TLS cannot be set up for {0}: {1}",
+        "The key repository lacks what the channel needs (the certificate named by CERTLABL, or trust.pem when client certificates must be checked); the connection was closed with 2381 MQRC_KEY_REPOSITORY_ERROR.",
+        "Put the files in the key repository (DISPLAY QMGR SSLKEYR CERTLABL) and run REFRESH SECURITY TYPE(SSL).";
+    KEY_REPOSITORY_ERROR = 9660 Error "The key repository {0} cannot be used: {1}",
+        "A file of the key repository could not be read or does not hold what its name says; until it is corrected, TLS connections cannot be accepted (plain channels are not affected).",
+        "Correct the file and run REFRESH SECURITY TYPE(SSL).";
     MAX_CONNECTIONS = 9780 Warning "Connection from {0} to port {1} refused: {2} client sockets are open, the most this queue manager admits.",
         "The queue manager admits at most qm.ini Limits/MaxConnections client sockets at once on all its listeners and AMQP channels (fewer when the process's open-file limit is lower; FRY9781I at start says so). The socket was closed as soon as it was accepted; handshakes count, so clients that connect and send nothing hold places until HandshakeTimeout closes them.",
         "Find out who holds the connections (DISPLAY CHSTATUS, DISPLAY CONN); raise MaxConnections, or the open-file limit (ulimit -n) if FRY9781I says it lowered the limit.";

@@ -284,6 +284,15 @@ reason_codes! {
     SegmentLengthZero = 2253, "MQRC_SEGMENT_LENGTH_ZERO", false;
     /// A message was backed out BOTHRESH times (the reason in its dead-letter header).
     BackoutThresholdReached = 2362, "MQRC_BACKOUT_THRESHOLD_REACHED", false;
+    /// The key repository cannot be used (missing, unreadable, or no certificate with the
+    /// label).
+    KeyRepositoryError = 2381, "MQRC_KEY_REPOSITORY_ERROR", false;
+    /// TLS could not be set up: the handshake failed, or the ends disagree on using TLS.
+    SslInitializationError = 2393, "MQRC_SSL_INITIALIZATION_ERROR", false;
+    /// The partner's certificate does not match SSLPEER.
+    SslPeerNameMismatch = 2398, "MQRC_SSL_PEER_NAME_MISMATCH", false;
+    /// An SSLPEER value is not a valid distinguished-name filter.
+    SslPeerNameError = 2399, "MQRC_SSL_PEER_NAME_ERROR", false;
     /// A message property name is not valid (MQSETMP/MQINQMP).
     PropertyNameError = 2442, "MQRC_PROPERTY_NAME_ERROR", false;
     /// A message property value is too long to store.

@@ -372,6 +372,8 @@ pub enum Command {
     },
     /// PING QMGR: the command server answers, so the queue manager is there.
     PingQmgr,
+    /// REFRESH SECURITY TYPE(SSL): read the key repository again for new handshakes.
+    RefreshSecuritySsl,
     /// END: stop reading commands.
     End,
 }

@@ -665,6 +665,41 @@ pub static CHSTATUS_FIELDS: &[StatusField<ChannelStatus>] = &[
     },
 ];
 
+/// The fields listed, then SSLCIPH, SSLPEER, SSLCERTI and SSLRKEYS read from the
+/// record's `tls` ([`ferry_objects::status::TlsStatus`]): one definition for every
+/// status record of a conversation that may use TLS.
+macro_rules! with_tls_fields {
+    ($($field:expr),* $(,)?) => {
+        [
+            $($field,)*
+            StatusField {
+                keyword: "SSLCIPH",
+                kind: FieldKind::Text,
+                doc: "CipherSpec the TLS handshake agreed (blank without TLS).",
+                get: |c| FieldValue::Text(c.tls.cipher_spec.clone()),
+            },
+            StatusField {
+                keyword: "SSLPEER",
+                kind: FieldKind::Text,
+                doc: "Subject of the client's certificate (blank without one).",
+                get: |c| FieldValue::Text(c.tls.peer.clone()),
+            },
+            StatusField {
+                keyword: "SSLCERTI",
+                kind: FieldKind::Text,
+                doc: "Issuer of the client's certificate.",
+                get: |c| FieldValue::Text(c.tls.cert_issuer.clone()),
+            },
+            StatusField {
+                keyword: "SSLRKEYS",
+                kind: FieldKind::Int,
+                doc: "Secret-key resets so far (TLS 1.3 key updates every SSLRKEYC bytes).",
+                get: |c| count(c.tls.key_resets),
+            },
+        ]
+    };
+}
+
 /// The STATUS values of a SVRCONN channel instance.
 const BINDING_RUNNING: &[&str] = &["BINDING", "RUNNING"];
 
@@ -673,7 +708,7 @@ pub const CHSTATUS_STATUSES: &[&str] = &["BINDING", "RUNNING", "STOPPED"];
 
 /// DISPLAY CHSTATUS fields of a SVRCONN channel instance (one client socket), in MQ's
 /// names for server-connection channels.
-pub static CHSTATUS_SVRCONN_FIELDS: &[StatusField<ChannelInstanceStatus>] = &[
+pub static CHSTATUS_SVRCONN_FIELDS: &[StatusField<ChannelInstanceStatus>] = &with_tls_fields![
     StatusField {
         keyword: "STATUS",
         kind: FieldKind::Keyword(BINDING_RUNNING),
@@ -761,7 +796,7 @@ pub static CHSTATUS_SVRCONN_FIELDS: &[StatusField<ChannelInstanceStatus>] = &[
 ];
 
 /// DISPLAY CHSTATUS CLIENTID(...) fields: one record per connected client.
-pub static CHSTATUS_CLIENT_FIELDS: &[StatusField<ChannelClientStatus>] = &[
+pub static CHSTATUS_CLIENT_FIELDS: &[StatusField<ChannelClientStatus>] = &with_tls_fields![
     StatusField {
         keyword: "CLIENTID",
         kind: FieldKind::Text,

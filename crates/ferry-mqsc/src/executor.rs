@@ -327,6 +327,13 @@ pub fn execute(cmd: &Command, target: &mut dyn AdminTarget) -> CommandResult {
         }
         Command::Unsupported { what } => CommandResult::failed(&messages::NOT_SUPPORTED, &[what]),
         Command::PingQmgr => CommandResult::done(&messages::PING_COMPLETE),
+        Command::RefreshSecuritySsl => match target.refresh_ssl() {
+            Ok(what) => CommandResult {
+                ok: true,
+                lines: vec![messages::SECURITY_REFRESHED.format(&[&what])],
+            },
+            Err(e) => admin_failure(e, false),
+        },
         Command::End => CommandResult {
             ok: true,
             lines: Vec::new(),
@@ -506,7 +513,7 @@ fn not_for_type(ct: ChannelType, settings: &[Setting]) -> Option<CommandResult> 
     ))
 }
 
-/// START CHANNEL: only types that start by command, and not while TLS is asked for.
+/// START CHANNEL: only types that start by command.
 fn start_channel(target: &mut dyn AdminTarget, name: &str) -> CommandResult {
     let Some(def) = target.channel(name) else {
         return CommandResult::failed(&messages::OBJECT_NOT_FOUND, &[name]);
@@ -515,12 +522,6 @@ fn start_channel(target: &mut dyn AdminTarget, name: &str) -> CommandResult {
         return CommandResult::failed(
             &messages::CHANNEL_NOT_STARTABLE,
             &[name, def.channel_type.keyword()],
-        );
-    }
-    if def.attributes.tls_requested() {
-        return CommandResult::failed(
-            &messages::TLS_NOT_SUPPORTED,
-            &[name, def.attributes.ssl_cipher.trim()],
         );
     }
     outcome(

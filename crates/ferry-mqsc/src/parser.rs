@@ -115,7 +115,7 @@ const VERBS: &[(&str, Option<&str>)] = &[
     ("PING", Some("PING")),
     ("RESET", None),
     ("RESOLVE", None),
-    ("REFRESH", None),
+    ("REFRESH", Some("REFRESH")),
     ("SUSPEND", None),
     ("RESUME", None),
 ];
@@ -243,6 +243,7 @@ impl Parser<'_> {
             .ok_or_else(|| self.unknown_object(verb, obj_param))?;
         let rest: Vec<&Param> = params[2..].iter().collect();
         match (verb, obj) {
+            ("REFRESH", Obj::Other("SECURITY")) => self.refresh_security(obj_param, &rest),
             (_, Obj::Other(name)) => Ok(Command::Unsupported {
                 what: format!("{verb} {name}"),
             }),
@@ -536,7 +537,7 @@ impl Parser<'_> {
     fn attr_value<D>(&self, row: &AttrDef<D>, p: &Param) -> Result<AttrValue, ParseError> {
         let text = self.value_text(p)?;
         match (row.kind, text) {
-            (AttrKind::Text { .. } | AttrKind::Name { .. }, None) => {
+            (AttrKind::Text { .. } | AttrKind::Checked { .. } | AttrKind::Name { .. }, None) => {
                 Ok(AttrValue::Text(String::new()))
             }
             (_, None) => Err(self.err(
@@ -828,6 +829,41 @@ impl Parser<'_> {
             channel_type,
             name,
             settings,
+        })
+    }
+
+    /// REFRESH SECURITY [TYPE(SSL|AUTHSERV|CONNAUTH|ALL)]: TYPE(SSL) reloads the key
+    /// repository; the other types (MQ's default is AUTHSERV) wait for the authorization
+    /// services that they refresh.
+    fn refresh_security(&self, obj: &Param, rest: &[&Param]) -> Result<Command, ParseError> {
+        self.bare(obj)?;
+        const TYPES: &[&str] = &["SSL", "AUTHSERV", "CONNAUTH", "ALL"];
+        let mut rest: Vec<&Param> = rest.to_vec();
+        let kind = match self.take_option(&mut rest, "TYPE")? {
+            None => "AUTHSERV".to_string(),
+            Some((value, pos)) => {
+                let upper = value.to_ascii_uppercase();
+                if !TYPES.contains(&upper.as_str()) {
+                    return Err(self.bad_option("TYPE", value, TYPES, pos));
+                }
+                upper
+            }
+        };
+        if let Some(p) = rest.first() {
+            return Err(self.err(
+                K::UnknownKeyword {
+                    keyword: p.keyword.clone(),
+                    object: "REFRESH SECURITY".into(),
+                },
+                p.end,
+            ));
+        }
+        Ok(if kind == "SSL" {
+            Command::RefreshSecuritySsl
+        } else {
+            Command::Unsupported {
+                what: format!("REFRESH SECURITY TYPE({kind})"),
+            }
         })
     }
 

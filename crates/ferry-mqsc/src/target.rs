@@ -16,6 +16,8 @@ use ferry_objects::{
 pub trait AdminTarget {
     /// The queue manager's name.
     fn qmgr_name(&self) -> String;
+    /// REFRESH SECURITY TYPE(SSL): reads the key repository again; says what it loaded.
+    fn refresh_ssl(&mut self) -> Result<String, AdminError>;
     /// Now, in ms since the Unix epoch (for CRDATE/ALTDATE and ages).
     fn now_ms(&self) -> u64;
 

@@ -136,6 +136,9 @@ fn not_found(name: &str) -> AdminError {
 }
 
 impl AdminTarget for MemoryTarget {
+    fn refresh_ssl(&mut self) -> Result<String, AdminError> {
+        Ok("key repository (none in memory)".into())
+    }
     fn qmgr_name(&self) -> String {
         self.name.clone()
     }

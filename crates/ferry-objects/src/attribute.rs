@@ -33,6 +33,14 @@ pub enum AttrKind {
         /// Longest accepted text.
         max_len: usize,
     },
+    /// Text up to `max_len` bytes that must also follow a rule (SSLCIPH: a CipherSpec
+    /// Ferry offers; SSLPEER: a distinguished-name filter).
+    Checked {
+        /// Longest accepted text.
+        max_len: usize,
+        /// The rule.
+        rule: TextRule,
+    },
     /// An MQ object name (blank allowed) up to `max_len` characters.
     Name {
         /// Longest accepted name.
@@ -50,6 +58,37 @@ pub enum AttrKind {
         /// The keyword that clears it.
         off: &'static str,
     },
+}
+
+/// What text an [`AttrKind::Checked`] attribute accepts beyond its length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextRule {
+    /// Blank or a CipherSpec name or alias Ferry offers (`ferry_security::cipherspec`).
+    CipherSpec,
+    /// Blank or an SSLPEER distinguished-name filter (`ferry_security::peer_name`).
+    PeerName,
+}
+
+impl TextRule {
+    /// `Err(reason)` when `text` breaks the rule.
+    pub fn check(self, text: &str) -> Result<(), String> {
+        match self {
+            TextRule::CipherSpec => ferry_security::CipherSpecChoice::parse(text)
+                .map(|_| ())
+                .map_err(|e| e.to_string()),
+            TextRule::PeerName => ferry_security::PeerNameFilter::parse(text)
+                .map(|_| ())
+                .map_err(|e| e.to_string()),
+        }
+    }
+
+    /// What the rule accepts, for messages and docs.
+    fn describe(self) -> &'static str {
+        match self {
+            TextRule::CipherSpec => "a CipherSpec name or alias",
+            TextRule::PeerName => "a distinguished-name filter",
+        }
+    }
 }
 
 /// How [`AttrKind::IntOrWord`] holds its keyword.
@@ -129,6 +168,17 @@ pub enum AttrError {
         keyword: &'static str,
         /// The rule broken.
         source: ferry_mqi::NameError,
+    },
+    /// Text that breaks the attribute's rule (an SSLCIPH Ferry does not offer, an SSLPEER
+    /// filter that does not parse).
+    #[error("{keyword}({value}) is not valid: {reason}")]
+    Refused {
+        /// The attribute.
+        keyword: &'static str,
+        /// The value given.
+        value: String,
+        /// Why.
+        reason: String,
     },
     /// The attribute cannot be set (e.g. CRDATE, MAXPRTY).
     #[error("{keyword} cannot be set")]
@@ -251,6 +301,23 @@ impl<D> AttrDef<D> {
                     Ok(AttrValue::Text(s))
                 }
             }
+            (AttrKind::Checked { max_len, rule }, AttrValue::Text(s)) => {
+                if s.len() > max_len {
+                    return Err(AttrError::TooLong {
+                        keyword,
+                        len: s.len(),
+                        max: max_len,
+                    });
+                }
+                match rule.check(&s) {
+                    Ok(()) => Ok(AttrValue::Text(s)),
+                    Err(reason) => Err(AttrError::Refused {
+                        keyword,
+                        value: s,
+                        reason,
+                    }),
+                }
+            }
             (AttrKind::Name { max_len }, AttrValue::Text(s)) => {
                 let trimmed = s.trim_end().to_string();
                 if trimmed.is_empty() {
@@ -305,6 +372,9 @@ impl AttrKind {
                 format!("a number from {min} to {max}, or {word}")
             }
             AttrKind::Text { max_len } => format!("text of up to {max_len} characters"),
+            AttrKind::Checked { max_len, rule } => {
+                format!("{} of up to {max_len} characters", rule.describe())
+            }
             AttrKind::Name { max_len } => format!("a name of up to {max_len} characters"),
             AttrKind::Keyword { values } => values.join(" or "),
             AttrKind::Flag { on, off } => format!("{on} or {off}"),

@@ -5,7 +5,8 @@
 //! channel, `PORT` on a SVRCONN). Message channels (SDR/RCVR) and cluster channels join
 //! the same table in later issues.
 
-use crate::attribute::AttrKind::{Int, Keyword, Name, Text};
+use crate::attribute::AttrKind::{Checked, Int, Keyword, Name, Text};
+use crate::attribute::TextRule;
 use crate::{attribute_table, keyword_enum};
 
 /// Applies to server-connection channels.
@@ -109,10 +110,14 @@ attribute_table! {
         applies AMQP, inq None, rw, "YES: the AMQP client's container id is its user id for authorization.";
     topic_root: String = "TPROOT", Name { max_len: 48 }, default "SYSTEM.BASE.TOPIC".to_string(),
         applies AMQP, inq None, rw, "Topic object under which AMQP topic addresses are published and subscribed.";
-    ssl_cipher: String = "SSLCIPH", Text { max_len: 32 }, default String::new(),
-        applies AMQP, inq None, rw, "TLS CipherSpec (blank: no TLS); stored, but START refuses it until Ferry has TLS.";
+    ssl_cipher: String = "SSLCIPH", Checked { max_len: 32, rule: TextRule::CipherSpec }, default String::new(),
+        applies SVRCONN | AMQP, inq None, rw, "TLS CipherSpec (blank: no TLS): a name from docs/security.md or an alias such as ANY_TLS12_OR_HIGHER; every conversation must then use TLS with a suite it allows.";
     ssl_client_auth: SslClientAuth = "SSLCAUTH", Keyword { values: SslClientAuth::KEYWORDS }, default SslClientAuth::Required,
-        applies AMQP, inq None, rw, "Whether a TLS client must present a certificate.";
+        applies SVRCONN | AMQP, inq None, rw, "Whether a TLS client must present a certificate the key repository's CAs signed.";
+    ssl_peer: String = "SSLPEER", Checked { max_len: 1024, rule: TextRule::PeerName }, default String::new(),
+        applies SVRCONN | AMQP, inq None, rw, "Filter on the client certificate's subject, e.g. 'CN=app*,O=Example' (blank: any).";
+    cert_label: String = "CERTLABL", Text { max_len: 64 }, default String::new(),
+        applies SVRCONN | AMQP, inq None, rw, "Certificate the channel presents (blank: the queue manager's CERTLABL).";
     batch_size: i32 = "BATCHSZ", Int { min: 1, max: 9999 }, default 50,
         applies AMQP, inq None, rw, "Accepted AMQP deliveries are removed from their queues in batches of up to this many.";
     batch_interval: i32 = "BATCHINT", Int { min: 0, max: 999_999_999 }, default 50,
@@ -124,7 +129,15 @@ attribute_table! {
 }
 
 impl ChannelAttributes {
-    /// True when SSLCIPH asks for TLS, which Ferry does not offer yet: START refuses.
+    /// The CipherSpec SSLCIPH asks for; `None` when the channel does not use TLS. A
+    /// stored value that no longer parses (it passed the check when set) counts as none.
+    pub fn cipher_spec(&self) -> Option<ferry_security::CipherSpecChoice> {
+        ferry_security::CipherSpecChoice::parse(&self.ssl_cipher)
+            .ok()
+            .flatten()
+    }
+
+    /// True when SSLCIPH asks for TLS.
     pub fn tls_requested(&self) -> bool {
         !self.ssl_cipher.trim().is_empty()
     }
@@ -180,7 +193,7 @@ mod tests {
             assert!(!applies(kw, ChannelType::Amqp), "{kw} refused on AMQP");
         }
         for kw in [
-            "PORT", "LOCLADDR", "USECLTID", "TPROOT", "SSLCIPH", "SSLCAUTH", "BATCHSZ", "BATCHINT",
+            "PORT", "LOCLADDR", "USECLTID", "TPROOT", "BATCHSZ", "BATCHINT",
         ] {
             assert!(
                 !applies(kw, ChannelType::Svrconn),
@@ -188,7 +201,8 @@ mod tests {
             );
         }
         for kw in [
-            "SHARECNV", "DISCINT", "TRPTYPE", "HBINT", "MAXMSGL", "MCAUSER",
+            "SHARECNV", "DISCINT", "TRPTYPE", "HBINT", "MAXMSGL", "MCAUSER", "SSLCIPH", "SSLCAUTH",
+            "SSLPEER", "CERTLABL",
         ] {
             assert!(applies(kw, ChannelType::Svrconn), "{kw} on SVRCONN");
         }
@@ -224,6 +238,21 @@ mod tests {
         assert!(!check("BATCHSZ", 0) && !check("BATCHSZ", 10_000));
         assert!(check("BATCHINT", 0) && check("BATCHINT", 999_999_999));
         assert!(!check("BATCHINT", -1));
+    }
+
+    #[test]
+    fn sslciph_and_sslpeer_are_checked_when_set() {
+        let check = |kw: &str, text: &str| {
+            let (row, _) = ChannelAttributes::lookup(kw).expect("row");
+            row.check(AttrValue::Text(text.into()))
+        };
+        assert!(check("SSLCIPH", "TLS_AES_128_GCM_SHA256").is_ok());
+        assert!(check("SSLCIPH", "ANY_TLS12_OR_HIGHER").is_ok());
+        assert!(check("SSLCIPH", "").is_ok());
+        let e = check("SSLCIPH", "ECDHE_RSA_AES_256_CBC_SHA384").expect_err("CBC");
+        assert!(e.to_string().contains("CBC"), "{e}");
+        assert!(check("SSLPEER", "CN=app*,O=Example").is_ok());
+        assert!(check("SSLPEER", "CN=a*b").is_err());
     }
 
     #[test]

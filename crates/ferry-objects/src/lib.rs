@@ -19,7 +19,7 @@ pub mod queue;
 pub mod status;
 
 pub use admin::AdminError;
-pub use attribute::{AttrDef, AttrError, AttrKind, AttrType, AttrValue, AttributeSet};
+pub use attribute::{AttrDef, AttrError, AttrKind, AttrType, AttrValue, AttributeSet, TextRule};
 pub use channel::{
     ChannelAttributes, ChannelDefinition, ChannelType, StopMode, CHANNEL_ATTRIBUTES,
 };

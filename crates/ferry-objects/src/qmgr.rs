@@ -43,6 +43,12 @@ attribute_table! {
         applies QMGR, inq None, rw, "Default monitoring level of queues with MONQ(QMGR).";
     channel_auth: Enablement = "CHLAUTH", Keyword { values: Enablement::KEYWORDS }, default Enablement::Enabled,
         applies QMGR, inq None, rw, "Whether channel authentication records apply.";
+    ssl_key_repository: String = "SSLKEYR", Text { max_len: 256 }, default String::new(),
+        applies QMGR, inq None, rw, "Directory of the TLS key repository: <CERTLABL>.crt and <CERTLABL>.key (PEM) and trust.pem, the CA bundle client certificates are checked against (blank: the ssl directory in the queue manager's directory). REFRESH SECURITY TYPE(SSL) reloads it.";
+    cert_label: String = "CERTLABL", Text { max_len: 64 }, default String::new(),
+        applies QMGR, inq None, rw, "Label of the queue manager's certificate in the key repository (blank: ibmwebspheremq followed by the queue manager's name in lower case, as MQ).";
+    ssl_reset_count: i32 = "SSLRKEYC", Int { min: 0, max: 999_999_999 }, default 0,
+        applies QMGR, inq None, rw, "Bytes sent and received on a TLS conversation between secret-key resets (TLS 1.3 key updates; 0: never; 1 to 32767 mean 32 KB).";
     creation_date: String = "CRDATE", Text { max_len: 10 }, default String::new(),
         applies QMGR, inq None, ro, "Date the queue manager was created.";
     creation_time: String = "CRTIME", Text { max_len: 8 }, default String::new(),
@@ -51,4 +57,24 @@ attribute_table! {
         applies QMGR, inq None, ro, "Date of the last change.";
     alteration_time: String = "ALTTIME", Text { max_len: 8 }, default String::new(),
         applies QMGR, inq None, ro, "Time of the last change.";
+}
+
+impl QmgrAttributes {
+    /// The key repository's directory: SSLKEYR, or `ssl` in the queue manager's
+    /// directory `qm_dir` when it is blank.
+    pub fn key_repository_dir(&self, qm_dir: &std::path::Path) -> std::path::PathBuf {
+        match self.ssl_key_repository.trim() {
+            "" => qm_dir.join("ssl"),
+            dir => std::path::PathBuf::from(dir),
+        }
+    }
+
+    /// The queue manager's certificate label: CERTLABL, or MQ's default,
+    /// `ibmwebspheremq` and the queue manager's name `qmgr` in lower case.
+    pub fn certificate_label(&self, qmgr: &str) -> String {
+        match self.cert_label.trim() {
+            "" => ferry_security::default_certificate_label(qmgr),
+            label => label.to_string(),
+        }
+    }
 }

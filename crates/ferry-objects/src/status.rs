@@ -240,6 +240,22 @@ pub struct ChannelInstanceStatus {
     pub last_call_ms: Option<u64>,
     /// CHSTADA/CHSTATI: when the socket was accepted, ms since epoch.
     pub started_ms: u64,
+    /// SSLCIPH, SSLPEER, SSLCERTI, SSLRKEYS: what TLS agreed (blank without TLS).
+    pub tls: TlsStatus,
+}
+
+/// What TLS agreed on one conversation, as DISPLAY CHSTATUS shows it; blank and zero
+/// when the conversation does not use TLS.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TlsStatus {
+    /// SSLCIPH: the CipherSpec negotiated.
+    pub cipher_spec: String,
+    /// SSLPEER: the partner certificate's subject DN.
+    pub peer: String,
+    /// SSLCERTI: the partner certificate's issuer DN.
+    pub cert_issuer: String,
+    /// SSLRKEYS: secret-key resets so far.
+    pub key_resets: u64,
 }
 
 /// DISPLAY CHSTATUS(x) CLIENTID(id): one client connected to an AMQP channel.
@@ -263,4 +279,7 @@ pub struct ChannelClientStatus {
     pub last_message_ms: Option<u64>,
     /// CHSTADA/CHSTATI: when it connected, ms since epoch.
     pub connected_ms: u64,
+    /// SSLCIPH, SSLPEER, SSLCERTI, SSLRKEYS: what TLS agreed (blank without TLS).
+    #[serde(default)]
+    pub tls: TlsStatus,
 }

@@ -70,6 +70,12 @@ impl Target<'_> {
 }
 
 impl AdminTarget for Target<'_> {
+    fn refresh_ssl(&mut self) -> Result<String, AdminError> {
+        super::tls::refresh(self.server).map_err(|text| AdminError::Failed {
+            reason: ferry_mqi::ReasonCode::KeyRepositoryError,
+            text,
+        })
+    }
     fn qmgr_name(&self) -> String {
         self.server.name.clone()
     }

@@ -26,6 +26,8 @@ mod queue_files;
 mod reply_wait;
 mod scheduling;
 mod server;
+mod socket_writer;
+mod tls;
 mod wake_coalescing;
 
 pub use memory::set_allocator_trim;

@@ -163,12 +163,16 @@ pub struct Server {
     log_room_waiters: RefCell<VecDeque<LogRoomWaiter>>,
     /// The definitions writer (objects.journal, objects.json).
     pub catalogue: CatalogueWriter,
+    /// TLS: the key repository and the configurations made from it (replaced by
+    /// REFRESH SECURITY TYPE(SSL); a handshake keeps the one it started with).
+    pub tls: RefCell<Rc<ferry_tls::ServerTls>>,
     /// What waits for definitions to be durable, in ticket order.
     catalogue_waiters: RefCell<VecDeque<(u64, AfterDefinitions)>>,
 }
 
 impl Server {
-    /// A server around an engine restored from disk.
+    /// A server around an engine restored from disk, with TLS over the key repository as
+    /// it is at start (FRY9660E when a file in it cannot be used).
     pub fn new(
         paths: QmgrPaths,
         ini: QmIni,
@@ -179,6 +183,15 @@ impl Server {
         endpoints: impl FnOnce(&Weak<Server>) -> Endpoints,
     ) -> Rc<Self> {
         let admission = Admission::new(Budget::of_this_process(&ini.limits));
+        let mut error_log = error_log;
+        let key_repository = engine.qmgr().key_repository_dir(&paths.dir);
+        let (tls, loaded) = ferry_tls::ServerTls::load(&key_repository);
+        if let Err(why) = loaded {
+            error_log.write(
+                &messages::KEY_REPOSITORY_ERROR,
+                &[&key_repository.display(), &why],
+            );
+        }
         Rc::new_cyclic(|weak| Server {
             name: paths.name.clone(),
             paths,
@@ -202,6 +215,7 @@ impl Server {
             log_room_waiters: RefCell::new(VecDeque::new()),
             catalogue,
             catalogue_waiters: RefCell::new(VecDeque::new()),
+            tls: RefCell::new(Rc::new(tls)),
         })
     }
 

@@ -27,7 +27,9 @@ use super::accept::{accept_tcp, start_failure_line, AcceptTask};
 use super::clock;
 use super::endpoints::ChannelEndpoints;
 use super::server::Server;
+use super::tls::{self, Accepted};
 use crate::messages;
+use ferry_amqp::condition;
 use ferry_objects::channel::ChannelType;
 use ferry_objects::status::{ChannelClientStatus, ChannelStatus};
 use ferry_objects::{AdminError, ChannelDefinition, StopMode};
@@ -221,11 +223,6 @@ impl ChannelEndpoints for AmqpChannels {
                 text: line,
             }
         };
-        if def.attributes.tls_requested() {
-            return Err(fail(
-                "SSLCIPH is set, and AMQP over TLS is not available yet".to_string(),
-            ));
-        }
         let port = def.attributes.listen_port();
         let ip = def.attributes.local_address.trim().to_string();
         let host = if ip.is_empty() { "0.0.0.0" } else { &ip };
@@ -426,15 +423,16 @@ async fn accept(
             c.iter().filter_map(Weak::upgrade).collect::<Vec<_>>()
         };
         let ip = peer.ip().to_string();
+        let limited = |why: String| Some((condition::RESOURCE_LIMIT_EXCEEDED, why));
         let refuse = if live.len() >= settings.max_instances {
-            Some(format!(
+            limited(format!(
                 "channel {channel} has MAXINST({}) connections",
                 settings.max_instances
             ))
         } else if live.iter().filter(|c| c.peer_ip() == ip).count()
             >= settings.max_instances_per_client
         {
-            Some(format!(
+            limited(format!(
                 "channel {channel} has MAXINSTC({}) connections from {ip}",
                 settings.max_instances_per_client
             ))
@@ -452,6 +450,27 @@ async fn accept(
         let server = server.clone();
         tokio::task::spawn_local(async move {
             let _permit = permit;
+            let ip = shared.peer_ip().to_string();
+            let stream = if def.attributes.tls_requested() {
+                // The handshake has the time a silent client has to open (HBINT at most).
+                let limit = connection::handshake_limit(&server, &shared);
+                match tls::accept_amqp(&server, stream, &def, &ip, limit).await {
+                    Some(s) => s,
+                    None => return,
+                }
+            } else {
+                Accepted::Plain(stream)
+            };
+            let session = match &stream {
+                Accepted::Tls(_, session) => Some(session),
+                Accepted::Plain(_) => None,
+            };
+            // The channel's TLS checks come first: a refused client is told why at its
+            // open, whatever the instance limits say.
+            let refuse = match tls::check(&server, &def, session, &ip) {
+                Err(refusal) => Some((condition::UNAUTHORIZED_ACCESS, refusal.text)),
+                Ok(()) => refuse,
+            };
             connection::serve(server, shared, stream, refuse).await;
         });
     })

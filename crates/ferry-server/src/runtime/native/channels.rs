@@ -6,7 +6,7 @@
 //! for the queue manager's immediate stop. It belongs to the native protocol; the server
 //! holds none of it.
 
-use super::socket::SocketShared;
+use super::socket::{SocketShared, Transport};
 use crate::messages;
 use crate::runtime::endpoints::{self, ChannelEndpoints};
 use crate::runtime::server::Server;
@@ -139,6 +139,9 @@ impl ChannelInstance {
             st.bytes_sent = s.bytes_sent.get();
             st.bytes_received = s.bytes_received.get();
             st.last_call_ms = s.last_call_ms.get();
+            if let Transport::Tcp { tls: Some(tls), .. } = &s.transport {
+                st.tls = tls.status();
+            }
         }
         st
     }

@@ -12,6 +12,7 @@ use crate::runtime::accept::{accept_failed, accept_tcp, start_failure_line, Acce
 use crate::runtime::clock;
 use crate::runtime::endpoints::ListenerEndpoints;
 use crate::runtime::server::Server;
+use crate::runtime::tls::{self, Accepted};
 use ferry_objects::listener::ListenerControl;
 use ferry_objects::status::ListenerStatus;
 use ferry_objects::AdminError;
@@ -225,15 +226,27 @@ async fn serve_tcp(
                 tracing::debug!("SO_KEEPALIVE: {e}");
             }
         }
-        let (r, w) = stream.into_split();
-        let transport = Transport::Tcp {
-            peer: peer.ip().to_string(),
-        };
         let server = server.clone();
         let svrconns = svrconns.clone();
         tokio::task::spawn_local(async move {
             let _permit = permit;
-            socket::serve(server, svrconns, r, w, transport).await;
+            let peer = peer.ip().to_string();
+            // HandshakeTimeout runs from the accept, the TLS handshake included.
+            let deadline = tokio::time::Instant::now() + server.ini.limits.handshake_timeout();
+            match tls::accept_native(&server, stream, &peer, deadline).await {
+                Some(Accepted::Plain(stream)) => {
+                    let (r, w) = stream.into_split();
+                    let transport = Transport::Tcp { peer, tls: None };
+                    socket::serve(server, svrconns, r, w, transport, deadline).await;
+                }
+                Some(Accepted::Tls(stream, mut session)) => {
+                    let (r, w) = tls::split(&server, *stream, &mut session);
+                    let tls = Some(Rc::new(session));
+                    let transport = Transport::Tcp { peer, tls };
+                    socket::serve(server, svrconns, r, w, transport, deadline).await;
+                }
+                None => {}
+            }
         });
     })
     .await;
@@ -274,12 +287,14 @@ pub async fn accept_bindings(
                     .and_then(|c| c.pid())
                     .and_then(|p| u32::try_from(p).ok());
                 let (r, w) = stream.into_split();
+                let deadline = tokio::time::Instant::now() + server.ini.limits.handshake_timeout();
                 tokio::task::spawn_local(socket::serve(
                     server.clone(),
                     svrconns.clone(),
                     r,
                     w,
                     Transport::Bindings { pid },
+                    deadline,
                 ));
             }
             Err(e) => accept_failed(&server, &listener, "the bindings socket", &e).await,

@@ -24,6 +24,7 @@ use crate::runtime::log_driver::{DurableHold, LogUse};
 use crate::runtime::reply_wait::ReplyHold;
 use crate::runtime::server::Connection;
 use crate::runtime::server::Server;
+use crate::runtime::tls::{self, TlsSession};
 use bytes::BytesMut;
 use ferry_engine::{ConnId, ConsumerId, DeliveryToken, GetResult, GotMessage};
 use ferry_mqi::ReasonCode;
@@ -46,6 +47,8 @@ pub enum Transport {
     Tcp {
         /// Peer address, as CONNAME shows it.
         peer: String,
+        /// What TLS agreed, when the conversation uses it.
+        tls: Option<Rc<TlsSession>>,
     },
     /// A local application over the bindings Unix socket.
     Bindings {
@@ -248,7 +251,7 @@ impl SocketShared {
     /// The CONNAME DISPLAY CONN shows.
     pub fn connection_name(&self) -> String {
         match &self.transport {
-            Transport::Tcp { peer } => peer.clone(),
+            Transport::Tcp { peer, .. } => peer.clone(),
             Transport::Bindings { .. } => String::new(),
         }
     }
@@ -364,35 +367,40 @@ async fn answer_hello<W: AsyncWrite + Unpin>(writer: &mut W, hello: &ServerHello
     if hello.encode(&mut out).is_err() {
         return false;
     }
+    let write = async {
+        writer.write_all(&out).await?;
+        // A TLS writer holds records until flushed; a TCP flush does nothing.
+        writer.flush().await
+    };
     matches!(
-        tokio::time::timeout(ANSWER_WRITE_TIMEOUT, writer.write_all(&out)).await,
+        tokio::time::timeout(ANSWER_WRITE_TIMEOUT, write).await,
         Ok(Ok(()))
     )
 }
 
-/// Serves one socket until it closes.
+/// Serves one socket until it closes; it has until `handshake_deadline` (HandshakeTimeout
+/// from its accept) for its first MQCONN.
 pub async fn serve<R, W>(
     server: Rc<Server>,
     svrconns: Rc<Svrconns>,
     mut reader: R,
     mut writer: W,
     transport: Transport,
+    handshake_deadline: tokio::time::Instant,
 ) where
     R: AsyncRead + Unpin + 'static,
     W: AsyncWrite + Unpin + 'static,
 {
     let peer_text = match &transport {
-        Transport::Tcp { peer } => peer.clone(),
+        Transport::Tcp { peer, .. } => peer.clone(),
         Transport::Bindings { pid } => {
             format!("bindings pid {}", pid.map_or("?".into(), |p| p.to_string()))
         }
     };
     let registered = match &transport {
-        Transport::Tcp { peer } => Some(Registered::new(&svrconns, peer)),
+        Transport::Tcp { peer, .. } => Some(Registered::new(&svrconns, peer)),
         Transport::Bindings { .. } => None,
     };
-    // HandshakeTimeout runs from the accept to the first MQCONN.
-    let handshake_deadline = tokio::time::Instant::now() + server.ini.limits.handshake_timeout();
     // The read buffer grows with what arrives, never with what a header claims.
     let mut inbound = Inbound::new();
     let mut hello_bytes = 0u64;
@@ -601,7 +609,7 @@ fn admit(
             sharecnv: hello.sharecnv.clamp(1, 1000),
             flags: HelloFlags::empty(),
         },
-        Transport::Tcp { .. } => {
+        Transport::Tcp { tls: session, .. } => {
             let name = hello.channel.as_str();
             let Some(channel) = server.engine.borrow().channel(name) else {
                 server
@@ -616,6 +624,9 @@ fn admit(
                     ),
                 );
             };
+            if let Err(refusal) = tls::check(server, &channel, session.as_deref(), peer) {
+                return refuse(refusal.reason, refusal.text);
+            }
             if svrconns.admitted() >= server.ini.channels.max_channels {
                 server.error_log.borrow_mut().write(
                     &messages::MAX_CHANNELS,
@@ -839,7 +850,11 @@ async fn write_loop<W: AsyncWrite + Unpin>(shared: Rc<SocketShared>, mut writer:
         match chunk {
             Some(buf) => {
                 shared.in_flight.set(buf.len());
-                let written = writer.write_all(&buf).await;
+                let written = match writer.write_all(&buf).await {
+                    // A TLS writer holds records until flushed; a TCP flush does nothing.
+                    Ok(()) => writer.flush().await,
+                    Err(e) => Err(e),
+                };
                 shared.in_flight.set(0);
                 if shared.reader_paused.get() {
                     shared.drained.notify_one();

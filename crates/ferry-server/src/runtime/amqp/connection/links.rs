@@ -21,8 +21,8 @@ impl Session {
             );
             return;
         }
-        if let Some(why) = self.refused.take() {
-            refuse(self, condition::RESOURCE_LIMIT_EXCEEDED, why);
+        if let Some((cond, why)) = self.refused.take() {
+            refuse(self, cond, why);
             return;
         }
         let info = ConnectionInfo {

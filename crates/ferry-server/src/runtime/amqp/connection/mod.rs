@@ -70,6 +70,8 @@ use crate::runtime::log_driver::{DurableHold, LogUse};
 use crate::runtime::reply_wait::{ReplyHold, ReplyWait};
 use crate::runtime::server::Connection as RuntimeConnection;
 use crate::runtime::server::{LogRoom, Server};
+use crate::runtime::socket_writer::SocketWriter;
+use crate::runtime::tls::{self, Accepted, TlsSession};
 use bytes::{Bytes, BytesMut};
 use ferry_amqp::condition;
 use ferry_amqp::connection::{Config, Connection, Event, LinkId, SaslServer, SessionId};
@@ -94,8 +96,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::sync::Notify;
 
 /// The most room a read is given (more only for a frame larger than that).
@@ -163,6 +164,8 @@ pub struct AmqpShared {
     connected_ms: u64,
     client_id: RefCell<Option<String>>,
     user_id: RefCell<String>,
+    /// What TLS agreed, when the connection uses it (set once the handshake is done).
+    pub(in crate::runtime::amqp) tls: RefCell<Option<Rc<TlsSession>>>,
     inbox: RefCell<VecDeque<Action>>,
     held: RefCell<VecDeque<(u64, Action)>>,
     /// Deliveries in the inbox or held for the log, by consumer: the engine delivered
@@ -200,6 +203,7 @@ impl AmqpShared {
             connected_ms,
             client_id: RefCell::new(None),
             user_id: RefCell::new(String::new()),
+            tls: RefCell::new(None),
             inbox: RefCell::new(VecDeque::new()),
             held: RefCell::new(VecDeque::new()),
             in_flight: RefCell::new(HashMap::new()),
@@ -249,6 +253,12 @@ impl AmqpShared {
             bytes_received: self.counters.bytes_received.get(),
             last_message_ms: self.counters.last_message_ms.get(),
             connected_ms: self.connected_ms,
+            tls: self
+                .tls
+                .borrow()
+                .as_ref()
+                .map(|t| t.status())
+                .unwrap_or_default(),
         })
     }
 
@@ -519,8 +529,9 @@ struct Session {
     /// Some link's drain may be waiting to complete (most connections never drain: the
     /// links are not scanned for one after every batch then).
     drains_pending: bool,
-    /// Why the connection is refused (MAXINST/MAXINSTC): answered at the client's open.
-    refused: Option<String>,
+    /// Why the connection is refused (MAXINST/MAXINSTC, the channel's TLS checks), and
+    /// the error condition: answered at the client's open.
+    refused: Option<(&'static str, String)>,
     /// The time of the batch being handled (ms since epoch): one clock read per read
     /// or wake-up, not one per message.
     now_ms: u64,
@@ -595,13 +606,24 @@ impl From<ErrorCondition> for PutFailure {
     }
 }
 
-/// Serves one accepted socket until the connection ends; `refuse` closes it at once
-/// (MAXINST/MAXINSTC) with `amqp:resource-limit-exceeded`.
+/// How long a new connection has to open: HandshakeTimeout (qm.ini Limits), or the
+/// channel's HBINT when it is shorter (the TLS handshake of AMQPS included).
+pub fn handshake_limit(server: &Server, shared: &AmqpShared) -> Duration {
+    let limit = server.ini.limits.handshake_timeout();
+    match shared.settings.heartbeat_secs {
+        0 => limit,
+        n => limit.min(Duration::from_secs(u64::from(n))),
+    }
+}
+
+/// Serves one accepted socket (after its TLS handshake, when it made one) until the
+/// connection ends; `refuse` closes it at the client's open with that error condition
+/// (MAXINST/MAXINSTC, the channel's TLS checks).
 pub async fn serve(
     server: Rc<Server>,
     shared: Rc<AmqpShared>,
-    stream: TcpStream,
-    refuse: Option<String>,
+    stream: Accepted,
+    refuse: Option<(&'static str, String)>,
 ) {
     let settings = &shared.settings;
     let limits = server.ini.limits.clone();
@@ -659,14 +681,23 @@ pub async fn serve(
         conn_info: None,
     };
     s.refused = refuse;
-    s.run(stream).await;
+    match stream {
+        Accepted::Plain(stream) => {
+            let (rd, wr) = stream.into_split();
+            s.run(rd, wr).await;
+        }
+        Accepted::Tls(stream, mut session) => {
+            let (rd, wr) = tls::split(&s.server, *stream, &mut session);
+            *shared.tls.borrow_mut() = Some(Rc::new(session));
+            s.run(rd, wr).await;
+        }
+    }
     s.finish();
     shared.finished.set(true);
 }
 
 impl Session {
-    async fn run(&mut self, stream: TcpStream) {
-        let (mut rd, mut wr) = stream.into_split();
+    async fn run<R: AsyncRead + Unpin, W: SocketWriter>(&mut self, mut rd: R, mut wr: W) {
         // Its room follows what the reads bring (twice the last read, from READ_AT_LEAST
         // to READ_BUFFER), never what a frame header claims: an idle connection keeps a
         // few KiB, a busy one reads 64 KiB at a time, and it is not allocated anew for
@@ -813,7 +844,7 @@ impl Session {
 
     /// Writes out what the state machine has to send; false when the connection is
     /// over (the socket failed, or the client read nothing for AmqpSendTimeout).
-    async fn write_output(&mut self, wr: &mut tokio::net::tcp::OwnedWriteHalf) -> bool {
+    async fn write_output<W: SocketWriter>(&mut self, wr: &mut W) -> bool {
         let out = self.amqp.output();
         Counters::add(&self.shared.counters.bytes_sent, out.len() as u64);
         Counters::add(&self.shared.channel_counters.bytes_sent, out.len() as u64);
@@ -822,7 +853,7 @@ impl Session {
         let mut result = true;
         while at < out.len() {
             // Most writes go at once: the timer is armed only when the socket is full.
-            match wr.try_write(&out[at..]) {
+            match wr.try_write_now(&out[at..]) {
                 Ok(n) if n > 0 => {
                     at += n;
                     continue;
@@ -859,6 +890,10 @@ impl Session {
                 }
             }
         }
+        if result && wr.buffers() {
+            // TLS records wait in the writer until flushed.
+            result = matches!(tokio::time::timeout(timeout, wr.flush()).await, Ok(Ok(())));
+        }
         // Cleared, not taken: the buffer keeps its capacity for the next batch, unless it
         // grew large (a burst of deliveries) and would sit idle.
         let out = self.amqp.output();
@@ -871,7 +906,7 @@ impl Session {
 
     /// Ends a connection that stalled (`why`): a close frame with
     /// amqp:resource-limit-exceeded when AMQP frames flow, FRY9505E when `log`.
-    async fn give_up(&mut self, wr: &mut tokio::net::tcp::OwnedWriteHalf, why: String, log: bool) {
+    async fn give_up<W: SocketWriter>(&mut self, wr: &mut W, why: String, log: bool) {
         if log {
             self.server.error_log.borrow_mut().write(
                 &messages::AMQP_PROTOCOL_ERROR,
@@ -891,11 +926,7 @@ impl Session {
 
     /// HandshakeTimeout (qm.ini Limits), or HBINT when it is shorter.
     fn handshake_timeout(&self) -> Duration {
-        let limit = self.limits.handshake_timeout();
-        match self.shared.settings.heartbeat_secs {
-            0 => limit,
-            n => limit.min(Duration::from_secs(u64::from(n))),
-        }
+        handshake_limit(&self.server, &self.shared)
     }
 
     /// Until the client's open arrives, when the connection is given up: a client must
