@@ -187,6 +187,15 @@ pub fn parse_queues(text: &str) -> Result<usize, String> {
     }
 }
 
+/// Parses `--cipherspec`: a CipherSpec name or alias Ferry offers, as SSLCIPH takes it.
+pub fn parse_cipherspec(text: &str) -> Result<String, String> {
+    match ferry_security::CipherSpecChoice::parse(text) {
+        Ok(Some(c)) => Ok(c.name().to_string()),
+        Ok(None) => Err("give a CipherSpec name, e.g. TLS_AES_128_GCM_SHA256".into()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// Parses `--sharecnv`: conversations per socket, 0..=999 (0 and 1: no sharing).
 pub fn parse_sharecnv(text: &str) -> Result<u32, String> {
     match text.trim().parse::<u32>() {

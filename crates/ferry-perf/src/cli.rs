@@ -139,9 +139,6 @@ pub struct StepArgs {
     /// connection test 1).
     #[arg(long, value_parser = args::parse_sharecnv)]
     pub sharecnv: Option<u32>,
-    /// TLS CipherSpec of the channel (comes with TLS: refused for now).
-    #[arg(long, value_name = "NAME")]
-    pub cipherspec: Option<String>,
     /// Message compression, e.g. LZ4 (comes with compression: refused for now).
     #[arg(long, value_name = "LIST")]
     pub compress: Option<String>,
@@ -182,6 +179,19 @@ pub struct TargetArgs {
     /// Bindings socket (qm.sock) of the --connect queue manager, for RR-BB and RR-CB.
     #[arg(long, value_name = "PATH", requires = "connect")]
     pub bindings: Option<PathBuf>,
+    /// Client connections use TLS with this CipherSpec (an SSLCIPH name or alias, e.g.
+    /// TLS_AES_128_GCM_SHA256). The embedded queue manager gets a throwaway CA and
+    /// certificates and a channel PERF.TLS.SVRCONN with this SSLCIPH; with --connect,
+    /// --channel must have a matching SSLCIPH and --key-repository trust its certificate.
+    #[arg(long, value_name = "NAME", value_parser = args::parse_cipherspec)]
+    pub cipherspec: Option<String>,
+    /// The client key repository for --cipherspec with --connect: trust.pem (the CAs of
+    /// the queue manager's certificate) and, for SSLCAUTH(REQUIRED), <label>.crt/.key.
+    #[arg(long, value_name = "DIR", requires = "cipherspec")]
+    pub key_repository: Option<PathBuf>,
+    /// Label of the client certificate in --key-repository.
+    #[arg(long, value_name = "LABEL", requires = "key_repository")]
+    pub cert_label: Option<String>,
 }
 
 /// The protocol the applications speak: Ferry's MQI client (default) or AMQP 1.0, to
@@ -412,14 +422,8 @@ pub(crate) async fn shutdown_signal() -> &'static str {
     }
 }
 
-/// Refuses options that later issues fill (TLS, compression) and impossible mixes.
+/// Refuses options that later issues fill (compression) and impossible mixes.
 pub fn check_args(kind: Kind, s: &StepArgs, relay: Option<&Path>) -> Result<(), PerfError> {
-    if let Some(c) = &s.cipherspec {
-        return Err(PerfError::Usage(format!(
-            "--cipherspec {c}: TLS channels are not available yet; this option comes with TLS \
-             support (run without it for plain TCP)"
-        )));
-    }
     if let Some(c) = &s.compress {
         return Err(PerfError::Usage(format!(
             "--compress {c}: message compression is not available yet; this option comes with \
@@ -519,13 +523,29 @@ fn make_target(
     channels: usize,
 ) -> Result<QueueManager, PerfError> {
     match &t.connect {
-        Some(conn_name) => Ok(QueueManager::existing(
-            conn_name,
-            &t.channel,
-            t.qmgr.as_deref().unwrap_or(""),
-            t.server_pid,
-            t.bindings.clone(),
-        )),
+        Some(conn_name) => {
+            let mut qm = QueueManager::existing(
+                conn_name,
+                &t.channel,
+                t.qmgr.as_deref().unwrap_or(""),
+                t.server_pid,
+                t.bindings.clone(),
+            );
+            if let Some(spec) = &t.cipherspec {
+                let repository = t.key_repository.clone().ok_or_else(|| {
+                    PerfError::Usage(
+                        "--cipherspec with --connect needs --key-repository (the client's trust.pem)"
+                            .into(),
+                    )
+                })?;
+                let mut tls = ferry_client::TlsOptions::new(spec, repository);
+                if let Some(label) = &t.cert_label {
+                    tls = tls.certificate_label(label);
+                }
+                qm.use_tls(tls, spec);
+            }
+            Ok(qm)
+        }
         None => {
             let channels = u32::try_from(channels + 16).unwrap_or(u32::MAX);
             QueueManager::embedded(
@@ -615,6 +635,14 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
     let outcome = local.block_on(&rt, async {
         let work = async {
             let admin = qm.wait_ready().await?;
+            if let (Some(spec), None) = (&target_args.cipherspec, &target_args.connect) {
+                qm.embedded_tls(&admin, spec).await?;
+                progress.line(&format!(
+                    "TLS: the applications connect through channel {} with SSLCIPH({spec}) \
+                     (a throwaway CA signed the queue manager's certificate)",
+                    target::TLS_CHANNEL
+                ));
+            }
             let max = admin.max_message_length() as usize;
             if max != 0 && max_size > max {
                 return Err(PerfError::Usage(format!(
@@ -1179,11 +1207,12 @@ mod tests {
 
     #[test]
     fn placeholders_and_mixes_are_refused_clearly() {
-        let s = parse(&["--cipherspec", "TLS_AES_128_GCM_SHA256"])
+        let t = parse(&["--cipherspec", "tls_aes_128_gcm_sha256"])
             .expect("parses")
-            .steps;
-        let e = check_args(Kind::RrCc, &s, None).expect_err("TLS");
-        assert!(e.to_string().contains("comes with TLS"), "{e}");
+            .target;
+        assert_eq!(t.cipherspec.as_deref(), Some("TLS_AES_128_GCM_SHA256"));
+        let e = parse(&["--cipherspec", "NULL_SHA"]).expect_err("not offered");
+        assert!(e.contains("deprecated"), "{e}");
         let s = parse(&["--compress", "LZ4"]).expect("parses").steps;
         let e = check_args(Kind::RrCc, &s, None).expect_err("compression");
         assert!(

@@ -50,6 +50,9 @@ fn setup(e: LaunchError) -> PerfError {
     PerfError::Setup(e.to_string())
 }
 
+/// The channel `ferry perf --cipherspec` defines on its embedded queue manager.
+pub const TLS_CHANNEL: &str = "PERF.TLS.SVRCONN";
+
 /// A queue manager the harness drives.
 pub struct QueueManager {
     opts: ConnectOptions,
@@ -192,6 +195,49 @@ impl QueueManager {
             description: format!("queue manager {qm} at {conn_name} on channel {channel}"),
             embedded: None,
         }
+    }
+
+    /// Connects the applications over TLS with `tls` (CipherSpec `spec`).
+    pub fn use_tls(&mut self, tls: ferry_client::TlsOptions, spec: &str) {
+        self.opts = self.opts.clone().tls(tls);
+        self.description.push_str(&format!(", TLS {spec}"));
+    }
+
+    /// TLS for the embedded queue manager: a throwaway CA signs its certificate (in its
+    /// key repository, the ssl directory) and a client repository beside it; channel
+    /// PERF.TLS.SVRCONN gets SSLCIPH(`spec`) SSLCAUTH(OPTIONAL), and the applications
+    /// connect through it. `admin` is a connection already made (plain).
+    pub async fn embedded_tls(&mut self, admin: &Connection, spec: &str) -> Result<(), PerfError> {
+        let e = self.embedded_mut("a throwaway key repository")?;
+        let repository = e.qm_dir().join("ssl");
+        let client = e.home().join("perf-client-tls");
+        let label = ferry_security::default_certificate_label(EMBEDDED_QMGR);
+        let made = (|| {
+            let ca = ferry_tls::self_signed::ThrowawayCa::new("ferry perf CA")?;
+            ca.issue(
+                &repository,
+                &label,
+                &[("O", "ferry perf"), ("CN", EMBEDDED_QMGR)],
+                false,
+            )?;
+            ca.write_trust(&repository)?;
+            ca.write_trust(&client)
+        })();
+        made.map_err(|err| PerfError::Setup(format!("cannot make the TLS certificates: {err}")))?;
+        run_mqsc(admin, "REFRESH SECURITY TYPE(SSL)").await?;
+        run_mqsc(
+            admin,
+            &format!(
+                "DEFINE CHANNEL({TLS_CHANNEL}) CHLTYPE(SVRCONN) SSLCIPH({spec}) SSLCAUTH(OPTIONAL) \
+                 MAXINST(999999999) MAXINSTC(999999999) REPLACE"
+            ),
+        )
+        .await?;
+        let conn_name = e.conname();
+        let base = ConnectOptions::client(&conn_name, TLS_CHANNEL).queue_manager(EMBEDDED_QMGR);
+        self.opts = base;
+        self.use_tls(ferry_client::TlsOptions::new(spec, client), spec);
+        Ok(())
     }
 
     /// Connection options for the workload's applications.

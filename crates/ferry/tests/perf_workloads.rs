@@ -371,9 +371,14 @@ fn bad_flags_and_missing_workloads_get_clear_messages() {
     refused(&["rr-cc", "--rate=-3"], 2, "per requester");
     refused(&["rr-cc", "--secs", "0"], 2, "greater than 0");
     refused(
-        &["rr-cc", "--cipherspec", "TLS_AES_256_GCM_SHA384"],
+        &["rr-cc", "--cipherspec", "ECDHE_RSA_AES_256_CBC_SHA384"],
         2,
-        "comes with TLS",
+        "CBC",
+    );
+    refused(
+        &["rr-cc", "--connect", "localhost(1)", "--cipherspec", "ANY"],
+        2,
+        "--key-repository",
     );
     refused(
         &["sr-cc", "--compress", "LZ4"],

@@ -95,8 +95,15 @@ pub fn check(kind: Kind, a: &RrArgs) -> Result<(), PerfError> {
     if s.fault == Fault::PutInhibited && a.protocol.url.is_some() {
         return usage("--fault put-inhibited alters the embedded queue manager's queues".into());
     }
-    if s.cipherspec.is_some() || s.compress.is_some() {
-        return usage("--cipherspec and --compress are MQ channel settings, not AMQP's".into());
+    if a.target.cipherspec.is_some() {
+        return usage(
+            "--cipherspec is the native client's; for AMQPS measure with the JMS load generator \
+             (bench/jms-load) and an amqps:// URL"
+                .into(),
+        );
+    }
+    if s.compress.is_some() {
+        return usage("--compress is an MQ channel setting, not AMQP's".into());
     }
     if kind == Kind::RrCc {
         if let Responders::Fixed(n) = s.responders {
