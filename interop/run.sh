@@ -66,10 +66,53 @@ ferry_mode() {
   "$ferry" mqsc QMI <<< "DISPLAY CHSTATUS(SYSTEM.DEF.AMQP)" | grep -q "STATUS(RUNNING)" || {
     echo "the AMQP channel did not start:"; "$ferry" mqsc QMI <<< "DISPLAY CHSTATUS(*)"; return 1; }
   export AMQP_URL="amqp://localhost:$port"
+  ferry_tls "$ferry" || return 1
   export INTEROP_RESTART_CMD="'$ferry' stop QMI >/dev/null && '$ferry' start QMI >/dev/null"
   export FERRY_CONNNAME="localhost($tcp)" FERRY_QMGR=QMI
   export INTEROP_NATIVE_PUT_CMD="'$here/ferry-native.sh' put"
   export INTEROP_NATIVE_GET_CMD="'$here/ferry-native.sh' get"
+}
+
+# AMQPS for the TLS tests: a CA, the queue manager's certificate (label ibmwebspheremqqmi in
+# its key repository, the ssl directory) and a client certificate, made here with OpenSSL
+# (nothing committed); AMQP channels TLS.AMQP (SSLCAUTH(OPTIONAL)) and TLSAUTH.AMQP
+# (SSLCAUTH(REQUIRED)) on their own ports; PKCS#12 stores for Java, PEM files for proton.
+ferry_tls() {
+  local ferry="$1" pki="$FERRY_HOME/pki" repo="$FERRY_HOME/qmgrs/QMI/ssl"
+  local tls_port="${FERRY_AMQPS_PORT:-5681}" auth_port="${FERRY_AMQPS_AUTH_PORT:-5682}"
+  mkdir -p "$pki" "$repo"
+  (
+    set -e; cd "$pki"
+    ec() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$1" 2>/dev/null; }
+    ec ca.key
+    openssl req -x509 -new -key ca.key -subj "/O=Ferry Interop/CN=Interop CA" -days 2 -out ca.crt
+    for who in qm app; do
+      ec "$who.key"
+      cn=$([ "$who" = qm ] && echo QMI || echo app1)
+      openssl req -new -key "$who.key" -subj "/O=Ferry/CN=$cn" -out "$who.csr"
+      printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n' > "$who.ext"
+      openssl x509 -req -in "$who.csr" -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 \
+        -extfile "$who.ext" -out "$who.crt" 2>/dev/null
+    done
+    rm -f trust.p12 app.p12
+    keytool -importcert -noprompt -alias ca -file ca.crt -keystore trust.p12 \
+      -storetype PKCS12 -storepass changeit >/dev/null
+    openssl pkcs12 -export -in app.crt -inkey app.key -name app -out app.p12 -passout pass:changeit
+  ) || { echo "making the interop certificates failed"; return 1; }
+  cp "$pki/qm.crt" "$repo/ibmwebspheremqqmi.crt"
+  cp "$pki/qm.key" "$repo/ibmwebspheremqqmi.key"
+  cp "$pki/ca.crt" "$repo/trust.pem"
+  "$ferry" mqsc QMI >/dev/null <<EOF || return 1
+REFRESH SECURITY TYPE(SSL)
+DEFINE CHANNEL(TLS.AMQP) CHLTYPE(AMQP) PORT($tls_port) SSLCIPH(ANY_TLS12_OR_HIGHER) SSLCAUTH(OPTIONAL) REPLACE
+DEFINE CHANNEL(TLSAUTH.AMQP) CHLTYPE(AMQP) PORT($auth_port) SSLCIPH(ANY_TLS12_OR_HIGHER) SSLCAUTH(REQUIRED) REPLACE
+START CHANNEL(TLS.AMQP)
+START CHANNEL(TLSAUTH.AMQP)
+EOF
+  export AMQPS_URL="amqps://localhost:$tls_port" AMQPS_AUTH_URL="amqps://localhost:$auth_port"
+  export INTEROP_TRUST_STORE="$pki/trust.p12" INTEROP_KEY_STORE="$pki/app.p12"
+  export INTEROP_STORE_PASSWORD=changeit INTEROP_CA_PEM="$pki/ca.crt"
+  export INTEROP_CLIENT_CERT="$pki/app.crt" INTEROP_CLIENT_KEY="$pki/app.key"
 }
 
 artemis_mode() {

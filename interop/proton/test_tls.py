@@ -1,0 +1,92 @@
+"""AMQPS with python-qpid-proton: TLS to an AMQP channel with SSLCIPH, verifying the
+queue manager's certificate against the test CA, SASL PLAIN inside TLS, and a client
+certificate where the channel has SSLCAUTH(REQUIRED).
+
+interop/run.sh --ferry makes the certificates with OpenSSL and sets AMQPS_URL,
+AMQPS_AUTH_URL, INTEROP_CA_PEM, INTEROP_CLIENT_CERT and INTEROP_CLIENT_KEY; without them
+(a peer broker) these tests are skipped.
+"""
+import os
+
+import pytest
+from proton import Message, SSLDomain
+from proton.utils import BlockingConnection, ConnectionException
+
+from conftest import addr
+
+AMQPS_URL = os.environ.get("AMQPS_URL")
+AMQPS_AUTH_URL = os.environ.get("AMQPS_AUTH_URL")
+CA = os.environ.get("INTEROP_CA_PEM")
+CERT = os.environ.get("INTEROP_CLIENT_CERT")
+KEY = os.environ.get("INTEROP_CLIENT_KEY")
+Q_TLS = "INTEROP.PROTON.TLS"
+
+needs_tls = pytest.mark.skipif(
+    not (AMQPS_URL and CA), reason="AMQPS_URL and INTEROP_CA_PEM unset: the broker is not set up for TLS"
+)
+
+
+def domain(client_cert=False):
+    d = SSLDomain(SSLDomain.MODE_CLIENT)
+    d.set_trusted_ca_db(CA)
+    d.set_peer_authentication(SSLDomain.VERIFY_PEER_NAME)
+    if client_cert:
+        d.set_credentials(CERT, KEY, None)
+    return d
+
+
+def round_trip(conn, body):
+    s = conn.create_sender(addr(Q_TLS))
+    s.send(Message(body=body))
+    r = conn.create_receiver(addr(Q_TLS), credit=1)
+    m = r.receive(timeout=10)
+    r.accept()
+    assert m.body == body
+
+
+@needs_tls
+def test_amqps_verifies_the_queue_managers_certificate_and_carries_messages():
+    conn = BlockingConnection(AMQPS_URL, ssl_domain=domain(), timeout=20)
+    try:
+        round_trip(conn, "over amqps")
+    finally:
+        conn.close()
+
+
+@needs_tls
+def test_sasl_plain_travels_inside_tls():
+    conn = BlockingConnection(
+        AMQPS_URL, ssl_domain=domain(), user="app", password="passw0rd", timeout=20
+    )
+    try:
+        round_trip(conn, "plain inside tls")
+    finally:
+        conn.close()
+
+
+@needs_tls
+@pytest.mark.skipif(not (AMQPS_AUTH_URL and CERT), reason="no SSLCAUTH(REQUIRED) channel set up")
+def test_a_client_certificate_is_needed_where_sslcauth_is_required():
+    conn = BlockingConnection(AMQPS_AUTH_URL, ssl_domain=domain(client_cert=True), timeout=20)
+    try:
+        round_trip(conn, "with a client certificate")
+    finally:
+        conn.close()
+    with pytest.raises(ConnectionException):
+        c = BlockingConnection(AMQPS_AUTH_URL, ssl_domain=domain(), timeout=10)
+        try:
+            round_trip(c, "never")
+        finally:
+            c.close()
+
+
+@needs_tls
+def test_plain_amqp_to_the_tls_port_is_refused():
+    plain = AMQPS_URL.replace("amqps://", "amqp://", 1)
+    with pytest.raises(ConnectionException) as e:
+        c = BlockingConnection(plain, timeout=10)
+        try:
+            round_trip(c, "never")
+        finally:
+            c.close()
+    assert "unauthorized" in str(e.value) or "TLS" in str(e.value), str(e.value)
