@@ -52,8 +52,9 @@ queues_to_mqsc() {
 ferry_mode() {
   local ferry="$root/target/release/ferry" port="${FERRY_AMQP_PORT:-5672}"
   local tcp="${FERRY_TCP_PORT:-14149}"
-  (cd "$root" && cargo build --release --bin ferry -p ferry && \
-     cargo build --release -p ferry-client --example amqsput --example amqsget) || return 1
+  # One build for both packages: their dependencies' features unify, so nothing is built twice.
+  (cd "$root" && cargo build --release -p ferry --bin ferry \
+     -p ferry-client --example amqsput --example amqsget) || return 1
   export FERRY_HOME="${FERRY_HOME:-$(mktemp -d /tmp/ferry-interop.XXXXXX)}"
   echo "== starting Ferry queue manager QMI (FERRY_HOME $FERRY_HOME, AMQP port $port)"
   "$ferry" create QMI --port "$tcp" --amqp-port "$port" >/dev/null || return 1
@@ -96,7 +97,7 @@ ferry_tls() {
     done
     rm -f trust.p12 app.p12
     keytool -importcert -noprompt -alias ca -file ca.crt -keystore trust.p12 \
-      -storetype PKCS12 -storepass changeit >/dev/null
+      -storetype PKCS12 -storepass changeit >/dev/null 2>&1
     openssl pkcs12 -export -in app.crt -inkey app.key -name app -out app.p12 -passout pass:changeit
   ) || { echo "making the interop certificates failed"; return 1; }
   cp "$pki/qm.crt" "$repo/ibmwebspheremqqmi.crt"

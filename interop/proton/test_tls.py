@@ -9,8 +9,8 @@ AMQPS_AUTH_URL, INTEROP_CA_PEM, INTEROP_CLIENT_CERT and INTEROP_CLIENT_KEY; with
 import os
 
 import pytest
-from proton import Message, SSLDomain
-from proton.utils import BlockingConnection, ConnectionException
+from proton import ConnectionException, Message, SSLDomain
+from proton.utils import BlockingConnection
 
 from conftest import addr
 
