@@ -92,11 +92,15 @@ impl KeyRepository {
             }
             let chain = load_chain(&path)?;
             let key = PrivateKeyDer::from_pem_file(&key_path).map_err(|e| bad(&key_path, e))?;
-            let certified = CertifiedKey::from_der(chain, key, provider).map_err(|e| {
-                bad(
-                    &key_path,
-                    format!("does not match the certificate in {name}: {e}"),
-                )
+            let certified = CertifiedKey::from_der(chain, key, provider).map_err(|e| match e {
+                rustls::Error::InconsistentKeys(_) => {
+                    bad(&key_path, format!("does not match the certificate in {name}"))
+                }
+                rustls::Error::InvalidCertificate(why) => bad(
+                    &path,
+                    format!("the certificate cannot be used ({why:?}; an X.509 v3 certificate is needed)"),
+                ),
+                other => bad(&key_path, format!("cannot be used with {name}: {other}")),
             })?;
             certificates.insert(label.to_string(), Arc::new(certified));
         }
