@@ -57,13 +57,7 @@ measure() {
   if [ "$jms" = 1 ]; then
     "$root/bench/jms-load/run.sh" rr --url "amqp://localhost:$aport" --clients "$n" --secs "$secs" \
       --warmup 2 --broker ferry --broker-pid "$pid" ${extra[@]+"${extra[@]}"} 2>/dev/null \
-      | python3 -c '
-import sys
-for line in sys.stdin:
-    if line.startswith("RESULT "):
-        f = dict(kv.split("=", 1) for kv in line.split()[1:] if "=" in kv)
-        print("rate=%s server_us_per_rt=%s p50_us=%s p99_us=%s" % (
-            f.get("rate"), f.get("broker_cpu_us_per_op"), f.get("p50_us"), f.get("p99_us")))'
+      | python3 "$root/bench/lib/point.py" jms
   else
     if [[ " ${extra[*]-} " == *" amqp "* ]]; then
       target=(--url "amqp://localhost:$aport")
@@ -72,13 +66,7 @@ for line in sys.stdin:
     fi
     "$ferry" perf rr-cc "${target[@]}" ${extra[@]+"${extra[@]}"} --server-pid "$pid" --sizes 2KB \
       --clients "$n" --secs "$secs" --warmup 2 --json "$work/perf.json" --out "$work/perf" >/dev/null 2>&1
-    python3 - "$work/perf.json" <<'PY'
-import json, sys
-step = json.load(open(sys.argv[1]))["series"][0]["steps"][0]
-w = step["window"]
-print("rate=%.0f server_us_per_rt=%.1f p50_us=%.0f p99_us=%.0f" % (
-    w["rate"], w["server_us_per_rt"], step["latency"]["p50_us"], step["latency"]["p99_us"]))
-PY
+    python3 "$root/bench/lib/point.py" perf "$work/perf.json"
   fi
 }
 

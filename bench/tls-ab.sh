@@ -86,13 +86,7 @@ measure() {
       [ "$mode" = tls ] && url="amqps://localhost:$tport?transport.trustStoreLocation=$work/trust.p12&transport.trustStorePassword=changeit&transport.trustStoreType=PKCS12"
       "$root/bench/jms-load/run.sh" rr --url "$url" --clients "$n" --secs "$secs" --warmup 2 \
         --broker ferry --broker-pid "$pid" --reply-queues per-requester ${persistent[@]+"${persistent[@]}"} 2>/dev/null \
-        | python3 -c '
-import sys
-for line in sys.stdin:
-    if line.startswith("RESULT "):
-        f = dict(kv.split("=", 1) for kv in line.split()[1:] if "=" in kv)
-        print("rate=%s server_us_per_rt=%s p50_us=%s p99_us=%s" % (
-            f.get("rate"), f.get("broker_cpu_us_per_op"), f.get("p50_us"), f.get("p99_us")))'
+        | python3 "$root/bench/lib/point.py" jms
       return ;;
     *)
       target=(--connect "localhost($port)" --qmgr "$qm" --server-pid "$pid")
@@ -107,15 +101,7 @@ for line in sys.stdin:
       fi ;;
   esac
   # The connection test's rate is connections/s and its CPU per connection.
-  python3 - "$work/perf.json" <<'PY'
-import json, sys
-step = json.load(open(sys.argv[1]))["series"][0]["steps"][0]
-w = step["window"]
-valid = step.get("valid", True)
-print("rate=%.0f server_us_per_rt=%.1f p50_us=%.0f p99_us=%.0f%s" % (
-    w["rate"], w["server_us_per_rt"], step["latency"]["p50_us"], step["latency"]["p99_us"],
-    "" if valid else " failed=invalid"))
-PY
+  python3 "$root/bench/lib/point.py" perf "$work/perf.json"
 }
 
 for r in $(seq 1 "$rounds"); do

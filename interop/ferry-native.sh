@@ -4,9 +4,10 @@
 #   interop/ferry-native.sh put QUEUE TEXT    # puts TEXT as one MQSTR message
 #   interop/ferry-native.sh get QUEUE         # prints the body of the first message
 # Connection: FERRY_CONNNAME / FERRY_CHANNEL / FERRY_QMGR (see ferry-client's examples).
+# FERRY_PROFILE=debug runs the debug build of the samples (interop/run.sh sets it).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-bin="$root/target/release/examples"
+bin="$root/target/${FERRY_PROFILE:-release}/examples"
 case "${1:-}" in
   put) printf '%s\n' "$3" | "$bin/amqsput" "$2" >/dev/null ;;
   get) FERRY_WAIT_MS="${FERRY_WAIT_MS:-5000}" "$bin/amqsget" "$2" \

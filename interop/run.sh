@@ -46,14 +46,18 @@ queues_to_mqsc() {
       print line " REPLACE" }'
 }
 
-# --ferry: a Ferry queue manager in a private FERRY_HOME (release build), with the
+# --ferry: a Ferry queue manager in a private FERRY_HOME (a release build; FERRY_PROFILE=debug
+# uses the debug build, which `cargo test` has just made: the suites check behaviour), with the
 # interop queues defined, its AMQP channel on FERRY_AMQP_PORT (default 5672), restarts with
 # ferry stop/start, and the amqsput/amqsget samples as the native client.
 ferry_mode() {
-  local ferry="$root/target/release/ferry" port="${FERRY_AMQP_PORT:-5672}"
-  local tcp="${FERRY_TCP_PORT:-14149}"
+  local profile="${FERRY_PROFILE:-release}"
+  local ferry="$root/target/$profile/ferry" port="${FERRY_AMQP_PORT:-5672}"
+  local tcp="${FERRY_TCP_PORT:-14149}" build=(--release)
+  [ "$profile" = debug ] && build=()
+  export FERRY_PROFILE="$profile"
   # One build for both packages: their dependencies' features unify, so nothing is built twice.
-  (cd "$root" && cargo build --release -p ferry --bin ferry \
+  (cd "$root" && cargo build ${build[@]+"${build[@]}"} -p ferry --bin ferry \
      -p ferry-client --example amqsput --example amqsget) || return 1
   export FERRY_HOME="${FERRY_HOME:-$(mktemp -d /tmp/ferry-interop.XXXXXX)}"
   echo "== starting Ferry queue manager QMI (FERRY_HOME $FERRY_HOME, AMQP port $port)"

@@ -4,6 +4,7 @@
 # by property tests (crates/*/src/fuzzing.rs, proptest) inside `cargo test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root="$PWD"
 secs="${FUZZ_SECONDS:-20}"
 targets=(
   "crates/ferry-wire/fuzz frame_decoder"
@@ -33,6 +34,8 @@ for t in "${targets[@]}"; do
   dir=$1 target=$2
   [ -d "$dir" ] || { echo "fuzz: no $dir"; exit 1; }
   echo "fuzz: $target for ${secs}s"
-  (cd "$dir" && cargo +nightly fuzz run "$target" -- -max_total_time="$secs" -rss_limit_mb=2048 2>&1 | tail -n 3)
+  # One target directory for every fuzz crate: libFuzzer and the shared dependencies build once.
+  (cd "$dir" && cargo +nightly fuzz run --target-dir "$root/target/fuzz" "$target" -- \
+     -max_total_time="$secs" -rss_limit_mb=2048 2>&1 | tail -n 3)
 done
 echo "fuzz: all targets ran without a crash"

@@ -54,8 +54,10 @@ command -v mvn >/dev/null 2>&1 || apt_install maven
 command -v python3 >/dev/null 2>&1 || apt_install python3
 python3 -c 'import venv, ensurepip' 2>/dev/null || apt_install python3-venv
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-FERRY_AMQP_PORT="$(free_port)" FERRY_TCP_PORT="$(free_port)" FERRY_AMQPS_PORT="$(free_port)" \
-  FERRY_AMQPS_AUTH_PORT="$(free_port)" ./interop/run.sh --ferry
+# The debug build `cargo test` has just made: the suites check behaviour, not speed, and a
+# release build would add minutes.
+FERRY_PROFILE=debug FERRY_AMQP_PORT="$(free_port)" FERRY_TCP_PORT="$(free_port)" \
+  FERRY_AMQPS_PORT="$(free_port)" FERRY_AMQPS_AUTH_PORT="$(free_port)" ./interop/run.sh --ferry
 
 step "fuzz smoke"
 # 15 s per target keeps the whole of CI under 30 minutes; `make fuzz` runs them longer.

@@ -7,6 +7,7 @@ AMQPS_AUTH_URL, INTEROP_CA_PEM, INTEROP_CLIENT_CERT and INTEROP_CLIENT_KEY; with
 (a peer broker) these tests are skipped.
 """
 import os
+from contextlib import closing
 
 import pytest
 from proton import ConnectionException, Message, SSLDomain
@@ -35,6 +36,12 @@ def domain(client_cert=False):
     return d
 
 
+def tls_connection(url, client_cert=False, **kwargs):
+    """A BlockingConnection over TLS, closed when the `with` ends."""
+    kwargs.setdefault("timeout", 20)
+    return closing(BlockingConnection(url, ssl_domain=domain(client_cert), **kwargs))
+
+
 def round_trip(conn, body):
     s = conn.create_sender(addr(Q_TLS))
     s.send(Message(body=body))
@@ -46,47 +53,30 @@ def round_trip(conn, body):
 
 @needs_tls
 def test_amqps_verifies_the_queue_managers_certificate_and_carries_messages():
-    conn = BlockingConnection(AMQPS_URL, ssl_domain=domain(), timeout=20)
-    try:
+    with tls_connection(AMQPS_URL) as conn:
         round_trip(conn, "over amqps")
-    finally:
-        conn.close()
 
 
 @needs_tls
 def test_sasl_plain_travels_inside_tls():
-    conn = BlockingConnection(
-        AMQPS_URL, ssl_domain=domain(), user="app", password="passw0rd", timeout=20
-    )
-    try:
+    with tls_connection(AMQPS_URL, user="app", password="passw0rd") as conn:
         round_trip(conn, "plain inside tls")
-    finally:
-        conn.close()
 
 
 @needs_tls
 @pytest.mark.skipif(not (AMQPS_AUTH_URL and CERT), reason="no SSLCAUTH(REQUIRED) channel set up")
 def test_a_client_certificate_is_needed_where_sslcauth_is_required():
-    conn = BlockingConnection(AMQPS_AUTH_URL, ssl_domain=domain(client_cert=True), timeout=20)
-    try:
+    with tls_connection(AMQPS_AUTH_URL, client_cert=True) as conn:
         round_trip(conn, "with a client certificate")
-    finally:
-        conn.close()
     with pytest.raises(ConnectionException):
-        c = BlockingConnection(AMQPS_AUTH_URL, ssl_domain=domain(), timeout=10)
-        try:
-            round_trip(c, "never")
-        finally:
-            c.close()
+        with tls_connection(AMQPS_AUTH_URL, timeout=10) as conn:
+            round_trip(conn, "never")
 
 
 @needs_tls
 def test_plain_amqp_to_the_tls_port_is_refused():
     plain = AMQPS_URL.replace("amqps://", "amqp://", 1)
     with pytest.raises(ConnectionException) as e:
-        c = BlockingConnection(plain, timeout=10)
-        try:
-            round_trip(c, "never")
-        finally:
-            c.close()
+        with closing(BlockingConnection(plain, timeout=10)) as conn:
+            round_trip(conn, "never")
     assert "unauthorized" in str(e.value) or "TLS" in str(e.value), str(e.value)
