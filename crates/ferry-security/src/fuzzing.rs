@@ -1,7 +1,11 @@
 //! What the fuzz target and the property tests drive: every text input this crate
-//! decodes (SSLPEER filters, SNI host names, SSLCIPH values), with the invariants that
-//! must hold whatever the input.
+//! decodes (SSLPEER filters, SNI host names, SSLCIPH values, CHLAUTH profiles, address
+//! patterns and records), with the invariants that must hold whatever the input.
 
+use crate::chlauth::{
+    AddressPattern, ChlauthRecord, ChlauthRules, ChlauthType, GenericName, Partner, SetAction,
+    UserSource,
+};
 use crate::peer_name::{DistinguishedName, DnAttribute};
 use crate::{sni, CipherSpecChoice, PeerNameFilter};
 
@@ -26,11 +30,60 @@ pub fn check_text(text: &str) {
             "an SNI channel name encodes back to itself"
         );
     }
+    check_chlauth(text);
     if let Ok(Some(choice)) = CipherSpecChoice::parse(text) {
         assert!(
             choice.suites().count() > 0,
             "an accepted SSLCIPH offers a suite"
         );
+    }
+}
+
+/// CHLAUTH: `text` as an address pattern, a profile and each field of a record; a
+/// record SET accepts must decide any connection without panicking.
+fn check_chlauth(text: &str) {
+    if let Ok(p) = AddressPattern::parse(text) {
+        let _ = p.matches("10.0.0.1".parse().expect("literal"));
+        let _ = p.matches("::1".parse().expect("literal"));
+    }
+    let g = GenericName::new(text);
+    assert!(
+        g.matches(text) || text.contains('*'),
+        "a name without * matches itself"
+    );
+    for kind in ChlauthType::ALL {
+        let mut r = ChlauthRecord::new(
+            if kind == ChlauthType::BlockAddr {
+                "*"
+            } else {
+                "A*"
+            },
+            kind,
+        );
+        r.address = text.to_string();
+        r.client_user = text.to_string();
+        r.ssl_peer = text.to_string();
+        r.qmgr_name = text.to_string();
+        r.mca_user = text.to_string();
+        r.user_list = vec![text.to_string()];
+        r.address_list = vec![text.to_string()];
+        r.user_source = UserSource::Map;
+        let mut rules = ChlauthRules::default();
+        if rules.set(r, SetAction::Add).is_ok() {
+            let dn = DistinguishedName {
+                attributes: vec![(DnAttribute::CommonName, text.to_string())],
+            };
+            let partner = Partner {
+                channel: "A.B",
+                address: "10.0.0.1".parse().expect("literal"),
+                client_user: text,
+                peer: Some(&dn),
+                issuer: None,
+                remote_qmgr: Some(text),
+                channel_mca_user: "",
+            };
+            let _ = rules.check(&partner, &|u| u == text);
+        }
     }
 }
 
@@ -46,6 +99,11 @@ mod tests {
 
         #[test]
         fn filter_like_text_keeps_the_invariants(text in "([A-Za-z]{1,3}=[\"*a-z ,;\\\\]{0,8}[,;]?){0,5}") {
+            super::check_text(&text);
+        }
+
+        #[test]
+        fn address_like_text_keeps_the_invariants(text in "[0-9a-f.:*-]{0,24}") {
             super::check_text(&text);
         }
 

@@ -1,5 +1,7 @@
 //! Ferry's security rules, as pure data and functions that do no I/O.
 //!
+//! - [`chlauth`]: channel authentication records (SET CHLAUTH): the patterns they match
+//!   with and the decision they make for an inbound connection.
 //! - [`cipherspec`]: MQ's CipherSpec names (SSLCIPH), the TLS suites they stand for, and
 //!   which of them Ferry offers; one table that MQSC validation, the TLS layer and the
 //!   docs all read.
@@ -10,6 +12,7 @@
 //!
 //! The TLS layer that uses them (rustls, key repositories) lives in `ferry-tls`.
 
+pub mod chlauth;
 pub mod cipherspec;
 pub mod fuzzing;
 pub mod peer_name;

@@ -1,6 +1,7 @@
-//! Fuzz target: arbitrary text as an SSLPEER filter, an SNI host name and an SSLCIPH
-//! value. Nothing may panic; a filter that parses must match or not match any DN, and a
-//! channel name decoded from SNI must encode back to the same host.
+//! Fuzz target: arbitrary text as an SSLPEER filter, an SNI host name, an SSLCIPH value,
+//! a CHLAUTH address pattern, profile and record. Nothing may panic; a filter that parses
+//! must match or not match any DN, a channel name decoded from SNI must encode back to the
+//! same host, and a record SET accepts must decide any connection.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
