@@ -61,7 +61,18 @@ ferry_mode() {
      -p ferry-client --example amqsput --example amqsget) || return 1
   export FERRY_HOME="${FERRY_HOME:-$(mktemp -d /tmp/ferry-interop.XXXXXX)}"
   echo "== starting Ferry queue manager QMI (FERRY_HOME $FERRY_HOME, AMQP port $port)"
-  "$ferry" create QMI --port "$tcp" --amqp-port "$port" >/dev/null || return 1
+  # Channel authentication as an administrator would set it for these clients (run at
+  # every start, crtmqm -ic): the default channels open to this host's test clients, who
+  # run as an administrator; CHLAUTH.AMQP closed to everyone, and SASL user 'blockme'
+  # refused everywhere, for the refusal tests.
+  local blocked_port="${FERRY_AMQP_BLOCKED_PORT:-5683}"
+  cat > "$FERRY_HOME/interop.mqsc" <<EOF
+SET CHLAUTH('SYSTEM.DEF.*') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(CHANNEL) ACTION(REPLACE)
+SET CHLAUTH('*') TYPE(BLOCKUSER) USERLIST('blockme') ACTION(REPLACE)
+DEFINE CHANNEL(CHLAUTH.AMQP) CHLTYPE(AMQP) PORT($blocked_port) REPLACE
+SET CHLAUTH('CHLAUTH.AMQP') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(NOACCESS) ACTION(REPLACE)
+EOF
+  "$ferry" create QMI --port "$tcp" --amqp-port "$port" --ic "$FERRY_HOME/interop.mqsc" >/dev/null || return 1
   cleanup_cmds+=("'$ferry' stop -i QMI >/dev/null 2>&1; '$ferry' delete QMI >/dev/null 2>&1")
   "$ferry" start QMI >/dev/null || return 1
   { queues_to_mqsc; for q in REPLY REPLY.1 REPLY.2 $(seq -f 'REQUEST.%g' 1 10); do
@@ -70,10 +81,10 @@ ferry_mode() {
   # The AMQP channel starts with the queue manager: check it runs.
   "$ferry" mqsc QMI <<< "DISPLAY CHSTATUS(SYSTEM.DEF.AMQP)" | grep -q "STATUS(RUNNING)" || {
     echo "the AMQP channel did not start:"; "$ferry" mqsc QMI <<< "DISPLAY CHSTATUS(*)"; return 1; }
-  export AMQP_URL="amqp://localhost:$port"
+  export AMQP_URL="amqp://localhost:$port" AMQP_BLOCKED_URL="amqp://localhost:$blocked_port"
   ferry_tls "$ferry" || return 1
   export INTEROP_RESTART_CMD="'$ferry' stop QMI >/dev/null && '$ferry' start QMI >/dev/null"
-  export FERRY_CONNNAME="localhost($tcp)" FERRY_QMGR=QMI
+  export FERRY_CONNNAME="localhost($tcp)" FERRY_QMGR=QMI FERRY_CHANNEL=SYSTEM.DEF.SVRCONN
   export INTEROP_NATIVE_PUT_CMD="'$here/ferry-native.sh' put"
   export INTEROP_NATIVE_GET_CMD="'$here/ferry-native.sh' get"
 }

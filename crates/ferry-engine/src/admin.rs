@@ -17,6 +17,7 @@ use ferry_objects::{
     AdminError, ChannelDefinition, ChannelType, ListenerDefinition, QmgrAttributes,
     QueueDefinition, QueueType,
 };
+use ferry_security::chlauth::{ChlauthRecord, ChlauthRules, SetAction};
 
 /// The dead-letter queue every queue manager gets.
 pub const DEAD_LETTER_QUEUE: &str = "SYSTEM.DEAD.LETTER.QUEUE";
@@ -466,6 +467,27 @@ impl QueueManager {
             .collect()
     }
 
+    /// The channel authentication records.
+    pub fn chlauth(&self) -> &ChlauthRules {
+        &self.chlauth
+    }
+
+    /// SET CHLAUTH: adds, replaces or removes records (`record.altered_ms` is set to
+    /// `now`). The catalogue saves the records of the record's profile.
+    pub fn set_chlauth(
+        &mut self,
+        mut record: ChlauthRecord,
+        action: SetAction,
+        now: Timestamp,
+        fx: &mut Effects,
+    ) -> Result<(), AdminError> {
+        record.altered_ms = now.0;
+        let profile = record.profile.clone();
+        self.chlauth.set(record, action).map_err(AdminError::from)?;
+        fx.push(Effect::CatalogueChanged(CatalogueChange::Chlauth(profile)));
+        Ok(())
+    }
+
     /// Creates the objects `crtmqm` makes, where missing: SYSTEM.DEFAULT.LOCAL.QUEUE,
     /// SYSTEM.DEFAULT.MODEL.QUEUE, SYSTEM.DEFAULT.ALIAS.QUEUE,
     /// SYSTEM.DEFAULT.REMOTE.QUEUE, SYSTEM.DEAD.LETTER.QUEUE, SYSTEM.ADMIN.COMMAND.QUEUE,
@@ -511,6 +533,11 @@ impl QueueManager {
             l.attributes.alteration_date = date.clone();
             l.attributes.alteration_time = time.clone();
             self.listeners.insert(l.name.clone(), l);
+        }
+        if self.chlauth.is_empty() {
+            let defaults = ChlauthRules::mq_defaults(now.0);
+            self.chlauth = ChlauthRules::from_records(defaults).unwrap_or_default();
+            debug_assert_eq!(self.chlauth.len(), 3, "MQ's default records compile");
         }
         if self.qmgr.dead_letter_q.trim().is_empty() {
             self.qmgr.dead_letter_q = DEAD_LETTER_QUEUE.to_string();

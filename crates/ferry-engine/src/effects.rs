@@ -116,6 +116,8 @@ pub enum CatalogueChange {
     Channel(String),
     /// The listener of this name.
     Listener(String),
+    /// The channel authentication records of this profile.
+    Chlauth(String),
     /// The queue manager's attributes.
     Qmgr,
 }

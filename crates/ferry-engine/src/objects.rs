@@ -156,4 +156,6 @@ pub struct Catalogue {
     pub channels: Vec<ChannelDefinition>,
     /// Listener definitions, sorted by name.
     pub listeners: Vec<ListenerDefinition>,
+    /// Channel authentication records (SET CHLAUTH).
+    pub chlauth: ferry_security::chlauth::ChlauthRules,
 }

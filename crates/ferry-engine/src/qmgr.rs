@@ -37,6 +37,9 @@ pub struct QueueManager {
     pub(crate) queues: QueueTable,
     pub(crate) channels: BTreeMap<String, ChannelDefinition>,
     pub(crate) listeners: BTreeMap<String, ListenerDefinition>,
+    /// Channel authentication records: kept with the definitions, decided on by the
+    /// server when a connection arrives.
+    pub(crate) chlauth: ferry_security::chlauth::ChlauthRules,
     pub(crate) conns: BTreeMap<ConnId, Connection>,
     next_conn: u64,
     pub(crate) ids: IdGenerator,
@@ -78,6 +81,7 @@ impl QueueManager {
             queues: QueueTable::default(),
             channels: BTreeMap::new(),
             listeners: BTreeMap::new(),
+            chlauth: Default::default(),
             conns: BTreeMap::new(),
             next_conn: 1,
             ids: IdGenerator::new(name, now),
@@ -133,6 +137,7 @@ impl QueueManager {
         for l in catalogue.listeners {
             qm.listeners.insert(l.name.clone(), l);
         }
+        qm.chlauth = catalogue.chlauth;
         qm
     }
 
@@ -149,6 +154,7 @@ impl QueueManager {
                 .collect(),
             channels: self.channels.values().cloned().collect(),
             listeners: self.listeners.values().cloned().collect(),
+            chlauth: self.chlauth.clone(),
         }
     }
 

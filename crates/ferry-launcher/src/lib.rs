@@ -81,6 +81,31 @@ pub enum OnDrop {
     Terminate,
 }
 
+/// What clients of a queue manager made by the launcher may do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// MQ's defaults of a new queue manager: CHLAUTH closes SYSTEM.* channels to clients
+    /// and refuses administrators (the user running the tests is one) on every channel.
+    MqDefaults,
+    /// For tests and benchmarks on this host: [`OPEN_TO_TEST_CLIENTS`] is run at every
+    /// start (`ferry create --ic`), so clients reach SYSTEM.DEF.SVRCONN and
+    /// SYSTEM.DEF.AMQP as the user running them.
+    TestClients,
+}
+
+/// The MQSC [`Access::TestClients`] runs at every start: SYSTEM.DEF.* channels open
+/// (a more specific record than MQ's default `SYSTEM.*` NOACCESS one), and BLOCKUSER
+/// of every channel limited to `nobody`, which displaces `*MQADMIN` as IBM's developer
+/// configuration does for its admin channel.
+pub const OPEN_TO_TEST_CLIENTS: &str = "\
+* Test and benchmark queue manager: clients on this host reach the default channels
+* as the user running them.
+SET CHLAUTH('SYSTEM.DEF.*') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(CHANNEL) +
+    DESCR('Test clients use the default channels') ACTION(REPLACE)
+SET CHLAUTH('*') TYPE(BLOCKUSER) USERLIST('nobody') +
+    DESCR('Test clients run as an administrator') ACTION(REPLACE)
+";
+
 /// A queue manager process in its own temporary `FERRY_HOME`.
 pub struct QueueManagerProcess {
     home: tempfile::TempDir,
@@ -99,13 +124,24 @@ impl QueueManagerProcess {
     /// Creates queue manager `name` with the `ferry` executable `bin` in a new temporary
     /// `FERRY_HOME` (its directory named `<prefix>XXXXXX`), its listener and AMQP channel
     /// on free loopback ports, passing `create_args` on to `ferry create`
-    /// (`--log-file-pages 64`...). Nothing runs yet: [`launch`](Self::launch) or
-    /// [`spawn`](Self::spawn) starts it.
+    /// (`--log-file-pages 64`...), open to test clients ([`Access::TestClients`]).
+    /// Nothing runs yet: [`launch`](Self::launch) or [`spawn`](Self::spawn) starts it.
     pub fn create(
         bin: &Path,
         name: &str,
         prefix: &str,
         create_args: &[&str],
+    ) -> Result<Self, LaunchError> {
+        Self::create_with_access(bin, name, prefix, create_args, Access::TestClients)
+    }
+
+    /// [`create`](Self::create) with the access clients get.
+    pub fn create_with_access(
+        bin: &Path,
+        name: &str,
+        prefix: &str,
+        create_args: &[&str],
+        access: Access,
     ) -> Result<Self, LaunchError> {
         let home = tempfile::Builder::new()
             .prefix(prefix)
@@ -125,6 +161,13 @@ impl QueueManagerProcess {
         };
         let (port, amqp_port) = (qm.port.to_string(), qm.amqp_port.to_string());
         let mut args = vec!["create", name, "--port", &port, "--amqp-port", &amqp_port];
+        let script = qm.home.path().join("test-clients.mqsc");
+        let script_arg = script.display().to_string();
+        if access == Access::TestClients {
+            std::fs::write(&script, OPEN_TO_TEST_CLIENTS)
+                .map_err(io(script.display().to_string()))?;
+            args.extend_from_slice(&["--ic", &script_arg]);
+        }
         args.extend_from_slice(create_args);
         qm.ferry_checked(&args)?;
         Ok(qm)

@@ -110,6 +110,9 @@ catalogue! {
     SCHEDULING_NOT_SET = 7477 Warning "The connection thread of queue manager '{0}' could not be given the scheduling policy {1} (qm.ini TuningParameters RuntimeScheduling): {2}. It runs with the system's default policy.",
         "The operating system refused to change the thread's scheduling policy (a seccomp profile or a platform without it). Messaging works as before; the queue manager may use more CPU per message when applications keep the CPUs busy.",
         "Allow sched_setscheduler for the process, or set RuntimeScheduling=NORMAL to stop the attempt.";
+    CHLAUTH_ADDED = 7478 Warning "The definitions of queue manager '{0}' predate channel authentication records: MQ's default records were added, and CHLAUTH is DISABLED so that the queue manager admits what it admitted before.",
+        "A queue manager created by an earlier Ferry had no CHLAUTH records. As MQ does for a migrated queue manager, the default records (no remote access to SYSTEM.* channels, privileged user ids blocked on every channel) were added but are not enforced.",
+        "Review the records (DISPLAY CHLAUTH(*)), add the ones your applications need, then ALTER QMGR CHLAUTH(ENABLED).";
 
     // ---- 8xxx: control commands and MQSC responses ---------------------------------------
     QMGR_CREATED = 8001 Info "Ferry queue manager '{0}' created.",
@@ -253,6 +256,30 @@ catalogue! {
     STOP_LISTENER_ACCEPTED = 8731 Info "Request to stop Ferry listener accepted.",
         "STOP LISTENER was accepted: the listener frees its port; existing connections continue.",
         "None.";
+    CHLAUTH_SET = 8877 Info "Channel authentication record set.",
+        "SET CHLAUTH added, replaced or removed the record; connections from now on meet it.",
+        "None.";
+    DISPLAY_CHLAUTH = 8878 Info "Display channel authentication record details.",
+        "DISPLAY CHLAUTH: one block per record.",
+        "None.";
+    CHLAUTH_NOT_FOUND = 8884 Error "Channel authentication record not found.",
+        "No record matches: SET CHLAUTH ACTION(REMOVE) names none that exists, DISPLAY CHLAUTH names no profile that has records, or MATCH(RUNCHECK) finds none that a connection with those details would meet (it would be let in as the channel's MCAUSER or its own user id).",
+        "DISPLAY CHLAUTH(*) lists every record.";
+    CHLAUTH_EXISTS = 8885 Error "Channel authentication record already exists.",
+        "SET CHLAUTH ACTION(ADD) names a record that exists (same profile, TYPE and ADDRESS, CLNTUSER, SSLPEER or QMNAME).",
+        "Use ACTION(REPLACE) to change it.";
+    CHLAUTH_INVALID = 8886 Error "The channel authentication record is not valid: {0}.",
+        "SET CHLAUTH refused the record for the reason given; nothing was changed.",
+        "Correct the command and issue it again.";
+    AUTO_CONFIG_APPLIED = 8950 Info "The MQSC configuration {0} was applied at start: {1} commands, {2} failed.",
+        "qm.ini AutoConfig/MQSCConfig (ferry create --ic) names scripts that run at every start, before the listeners and channels start. Commands that failed are in FRY8951E entries before this one.",
+        "None, unless commands failed: correct them (DEFINE needs REPLACE and SET CHLAUTH ACTION(REPLACE) to run again at the next start).";
+    AUTO_CONFIG_COMMAND_FAILED = 8951 Error "A command of the MQSC configuration failed at {0}: {1} answered: {2}",
+        "The command ran at start as ferry mqsc would run it, and failed; the other commands carried on and the queue manager started.",
+        "Correct the script; ferry mqsc runs the command by hand meanwhile.";
+    AUTO_CONFIG_UNREADABLE = 8952 Error "The MQSC configuration {0} cannot be read: {1}",
+        "qm.ini AutoConfig/MQSCConfig names a file or directory that is not there or cannot be read; its commands were not run, and the queue manager started without them.",
+        "Correct MQSCConfig in qm.ini or the file's permissions, then restart the queue manager, or run the script with ferry mqsc.";
 
     // ---- 9xxx: channels and connections; MQSC responses without an MQ number -------------
     REMOTE_QUEUES_LATER = 9001 Error "Remote queue definitions (QREMOTE) come with message channels, which Ferry does not support yet; {0} was not processed.",
@@ -339,6 +366,18 @@ catalogue! {
     KEY_REPOSITORY_ERROR = 9660 Error "The key repository {0} cannot be used: {1}",
         "A file of the key repository could not be read or does not hold what its name says; until it is corrected, TLS connections cannot be accepted (plain channels are not affected).",
         "Correct the file and run REFRESH SECURITY TYPE(SSL).";
+    CHLAUTH_BLOCKED_USER = 9776 Error "Channel '{0}' from {1} was blocked: user id '{2}' is in the BLOCKUSER list of CHLAUTH('{3}').",
+        "The user id the connection would run as (the channel's MCAUSER, the one a CHLAUTH mapping gave, or the one the client asserted) is listed, or is privileged and the list holds *MQADMIN. The client was refused with 2035 MQRC_NOT_AUTHORIZED (AMQP: amqp:unauthorized-access).",
+        "Connect as a user id that is not privileged, map the connection to one (SET CHLAUTH TYPE(USERMAP|ADDRESSMAP|SSLPEERMAP) USERSRC(MAP) MCAUSER(..)), or set a more specific BLOCKUSER record for the channel.";
+    CHLAUTH_NO_ACCESS = 9777 Error "Channel '{0}' from {1} was blocked by CHLAUTH('{2}') TYPE({3}) USERSRC(NOACCESS) (user id '{4}').",
+        "The channel authentication record that matches the connection most specifically refuses it; by default that is the record closing SYSTEM.* channels to remote connections. The client was refused with 2035 MQRC_NOT_AUTHORIZED (AMQP: amqp:unauthorized-access).",
+        "Use a channel of your own, or set a more specific record that lets the connection in (USERSRC(CHANNEL) or USERSRC(MAP)); DISPLAY CHLAUTH(channel) MATCH(RUNCHECK) ADDRESS(..) CLNTUSER(..) shows the record a connection meets.";
+    CHLAUTH_BLOCKED_ADDRESS = 9778 Error "A connection from {0} to port {1} was blocked: the address is in the BLOCKADDR list of CHLAUTH('*').",
+        "The partner's address matches the BLOCKADDR record; the socket was closed as soon as it was accepted, before anything was read from it.",
+        "Remove the address from the record's ADDRLIST (SET CHLAUTH('*') TYPE(BLOCKADDR) ... ACTION(REPLACE)) if the partner should connect.";
+    CHLAUTH_WARNING = 9779 Warning "Channel '{0}' from {1} would have been blocked by CHLAUTH('{2}') TYPE({3}), which has WARN(YES); it was let in as '{4}'.",
+        "The record only warns: the connection carries on. WARN(YES) lets an administrator see what a new record would refuse before enforcing it.",
+        "When the record refuses only what it should, set it again with WARN(NO).";
     MAX_CONNECTIONS = 9780 Warning "Connection from {0} to port {1} refused: {2} client sockets are open, the most this queue manager admits.",
         "The queue manager admits at most qm.ini Limits/MaxConnections client sockets at once on all its listeners and AMQP channels (fewer when the process's open-file limit is lower; FRY9781I at start says so). The socket was closed as soon as it was accepted; handshakes count, so clients that connect and send nothing hold places until HandshakeTimeout closes them.",
         "Find out who holds the connections (DISPLAY CHSTATUS, DISPLAY CONN); raise MaxConnections, or the open-file limit (ulimit -n) if FRY9781I says it lowered the limit.";

@@ -374,6 +374,72 @@ pub enum Command {
     PingQmgr,
     /// REFRESH SECURITY TYPE(SSL): read the key repository again for new handshakes.
     RefreshSecuritySsl,
+    /// SET CHLAUTH: add, replace or remove a channel authentication record.
+    SetChlauth {
+        /// The record (for REMOVE and REMOVEALL, what identifies it).
+        record: Box<ferry_security::chlauth::ChlauthRecord>,
+        /// ACTION.
+        action: ferry_security::chlauth::SetAction,
+    },
+    /// DISPLAY CHLAUTH.
+    DisplayChlauth {
+        /// The profile or channel name given.
+        profile: String,
+        /// TYPE filter (None: every type).
+        kind: Option<ferry_security::chlauth::ChlauthType>,
+        /// MATCH.
+        matching: ChlauthMatch,
+        /// The partner MATCH(RUNCHECK) asks about.
+        query: Box<ChlauthQuery>,
+        /// ALL: every field.
+        all: bool,
+        /// Fields named besides the ones always shown.
+        fields: Vec<&'static str>,
+    },
     /// END: stop reading commands.
     End,
+}
+
+/// DISPLAY CHLAUTH's MATCH: how the name in CHLAUTH(..) selects records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChlauthMatch {
+    /// GENERIC (default): profiles the name matches as a generic name (`*` ends it).
+    Generic,
+    /// EXACT: the profile that is exactly the name.
+    Exact,
+    /// ALL: every profile that matches the channel named.
+    All,
+    /// RUNCHECK: the one record a connection with the given details would meet.
+    RunCheck,
+}
+
+/// The partner details DISPLAY CHLAUTH MATCH(RUNCHECK) takes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ChlauthQuery {
+    /// ADDRESS: the partner's IP address.
+    pub address: String,
+    /// CLNTUSER: the user id a client asserts.
+    pub client_user: String,
+    /// SSLPEER: the certificate subject.
+    pub ssl_peer: String,
+    /// SSLCERTI: the certificate issuer.
+    pub ssl_cert_issuer: String,
+    /// QMNAME: the partner queue manager.
+    pub qmgr_name: String,
+}
+
+impl ChlauthQuery {
+    /// The first partner detail given, if any (they only make sense with RUNCHECK).
+    pub fn given(&self) -> Option<&'static str> {
+        [
+            ("ADDRESS", &self.address),
+            ("CLNTUSER", &self.client_user),
+            ("SSLPEER", &self.ssl_peer),
+            ("SSLCERTI", &self.ssl_cert_issuer),
+            ("QMNAME", &self.qmgr_name),
+        ]
+        .into_iter()
+        .find(|(_, v)| !v.is_empty())
+        .map(|(k, _)| k)
+    }
 }

@@ -334,6 +334,15 @@ pub fn execute(cmd: &Command, target: &mut dyn AdminTarget) -> CommandResult {
             },
             Err(e) => admin_failure(e, false),
         },
+        Command::SetChlauth { record, action } => crate::chlauth::set(target, record, *action),
+        Command::DisplayChlauth {
+            profile,
+            kind,
+            matching,
+            query,
+            all,
+            fields,
+        } => crate::chlauth::display(target, profile, *kind, *matching, query, *all, fields),
         Command::End => CommandResult {
             ok: true,
             lines: Vec::new(),

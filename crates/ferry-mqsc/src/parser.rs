@@ -11,6 +11,7 @@ use crate::display::LSSTATUS_FIELDS;
 use crate::error::{ParseError, ParseErrorKind as K};
 use crate::lexer::{tokenize, Token, TokenKind};
 
+mod chlauth;
 mod display;
 
 use display::{field_vocab, table_vocab};
@@ -111,7 +112,7 @@ const VERBS: &[(&str, Option<&str>)] = &[
     ("START", Some("START")),
     ("STOP", Some("STOP")),
     ("END", Some("END")),
-    ("SET", None),
+    ("SET", Some("SET")),
     ("PING", Some("PING")),
     ("RESET", None),
     ("RESOLVE", None),
@@ -244,6 +245,8 @@ impl Parser<'_> {
         let rest: Vec<&Param> = params[2..].iter().collect();
         match (verb, obj) {
             ("REFRESH", Obj::Other("SECURITY")) => self.refresh_security(obj_param, &rest),
+            ("SET", Obj::Other("CHLAUTH")) => self.set_chlauth(obj_param, &rest),
+            ("DISPLAY", Obj::Other("CHLAUTH")) => self.display_chlauth(obj_param, &rest),
             (_, Obj::Other(name)) => Ok(Command::Unsupported {
                 what: format!("{verb} {name}"),
             }),

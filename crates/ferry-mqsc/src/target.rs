@@ -11,6 +11,7 @@ use ferry_objects::status::{
 use ferry_objects::{
     AdminError, ChannelDefinition, ListenerDefinition, QmgrAttributes, QueueDefinition, StopMode,
 };
+use ferry_security::chlauth::{ChlauthRecord, ChlauthRules, SetAction};
 
 /// The queue manager as MQSC sees it.
 pub trait AdminTarget {
@@ -18,6 +19,12 @@ pub trait AdminTarget {
     fn qmgr_name(&self) -> String;
     /// REFRESH SECURITY TYPE(SSL): reads the key repository again; says what it loaded.
     fn refresh_ssl(&mut self) -> Result<String, AdminError>;
+    /// The channel authentication records.
+    fn chlauth(&self) -> ChlauthRules;
+    /// SET CHLAUTH: adds, replaces or removes records (the target stamps ALTDATE).
+    fn set_chlauth(&mut self, record: ChlauthRecord, action: SetAction) -> Result<(), AdminError>;
+    /// Whether `user` is an administrator of the queue manager (BLOCKUSER's `*MQADMIN`).
+    fn is_privileged(&self, user: &str) -> bool;
     /// Now, in ms since the Unix epoch (for CRDATE/ALTDATE and ages).
     fn now_ms(&self) -> u64;
 

@@ -52,6 +52,10 @@ pub struct MemoryTarget {
     /// How many times every queue was listed (`queues`): what one command costs with a
     /// large catalogue, for tests.
     pub queues_listed: std::cell::Cell<usize>,
+    /// Channel authentication records.
+    pub chlauth: ferry_security::chlauth::ChlauthRules,
+    /// The user ids `is_privileged` answers true for.
+    pub privileged: Vec<String>,
 }
 
 impl MemoryTarget {
@@ -138,6 +142,20 @@ fn not_found(name: &str) -> AdminError {
 impl AdminTarget for MemoryTarget {
     fn refresh_ssl(&mut self) -> Result<String, AdminError> {
         Ok("key repository (none in memory)".into())
+    }
+    fn chlauth(&self) -> ferry_security::chlauth::ChlauthRules {
+        self.chlauth.clone()
+    }
+    fn set_chlauth(
+        &mut self,
+        mut record: ferry_security::chlauth::ChlauthRecord,
+        action: ferry_security::chlauth::SetAction,
+    ) -> Result<(), AdminError> {
+        record.altered_ms = self.now_ms;
+        self.chlauth.set(record, action).map_err(AdminError::from)
+    }
+    fn is_privileged(&self, user: &str) -> bool {
+        self.privileged.iter().any(|p| p == user)
     }
     fn qmgr_name(&self) -> String {
         self.name.clone()

@@ -715,9 +715,49 @@ fn remote_queues_and_unsupported_commands_parse() {
         Command::Unsupported { .. }
     ));
     assert!(matches!(
-        ok("SET CHLAUTH('*') TYPE(BLOCKUSER)"),
+        ok("SET AUTHREC PROFILE('*') OBJTYPE(QUEUE)"),
         Command::Unsupported { .. }
     ));
     assert!(matches!(ok("PING CHANNEL(C)"), Command::Unsupported { .. }));
     assert_eq!(ok("PING QMGR"), Command::PingQmgr);
+}
+
+#[test]
+fn set_chlauth_takes_each_types_own_parameters() {
+    use ferry_security::chlauth::{ChlauthType, SetAction, UserSource};
+    match ok("SET CHLAUTH('App.*') TYPE(USERMAP) CLNTUSER('Alice') USERSRC(MAP) MCAUSER('a1') WARN(YES) ACTION(REPLACE)") {
+        Command::SetChlauth { record, action } => {
+            assert_eq!(action, SetAction::Replace);
+            assert_eq!(record.profile, "App.*", "quoted: case kept");
+            assert_eq!(record.kind, ChlauthType::UserMap);
+            assert_eq!(record.client_user, "Alice");
+            assert_eq!(record.mca_user, "a1");
+            assert_eq!(record.user_source, UserSource::Map);
+            assert!(record.warn);
+        }
+        other => panic!("{other:?}"),
+    }
+    match ok("SET CHLAUTH('*') TYPE(BLOCKUSER) USERLIST('nobody', '*MQADMIN')") {
+        Command::SetChlauth { record, action } => {
+            assert_eq!(action, SetAction::Add);
+            assert_eq!(record.user_list, ["nobody", "*MQADMIN"]);
+        }
+        other => panic!("{other:?}"),
+    }
+    for bad in [
+        "SET CHLAUTH('*') TYPE(BLOCKUSER) ADDRESS('1.2.3.4')",
+        "SET CHLAUTH('*') TYPE(ADDRESSMAP) USERLIST('x')",
+        "SET CHLAUTH('*') TYPE(NOSUCH)",
+        "SET CHLAUTH('*') USERLIST('x')",
+        "SET CHLAUTH('*') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(SOMETIMES)",
+        "SET CHLAUTH('*') TYPE(ADDRESSMAP) ADDRESS('*') ACTION(REMOVEALL)",
+        "SET CHLAUTH TYPE(BLOCKUSER) USERLIST('x')",
+        "DISPLAY CHLAUTH(APP.*) MATCH(RUNCHECK) ADDRESS('1.2.3.4')",
+        "DISPLAY CHLAUTH(APP) ADDRESS('1.2.3.4')",
+    ] {
+        assert!(
+            ferry_mqsc::parse_command(bad).is_err(),
+            "{bad} must be refused"
+        );
+    }
 }

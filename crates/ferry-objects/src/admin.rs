@@ -51,6 +51,25 @@ pub enum AdminError {
     },
 }
 
+impl From<ferry_security::chlauth::ChlauthError> for AdminError {
+    /// SET CHLAUTH's refusals: a record that is not there (REMOVE) or is there already
+    /// (ADD) carry MQ's reason codes; the others say what is wrong with the record.
+    fn from(e: ferry_security::chlauth::ChlauthError) -> Self {
+        use ferry_security::chlauth::ChlauthError;
+        match e {
+            ChlauthError::NotFound => AdminError::Failed {
+                reason: ReasonCode::UnknownObjectName,
+                text: e.to_string(),
+            },
+            ChlauthError::Exists => AdminError::Failed {
+                reason: ReasonCode::ObjectAlreadyExists,
+                text: e.to_string(),
+            },
+            other => AdminError::Invalid(other.to_string()),
+        }
+    }
+}
+
 impl AdminError {
     /// The MQ reason code of the failure.
     pub fn reason(&self) -> ReasonCode {

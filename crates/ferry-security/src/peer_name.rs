@@ -137,6 +137,35 @@ pub struct DistinguishedName {
 }
 
 impl DistinguishedName {
+    /// Reads a DN written most specific first (`CN=app1,OU=Payments,O=Example`), as an
+    /// administrator types one for DISPLAY CHLAUTH MATCH(RUNCHECK) SSLPEER(..). Values
+    /// may be quoted; wildcards are taken literally.
+    pub fn parse(text: &str) -> Result<Self, PeerNameError> {
+        let mut attributes = Vec::new();
+        for part in split_outside_quotes(text)? {
+            let part = part.trim();
+            if part.is_empty() {
+                continue;
+            }
+            let (name, value) = part
+                .split_once('=')
+                .ok_or_else(|| PeerNameError::NotAPair(part.to_string()))?;
+            let attr = DnAttribute::from_keyword(name.trim())
+                .ok_or_else(|| PeerNameError::UnknownAttribute(name.trim().to_string()))?;
+            let value = value.trim();
+            let value = match value.strip_prefix('"') {
+                Some(rest) => {
+                    let end = closing_quote(rest).ok_or(PeerNameError::UnclosedQuote)?;
+                    rest[..end].replace("\\\"", "\"")
+                }
+                None => value.to_string(),
+            };
+            attributes.push((attr, value));
+        }
+        attributes.reverse();
+        Ok(DistinguishedName { attributes })
+    }
+
     /// The values of `attr`, in certificate order.
     fn values(&self, attr: DnAttribute) -> impl Iterator<Item = &str> {
         self.attributes

@@ -1,21 +1,25 @@
 //! The Ferry queue manager process: everything at the edge of the engine.
 //!
 //! The engine (`ferry-engine`) decides; this crate does the I/O around it:
+//! - [`administrators`]: who administers the queue manager (BLOCKUSER's `*MQADMIN`);
 //! - [`amqp_mapping`]: AMQP 1.0 messages to and from MQ messages, and JMS selectors;
 //! - [`home`] and [`qm_ini`]: where a queue manager lives on disk and its qm.ini stanzas;
 //! - [`catalogue_store`]: the object definitions on disk (snapshot, journal, writer thread);
 //! - [`limits`]: every bound on what a client can make the server hold or wait for;
 //! - [`error_log`]: the FRYERR01.LOG error log; its messages are the ferry-messages table,
 //!   re-exported as [`messages`] for the runtime and the `ferry` command;
+//! - [`developer_config`]: what `ferry start --create` adds for developers (DEV.* objects);
 //! - [`console_log`]: run/console.log of a background queue manager, rotated by size;
 //! - [`store_errors`]: the one mapping from the store's errors to MQ reason codes;
 //! - [`lifecycle`]: create, start, stop, status and delete (crtmqm, strmqm, endmqm, dspmq, dltmqm);
 //! - [`installation`]: what this installation is (dspmqver, dspmq -o installation);
 //! - `runtime`: the running process: listeners, conversations, the command server.
 
+pub mod administrators;
 pub mod amqp_mapping;
 pub mod catalogue_store;
 pub mod console_log;
+pub mod developer_config;
 pub mod error_log;
 pub mod home;
 pub mod installation;

@@ -668,6 +668,7 @@ pub fn create_layout(
     home: &FerryHome,
     name: &str,
     log: &LogOptions,
+    mqsc_config: Option<&Path>,
 ) -> Result<(QmgrPaths, QmIni), ControlError> {
     check_name(name)?;
     let paths = home.qmgr(name);
@@ -689,6 +690,17 @@ pub fn create_layout(
         let p = std::path::absolute(p)
             .map_err(|e| ControlError::new(format!("{}: {e}", p.display()), 71))?;
         ini.log.path = format!("{}/", p.display().to_string().trim_end_matches('/'));
+    }
+    if let Some(p) = mqsc_config {
+        let p = std::path::absolute(p)
+            .map_err(|e| ControlError::new(format!("{}: {e}", p.display()), 71))?;
+        if !p.exists() {
+            return Err(ControlError::new(
+                format!("the MQSC configuration {} does not exist", p.display()),
+                71,
+            ));
+        }
+        ini.auto_config.mqsc_config = p.display().to_string();
     }
     // The same checks (and messages) as a hand-edited qm.ini gets at start.
     let ini = QmIni::parse(&ini.render(), &paths.log_dir)

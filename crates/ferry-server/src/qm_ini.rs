@@ -151,6 +151,16 @@ pub struct QmIni {
     pub error_log: ErrorLogStanza,
     /// Limits stanza: what a client can make the queue manager hold or wait for.
     pub limits: Limits,
+    /// AutoConfig stanza: configuration applied at every start.
+    pub auto_config: AutoConfigStanza,
+}
+
+/// AutoConfig stanza.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AutoConfigStanza {
+    /// MQSCConfig: an MQSC script, or a directory of `*.mqsc` scripts, run at every start
+    /// (blank: none).
+    pub mqsc_config: String,
 }
 
 impl QmIni {

@@ -49,6 +49,21 @@ impl TestQueueManager {
         TestQueueManager { process }
     }
 
+    /// Creates queue manager `name` with MQ's security defaults, as `ferry create` makes
+    /// it for a user (no test access records: SYSTEM.* channels closed to clients,
+    /// administrators refused on client channels), without starting it.
+    pub fn create_with_mq_defaults(bin: &Path, name: &str) -> Self {
+        let process = QueueManagerProcess::create_with_access(
+            bin,
+            name,
+            ".tmp",
+            &[],
+            ferry_launcher::Access::MqDefaults,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        TestQueueManager { process }
+    }
+
     /// Sets `key=value` in stanza `stanza` of qm.ini (adding the stanza or key when
     /// missing); read by the next [`launch`](TestQueueManager::launch).
     pub fn set_ini(&self, stanza: &str, key: &str, value: &str) {

@@ -59,6 +59,10 @@ enum Command {
         /// $FERRY_HOME/log/<QM>/.
         #[arg(long, visible_alias = "ld", value_name = "DIR")]
         log_path: Option<std::path::PathBuf>,
+        /// An MQSC script, or a directory of *.mqsc scripts, run at every start before
+        /// clients can connect (qm.ini AutoConfig/MQSCConfig, crtmqm -ic).
+        #[arg(long = "ic", value_name = "PATH")]
+        mqsc_config: Option<std::path::PathBuf>,
     },
     /// Start a queue manager (strmqm); returns once it accepts connections. A listener or
     /// AMQP channel that cannot start is shown on stderr and the exit status is 10; the
@@ -70,7 +74,9 @@ enum Command {
         /// Run in this process until stopped (containers, systemd, the README's first command).
         #[arg(long)]
         foreground: bool,
-        /// Create the queue manager first (with defaults, listener on --port) if it does not exist.
+        /// Create the queue manager first if it does not exist, with the developer
+        /// configuration: DEV.APP.SVRCONN and SYSTEM.DEF.AMQP open to applications as user
+        /// 'app', DEV.* queues (`<qm dir>/autocfg/10-developer.mqsc`, run at every start).
         #[arg(long)]
         create: bool,
         /// Listener port when --create makes a new queue manager.
@@ -200,6 +206,7 @@ fn main() -> ExitCode {
             log_secondary_files,
             log_file_pages,
             log_path,
+            mqsc_config,
         } => {
             let options = CreateOptions {
                 description,
@@ -209,6 +216,7 @@ fn main() -> ExitCode {
                     file_pages: log_file_pages,
                     path: log_path,
                 },
+                mqsc_config,
                 ..CreateOptions::new(port, amqp_port)
             };
             ferry_server::create_queue_manager(&home, &name, &options).map(print_lines)
@@ -221,18 +229,17 @@ fn main() -> ExitCode {
             amqp_port,
         } => {
             if create && !home.qmgr(&name).exists() {
-                if let Err(e) = ferry_server::create_queue_manager(
-                    &home,
-                    &name,
-                    &CreateOptions::new(port, amqp_port),
-                ) {
-                    eprintln!("{}", e.message);
-                    return ExitCode::from(u8::try_from(e.exit_code).unwrap_or(1));
+                let options = CreateOptions {
+                    developer: true,
+                    ..CreateOptions::new(port, amqp_port)
+                };
+                match ferry_server::create_queue_manager(&home, &name, &options) {
+                    Ok(lines) => print_lines(lines),
+                    Err(e) => {
+                        eprintln!("{}", e.message);
+                        return ExitCode::from(u8::try_from(e.exit_code).unwrap_or(1));
+                    }
                 }
-                output::line(format!(
-                    "Created queue manager '{name}' in {}.",
-                    home.qmgr(&name).dir.display()
-                ));
             }
             if foreground {
                 init_tracing();

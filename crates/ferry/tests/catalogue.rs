@@ -492,7 +492,10 @@ async fn define_cost_at_catalogue_sizes() {
 /// the next DEFINE works; after a kill -9 everything is there.
 #[test]
 fn a_full_disk_fails_the_define_clearly_and_the_change_is_saved_once_there_is_room() {
-    let mut qm = start("CAT.FULL");
+    // No MQSC configuration runs at its start: its SET CHLAUTH records would grow the
+    // journal (allocating ahead) after the disk is filled below, and the DEFINE would fit.
+    let mut qm = TestQueueManager::create_with_mq_defaults(bin(), "CAT.FULL");
+    qm.launch();
     mqsc_ok(&qm, "DEFINE QLOCAL(BEFORE.Q)");
     stop_qm(&mut qm);
     let dir = qm.qm_dir();

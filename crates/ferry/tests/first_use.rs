@@ -294,3 +294,65 @@ fn a_client_without_user_in_its_environment_presents_its_os_user() {
     assert!(!users.is_empty(), "{text}");
     assert!(users.iter().all(|u| *u == os_user), "{os_user}: {text}");
 }
+
+/// The README's first command: a queue manager applications reach at once, on the
+/// developer channels, as user 'app', and nowhere else.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn start_create_gives_developers_a_channel_and_queues_and_nothing_more() {
+    let qm = start("FU.HOST2");
+    let (port, amqp) = (free_port().to_string(), free_port().to_string());
+    let guard = BackgroundQm {
+        dir: qm_dir_in(&qm, "FU.DEV"),
+    };
+    let out = qm.ferry(&[
+        "start",
+        "FU.DEV",
+        "--create",
+        "-p",
+        &port,
+        "--amqp-port",
+        &amqp,
+    ]);
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("DEV.APP.SVRCONN"), "{}", stdout(&out));
+    assert!(guard.pid().is_some());
+    let conname = format!("127.0.0.1({port})");
+    let app = ferry_client::ConnectOptions::client(&conname, "DEV.APP.SVRCONN")
+        .queue_manager("FU.DEV")
+        .user_id("root")
+        .sharecnv(1);
+    let conn = connect(&app).await;
+    let q = open(
+        &conn,
+        "DEV.QUEUE.1",
+        OpenOptions::OUTPUT.union(OpenOptions::INPUT_SHARED),
+    )
+    .await;
+    let md = put(&q, "hello developer").await;
+    assert_eq!(md.user_identifier.as_str(), "app", "the channel's MCAUSER");
+    assert_eq!(get_text(&q).await, "hello developer");
+    drop(q);
+    drop(conn);
+    // The system channel stays closed, as on any new queue manager.
+    let system = ferry_client::ConnectOptions::client(&conname, "SYSTEM.DEF.SVRCONN")
+        .queue_manager("FU.DEV")
+        .user_id("app")
+        .sharecnv(1);
+    assert_reason(
+        ferry_client::Connection::connect(&system).await,
+        ferry_mqi::ReasonCode::NotAuthorized,
+    );
+    // The configuration is a script, run again at every start without a failure.
+    let script = guard.dir.join("autocfg").join("10-developer.mqsc");
+    assert!(std::fs::read_to_string(&script)
+        .expect("script")
+        .contains("DEV.APP.SVRCONN"));
+    ferry_ok(&qm, &["stop", "FU.DEV"]);
+    ferry_ok(&qm, &["start", "FU.DEV"]);
+    let log = std::fs::read_to_string(guard.dir.join("errors").join("FRYERR01.LOG")).expect("log");
+    let entries = |id: &str| log.lines().filter(|l| l.starts_with(id)).count();
+    assert_eq!(entries("FRY8950I:"), 2, "{log}");
+    assert!(log.contains("commands, 0 failed"), "{log}");
+    assert_eq!(entries("FRY8951E:"), 0, "{log}");
+    ferry_ok(&qm, &["stop", "FU.DEV"]);
+}

@@ -141,13 +141,18 @@ async fn mq_control_command_aliases_work() {
     assert_eq!(attr(&line, "STATUS").as_deref(), Some("Running"), "{line}");
     assert_eq!(attr(&line, "LISTENERS"), Some(port.to_string()), "{line}");
 
-    let out = qm.ferry_with_stdin(&["runmqsc", "LC.ALIASES"], "DEFINE QLOCAL(ALIASED.Q)\n");
+    // A queue manager made by crtmqm has MQ's CHLAUTH defaults: clients use a channel of
+    // their own, as a user that is not an administrator.
+    let out = qm.ferry_with_stdin(
+        &["runmqsc", "LC.ALIASES"],
+        "DEFINE QLOCAL(ALIASED.Q)\nDEFINE CHANNEL(APP.SVRCONN) CHLTYPE(SVRCONN)\n",
+    );
     assert!(out.status.success(), "{}", stdout(&out));
     assert!(stdout(&out).contains("FRY8006I"), "{}", stdout(&out));
 
-    let opts =
-        ferry_client::ConnectOptions::client(&format!("127.0.0.1({port})"), "SYSTEM.DEF.SVRCONN")
-            .queue_manager("LC.ALIASES");
+    let opts = ferry_client::ConnectOptions::client(&format!("127.0.0.1({port})"), "APP.SVRCONN")
+        .queue_manager("LC.ALIASES")
+        .user_id("app");
     let conn = connect(&opts).await;
     let q = open(&conn, "ALIASED.Q", OpenOptions::OUTPUT).await;
     put(&q, "m").await;
@@ -224,16 +229,19 @@ async fn two_queue_managers_run_side_by_side() {
     let port2 = free_port();
     let qm2 = background_qm(&qm1, "LC.SIDE2", port2, "create", "start");
     mqsc_ok(&qm1, "DEFINE QLOCAL(SHARED.NAME)");
-    let out = qm1.ferry_with_stdin(&["mqsc", "LC.SIDE2"], "DEFINE QLOCAL(SHARED.NAME)");
+    let out = qm1.ferry_with_stdin(
+        &["mqsc", "LC.SIDE2"],
+        "DEFINE QLOCAL(SHARED.NAME)\nDEFINE CHANNEL(APP.SVRCONN) CHLTYPE(SVRCONN)",
+    );
     assert!(out.status.success(), "{}", stdout(&out));
 
     let status = ferry_ok(&qm1, &["status"]);
     assert_eq!(status.matches("STATUS(Running)").count(), 2, "{status}");
 
     let c1 = connect(&qm1.client()).await;
-    let opts2 =
-        ferry_client::ConnectOptions::client(&format!("127.0.0.1({port2})"), "SYSTEM.DEF.SVRCONN")
-            .queue_manager("LC.SIDE2");
+    let opts2 = ferry_client::ConnectOptions::client(&format!("127.0.0.1({port2})"), "APP.SVRCONN")
+        .queue_manager("LC.SIDE2")
+        .user_id("app");
     let c2 = connect(&opts2).await;
     assert_eq!(c1.queue_manager_name(), "LC.SIDE1");
     assert_eq!(c2.queue_manager_name(), "LC.SIDE2");

@@ -1,8 +1,9 @@
 //! Shared by the examples: connection settings from the environment.
 //!
 //! `FERRY_CONNNAME` (default `localhost(1414)`), `FERRY_CHANNEL` (default
-//! `SYSTEM.DEF.SVRCONN`), `FERRY_QMGR` (default blank: any), or `FERRY_BINDINGS`
-//! (a Unix socket path; wins over the CONNAME when set).
+//! `DEV.APP.SVRCONN`, the application channel of `ferry start --create`), `FERRY_QMGR`
+//! (default blank: any), or `FERRY_BINDINGS` (a Unix socket path; wins over the CONNAME
+//! when set).
 
 use ferry_client::ConnectOptions;
 
@@ -13,7 +14,7 @@ pub fn connect_options(appl: &str) -> ConnectOptions {
         Ok(path) => ConnectOptions::bindings(path),
         Err(_) => ConnectOptions::client(
             &env("FERRY_CONNNAME", "localhost(1414)"),
-            &env("FERRY_CHANNEL", "SYSTEM.DEF.SVRCONN"),
+            &env("FERRY_CHANNEL", "DEV.APP.SVRCONN"),
         ),
     };
     opts.queue_manager(&env("FERRY_QMGR", ""))

@@ -110,10 +110,38 @@ pub enum Verdict {
     Blocked(Block),
 }
 
-/// Every record, by key.
-#[derive(Clone, Debug, Default)]
+/// Every record, by key. Saved as the list of its records; reading the list back makes
+/// the checks SET makes, so a damaged catalogue is refused rather than half obeyed.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "Vec<ChlauthRecord>", into = "Vec<ChlauthRecord>")]
 pub struct ChlauthRules {
     records: BTreeMap<RecordKey, CompiledRecord>,
+}
+
+impl PartialEq for ChlauthRules {
+    fn eq(&self, other: &Self) -> bool {
+        self.records().eq(other.records())
+    }
+}
+
+impl TryFrom<Vec<ChlauthRecord>> for ChlauthRules {
+    type Error = String;
+
+    fn try_from(records: Vec<ChlauthRecord>) -> Result<Self, String> {
+        ChlauthRules::from_records(records).map_err(|(key, e)| {
+            format!(
+                "channel authentication record CHLAUTH('{}') TYPE({}): {e}",
+                key.profile,
+                key.kind.keyword()
+            )
+        })
+    }
+}
+
+impl From<ChlauthRules> for Vec<ChlauthRecord> {
+    fn from(rules: ChlauthRules) -> Self {
+        rules.records.into_values().map(|c| c.record).collect()
+    }
 }
 
 impl ChlauthRules {
@@ -165,8 +193,8 @@ impl ChlauthRules {
         self.records.is_empty()
     }
 
-    /// SET CHLAUTH: applies `action` with `record`; returns the profiles whose records
-    /// changed (REMOVEALL may remove several records of one profile).
+    /// SET CHLAUTH: applies `action` with `record` (REMOVEALL removes every record of its
+    /// profile and type).
     pub fn set(&mut self, record: ChlauthRecord, action: SetAction) -> Result<(), ChlauthError> {
         let key = record.key();
         let before = self.records.len();
@@ -194,28 +222,23 @@ impl ChlauthRules {
     }
 
     /// The records of one profile (after a SET, what the catalogue saves for it).
-    pub fn profile_records(&self, profile: &str) -> Vec<ChlauthRecord> {
-        self.records
-            .values()
-            .filter(|c| c.record.profile == profile)
-            .map(|c| c.record.clone())
-            .collect()
+    pub fn profile(&self, profile: &str) -> ChlauthRules {
+        ChlauthRules {
+            records: self
+                .records
+                .iter()
+                .filter(|(k, _)| k.profile == profile)
+                .map(|(k, c)| (k.clone(), c.clone()))
+                .collect(),
+        }
     }
 
-    /// Replaces every record of `profile` with `records` (a catalogue journal record).
-    pub fn replace_profile(
-        &mut self,
-        profile: &str,
-        records: Vec<ChlauthRecord>,
-    ) -> Result<(), (RecordKey, ChlauthError)> {
-        let mut compiled = Vec::with_capacity(records.len());
-        for r in records {
-            let key = r.key();
-            compiled.push((key.clone(), r.compile().map_err(|e| (key, e))?));
-        }
+    /// Replaces every record of `profile` with those of `records` (a catalogue journal
+    /// record, which holds one profile's records).
+    pub fn replace_profile(&mut self, profile: &str, records: ChlauthRules) {
+        debug_assert!(records.records.keys().all(|k| k.profile == profile));
         self.records.retain(|k, _| k.profile != profile);
-        self.records.extend(compiled);
-        Ok(())
+        self.records.extend(records.records);
     }
 
     /// At the listener: the BLOCKADDR record whose list holds `address`, if any.

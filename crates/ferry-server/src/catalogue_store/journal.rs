@@ -57,6 +57,14 @@ pub enum JournalRecord {
     DeleteListener(String),
     /// ALTER QMGR: the queue manager's attributes.
     Qmgr(QmgrAttributes),
+    /// SET CHLAUTH: every record of one channel profile, as they now are (none: the
+    /// profile's records were removed).
+    Chlauth {
+        /// The channel profile.
+        profile: String,
+        /// Its records.
+        records: ferry_security::chlauth::ChlauthRules,
+    },
 }
 
 /// Why a journal could not be read at all (a torn tail is not an error: see

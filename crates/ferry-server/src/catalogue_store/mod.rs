@@ -27,6 +27,7 @@ pub use writer::{CatalogueWriter, Outcome};
 
 use ferry_engine::Catalogue;
 use ferry_objects::{ChannelDefinition, ListenerDefinition, QmgrAttributes, QueueDefinition};
+use ferry_security::chlauth::ChlauthRules;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -119,6 +120,9 @@ struct SnapshotIn {
     channels: Vec<ChannelDefinition>,
     #[serde(default)]
     listeners: Vec<ListenerDefinition>,
+    /// Absent in catalogues written before Ferry had channel authentication records.
+    #[serde(default)]
+    chlauth: Option<ChlauthRules>,
 }
 
 /// The definitions by name, so journal records apply in O(log n).
@@ -128,12 +132,29 @@ struct Image {
     queues: BTreeMap<String, QueueDefinition>,
     channels: BTreeMap<String, ChannelDefinition>,
     listeners: BTreeMap<String, ListenerDefinition>,
+    chlauth: ChlauthRules,
+    /// The snapshot predates channel authentication records: MQ's default records were
+    /// added, with CHLAUTH(DISABLED) so the queue manager admits what it admitted before.
+    chlauth_added: bool,
 }
 
 impl Image {
     fn of(s: SnapshotIn) -> Self {
+        let mut qmgr = s.qmgr;
+        let chlauth_added = s.chlauth.is_none();
+        let chlauth = s.chlauth.unwrap_or_else(|| {
+            // As MQ does for a queue manager migrated from before CHLAUTH: the default
+            // records are there for when an administrator enables them.
+            qmgr.channel_auth = ferry_objects::queue::Enablement::Disabled;
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64);
+            ChlauthRules::from_records(ChlauthRules::mq_defaults(now)).unwrap_or_default()
+        });
         Image {
-            qmgr: s.qmgr,
+            chlauth,
+            chlauth_added,
+            qmgr,
             queues: s.queues.into_iter().map(|q| (q.name.clone(), q)).collect(),
             channels: s
                 .channels
@@ -169,6 +190,9 @@ impl Image {
                 self.listeners.remove(&name);
             }
             JournalRecord::Qmgr(q) => self.qmgr = q,
+            JournalRecord::Chlauth { profile, records } => {
+                self.chlauth.replace_profile(&profile, records);
+            }
         }
     }
 
@@ -179,6 +203,7 @@ impl Image {
             queues: self.queues.into_values().collect(),
             channels: self.channels.into_values().collect(),
             listeners: self.listeners.into_values().collect(),
+            chlauth: self.chlauth,
         }
     }
 }
@@ -306,6 +331,9 @@ impl StoreState {
 pub enum OpenEvent {
     /// An old-format objects.json was converted to snapshot and journal.
     Converted,
+    /// The catalogue predates channel authentication records: MQ's default records were
+    /// added and CHLAUTH set to DISABLED.
+    ChlauthAdded,
     /// The journal ended in a write a crash cut short: these bytes were dropped.
     TornTail {
         /// Bytes dropped.
@@ -331,6 +359,9 @@ pub struct Opened {
 pub fn open(snapshot: &Path) -> Result<Opened, CatalogueError> {
     let d = read(snapshot)?;
     let mut events = Vec::new();
+    if d.image.chlauth_added {
+        events.push(OpenEvent::ChlauthAdded);
+    }
     let catalogue_of = |image: Image| image.into_catalogue();
     let state = match (d.generation, d.journal) {
         (None, _) => {

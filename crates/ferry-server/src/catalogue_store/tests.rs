@@ -13,6 +13,7 @@ fn catalogue(queues: &[&str]) -> Catalogue {
             .collect(),
         channels: Vec::new(),
         listeners: Vec::new(),
+        chlauth: Default::default(),
     }
 }
 
@@ -292,4 +293,66 @@ fn a_failed_write_fails_its_tickets_and_is_retried_as_a_new_snapshot() {
     assert_eq!(wait_outcome(&w, t), Outcome::Durable);
     w.finish();
     assert_eq!(names(&load(&path).unwrap()), ["A", "B", "C"]);
+}
+
+#[test]
+fn chlauth_records_are_journalled_per_profile() {
+    use ferry_security::chlauth::{ChlauthRecord, ChlauthRules, ChlauthType, SetAction};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("objects.json");
+    let mut state = create(&path, &catalogue(&["A"])).unwrap();
+    let mut rules = ChlauthRules::default();
+    let mut r = ChlauthRecord::new("APP.*", ChlauthType::BlockUser);
+    r.user_list = vec!["eve".into()];
+    rules.set(r, SetAction::Add).unwrap();
+    append(
+        &mut state,
+        &[JournalRecord::Chlauth {
+            profile: "APP.*".into(),
+            records: rules.profile("APP.*"),
+        }],
+    );
+    let c = load(&path).unwrap();
+    assert_eq!(c.chlauth, rules);
+    // The profile's records removed: an empty set for it.
+    append(
+        &mut state,
+        &[JournalRecord::Chlauth {
+            profile: "APP.*".into(),
+            records: ChlauthRules::default(),
+        }],
+    );
+    assert!(load(&path).unwrap().chlauth.is_empty());
+}
+
+#[test]
+fn a_catalogue_from_before_chlauth_gets_the_default_records_disabled() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("objects.json");
+    create(&path, &catalogue(&["A"])).unwrap();
+    let mut text: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    text.as_object_mut().unwrap().remove("chlauth").unwrap();
+    std::fs::write(&path, serde_json::to_vec(&text).unwrap()).unwrap();
+    let opened = open(&path).unwrap();
+    assert_eq!(opened.events, [OpenEvent::ChlauthAdded]);
+    assert_eq!(opened.catalogue.chlauth.len(), 3);
+    assert_eq!(
+        opened.catalogue.qmgr.channel_auth,
+        ferry_objects::queue::Enablement::Disabled
+    );
+}
+
+#[test]
+fn a_damaged_chlauth_record_is_refused_not_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("objects.json");
+    create(&path, &catalogue(&["A"])).unwrap();
+    let mut text: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    text["chlauth"] =
+        serde_json::json!([{"profile": "APP", "kind": "BLOCKADDR", "address_list": ["10.*"]}]);
+    std::fs::write(&path, serde_json::to_vec(&text).unwrap()).unwrap();
+    let e = open(&path).err().expect("refused");
+    assert!(e.to_string().contains("its profile must be '*'"), "{e}");
 }

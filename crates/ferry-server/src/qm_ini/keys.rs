@@ -502,6 +502,18 @@ const ERROR_LOG: &[Key] = &[
     },
 ];
 
+/// AutoConfig stanza.
+const AUTO_CONFIG: &[Key] = &[Key {
+    key: "MQSCConfig",
+    kind: ValueKind::Text,
+    default: DefaultValue::Text(""),
+    unit: "",
+    meaning: "An MQSC script, or a directory whose `*.mqsc` files (in name order) are run at every start, after recovery and before the listeners and channels start, as MQ's `crtmqm -ic` sets it: definitions a container or a team keeps in files. Their commands must replay (DEFINE ... REPLACE, SET CHLAUTH ... ACTION(REPLACE)); the output goes to the error log (FRY8950I, FRY8951E for a command that failed). Blank: none.",
+    when_reached: "",
+    get: |i| Value::Text(i.auto_config.mqsc_config.clone()),
+    set: |i, v| i.auto_config.mqsc_config = v.text(),
+}];
+
 /// Every stanza Ferry reads, in the order `ferry create` writes them.
 pub const STANZAS: &[Stanza] = &[
     Stanza {
@@ -539,6 +551,12 @@ pub const STANZAS: &[Stanza] = &[
         strict: false,
         meaning: "The error log's size and suppression, and the console log's size (see [The error log](#the-error-log)).",
         keys: ERROR_LOG,
+    },
+    Stanza {
+        name: "AutoConfig",
+        strict: false,
+        meaning: "Configuration applied at every start.",
+        keys: AUTO_CONFIG,
     },
     Stanza {
         name: crate::limits::STANZA,

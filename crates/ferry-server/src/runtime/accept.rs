@@ -63,8 +63,12 @@ pub(crate) fn start_failure_line(e: AdminError) -> String {
 }
 
 /// A permit for a socket just accepted from `peer` on `port`, or `None` (the socket is
-/// dropped, so closed, and FRY9780W written) when Limits/MaxConnections are open.
+/// dropped, so closed) when its address is in CHLAUTH's BLOCKADDR list (FRY9778E) or
+/// Limits/MaxConnections are open (FRY9780W).
 fn admit(server: &Server, peer: &SocketAddr, port: u16) -> Option<Permit> {
+    if super::channel_auth::address_blocked(server, peer.ip(), port) {
+        return None;
+    }
     let permit = server.admission.admit();
     if permit.is_none() {
         server.error_log.borrow_mut().write(

@@ -76,6 +76,19 @@ impl AdminTarget for Target<'_> {
             text,
         })
     }
+    fn chlauth(&self) -> ferry_security::chlauth::ChlauthRules {
+        self.server.engine.borrow().chlauth().clone()
+    }
+    fn set_chlauth(
+        &mut self,
+        record: ferry_security::chlauth::ChlauthRecord,
+        action: ferry_security::chlauth::SetAction,
+    ) -> Result<(), AdminError> {
+        self.admin(|e, now, fx| e.set_chlauth(record, action, now, fx))
+    }
+    fn is_privileged(&self, user: &str) -> bool {
+        self.server.administrators.is_administrator(user)
+    }
     fn qmgr_name(&self) -> String {
         self.server.name.clone()
     }

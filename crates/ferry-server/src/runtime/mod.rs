@@ -12,6 +12,8 @@
 mod accept;
 mod admission;
 mod amqp;
+mod auto_config;
+mod channel_auth;
 mod clock;
 mod command_server;
 mod endpoints;
@@ -58,6 +60,12 @@ pub struct CreateOptions {
     pub description: Option<String>,
     /// The recovery log's shape and place, fixed at creation (crtmqm -lp, -ls, -lf, -ld).
     pub log: lifecycle::LogOptions,
+    /// An MQSC script or directory of scripts run at every start (crtmqm -ic; qm.ini
+    /// AutoConfig/MQSCConfig).
+    pub mqsc_config: Option<std::path::PathBuf>,
+    /// Add the developer configuration ([`crate::developer_config`]): `ferry start
+    /// --create`. Its script directory becomes MQSCConfig.
+    pub developer: bool,
 }
 
 impl CreateOptions {
@@ -68,6 +76,8 @@ impl CreateOptions {
             amqp_port,
             description: None,
             log: lifecycle::LogOptions::default(),
+            mqsc_config: None,
+            developer: false,
         }
     }
 }
@@ -85,7 +95,41 @@ pub fn create_queue_manager(
     name: &str,
     options: &CreateOptions,
 ) -> Result<Vec<String>, ControlError> {
-    let (paths, ini) = lifecycle::create_layout(home, name, &options.log)?;
+    let developer_dir = options
+        .developer
+        .then(|| home.qmgr(name).dir.join(crate::developer_config::DIRECTORY));
+    if developer_dir.is_some() && options.mqsc_config.is_some() {
+        return Err(ControlError {
+            message:
+                "the developer configuration and --ic both name the MQSC configuration: give one"
+                    .into(),
+            exit_code: 71,
+        });
+    }
+    if let Some(dir) = &developer_dir {
+        // Written before the layout checks that the configuration exists; a queue manager
+        // that exists already (its qm.ini) is refused first, so nothing of it is touched.
+        if home.qmgr(name).exists() {
+            return Err(ControlError {
+                message: messages::QMGR_EXISTS.format(&[&name]),
+                exit_code: 8,
+            });
+        }
+        let written = std::fs::create_dir_all(dir).and_then(|()| {
+            std::fs::write(
+                dir.join(crate::developer_config::FILE_NAME),
+                crate::developer_config::MQSC,
+            )
+        });
+        if let Err(e) = written {
+            return Err(ControlError {
+                message: format!("{}: {e}", dir.display()),
+                exit_code: 71,
+            });
+        }
+    }
+    let mqsc_config = developer_dir.as_deref().or(options.mqsc_config.as_deref());
+    let (paths, ini) = lifecycle::create_layout(home, name, &options.log, mqsc_config)?;
     let (port, amqp_port, description) = (
         options.port,
         options.amqp_port,
@@ -140,7 +184,7 @@ pub fn create_queue_manager(
         });
     }
     let objects = engine.queues().len() + engine.channels().len() + engine.listeners().len();
-    Ok(vec![
+    let mut lines = vec![
         messages::QMGR_CREATED.format(&[&name]),
         format!("Directory '{}' created.", paths.dir.display()),
         format!(
@@ -150,7 +194,15 @@ pub fn create_queue_manager(
         format!("Default objects for queue manager '{name}': {objects} created."),
         format!("A TCP listener on port {port} starts with the queue manager."),
         format!("The AMQP channel {DEFAULT_AMQP_CHANNEL} on port {amqp_port} starts with the queue manager."),
-    ])
+    ];
+    if let Some(dir) = &developer_dir {
+        lines.push(format!(
+            "Developer configuration in '{}': applications connect as user '{}' to channel DEV.APP.SVRCONN and to {DEFAULT_AMQP_CHANNEL}; queues DEV.QUEUE.1-3.",
+            dir.display(),
+            crate::developer_config::APP_USER
+        ));
+    }
+    Ok(lines)
 }
 
 /// Runs queue manager `name` in this process until it is stopped.
@@ -195,6 +247,9 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
                 &messages::OBJECTS_CONVERTED,
                 &[&name, &opened.catalogue.queues.len()],
             ),
+            catalogue_store::OpenEvent::ChlauthAdded => {
+                error_log.write(&messages::CHLAUTH_ADDED, &[&name])
+            }
             catalogue_store::OpenEvent::TornTail { bytes, reason } => {
                 error_log.write(&messages::OBJECTS_TORN, &[&name, bytes, reason])
             }
@@ -333,6 +388,10 @@ async fn serve(server: Rc<Server>, svrconns: Rc<native::Svrconns>) -> Result<(),
         svrconns.clone(),
         bindings,
     ));
+
+    // qm.ini AutoConfig/MQSCConfig: the administrator's scripts, before any client can
+    // connect (their CHLAUTH records and channels apply to the first one).
+    auto_config::apply(&server);
 
     // Listeners with CONTROL(QMGR) and AMQP channels start with the queue manager; one
     // that cannot is in the error log (FRY9212E/FRY9213E) and the queue manager runs on.

@@ -166,6 +166,8 @@ pub struct Server {
     /// TLS: the key repository and the configurations made from it (replaced by
     /// REFRESH SECURITY TYPE(SSL); a handshake keeps the one it started with).
     pub tls: RefCell<Rc<ferry_tls::ServerTls>>,
+    /// Who administers the queue manager (CHLAUTH's `*MQADMIN`).
+    pub administrators: crate::administrators::Administrators,
     /// What waits for definitions to be durable, in ticket order.
     catalogue_waiters: RefCell<VecDeque<(u64, AfterDefinitions)>>,
 }
@@ -192,6 +194,7 @@ impl Server {
                 &[&key_repository.display(), &why],
             );
         }
+        let administrators = crate::administrators::Administrators::of_queue_manager(&paths.dir);
         Rc::new_cyclic(|weak| Server {
             name: paths.name.clone(),
             paths,
@@ -216,6 +219,7 @@ impl Server {
             catalogue,
             catalogue_waiters: RefCell::new(VecDeque::new()),
             tls: RefCell::new(Rc::new(tls)),
+            administrators,
         })
     }
 
@@ -661,6 +665,10 @@ fn journal_record(engine: &QueueManager, change: CatalogueChange) -> JournalReco
             None => JournalRecord::DeleteListener(name),
         },
         CatalogueChange::Qmgr => JournalRecord::Qmgr(engine.qmgr()),
+        CatalogueChange::Chlauth(profile) => JournalRecord::Chlauth {
+            records: engine.chlauth().profile(&profile),
+            profile,
+        },
     }
 }
 

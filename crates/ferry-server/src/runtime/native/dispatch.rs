@@ -12,7 +12,8 @@
 //! [`Connection`]: crate::runtime::reply_wait::Connection
 
 use super::reply::{self, fail};
-use super::socket::{ParkedCall, SocketShared};
+use super::socket::{ParkedCall, SocketShared, Transport};
+use crate::runtime::channel_auth;
 use crate::runtime::command_server;
 use crate::runtime::log_driver::LogUse;
 use crate::runtime::reply_wait::ReplyWait;
@@ -340,11 +341,37 @@ fn connect(
     if server.state.get() != crate::lifecycle::QmgrState::Running {
         return failed(ReasonCode::QMgrQuiescing);
     }
+    let user_id = match &socket.transport {
+        Transport::Bindings { .. } => c.user_id.as_str().to_string(),
+        Transport::Tcp { peer, tls } => {
+            let mca_user = server
+                .engine
+                .borrow()
+                .channel(&socket.channel)
+                .map(|ch| ch.attributes.mca_user)
+                .unwrap_or_default();
+            let certificate = tls
+                .as_deref()
+                .and_then(|t| t.negotiated.peer.as_ref())
+                .map(|p| (&p.subject, &p.issuer));
+            let arrival = channel_auth::Arrival {
+                channel: &socket.channel,
+                channel_mca_user: &mca_user,
+                address: peer,
+                client_user: c.user_id.as_str(),
+                certificate,
+            };
+            match channel_auth::admit(server, &arrival) {
+                Some(user) => user,
+                None => return failed(ReasonCode::NotAuthorized),
+            }
+        }
+    };
     let info = ConnectionInfo {
         application_name: c.appl_name.as_str().to_string(),
         channel: socket.channel.clone(),
         connection_name: socket.connection_name(),
-        user_id: c.user_id.as_str().to_string(),
+        user_id,
         pid: socket.pid(),
     };
     match server.with_engine(|e, now, _fx| e.connect(info, now)) {

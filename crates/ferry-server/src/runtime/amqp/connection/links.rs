@@ -25,11 +25,20 @@ impl Session {
             refuse(self, cond, why);
             return;
         }
+        let Some(user_id) = self.admit_user(open) else {
+            refuse(
+                self,
+                condition::UNAUTHORIZED_ACCESS,
+                "not authorized: the queue manager's error log says why".into(),
+            );
+            return;
+        };
+        *self.shared.user_id.borrow_mut() = user_id.clone();
         let info = ConnectionInfo {
             application_name: app_name(open),
             channel: self.shared.settings.name.clone(),
             connection_name: self.shared.peer_ip.clone(),
-            user_id: self.shared.user_id.borrow().clone(),
+            user_id,
             // The process serving the channel, as for a native client.
             pid: Some(std::process::id()),
         };
@@ -50,6 +59,38 @@ impl Session {
                     .close(Some(error_of(e.reason, "connection refused")));
             }
         }
+    }
+
+    /// The user id the connection runs as, decided by the channel authentication
+    /// records from the SASL user (or, with USECLTID(YES), the container id), the
+    /// channel's MCAUSER, the address and the client certificate; `None`: refused.
+    fn admit_user(&self, open: &Open) -> Option<String> {
+        let name = &self.shared.settings.name;
+        let (mca_user, use_client_id) = match self.server.engine.borrow().channel(name) {
+            Some(c) => (
+                c.attributes.mca_user,
+                c.attributes.use_client_id == ferry_objects::channel::UseClientId::Yes,
+            ),
+            None => (String::new(), false),
+        };
+        let client_user = if use_client_id {
+            open.container_id.as_str().to_string()
+        } else {
+            self.shared.user_id.borrow().clone()
+        };
+        let tls = self.shared.tls.borrow().clone();
+        let certificate = tls
+            .as_deref()
+            .and_then(|t| t.negotiated.peer.as_ref())
+            .map(|p| (&p.subject, &p.issuer));
+        let arrival = channel_auth::Arrival {
+            channel: name,
+            channel_mca_user: &mca_user,
+            address: &self.shared.peer_ip,
+            client_user: &client_user,
+            certificate,
+        };
+        channel_auth::admit(&self.server, &arrival)
     }
 
     pub(super) fn refuse(&mut self, link: LinkId, error: ErrorCondition) {

@@ -65,6 +65,7 @@ use crate::amqp_mapping::{amqp_to_mq_compact, mq_to_amqp, JmsSelection};
 use crate::lifecycle::QmgrState;
 use crate::limits::{Limits, MAX_SELECTOR_LENGTH};
 use crate::messages;
+use crate::runtime::channel_auth;
 use crate::runtime::clock;
 use crate::runtime::log_driver::{DurableHold, LogUse};
 use crate::runtime::reply_wait::{ReplyHold, ReplyWait};

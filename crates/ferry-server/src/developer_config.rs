@@ -1,0 +1,40 @@
+//! The developer configuration `ferry start QM1 --create` gives a new queue manager, as
+//! IBM's developer container does: an application channel, queues, and the channel
+//! authentication records that let applications in, on top of MQ's safe defaults.
+//!
+//! It is an MQSC script written to `<qm dir>/autocfg/10-developer.mqsc` and run at every
+//! start (qm.ini AutoConfig/MQSCConfig names the directory), so an administrator reads
+//! it, edits it, or deletes it for a queue manager with MQ's defaults only.
+
+/// The script's file name in the queue manager's `autocfg` directory.
+pub const FILE_NAME: &str = "10-developer.mqsc";
+
+/// The directory under the queue manager's own, named by MQSCConfig.
+pub const DIRECTORY: &str = "autocfg";
+
+/// The user id applications run as on the developer channels.
+pub const APP_USER: &str = "app";
+
+/// The script.
+pub const MQSC: &str = "\
+* Developer configuration (ferry start --create), run at every start. Delete this file
+* for a queue manager with MQ's defaults only (SYSTEM.* channels closed to clients,
+* administrators refused on client channels).
+*
+* Queues applications may use.
+DEFINE QLOCAL('DEV.QUEUE.1') REPLACE
+DEFINE QLOCAL('DEV.QUEUE.2') REPLACE
+DEFINE QLOCAL('DEV.QUEUE.3') REPLACE
+DEFINE QLOCAL('DEV.DEAD.LETTER.QUEUE') REPLACE
+DEFINE QMODEL('DEV.APP.MODEL.QUEUE') REPLACE
+*
+* MQ clients: channel DEV.APP.SVRCONN; the connection runs as user 'app'.
+DEFINE CHANNEL('DEV.APP.SVRCONN') CHLTYPE(SVRCONN) MCAUSER('app') REPLACE
+SET CHLAUTH('DEV.APP.SVRCONN') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(CHANNEL) +
+    DESCR('Applications connect as app') ACTION(REPLACE)
+*
+* AMQP clients (Qpid JMS, proton) on SYSTEM.DEF.AMQP, as user 'app'.
+ALTER CHANNEL('SYSTEM.DEF.AMQP') CHLTYPE(AMQP) MCAUSER('app')
+SET CHLAUTH('SYSTEM.DEF.AMQP') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(CHANNEL) +
+    DESCR('AMQP applications connect as app') ACTION(REPLACE)
+";
