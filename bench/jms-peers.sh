@@ -85,7 +85,8 @@ run_round() {
         if [ -n "${FERRY:-}" ]; then ferry="$FERRY"; else
           cargo build --release --bin ferry -p ferry >/dev/null; ferry="$root/target/release/ferry"; fi
         export FERRY_HOME; FERRY_HOME="$(mktemp -d /tmp/ferry-jms.XXXXXX)"
-        "$ferry" create QMJMS --port "${FERRY_TCP_PORT:-14159}" --amqp-port "${FERRY_AMQP_PORT:-5672}" >/dev/null
+        "$ferry" create QMJMS --port "${FERRY_TCP_PORT:-14159}" --amqp-port "${FERRY_AMQP_PORT:-5672}" \
+          --ic "$root/crates/ferry-launcher/test-clients.mqsc" >/dev/null
         cleanup_cmds+=("'$ferry' stop -i QMJMS >/dev/null 2>&1; '$ferry' delete QMJMS >/dev/null 2>&1; rm -rf '$FERRY_HOME'")
         "$ferry" start QMJMS >/dev/null
         printf 'DEFINE QLOCAL(%s) REPLACE\n' "${queues[@]}" | "$ferry" mqsc QMJMS >/dev/null

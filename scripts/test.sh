@@ -57,7 +57,8 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 # The debug build `cargo test` has just made: the suites check behaviour, not speed, and a
 # release build would add minutes.
 FERRY_PROFILE=debug FERRY_AMQP_PORT="$(free_port)" FERRY_TCP_PORT="$(free_port)" \
-  FERRY_AMQPS_PORT="$(free_port)" FERRY_AMQPS_AUTH_PORT="$(free_port)" ./interop/run.sh --ferry
+  FERRY_AMQPS_PORT="$(free_port)" FERRY_AMQPS_AUTH_PORT="$(free_port)" \
+  FERRY_AMQP_BLOCKED_PORT="$(free_port)" ./interop/run.sh --ferry
 
 step "fuzz smoke"
 # 15 s per target keeps the whole of CI under 30 minutes; `make fuzz` runs them longer.

@@ -93,18 +93,9 @@ pub enum Access {
     TestClients,
 }
 
-/// The MQSC [`Access::TestClients`] runs at every start: SYSTEM.DEF.* channels open
-/// (a more specific record than MQ's default `SYSTEM.*` NOACCESS one), and BLOCKUSER
-/// of every channel limited to `nobody`, which displaces `*MQADMIN` as IBM's developer
-/// configuration does for its admin channel.
-pub const OPEN_TO_TEST_CLIENTS: &str = "\
-* Test and benchmark queue manager: clients on this host reach the default channels
-* as the user running them.
-SET CHLAUTH('SYSTEM.DEF.*') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(CHANNEL) +
-    DESCR('Test clients use the default channels') ACTION(REPLACE)
-SET CHLAUTH('*') TYPE(BLOCKUSER) USERLIST('nobody') +
-    DESCR('Test clients run as an administrator') ACTION(REPLACE)
-";
+/// The MQSC [`Access::TestClients`] runs at every start (`test-clients.mqsc` beside this
+/// crate's manifest, which the bench scripts pass to `ferry create --ic` too).
+pub const OPEN_TO_TEST_CLIENTS: &str = include_str!("../test-clients.mqsc");
 
 /// A queue manager process in its own temporary `FERRY_HOME`.
 pub struct QueueManagerProcess {
