@@ -1,6 +1,6 @@
 //! What the fuzz target and the property tests drive: every text input this crate
 //! decodes (SSLPEER filters, SNI host names, SSLCIPH values, CHLAUTH profiles, address
-//! patterns and records), with the invariants that must hold whatever the input.
+//! patterns and records, the user repository's lines), with the invariants that must hold whatever the input.
 
 use crate::chlauth::{
     AddressPattern, ChlauthRecord, ChlauthRules, ChlauthType, GenericName, Partner, SetAction,
@@ -31,6 +31,13 @@ pub fn check_text(text: &str) {
         );
     }
     check_chlauth(text);
+    if let Ok(file) = crate::connauth::UserFile::parse(text) {
+        assert_eq!(
+            crate::connauth::UserFile::parse(&file.render()).as_ref(),
+            Ok(&file),
+            "a user file that parses renders back to itself"
+        );
+    }
     if let Ok(Some(choice)) = CipherSpecChoice::parse(text) {
         assert!(
             choice.suites().count() > 0,

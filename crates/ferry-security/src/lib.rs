@@ -2,6 +2,8 @@
 //!
 //! - [`chlauth`]: channel authentication records (SET CHLAUTH): the patterns they match
 //!   with and the decision they make for an inbound connection.
+//! - [`connauth`]: when a connection must give a password (CHCKCLNT), and the queue
+//!   manager's own user repository (salted Argon2id hashes).
 //! - [`cipherspec`]: MQ's CipherSpec names (SSLCIPH), the TLS suites they stand for, and
 //!   which of them Ferry offers; one table that MQSC validation, the TLS layer and the
 //!   docs all read.
@@ -14,6 +16,7 @@
 
 pub mod chlauth;
 pub mod cipherspec;
+pub mod connauth;
 pub mod fuzzing;
 pub mod peer_name;
 pub mod sni;
