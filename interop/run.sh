@@ -61,18 +61,25 @@ ferry_mode() {
      -p ferry-client --example amqsput --example amqsget) || return 1
   export FERRY_HOME="${FERRY_HOME:-$(mktemp -d /tmp/ferry-interop.XXXXXX)}"
   echo "== starting Ferry queue manager QMI (FERRY_HOME $FERRY_HOME, AMQP port $port)"
-  # Channel authentication as an administrator would set it for these clients (run at
-  # every start, crtmqm -ic): the default channels open to this host's test clients, who
-  # run as an administrator; CHLAUTH.AMQP closed to everyone, and SASL user 'blockme'
-  # refused everywhere, for the refusal tests.
+  # Channel and connection authentication as an administrator would set them for these
+  # clients (run at every start, crtmqm -ic): the default channels open to this host's
+  # test clients, who run as an administrator; CHLAUTH.AMQP closed to everyone, and user
+  # 'blockme' refused everywhere, for the refusal tests; passwords checked when given
+  # (users 'interop' and 'blockme' are in the user repository).
   local blocked_port="${FERRY_AMQP_BLOCKED_PORT:-5683}"
   cat > "$FERRY_HOME/interop.mqsc" <<EOF
 SET CHLAUTH('SYSTEM.DEF.*') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(CHANNEL) ACTION(REPLACE)
 SET CHLAUTH('*') TYPE(BLOCKUSER) USERLIST('blockme') ACTION(REPLACE)
 DEFINE CHANNEL(CHLAUTH.AMQP) CHLTYPE(AMQP) PORT($blocked_port) REPLACE
 SET CHLAUTH('CHLAUTH.AMQP') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(NOACCESS) ACTION(REPLACE)
+ALTER AUTHINFO('SYSTEM.DEFAULT.AUTHINFO.IDPWOS') AUTHTYPE(IDPWOS) CHCKCLNT(OPTIONAL)
+REFRESH SECURITY TYPE(CONNAUTH)
 EOF
   "$ferry" create QMI --port "$tcp" --amqp-port "$port" --ic "$FERRY_HOME/interop.mqsc" >/dev/null || return 1
+  export INTEROP_USER=interop INTEROP_PASSWORD; INTEROP_PASSWORD="pw-$RANDOM-$RANDOM"
+  for u in interop blockme; do
+    printf '%s\n' "$INTEROP_PASSWORD" | "$ferry" user add QMI "$u" >/dev/null || return 1
+  done
   cleanup_cmds+=("'$ferry' stop -i QMI >/dev/null 2>&1; '$ferry' delete QMI >/dev/null 2>&1")
   "$ferry" start QMI >/dev/null || return 1
   { queues_to_mqsc; for q in REPLY REPLY.1 REPLY.2 $(seq -f 'REQUEST.%g' 1 10); do

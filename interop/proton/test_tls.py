@@ -59,7 +59,11 @@ def test_amqps_verifies_the_queue_managers_certificate_and_carries_messages():
 
 @needs_tls
 def test_sasl_plain_travels_inside_tls():
-    with tls_connection(AMQPS_URL, user="app", password="passw0rd") as conn:
+    # The queue manager checks the password (interop/run.sh puts INTEROP_USER in its user
+    # repository); a peer broker takes any.
+    user = os.environ.get("INTEROP_USER", "app")
+    password = os.environ.get("INTEROP_PASSWORD", "passw0rd")
+    with tls_connection(AMQPS_URL, user=user, password=password) as conn:
         round_trip(conn, "plain inside tls")
 
 

@@ -52,12 +52,19 @@ impl Connection {
     pub async fn connect(opts: &ConnectOptions) -> Result<Connection, MqError> {
         let (socket, id, generation) = reserve_conversation(opts).await?;
         let conv = Arc::new(Conversation::new(socket, id, generation));
+        if opts.credentials.is_some()
+            && conv.socket.negotiated.minor < ferry_wire::MINOR_WITH_CREDENTIALS
+        {
+            conv.release();
+            return Err(MqError::from(ReasonCode::ChannelConfigError));
+        }
         let req = Request::Conn(ConnRequest {
             qmgr_name: FixedStr::new(&opts.qmgr)
                 .map_err(|_| MqError::from(ReasonCode::QMgrNameError))?,
             appl_name: FixedStr::truncating(&opts.appl_name),
             user_id: FixedStr::truncating(&opts.user_id),
             options: 0,
+            credentials: opts.credentials.clone(),
         });
         match conv.call(&req).await {
             Ok(Reply::Conn { status, qmgr_name }) => match status.into_result() {

@@ -44,6 +44,7 @@ pub struct ConnectOptions {
     pub(crate) max_msg_length: u32,
     pub(crate) connect_timeout: Duration,
     pub(crate) tls: Option<TlsOptions>,
+    pub(crate) credentials: Option<ferry_wire::Credentials>,
 }
 
 impl ConnectOptions {
@@ -73,6 +74,7 @@ impl ConnectOptions {
             max_msg_length: DEFAULT_MAX_MSG_LENGTH,
             connect_timeout: Duration::from_secs(30),
             tls: None,
+            credentials: None,
         }
     }
 
@@ -110,6 +112,18 @@ impl ConnectOptions {
     /// The user id to present (cut at 12 bytes). Defaults to `$USER`.
     pub fn user_id(mut self, user: &str) -> Self {
         self.user_id = user.to_owned();
+        self
+    }
+
+    /// A user id and password for the queue manager to check (MQCSP, as MQCONNX's
+    /// MQCNO.SecurityParmsPtr carries them). Sent inside MQCONN; use TLS when the network
+    /// is not trusted, as MQ advises. A queue manager too old to check them (protocol minor
+    /// below 3) is refused with 2539 MQRC_CHANNEL_CONFIG_ERROR rather than sent nothing.
+    pub fn credentials(mut self, user: &str, password: &str) -> Self {
+        self.credentials = Some(ferry_wire::Credentials {
+            user: user.to_owned(),
+            password: password.to_owned(),
+        });
         self
     }
 

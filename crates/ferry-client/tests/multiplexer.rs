@@ -99,7 +99,7 @@ impl Fake {
                         }
                         let batch = frames.len();
                         for frame in frames {
-                            let auto = match Request::decode(&frame) {
+                            let auto = match Request::decode_at(&frame, 0) {
                                 Ok(Request::Conn(_)) => Some(Reply::Conn {
                                     status: Status::OK,
                                     qmgr_name: FixedStr::new("QM1").unwrap(),

@@ -11,8 +11,10 @@ use crate::journal::{kind, LogRecord};
 use crate::objects::QueueId;
 use crate::qmgr::QueueManager;
 use ferry_mqi::{validate_channel_name, validate_object_name, ReasonCode};
+use ferry_objects::authinfo::{AuthInfoType, DEFAULT_IDPWOS};
 use ferry_objects::queue::{DefinitionType, Enablement};
 use ferry_objects::status::{ConnectionStatus, HandleStatus, QueueStatus};
+use ferry_objects::AuthInfoDefinition;
 use ferry_objects::{
     AdminError, ChannelDefinition, ChannelType, ListenerDefinition, QmgrAttributes,
     QueueDefinition, QueueType,
@@ -432,6 +434,72 @@ impl QueueManager {
         Ok(())
     }
 
+    /// An authentication information object by exact name.
+    pub fn authinfo(&self, name: &str) -> Option<AuthInfoDefinition> {
+        self.authinfos.get(name).cloned()
+    }
+
+    /// Every authentication information object, sorted by name.
+    pub fn authinfos(&self) -> Vec<AuthInfoDefinition> {
+        self.authinfos.values().cloned().collect()
+    }
+
+    /// DEFINE AUTHINFO, or with `replace` replaces one of the same AUTHTYPE.
+    pub fn define_authinfo(
+        &mut self,
+        def: AuthInfoDefinition,
+        replace: bool,
+        fx: &mut Effects,
+    ) -> Result<(), AdminError> {
+        validate_object_name(&def.name).map_err(|e| AdminError::Invalid(e.to_string()))?;
+        if let Some(old) = self.authinfos.get(&def.name) {
+            if !replace {
+                return Err(AdminError::AlreadyExists { name: def.name });
+            }
+            if old.auth_type != def.auth_type {
+                return Err(AdminError::TypeMismatch { name: def.name });
+            }
+        }
+        let change = CatalogueChange::AuthInfo(def.name.clone());
+        self.authinfos.insert(def.name.clone(), def);
+        fx.push(Effect::CatalogueChanged(change));
+        Ok(())
+    }
+
+    /// ALTER AUTHINFO.
+    pub fn alter_authinfo(
+        &mut self,
+        def: AuthInfoDefinition,
+        fx: &mut Effects,
+    ) -> Result<(), AdminError> {
+        let old = self
+            .authinfos
+            .get_mut(&def.name)
+            .ok_or_else(|| not_found(&def.name))?;
+        if old.auth_type != def.auth_type {
+            return Err(AdminError::TypeMismatch { name: def.name });
+        }
+        let change = CatalogueChange::AuthInfo(def.name.clone());
+        *old = def;
+        fx.push(Effect::CatalogueChanged(change));
+        Ok(())
+    }
+
+    /// DELETE AUTHINFO: refused (in use) while QMGR CONNAUTH names it.
+    pub fn delete_authinfo(&mut self, name: &str, fx: &mut Effects) -> Result<(), AdminError> {
+        if !self.authinfos.contains_key(name) {
+            return Err(not_found(name));
+        }
+        if self.qmgr.connection_auth == name {
+            return Err(in_use(name));
+        }
+        self.authinfos.remove(name);
+        fx.push(Effect::CatalogueChanged(CatalogueChange::AuthInfo(
+            name.to_string(),
+        )));
+        Ok(())
+    }
+
     /// The queue manager's attributes.
     pub fn qmgr(&self) -> QmgrAttributes {
         self.qmgr.clone()
@@ -533,6 +601,12 @@ impl QueueManager {
             l.attributes.alteration_date = date.clone();
             l.attributes.alteration_time = time.clone();
             self.listeners.insert(l.name.clone(), l);
+        }
+        if !self.authinfos.contains_key(DEFAULT_IDPWOS) {
+            let mut a = AuthInfoDefinition::new(DEFAULT_IDPWOS, AuthInfoType::IdPwOs);
+            a.attributes.alteration_date = date.clone();
+            a.attributes.alteration_time = time.clone();
+            self.authinfos.insert(a.name.clone(), a);
         }
         if self.chlauth.is_empty() {
             let defaults = ChlauthRules::mq_defaults(now.0);

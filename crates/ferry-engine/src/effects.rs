@@ -118,6 +118,8 @@ pub enum CatalogueChange {
     Listener(String),
     /// The channel authentication records of this profile.
     Chlauth(String),
+    /// The authentication information object of this name.
+    AuthInfo(String),
     /// The queue manager's attributes.
     Qmgr,
 }

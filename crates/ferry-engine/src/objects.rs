@@ -158,4 +158,6 @@ pub struct Catalogue {
     pub listeners: Vec<ListenerDefinition>,
     /// Channel authentication records (SET CHLAUTH).
     pub chlauth: ferry_security::chlauth::ChlauthRules,
+    /// Authentication information objects (DEFINE AUTHINFO), sorted by name.
+    pub authinfos: Vec<ferry_objects::AuthInfoDefinition>,
 }

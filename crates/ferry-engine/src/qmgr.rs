@@ -40,6 +40,8 @@ pub struct QueueManager {
     /// Channel authentication records: kept with the definitions, decided on by the
     /// server when a connection arrives.
     pub(crate) chlauth: ferry_security::chlauth::ChlauthRules,
+    /// Authentication information objects by name (CONNAUTH names one).
+    pub(crate) authinfos: BTreeMap<String, ferry_objects::AuthInfoDefinition>,
     pub(crate) conns: BTreeMap<ConnId, Connection>,
     next_conn: u64,
     pub(crate) ids: IdGenerator,
@@ -82,6 +84,7 @@ impl QueueManager {
             channels: BTreeMap::new(),
             listeners: BTreeMap::new(),
             chlauth: Default::default(),
+            authinfos: BTreeMap::new(),
             conns: BTreeMap::new(),
             next_conn: 1,
             ids: IdGenerator::new(name, now),
@@ -138,6 +141,9 @@ impl QueueManager {
             qm.listeners.insert(l.name.clone(), l);
         }
         qm.chlauth = catalogue.chlauth;
+        for a in catalogue.authinfos {
+            qm.authinfos.insert(a.name.clone(), a);
+        }
         qm
     }
 
@@ -155,6 +161,7 @@ impl QueueManager {
             channels: self.channels.values().cloned().collect(),
             listeners: self.listeners.values().cloned().collect(),
             chlauth: self.chlauth.clone(),
+            authinfos: self.authinfos.values().cloned().collect(),
         }
     }
 

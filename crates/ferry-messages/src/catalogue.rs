@@ -51,6 +51,12 @@ catalogue! {
     AMQP_CHANNEL_ENDED = 5042 Info "The AMQP channel '{0}' has ended.",
         "STOP CHANNEL or the end of the queue manager stopped the channel; its connections were closed.",
         "START CHANNEL restarts it.";
+    CONNAUTH_FAILED = 5534 Error "User id '{0}' from {1} on channel '{2}' failed authentication: {3}.",
+        "The connection gave a user id and password (MQCSP, or AMQP SASL PLAIN) and the check failed; it was refused with 2035 MQRC_NOT_AUTHORIZED (AMQP: amqp:unauthorized-access) after the AUTHINFO's FAILDLAY. The password is never written anywhere.",
+        "Check the user id and password the application uses; ferry user list QM shows the users of the repository.";
+    CONNAUTH_MISSING = 5540 Error "Application '{0}' from {1} on channel '{2}' gave no user id and password, which CHCKCLNT({4}) requires for user id '{5}' (AUTHINFO '{3}', tightened by the CHLAUTH record that admitted it).",
+        "CHCKCLNT(REQUIRED), or REQDADM for an administrator (or the CHLAUTH record's CHCKCLNT), demands credentials; the connection was refused with 2035 MQRC_NOT_AUTHORIZED after FAILDLAY.",
+        "Have the application give a user id and password (MQCSP; JMS createConnection(user, password)), or relax CHCKCLNT if that is intended.";
 
     // ---- 6xxx, 7xxx: storage and configuration -------------------------------------------
     LOG_SLOW_IO = 6729 Warning "A log {0} operation of {1} bytes on {2} took {3} microseconds, longer than the threshold of {4} microseconds ({5} slow operations since the last warning).",
@@ -113,6 +119,15 @@ catalogue! {
     CHLAUTH_ADDED = 7478 Warning "The definitions of queue manager '{0}' predate channel authentication records: MQ's default records were added, and CHLAUTH is DISABLED so that the queue manager admits what it admitted before.",
         "A queue manager created by an earlier Ferry had no CHLAUTH records. As MQ does for a migrated queue manager, the default records (no remote access to SYSTEM.* channels, privileged user ids blocked on every channel) were added but are not enforced.",
         "Review the records (DISPLAY CHLAUTH(*)), add the ones your applications need, then ALTER QMGR CHLAUTH(ENABLED).";
+    CONNAUTH_ADDED = 7479 Warning "The definitions of queue manager '{0}' predate connection authentication: AUTHINFO SYSTEM.DEFAULT.AUTHINFO.IDPWOS was added, and CONNAUTH is blank, so that no connection is asked for a password it was not asked for before.",
+        "A queue manager created by an earlier Ferry had no AUTHINFO objects. As MQ does for a migrated queue manager, the default object exists but is not used.",
+        "Add users (ferry user add), then ALTER QMGR CONNAUTH(SYSTEM.DEFAULT.AUTHINFO.IDPWOS) and REFRESH SECURITY TYPE(CONNAUTH).";
+    USER_REPOSITORY_ERROR = 7480 Error "The user repository {0} cannot be used: {1}",
+        "The file of user ids and password hashes (written by ferry user) does not read; at start the queue manager has no users (every password check fails), at REFRESH SECURITY TYPE(CONNAUTH) the repository in use stays.",
+        "Correct or rewrite the file with ferry user, then REFRESH SECURITY TYPE(CONNAUTH).";
+    CONNAUTH_OBJECT_MISSING = 7481 Warning "QMGR CONNAUTH names '{0}', which is not an AUTHINFO object: user ids and passwords are not checked.",
+        "CONNAUTH must name an AUTHINFO AUTHTYPE(IDPWOS) object for passwords to be checked; until it does, connections are let in without a check.",
+        "DEFINE the object or ALTER QMGR CONNAUTH to an existing one, then REFRESH SECURITY TYPE(CONNAUTH).";
 
     // ---- 8xxx: control commands and MQSC responses ---------------------------------------
     QMGR_CREATED = 8001 Info "Ferry queue manager '{0}' created.",
@@ -230,7 +245,19 @@ catalogue! {
         "The header of each record DISPLAY QSTATUS shows.",
         "None.";
     SECURITY_REFRESHED = 8560 Info "Security refreshed: {0}.",
-        "REFRESH SECURITY reloaded what it names. TYPE(SSL): the key repository was read again; new TLS handshakes use its certificates and CAs, and conversations already connected carry on with the keys they agreed.",
+        "REFRESH SECURITY reloaded what it names. TYPE(SSL): the key repository was read again; new TLS handshakes use its certificates and CAs, and conversations already connected carry on with the keys they agreed. TYPE(CONNAUTH): the AUTHINFO object QMGR CONNAUTH names and the user repository were read again, for the connections that follow. TYPE(AUTHSERV): group memberships remembered were forgotten.",
+        "None.";
+    AUTHINFO_CREATED = 8563 Info "Ferry authentication information object created.",
+        "DEFINE AUTHINFO stored the object; QMGR CONNAUTH names the one that checks passwords.",
+        "None.";
+    AUTHINFO_CHANGED = 8564 Info "Ferry authentication information object changed.",
+        "ALTER AUTHINFO stored the change. The object QMGR CONNAUTH names is read again at REFRESH SECURITY TYPE(CONNAUTH), as in MQ.",
+        "REFRESH SECURITY TYPE(CONNAUTH) to use it.";
+    AUTHINFO_DELETED = 8565 Info "Ferry authentication information object deleted.",
+        "DELETE AUTHINFO removed the object.",
+        "None.";
+    DISPLAY_AUTHINFO = 8566 Info "Display authentication information details.",
+        "DISPLAY AUTHINFO: one block per object.",
         "None.";
     LISTENER_CREATED = 8626 Info "Ferry listener object created.",
         "DEFINE LISTENER created the listener (or replaced it, with REPLACE).",

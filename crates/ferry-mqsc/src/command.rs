@@ -372,8 +372,42 @@ pub enum Command {
     },
     /// PING QMGR: the command server answers, so the queue manager is there.
     PingQmgr,
-    /// REFRESH SECURITY TYPE(SSL): read the key repository again for new handshakes.
-    RefreshSecuritySsl,
+    /// REFRESH SECURITY: read again what TYPE names.
+    RefreshSecurity(SecurityRefresh),
+    /// DEFINE AUTHINFO.
+    DefineAuthInfo {
+        /// AUTHTYPE.
+        auth_type: ferry_objects::AuthInfoType,
+        /// Its name.
+        name: String,
+        /// LIKE(name).
+        like: Option<String>,
+        /// REPLACE given.
+        replace: bool,
+        /// Attributes named.
+        settings: Vec<Setting>,
+    },
+    /// ALTER AUTHINFO.
+    AlterAuthInfo {
+        /// AUTHTYPE, when given (it must match the object's).
+        auth_type: Option<ferry_objects::AuthInfoType>,
+        /// Its name.
+        name: String,
+        /// Attributes to change.
+        settings: Vec<Setting>,
+    },
+    /// DELETE AUTHINFO.
+    DeleteAuthInfo {
+        /// Its name.
+        name: String,
+    },
+    /// DISPLAY AUTHINFO.
+    DisplayAuthInfo {
+        /// AUTHTYPE filter.
+        auth_type: Option<ferry_objects::AuthInfoType>,
+        /// Objects and attributes.
+        selection: Selection,
+    },
     /// SET CHLAUTH: add, replace or remove a channel authentication record.
     SetChlauth {
         /// The record (for REMOVE and REMOVEALL, what identifies it).
@@ -398,6 +432,19 @@ pub enum Command {
     },
     /// END: stop reading commands.
     End,
+}
+
+/// What REFRESH SECURITY's TYPE reads again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SecurityRefresh {
+    /// AUTHSERV (the default): group memberships remembered for authority decisions.
+    AuthServ,
+    /// CONNAUTH: the AUTHINFO object QMGR CONNAUTH names, and the user repository.
+    ConnAuth,
+    /// SSL: the key repository, for new TLS handshakes.
+    Ssl,
+    /// ALL: each of them.
+    All,
 }
 
 /// DISPLAY CHLAUTH's MATCH: how the name in CHLAUTH(..) selects records.

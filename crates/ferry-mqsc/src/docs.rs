@@ -118,7 +118,7 @@ pub fn render_attributes() -> String {
             .join(" ")
     };
     let mut out = String::new();
-    let sections: [(&str, String); 4] = [
+    let sections: [(&str, String); 5] = [
         (
             "Queue attributes (DEFINE/ALTER/DISPLAY QLOCAL, QMODEL, QALIAS)",
             attribute_table::<QueueAttributes>(&queue_types),
@@ -130,6 +130,10 @@ pub fn render_attributes() -> String {
         (
             "Listener attributes (DEFINE/ALTER/DISPLAY LISTENER)",
             attribute_table::<ListenerAttributes>(&|_| "LISTENER".to_string()),
+        ),
+        (
+            "Authentication information attributes (DEFINE/ALTER/DISPLAY AUTHINFO)",
+            attribute_table::<ferry_objects::AuthInfoAttributes>(&|_| "IDPWOS".to_string()),
         ),
         (
             "Queue manager attributes (ALTER/DISPLAY QMGR)",

@@ -43,7 +43,7 @@ impl CommandResult {
         }
     }
 
-    fn failed(id: &'static Message, args: &[&str]) -> Self {
+    pub(crate) fn failed(id: &'static Message, args: &[&str]) -> Self {
         let inserts: Vec<&dyn std::fmt::Display> =
             args.iter().map(|a| a as &dyn std::fmt::Display).collect();
         CommandResult {
@@ -327,7 +327,31 @@ pub fn execute(cmd: &Command, target: &mut dyn AdminTarget) -> CommandResult {
         }
         Command::Unsupported { what } => CommandResult::failed(&messages::NOT_SUPPORTED, &[what]),
         Command::PingQmgr => CommandResult::done(&messages::PING_COMPLETE),
-        Command::RefreshSecuritySsl => match target.refresh_ssl() {
+        Command::DefineAuthInfo {
+            auth_type,
+            name,
+            like,
+            replace,
+            settings,
+        } => crate::authinfo::define(
+            target,
+            *auth_type,
+            name,
+            like.as_deref(),
+            *replace,
+            settings,
+        ),
+        Command::AlterAuthInfo {
+            auth_type,
+            name,
+            settings,
+        } => crate::authinfo::alter(target, *auth_type, name, settings),
+        Command::DeleteAuthInfo { name } => crate::authinfo::delete(target, name),
+        Command::DisplayAuthInfo {
+            auth_type,
+            selection,
+        } => crate::authinfo::display(target, *auth_type, selection),
+        Command::RefreshSecurity(what) => match target.refresh_security(*what) {
             Ok(what) => CommandResult {
                 ok: true,
                 lines: vec![messages::SECURITY_REFRESHED.format(&[&what])],
@@ -351,7 +375,7 @@ pub fn execute(cmd: &Command, target: &mut dyn AdminTarget) -> CommandResult {
 }
 
 /// Sets each named attribute (values were checked by the parser against the same table).
-fn apply<D: AttributeSet>(attrs: &mut D, settings: &[Setting]) {
+pub(crate) fn apply<D: AttributeSet>(attrs: &mut D, settings: &[Setting]) {
     for s in settings {
         if let Some((row, _)) = D::lookup(s.keyword) {
             (row.set)(attrs, s.value.clone());
@@ -359,7 +383,11 @@ fn apply<D: AttributeSet>(attrs: &mut D, settings: &[Setting]) {
     }
 }
 
-fn outcome(result: Result<(), AdminError>, done: &'static Message, define: bool) -> CommandResult {
+pub(crate) fn outcome(
+    result: Result<(), AdminError>,
+    done: &'static Message,
+    define: bool,
+) -> CommandResult {
     match result {
         Ok(()) => CommandResult::done(done),
         Err(e) => admin_failure(e, define),
@@ -659,7 +687,7 @@ fn define_listener(
 }
 
 /// Every table attribute of `attrs` that applies to subtype `mask`, in table order.
-fn table_fields<D: AttributeSet>(attrs: &D, mask: u32) -> Vec<Field> {
+pub(crate) fn table_fields<D: AttributeSet>(attrs: &D, mask: u32) -> Vec<Field> {
     D::table()
         .iter()
         .filter(|row| row.applies_to(mask))
@@ -711,7 +739,7 @@ pub const MAX_COMMAND_OUTPUT: usize = 1 << 20;
 
 /// Filters and prints objects (each a field list); none at all is "not found". Stops at
 /// [`MAX_COMMAND_OUTPUT`], saying how many objects were shown.
-fn display(
+pub(crate) fn display(
     blocks: Vec<Vec<Field>>,
     selection: &Selection,
     always: &[&str],

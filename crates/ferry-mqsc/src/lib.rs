@@ -7,12 +7,14 @@
 //! * [`executor`] runs a command against an [`AdminTarget`] (the queue manager as MQSC
 //!   sees it) and answers in MQ's layout with FRY messages (the ferry-messages table,
 //!   [`display`]); [`runmqsc_lines`] holds runmqsc's few unnumbered lines.
+//! * [`authinfo`] runs DEFINE, ALTER, DELETE and DISPLAY AUTHINFO.
 //! * [`chlauth`] runs SET CHLAUTH and DISPLAY CHLAUTH (MATCH(RUNCHECK) included).
 //! * [`docs`] renders the message and attribute tables for docs/mqsc.md.
 //! * [`testing`] holds an in-memory [`AdminTarget`] for tests and the fuzzer.
 //!
 //! Everything here is pure: no I/O, no clock (the target tells the time).
 
+pub mod authinfo;
 pub mod chlauth;
 pub mod command;
 pub mod display;

@@ -6,11 +6,12 @@
 //! attribute tables ([`AttributeSet::lookup`], [`AttrDef::check`]); status keywords in the
 //! tables of [`crate::display`]. No attribute list is written here.
 
-use crate::command::{Command, NamePattern, Setting};
+use crate::command::{Command, NamePattern, SecurityRefresh, Setting};
 use crate::display::LSSTATUS_FIELDS;
 use crate::error::{ParseError, ParseErrorKind as K};
 use crate::lexer::{tokenize, Token, TokenKind};
 
+mod authinfo;
 mod chlauth;
 mod display;
 
@@ -47,6 +48,7 @@ enum Obj {
     LsStatus,
     ChStatus,
     QmStatus,
+    AuthInfo,
     /// Valid MQSC object types Ferry does not implement yet.
     Other(&'static str),
 }
@@ -74,7 +76,7 @@ const OBJECTS: &[(&str, Obj)] = &[
     ("LSSTATUS", Obj::LsStatus),
     ("TOPIC", Obj::Other("TOPIC")),
     ("SUB", Obj::Other("SUB")),
-    ("AUTHINFO", Obj::Other("AUTHINFO")),
+    ("AUTHINFO", Obj::AuthInfo),
     ("NAMELIST", Obj::Other("NAMELIST")),
     ("NL", Obj::Other("NAMELIST")),
     ("PROCESS", Obj::Other("PROCESS")),
@@ -246,6 +248,14 @@ impl Parser<'_> {
         match (verb, obj) {
             ("REFRESH", Obj::Other("SECURITY")) => self.refresh_security(obj_param, &rest),
             ("SET", Obj::Other("CHLAUTH")) => self.set_chlauth(obj_param, &rest),
+            ("DEFINE", Obj::AuthInfo) => self.define_authinfo(obj_param, &rest),
+            ("ALTER", Obj::AuthInfo) => self.alter_authinfo(obj_param, &rest),
+            ("DELETE", Obj::AuthInfo) => {
+                let name = self.exact_name(obj_param, "AUTHINFO", NameRule::Object)?;
+                self.no_more(&rest)?;
+                Ok(Command::DeleteAuthInfo { name })
+            }
+            ("DISPLAY", Obj::AuthInfo) => self.display_authinfo(obj_param, &rest),
             ("DISPLAY", Obj::Other("CHLAUTH")) => self.display_chlauth(obj_param, &rest),
             (_, Obj::Other(name)) => Ok(Command::Unsupported {
                 what: format!("{verb} {name}"),
@@ -835,9 +845,9 @@ impl Parser<'_> {
         })
     }
 
-    /// REFRESH SECURITY [TYPE(SSL|AUTHSERV|CONNAUTH|ALL)]: TYPE(SSL) reloads the key
-    /// repository; the other types (MQ's default is AUTHSERV) wait for the authorization
-    /// services that they refresh.
+    /// REFRESH SECURITY [TYPE(AUTHSERV|CONNAUTH|SSL|ALL)]: AUTHSERV (MQ's default) forgets
+    /// remembered group memberships, CONNAUTH reads the AUTHINFO object and user
+    /// repository again, SSL the key repository, ALL each.
     fn refresh_security(&self, obj: &Param, rest: &[&Param]) -> Result<Command, ParseError> {
         self.bare(obj)?;
         const TYPES: &[&str] = &["SSL", "AUTHSERV", "CONNAUTH", "ALL"];
@@ -861,13 +871,12 @@ impl Parser<'_> {
                 p.end,
             ));
         }
-        Ok(if kind == "SSL" {
-            Command::RefreshSecuritySsl
-        } else {
-            Command::Unsupported {
-                what: format!("REFRESH SECURITY TYPE({kind})"),
-            }
-        })
+        Ok(Command::RefreshSecurity(match kind.as_str() {
+            "SSL" => SecurityRefresh::Ssl,
+            "CONNAUTH" => SecurityRefresh::ConnAuth,
+            "ALL" => SecurityRefresh::All,
+            _ => SecurityRefresh::AuthServ,
+        }))
     }
 
     /// STOP CHANNEL(name) [MODE(QUIESCE|FORCE)].

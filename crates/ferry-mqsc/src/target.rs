@@ -4,10 +4,11 @@
 //! LIKE, REPLACE, the changed attributes, CRDATE/ALTDATE) and hands it over whole; the
 //! target (the running queue manager) only stores, checks in-use rules and reports status.
 
-use crate::command::NamePattern;
+use crate::command::{NamePattern, SecurityRefresh};
 use ferry_objects::status::{
     ChannelStatus, ConnectionStatus, HandleStatus, ListenerStatus, QmgrStatus, QueueStatus,
 };
+use ferry_objects::AuthInfoDefinition;
 use ferry_objects::{
     AdminError, ChannelDefinition, ListenerDefinition, QmgrAttributes, QueueDefinition, StopMode,
 };
@@ -17,8 +18,19 @@ use ferry_security::chlauth::{ChlauthRecord, ChlauthRules, SetAction};
 pub trait AdminTarget {
     /// The queue manager's name.
     fn qmgr_name(&self) -> String;
-    /// REFRESH SECURITY TYPE(SSL): reads the key repository again; says what it loaded.
-    fn refresh_ssl(&mut self) -> Result<String, AdminError>;
+    /// REFRESH SECURITY: reads again what `what` names; says what it loaded.
+    fn refresh_security(&mut self, what: SecurityRefresh) -> Result<String, AdminError>;
+    /// An authentication information object by exact name.
+    fn authinfo(&self, name: &str) -> Option<AuthInfoDefinition>;
+    /// Every authentication information object, sorted by name.
+    fn authinfos(&self) -> Vec<AuthInfoDefinition>;
+    /// Stores a new AUTHINFO object (or replaces one of the same AUTHTYPE).
+    fn define_authinfo(&mut self, def: AuthInfoDefinition, replace: bool)
+        -> Result<(), AdminError>;
+    /// Replaces an AUTHINFO object's attributes.
+    fn alter_authinfo(&mut self, def: AuthInfoDefinition) -> Result<(), AdminError>;
+    /// Deletes an AUTHINFO object (refused while QMGR CONNAUTH names it).
+    fn delete_authinfo(&mut self, name: &str) -> Result<(), AdminError>;
     /// The channel authentication records.
     fn chlauth(&self) -> ChlauthRules;
     /// SET CHLAUTH: adds, replaces or removes records (the target stamps ALTDATE).

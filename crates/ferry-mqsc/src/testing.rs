@@ -6,7 +6,7 @@
 //! handles, connections and AMQP clients are set by tests through its public fields and
 //! helpers.
 
-use crate::command::NamePattern;
+use crate::command::{NamePattern, SecurityRefresh};
 use crate::executor::{default_channel_name, default_queue_name, DEFAULT_LISTENER};
 use crate::target::AdminTarget;
 use ferry_objects::channel::ChannelType;
@@ -15,6 +15,7 @@ use ferry_objects::status::{
     ChannelClientStatus, ChannelStatus, ConnectionStatus, HandleStatus, ListenerStatus, QmgrStatus,
     QueueStatus,
 };
+use ferry_objects::AuthInfoDefinition;
 use ferry_objects::{
     AdminError, ChannelDefinition, ListenerDefinition, QmgrAttributes, QueueDefinition, StopMode,
 };
@@ -56,6 +57,8 @@ pub struct MemoryTarget {
     pub chlauth: ferry_security::chlauth::ChlauthRules,
     /// The user ids `is_privileged` answers true for.
     pub privileged: Vec<String>,
+    /// Authentication information objects by name.
+    pub authinfos: BTreeMap<String, AuthInfoDefinition>,
 }
 
 impl MemoryTarget {
@@ -140,8 +143,36 @@ fn not_found(name: &str) -> AdminError {
 }
 
 impl AdminTarget for MemoryTarget {
-    fn refresh_ssl(&mut self) -> Result<String, AdminError> {
-        Ok("key repository (none in memory)".into())
+    fn refresh_security(&mut self, what: SecurityRefresh) -> Result<String, AdminError> {
+        Ok(format!("{what:?} (nothing to read in memory)"))
+    }
+    fn authinfo(&self, name: &str) -> Option<AuthInfoDefinition> {
+        self.authinfos.get(name).cloned()
+    }
+    fn authinfos(&self) -> Vec<AuthInfoDefinition> {
+        self.authinfos.values().cloned().collect()
+    }
+    fn define_authinfo(
+        &mut self,
+        def: AuthInfoDefinition,
+        replace: bool,
+    ) -> Result<(), AdminError> {
+        if self.authinfos.contains_key(&def.name) && !replace {
+            return Err(AdminError::AlreadyExists { name: def.name });
+        }
+        self.authinfos.insert(def.name.clone(), def);
+        Ok(())
+    }
+    fn alter_authinfo(&mut self, def: AuthInfoDefinition) -> Result<(), AdminError> {
+        self.authinfos.insert(def.name.clone(), def);
+        Ok(())
+    }
+    fn delete_authinfo(&mut self, name: &str) -> Result<(), AdminError> {
+        if self.qmgr.connection_auth == name {
+            return Err(AdminError::InUse { name: name.into() });
+        }
+        self.authinfos.remove(name);
+        Ok(())
     }
     fn chlauth(&self) -> ferry_security::chlauth::ChlauthRules {
         self.chlauth.clone()

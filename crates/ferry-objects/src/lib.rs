@@ -12,6 +12,7 @@
 
 pub mod admin;
 pub mod attribute;
+pub mod authinfo;
 pub mod channel;
 pub mod listener;
 pub mod qmgr;
@@ -20,6 +21,7 @@ pub mod status;
 
 pub use admin::AdminError;
 pub use attribute::{AttrDef, AttrError, AttrKind, AttrType, AttrValue, AttributeSet, TextRule};
+pub use authinfo::{AuthInfoAttributes, AuthInfoDefinition, AuthInfoType, AUTHINFO_ATTRIBUTES};
 pub use channel::{
     ChannelAttributes, ChannelDefinition, ChannelType, StopMode, CHANNEL_ATTRIBUTES,
 };

@@ -43,6 +43,8 @@ attribute_table! {
         applies QMGR, inq None, rw, "Default monitoring level of queues with MONQ(QMGR).";
     channel_auth: Enablement = "CHLAUTH", Keyword { values: Enablement::KEYWORDS }, default Enablement::Enabled,
         applies QMGR, inq None, rw, "Whether channel authentication records apply.";
+    connection_auth: String = "CONNAUTH", Name { max_len: 48 }, default crate::authinfo::DEFAULT_IDPWOS.to_string(),
+        applies QMGR, inq None, rw, "AUTHINFO object that checks user ids and passwords (blank: none are checked); REFRESH SECURITY TYPE(CONNAUTH) after changing it.";
     ssl_key_repository: String = "SSLKEYR", Text { max_len: 256 }, default String::new(),
         applies QMGR, inq None, rw, "Directory of the TLS key repository: <CERTLABL>.crt and <CERTLABL>.key (PEM) and trust.pem, the CA bundle client certificates are checked against (blank: the ssl directory in the queue manager's directory). REFRESH SECURITY TYPE(SSL) reloads it.";
     cert_label: String = "CERTLABL", Text { max_len: 64 }, default String::new(),

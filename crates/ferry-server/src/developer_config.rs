@@ -2,6 +2,9 @@
 //! IBM's developer container does: an application channel, queues, and the channel
 //! authentication records that let applications in, on top of MQ's safe defaults.
 //!
+//! The application user `app` goes into the queue manager's user repository with the
+//! password in FERRY_APP_PASSWORD, or a generated one that creation prints.
+//!
 //! It is an MQSC script written to `<qm dir>/autocfg/10-developer.mqsc` and run at every
 //! start (qm.ini AutoConfig/MQSCConfig names the directory), so an administrator reads
 //! it, edits it, or deletes it for a queue manager with MQ's defaults only.
@@ -14,6 +17,10 @@ pub const DIRECTORY: &str = "autocfg";
 
 /// The user id applications run as on the developer channels.
 pub const APP_USER: &str = "app";
+
+/// The environment variable that sets the application user's password at creation
+/// (otherwise one is generated and printed), as IBM's container takes MQ_APP_PASSWORD.
+pub const APP_PASSWORD_ENV: &str = "FERRY_APP_PASSWORD";
 
 /// The script.
 pub const MQSC: &str = "\
@@ -28,13 +35,21 @@ DEFINE QLOCAL('DEV.QUEUE.3') REPLACE
 DEFINE QLOCAL('DEV.DEAD.LETTER.QUEUE') REPLACE
 DEFINE QMODEL('DEV.APP.MODEL.QUEUE') REPLACE
 *
-* MQ clients: channel DEV.APP.SVRCONN; the connection runs as user 'app'.
+* Passwords: user 'app' is in the queue manager's user repository (ferry user list);
+* a user id a password proved becomes the connection's.
+ALTER AUTHINFO('SYSTEM.DEFAULT.AUTHINFO.IDPWOS') AUTHTYPE(IDPWOS) ADOPTCTX(YES)
+REFRESH SECURITY TYPE(CONNAUTH)
+*
+* MQ clients: channel DEV.APP.SVRCONN, with user id 'app' and its password; the
+* connection runs as 'app'.
 DEFINE CHANNEL('DEV.APP.SVRCONN') CHLTYPE(SVRCONN) MCAUSER('app') REPLACE
 SET CHLAUTH('DEV.APP.SVRCONN') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(CHANNEL) +
-    DESCR('Applications connect as app') ACTION(REPLACE)
+    CHCKCLNT(REQUIRED) DESCR('Applications connect as app, with its password') +
+    ACTION(REPLACE)
 *
-* AMQP clients (Qpid JMS, proton) on SYSTEM.DEF.AMQP, as user 'app'.
+* AMQP clients (Qpid JMS, proton) on SYSTEM.DEF.AMQP, with SASL PLAIN as 'app'.
 ALTER CHANNEL('SYSTEM.DEF.AMQP') CHLTYPE(AMQP) MCAUSER('app')
 SET CHLAUTH('SYSTEM.DEF.AMQP') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(CHANNEL) +
-    DESCR('AMQP applications connect as app') ACTION(REPLACE)
+    CHCKCLNT(REQUIRED) DESCR('AMQP applications connect as app, with its password') +
+    ACTION(REPLACE)
 ";

@@ -2,6 +2,7 @@
 //!
 //! The engine (`ferry-engine`) decides; this crate does the I/O around it:
 //! - [`administrators`]: who administers the queue manager (BLOCKUSER's `*MQADMIN`);
+//! - [`authentication`]: the AUTHINFO object and user repository connections are checked with;
 //! - [`amqp_mapping`]: AMQP 1.0 messages to and from MQ messages, and JMS selectors;
 //! - [`home`] and [`qm_ini`]: where a queue manager lives on disk and its qm.ini stanzas;
 //! - [`catalogue_store`]: the object definitions on disk (snapshot, journal, writer thread);
@@ -10,6 +11,7 @@
 //!   re-exported as [`messages`] for the runtime and the `ferry` command;
 //! - [`developer_config`]: what `ferry start --create` adds for developers (DEV.* objects);
 //! - [`console_log`]: run/console.log of a background queue manager, rotated by size;
+//! - [`user_repository`]: the queue manager's users and password hashes on disk;
 //! - [`store_errors`]: the one mapping from the store's errors to MQ reason codes;
 //! - [`lifecycle`]: create, start, stop, status and delete (crtmqm, strmqm, endmqm, dspmq, dltmqm);
 //! - [`installation`]: what this installation is (dspmqver, dspmq -o installation);
@@ -17,6 +19,7 @@
 
 pub mod administrators;
 pub mod amqp_mapping;
+pub mod authentication;
 pub mod catalogue_store;
 pub mod console_log;
 pub mod developer_config;
@@ -28,6 +31,7 @@ pub mod limits;
 pub mod qm_ini;
 mod runtime;
 pub mod store_errors;
+pub mod user_repository;
 
 pub use ferry_messages as messages;
 

@@ -23,11 +23,14 @@ pub const PROTOCOL_MAJOR: u16 = 1;
 ///
 /// Minor 1 adds the SET verb (MQSET); a peer that negotiated minor 0 never sends it.
 /// Minor 2 adds MQPMO.Context to PUT and PUT1 (passing context).
-pub const PROTOCOL_MINOR: u16 = 2;
+/// Minor 3 adds MQCSP (user id and password) to MQCONN.
+pub const PROTOCOL_MINOR: u16 = 3;
 /// The first minor version with the SET verb.
 pub const MINOR_WITH_SET: u16 = 1;
 /// The first minor version whose MQPMO carries Context (the handle to pass context from).
 pub const MINOR_WITH_CONTEXT: u16 = 2;
+/// The first minor version whose MQCONN carries MQCSP credentials.
+pub const MINOR_WITH_CREDENTIALS: u16 = 3;
 
 /// Largest encoded hello (either direction).
 pub const MAX_HELLO_LEN: u32 = 1024;

@@ -48,10 +48,11 @@ pub use frame::{
 };
 pub use handshake::{
     negotiate, negotiate_heartbeat, ClientHello, HelloFlags, Negotiated, ServerHello, ServerLimits,
-    MAGIC, MINOR_WITH_CONTEXT, MINOR_WITH_SET, PROTOCOL_MAJOR, PROTOCOL_MINOR,
+    MAGIC, MINOR_WITH_CONTEXT, MINOR_WITH_CREDENTIALS, MINOR_WITH_SET, PROTOCOL_MAJOR,
+    PROTOCOL_MINOR,
 };
 pub use inbound::{Inbound, Received};
 pub use notice::CloseNotice;
 pub use reply::{encode_reply, MqscOutput, Reply};
-pub use request::{encode_request, encode_request_at, ConnRequest, Request};
+pub use request::{encode_request, encode_request_at, ConnRequest, Credentials, Request};
 pub use structs::{reason_from_wire, Status};

@@ -20,7 +20,7 @@ use crate::structs::{
 use crate::WireError;
 
 /// MQCONN: what a client tells the queue manager when it opens a conversation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct ConnRequest {
     /// Queue manager wanted (blank: the one that owns the socket).
     pub qmgr_name: FixedStr<48>,
@@ -30,6 +30,32 @@ pub struct ConnRequest {
     pub user_id: FixedStr<12>,
     /// MQCNO options bits (carried; the server judges them).
     pub options: u32,
+    /// MQCSP: a user id and password to check (protocol minor 3 and later).
+    pub credentials: Option<Credentials>,
+}
+
+/// The longest MQCSP user id carried.
+pub const MAX_CSP_USER_LEN: usize = 1024;
+/// The longest MQCSP password carried.
+pub const MAX_CSP_PASSWORD_LEN: usize = 1024;
+
+/// MQCSP: the user id and password an application gives at connect. Its `Debug` never
+/// shows the password, so it cannot reach a log by accident.
+#[derive(Clone, PartialEq, Eq, Default)]
+pub struct Credentials {
+    /// CSPUserId.
+    pub user: String,
+    /// CSPPassword.
+    pub password: String,
+}
+
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Credentials")
+            .field("user", &self.user)
+            .field("password", &"********")
+            .finish()
+    }
 }
 
 /// One MQI call from client to queue manager.
@@ -161,6 +187,11 @@ impl Request {
                 appl_name: r.fixed("CONN.appl_name")?,
                 user_id: r.fixed("CONN.user_id")?,
                 options: r.u32()?,
+                credentials: if minor >= crate::MINOR_WITH_CREDENTIALS {
+                    get_credentials(&mut r)?
+                } else {
+                    None
+                },
             }),
             Verb::Disc => Request::Disc {
                 backout: r.bool("DISC.backout")?,
@@ -258,7 +289,11 @@ pub fn encode_request_at(
             put_fixed(out, &c.appl_name);
             put_fixed(out, &c.user_id);
             out.put_u32_le(c.options);
-            Ok(())
+            if minor >= crate::MINOR_WITH_CREDENTIALS {
+                put_credentials(out, c.credentials.as_ref())
+            } else {
+                Ok(())
+            }
         }
         Request::Disc { backout } => {
             out.put_u8(u8::from(*backout));
@@ -331,4 +366,41 @@ pub fn encode_request_at(
         return Err(e);
     }
     finish_frame(out, start)
+}
+
+/// MQCSP after MQCONN's fixed fields: a presence byte, then user id and password as
+/// length-prefixed UTF-8, each at most 1024 bytes.
+fn get_credentials(r: &mut Reader<'_>) -> Result<Option<Credentials>, WireError> {
+    if !r.bool("CONN.credentials")? {
+        return Ok(None);
+    }
+    let user = r.string("CONN.csp_user")?;
+    let password = r.string("CONN.csp_password")?;
+    for (field, text, max) in [
+        ("CONN.csp_user", &user, MAX_CSP_USER_LEN),
+        ("CONN.csp_password", &password, MAX_CSP_PASSWORD_LEN),
+    ] {
+        if text.len() > max {
+            return Err(WireError::NameTooLong {
+                field,
+                len: text.len(),
+                max,
+            });
+        }
+    }
+    Ok(Some(Credentials { user, password }))
+}
+
+fn put_credentials(out: &mut BytesMut, c: Option<&Credentials>) -> Result<(), WireError> {
+    match c {
+        None => {
+            out.put_u8(0);
+            Ok(())
+        }
+        Some(c) => {
+            out.put_u8(1);
+            put_string(out, &c.user)?;
+            put_string(out, &c.password)
+        }
+    }
 }

@@ -11,7 +11,7 @@ use ferry_mqi::{
 };
 use ferry_wire::{
     decode_frame, encode_reply, encode_request, encode_request_at, fuzzing, CloseNotice,
-    ConnRequest, MqscOutput, Reply, Request, Status, WireError, MINOR_WITH_CONTEXT,
+    ConnRequest, Credentials, MqscOutput, Reply, Request, Status, WireError, MINOR_WITH_CONTEXT,
 };
 use proptest::prelude::*;
 
@@ -116,14 +116,22 @@ fn pmo() -> impl Strategy<Value = PutOptions> {
 
 fn request() -> impl Strategy<Value = Request> {
     prop_oneof![
-        (fixed::<48>(), fixed::<28>(), fixed::<12>(), any::<u32>()).prop_map(|(q, a, u, o)| {
-            Request::Conn(ConnRequest {
-                qmgr_name: q,
-                appl_name: a,
-                user_id: u,
-                options: o,
-            })
-        }),
+        (
+            fixed::<48>(),
+            fixed::<28>(),
+            fixed::<12>(),
+            any::<u32>(),
+            proptest::option::of(("[a-z]{0,16}", ".{0,24}"))
+        )
+            .prop_map(|(q, a, u, o, c)| {
+                Request::Conn(ConnRequest {
+                    qmgr_name: q,
+                    appl_name: a,
+                    user_id: u,
+                    options: o,
+                    credentials: c.map(|(user, password)| Credentials { user, password }),
+                })
+            }),
         any::<bool>().prop_map(|backout| Request::Disc { backout }),
         (od(), any::<u32>()).prop_map(|(od, o)| Request::Open {
             od,

@@ -13,6 +13,7 @@ mod mqsc;
 mod open_files;
 mod output;
 mod perf;
+mod user;
 
 use clap::{Parser, Subcommand};
 use ferry_server::home::FerryHome;
@@ -120,6 +121,13 @@ enum Command {
         /// Queue manager name.
         name: String,
     },
+    /// The queue manager's user repository: user ids and password hashes that connection
+    /// authentication (CONNAUTH, AUTHINFO IDPWOS) checks.
+    User {
+        /// What to do.
+        #[command(subcommand)]
+        action: UserAction,
+    },
     /// Run MQSC commands (runmqsc): from a file, stdin, or interactively at a terminal.
     #[command(alias = "runmqsc")]
     Mqsc {
@@ -145,6 +153,37 @@ enum Command {
         /// The harness's arguments (`rr-cc --clients 1,16`...), passed on as given.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<std::ffi::OsString>,
+    },
+}
+
+/// `ferry user` actions.
+#[derive(Subcommand)]
+enum UserAction {
+    /// Add a user, or change its password and groups. The password is read from stdin (one
+    /// line), prompted for at a terminal, or generated and printed with --generate.
+    Add {
+        /// Queue manager name.
+        qm: String,
+        /// The user id (1-64 characters, no ':' or blanks).
+        user: String,
+        /// A group the user belongs to (repeat for several).
+        #[arg(long = "group", short = 'g')]
+        groups: Vec<String>,
+        /// Generate a password and print it.
+        #[arg(long)]
+        generate: bool,
+    },
+    /// Remove a user.
+    Remove {
+        /// Queue manager name.
+        qm: String,
+        /// The user id.
+        user: String,
+    },
+    /// List the users and their groups (never the hashes).
+    List {
+        /// Queue manager name.
+        qm: String,
     },
 }
 
@@ -289,6 +328,16 @@ fn main() -> ExitCode {
             return mqsc::run(&home, &name, file.as_deref(), !no_echo, verify);
         }
         Command::Perf { args } => return perf::run(&args),
+        Command::User { action } => match action {
+            UserAction::Add {
+                qm,
+                user,
+                groups,
+                generate,
+            } => user::add(&home, &qm, &user, groups, generate).map(print_lines),
+            UserAction::Remove { qm, user } => user::remove(&home, &qm, &user).map(print_lines),
+            UserAction::List { qm } => user::list(&home, &qm).map(print_lines),
+        },
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -11,13 +11,16 @@ use ferry_mqi::{OpenOptions, ReasonCode};
 
 const IO: OpenOptions = OpenOptions::OUTPUT.union(OpenOptions::INPUT_SHARED);
 
-/// A queue manager with MQ's security defaults and an application channel and queue.
+/// A queue manager with MQ's channel authentication defaults and an application channel
+/// and queue. Passwords are not checked (CONNAUTH blank): connection authentication comes
+/// between a record's mapping and BLOCKUSER, and tests/connauth.rs covers it.
 fn secured(name: &str) -> TestQueueManager {
     let mut qm = TestQueueManager::create_with_mq_defaults(bin(), name);
     qm.launch();
     mqsc_ok(
         &qm,
-        "DEFINE QLOCAL(APP.Q)\nDEFINE CHANNEL(APP.SVRCONN) CHLTYPE(SVRCONN)",
+        "DEFINE QLOCAL(APP.Q)\nDEFINE CHANNEL(APP.SVRCONN) CHLTYPE(SVRCONN)\n\
+         ALTER QMGR CONNAUTH(' ')\nREFRESH SECURITY TYPE(CONNAUTH)",
     );
     qm
 }
@@ -258,4 +261,20 @@ async fn a_queue_manager_from_before_chlauth_keeps_admitting_its_clients() {
     );
     assert_eq!(shown.matches("FRY8878I").count(), 3, "{shown}");
     connect(&client(&qm, "SYSTEM.DEF.SVRCONN", "root")).await;
+    // The migration happens once: enabling CHLAUTH lasts across a restart.
+    mqsc_ok(&qm, "ALTER QMGR CHLAUTH(ENABLED)");
+    stop_qm(&mut qm);
+    qm.launch();
+    let shown = mqsc_ok(&qm, "DISPLAY QMGR CHLAUTH");
+    assert_eq!(
+        attr(&shown, "CHLAUTH").as_deref(),
+        Some("ENABLED"),
+        "{shown}"
+    );
+    assert_eq!(
+        qm.error_log().matches("FRY7478W:").count(),
+        1,
+        "{}",
+        qm.error_log()
+    );
 }

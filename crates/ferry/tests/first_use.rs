@@ -313,14 +313,30 @@ async fn start_create_gives_developers_a_channel_and_queues_and_nothing_more() {
         "--amqp-port",
         &amqp,
     ]);
-    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
-    assert!(stdout(&out).contains("DEV.APP.SVRCONN"), "{}", stdout(&out));
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}{}", stderr(&out));
+    assert!(text.contains("DEV.APP.SVRCONN"), "{text}");
     assert!(guard.pid().is_some());
+    // The generated password of the application user is printed once.
+    let password = text
+        .lines()
+        .find_map(|l| l.strip_prefix("Password of 'app': "))
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no password printed: {text}"))
+        .to_string();
     let conname = format!("127.0.0.1({port})");
-    let app = ferry_client::ConnectOptions::client(&conname, "DEV.APP.SVRCONN")
-        .queue_manager("FU.DEV")
-        .user_id("root")
-        .sharecnv(1);
+    let channel = |user: &str| {
+        ferry_client::ConnectOptions::client(&conname, "DEV.APP.SVRCONN")
+            .queue_manager("FU.DEV")
+            .user_id(user)
+            .sharecnv(1)
+    };
+    // Without the password the application channel refuses, whoever asks.
+    assert_reason(
+        ferry_client::Connection::connect(&channel("app")).await,
+        ferry_mqi::ReasonCode::NotAuthorized,
+    );
+    let app = channel("root").credentials("app", &password);
     let conn = connect(&app).await;
     let q = open(
         &conn,

@@ -3,7 +3,8 @@
 //! `FERRY_CONNNAME` (default `localhost(1414)`), `FERRY_CHANNEL` (default
 //! `DEV.APP.SVRCONN`, the application channel of `ferry start --create`), `FERRY_QMGR`
 //! (default blank: any), or `FERRY_BINDINGS` (a Unix socket path; wins over the CONNAME
-//! when set).
+//! when set). `FERRY_USER` and `FERRY_PASSWORD` give a user id and password for the queue
+//! manager to check (MQCSP), as MQ's samples take MQSAMP_USER_ID.
 
 use ferry_client::ConnectOptions;
 
@@ -17,8 +18,13 @@ pub fn connect_options(appl: &str) -> ConnectOptions {
             &env("FERRY_CHANNEL", "DEV.APP.SVRCONN"),
         ),
     };
-    opts.queue_manager(&env("FERRY_QMGR", ""))
-        .application_name(appl)
+    let opts = opts
+        .queue_manager(&env("FERRY_QMGR", ""))
+        .application_name(appl);
+    match (std::env::var("FERRY_USER"), std::env::var("FERRY_PASSWORD")) {
+        (Ok(user), Ok(password)) if !user.is_empty() => opts.credentials(&user, &password),
+        _ => opts,
+    }
 }
 
 /// The `n`th command-line argument, or `default` (the amqs samples take theirs as MQ's do).

@@ -18,4 +18,4 @@ pub use generic_name::GenericName;
 pub use record::{
     CheckClient, ChlauthError, ChlauthRecord, ChlauthType, RecordKey, UserSource, ANY_ADMIN,
 };
-pub use rules::{Block, BlockReason, ChlauthRules, Partner, SetAction, Verdict};
+pub use rules::{Block, BlockReason, ChlauthRules, Mapping, Partner, SetAction, Verdict};

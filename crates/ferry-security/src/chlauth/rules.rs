@@ -87,7 +87,7 @@ pub struct Block {
     /// Why.
     pub reason: BlockReason,
     /// The record that refused.
-    pub record: ChlauthRecord,
+    pub record: Box<ChlauthRecord>,
     /// The user id it was about (the final one for BLOCKUSER).
     pub user: String,
 }
@@ -100,7 +100,7 @@ pub enum Verdict {
         /// The user id it runs as (for authorities and message context).
         user: String,
         /// The mapping record that decided it, if one did.
-        mapped_by: Option<ChlauthRecord>,
+        mapped_by: Option<Box<ChlauthRecord>>,
         /// The mapping record's CHCKCLNT (ASQMGR when none).
         check_client: CheckClient,
         /// What WARN(YES) records would have refused: log them.
@@ -108,6 +108,46 @@ pub enum Verdict {
     },
     /// Refuse it.
     Blocked(Block),
+}
+
+/// What the mapping step decided for a connection it let through.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mapping {
+    /// The mapping record that matched, if one did.
+    pub record: Option<ChlauthRecord>,
+    /// Its CHCKCLNT (ASQMGR when none).
+    pub check_client: CheckClient,
+    /// What WARN(YES) records would have refused.
+    pub warnings: Vec<Block>,
+}
+
+impl Mapping {
+    /// The user id a USERSRC(MAP) record gives, if the record is one.
+    pub fn mapped_user(&self) -> Option<&str> {
+        self.record
+            .as_ref()
+            .filter(|r| r.user_source == UserSource::Map)
+            .map(|r| r.mca_user.as_str())
+    }
+
+    /// The user id without password checks: the record's MAP user, else the channel's
+    /// MCAUSER, else the asserted one.
+    pub fn user(&self, partner: &Partner<'_>) -> String {
+        crate::connauth::effective_user(
+            self.mapped_user(),
+            partner.channel_mca_user,
+            None,
+            partner.client_user,
+        )
+    }
+
+    fn flowed<'a>(partner: &Partner<'a>) -> &'a str {
+        if partner.channel_mca_user.is_empty() {
+            partner.client_user
+        } else {
+            partner.channel_mca_user
+        }
+    }
 }
 
 /// Every record, by key. Saved as the list of its records; reading the list back makes
@@ -249,71 +289,95 @@ impl ChlauthRules {
             .find(|c| c.address_list.iter().any(|p| p.matches(address)))
             .map(|c| Block {
                 reason: BlockReason::Address,
-                record: c.record.clone(),
+                record: Box::new(c.record.clone()),
                 user: String::new(),
             })
     }
 
     /// The decision for `partner`; `privileged` says whether a user id is an
-    /// administrator (for BLOCKUSER's `*MQADMIN`).
+    /// administrator (for BLOCKUSER's `*MQADMIN`). [`ChlauthRules::map`] then
+    /// [`ChlauthRules::check_user`] with the user id they give.
     pub fn check(&self, partner: &Partner<'_>, privileged: &dyn Fn(&str) -> bool) -> Verdict {
+        let mapping = match self.map(partner) {
+            Ok(m) => m,
+            Err(block) => return Verdict::Blocked(block),
+        };
+        let user = mapping.user(partner);
+        let mut warnings = mapping.warnings;
+        match self.check_user(partner.channel, &user, privileged) {
+            Err(block) => Verdict::Blocked(block),
+            Ok(warning) => {
+                warnings.extend(warning);
+                Verdict::Allowed {
+                    user,
+                    check_client: mapping.check_client,
+                    mapped_by: mapping.record.map(Box::new),
+                    warnings,
+                }
+            }
+        }
+    }
+
+    /// The first step for `partner`: BLOCKADDR, then the mapping record (USERSRC(NOACCESS)
+    /// refuses). What WARN(YES) records would have refused is in the mapping's warnings.
+    pub fn map(&self, partner: &Partner<'_>) -> Result<Mapping, Block> {
         let mut warnings = Vec::new();
         if let Some(block) = self.blocked_address(partner.address) {
-            if block.record.warn {
-                warnings.push(block);
-            } else {
-                return Verdict::Blocked(block);
+            if !block.record.warn {
+                return Err(block);
             }
+            warnings.push(block);
         }
-        let flowed = if partner.channel_mca_user.is_empty() {
-            partner.client_user
-        } else {
-            partner.channel_mca_user
-        };
-        let mapping = self.mapping_record(partner);
-        let mut user = flowed.to_string();
-        if let Some(m) = mapping {
-            match m.record.user_source {
-                UserSource::Map => user = m.record.mca_user.clone(),
-                UserSource::Channel => {}
-                UserSource::NoAccess => {
-                    let block = Block {
-                        reason: BlockReason::NoAccess,
-                        record: m.record.clone(),
-                        user: user.clone(),
-                    };
-                    if !m.record.warn {
-                        return Verdict::Blocked(block);
-                    }
-                    warnings.push(block);
-                }
+        let record = self.mapping_record(partner);
+        if let Some(m) = record.filter(|m| m.record.user_source == UserSource::NoAccess) {
+            let block = Block {
+                reason: BlockReason::NoAccess,
+                record: Box::new(m.record.clone()),
+                user: Mapping::flowed(partner).to_string(),
+            };
+            if !m.record.warn {
+                return Err(block);
             }
+            warnings.push(block);
         }
-        if let Some(b) = self.block_user_record(partner.channel) {
-            let listed = b.record.user_list.iter().any(|u| {
-                if u == ANY_ADMIN {
-                    privileged(&user)
-                } else {
-                    *u == user
-                }
-            });
-            if listed {
-                let block = Block {
-                    reason: BlockReason::User,
-                    record: b.record.clone(),
-                    user: user.clone(),
-                };
-                if !b.record.warn {
-                    return Verdict::Blocked(block);
-                }
-                warnings.push(block);
-            }
-        }
-        Verdict::Allowed {
-            user,
-            check_client: mapping.map_or(CheckClient::AsQmgr, |m| m.record.check_client),
-            mapped_by: mapping.map(|m| m.record.clone()),
+        Ok(Mapping {
+            check_client: record.map_or(CheckClient::AsQmgr, |m| m.record.check_client),
+            record: record.map(|m| m.record.clone()),
             warnings,
+        })
+    }
+
+    /// The last step: the BLOCKUSER record of the most specific profile matching `channel`
+    /// against the user id the connection will run as. `Ok(Some)`: a WARN(YES) record
+    /// would have refused it.
+    pub fn check_user(
+        &self,
+        channel: &str,
+        user: &str,
+        privileged: &dyn Fn(&str) -> bool,
+    ) -> Result<Option<Block>, Block> {
+        let Some(b) = self.block_user_record(channel) else {
+            return Ok(None);
+        };
+        let listed = b.record.user_list.iter().any(|u| {
+            if u == ANY_ADMIN {
+                privileged(user)
+            } else {
+                u == user
+            }
+        });
+        if !listed {
+            return Ok(None);
+        }
+        let block = Block {
+            reason: BlockReason::User,
+            record: Box::new(b.record.clone()),
+            user: user.to_string(),
+        };
+        if b.record.warn {
+            Ok(Some(block))
+        } else {
+            Err(block)
         }
     }
 
@@ -325,12 +389,16 @@ impl ChlauthRules {
         privileged: &dyn Fn(&str) -> bool,
     ) -> Option<ChlauthRecord> {
         match self.check(partner, privileged) {
-            Verdict::Blocked(b) => Some(b.record),
+            Verdict::Blocked(b) => Some(*b.record),
             Verdict::Allowed {
                 mapped_by,
                 warnings,
                 ..
-            } => warnings.into_iter().next().map(|w| w.record).or(mapped_by),
+            } => warnings
+                .into_iter()
+                .next()
+                .map(|w| *w.record)
+                .or(mapped_by.map(|r| *r)),
         }
     }
 

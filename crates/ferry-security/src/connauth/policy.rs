@@ -22,6 +22,27 @@ pub enum CheckLevel {
     RequiredForAdmin,
 }
 
+impl CheckLevel {
+    /// The MQSC keywords, in declaration order.
+    pub const KEYWORDS: &'static [&'static str] = &["NONE", "OPTIONAL", "REQUIRED", "REQDADM"];
+
+    /// The MQSC keyword.
+    pub fn keyword(self) -> &'static str {
+        Self::KEYWORDS[self as usize]
+    }
+
+    /// The level named by `keyword` (upper case).
+    pub fn from_keyword(keyword: &str) -> Option<Self> {
+        match keyword {
+            "NONE" => Some(CheckLevel::None),
+            "OPTIONAL" => Some(CheckLevel::Optional),
+            "REQUIRED" => Some(CheckLevel::Required),
+            "REQDADM" => Some(CheckLevel::RequiredForAdmin),
+            _ => None,
+        }
+    }
+}
+
 /// What to do with a connection's credentials.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CredentialCheck {

@@ -57,6 +57,10 @@ pub enum JournalRecord {
     DeleteListener(String),
     /// ALTER QMGR: the queue manager's attributes.
     Qmgr(QmgrAttributes),
+    /// An authentication information object defined or altered.
+    AuthInfo(ferry_objects::AuthInfoDefinition),
+    /// The authentication information object of this name was deleted.
+    DeleteAuthInfo(String),
     /// SET CHLAUTH: every record of one channel profile, as they now are (none: the
     /// profile's records were removed).
     Chlauth {

@@ -26,7 +26,9 @@ pub use journal::{JournalError, JournalRecord};
 pub use writer::{CatalogueWriter, Outcome};
 
 use ferry_engine::Catalogue;
-use ferry_objects::{ChannelDefinition, ListenerDefinition, QmgrAttributes, QueueDefinition};
+use ferry_objects::{
+    AuthInfoDefinition, ChannelDefinition, ListenerDefinition, QmgrAttributes, QueueDefinition,
+};
 use ferry_security::chlauth::ChlauthRules;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -123,6 +125,9 @@ struct SnapshotIn {
     /// Absent in catalogues written before Ferry had channel authentication records.
     #[serde(default)]
     chlauth: Option<ChlauthRules>,
+    /// Absent in catalogues written before Ferry had connection authentication.
+    #[serde(default)]
+    authinfos: Option<Vec<AuthInfoDefinition>>,
 }
 
 /// The definitions by name, so journal records apply in O(log n).
@@ -136,24 +141,39 @@ struct Image {
     /// The snapshot predates channel authentication records: MQ's default records were
     /// added, with CHLAUTH(DISABLED) so the queue manager admits what it admitted before.
     chlauth_added: bool,
+    authinfos: BTreeMap<String, AuthInfoDefinition>,
+    /// The snapshot predates connection authentication: the default AUTHINFO object was
+    /// added, with CONNAUTH blank so no password is asked for that was not before.
+    connauth_added: bool,
 }
 
 impl Image {
     fn of(s: SnapshotIn) -> Self {
-        let mut qmgr = s.qmgr;
+        let qmgr = s.qmgr;
         let chlauth_added = s.chlauth.is_none();
         let chlauth = s.chlauth.unwrap_or_else(|| {
             // As MQ does for a queue manager migrated from before CHLAUTH: the default
-            // records are there for when an administrator enables them.
-            qmgr.channel_auth = ferry_objects::queue::Enablement::Disabled;
+            // records are there for when an administrator enables them (and CHLAUTH is
+            // disabled, by `migrated`, once the journal is applied).
             let now = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_millis() as u64);
             ChlauthRules::from_records(ChlauthRules::mq_defaults(now)).unwrap_or_default()
         });
+        let connauth_added = s.authinfos.is_none();
+        let authinfos = s.authinfos.unwrap_or_else(|| {
+            // As MQ does for a queue manager migrated from before CONNAUTH (CONNAUTH is
+            // blanked by `migrated`).
+            vec![AuthInfoDefinition::new(
+                ferry_objects::authinfo::DEFAULT_IDPWOS,
+                ferry_objects::AuthInfoType::IdPwOs,
+            )]
+        });
         Image {
             chlauth,
             chlauth_added,
+            authinfos: authinfos.into_iter().map(|a| (a.name.clone(), a)).collect(),
+            connauth_added,
             qmgr,
             queues: s.queues.into_iter().map(|q| (q.name.clone(), q)).collect(),
             channels: s
@@ -193,6 +213,23 @@ impl Image {
             JournalRecord::Chlauth { profile, records } => {
                 self.chlauth.replace_profile(&profile, records);
             }
+            JournalRecord::AuthInfo(a) => {
+                self.authinfos.insert(a.name.clone(), a);
+            }
+            JournalRecord::DeleteAuthInfo(name) => {
+                self.authinfos.remove(&name);
+            }
+        }
+    }
+
+    /// After the journal: what a catalogue from before CHLAUTH or CONNAUTH must not do
+    /// (its journal's ALTER QMGR records carry the attributes as they were then).
+    fn migrated(&mut self) {
+        if self.chlauth_added {
+            self.qmgr.channel_auth = ferry_objects::queue::Enablement::Disabled;
+        }
+        if self.connauth_added {
+            self.qmgr.connection_auth = String::new();
         }
     }
 
@@ -204,6 +241,7 @@ impl Image {
             channels: self.channels.into_values().collect(),
             listeners: self.listeners.into_values().collect(),
             chlauth: self.chlauth,
+            authinfos: self.authinfos.into_values().collect(),
         }
     }
 }
@@ -294,6 +332,7 @@ fn read(snapshot: &Path) -> Result<OnDisk, CatalogueError> {
             }
         }
     }
+    image.migrated();
     on_disk.image = image;
     Ok(on_disk)
 }
@@ -334,6 +373,9 @@ pub enum OpenEvent {
     /// The catalogue predates channel authentication records: MQ's default records were
     /// added and CHLAUTH set to DISABLED.
     ChlauthAdded,
+    /// The catalogue predates connection authentication: the default AUTHINFO object was
+    /// added and CONNAUTH left blank.
+    ConnauthAdded,
     /// The journal ended in a write a crash cut short: these bytes were dropped.
     TornTail {
         /// Bytes dropped.
@@ -362,6 +404,12 @@ pub fn open(snapshot: &Path) -> Result<Opened, CatalogueError> {
     if d.image.chlauth_added {
         events.push(OpenEvent::ChlauthAdded);
     }
+    if d.image.connauth_added {
+        events.push(OpenEvent::ConnauthAdded);
+    }
+    // What the migration added is written at once (a new generation below), so that it
+    // happens once: a later ALTER QMGR CHLAUTH(ENABLED) is not undone at the next start.
+    let migrated = d.image.chlauth_added || d.image.connauth_added;
     let catalogue_of = |image: Image| image.into_catalogue();
     let state = match (d.generation, d.journal) {
         (None, _) => {
@@ -405,7 +453,7 @@ pub fn open(snapshot: &Path) -> Result<Opened, CatalogueError> {
         }
     };
     let catalogue = catalogue_of(d.image);
-    let state = if state.compaction_due() {
+    let state = if state.compaction_due() || migrated {
         write_generation(snapshot, &catalogue, state.generation + 1, false)?
     } else {
         state

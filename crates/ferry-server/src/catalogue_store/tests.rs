@@ -14,6 +14,7 @@ fn catalogue(queues: &[&str]) -> Catalogue {
         channels: Vec::new(),
         listeners: Vec::new(),
         chlauth: Default::default(),
+        authinfos: Vec::new(),
     }
 }
 

@@ -1,9 +1,10 @@
 //! Channel authentication records at the edges of every kind of connection.
 //!
-//! Two checks, whatever the protocol: [`address_blocked`] as soon as a socket is
-//! accepted (BLOCKADDR; nothing is read from a blocked partner), and [`admit`] once the
-//! channel and the partner are known (address, certificate, asserted user id), which
-//! gives the user id the connection runs as or refuses it. Refusals and WARN(YES)
+//! Checks whatever the protocol: [`address_blocked`] as soon as a socket is accepted
+//! (BLOCKADDR; nothing is read from a blocked partner); once the channel and the partner
+//! are known (address, certificate, asserted user id), [`map`] finds the mapping record
+//! (or refuses), connection authentication may check a password (`connauth`), and
+//! [`finish`] gives the user id the connection runs as, checked against BLOCKUSER. Refusals and WARN(YES)
 //! records are written to the error log (FRY9776E, FRY9777E, FRY9778E, FRY9779W) with the
 //! record and the partner; the client only learns 2035 MQRC_NOT_AUTHORIZED (AMQP:
 //! amqp:unauthorized-access), as MQ tells it no more. With CHLAUTH(DISABLED) only the
@@ -12,7 +13,8 @@
 use super::server::Server;
 use crate::messages;
 use ferry_objects::queue::Enablement;
-use ferry_security::chlauth::{Block, BlockReason, Partner, Verdict};
+use ferry_security::chlauth::{Block, BlockReason, CheckClient, Mapping, Partner};
+use ferry_security::connauth::effective_user;
 use ferry_security::DistinguishedName;
 use std::net::IpAddr;
 
@@ -56,17 +58,38 @@ pub(crate) struct Arrival<'a> {
     pub certificate: Option<(&'a DistinguishedName, &'a DistinguishedName)>,
 }
 
-/// The user id the connection runs as, or `None` when a record refuses it (logged).
-pub(crate) fn admit(server: &Server, arrival: &Arrival<'_>) -> Option<String> {
-    let flowed = || {
-        if arrival.channel_mca_user.is_empty() {
-            arrival.client_user.to_string()
-        } else {
-            arrival.channel_mca_user.to_string()
-        }
-    };
+/// What the first step decided for a connection it let in.
+pub(crate) struct Admitted {
+    /// The mapping (None with CHLAUTH(DISABLED)).
+    mapping: Option<Mapping>,
+}
+
+impl Admitted {
+    /// The mapping record's CHCKCLNT, for connection authentication.
+    pub fn check_client(&self) -> CheckClient {
+        self.mapping
+            .as_ref()
+            .map_or(CheckClient::AsQmgr, |m| m.check_client)
+    }
+}
+
+fn partner<'a>(arrival: &'a Arrival<'a>, address: IpAddr) -> Partner<'a> {
+    Partner {
+        channel: arrival.channel,
+        address,
+        client_user: arrival.client_user,
+        peer: arrival.certificate.map(|(subject, _)| subject),
+        issuer: arrival.certificate.map(|(_, issuer)| issuer),
+        remote_qmgr: None,
+        channel_mca_user: arrival.channel_mca_user,
+    }
+}
+
+/// The first step, once the channel and partner are known: BLOCKADDR and the mapping
+/// record. `None`: refused (logged).
+pub(crate) fn map(server: &Server, arrival: &Arrival<'_>) -> Option<Admitted> {
     if !enabled(server) {
-        return Some(flowed());
+        return Some(Admitted { mapping: None });
     }
     let Ok(address) = arrival.address.parse::<IpAddr>() else {
         // Not an IP partner (no such client channel today): no address rule can match.
@@ -75,29 +98,56 @@ pub(crate) fn admit(server: &Server, arrival: &Arrival<'_>) -> Option<String> {
             "client address {} is not an IP address",
             arrival.address
         );
-        return Some(flowed());
+        return Some(Admitted { mapping: None });
     };
-    let partner = Partner {
-        channel: arrival.channel,
-        address,
-        client_user: arrival.client_user,
-        peer: arrival.certificate.map(|(subject, _)| subject),
-        issuer: arrival.certificate.map(|(_, issuer)| issuer),
-        remote_qmgr: None,
-        channel_mca_user: arrival.channel_mca_user,
-    };
-    let verdict = server
+    match server
         .engine
         .borrow()
         .chlauth()
-        .check(&partner, &|u| server.administrators.is_administrator(u));
-    match verdict {
-        Verdict::Blocked(block) => {
+        .map(&partner(arrival, address))
+    {
+        Ok(mapping) => Some(Admitted {
+            mapping: Some(mapping),
+        }),
+        Err(block) => {
             log_block(server, arrival, &block);
             None
         }
-        Verdict::Allowed { user, warnings, .. } => {
-            for w in &warnings {
+    }
+}
+
+/// The last step: the user id the connection runs as (the mapping's, the channel's
+/// MCAUSER, `adopted` (a user id a password proved, with ADOPTCTX(YES)), or the asserted
+/// one), checked against BLOCKUSER. `None`: refused (logged).
+pub(crate) fn finish(
+    server: &Server,
+    arrival: &Arrival<'_>,
+    admitted: &Admitted,
+    adopted: Option<&str>,
+) -> Option<String> {
+    let user = effective_user(
+        admitted.mapping.as_ref().and_then(Mapping::mapped_user),
+        arrival.channel_mca_user,
+        adopted,
+        arrival.client_user,
+    );
+    let Some(mapping) = &admitted.mapping else {
+        return Some(user);
+    };
+    let checked = server
+        .engine
+        .borrow()
+        .chlauth()
+        .check_user(arrival.channel, &user, &|u| {
+            server.administrators.is_administrator(u)
+        });
+    match checked {
+        Err(block) => {
+            log_block(server, arrival, &block);
+            None
+        }
+        Ok(warning) => {
+            for w in mapping.warnings.iter().chain(warning.iter()) {
                 server.error_log.borrow_mut().write(
                     &messages::CHLAUTH_WARNING,
                     &[
@@ -112,6 +162,24 @@ pub(crate) fn admit(server: &Server, arrival: &Arrival<'_>) -> Option<String> {
             Some(user)
         }
     }
+}
+
+/// The CHCKCLNT of the mapping record `arrival` would meet, asked quietly (nothing is
+/// logged; the connection meets the records for good once it names all it will, as an
+/// AMQP client does in its open after SASL).
+pub(crate) fn check_client(server: &Server, arrival: &Arrival<'_>) -> CheckClient {
+    if !enabled(server) {
+        return CheckClient::AsQmgr;
+    }
+    let Ok(address) = arrival.address.parse::<IpAddr>() else {
+        return CheckClient::AsQmgr;
+    };
+    server
+        .engine
+        .borrow()
+        .chlauth()
+        .map(&partner(arrival, address))
+        .map_or(CheckClient::AsQmgr, |m| m.check_client)
 }
 
 fn log_block(server: &Server, arrival: &Arrival<'_>, block: &Block) {

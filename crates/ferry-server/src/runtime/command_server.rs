@@ -8,7 +8,7 @@
 use super::clock;
 use super::reply_wait::ReplyWait;
 use super::server::Server;
-use ferry_mqsc::command::NamePattern;
+use ferry_mqsc::command::{NamePattern, SecurityRefresh};
 use ferry_mqsc::AdminTarget;
 use ferry_objects::channel::ChannelType;
 use ferry_objects::status::{
@@ -70,11 +70,48 @@ impl Target<'_> {
 }
 
 impl AdminTarget for Target<'_> {
-    fn refresh_ssl(&mut self) -> Result<String, AdminError> {
-        super::tls::refresh(self.server).map_err(|text| AdminError::Failed {
-            reason: ferry_mqi::ReasonCode::KeyRepositoryError,
-            text,
-        })
+    fn refresh_security(&mut self, what: SecurityRefresh) -> Result<String, AdminError> {
+        let mut done = Vec::new();
+        if matches!(what, SecurityRefresh::AuthServ | SecurityRefresh::All) {
+            self.server.administrators.refresh();
+            done.push("group memberships forgotten".to_string());
+        }
+        if matches!(what, SecurityRefresh::ConnAuth | SecurityRefresh::All) {
+            done.push(super::connauth::refresh(self.server).map_err(|text| {
+                AdminError::Failed {
+                    reason: ferry_mqi::ReasonCode::SecurityError,
+                    text,
+                }
+            })?);
+        }
+        if matches!(what, SecurityRefresh::Ssl | SecurityRefresh::All) {
+            done.push(
+                super::tls::refresh(self.server).map_err(|text| AdminError::Failed {
+                    reason: ferry_mqi::ReasonCode::KeyRepositoryError,
+                    text,
+                })?,
+            );
+        }
+        Ok(done.join("; "))
+    }
+    fn authinfo(&self, name: &str) -> Option<ferry_objects::AuthInfoDefinition> {
+        self.server.engine.borrow().authinfo(name)
+    }
+    fn authinfos(&self) -> Vec<ferry_objects::AuthInfoDefinition> {
+        self.server.engine.borrow().authinfos()
+    }
+    fn define_authinfo(
+        &mut self,
+        def: ferry_objects::AuthInfoDefinition,
+        replace: bool,
+    ) -> Result<(), AdminError> {
+        self.admin(|e, _, fx| e.define_authinfo(def, replace, fx))
+    }
+    fn alter_authinfo(&mut self, def: ferry_objects::AuthInfoDefinition) -> Result<(), AdminError> {
+        self.admin(|e, _, fx| e.alter_authinfo(def, fx))
+    }
+    fn delete_authinfo(&mut self, name: &str) -> Result<(), AdminError> {
+        self.admin(|e, _, fx| e.delete_authinfo(name, fx))
     }
     fn chlauth(&self) -> ferry_security::chlauth::ChlauthRules {
         self.server.engine.borrow().chlauth().clone()

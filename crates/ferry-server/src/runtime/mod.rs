@@ -16,6 +16,7 @@ mod auto_config;
 mod channel_auth;
 mod clock;
 mod command_server;
+mod connauth;
 mod endpoints;
 mod filed_record;
 #[cfg(test)]
@@ -196,13 +197,54 @@ pub fn create_queue_manager(
         format!("The AMQP channel {DEFAULT_AMQP_CHANNEL} on port {amqp_port} starts with the queue manager."),
     ];
     if let Some(dir) = &developer_dir {
-        lines.push(format!(
-            "Developer configuration in '{}': applications connect as user '{}' to channel DEV.APP.SVRCONN and to {DEFAULT_AMQP_CHANNEL}; queues DEV.QUEUE.1-3.",
-            dir.display(),
-            crate::developer_config::APP_USER
-        ));
+        match developer_user(&paths.dir) {
+            Ok(generated) => {
+                lines.push(format!(
+                    "Developer configuration in '{}': applications connect to channel DEV.APP.SVRCONN and to {DEFAULT_AMQP_CHANNEL} with user id '{}' and its password; queues DEV.QUEUE.1-3.",
+                    dir.display(),
+                    crate::developer_config::APP_USER
+                ));
+                if let Some(password) = generated {
+                    lines.push(format!(
+                        "Password of '{}': {password} (set {} before creating to choose it).",
+                        crate::developer_config::APP_USER,
+                        crate::developer_config::APP_PASSWORD_ENV
+                    ));
+                }
+            }
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&paths.dir);
+                return Err(ControlError {
+                    message: format!("cannot add the application user: {e}"),
+                    exit_code: 71,
+                });
+            }
+        }
     }
     Ok(lines)
+}
+
+/// Puts the developer configuration's application user in the user repository of the
+/// queue manager in `qm_dir`: the password of FERRY_APP_PASSWORD, or a generated one,
+/// returned to be printed.
+fn developer_user(qm_dir: &std::path::Path) -> Result<Option<String>, String> {
+    use crate::developer_config::{APP_PASSWORD_ENV, APP_USER};
+    use crate::user_repository;
+    let (password, generated) = match std::env::var(APP_PASSWORD_ENV) {
+        Ok(p) if !p.is_empty() => (p, false),
+        _ => (
+            user_repository::generate_password().map_err(|e| e.to_string())?,
+            true,
+        ),
+    };
+    let salt = user_repository::new_salt().map_err(|e| e.to_string())?;
+    let hash = ferry_security::connauth::hash_password(password.as_bytes(), &salt)
+        .map_err(|e| e.to_string())?;
+    let mut file = user_repository::read(qm_dir)?;
+    file.set(APP_USER, hash, vec!["apps".into()])
+        .map_err(|e| e.to_string())?;
+    user_repository::write(qm_dir, &file).map_err(|e| e.to_string())?;
+    Ok(generated.then_some(password))
 }
 
 /// Runs queue manager `name` in this process until it is stopped.
@@ -249,6 +291,9 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
             ),
             catalogue_store::OpenEvent::ChlauthAdded => {
                 error_log.write(&messages::CHLAUTH_ADDED, &[&name])
+            }
+            catalogue_store::OpenEvent::ConnauthAdded => {
+                error_log.write(&messages::CONNAUTH_ADDED, &[&name])
             }
             catalogue_store::OpenEvent::TornTail { bytes, reason } => {
                 error_log.write(&messages::OBJECTS_TORN, &[&name, bytes, reason])

@@ -168,6 +168,8 @@ pub struct Server {
     pub tls: RefCell<Rc<ferry_tls::ServerTls>>,
     /// Who administers the queue manager (CHLAUTH's `*MQADMIN`).
     pub administrators: crate::administrators::Administrators,
+    /// Connection authentication: the AUTHINFO object in use and the user repository.
+    pub(crate) connauth: RefCell<crate::authentication::ConnAuth>,
     /// What waits for definitions to be durable, in ticket order.
     catalogue_waiters: RefCell<VecDeque<(u64, AfterDefinitions)>>,
 }
@@ -195,6 +197,12 @@ impl Server {
             );
         }
         let administrators = crate::administrators::Administrators::of_queue_manager(&paths.dir);
+        let (connauth, problems) = crate::authentication::ConnAuth::load(&engine, &paths.dir);
+        for (message, args) in &problems {
+            let inserts: Vec<&dyn std::fmt::Display> =
+                args.iter().map(|a| a as &dyn std::fmt::Display).collect();
+            error_log.write(message, &inserts);
+        }
         Rc::new_cyclic(|weak| Server {
             name: paths.name.clone(),
             paths,
@@ -220,6 +228,7 @@ impl Server {
             catalogue_waiters: RefCell::new(VecDeque::new()),
             tls: RefCell::new(Rc::new(tls)),
             administrators,
+            connauth: RefCell::new(connauth),
         })
     }
 
@@ -665,6 +674,10 @@ fn journal_record(engine: &QueueManager, change: CatalogueChange) -> JournalReco
             None => JournalRecord::DeleteListener(name),
         },
         CatalogueChange::Qmgr => JournalRecord::Qmgr(engine.qmgr()),
+        CatalogueChange::AuthInfo(name) => match engine.authinfo(&name) {
+            Some(a) => JournalRecord::AuthInfo(a),
+            None => JournalRecord::DeleteAuthInfo(name),
+        },
         CatalogueChange::Chlauth(profile) => JournalRecord::Chlauth {
             records: engine.chlauth().profile(&profile),
             profile,

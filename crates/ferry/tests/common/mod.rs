@@ -20,9 +20,7 @@ use ferry_mqi::{
     GetOptionFlags, GetOptions, MessageDescriptor, MqError, ObjectDescriptor, OpenOptions,
     PutOptions, ReasonCode,
 };
-use ferry_wire::{
-    decode_frame, encode_request, max_frame_len, ClientHello, Frame, Reply, Request, ServerHello,
-};
+use ferry_wire::{decode_frame, max_frame_len, ClientHello, Frame, Reply, Request, ServerHello};
 
 #[allow(unused_imports)]
 pub use ferry_test_support::{free_port, TestQueueManager};
@@ -409,6 +407,8 @@ pub struct Raw {
     pub stream: Box<dyn Stream>,
     buf: BytesMut,
     pub max_frame: u32,
+    /// The protocol minor the hello agreed (requests are laid out for it).
+    pub minor: u16,
 }
 
 impl Raw {
@@ -433,6 +433,7 @@ impl Raw {
             stream,
             buf: BytesMut::new(),
             max_frame: max_frame_len(ferry_wire::handshake::DEFAULT_MAX_MSG_LENGTH),
+            minor: ferry_wire::PROTOCOL_MINOR,
         }
     }
 
@@ -478,6 +479,9 @@ impl Raw {
             assert!(self.fill(), "server closed before answering the hello");
         };
         self.max_frame = max_frame_len(answer.max_msg_length);
+        if answer.status.reason == ReasonCode::None {
+            self.minor = answer.minor;
+        }
         answer
     }
 
@@ -494,10 +498,10 @@ impl Raw {
         self.stream.flush().expect("flush");
     }
 
-    /// Encodes and writes one request frame.
+    /// Encodes and writes one request frame, laid out for the minor the hello agreed.
     pub fn send(&mut self, conv: u32, rid: u32, req: &Request) {
         let mut out = BytesMut::new();
-        encode_request(conv, rid, req, &mut out).expect("encode");
+        ferry_wire::encode_request_at(conv, rid, req, self.minor, &mut out).expect("encode");
         self.send_bytes(&out);
     }
 
@@ -532,9 +536,10 @@ impl Raw {
         }
     }
 
-    /// Sends a request and returns the reply with the same conversation and request id.
+    /// Sends a request (laid out for the minor the hello agreed) and returns the reply with
+    /// the same conversation and request id.
     pub fn call(&mut self, conv: u32, rid: u32, req: &Request) -> Reply {
-        self.call_at(conv, rid, req, ferry_wire::PROTOCOL_MINOR)
+        self.call_at(conv, rid, req, self.minor)
     }
 
     /// As [`Raw::call`], the request laid out for protocol minor `minor`.

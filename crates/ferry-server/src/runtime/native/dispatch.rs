@@ -13,13 +13,14 @@
 
 use super::reply::{self, fail};
 use super::socket::{ParkedCall, SocketShared, Transport};
-use crate::runtime::channel_auth;
 use crate::runtime::command_server;
 use crate::runtime::log_driver::LogUse;
 use crate::runtime::reply_wait::ReplyWait;
 use crate::runtime::server::{LogRoom, Server};
+use crate::runtime::{channel_auth, connauth};
 use ferry_engine::{ConnId, ConnectionInfo, GetOutcome};
 use ferry_mqi::{MqError, ReasonCode};
+use ferry_security::chlauth::CheckClient;
 use ferry_wire::{Frame, Reply, Request, Status, Verb, WireError, SOCKET_CONVERSATION};
 use std::rc::Rc;
 use std::time::Instant;
@@ -117,8 +118,9 @@ fn handle(
         };
     }
     if let Request::Conn(c) = &request {
-        let reply = connect(server, socket, conv, c);
-        socket.send_reply(conv, rid, &reply);
+        if let Some(reply) = connect(server, socket, conv, rid, c) {
+            socket.send_reply(conv, rid, &reply);
+        }
         return Ok(());
     }
     let Some(conn) = socket.conversations.borrow().get(&conv).copied() else {
@@ -318,20 +320,31 @@ fn own_body(body: bytes::Bytes) -> bytes::Bytes {
     }
 }
 
+fn conn_failed(reason: ReasonCode) -> Reply {
+    Reply::Conn {
+        status: Status::from_reason(reason),
+        qmgr_name: ferry_mqi::FixedStr::BLANK,
+    }
+}
+
+/// MQCONN: the checks (channel authentication records, then connection authentication),
+/// then the engine connection. `None`: a password is being checked; the reply is sent
+/// when it is done.
 fn connect(
     server: &Rc<Server>,
     socket: &Rc<SocketShared>,
     conv: u32,
+    rid: u32,
     c: &ferry_wire::ConnRequest,
-) -> Reply {
-    let failed = |reason| Reply::Conn {
-        status: Status::from_reason(reason),
-        qmgr_name: ferry_mqi::FixedStr::BLANK,
-    };
-    if socket.conversations.borrow().contains_key(&conv) {
+) -> Option<Reply> {
+    let failed = |reason| Some(conn_failed(reason));
+    if socket.conversations.borrow().contains_key(&conv)
+        || socket.authenticating.borrow().contains(&conv)
+    {
         return failed(ReasonCode::AlreadyConnected);
     }
-    if socket.conversations.borrow().len() >= socket.negotiated.sharecnv as usize {
+    let open = socket.conversations.borrow().len() + socket.authenticating.borrow().len();
+    if open >= socket.negotiated.sharecnv as usize {
         return failed(ReasonCode::ChannelNotAvailable);
     }
     let wanted = c.qmgr_name.as_str();
@@ -341,34 +354,157 @@ fn connect(
     if server.state.get() != crate::lifecycle::QmgrState::Running {
         return failed(ReasonCode::QMgrQuiescing);
     }
-    let user_id = match &socket.transport {
-        Transport::Bindings { .. } => c.user_id.as_str().to_string(),
-        Transport::Tcp { peer, tls } => {
-            let mca_user = server
-                .engine
-                .borrow()
-                .channel(&socket.channel)
-                .map(|ch| ch.attributes.mca_user)
-                .unwrap_or_default();
-            let certificate = tls
-                .as_deref()
+    // Who connects, in owned form: a password check finishes in a task of its own.
+    let (local, address, certificate) = match &socket.transport {
+        Transport::Bindings { .. } => (true, String::new(), None),
+        Transport::Tcp { peer, tls } => (
+            false,
+            peer.clone(),
+            tls.as_deref()
                 .and_then(|t| t.negotiated.peer.as_ref())
-                .map(|p| (&p.subject, &p.issuer));
-            let arrival = channel_auth::Arrival {
-                channel: &socket.channel,
-                channel_mca_user: &mca_user,
-                address: peer,
-                client_user: c.user_id.as_str(),
-                certificate,
-            };
-            match channel_auth::admit(server, &arrival) {
-                Some(user) => user,
-                None => return failed(ReasonCode::NotAuthorized),
-            }
+                .map(|p| (p.subject.clone(), p.issuer.clone())),
+        ),
+    };
+    let mca_user = if local {
+        String::new()
+    } else {
+        server
+            .engine
+            .borrow()
+            .channel(&socket.channel)
+            .map(|ch| ch.attributes.mca_user)
+            .unwrap_or_default()
+    };
+    let who = Who {
+        local,
+        address,
+        certificate,
+        mca_user,
+        flowed: c.user_id.as_str().to_string(),
+        application: c.appl_name.as_str().to_string(),
+    };
+    let admitted = if local {
+        None
+    } else {
+        match channel_auth::map(server, &who.arrival(&socket.channel)) {
+            Some(a) => Some(a),
+            None => return failed(ReasonCode::NotAuthorized),
         }
     };
+    let credentials = c.credentials.as_ref();
+    let claimant = connauth::Claimant {
+        local,
+        record: admitted
+            .as_ref()
+            .map_or(CheckClient::AsQmgr, channel_auth::Admitted::check_client),
+        asserted: credentials.map_or(who.flowed.as_str(), |cr| cr.user.as_str()),
+        credentials: credentials.map(|cr| (cr.user.as_str(), cr.password.as_str())),
+        channel: &socket.channel,
+        address: if local { "(bindings)" } else { &who.address },
+        application: &who.application,
+    };
+    match connauth::plan(server, &claimant) {
+        connauth::Plan::Skip => Some(complete(
+            server,
+            socket,
+            conv,
+            &who,
+            admitted.as_ref(),
+            None,
+        )),
+        connauth::Plan::Refuse { fail_delay } => {
+            socket.authenticating.borrow_mut().push(conv);
+            let socket = socket.clone();
+            tokio::task::spawn_local(async move {
+                connauth::refuse_later(fail_delay).await;
+                socket.authenticating.borrow_mut().retain(|c| *c != conv);
+                socket.send_reply(conv, rid, &conn_failed(ReasonCode::NotAuthorized));
+            });
+            None
+        }
+        connauth::Plan::Verify {
+            user,
+            password,
+            adopt,
+            fail_delay,
+        } => {
+            socket.authenticating.borrow_mut().push(conv);
+            let (server, socket) = (server.clone(), socket.clone());
+            tokio::task::spawn_local(async move {
+                let shown = if who.local {
+                    "(bindings)"
+                } else {
+                    who.address.as_str()
+                };
+                let ok = connauth::verify(
+                    &server,
+                    &socket.channel,
+                    shown,
+                    user.clone(),
+                    password,
+                    fail_delay,
+                )
+                .await;
+                socket.authenticating.borrow_mut().retain(|c| *c != conv);
+                let reply = if !ok {
+                    conn_failed(ReasonCode::NotAuthorized)
+                } else if socket.is_closing() {
+                    return;
+                } else {
+                    let adopted = adopt.then_some(user.as_str());
+                    complete(&server, &socket, conv, &who, admitted.as_ref(), adopted)
+                };
+                socket.send_reply(conv, rid, &reply);
+            });
+            None
+        }
+    }
+}
+
+/// Who an MQCONN comes from, owned so that a password check can finish later.
+struct Who {
+    local: bool,
+    address: String,
+    certificate: Option<(
+        ferry_security::DistinguishedName,
+        ferry_security::DistinguishedName,
+    )>,
+    mca_user: String,
+    flowed: String,
+    application: String,
+}
+
+impl Who {
+    fn arrival<'a>(&'a self, channel: &'a str) -> channel_auth::Arrival<'a> {
+        channel_auth::Arrival {
+            channel,
+            channel_mca_user: &self.mca_user,
+            address: &self.address,
+            client_user: &self.flowed,
+            certificate: self.certificate.as_ref().map(|(s, i)| (s, i)),
+        }
+    }
+}
+
+/// The user id the conversation runs as (BLOCKUSER checked for clients), then the
+/// engine connection.
+fn complete(
+    server: &Rc<Server>,
+    socket: &Rc<SocketShared>,
+    conv: u32,
+    who: &Who,
+    admitted: Option<&channel_auth::Admitted>,
+    adopted: Option<&str>,
+) -> Reply {
+    let user_id = match admitted {
+        None => ferry_security::connauth::effective_user(None, "", adopted, &who.flowed),
+        Some(a) => match channel_auth::finish(server, &who.arrival(&socket.channel), a, adopted) {
+            Some(user) => user,
+            None => return conn_failed(ReasonCode::NotAuthorized),
+        },
+    };
     let info = ConnectionInfo {
-        application_name: c.appl_name.as_str().to_string(),
+        application_name: who.application.clone(),
         channel: socket.channel.clone(),
         connection_name: socket.connection_name(),
         user_id,
@@ -384,7 +520,7 @@ fn connect(
                 qmgr_name: ferry_mqi::FixedStr::truncating(&server.name),
             }
         }
-        Err(e) => failed(e.reason),
+        Err(e) => conn_failed(e.reason),
     }
 }
 

@@ -123,6 +123,9 @@ pub struct SocketShared {
     pub(super) last_call_ms: Cell<Option<u64>>,
     /// Conversations: id → engine connection.
     pub conversations: RefCell<HashMap<u32, ConnId>>,
+    /// Conversations whose MQCONN waits for a password check: they count against
+    /// SHARECNV, and a second MQCONN on one is refused.
+    pub(super) authenticating: RefCell<Vec<u32>>,
     /// GETs that wait in the engine: where each one's reply goes when it completes.
     waiting_gets: RefCell<Vec<WaitingGet>>,
     /// Calls waiting for log space, at most one per conversation.
@@ -463,6 +466,7 @@ pub async fn serve<R, W>(
         bytes_sent: Cell::new(0),
         last_call_ms: Cell::new(None),
         conversations: RefCell::new(HashMap::new()),
+        authenticating: RefCell::new(Vec::new()),
         waiting_gets: RefCell::new(Vec::new()),
         parked: RefCell::new(Vec::new()),
         transport,
@@ -686,7 +690,7 @@ enum ReadEnd {
 }
 
 /// The deadline of the next read, and the stall it would be: HandshakeTimeout until the
-/// first MQCONN, PartialFrameTimeout while part of a frame waits for the rest (the
+/// first MQCONN (or until one waits for its password check), PartialFrameTimeout while part of a frame waits for the rest (the
 /// earlier of the two when both apply); none for a connected socket between frames
 /// (heartbeats watch that).
 fn read_deadline(
@@ -695,7 +699,9 @@ fn read_deadline(
     partial: bool,
     handshake_deadline: tokio::time::Instant,
 ) -> Option<(tokio::time::Instant, Stall)> {
-    let handshake = (!shared.connected.get()).then_some((handshake_deadline, Stall::Handshake));
+    // A socket whose MQCONN waits for a password check has done its part.
+    let waiting = shared.connected.get() || !shared.authenticating.borrow().is_empty();
+    let handshake = (!waiting).then_some((handshake_deadline, Stall::Handshake));
     let partial = partial.then(|| {
         (
             tokio::time::Instant::now() + server.ini.limits.partial_frame_timeout(),

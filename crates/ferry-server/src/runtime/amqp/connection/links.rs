@@ -61,6 +61,90 @@ impl Session {
         }
     }
 
+    /// SASL-INIT: ANONYMOUS, or PLAIN with a user id and password, judged by connection
+    /// authentication. True when the outcome was given now; false when a password check
+    /// (or a refusal's FAILDLAY) runs and the outcome comes later.
+    pub(super) fn on_sasl_init(&mut self, mechanism: &str, response: Option<&[u8]>) -> bool {
+        let plain = match mechanism {
+            "PLAIN" => match response.and_then(ferry_amqp::connection::parse_plain) {
+                Some((_, user, password)) => Some((user.to_string(), password.to_string())),
+                None => {
+                    let _ = self.amqp.sasl_outcome(false);
+                    return true;
+                }
+            },
+            _ => None,
+        };
+        let user = plain.as_ref().map(|(u, _)| u.clone()).unwrap_or_default();
+        *self.shared.user_id.borrow_mut() = user.clone();
+        let name = self.shared.settings.name.clone();
+        let mca_user = self
+            .server
+            .engine
+            .borrow()
+            .channel(&name)
+            .map(|c| c.attributes.mca_user)
+            .unwrap_or_default();
+        let tls = self.shared.tls.borrow().clone();
+        let arrival = channel_auth::Arrival {
+            channel: &name,
+            channel_mca_user: &mca_user,
+            address: &self.shared.peer_ip,
+            client_user: &user,
+            certificate: tls
+                .as_deref()
+                .and_then(|t| t.negotiated.peer.as_ref())
+                .map(|p| (&p.subject, &p.issuer)),
+        };
+        let claimant = connauth::Claimant {
+            local: false,
+            record: channel_auth::check_client(&self.server, &arrival),
+            asserted: &user,
+            credentials: plain.as_ref().map(|(u, p)| (u.as_str(), p.as_str())),
+            channel: &name,
+            address: &self.shared.peer_ip,
+            application: "AMQP client",
+        };
+        match connauth::plan(&self.server, &claimant) {
+            connauth::Plan::Skip => {
+                let _ = self.amqp.sasl_outcome(true);
+                true
+            }
+            connauth::Plan::Refuse { fail_delay } => {
+                let shared = self.shared.clone();
+                tokio::task::spawn_local(async move {
+                    connauth::refuse_later(fail_delay).await;
+                    shared.sasl_decided(false);
+                });
+                false
+            }
+            connauth::Plan::Verify {
+                user,
+                password,
+                adopt,
+                fail_delay,
+            } => {
+                let (server, shared) = (self.server.clone(), self.shared.clone());
+                tokio::task::spawn_local(async move {
+                    let ok = connauth::verify(
+                        &server,
+                        &shared.settings.name,
+                        &shared.peer_ip,
+                        user.clone(),
+                        password,
+                        fail_delay,
+                    )
+                    .await;
+                    if ok && adopt {
+                        *shared.adopted_user.borrow_mut() = Some(user);
+                    }
+                    shared.sasl_decided(ok);
+                });
+                false
+            }
+        }
+    }
+
     /// The user id the connection runs as, decided by the channel authentication
     /// records from the SASL user (or, with USECLTID(YES), the container id), the
     /// channel's MCAUSER, the address and the client certificate; `None`: refused.
@@ -90,7 +174,9 @@ impl Session {
             client_user: &client_user,
             certificate,
         };
-        channel_auth::admit(&self.server, &arrival)
+        let admitted = channel_auth::map(&self.server, &arrival)?;
+        let adopted = self.shared.adopted_user.borrow().clone();
+        channel_auth::finish(&self.server, &arrival, &admitted, adopted.as_deref())
     }
 
     pub(super) fn refuse(&mut self, link: LinkId, error: ErrorCondition) {

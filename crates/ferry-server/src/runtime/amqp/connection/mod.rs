@@ -65,7 +65,6 @@ use crate::amqp_mapping::{amqp_to_mq_compact, mq_to_amqp, JmsSelection};
 use crate::lifecycle::QmgrState;
 use crate::limits::{Limits, MAX_SELECTOR_LENGTH};
 use crate::messages;
-use crate::runtime::channel_auth;
 use crate::runtime::clock;
 use crate::runtime::log_driver::{DurableHold, LogUse};
 use crate::runtime::reply_wait::{ReplyHold, ReplyWait};
@@ -73,6 +72,7 @@ use crate::runtime::server::Connection as RuntimeConnection;
 use crate::runtime::server::{LogRoom, Server};
 use crate::runtime::socket_writer::SocketWriter;
 use crate::runtime::tls::{self, Accepted, TlsSession};
+use crate::runtime::{channel_auth, connauth};
 use bytes::{Bytes, BytesMut};
 use ferry_amqp::condition;
 use ferry_amqp::connection::{Config, Connection, Event, LinkId, SaslServer, SessionId};
@@ -165,6 +165,11 @@ pub struct AmqpShared {
     connected_ms: u64,
     client_id: RefCell<Option<String>>,
     user_id: RefCell<String>,
+    /// A password check's answer, waiting for the connection task (true: the password was
+    /// the user's).
+    sasl_decision: Cell<Option<bool>>,
+    /// The user id a password proved, when the AUTHINFO has ADOPTCTX(YES).
+    adopted_user: RefCell<Option<String>>,
     /// What TLS agreed, when the connection uses it (set once the handshake is done).
     pub(in crate::runtime::amqp) tls: RefCell<Option<Rc<TlsSession>>>,
     inbox: RefCell<VecDeque<Action>>,
@@ -188,6 +193,12 @@ pub struct AmqpShared {
 }
 
 impl AmqpShared {
+    /// A password check ended: the connection task answers the client's SASL-INIT.
+    fn sasl_decided(&self, ok: bool) {
+        self.sasl_decision.set(Some(ok));
+        self.wake.notify_one();
+    }
+
     /// A connection accepted on a channel with `settings`, from `peer_ip`.
     pub fn new(
         settings: ChannelSettings,
@@ -204,6 +215,8 @@ impl AmqpShared {
             connected_ms,
             client_id: RefCell::new(None),
             user_id: RefCell::new(String::new()),
+            sasl_decision: Cell::new(None),
+            adopted_user: RefCell::new(None),
             tls: RefCell::new(None),
             inbox: RefCell::new(VecDeque::new()),
             held: RefCell::new(VecDeque::new()),
@@ -721,6 +734,13 @@ impl Session {
                         .close(Some(ErrorCondition::new(condition::CONNECTION_FORCED, why)));
                 }
             }
+            if let Some(ok) = self.shared.sasl_decision.take() {
+                // A password check ended: answer SASL, then what the client sent after it.
+                let _ = self.amqp.sasl_outcome(ok);
+                if !input.is_empty() {
+                    self.receive(&mut input);
+                }
+            }
             // Everything done until the next await shares one clock reading.
             let now = self.server.begin_batch().0;
             self.now_ms = now;
@@ -1014,17 +1034,9 @@ impl Session {
                     initial_response,
                     ..
                 } => {
-                    let user = match mechanism.as_str() {
-                        "PLAIN" => initial_response
-                            .as_deref()
-                            .and_then(ferry_amqp::connection::parse_plain)
-                            .map(|(_, user, _)| user.to_string()),
-                        _ => Some(String::new()),
-                    };
-                    let ok = user.is_some();
-                    *self.shared.user_id.borrow_mut() = user.unwrap_or_default();
-                    let _ = self.amqp.sasl_outcome(ok);
-                    sasl = true;
+                    // The outcome waits while a password is checked (the connection task
+                    // gets it from `sasl_decision`).
+                    sasl = self.on_sasl_init(mechanism.as_str(), initial_response.as_deref());
                 }
                 Event::Open(open) => self.on_open(&open),
                 Event::Attach { link, attach } => self.on_attach(link, &attach),

@@ -1,0 +1,197 @@
+//! Connection authentication (CONNAUTH) at the edges of every kind of connection.
+//!
+//! QMGR CONNAUTH names an AUTHINFO object; its CHCKCLNT (client channels) or CHCKLOCL
+//! (bindings), tightened by the CHLAUTH record that let a client in, decide whether the
+//! connection must prove its user id ([`plan`]). Passwords are checked against the
+//! queue manager's user repository (`<qm dir>/users`, written by `ferry user`) by
+//! [`verify`], off the thread that serves connections and one at a time (Argon2id is slow
+//! on purpose, and a flood of guesses must not take the machine), and a failure is
+//! answered only after FAILDLAY seconds. What was refused, and why, goes to the error log
+//! (FRY5534E, FRY5540E) with the user id and never the password; the client learns 2035
+//! MQRC_NOT_AUTHORIZED (AMQP: amqp:unauthorized-access).
+//!
+//! The object and the file are read at start and at REFRESH SECURITY TYPE(CONNAUTH)
+//! ([`refresh`]); connections already made are not checked again.
+
+use super::server::Server;
+use crate::authentication::read;
+use crate::messages;
+use ferry_security::chlauth::CheckClient;
+use ferry_security::connauth::{credential_check, CredentialCheck, Verification};
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// REFRESH SECURITY TYPE(CONNAUTH): reads the object and the file again. A user file
+/// that cannot be read leaves the one in use (FRY7480E) and fails the command.
+pub(crate) fn refresh(server: &Server) -> Result<String, String> {
+    let mut problems = Vec::new();
+    let (config, users) = read(&server.engine.borrow(), &server.paths.dir, &mut problems);
+    let mut log = server.error_log.borrow_mut();
+    for (message, args) in &problems {
+        let inserts: Vec<&dyn std::fmt::Display> =
+            args.iter().map(|a| a as &dyn std::fmt::Display).collect();
+        log.write(message, &inserts);
+    }
+    drop(log);
+    let mut auth = server.connauth.borrow_mut();
+    let described = match &config {
+        Some(c) => format!(
+            "CONNAUTH({}) CHCKCLNT({}) CHCKLOCL({})",
+            c.name,
+            c.check_client.keyword(),
+            c.check_local.keyword()
+        ),
+        None => "CONNAUTH blank: passwords are not checked".to_string(),
+    };
+    auth.config = config;
+    match users {
+        Some(u) => {
+            let n = u.users().count();
+            auth.users = Arc::new(u);
+            Ok(format!("{described}; user repository with {n} users"))
+        }
+        None => Err(format!(
+            "{described}; the user repository {} cannot be read: the one in use stays (FRY7480E)",
+            crate::user_repository::path(&server.paths.dir).display()
+        )),
+    }
+}
+
+/// What one connection needs.
+pub(crate) enum Plan {
+    /// Nothing to check.
+    Skip,
+    /// Check these credentials; on success, `adopt` says whether their user id becomes
+    /// the connection's (ADOPTCTX(YES)).
+    Verify {
+        /// The user id to check.
+        user: String,
+        /// Its password.
+        password: String,
+        /// ADOPTCTX(YES).
+        adopt: bool,
+        /// FAILDLAY.
+        fail_delay: Duration,
+    },
+    /// Refuse after `fail_delay`: a password was required and none was given (logged).
+    Refuse {
+        /// FAILDLAY.
+        fail_delay: Duration,
+    },
+}
+
+/// Who is connecting, for [`plan`] and the error log.
+pub(crate) struct Claimant<'a> {
+    /// A bindings connection (CHCKLOCL) rather than a client (CHCKCLNT).
+    pub local: bool,
+    /// The CHLAUTH record's CHCKCLNT (ASQMGR when none or for bindings).
+    pub record: CheckClient,
+    /// The user id the application asserts (MQCSP's when it gave one).
+    pub asserted: &'a str,
+    /// The credentials, when given.
+    pub credentials: Option<(&'a str, &'a str)>,
+    /// Channel (blank for bindings) and partner address, for the log.
+    pub channel: &'a str,
+    /// The partner's address.
+    pub address: &'a str,
+    /// The application's name, for the log.
+    pub application: &'a str,
+}
+
+/// Decides what `claimant` needs.
+pub(crate) fn plan(server: &Server, claimant: &Claimant<'_>) -> Plan {
+    let auth = server.connauth.borrow();
+    let Some(config) = &auth.config else {
+        return Plan::Skip;
+    };
+    let level = if claimant.local {
+        config.check_local
+    } else {
+        config.check_client
+    };
+    let privileged = server.administrators.is_administrator(claimant.asserted);
+    match credential_check(
+        level,
+        claimant.record,
+        claimant.credentials.is_some(),
+        privileged,
+    ) {
+        CredentialCheck::Skip => Plan::Skip,
+        CredentialCheck::Verify => {
+            let (user, password) = claimant.credentials.unwrap_or_default();
+            Plan::Verify {
+                user: user.to_string(),
+                password: password.to_string(),
+                adopt: config.adopt,
+                fail_delay: config.fail_delay,
+            }
+        }
+        CredentialCheck::Missing => {
+            let level_word = if claimant.record == CheckClient::AsQmgr {
+                level.keyword()
+            } else {
+                claimant.record.keyword()
+            };
+            server.error_log.borrow_mut().write(
+                &messages::CONNAUTH_MISSING,
+                &[
+                    &claimant.application,
+                    &claimant.address,
+                    &claimant.channel,
+                    &config.name,
+                    &level_word,
+                    &claimant.asserted,
+                ],
+            );
+            Plan::Refuse {
+                fail_delay: config.fail_delay,
+            }
+        }
+    }
+}
+
+/// Checks `user`'s `password` off this thread, one check at a time; a failure is logged
+/// (FRY5534E) and answered after `fail_delay`. True when the password is the user's.
+pub(crate) async fn verify(
+    server: &Rc<Server>,
+    claimant_channel: &str,
+    address: &str,
+    user: String,
+    password: String,
+    fail_delay: Duration,
+) -> bool {
+    let (gate, users) = {
+        let auth = server.connauth.borrow();
+        (auth.gate.clone(), auth.users.clone())
+    };
+    let verdict = match gate.acquire().await {
+        Ok(_permit) => {
+            let user = user.clone();
+            tokio::task::spawn_blocking(move || users.verify(&user, password.as_bytes()))
+                .await
+                .unwrap_or(Verification::WrongPassword)
+        }
+        Err(_) => Verification::WrongPassword,
+    };
+    if verdict == Verification::Valid {
+        return true;
+    }
+    let why = match verdict {
+        Verification::UnknownUser => {
+            "the user id is not in the queue manager's user repository (ferry user add)"
+        }
+        _ => "the password is not the user's",
+    };
+    server.error_log.borrow_mut().write(
+        &messages::CONNAUTH_FAILED,
+        &[&user, &address, &claimant_channel, &why],
+    );
+    tokio::time::sleep(fail_delay).await;
+    false
+}
+
+/// Waits FAILDLAY before a refusal for missing credentials is answered.
+pub(crate) async fn refuse_later(fail_delay: Duration) {
+    tokio::time::sleep(fail_delay).await;
+}
