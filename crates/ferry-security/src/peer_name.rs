@@ -142,17 +142,7 @@ impl DistinguishedName {
     /// may be quoted; wildcards are taken literally.
     pub fn parse(text: &str) -> Result<Self, PeerNameError> {
         let mut attributes = Vec::new();
-        for part in split_outside_quotes(text)? {
-            let part = part.trim();
-            if part.is_empty() {
-                continue;
-            }
-            let (name, value) = part
-                .split_once('=')
-                .ok_or_else(|| PeerNameError::NotAPair(part.to_string()))?;
-            let attr = DnAttribute::from_keyword(name.trim())
-                .ok_or_else(|| PeerNameError::UnknownAttribute(name.trim().to_string()))?;
-            let value = value.trim();
+        for (attr, value) in pairs(text)? {
             let value = match value.strip_prefix('"') {
                 Some(rest) => {
                     let end = closing_quote(rest).ok_or(PeerNameError::UnclosedQuote)?;
@@ -252,21 +242,11 @@ impl PeerNameFilter {
             return Ok(None);
         }
         let mut terms: Vec<(DnAttribute, ValuePattern)> = Vec::new();
-        for part in split_outside_quotes(text)? {
-            let part = part.trim();
-            if part.is_empty() {
-                continue;
-            }
-            let (name, value) = part
-                .split_once('=')
-                .ok_or_else(|| PeerNameError::NotAPair(part.to_string()))?;
-            let name = name.trim();
-            let attr = DnAttribute::from_keyword(name)
-                .ok_or_else(|| PeerNameError::UnknownAttribute(name.to_string()))?;
+        for (attr, value) in pairs(text)? {
             if !attr.repeats() && terms.iter().any(|(a, _)| *a == attr) {
                 return Err(PeerNameError::Repeated(attr.keyword()));
             }
-            terms.push((attr, value_pattern(value.trim())?));
+            terms.push((attr, value_pattern(value)?));
         }
         if terms.is_empty() {
             return Ok(None);
@@ -299,6 +279,26 @@ impl PeerNameFilter {
         }
         true
     }
+}
+
+/// The `ATTRIBUTE=value` parts of a filter or DN, attribute names read, values trimmed
+/// (quotes kept); empty parts skipped.
+fn pairs(text: &str) -> Result<Vec<(DnAttribute, &str)>, PeerNameError> {
+    let mut out = Vec::new();
+    for part in split_outside_quotes(text)? {
+        let part = part.trim();
+        if part.is_empty() {
+            continue;
+        }
+        let (name, value) = part
+            .split_once('=')
+            .ok_or_else(|| PeerNameError::NotAPair(part.to_string()))?;
+        let name = name.trim();
+        let attr = DnAttribute::from_keyword(name)
+            .ok_or_else(|| PeerNameError::UnknownAttribute(name.to_string()))?;
+        out.push((attr, value.trim()));
+    }
+    Ok(out)
 }
 
 /// Splits on commas and semicolons that are not inside double quotes.

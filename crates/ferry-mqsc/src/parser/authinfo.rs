@@ -28,6 +28,17 @@ impl Parser<'_> {
         Err(self.bad_option("AUTHTYPE", value, &allowed, pos))
     }
 
+    /// AUTHTYPE when given (ALTER and DISPLAY), taken out of `rest`.
+    fn optional_auth_type(
+        &self,
+        rest: &mut Vec<&Param>,
+    ) -> Result<Result<Option<AuthInfoType>, Command>, ParseError> {
+        Ok(match self.take_option(rest, "AUTHTYPE")? {
+            None => Ok(None),
+            Some((value, pos)) => self.auth_type(value, pos)?.map(Some),
+        })
+    }
+
     pub(super) fn define_authinfo(
         &self,
         obj: &Param,
@@ -70,12 +81,9 @@ impl Parser<'_> {
     ) -> Result<Command, ParseError> {
         let name = self.exact_name(obj, "AUTHINFO", NameRule::Object)?;
         let mut rest: Vec<&Param> = rest.to_vec();
-        let auth_type = match self.take_option(&mut rest, "AUTHTYPE")? {
-            None => None,
-            Some((value, pos)) => match self.auth_type(value, pos)? {
-                Ok(t) => Some(t),
-                Err(unsupported) => return Ok(unsupported),
-            },
+        let auth_type = match self.optional_auth_type(&mut rest)? {
+            Ok(t) => t,
+            Err(unsupported) => return Ok(unsupported),
         };
         let mask = auth_type.map(AuthInfoType::mask).unwrap_or(u32::MAX);
         let mut seen = Vec::new();
@@ -97,12 +105,9 @@ impl Parser<'_> {
     ) -> Result<Command, ParseError> {
         let name = self.name(obj, "AUTHINFO", NameRule::Object, true)?;
         let mut rest: Vec<&Param> = rest.to_vec();
-        let auth_type = match self.take_option(&mut rest, "AUTHTYPE")? {
-            None => None,
-            Some((value, pos)) => match self.auth_type(value, pos)? {
-                Ok(t) => Some(t),
-                Err(unsupported) => return Ok(unsupported),
-            },
+        let auth_type = match self.optional_auth_type(&mut rest)? {
+            Ok(t) => t,
+            Err(unsupported) => return Ok(unsupported),
         };
         let vocab = |kw: &str| {
             if kw == "AUTHTYPE" {

@@ -24,7 +24,7 @@ use ferry_messages::Message;
 use ferry_mqi::ReasonCode;
 use ferry_objects::channel::{ChannelDefinition, ChannelType, SslClientAuth};
 use ferry_objects::status::TlsStatus;
-use ferry_security::PeerNameFilter;
+use ferry_security::{DistinguishedName, PeerNameFilter};
 use ferry_tls::tokio_rustls::rustls::server::Acceptor;
 use ferry_tls::tokio_rustls::{server::TlsStream, LazyConfigAcceptor};
 use ferry_tls::{ChannelTls, Negotiated, ServerTls, TlsCounters};
@@ -44,6 +44,15 @@ pub struct TlsSession {
 }
 
 impl TlsSession {
+    /// The client certificate's subject and issuer, when it presented one (SSLPEERMAP
+    /// matches on them).
+    pub fn peer_names(&self) -> Option<(&DistinguishedName, &DistinguishedName)> {
+        self.negotiated
+            .peer
+            .as_ref()
+            .map(|p| (&p.subject, &p.issuer))
+    }
+
     /// DISPLAY CHSTATUS's SSLCIPH, SSLPEER, SSLCERTI and SSLRKEYS.
     pub fn status(&self) -> TlsStatus {
         let peer = self.negotiated.peer.as_ref();

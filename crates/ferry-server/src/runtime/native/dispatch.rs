@@ -361,8 +361,8 @@ fn connect(
             false,
             peer.clone(),
             tls.as_deref()
-                .and_then(|t| t.negotiated.peer.as_ref())
-                .map(|p| (p.subject.clone(), p.issuer.clone())),
+                .and_then(crate::runtime::tls::TlsSession::peer_names)
+                .map(|(s, i)| (s.clone(), i.clone())),
         ),
     };
     let mca_user = if local {

@@ -91,10 +91,7 @@ impl Session {
             channel_mca_user: &mca_user,
             address: &self.shared.peer_ip,
             client_user: &user,
-            certificate: tls
-                .as_deref()
-                .and_then(|t| t.negotiated.peer.as_ref())
-                .map(|p| (&p.subject, &p.issuer)),
+            certificate: tls.as_deref().and_then(TlsSession::peer_names),
         };
         let claimant = connauth::Claimant {
             local: false,
@@ -163,10 +160,7 @@ impl Session {
             self.shared.user_id.borrow().clone()
         };
         let tls = self.shared.tls.borrow().clone();
-        let certificate = tls
-            .as_deref()
-            .and_then(|t| t.negotiated.peer.as_ref())
-            .map(|p| (&p.subject, &p.issuer));
+        let certificate = tls.as_deref().and_then(TlsSession::peer_names);
         let arrival = channel_auth::Arrival {
             channel: name,
             channel_mca_user: &mca_user,
