@@ -70,7 +70,7 @@ attribute_table! {
     fail_delay: i32 = "FAILDLAY", Int { min: 0, max: 60 }, default 1,
         applies IDPWOS, inq None, rw, "Seconds before a failed check is answered, to slow password guessing.";
     authentication_method: AuthenticationMethod = "AUTHENMD", Keyword { values: AuthenticationMethod::KEYWORDS }, default AuthenticationMethod::Os,
-        applies IDPWOS, inq None, rw, "How host users' passwords are checked (the user repository is always read first).";
+        applies IDPWOS, inq None, rw, "How host users' passwords are checked: both through PAM service ferry (the user repository is read first).";
     alteration_date: String = "ALTDATE", Text { max_len: 10 }, default String::new(),
         applies IDPWOS, inq None, ro, "Date of the last change (yyyy-mm-dd).";
     alteration_time: String = "ALTTIME", Text { max_len: 8 }, default String::new(),

@@ -4,6 +4,7 @@
 //! - [`administrators`]: who administers the queue manager (BLOCKUSER's `*MQADMIN`);
 //! - [`authentication`]: the AUTHINFO object and user repository connections are checked with;
 //! - [`amqp_mapping`]: AMQP 1.0 messages to and from MQ messages, and JMS selectors;
+//! - [`host_users`]: host users' passwords through PAM (loaded at run time);
 //! - [`home`] and [`qm_ini`]: where a queue manager lives on disk and its qm.ini stanzas;
 //! - [`catalogue_store`]: the object definitions on disk (snapshot, journal, writer thread);
 //! - [`limits`]: every bound on what a client can make the server hold or wait for;
@@ -25,6 +26,7 @@ pub mod console_log;
 pub mod developer_config;
 pub mod error_log;
 pub mod home;
+pub mod host_users;
 pub mod installation;
 pub mod lifecycle;
 pub mod limits;

@@ -213,3 +213,64 @@ fn authinfo_objects_are_defined_displayed_and_refused_clearly() {
     let after = mqsc_ok(&qm, "DISPLAY AUTHINFO(*)");
     assert_eq!(after.matches("FRY8566I").count(), 2, "{after}");
 }
+
+/// A host user (made here with useradd and chpasswd, as root) is checked through PAM
+/// service `ferry` when the repository does not hold it. Needs root and the shadow tools;
+/// without them the test says why and checks nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn host_users_are_checked_through_pam() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: creating a host user and /etc/pam.d/ferry needs root");
+        return;
+    }
+    let run = |cmd: &str, args: &[&str], input: Option<&str>| {
+        let mut child = match std::process::Command::new(cmd)
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+        {
+            Ok(c) => c,
+            Err(e) => return Err(format!("{cmd}: {e}")),
+        };
+        if let (Some(text), Some(mut stdin)) = (input, child.stdin.take()) {
+            use std::io::Write;
+            let _ = stdin.write_all(text.as_bytes());
+        }
+        match child.wait() {
+            Ok(s) if s.success() => Ok(()),
+            Ok(s) => Err(format!("{cmd} {args:?}: {s}")),
+            Err(e) => Err(format!("{cmd}: {e}")),
+        }
+    };
+    let user = "ferrypamtest";
+    let password = "H0st-Pa55-word";
+    let made = run("id", &[user], None)
+        .or_else(|_| run("useradd", &["-M", "-s", "/usr/sbin/nologin", user], None))
+        .and_then(|()| run("chpasswd", &[], Some(&format!("{user}:{password}\n"))));
+    if let Err(why) = made {
+        eprintln!("skipped: cannot make host user {user} ({why})");
+        return;
+    }
+    let service = std::path::Path::new("/etc/pam.d/ferry");
+    if !service.exists() {
+        std::fs::write(service, "@include common-auth\n@include common-account\n")
+            .expect("write /etc/pam.d/ferry");
+    }
+    let qm = secured("CN.HOST");
+    mqsc_ok(
+        &qm,
+        "ALTER AUTHINFO(SYSTEM.DEFAULT.AUTHINFO.IDPWOS) AUTHTYPE(IDPWOS) ADOPTCTX(YES)\n\
+         REFRESH SECURITY TYPE(CONNAUTH)",
+    );
+    let conn = connect(&client(&qm, "bob").credentials(user, password)).await;
+    let q = open(&conn, "APP.Q", IO).await;
+    assert_eq!(put(&q, "host").await.user_identifier.as_str(), user);
+    assert_reason(
+        Connection::connect(&client(&qm, "bob").credentials(user, "not-the-password")).await,
+        ReasonCode::NotAuthorized,
+    );
+    let log = qm.error_log();
+    assert!(log.contains("PAM service 'ferry'"), "{log}");
+    assert!(!log.contains(password), "a password reached the error log");
+}

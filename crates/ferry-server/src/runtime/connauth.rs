@@ -3,8 +3,8 @@
 //! QMGR CONNAUTH names an AUTHINFO object; its CHCKCLNT (client channels) or CHCKLOCL
 //! (bindings), tightened by the CHLAUTH record that let a client in, decide whether the
 //! connection must prove its user id ([`plan`]). Passwords are checked against the
-//! queue manager's user repository (`<qm dir>/users`, written by `ferry user`) by
-//! [`verify`], off the thread that serves connections and one at a time (Argon2id is slow
+//! queue manager's user repository (`<qm dir>/users`, written by `ferry user`), then the
+//! host's users through PAM (`crate::host_users`), by [`verify`], off the thread that serves connections and one at a time (Argon2id is slow
 //! on purpose, and a flood of guesses must not take the machine), and a failure is
 //! answered only after FAILDLAY seconds. What was refused, and why, goes to the error log
 //! (FRY5534E, FRY5540E) with the user id and never the password; the client learns 2035
@@ -15,6 +15,7 @@
 
 use super::server::Server;
 use crate::authentication::read;
+use crate::host_users::{self, HostCheck};
 use crate::messages;
 use ferry_security::chlauth::CheckClient;
 use ferry_security::connauth::{credential_check, CredentialCheck, Verification};
@@ -165,23 +166,32 @@ pub(crate) async fn verify(
         let auth = server.connauth.borrow();
         (auth.gate.clone(), auth.users.clone())
     };
-    let verdict = match gate.acquire().await {
+    // The repository first; a user id it does not hold is the host's (PAM), as MQ's
+    // IDPWOS checks the operating system's users.
+    let why = match gate.acquire().await {
         Ok(_permit) => {
             let user = user.clone();
-            tokio::task::spawn_blocking(move || users.verify(&user, password.as_bytes()))
-                .await
-                .unwrap_or(Verification::WrongPassword)
+            tokio::task::spawn_blocking(move || match users.verify(&user, password.as_bytes()) {
+                Verification::Valid => None,
+                Verification::WrongPassword => Some("the password is not the user's".to_string()),
+                Verification::UnknownUser => match host_users::check_password(&user, &password) {
+                    HostCheck::Valid => None,
+                    HostCheck::Refused(why) => Some(format!(
+                        "the user id is not in the queue manager's user repository, and the host (PAM service '{}') refused it: {why}",
+                        host_users::PAM_SERVICE
+                    )),
+                    HostCheck::Unavailable(why) => Some(format!(
+                        "the user id is not in the queue manager's user repository, and host users cannot be checked: {why}"
+                    )),
+                },
+            })
+            .await
+            .unwrap_or_else(|e| Some(format!("the check failed: {e}")))
         }
-        Err(_) => Verification::WrongPassword,
+        Err(_) => Some("the check could not run".to_string()),
     };
-    if verdict == Verification::Valid {
+    let Some(why) = why else {
         return true;
-    }
-    let why = match verdict {
-        Verification::UnknownUser => {
-            "the user id is not in the queue manager's user repository (ferry user add)"
-        }
-        _ => "the password is not the user's",
     };
     server.error_log.borrow_mut().write(
         &messages::CONNAUTH_FAILED,
