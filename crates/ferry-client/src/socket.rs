@@ -13,7 +13,8 @@ use std::task::{Context, Poll, Waker};
 use bytes::BytesMut;
 use ferry_mqi::{FixedStr, MqError, ReasonCode};
 use ferry_wire::{
-    encode_reply, encode_request, encode_request_at, Frame, Negotiated, Reply, Request,
+    encode_reply, encode_request, encode_request_at, Frame, FrameCompressor, Negotiated, Reply,
+    Request,
 };
 use tokio::sync::{Notify, OwnedSemaphorePermit};
 
@@ -41,6 +42,8 @@ struct SocketState {
     broken: bool,
     closing: bool,
     next_heartbeat: u32,
+    /// Compresses PUT and PUT1 requests when the hello agreed on a technique.
+    compressor: Option<FrameCompressor>,
 }
 
 /// A connected, handshaken socket shared by conversations.
@@ -79,6 +82,10 @@ impl Socket {
                 broken: false,
                 closing: false,
                 next_heartbeat: 0,
+                compressor: negotiated
+                    .compression
+                    .any()
+                    .then(|| FrameCompressor::new(negotiated.compression)),
             }),
             wake_writer: Notify::new(),
             shutdown: Notify::new(),
@@ -174,8 +181,12 @@ impl Socket {
             slot.next_request = slot.next_request.wrapping_add(1).max(1);
             request_id = slot.next_request;
             was_empty = st.out.is_empty();
+            let start = st.out.len();
             encode_request_at(conv, request_id, req, self.negotiated.minor, &mut st.out)
                 .map_err(|_| MqError::from(ReasonCode::DataLengthError))?;
+            if let (Some(c), Some(data)) = (&mut st.compressor, req.message_data()) {
+                c.compress_frame(&mut st.out, start, data.len());
+            }
             slot.in_flight = Some(request_id);
             slot.reply = None;
         }

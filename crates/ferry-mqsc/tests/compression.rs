@@ -43,11 +43,17 @@ fn compmsg_and_comphdr_are_lists_kept_in_order() {
     let shown = ok(&mut t, "DISPLAY CHANNEL(APP.SVRCONN) COMPMSG COMPHDR");
     assert!(shown.contains("COMPMSG(ZLIBFAST,LZ4FAST)"), "{shown}");
     assert!(shown.contains("COMPHDR(SYSTEM)"), "{shown}");
-    ok(&mut t, "ALTER CHANNEL(APP.SVRCONN) CHLTYPE(SVRCONN) COMPMSG(ANY)");
+    ok(
+        &mut t,
+        "ALTER CHANNEL(APP.SVRCONN) CHLTYPE(SVRCONN) COMPMSG(ANY)",
+    );
     let shown = ok(&mut t, "DISPLAY CHANNEL(APP.SVRCONN) COMPMSG");
     assert!(shown.contains("COMPMSG(ANY)"), "{shown}");
     // The default is NONE, as MQ's.
-    let shown = ok(&mut t, "DISPLAY CHANNEL(SYSTEM.DEF.SVRCONN) COMPMSG COMPHDR");
+    let shown = ok(
+        &mut t,
+        "DISPLAY CHANNEL(SYSTEM.DEF.SVRCONN) COMPMSG COMPHDR",
+    );
     assert!(
         shown.contains("COMPMSG(NONE)") && shown.contains("COMPHDR(NONE)"),
         "{shown}"
@@ -59,7 +65,10 @@ fn bad_compression_lists_are_refused_with_the_reason() {
     let mut t = MemoryTarget::with_defaults("QM1");
     let e = fails(&mut t, "DEFINE CHANNEL(A) CHLTYPE(SVRCONN) COMPMSG(LZ4)");
     assert!(e.contains("LZ4FAST"), "names what is allowed: {e}");
-    let e = fails(&mut t, "DEFINE CHANNEL(A) CHLTYPE(SVRCONN) COMPMSG(RLE,RLE)");
+    let e = fails(
+        &mut t,
+        "DEFINE CHANNEL(A) CHLTYPE(SVRCONN) COMPMSG(RLE,RLE)",
+    );
     assert!(e.contains("twice"), "{e}");
     let e = fails(
         &mut t,
