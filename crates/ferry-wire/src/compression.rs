@@ -174,28 +174,33 @@ impl FrameCompressor {
         } else {
             MessageCompression::None
         };
-        // Rebuild the payload: prefix, head, data.
-        let mut rebuilt = BytesMut::with_capacity(
-            PREFIX_LEN
-                + if head_used { self.head.len() } else { head_len }
-                + if data_used { self.data.len() } else { data_len },
-        );
-        rebuilt.put_u8(header.value() as u8);
-        rebuilt.put_u8(used.value() as u8);
-        rebuilt.put_u16_le(0);
-        rebuilt.put_u32_le(head_len as u32);
-        rebuilt.put_u32_le(data_len as u32);
-        if head_used {
-            rebuilt.put_u32_le(self.head.len() as u32);
-            rebuilt.put_slice(&self.head);
-        } else {
-            rebuilt.put_u32_le(head_len as u32);
-            rebuilt.put_slice(head);
+        // Rebuild the payload: prefix, head, data. The head is small: a raw one is set
+        // aside so the payload can be rewritten in place.
+        if !head_used {
+            self.head.clear();
+            self.head.extend_from_slice(head);
         }
-        if data_used {
-            rebuilt.put_slice(&self.data);
+        let raw_data = if data_used {
+            None
         } else {
-            rebuilt.put_slice(data);
+            // Only the descriptor shrank (COMPHDR alone): the data moves.
+            Some(BytesMut::from(data))
+        };
+        let stored_head = self.head.len();
+        out.truncate(payload_at);
+        out.reserve(
+            PREFIX_LEN + stored_head + raw_data.as_ref().map_or(self.data.len(), |d| d.len()),
+        );
+        out.put_u8(header.value() as u8);
+        out.put_u8(used.value() as u8);
+        out.put_u16_le(0);
+        out.put_u32_le(head_len as u32);
+        out.put_u32_le(data_len as u32);
+        out.put_u32_le(stored_head as u32);
+        out.put_slice(&self.head);
+        match &raw_data {
+            Some(d) => out.put_slice(d),
+            None => out.put_slice(&self.data),
         }
         if head_used {
             flow.after = flow.after - head_len + self.head.len();
@@ -205,8 +210,6 @@ impl FrameCompressor {
         }
         flow.message = used;
         flow.header = header;
-        out.truncate(payload_at);
-        out.extend_from_slice(&rebuilt);
         let total = (out.len() - start) as u32;
         out[start..start + 4].copy_from_slice(&total.to_le_bytes());
         out[start + 13] |= FrameFlags::COMPRESSED.bits();
@@ -415,11 +418,15 @@ const RLE_MAX_RUN: usize = 130;
 const RLE_MIN_RUN: usize = 3;
 /// Longest literal stretch one token covers.
 const RLE_MAX_LITERAL: usize = 128;
+/// Input read before the encoder judges whether run-length encoding pays.
+const RLE_PROBE: usize = 512;
 
 /// Run-length encodes `input` onto `out` (MQ's RLE technique; Ferry's SYSTEM header
 /// compression too). Tokens: a control byte `n` below 128 is followed by `n + 1` literal
 /// bytes; `n` of 128 or more by one byte that repeats `n - 125` times (3 to 130). Stops
-/// and returns false as soon as `out` would reach `limit` bytes (it does not pay).
+/// and returns false as soon as `out` would reach `limit` bytes, or when past the first
+/// 512 bytes it has saved less than 1/32 of what it read (text without runs: it would not
+/// pay, and trying to the end costs as much as sending).
 pub fn rle_encode(input: &[u8], out: &mut Vec<u8>, limit: usize) -> bool {
     let start = out.len();
     let mut i = 0;
@@ -448,7 +455,10 @@ pub fn rle_encode(input: &[u8], out: &mut Vec<u8>, limit: usize) -> bool {
         } else {
             i += run;
         }
-        if out.len() - start >= limit {
+        let written = out.len() - start;
+        // What the input read so far costs: the tokens written, and the literals pending.
+        let cost = written + (i - literal_from);
+        if written >= limit || (i >= RLE_PROBE && cost > i - i / 32) {
             return false;
         }
     }
@@ -714,6 +724,23 @@ mod tests {
             FrameExpander::new(Techniques::default()).expand(frame, 1 << 20),
             Err(WireError::TechniqueNotAgreed { .. })
         ));
+    }
+
+    #[test]
+    fn rle_gives_up_early_on_text_without_runs_and_takes_padding() {
+        let text = json(20 * 1024);
+        let mut out = Vec::new();
+        assert!(!rle_encode(&text, &mut out, text.len()));
+        assert!(
+            out.len() < 2 * RLE_PROBE,
+            "gave up after {} bytes written",
+            out.len()
+        );
+        let mut padded = vec![b' '; 8192];
+        padded[..300].copy_from_slice(&text[..300]);
+        out.clear();
+        assert!(rle_encode(&padded, &mut out, padded.len()));
+        assert!(out.len() < 600, "{}", out.len());
     }
 
     #[test]
