@@ -373,11 +373,24 @@ impl SocketShared {
     }
 
     /// Expands a compressed frame (a PUT or PUT1 whose client compressed it); any other
-    /// frame comes back as it is. A frame compressed without an agreement, with a
+    /// frame comes back as it is (a message frame counted in COMPRATE). A frame compressed without an agreement, with a
     /// technique not agreed, expanding past MAXMSGL plus headers, or damaged, breaks the
     /// protocol.
     fn expand(&self, frame: Frame) -> Result<Frame, WireError> {
         if !frame.flags.contains(ferry_wire::FrameFlags::COMPRESSED) {
+            // A message the client sent as it was (too short, or it did not shrink)
+            // counts in COMPRATE as nothing saved, as one the queue manager sends does.
+            if let Some(c) = &self.compression {
+                if ferry_wire::carries_message(frame.verb, frame.is_reply()) {
+                    let n = frame.payload.len();
+                    let flow = FlowSize {
+                        before: n,
+                        after: n,
+                        ..FlowSize::default()
+                    };
+                    c.borrow_mut().meter.record(&flow, 0.0);
+                }
+            }
             return Ok(frame);
         }
         let Some(c) = &self.compression else {
