@@ -367,3 +367,47 @@ async fn a_minor_2_client_never_compresses() {
         .expect("get");
     assert!(got.data == json(20 * 1024));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn conversations_sharing_a_compressing_socket_get_their_own_messages_intact() {
+    let qm = start("COMP.SHARED");
+    let mut script = String::from(
+        "DEFINE CHANNEL(COMP.SVRCONN) CHLTYPE(SVRCONN) COMPMSG(ZLIBHIGH,LZ4FAST) SHARECNV(10)\n",
+    );
+    for i in 0..8 {
+        script.push_str(&format!("DEFINE QLOCAL(Q.{i})\n"));
+    }
+    mqsc_ok(&qm, &script);
+    let opts = channel_opts(&qm, "COMP.SVRCONN")
+        .message_compression(&[MessageCompression::ZlibHigh])
+        .sharecnv(10);
+    let mut tasks = Vec::new();
+    for i in 0..8usize {
+        let opts = opts.clone();
+        tasks.push(tokio::spawn(async move {
+            let conn = connect(&opts).await;
+            assert_eq!(conn.compression().1, MessageCompression::ZlibHigh);
+            let q = open(&conn, &format!("Q.{i}"), IO).await;
+            for n in 0..20usize {
+                let body = json(1000 + 997 * ((i * 20 + n) % 23));
+                let mut md = MessageDescriptor::default();
+                q.put(&mut md, &PutOptions::default(), body.clone())
+                    .await
+                    .expect("put");
+                let got = q
+                    .get(
+                        &mut MessageDescriptor::default(),
+                        &gmo(GetOptionFlags::NO_SYNCPOINT, 0),
+                        1 << 20,
+                    )
+                    .await
+                    .expect("get");
+                assert!(got.data == body, "conversation {i}, message {n}");
+            }
+            conn.disconnect().await.expect("disconnect");
+        }));
+    }
+    for t in tasks {
+        within("a conversation's messages", t).await.expect("task");
+    }
+}
