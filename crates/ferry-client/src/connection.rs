@@ -98,6 +98,13 @@ impl Connection {
         self.qmgr_name.as_str()
     }
 
+    /// The channel compression agreed for this connection's socket (COMPHDR, COMPMSG):
+    /// NONE unless both ends list a technique.
+    pub fn compression(&self) -> (ferry_mqi::HeaderCompression, ferry_mqi::MessageCompression) {
+        let t = self.conv.socket.negotiated.compression;
+        (t.header, t.message)
+    }
+
     /// The largest message length negotiated for this connection's socket.
     pub fn max_message_length(&self) -> u32 {
         self.conv.max_msg_length()

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::BytesMut;
-use ferry_wire::{decode_frame, max_frame_len, pending_frame_len};
+use ferry_wire::{decode_frame, max_frame_len, pending_frame_len, FrameExpander, HEADER_LEN};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::time::Instant;
 
@@ -71,6 +71,8 @@ async fn read_loop<R: AsyncRead + Unpin>(socket: Arc<Socket>, mut r: R, mut rbuf
     let guard = FailOnDrop(socket);
     let socket = &guard.0;
     let max_frame = max_frame_len(socket.negotiated.max_msg_length);
+    // GET replies may come compressed: never expanded past the negotiated limit.
+    let mut expander = FrameExpander::new(socket.negotiated.compression);
     let hb = Duration::from_secs(u64::from(socket.negotiated.heartbeat_interval));
     let mut last_rx = Instant::now();
     let mut heartbeat_sent = false;
@@ -81,6 +83,13 @@ async fn read_loop<R: AsyncRead + Unpin>(socket: Arc<Socket>, mut r: R, mut rbuf
         loop {
             match decode_frame(&mut rbuf, max_frame) {
                 Ok(Some(frame)) => {
+                    let frame = match expander.expand(frame, max_frame as usize - HEADER_LEN) {
+                        Ok((frame, _)) => frame,
+                        Err(e) => {
+                            tracing::warn!(error = %e, "protocol violation from the queue manager");
+                            return;
+                        }
+                    };
                     if let Routed::Violation = socket.route(frame) {
                         return;
                     }

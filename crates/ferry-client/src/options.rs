@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use crate::tls::TlsOptions;
 use std::time::Duration;
 
+use ferry_mqi::{HeaderCompression, MessageCompression};
 use ferry_wire::handshake::{DEFAULT_HEARTBEAT_SECS, DEFAULT_MAX_MSG_LENGTH, DEFAULT_SHARECNV};
 
 /// Where the queue manager listens.
@@ -45,6 +46,8 @@ pub struct ConnectOptions {
     pub(crate) connect_timeout: Duration,
     pub(crate) tls: Option<TlsOptions>,
     pub(crate) credentials: Option<ferry_wire::Credentials>,
+    pub(crate) compress_header: Vec<HeaderCompression>,
+    pub(crate) compress_message: Vec<MessageCompression>,
 }
 
 impl ConnectOptions {
@@ -75,6 +78,8 @@ impl ConnectOptions {
             connect_timeout: Duration::from_secs(30),
             tls: None,
             credentials: None,
+            compress_header: Vec::new(),
+            compress_message: Vec::new(),
         }
     }
 
@@ -160,6 +165,30 @@ impl ConnectOptions {
     /// must have a matching SSLCIPH; a channel with SSLCIPH refuses connections without.
     pub fn tls(mut self, tls: TlsOptions) -> Self {
         self.tls = Some(tls);
+        self
+    }
+
+    /// COMPMSG of the client channel: the message data compression techniques wanted, in
+    /// order of preference (at most 16; ANY is for the receiving end and is refused). The
+    /// queue manager uses the first one its SVRCONN's COMPMSG also lists, NONE when there
+    /// is none; [`crate::Connection::compression`] tells which. Default: none asked for.
+    ///
+    /// ```
+    /// use ferry_client::ConnectOptions;
+    /// use ferry_mqi::MessageCompression;
+    /// let opts = ConnectOptions::client("localhost(1414)", "APP.SVRCONN")
+    ///     .message_compression(&[MessageCompression::Lz4Fast, MessageCompression::ZlibFast]);
+    /// # let _ = opts;
+    /// ```
+    pub fn message_compression(mut self, techniques: &[MessageCompression]) -> Self {
+        self.compress_message = techniques.to_vec();
+        self
+    }
+
+    /// COMPHDR of the client channel: header compression wanted, in order of preference
+    /// (at most 2). Default: none asked for.
+    pub fn header_compression(mut self, techniques: &[HeaderCompression]) -> Self {
+        self.compress_header = techniques.to_vec();
         self
     }
 

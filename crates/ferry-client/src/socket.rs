@@ -13,7 +13,8 @@ use std::task::{Context, Poll, Waker};
 use bytes::BytesMut;
 use ferry_mqi::{FixedStr, MqError, ReasonCode};
 use ferry_wire::{
-    encode_reply, encode_request, encode_request_at, Frame, Negotiated, Reply, Request,
+    encode_reply, encode_request, encode_request_at, Frame, FrameCompressor, Negotiated, Reply,
+    Request,
 };
 use tokio::sync::{Notify, OwnedSemaphorePermit};
 
@@ -54,6 +55,10 @@ pub(crate) struct Socket {
     pub(crate) negotiated: Negotiated,
     /// The queue manager's name from the server hello.
     pub(crate) qmgr_name: FixedStr<48>,
+    /// Compresses PUT and PUT1 requests when the hello agreed on a technique; its own
+    /// lock, so compressing a large message holds up neither the reader nor the other
+    /// conversations' calls.
+    compressor: Option<Mutex<FrameCompressor>>,
 }
 
 /// What the reader should do with a frame it routed.
@@ -80,6 +85,10 @@ impl Socket {
                 closing: false,
                 next_heartbeat: 0,
             }),
+            compressor: negotiated
+                .compression
+                .any()
+                .then(|| Mutex::new(FrameCompressor::new(negotiated.compression))),
             wake_writer: Notify::new(),
             shutdown: Notify::new(),
             negotiated,
@@ -159,6 +168,9 @@ impl Socket {
 
     /// Queues `req` on `conv` and returns its request id.
     pub(crate) fn send(&self, conv: u32, generation: u32, req: &Request) -> Result<u32, MqError> {
+        if let (Some(compressor), Some(data)) = (&self.compressor, req.message_data()) {
+            return self.send_compressed(conv, generation, req, data.len(), compressor);
+        }
         let was_empty;
         let request_id;
         {
@@ -179,6 +191,60 @@ impl Socket {
             slot.in_flight = Some(request_id);
             slot.reply = None;
         }
+        if was_empty {
+            self.wake_writer.notify_one();
+        }
+        Ok(request_id)
+    }
+
+    /// [`Socket::send`] of a message on a compressing socket: the request id is taken
+    /// under the socket's lock, the frame encoded and compressed outside it, then queued.
+    /// A conversation has one call at a time, so nothing of its own can pass it meanwhile.
+    fn send_compressed(
+        &self,
+        conv: u32,
+        generation: u32,
+        req: &Request,
+        data_len: usize,
+        compressor: &Mutex<FrameCompressor>,
+    ) -> Result<u32, MqError> {
+        let request_id = {
+            let mut st = self.lock();
+            if st.broken {
+                return Err(broken());
+            }
+            let slot = match st.convs.get_mut(conv as usize - 1) {
+                Some(s) if s.in_use && s.generation == generation => s,
+                _ => return Err(MqError::from(ReasonCode::HconnError)),
+            };
+            slot.next_request = slot.next_request.wrapping_add(1).max(1);
+            slot.in_flight = Some(slot.next_request);
+            slot.reply = None;
+            slot.next_request
+        };
+        let mut frame = BytesMut::new();
+        if encode_request_at(conv, request_id, req, self.negotiated.minor, &mut frame).is_err() {
+            let mut st = self.lock();
+            if let Some(slot) = st.convs.get_mut(conv as usize - 1) {
+                if slot.generation == generation && slot.in_flight == Some(request_id) {
+                    slot.in_flight = None;
+                }
+            }
+            return Err(MqError::from(ReasonCode::DataLengthError));
+        }
+        compressor
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .compress_frame(&mut frame, 0, data_len);
+        let was_empty = {
+            let mut st = self.lock();
+            if st.broken {
+                return Err(broken());
+            }
+            let was_empty = st.out.is_empty();
+            st.out.extend_from_slice(&frame);
+            was_empty
+        };
         if was_empty {
             self.wake_writer.notify_one();
         }

@@ -10,8 +10,12 @@ use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex, Weak};
 
 use bytes::BytesMut;
-use ferry_mqi::{FixedStr, MqError, ReasonCode};
-use ferry_wire::{ClientHello, Negotiated, ServerHello, PROTOCOL_MAJOR, PROTOCOL_MINOR};
+use ferry_mqi::compression::{MAX_HEADER_COMPRESSION_LIST, MAX_MESSAGE_COMPRESSION_LIST};
+use ferry_mqi::{FixedStr, HeaderCompression, MessageCompression, MqError, ReasonCode};
+use ferry_wire::{
+    ClientHello, HelloFlags, Negotiated, ServerHello, MINOR_WITH_COMPRESSION, PROTOCOL_MAJOR,
+    PROTOCOL_MINOR,
+};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -29,6 +33,8 @@ struct PoolKey {
     user_id: String,
     sharecnv: u32,
     tls: Option<TlsOptions>,
+    compress_header: Vec<HeaderCompression>,
+    compress_message: Vec<MessageCompression>,
 }
 
 static POOL: LazyLock<Mutex<HashMap<PoolKey, Vec<Weak<Socket>>>>> =
@@ -49,6 +55,8 @@ pub(crate) async fn reserve_conversation(
         user_id: opts.user_id.clone(),
         sharecnv: opts.sharecnv,
         tls: opts.tls.clone(),
+        compress_header: opts.compress_header.clone(),
+        compress_message: opts.compress_message.clone(),
     };
     if opts.sharecnv > 1 {
         let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
@@ -75,10 +83,28 @@ pub(crate) async fn reserve_conversation(
 }
 
 fn client_hello(opts: &ConnectOptions) -> Result<ClientHello, MqError> {
+    let compress = !opts.compress_header.is_empty() || !opts.compress_message.is_empty();
+    // ANY belongs to the receiving end; MQ's lists are at most 2 and 16 long.
+    if opts.compress_message.contains(&MessageCompression::Any)
+        || opts.compress_header.len() > MAX_HEADER_COMPRESSION_LIST
+        || opts.compress_message.len() > MAX_MESSAGE_COMPRESSION_LIST
+    {
+        tracing::warn!(
+            "COMPMSG may not hold ANY on a client, nor more than {MAX_MESSAGE_COMPRESSION_LIST} \
+             values (COMPHDR {MAX_HEADER_COMPRESSION_LIST})"
+        );
+        return Err(err(ReasonCode::ChannelConfigError));
+    }
     Ok(ClientHello {
         major: PROTOCOL_MAJOR,
         minor: PROTOCOL_MINOR,
-        flags: ferry_wire::HelloFlags::empty(),
+        flags: if compress {
+            HelloFlags::COMPRESSION
+        } else {
+            HelloFlags::empty()
+        },
+        compress_header: opts.compress_header.clone(),
+        compress_message: opts.compress_message.clone(),
         channel: FixedStr::new(&opts.channel).map_err(|_| err(ReasonCode::UnknownChannelName))?,
         qmgr_name: FixedStr::new(&opts.qmgr).map_err(|_| err(ReasonCode::QMgrNameError))?,
         max_msg_length: opts.max_msg_length,
@@ -89,8 +115,48 @@ fn client_hello(opts: &ConnectOptions) -> Result<ClientHello, MqError> {
     })
 }
 
+/// Why a socket could not be started.
+enum StartError {
+    /// The queue manager refused, or the connection failed.
+    Mq(MqError),
+    /// The queue manager speaks a protocol older than channel compression and refused a
+    /// hello with compression lists: connect again without them.
+    NoCompression,
+}
+
+impl From<MqError> for StartError {
+    fn from(e: MqError) -> Self {
+        StartError::Mq(e)
+    }
+}
+
 async fn open_socket(opts: &ConnectOptions) -> Result<Arc<Socket>, MqError> {
     let hello = client_hello(opts)?;
+    match open_socket_with(opts, &hello).await {
+        Ok(socket) => Ok(socket),
+        Err(StartError::Mq(e)) => Err(e),
+        Err(StartError::NoCompression) => {
+            // A minor-2 queue manager never compresses: the same hello without the lists.
+            tracing::info!("the queue manager has no channel compression; connecting without");
+            let plain = ClientHello {
+                flags: hello.flags - HelloFlags::COMPRESSION,
+                compress_header: Vec::new(),
+                compress_message: Vec::new(),
+                ..hello
+            };
+            match open_socket_with(opts, &plain).await {
+                Ok(socket) => Ok(socket),
+                Err(StartError::Mq(e)) => Err(e),
+                Err(StartError::NoCompression) => Err(err(ReasonCode::ChannelConfigError)),
+            }
+        }
+    }
+}
+
+async fn open_socket_with(
+    opts: &ConnectOptions,
+    hello: &ClientHello,
+) -> Result<Arc<Socket>, StartError> {
     let deadline = tokio::time::Instant::now() + opts.connect_timeout;
     match &opts.target {
         Target::Client { conn_name } => {
@@ -108,7 +174,7 @@ async fn open_socket(opts: &ConnectOptions) -> Result<Arc<Socket>, MqError> {
                 };
                 let _ = stream.set_nodelay(true);
                 let started = match &opts.tls {
-                    None => start(stream, &hello, deadline)
+                    None => start(stream, hello, deadline)
                         .await
                         .map(|(stream, socket, rbuf)| {
                             let (r, w) = stream.into_split();
@@ -119,9 +185,9 @@ async fn open_socket(opts: &ConnectOptions) -> Result<Arc<Socket>, MqError> {
                         let handshake = tls.connect(stream, &hp.host, &opts.channel, &opts.user_id);
                         let stream = match tokio::time::timeout_at(deadline, handshake).await {
                             Ok(r) => r?,
-                            Err(_) => return Err(err(ReasonCode::HostNotAvailable)),
+                            Err(_) => return Err(err(ReasonCode::HostNotAvailable).into()),
                         };
-                        start(stream, &hello, deadline)
+                        start(stream, hello, deadline)
                             .await
                             .map(|(stream, socket, rbuf)| {
                                 let (r, w) = tokio::io::split(stream);
@@ -132,15 +198,18 @@ async fn open_socket(opts: &ConnectOptions) -> Result<Arc<Socket>, MqError> {
                 };
                 match started {
                     Ok(socket) => return Ok(socket),
+                    Err(StartError::NoCompression) => return Err(StartError::NoCompression),
                     // A refusal from the queue manager is final; a broken handshake
                     // lets the next address have a go.
-                    Err(e) if e.reason != ReasonCode::ConnectionBroken => return Err(e),
-                    Err(e) => last = e,
+                    Err(StartError::Mq(e)) if e.reason != ReasonCode::ConnectionBroken => {
+                        return Err(e.into())
+                    }
+                    Err(StartError::Mq(e)) => last = e,
                 }
             }
-            Err(last)
+            Err(last.into())
         }
-        Target::Bindings { path } => bindings(path, &hello, deadline).await,
+        Target::Bindings { path } => bindings(path, hello, deadline).await,
     }
 }
 
@@ -149,11 +218,11 @@ async fn bindings(
     path: &std::path::Path,
     hello: &ClientHello,
     deadline: tokio::time::Instant,
-) -> Result<Arc<Socket>, MqError> {
+) -> Result<Arc<Socket>, StartError> {
     let stream =
         match tokio::time::timeout_at(deadline, tokio::net::UnixStream::connect(path)).await {
             Ok(Ok(s)) => s,
-            _ => return Err(err(ReasonCode::QMgrNotAvailable)),
+            _ => return Err(err(ReasonCode::QMgrNotAvailable).into()),
         };
     let (stream, socket, rbuf) = start(stream, hello, deadline).await?;
     let (r, w) = stream.into_split();
@@ -166,8 +235,8 @@ async fn bindings(
     _path: &std::path::Path,
     _hello: &ClientHello,
     _deadline: tokio::time::Instant,
-) -> Result<Arc<Socket>, MqError> {
-    Err(err(ReasonCode::EnvironmentError))
+) -> Result<Arc<Socket>, StartError> {
+    Err(err(ReasonCode::EnvironmentError).into())
 }
 
 /// Why reading the server's hello failed: a TLS alert (in TLS 1.3 the server refuses a
@@ -191,7 +260,7 @@ async fn start<S: AsyncRead + AsyncWrite + Unpin>(
     mut stream: S,
     hello: &ClientHello,
     deadline: tokio::time::Instant,
-) -> Result<(S, Arc<Socket>, BytesMut), MqError> {
+) -> Result<(S, Arc<Socket>, BytesMut), StartError> {
     let exchange = async {
         let mut out = BytesMut::new();
         hello
@@ -225,14 +294,19 @@ async fn start<S: AsyncRead + AsyncWrite + Unpin>(
     };
     let (server, rbuf) = match tokio::time::timeout_at(deadline, exchange).await {
         Ok(r) => r?,
-        Err(_) => return Err(err(ReasonCode::HostNotAvailable)),
+        Err(_) => return Err(err(ReasonCode::HostNotAvailable).into()),
     };
     if let Err(e) = server.status.into_result() {
         tracing::debug!(reason = %e.reason, message = %server.message, "connection refused");
-        return Err(e);
+        // A queue manager older than minor 4 reads the compression lists as bytes after
+        // the end of the hello and refuses it.
+        if hello.flags.contains(HelloFlags::COMPRESSION) && server.minor < MINOR_WITH_COMPRESSION {
+            return Err(StartError::NoCompression);
+        }
+        return Err(e.into());
     }
     if server.major != PROTOCOL_MAJOR {
-        return Err(err(ReasonCode::ChannelConfigError));
+        return Err(err(ReasonCode::ChannelConfigError).into());
     }
     let negotiated = Negotiated {
         minor: server.minor,
@@ -240,6 +314,7 @@ async fn start<S: AsyncRead + AsyncWrite + Unpin>(
         max_msg_length: server.max_msg_length,
         heartbeat_interval: server.heartbeat_interval,
         sharecnv: server.sharecnv,
+        compression: server.compression,
     };
     Ok((
         stream,

@@ -77,6 +77,7 @@ impl Fake {
                         qmgr_name: FixedStr::new("QM1").unwrap(),
                         server_version: "fake".into(),
                         message: String::new(),
+                        compression: Default::default(),
                     },
                     Answer::Refuse(rc) => ServerHello::refuse(rc, "refused by the fake"),
                 };

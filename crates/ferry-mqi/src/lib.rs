@@ -6,6 +6,7 @@
 //! and their rules (no I/O, no engine), so the engine, the wire codec, the client and the
 //! CLI all agree on one definition.
 
+pub mod compression;
 pub mod dead_letter;
 pub mod descriptor;
 pub mod fixed;
@@ -17,6 +18,7 @@ pub mod properties;
 pub mod reason;
 pub mod report;
 
+pub use compression::{HeaderCompression, MessageCompression, Technique};
 pub use descriptor::{CorrelId, MessageDescriptor, MsgId};
 pub use fixed::FixedStr;
 pub use inquire::{InquireValue, Selector};

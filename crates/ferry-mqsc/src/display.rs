@@ -700,6 +700,11 @@ macro_rules! with_tls_fields {
     };
 }
 
+/// Two values as DISPLAY CHSTATUS shows them: `COMPRATE(34,33)`.
+fn pair(a: impl std::fmt::Display, b: impl std::fmt::Display) -> FieldValue {
+    FieldValue::Text(format!("{a},{b}"))
+}
+
 /// The STATUS values of a SVRCONN channel instance.
 const BINDING_RUNNING: &[&str] = &["BINDING", "RUNNING"];
 
@@ -792,6 +797,30 @@ pub static CHSTATUS_SVRCONN_FIELDS: &[StatusField<ChannelInstanceStatus>] = &wit
         kind: FieldKind::Text,
         doc: "Time the socket was accepted.",
         get: |c| opt_time(Some(c.started_ms)),
+    },
+    StatusField {
+        keyword: "COMPHDR",
+        kind: FieldKind::Text,
+        doc: "Header compression: the technique agreed at connect, and the one the last message sent used.",
+        get: |c| pair(c.compression.header.0, c.compression.header.1),
+    },
+    StatusField {
+        keyword: "COMPMSG",
+        kind: FieldKind::Text,
+        doc: "Message data compression: the technique agreed at connect, and the one the last message sent used (NONE when its data did not shrink).",
+        get: |c| pair(c.compression.message.0, c.compression.message.1),
+    },
+    StatusField {
+        keyword: "COMPRATE",
+        kind: FieldKind::Text,
+        doc: "Percent of the compressible bytes saved, both directions: short term, long term.",
+        get: |c| pair(c.compression.rate.0, c.compression.rate.1),
+    },
+    StatusField {
+        keyword: "COMPTIME",
+        kind: FieldKind::Text,
+        doc: "Microseconds spent compressing or expanding one message: short term, long term.",
+        get: |c| pair(c.compression.time.0, c.compression.time.1),
     },
 ];
 

@@ -548,6 +548,18 @@ impl Parser<'_> {
     }
 
     fn attr_value<D>(&self, row: &AttrDef<D>, p: &Param) -> Result<AttrValue, ParseError> {
+        if let (AttrKind::KeywordList { .. }, Some(tokens)) = (row.kind, &p.value) {
+            // COMPMSG(LZ4FAST,ZLIBFAST): every word between the parentheses, in order.
+            let words: Vec<String> = tokens
+                .iter()
+                .map(|t| match &t.kind {
+                    TokenKind::Word(s) | TokenKind::Quoted(s) => s.clone(),
+                    TokenKind::Open => "(".into(),
+                    TokenKind::Close => ")".into(),
+                })
+                .collect();
+            return Ok(AttrValue::Text(words.join(",")));
+        }
         let text = self.value_text(p)?;
         match (row.kind, text) {
             (AttrKind::Text { .. } | AttrKind::Checked { .. } | AttrKind::Name { .. }, None) => {

@@ -75,6 +75,9 @@ const WORDS: &[&str] = &[
     "QUIESCE",
     "PORT",
     "SSLCIPH",
+    "COMPMSG",
+    "(LZ4FAST,ZLIBFAST)",
+    "COMPHDR",
     "SYSTEM.DEF.AMQP",
 ];
 

@@ -51,6 +51,15 @@ pub enum AttrKind {
         /// Accepted keywords, upper case.
         values: &'static [&'static str],
     },
+    /// A list of keywords out of a fixed list, in order, each at most once, e.g.
+    /// COMPMSG(LZ4FAST,ZLIBFAST). Held as [`AttrValue::Text`], the keywords joined by
+    /// commas.
+    KeywordList {
+        /// Accepted keywords, upper case.
+        values: &'static [&'static str],
+        /// Most keywords in one list.
+        max: usize,
+    },
     /// A bare keyword pair, e.g. SHARE / NOSHARE.
     Flag {
         /// The keyword that sets it.
@@ -349,6 +358,12 @@ impl<D> AttrDef<D> {
             (AttrKind::Keyword { values }, AttrValue::Keyword(k)) if values.contains(&k) => {
                 Ok(AttrValue::Keyword(k))
             }
+            (AttrKind::KeywordList { values, max }, AttrValue::Text(s)) => {
+                check_keyword_list(keyword, values, max, &s).map(AttrValue::Text)
+            }
+            (AttrKind::KeywordList { values, max }, AttrValue::Keyword(k)) => {
+                check_keyword_list(keyword, values, max, k).map(AttrValue::Text)
+            }
             (AttrKind::Flag { .. }, AttrValue::Flag(b)) => Ok(AttrValue::Flag(b)),
             (kind, _) => Err(AttrError::WrongKind {
                 keyword,
@@ -361,6 +376,46 @@ impl<D> AttrDef<D> {
     pub fn applies_to(&self, subtype: u32) -> bool {
         self.applies & subtype != 0
     }
+}
+
+/// Checks a list of keywords written with commas or blanks between them: each one of
+/// `values`, none twice, at most `max`. Returns the list as DISPLAY shows it.
+fn check_keyword_list(
+    keyword: &'static str,
+    values: &'static [&'static str],
+    max: usize,
+    text: &str,
+) -> Result<String, AttrError> {
+    let mut list: Vec<&'static str> = Vec::new();
+    let words = text
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|w| !w.is_empty());
+    for word in words {
+        let upper = word.to_ascii_uppercase();
+        let Some(v) = values.iter().find(|v| **v == upper) else {
+            return Err(AttrError::BadKeyword {
+                keyword,
+                value: word.to_string(),
+                allowed: values.join(", "),
+            });
+        };
+        if list.contains(v) {
+            return Err(AttrError::Refused {
+                keyword,
+                value: text.to_string(),
+                reason: format!("{v} is listed twice"),
+            });
+        }
+        list.push(v);
+    }
+    if list.is_empty() || list.len() > max {
+        return Err(AttrError::Refused {
+            keyword,
+            value: text.to_string(),
+            reason: format!("give from 1 to {max} values"),
+        });
+    }
+    Ok(list.join(","))
 }
 
 impl AttrKind {
@@ -377,6 +432,9 @@ impl AttrKind {
             }
             AttrKind::Name { max_len } => format!("a name of up to {max_len} characters"),
             AttrKind::Keyword { values } => values.join(" or "),
+            AttrKind::KeywordList { values, max } => {
+                format!("a list of up to {max} of {}", values.join(", "))
+            }
             AttrKind::Flag { on, off } => format!("{on} or {off}"),
         }
     }

@@ -5,9 +5,13 @@
 //! channel, `PORT` on a SVRCONN). Message channels (SDR/RCVR) and cluster channels join
 //! the same table in later issues.
 
-use crate::attribute::AttrKind::{Checked, Int, Keyword, Name, Text};
+use crate::attribute::AttrKind::{Checked, Int, Keyword, KeywordList, Name, Text};
 use crate::attribute::TextRule;
-use crate::{attribute_table, keyword_enum};
+use crate::{attribute_table, keyword_enum, AttrType, AttrValue};
+use ferry_mqi::compression::{
+    list_text, parse_list, MAX_HEADER_COMPRESSION_LIST, MAX_MESSAGE_COMPRESSION_LIST,
+};
+use ferry_mqi::{HeaderCompression, MessageCompression, Technique};
 
 /// Applies to server-connection channels.
 pub const SVRCONN: u32 = 1;
@@ -118,6 +122,10 @@ attribute_table! {
         applies SVRCONN | AMQP, inq None, rw, "Filter on the client certificate's subject, e.g. 'CN=app*,O=Example' (blank: any).";
     cert_label: String = "CERTLABL", Text { max_len: 64 }, default String::new(),
         applies SVRCONN | AMQP, inq None, rw, "Certificate the channel presents (blank: the queue manager's CERTLABL).";
+    header_compression: Vec<HeaderCompression> = "COMPHDR", KeywordList { values: HeaderCompression::KEYWORDS, max: MAX_HEADER_COMPRESSION_LIST }, default vec![HeaderCompression::None],
+        applies SVRCONN, inq None, rw, "Header compression the channel accepts (SYSTEM: the descriptors of message flows are run-length encoded); the client's first choice the list has is used.";
+    message_compression: Vec<MessageCompression> = "COMPMSG", KeywordList { values: MessageCompression::KEYWORDS, max: MAX_MESSAGE_COMPRESSION_LIST }, default vec![MessageCompression::None],
+        applies SVRCONN, inq None, rw, "Message data compression the channel accepts (ANY: all); the first technique of the client's list that this list has is used, NONE when there is none.";
     batch_size: i32 = "BATCHSZ", Int { min: 1, max: 9999 }, default 50,
         applies AMQP, inq None, rw, "Accepted AMQP deliveries are removed from their queues in batches of up to this many.";
     batch_interval: i32 = "BATCHINT", Int { min: 0, max: 999_999_999 }, default 50,
@@ -126,6 +134,30 @@ attribute_table! {
         applies SVRCONN | AMQP, inq None, ro, "Date of the last change (yyyy-mm-dd).";
     alteration_time: String = "ALTTIME", Text { max_len: 8 }, default String::new(),
         applies SVRCONN | AMQP, inq None, ro, "Time of the last change (hh.mm.ss).";
+}
+
+impl AttrType for Vec<MessageCompression> {
+    fn to_value(&self) -> AttrValue {
+        AttrValue::Text(list_text(self))
+    }
+    fn from_value(v: AttrValue) -> Option<Self> {
+        match v {
+            AttrValue::Text(s) => parse_list(&s, MAX_MESSAGE_COMPRESSION_LIST).ok(),
+            _ => None,
+        }
+    }
+}
+
+impl AttrType for Vec<HeaderCompression> {
+    fn to_value(&self) -> AttrValue {
+        AttrValue::Text(list_text(self))
+    }
+    fn from_value(v: AttrValue) -> Option<Self> {
+        match v {
+            AttrValue::Text(s) => parse_list(&s, MAX_HEADER_COMPRESSION_LIST).ok(),
+            _ => None,
+        }
+    }
 }
 
 impl ChannelAttributes {
@@ -253,6 +285,32 @@ mod tests {
         assert!(e.to_string().contains("CBC"), "{e}");
         assert!(check("SSLPEER", "CN=app*,O=Example").is_ok());
         assert!(check("SSLPEER", "CN=a*b").is_err());
+    }
+
+    #[test]
+    fn compression_lists_are_checked_and_kept_in_order() {
+        let (row, _) = ChannelAttributes::lookup("COMPMSG").expect("row");
+        assert!(row.applies_to(SVRCONN) && !row.applies_to(AMQP));
+        let v = row
+            .check(AttrValue::Text("lz4fast,ZLIBFAST".into()))
+            .expect("a list");
+        assert_eq!(v, AttrValue::Text("LZ4FAST,ZLIBFAST".into()));
+        let mut a = ChannelAttributes::default();
+        assert_eq!(a.message_compression, vec![MessageCompression::None]);
+        (row.set)(&mut a, v);
+        assert_eq!(
+            a.message_compression,
+            vec![MessageCompression::Lz4Fast, MessageCompression::ZlibFast]
+        );
+        assert_eq!((row.get)(&a), AttrValue::Text("LZ4FAST,ZLIBFAST".into()));
+        assert!(row.check(AttrValue::Text("LZ4".into())).is_err());
+        assert!(row.check(AttrValue::Text("RLE,RLE".into())).is_err());
+        let (hdr, _) = ChannelAttributes::lookup("COMPHDR").expect("row");
+        assert!(hdr.check(AttrValue::Text("SYSTEM,NONE".into())).is_ok());
+        assert!(hdr
+            .check(AttrValue::Text("SYSTEM,NONE,SYSTEM".into()))
+            .is_err());
+        assert!(hdr.check(AttrValue::Text("ZLIBFAST".into())).is_err());
     }
 
     #[test]

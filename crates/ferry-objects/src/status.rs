@@ -242,6 +242,25 @@ pub struct ChannelInstanceStatus {
     pub started_ms: u64,
     /// SSLCIPH, SSLPEER, SSLCERTI, SSLRKEYS: what TLS agreed (blank without TLS).
     pub tls: TlsStatus,
+    /// COMPHDR, COMPMSG, COMPRATE, COMPTIME: channel compression.
+    #[serde(default)]
+    pub compression: CompressionStatus,
+}
+
+/// Channel compression on one channel instance, as DISPLAY CHSTATUS shows it. Each field
+/// holds two values, as MQ's do.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct CompressionStatus {
+    /// COMPHDR: the header technique agreed, and the one the last message sent used.
+    pub header: (ferry_mqi::HeaderCompression, ferry_mqi::HeaderCompression),
+    /// COMPMSG: the message technique agreed, and the one the last message sent used
+    /// (NONE when its data did not shrink).
+    pub message: (ferry_mqi::MessageCompression, ferry_mqi::MessageCompression),
+    /// COMPRATE: percent of the compressible bytes saved, short term and long term.
+    pub rate: (u32, u32),
+    /// COMPTIME: microseconds spent compressing or expanding one message, short term and
+    /// long term.
+    pub time: (u32, u32),
 }
 
 /// What TLS agreed on one conversation, as DISPLAY CHSTATUS shows it; blank and zero

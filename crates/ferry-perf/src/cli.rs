@@ -16,6 +16,7 @@ use clap::{Args, Subcommand};
 use tokio::signal::unix::{signal, SignalKind};
 
 use crate::args::{self, Protocol, ReplyQueues, Responders};
+use crate::compression;
 use crate::output::{self, Document};
 use crate::progress::Progress;
 use crate::report::{self, RunReport, StepReport};
@@ -139,9 +140,17 @@ pub struct StepArgs {
     /// connection test 1).
     #[arg(long, value_parser = args::parse_sharecnv)]
     pub sharecnv: Option<u32>,
-    /// Message compression, e.g. LZ4 (comes with compression: refused for now).
-    #[arg(long, value_name = "LIST")]
-    pub compress: Option<String>,
+    /// Channel compression: the COMPMSG list the applications ask for, in order of
+    /// preference (RLE, ZLIBFAST, ZLIBHIGH, LZ4FAST, LZ4HIGH, NONE), e.g. LZ4FAST. The
+    /// embedded queue manager's applications connect through PERF.COMP.SVRCONN with
+    /// COMPMSG(ANY); with --connect, --channel must list the technique. Bodies are then
+    /// JSON-like (see --body) and each step reports the channel's COMPRATE.
+    #[arg(long, value_name = "LIST", value_parser = compression::parse_compress)]
+    pub compress: Option<compression::CompressList>,
+    /// What message bodies hold: fill (one byte repeated; the default without
+    /// --compress) or json (JSON-like text; the default with --compress).
+    #[arg(long, value_name = "KIND", value_parser = compression::parse_body)]
+    pub body: Option<compression::BodyKind>,
     /// Directory for the JSON, CSV, Markdown and chart files (default
     /// ./perf-results/<UTC timestamp>).
     #[arg(long, value_name = "DIR")]
@@ -156,6 +165,17 @@ pub struct StepArgs {
     /// Seconds a requester waits for its reply before it counts an error.
     #[arg(long, default_value = "60", value_parser = args::parse_secs)]
     pub reply_timeout: f64,
+}
+
+impl StepArgs {
+    /// What the bodies hold: `--body`, else JSON-like text with `--compress`.
+    pub fn body_kind(&self) -> compression::BodyKind {
+        self.body.unwrap_or(if self.compress.is_some() {
+            compression::BodyKind::Json
+        } else {
+            compression::BodyKind::Fill
+        })
+    }
 }
 
 /// The queue manager to measure: embedded (default) or an existing one.
@@ -422,12 +442,13 @@ pub(crate) async fn shutdown_signal() -> &'static str {
     }
 }
 
-/// Refuses options that later issues fill (compression) and impossible mixes.
+/// Refuses impossible mixes of options.
 pub fn check_args(kind: Kind, s: &StepArgs, relay: Option<&Path>) -> Result<(), PerfError> {
-    if let Some(c) = &s.compress {
+    if let (Some(c), Kind::RrBb) = (&s.compress, kind) {
         return Err(PerfError::Usage(format!(
-            "--compress {c}: message compression is not available yet; this option comes with \
-             channel compression (run without it)"
+            "--compress {}: RR-BB's applications connect in bindings mode, where nothing is \
+             compressed (compression is a client channel's: use rr-cc, rr-cb or sr-cc)",
+            compression::describe(&c.0)
         )));
     }
     if matches!(kind, Kind::RrCc | Kind::RrBb | Kind::RrCb | Kind::Connect) {
@@ -507,6 +528,12 @@ pub fn test_name(kind: Kind, size: usize, s: &StepArgs, sharecnv: u32) -> String
     }
     if kind == Kind::Connect || sharecnv != 10 {
         parts.push(format!("SHARECNV {sharecnv}"));
+    }
+    if let Some(c) = &s.compress {
+        parts.push(format!("COMPMSG({})", compression::describe(&c.0)));
+    }
+    if s.body_kind() == compression::BodyKind::Json {
+        parts.push("JSON".into());
     }
     let name = if kind == Kind::Connect {
         "Connection test"
@@ -643,6 +670,39 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
                     target::TLS_CHANNEL
                 ));
             }
+            let compression_channel = match &steps.compress {
+                Some(list) => Some(qm.use_compression(&admin, &list.0).await?),
+                None => None,
+            };
+            if let (Some(list), Some(channel)) = (&steps.compress, &compression_channel) {
+                // What the channel agrees to: a run that asks for compression and gets
+                // none would measure plain traffic under a compression label.
+                let probe =
+                    crate::workload::step::connect(&qm.connect_options().sharecnv(1)).await?;
+                let (_, agreed) = probe.compression();
+                let _ = probe.disconnect().await;
+                if agreed == ferry_mqi::MessageCompression::None
+                    && list
+                        .0
+                        .iter()
+                        .any(|t| *t != ferry_mqi::MessageCompression::None)
+                {
+                    return Err(PerfError::Setup(format!(
+                        "channel {channel} agreed to no compression for COMPMSG({}): list \
+                         the technique in its COMPMSG",
+                        compression::describe(&list.0)
+                    )));
+                }
+                progress.line(&format!(
+                    "compression: the applications ask COMPMSG({}) on channel {channel}, which \
+                     agrees to {agreed}; bodies are {}",
+                    compression::describe(&list.0),
+                    match steps.body_kind() {
+                        compression::BodyKind::Json => "JSON-like text",
+                        compression::BodyKind::Fill => "one byte repeated",
+                    }
+                ));
+            }
             let max = admin.max_message_length() as usize;
             if max != 0 && max_size > max {
                 return Err(PerfError::Usage(format!(
@@ -666,6 +726,8 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
                     rate: steps.rate,
                     reply_timeout: Duration::from_secs_f64(steps.reply_timeout),
                     fault: steps.fault,
+                    body: steps.body_kind(),
+                    compression_channel: compression_channel.clone(),
                 };
                 let sr_cfg = SrConfig {
                     size,
@@ -676,6 +738,7 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
                     sharecnv,
                     warmup: steps.warmup,
                     secs: steps.secs,
+                    body: steps.body_kind(),
                 };
                 let conn_cfg = ConnectConfig {
                     rr: rr_cfg.clone(),
@@ -1042,6 +1105,13 @@ pub(crate) fn step_line(test: &str, kind: Kind, s: &StepReport) -> String {
     let depth = f
         .queue_depth_end
         .map_or(String::new(), |d| format!(", depth at end {d}"));
+    let depth = match &f.compression {
+        Some(c) => format!(
+            "{depth}, {} COMPRATE {:.0}% COMPTIME {:.0} µs",
+            c.technique, c.rate_long_pct, c.time_long_us
+        ),
+        None => depth,
+    };
     format!(
         "{test}, {} clients: {} {}, server {}% CPU, {} µs/{op}, p99 {:.0} µs{depth}{relay}{}",
         f.clients,
@@ -1213,12 +1283,25 @@ mod tests {
         assert_eq!(t.cipherspec.as_deref(), Some("TLS_AES_128_GCM_SHA256"));
         let e = parse(&["--cipherspec", "NULL_SHA"]).expect_err("not offered");
         assert!(e.contains("deprecated"), "{e}");
-        let s = parse(&["--compress", "LZ4"]).expect("parses").steps;
-        let e = check_args(Kind::RrCc, &s, None).expect_err("compression");
-        assert!(
-            e.to_string().contains("comes with channel compression"),
-            "{e}"
+        let e = parse(&["--compress", "LZ4"]).expect_err("no bare LZ4");
+        assert!(e.contains("LZ4FAST"), "{e}");
+        let e = parse(&["--compress", "ANY"]).expect_err("the receiving end's");
+        assert!(e.contains("receiving end"), "{e}");
+        let s = parse(&["--compress", "lz4fast"]).expect("parses").steps;
+        assert!(check_args(Kind::RrCc, &s, None).is_ok());
+        assert_eq!(
+            s.body_kind(),
+            compression::BodyKind::Json,
+            "JSON with --compress"
         );
+        assert_eq!(
+            test_name(Kind::RrCc, 2048, &s, 10),
+            "RR-CC (2KB Non-persistent, COMPMSG(LZ4FAST), JSON)"
+        );
+        let e = check_args(Kind::RrBb, &s, None).expect_err("bindings");
+        assert!(e.to_string().contains("bindings mode"), "{e}");
+        let s = parse(&["--body", "json"]).expect("parses").steps;
+        assert_eq!(s.body_kind(), compression::BodyKind::Json);
         let s = parse(&["--responders", "3"]).expect("parses").steps;
         let e = check_args(Kind::RrBb, &s, None).expect_err("responders");
         assert!(

@@ -15,6 +15,7 @@
 //! existing queue manager), [`workload`] (RR-CC/BB/CB, SR-CC, the connection test, recovery time and deep queues;
 //! request/reply and SR-CC written once over a client abstraction with native and AMQP
 //! implementations),
+//! [`compression`] (`--compress`: JSON-like bodies, COMPRATE from DISPLAY CHSTATUS),
 //! [`measure`] (/proc CPU, histograms), [`recovery_log`] (the log's flushes per
 //! message, from DISPLAY QMSTATUS), [`relay`] (the yardstick), [`report`] (tables,
 //! summary), [`output`] (JSON, CSV, Markdown, charts), [`progress`] (live display),
@@ -27,6 +28,7 @@
 pub mod amqp;
 pub mod args;
 pub mod cli;
+pub mod compression;
 pub mod machine;
 pub mod measure;
 pub mod output;

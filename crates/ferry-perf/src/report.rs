@@ -506,6 +506,7 @@ mod tests {
             queue_depth_end: None,
             sent: None,
             log: None,
+            compression: None,
             problems: if valid {
                 vec![]
             } else {

@@ -56,6 +56,8 @@ pub const TLS_CHANNEL: &str = "PERF.TLS.SVRCONN";
 /// A queue manager the harness drives.
 pub struct QueueManager {
     opts: ConnectOptions,
+    /// The SVRCONN channel the applications connect through.
+    channel: String,
     qmgr: String,
     bindings: Option<PathBuf>,
     server_pid: Option<u32>,
@@ -150,6 +152,7 @@ impl QueueManager {
         let opts = ConnectOptions::client(&conn_name, DEFAULT_CHANNEL).queue_manager(EMBEDDED_QMGR);
         Ok(QueueManager {
             opts,
+            channel: DEFAULT_CHANNEL.to_string(),
             qmgr: EMBEDDED_QMGR.to_string(),
             bindings: Some(e.bindings_socket()),
             tuning: tuning.iter().map(|(k, v)| format!("{k}={v}")).collect(),
@@ -188,6 +191,7 @@ impl QueueManager {
         });
         QueueManager {
             opts,
+            channel: channel.to_string(),
             qmgr: qmgr.to_string(),
             bindings,
             tuning: Vec::new(),
@@ -236,8 +240,46 @@ impl QueueManager {
         let conn_name = e.conname();
         let base = ConnectOptions::client(&conn_name, TLS_CHANNEL).queue_manager(EMBEDDED_QMGR);
         self.opts = base;
+        self.channel = TLS_CHANNEL.to_string();
         self.use_tls(ferry_client::TlsOptions::new(spec, client), spec);
         Ok(())
+    }
+
+    /// Channel compression: the applications ask for COMPMSG `list`. On the embedded
+    /// queue manager the channel they use lists COMPMSG(ANY): PERF.COMP.SVRCONN, defined
+    /// here, or PERF.TLS.SVRCONN with --cipherspec; with --connect, --channel must list
+    /// the technique itself. `admin` is a connection already made. Returns the channel.
+    pub async fn use_compression(
+        &mut self,
+        admin: &Connection,
+        list: &[ferry_mqi::MessageCompression],
+    ) -> Result<String, PerfError> {
+        if let Some(e) = &self.embedded {
+            if self.channel == TLS_CHANNEL {
+                run_mqsc(
+                    admin,
+                    &format!("ALTER CHANNEL({TLS_CHANNEL}) CHLTYPE(SVRCONN) COMPMSG(ANY)"),
+                )
+                .await?;
+            } else {
+                let channel = crate::compression::COMPRESSION_CHANNEL;
+                run_mqsc(
+                    admin,
+                    &format!(
+                        "DEFINE CHANNEL({channel}) CHLTYPE(SVRCONN) COMPMSG(ANY) \
+                         MAXINST(999999999) MAXINSTC(999999999) REPLACE"
+                    ),
+                )
+                .await?;
+                self.opts =
+                    ConnectOptions::client(&e.conname(), channel).queue_manager(EMBEDDED_QMGR);
+                self.channel = channel.to_string();
+            }
+        }
+        self.opts = self.opts.clone().message_compression(list);
+        let list = crate::compression::describe(list);
+        self.description.push_str(&format!(", COMPMSG({list})"));
+        Ok(self.channel.clone())
     }
 
     /// Connection options for the workload's applications.

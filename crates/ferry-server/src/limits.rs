@@ -187,6 +187,13 @@ pub const FIXED: &[FixedLimit] = &[
         when_hit: "A refused ServerHello (2218) and the socket is closed; FRY9504E.",
     },
     FixedLimit {
+        name: "Compressed frame, expanded (MAXMSGL + FRAME_OVERHEAD)",
+        value: ferry_wire::FRAME_OVERHEAD as u64,
+        unit: "bytes above the negotiated MAXMSGL",
+        what: "What one compressed PUT or PUT1 (COMPMSG, COMPHDR) may expand to, checked against the length the frame announces before anything is allocated for it (docs/protocol.md §7a).",
+        when_hit: "A close notice with 2218 MQRC_MSG_TOO_BIG_FOR_CHANNEL and the socket is closed; FRY9504E names the peer and the sizes. Other connections carry on.",
+    },
+    FixedLimit {
         name: "AMQP frames before the open (MIN-MAX-FRAME-SIZE)",
         value: ferry_amqp::frame::MIN_MAX_FRAME_SIZE as u64,
         unit: "bytes",

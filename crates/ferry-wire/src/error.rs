@@ -82,18 +82,50 @@ pub enum WireError {
         /// The value received.
         value: i64,
     },
+    /// A compressed frame announces more data than the connection's limit (MAXMSGL plus
+    /// the frame overhead): refused before anything is allocated for it.
+    #[error("a compressed frame would expand to {len} bytes; the limit is {max} bytes (MAXMSGL plus headers)")]
+    ExpandsTooLarge {
+        /// The expanded length announced.
+        len: u64,
+        /// The limit in force.
+        max: u64,
+    },
+    /// A compressed frame uses a technique the hello did not agree on (or the connection
+    /// agreed on none).
+    #[error("a compressed frame uses {technique} ({value}), which this connection did not agree on in its hello")]
+    TechniqueNotAgreed {
+        /// The technique's MQSC name.
+        technique: &'static str,
+        /// Its MQCOMPRESS value.
+        value: u32,
+    },
+    /// Compressed data that does not decompress to what its frame announced.
+    #[error("compressed {technique} data is damaged: {detail}")]
+    CorruptCompressedData {
+        /// The technique's MQSC name.
+        technique: &'static str,
+        /// What is wrong.
+        detail: &'static str,
+    },
+    /// A compressed frame reached a payload decoder without being expanded.
+    #[error("a compressed frame must be expanded before it is decoded")]
+    NotExpanded,
 }
 
 impl WireError {
     /// The MQ reason code that best describes the violation, as sent in a close notice.
     ///
-    /// Oversized frames map to 2218 MQRC_MSG_TOO_BIG_FOR_CHANNEL, bad names and texts to
+    /// Oversized frames (and compressed frames that would expand past the limit) map to
+    /// 2218 MQRC_MSG_TOO_BIG_FOR_CHANNEL, bad names and texts to
     /// 2152 MQRC_OBJECT_NAME_ERROR, a foreign peer (bad magic) to 2539
     /// MQRC_CHANNEL_CONFIG_ERROR; every other framing error to 2009
     /// MQRC_CONNECTION_BROKEN, which is what the application sees anyway.
     pub fn reason(&self) -> ReasonCode {
         match self {
-            WireError::FrameTooLarge { .. } => ReasonCode::MsgTooBigForChannel,
+            WireError::FrameTooLarge { .. } | WireError::ExpandsTooLarge { .. } => {
+                ReasonCode::MsgTooBigForChannel
+            }
             WireError::NameTooLong { .. } | WireError::InvalidUtf8 { .. } => {
                 ReasonCode::ObjectNameError
             }

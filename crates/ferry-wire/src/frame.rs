@@ -99,8 +99,10 @@ bitflags! {
     pub struct FrameFlags: u8 {
         /// The frame answers a request (set on every reply and heartbeat response).
         const REPLY = 0x01;
-        /// Reserved for compressed payloads (a later version); must be 0.
-        const RESERVED_COMPRESSED = 0x02;
+        /// The payload is compressed (protocol 1.4, only where the hello agreed on a
+        /// technique, only on PUT and PUT1 requests and GET replies): see
+        /// [`crate::compression`].
+        const COMPRESSED = 0x02;
         /// Reserved for more-frames-follow segmentation; must be 0.
         const RESERVED_SEGMENTED = 0x04;
         /// Reserved for asynchronous (unanswered) put; must be 0.
@@ -109,8 +111,17 @@ bitflags! {
 }
 
 impl FrameFlags {
-    /// The flags defined and usable in protocol 1.0.
-    pub const USABLE: FrameFlags = FrameFlags::REPLY;
+    /// The flags defined and usable (COMPRESSED from protocol 1.4).
+    pub const USABLE: FrameFlags = FrameFlags::REPLY.union(FrameFlags::COMPRESSED);
+}
+
+/// Whether a frame of `verb` (a reply when `reply`) may carry a compressed payload: the
+/// frames that carry a message.
+pub fn carries_message(verb: Verb, reply: bool) -> bool {
+    matches!(
+        (verb, reply),
+        (Verb::Put, false) | (Verb::Put1, false) | (Verb::Get, true)
+    )
 }
 
 /// One decoded frame: header fields plus the payload as a zero-copy slice of the read
@@ -187,6 +198,12 @@ pub fn decode_frame(buf: &mut BytesMut, max_frame_len: u32) -> Result<Option<Fra
     let reply_bit = verb_byte & REPLY_VERB_BIT != 0;
     if reply_bit != flags.contains(FrameFlags::REPLY) || (reply_bit && verb == Verb::Error) {
         return Err(WireError::FlagMismatch);
+    }
+    if flags.contains(FrameFlags::COMPRESSED) && !carries_message(verb, reply_bit) {
+        return Err(WireError::ReservedBits {
+            field: "frame flags (COMPRESSED on a frame that carries no message)",
+            bits: u32::from(FrameFlags::COMPRESSED.bits()),
+        });
     }
     if buf.len() < len as usize {
         return Ok(None);
@@ -303,9 +320,17 @@ mod tests {
             Err(WireError::UnknownVerb(0x33))
         );
         assert!(matches!(
-            decode_frame(&mut header(16, 0x05, 0x02), 1024),
+            decode_frame(&mut header(16, 0x05, 0x04), 1024),
             Err(WireError::ReservedBits { .. })
         ));
+        assert!(
+            matches!(
+                decode_frame(&mut header(16, 0x09, 0x02), 1024),
+                Err(WireError::ReservedBits { .. })
+            ),
+            "a commit carries no message to compress"
+        );
+        assert!(decode_frame(&mut header(16, 0x05, 0x02), 1024).is_ok());
         assert_eq!(
             decode_frame(&mut header(16, 0x85, 0), 1024),
             Err(WireError::FlagMismatch)

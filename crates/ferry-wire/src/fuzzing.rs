@@ -10,9 +10,14 @@
 //!   does; it must take the same hellos and frames as one decode of the whole sequence,
 //!   whatever the split, and its buffer must grow with what was fed, never with what a
 //!   header claims.
+//! - `compressed_frame` → [`expand_compressed`]: arbitrary bytes as the payload of a
+//!   compressed PUT, expanded under techniques drawn from the first byte; it must never
+//!   expand past the limit, and whatever expands must compress and expand back to itself.
 
 use bytes::{BufMut, BytesMut};
 
+use crate::compression::{FrameCompressor, FrameExpander, Techniques, PREFIX_LEN};
+use crate::frame::{FrameFlags, Verb, HEADER_LEN};
 use crate::inbound::{Inbound, Received, READ_MAX};
 use crate::{
     decode_frame, encode_reply, encode_request, ClientHello, CloseNotice, Frame, Reply, Request,
@@ -156,4 +161,73 @@ pub fn drive_inbound(data: &[u8]) {
         "a violation is found whatever the split"
     );
     assert_eq!(got, whole, "the same hello and frames whatever the split");
+}
+
+/// Expands `data[1..]` as the payload of a compressed PUT under the techniques `data[0]`
+/// picks (bit 3: COMPHDR SYSTEM; the low bits: a COMPMSG technique), with the limit of
+/// [`FUZZ_MAX_FRAME`]. Panics if an expansion passes the limit, keeps the COMPRESSED flag,
+/// or does not survive compressing and expanding again.
+pub fn expand_compressed(data: &[u8]) {
+    use ferry_mqi::{HeaderCompression, MessageCompression};
+    let Some((&seed, payload)) = data.split_first() else {
+        return;
+    };
+    const MESSAGE: [MessageCompression; 6] = [
+        MessageCompression::None,
+        MessageCompression::Rle,
+        MessageCompression::ZlibFast,
+        MessageCompression::ZlibHigh,
+        MessageCompression::Lz4Fast,
+        MessageCompression::Lz4High,
+    ];
+    let techniques = Techniques {
+        header: if seed & 0x08 != 0 {
+            HeaderCompression::System
+        } else {
+            HeaderCompression::None
+        },
+        message: MESSAGE[usize::from(seed & 0x07) % MESSAGE.len()],
+    };
+    let max_payload = FUZZ_MAX_FRAME as usize - HEADER_LEN;
+    let frame = Frame {
+        conversation: 1,
+        request_id: 1,
+        verb: Verb::Put,
+        flags: FrameFlags::COMPRESSED,
+        payload: bytes::Bytes::copy_from_slice(payload),
+    };
+    let Ok((expanded, flow)) = FrameExpander::new(techniques).expand(frame, max_payload) else {
+        return;
+    };
+    assert!(
+        expanded.payload.len() <= max_payload,
+        "expanded past the limit"
+    );
+    assert!(!expanded.flags.contains(FrameFlags::COMPRESSED));
+    assert!(flow.is_some());
+    // The data length it announced (the prefix was checked by the expansion).
+    let data_len = u32::from_le_bytes([payload[8], payload[9], payload[10], payload[11]]) as usize;
+    assert!(PREFIX_LEN <= payload.len() && data_len <= expanded.payload.len());
+    let mut out = BytesMut::new();
+    out.put_u32_le(0);
+    out.put_u32_le(1);
+    out.put_u32_le(1);
+    out.put_u8(Verb::Put.code());
+    out.put_u8(0);
+    out.put_u16_le(0);
+    out.put_slice(&expanded.payload);
+    let len = out.len() as u32;
+    out[..4].copy_from_slice(&len.to_le_bytes());
+    FrameCompressor::new(techniques).compress_frame(&mut out, 0, data_len);
+    let again = match decode_frame(&mut out, u32::MAX) {
+        Ok(Some(f)) => f,
+        other => panic!("a compressed frame does not decode: {other:?}"),
+    };
+    let (again, _) = FrameExpander::new(techniques)
+        .expand(again, max_payload)
+        .expect("what was compressed expands");
+    assert_eq!(
+        again.payload, expanded.payload,
+        "compress and expand round trip"
+    );
 }

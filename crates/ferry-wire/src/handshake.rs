@@ -8,8 +8,10 @@
 
 use bitflags::bitflags;
 use bytes::{BufMut, Bytes, BytesMut};
-use ferry_mqi::{CompCode, FixedStr, ReasonCode};
+use ferry_mqi::compression::{agree, MAX_HEADER_COMPRESSION_LIST, MAX_MESSAGE_COMPRESSION_LIST};
+use ferry_mqi::{CompCode, FixedStr, HeaderCompression, MessageCompression, ReasonCode, Technique};
 
+use crate::compression::Techniques;
 use crate::cursor::{put_fixed, put_string, Reader};
 use crate::structs::{get_status, put_status, Status};
 use crate::WireError;
@@ -24,13 +26,17 @@ pub const PROTOCOL_MAJOR: u16 = 1;
 /// Minor 1 adds the SET verb (MQSET); a peer that negotiated minor 0 never sends it.
 /// Minor 2 adds MQPMO.Context to PUT and PUT1 (passing context).
 /// Minor 3 adds MQCSP (user id and password) to MQCONN.
-pub const PROTOCOL_MINOR: u16 = 3;
+/// Minor 4 adds channel compression: the COMPHDR and COMPMSG lists in the client hello,
+/// the agreed techniques in the server hello, and the COMPRESSED frame flag.
+pub const PROTOCOL_MINOR: u16 = 4;
 /// The first minor version with the SET verb.
 pub const MINOR_WITH_SET: u16 = 1;
 /// The first minor version whose MQPMO carries Context (the handle to pass context from).
 pub const MINOR_WITH_CONTEXT: u16 = 2;
 /// The first minor version whose MQCONN carries MQCSP credentials.
 pub const MINOR_WITH_CREDENTIALS: u16 = 3;
+/// The first minor version with channel compression (the hello's compression fields).
+pub const MINOR_WITH_COMPRESSION: u16 = 4;
 
 /// Largest encoded hello (either direction).
 pub const MAX_HELLO_LEN: u32 = 1024;
@@ -49,13 +55,14 @@ const HELLO_PREFIX: usize = 9;
 bitflags! {
     /// Capability bits requested in `ClientHello` and granted in `ServerHello`.
     ///
-    /// All are reserved for later issues: protocol 1.0 clients send 0 and 1.0 servers
-    /// grant none (the granted set is the intersection of requested and supported).
+    /// The granted set is the intersection of requested and supported. COMPRESSION is
+    /// used from minor 4; the others are reserved for later issues.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
     pub struct HelloFlags: u32 {
         /// Reserved: TLS upgrade after the hello. Must be 0 now.
         const TLS = 0x01;
-        /// Reserved: payload compression. Must be 0 now.
+        /// Channel compression (minor 4): in a client hello, its COMPHDR and COMPMSG lists
+        /// follow; in a server hello, the techniques agreed follow.
         const COMPRESSION = 0x02;
         /// Reserved: asynchronous put (MQPMO_ASYNC_RESPONSE). Must be 0 now.
         const ASYNC_PUT = 0x04;
@@ -88,6 +95,19 @@ pub struct ClientHello {
     pub appl_name: FixedStr<28>,
     /// The user the client runs as.
     pub user_id: FixedStr<12>,
+    /// COMPHDR: header compression wanted, in order of preference (sent with the
+    /// COMPRESSION flag, from minor 4; at most 2).
+    pub compress_header: Vec<HeaderCompression>,
+    /// COMPMSG: message compression wanted, in order of preference (sent with the
+    /// COMPRESSION flag, from minor 4; at most 16).
+    pub compress_message: Vec<MessageCompression>,
+}
+
+impl ClientHello {
+    /// Whether the compression lists travel in this hello.
+    fn has_compression_fields(&self) -> bool {
+        self.minor >= MINOR_WITH_COMPRESSION && self.flags.contains(HelloFlags::COMPRESSION)
+    }
 }
 
 impl Default for ClientHello {
@@ -104,6 +124,8 @@ impl Default for ClientHello {
             sharecnv: DEFAULT_SHARECNV,
             appl_name: FixedStr::BLANK,
             user_id: FixedStr::BLANK,
+            compress_header: Vec::new(),
+            compress_message: Vec::new(),
         }
     }
 }
@@ -132,6 +154,8 @@ pub struct ServerHello {
     pub server_version: String,
     /// Human-readable explanation when refused; empty otherwise.
     pub message: String,
+    /// The techniques agreed (sent when COMPRESSION is granted, from minor 4).
+    pub compression: Techniques,
 }
 
 impl ServerHello {
@@ -151,12 +175,13 @@ impl ServerHello {
             qmgr_name: FixedStr::BLANK,
             server_version: String::new(),
             message: message.into(),
+            compression: Techniques::default(),
         }
     }
 }
 
 /// What a server offers, before negotiation with one client.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServerLimits {
     /// The channel's MAXMSGL.
     pub max_msg_length: u32,
@@ -164,8 +189,12 @@ pub struct ServerLimits {
     pub heartbeat_interval: u32,
     /// The channel's SHARECNV.
     pub sharecnv: u32,
-    /// Capabilities the server supports (none in 1.0).
+    /// Capabilities the server supports.
     pub flags: HelloFlags,
+    /// The channel's COMPHDR list.
+    pub compress_header: Vec<HeaderCompression>,
+    /// The channel's COMPMSG list (ANY: whatever the client asks for).
+    pub compress_message: Vec<MessageCompression>,
 }
 
 /// The values both sides use after the handshake.
@@ -182,6 +211,8 @@ pub struct Negotiated {
     pub heartbeat_interval: u32,
     /// Conversations per socket: the lower of the two (0 and 1 mean one).
     pub sharecnv: u32,
+    /// The compression techniques agreed (NONE unless COMPRESSION was granted).
+    pub compression: Techniques,
 }
 
 /// Applies the negotiation rules of docs/protocol.md §3. The caller (the server) first
@@ -192,9 +223,23 @@ pub fn negotiate(client: &ClientHello, server: &ServerLimits) -> Negotiated {
     } else {
         client.max_msg_length.min(server.max_msg_length)
     };
+    let minor = negotiate_minor(client.minor);
+    let mut flags = client.flags & server.flags;
+    if minor < MINOR_WITH_COMPRESSION {
+        flags.remove(HelloFlags::COMPRESSION);
+    }
+    let compression = if flags.contains(HelloFlags::COMPRESSION) {
+        Techniques {
+            header: agree(&client.compress_header, &server.compress_header),
+            message: agree(&client.compress_message, &server.compress_message),
+        }
+    } else {
+        Techniques::default()
+    };
     Negotiated {
-        minor: negotiate_minor(client.minor),
-        flags: client.flags & server.flags,
+        minor,
+        flags,
+        compression,
         max_msg_length,
         heartbeat_interval: negotiate_heartbeat(
             client.heartbeat_interval,
@@ -294,6 +339,10 @@ impl ClientHello {
         out.put_u32_le(self.sharecnv);
         put_fixed(out, &self.appl_name);
         put_fixed(out, &self.user_id);
+        if self.has_compression_fields() {
+            put_list(out, &self.compress_header);
+            put_list(out, &self.compress_message);
+        }
         finish_hello(out, start)
     }
 
@@ -308,7 +357,7 @@ impl ClientHello {
             return Ok(None);
         };
         let mut r = Reader::new(&body);
-        let hello = ClientHello {
+        let mut hello = ClientHello {
             major: r.u16()?,
             minor: r.u16()?,
             flags: HelloFlags::from_bits_retain(r.u32()?),
@@ -319,7 +368,21 @@ impl ClientHello {
             sharecnv: r.u32()?,
             appl_name: r.fixed("ClientHello.appl_name")?,
             user_id: r.fixed("ClientHello.user_id")?,
+            compress_header: Vec::new(),
+            compress_message: Vec::new(),
         };
+        if hello.has_compression_fields() {
+            hello.compress_header = get_list(
+                &mut r,
+                MAX_HEADER_COMPRESSION_LIST,
+                "ClientHello.compress_header",
+            )?;
+            hello.compress_message = get_list(
+                &mut r,
+                MAX_MESSAGE_COMPRESSION_LIST,
+                "ClientHello.compress_message",
+            )?;
+        }
         r.finish()?;
         Ok(Some(hello))
     }
@@ -339,6 +402,10 @@ impl ServerHello {
         put_fixed(out, &self.qmgr_name);
         put_string(out, &self.server_version)?;
         put_string(out, &self.message)?;
+        if self.minor >= MINOR_WITH_COMPRESSION && self.flags.contains(HelloFlags::COMPRESSION) {
+            out.put_u32_le(self.compression.header.value());
+            out.put_u32_le(self.compression.message.value());
+        }
         finish_hello(out, start)
     }
 
@@ -348,7 +415,7 @@ impl ServerHello {
             return Ok(None);
         };
         let mut r = Reader::new(&body);
-        let hello = ServerHello {
+        let mut hello = ServerHello {
             status: get_status(&mut r)?,
             major: r.u16()?,
             minor: r.u16()?,
@@ -359,10 +426,63 @@ impl ServerHello {
             qmgr_name: r.fixed("ServerHello.qmgr_name")?,
             server_version: r.string("ServerHello.server_version")?,
             message: r.string("ServerHello.message")?,
+            compression: Techniques::default(),
         };
+        if hello.minor >= MINOR_WITH_COMPRESSION && hello.flags.contains(HelloFlags::COMPRESSION) {
+            hello.compression = Techniques {
+                header: get_technique(r.u32()?, "ServerHello.compress_header")?,
+                message: get_technique(r.u32()?, "ServerHello.compress_message")?,
+            };
+        }
         r.finish()?;
         Ok(Some(hello))
     }
+}
+
+/// Writes a compression list: `count u8` + one `u32` MQCOMPRESS value each.
+fn put_list<T: Technique>(out: &mut BytesMut, list: &[T]) {
+    debug_assert!(
+        list.len() <= usize::from(u8::MAX),
+        "compression list too long"
+    );
+    out.put_u8(list.len().min(usize::from(u8::MAX)) as u8);
+    for t in list.iter().take(usize::from(u8::MAX)) {
+        out.put_u32_le(t.value());
+    }
+}
+
+/// Reads a compression list of at most `max` known techniques.
+fn get_list<T: Technique>(
+    r: &mut Reader<'_>,
+    max: usize,
+    field: &'static str,
+) -> Result<Vec<T>, WireError> {
+    let count = usize::from(r.u8()?);
+    if count > max {
+        return Err(WireError::InvalidValue {
+            field,
+            value: count as i64,
+        });
+    }
+    (0..count)
+        .map(|_| {
+            let v = r.u32()?;
+            T::from_value(v).ok_or(WireError::InvalidValue {
+                field,
+                value: i64::from(v),
+            })
+        })
+        .collect()
+}
+
+/// A technique agreed by a server: a known one, and never ANY.
+fn get_technique<T: Technique>(value: u32, field: &'static str) -> Result<T, WireError> {
+    T::from_value(value)
+        .filter(|t| Some(*t) != T::ANY)
+        .ok_or(WireError::InvalidValue {
+            field,
+            value: i64::from(value),
+        })
 }
 
 #[cfg(test)]
@@ -405,6 +525,7 @@ mod tests {
             qmgr_name: FixedStr::new("QM1").unwrap(),
             server_version: "ferry 0.1.0".into(),
             message: String::new(),
+            compression: Techniques::default(),
         };
         let mut b = BytesMut::new();
         h.encode(&mut b).unwrap();
@@ -441,6 +562,8 @@ mod tests {
             heartbeat_interval: 300,
             sharecnv: 10,
             flags: HelloFlags::empty(),
+            compress_header: vec![HeaderCompression::None],
+            compress_message: vec![MessageCompression::None],
         };
         let mut c = client();
         c.max_msg_length = 0;
@@ -463,6 +586,104 @@ mod tests {
             (300, 100),
             "a client that wants no heartbeats gets the server's"
         );
+    }
+
+    fn svrconn(message: Vec<MessageCompression>) -> ServerLimits {
+        ServerLimits {
+            max_msg_length: 1 << 20,
+            heartbeat_interval: 300,
+            sharecnv: 10,
+            flags: HelloFlags::COMPRESSION,
+            compress_header: vec![HeaderCompression::None, HeaderCompression::System],
+            compress_message: message,
+        }
+    }
+
+    fn compressing(message: Vec<MessageCompression>) -> ClientHello {
+        ClientHello {
+            flags: HelloFlags::COMPRESSION,
+            compress_header: vec![HeaderCompression::System],
+            compress_message: message,
+            ..client()
+        }
+    }
+
+    #[test]
+    fn compression_is_agreed_as_mq_does() {
+        use MessageCompression as M;
+        let server = svrconn(vec![M::ZlibFast, M::Lz4Fast]);
+        let n = negotiate(&compressing(vec![M::Lz4Fast]), &server);
+        assert_eq!(n.compression.message, M::Lz4Fast);
+        assert_eq!(n.compression.header, HeaderCompression::System);
+        assert!(n.flags.contains(HelloFlags::COMPRESSION));
+        let n = negotiate(&compressing(vec![M::Lz4High]), &server);
+        assert_eq!(
+            n.compression.message,
+            M::None,
+            "a technique the channel lacks"
+        );
+        let n = negotiate(&compressing(vec![M::Rle]), &svrconn(vec![M::Any]));
+        assert_eq!(n.compression.message, M::Rle);
+    }
+
+    #[test]
+    fn a_minor_2_peer_never_compresses() {
+        use MessageCompression as M;
+        // An old client: no flag, no lists, minor 2.
+        let old = ClientHello {
+            minor: 2,
+            ..client()
+        };
+        let n = negotiate(&old, &svrconn(vec![M::Any]));
+        assert_eq!((n.minor, n.compression), (2, Techniques::default()));
+        assert!(!n.flags.contains(HelloFlags::COMPRESSION));
+        // Its hello bytes are what a minor-2 client sends: the lists are not there.
+        let mut with_flag = BytesMut::new();
+        ClientHello {
+            flags: HelloFlags::COMPRESSION,
+            compress_message: vec![M::Lz4Fast],
+            ..old.clone()
+        }
+        .encode(&mut with_flag)
+        .unwrap();
+        let mut plain = BytesMut::new();
+        old.encode(&mut plain).unwrap();
+        assert_eq!(with_flag.len(), plain.len());
+        // A server hello that grants nothing has no compression fields (an old client
+        // reads it), also a refusal.
+        let refusal = ServerHello::refuse(ReasonCode::UnknownChannelName, "no");
+        let mut b = BytesMut::new();
+        refusal.encode(&mut b).unwrap();
+        let mut old_layout = b.clone();
+        let decoded = ServerHello::decode(&mut old_layout).unwrap().unwrap();
+        assert_eq!(decoded, refusal);
+    }
+
+    #[test]
+    fn compression_fields_round_trip() {
+        use MessageCompression as M;
+        let c = compressing(vec![M::Lz4Fast, M::ZlibFast, M::None]);
+        let mut b = BytesMut::new();
+        c.encode(&mut b).unwrap();
+        assert_eq!(ClientHello::decode(&mut b), Ok(Some(c)));
+        let h = ServerHello {
+            flags: HelloFlags::COMPRESSION,
+            compression: Techniques {
+                header: HeaderCompression::System,
+                message: M::Lz4Fast,
+            },
+            status: Status::OK,
+            ..ServerHello::refuse(ReasonCode::None, "")
+        };
+        h.encode(&mut b).unwrap();
+        assert_eq!(ServerHello::decode(&mut b), Ok(Some(h)));
+        // A list longer than MQ's, or an unknown value, is refused.
+        let mut long = BytesMut::new();
+        compressing(vec![M::Rle; 17]).encode(&mut long).unwrap();
+        assert!(matches!(
+            ClientHello::decode(&mut long),
+            Err(WireError::InvalidValue { .. })
+        ));
     }
 
     proptest::proptest! {

@@ -30,6 +30,7 @@
 
 #![deny(missing_docs)]
 
+pub mod compression;
 mod cursor;
 pub mod error;
 pub mod frame;
@@ -41,15 +42,16 @@ pub mod reply;
 pub mod request;
 pub mod structs;
 
+pub use compression::{CompressionMeter, FlowSize, FrameCompressor, FrameExpander, Techniques};
 pub use error::WireError;
 pub use frame::{
-    decode_frame, max_frame_len, pending_frame_len, Frame, FrameFlags, Verb, FRAME_OVERHEAD,
-    HEADER_LEN, SOCKET_CONVERSATION,
+    carries_message, decode_frame, max_frame_len, pending_frame_len, Frame, FrameFlags, Verb,
+    FRAME_OVERHEAD, HEADER_LEN, SOCKET_CONVERSATION,
 };
 pub use handshake::{
     negotiate, negotiate_heartbeat, ClientHello, HelloFlags, Negotiated, ServerHello, ServerLimits,
-    MAGIC, MINOR_WITH_CONTEXT, MINOR_WITH_CREDENTIALS, MINOR_WITH_SET, PROTOCOL_MAJOR,
-    PROTOCOL_MINOR,
+    MAGIC, MINOR_WITH_COMPRESSION, MINOR_WITH_CONTEXT, MINOR_WITH_CREDENTIALS, MINOR_WITH_SET,
+    PROTOCOL_MAJOR, PROTOCOL_MINOR,
 };
 pub use inbound::{Inbound, Received};
 pub use notice::CloseNotice;

@@ -113,6 +113,14 @@ pub enum Reply {
 }
 
 impl Reply {
+    /// The message data a GET reply carries (the end of its payload), for compression.
+    pub fn message_data(&self) -> Option<&Bytes> {
+        match self {
+            Reply::Get { body, .. } => Some(body),
+            _ => None,
+        }
+    }
+
     /// The verb this reply travels under (sent as `verb | 0x80`).
     pub fn verb(&self) -> Verb {
         match self {
@@ -199,6 +207,9 @@ impl Reply {
 
     /// Decodes a reply frame. Refuses requests, close notices and malformed payloads.
     pub fn decode(frame: &Frame) -> Result<Reply, WireError> {
+        if frame.flags.contains(crate::FrameFlags::COMPRESSED) {
+            return Err(WireError::NotExpanded);
+        }
         if !frame.is_reply() {
             return Err(WireError::UnexpectedVerb {
                 verb: frame.verb.code(),

@@ -145,6 +145,14 @@ pub enum Request {
 }
 
 impl Request {
+    /// The message data a PUT or PUT1 carries (the end of its payload), for compression.
+    pub fn message_data(&self) -> Option<&Bytes> {
+        match self {
+            Request::Put { body, .. } | Request::Put1 { body, .. } => Some(body),
+            _ => None,
+        }
+    }
+
     /// The verb this request travels under.
     pub fn verb(&self) -> Verb {
         match self {
@@ -174,6 +182,9 @@ impl Request {
     /// (PUT and PUT1 carry MQPMO.Context from minor 2). Refuses replies, close notices
     /// and malformed payloads.
     pub fn decode_at(frame: &Frame, minor: u16) -> Result<Request, WireError> {
+        if frame.flags.contains(crate::FrameFlags::COMPRESSED) {
+            return Err(WireError::NotExpanded);
+        }
         if frame.is_reply() {
             return Err(WireError::UnexpectedVerb {
                 verb: frame.verb.code() | REPLY_VERB_BIT,

@@ -324,6 +324,42 @@ proptest! {
     }
 
     #[test]
+    fn arbitrary_compressed_payloads_never_panic(data in proptest::collection::vec(any::<u8>(), 0..2048)) {
+        fuzzing::expand_compressed(&data);
+    }
+
+    #[test]
+    fn mutated_compressed_frames_never_panic(
+        body in proptest::collection::vec(0u8..3, 0..3000),
+        seed in any::<u8>(),
+        flips in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..4),
+    ) {
+        // A well-formed compressed payload, then a few bytes changed.
+        let t = ferry_wire::Techniques {
+            header: if seed & 0x08 != 0 { ferry_mqi::HeaderCompression::System } else { ferry_mqi::HeaderCompression::None },
+            message: [ferry_mqi::MessageCompression::None, ferry_mqi::MessageCompression::Rle,
+                ferry_mqi::MessageCompression::ZlibFast, ferry_mqi::MessageCompression::ZlibHigh,
+                ferry_mqi::MessageCompression::Lz4Fast, ferry_mqi::MessageCompression::Lz4High][usize::from(seed & 7) % 6],
+        };
+        let req = Request::Put {
+            hobj: 1,
+            md: ferry_mqi::MessageDescriptor::default(),
+            pmo: ferry_mqi::PutOptions::default(),
+            body: bytes::Bytes::from(body.clone()),
+        };
+        let mut out = BytesMut::new();
+        encode_request(1, 1, &req, &mut out).unwrap();
+        ferry_wire::FrameCompressor::new(t).compress_frame(&mut out, 0, body.len());
+        let mut v = vec![seed];
+        v.extend_from_slice(&out[ferry_wire::HEADER_LEN..]);
+        for (at, b) in flips {
+            let i = 1 + at.index(v.len() - 1);
+            v[i] ^= b;
+        }
+        fuzzing::expand_compressed(&v);
+    }
+
+    #[test]
     fn mutated_frames_never_panic(
         req in request(),
         flips in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..6),

@@ -3,7 +3,8 @@
 //! made invalid on purpose (damaged replies, a wrong CorrelId, a reply queue that does
 //! not exist, request queues that refuse puts; native and AMQP), the
 //! connection test, the recovery workload (fill, kill -9 and controlled restarts, drain),
-//! `ferry perf report` on a run's JSON, and the messages bad flags get.
+//! `ferry perf report` on a run's JSON, RR-CC with channel compression (`--compress`), and
+//! the messages bad flags get.
 //! Steps are about a second each.
 
 use std::path::{Path, PathBuf};
@@ -115,6 +116,47 @@ fn sr_cc_reports_messages_and_queue_depth() {
     assert!(s.sent.unwrap_or(0) > 0, "{s:?}");
     let csv = std::fs::read_to_string(dir.path().join("sr-cc.csv")).expect("csv");
     assert_eq!(csv.lines().count(), 2, "{csv}");
+}
+
+#[test]
+fn rr_cc_compresses_json_bodies_and_reports_comprate() {
+    let dir = Scratch::new();
+    let mut args = vec![
+        "rr-cc",
+        "--clients",
+        "2",
+        "--sizes",
+        "20KB",
+        "--compress",
+        "ZLIBFAST",
+    ];
+    args.extend(TINY);
+    let o = perf(&args, dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("PERF.COMP.SVRCONN, which agrees to ZLIBFAST"),
+        "{}",
+        text(&o)
+    );
+    let doc = read(&dir.path().join("rr-cc.json"));
+    let series = &doc.series[0];
+    assert_eq!(
+        series.test,
+        "RR-CC (20KB Non-persistent, COMPMSG(ZLIBFAST), JSON)"
+    );
+    let f = &series.steps[0].ferry;
+    assert!(f.valid, "replies came back intact: {f:?}");
+    let c = f.compression.as_ref().expect("COMPRATE read");
+    assert_eq!(
+        (c.channel.as_str(), c.technique.as_str()),
+        ("PERF.COMP.SVRCONN", "ZLIBFAST")
+    );
+    assert!(c.instances >= 2, "{c:?}");
+    assert!(
+        (20.0..95.0).contains(&c.rate_long_pct),
+        "JSON-like bodies compress, but not to nothing: {c:?}"
+    );
 }
 
 fn invalid_run(fault: &str, expect: &str) {
@@ -380,11 +422,9 @@ fn bad_flags_and_missing_workloads_get_clear_messages() {
         2,
         "--key-repository",
     );
-    refused(
-        &["sr-cc", "--compress", "LZ4"],
-        2,
-        "comes with channel compression",
-    );
+    refused(&["sr-cc", "--compress", "LZ4"], 2, "LZ4FAST");
+    refused(&["rr-cc", "--compress", "ANY"], 2, "receiving end");
+    refused(&["rr-bb", "--compress", "RLE"], 2, "bindings mode");
     refused(
         &["rr-bb", "--responders", "2"],
         2,

@@ -32,9 +32,10 @@ impl FilterKind {
     pub(super) fn of_attr(kind: AttrKind) -> Self {
         match kind {
             AttrKind::Int { .. } | AttrKind::IntOrWord { .. } => FilterKind::Int,
-            AttrKind::Text { .. } | AttrKind::Checked { .. } | AttrKind::Name { .. } => {
-                FilterKind::Text
-            }
+            AttrKind::Text { .. }
+            | AttrKind::Checked { .. }
+            | AttrKind::Name { .. }
+            | AttrKind::KeywordList { .. } => FilterKind::Text,
             AttrKind::Keyword { values } => FilterKind::Keyword(values),
             AttrKind::Flag { on, off } => FilterKind::Flag { on, off },
         }

@@ -276,6 +276,8 @@ fn rr_config(size: usize, s: &StepArgs) -> RrConfig {
         rate: s.rate,
         reply_timeout: Duration::from_secs_f64(s.reply_timeout),
         fault: s.fault,
+        body: s.body_kind(),
+        compression_channel: None,
     }
 }
 
@@ -289,5 +291,6 @@ fn sr_config(size: usize, s: &StepArgs, per_queue: usize) -> SrConfig {
         sharecnv: 0,
         warmup: s.warmup,
         secs: s.secs,
+        body: s.body_kind(),
     }
 }

@@ -236,6 +236,7 @@ pub(crate) mod testdata {
                 queue_depth_end: None,
                 sent: None,
                 log: None,
+                compression: None,
                 problems: if valid {
                     vec![]
                 } else {

@@ -236,6 +236,7 @@ pub async fn run_step(
         queue_depth_end: None,
         sent: Some(trips.round_trips()),
         log: None,
+        compression: None,
         problems,
         valid: errors == 0 && mismatches == 0 && window.round_trips == clients as u64,
     })

@@ -68,6 +68,11 @@ pub struct RrConfig {
     pub reply_timeout: Duration,
     /// A deliberate fault, for the harness's own tests.
     pub fault: Fault,
+    /// What the bodies hold.
+    pub body: crate::compression::BodyKind,
+    /// The channel whose COMPRATE and COMPTIME are read at the end of the window
+    /// (`--compress` runs against a Ferry queue manager).
+    pub compression_channel: Option<String>,
 }
 
 /// A deliberate fault the responders make, so tests can see a step marked invalid.
@@ -200,7 +205,7 @@ async fn requester_loop<R: Requester>(
     clients: usize,
     tally: Rc<Tally>,
 ) {
-    let template = vec![0x5Au8; cfg.size];
+    let template = crate::compression::body_template(cfg.body, cfg.size, 0x5A);
     let mut pacer = Pacer::new(cfg.rate, id as f64 / clients.max(1) as f64);
     let mut seq = 0u64;
     let mut previous: Option<Bytes> = None;
@@ -299,6 +304,17 @@ pub async fn run_step<P: Protocol>(
         "round trips",
     )
     .await;
+    // Read while the applications are still connected: a channel instance's figures go
+    // with it.
+    let compression = match (admin, &cfg.compression_channel) {
+        (Some(admin), Some(channel)) => crate::compression::read(admin, channel)
+            .await
+            .unwrap_or_else(|e| {
+                tally.note(format!("COMPRATE not read: {e}"));
+                None
+            }),
+        _ => None,
+    };
     tally.request_stop();
     let late_requesters = join_until(
         req_handles,
@@ -326,7 +342,9 @@ pub async fn run_step<P: Protocol>(
         ));
     }
     // Every round trip moves two messages: the request and the reply.
-    Ok(finish(&tally, clients, responders, window, 2, None, None))
+    let mut outcome = finish(&tally, clients, responders, window, 2, None, None);
+    outcome.compression = compression;
+    Ok(outcome)
 }
 
 /// Connects `responders` responders (round-robin over the request queues) and starts

@@ -45,6 +45,8 @@ pub struct SrConfig {
     pub warmup: f64,
     /// Measured seconds.
     pub secs: f64,
+    /// What the bodies hold.
+    pub body: crate::compression::BodyKind,
 }
 
 /// Name of sender `i`'s queue (0-based): `SR.1`, `SR.2`...
@@ -115,7 +117,7 @@ async fn sender_loop<S: Sender>(
     epoch: Instant,
     tally: Rc<Tally>,
 ) {
-    let template = vec![0x33u8; cfg.size];
+    let template = crate::compression::body_template(cfg.body, cfg.size, 0x33);
     let mut pacer = Pacer::new(cfg.rate, id as f64 / senders.max(1) as f64);
     let mut previous: Option<Bytes> = None;
     let mut seq = 0u64;

@@ -44,6 +44,9 @@ pub struct StepOutcome {
     /// when its counters could not be read, or in result files from before they were).
     #[serde(default)]
     pub log: Option<LogFigures>,
+    /// COMPRATE and COMPTIME at the end of the window (`--compress` runs only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compression: Option<crate::compression::CompressionFigures>,
     /// The first few problems.
     pub problems: Vec<String>,
     /// No errors, no mismatches, at least one operation, everyone ended in time.
@@ -142,6 +145,7 @@ pub fn finish(
         queue_depth_end,
         sent,
         log,
+        compression: None,
         problems: tally.problems(),
         valid: errors == 0 && mismatches == 0 && window.round_trips > 0,
     }

@@ -468,7 +468,7 @@ impl Raw {
     }
 
     /// Sends `hello` and reads the server's answer.
-    fn send_hello(&mut self, hello: ClientHello) -> ServerHello {
+    pub fn send_hello(&mut self, hello: ClientHello) -> ServerHello {
         let mut out = BytesMut::new();
         hello.encode(&mut out).expect("encode hello");
         self.send_bytes(&out);

@@ -142,6 +142,16 @@ impl ChannelInstance {
             if let Transport::Tcp { tls: Some(tls), .. } = &s.transport {
                 st.tls = tls.status();
             }
+            let agreed = s.negotiated.compression;
+            st.compression.header = (agreed.header, agreed.header);
+            st.compression.message = (agreed.message, agreed.message);
+            if let Some(c) = &s.compression {
+                let c = c.borrow();
+                st.compression.header.1 = c.last_sent.0;
+                st.compression.message.1 = c.last_sent.1;
+                st.compression.rate = c.meter.rate();
+                st.compression.time = c.meter.time();
+            }
         }
         st
     }

@@ -29,8 +29,9 @@ use bytes::BytesMut;
 use ferry_engine::{ConnId, ConsumerId, DeliveryToken, GetResult, GotMessage};
 use ferry_mqi::ReasonCode;
 use ferry_wire::{
-    max_frame_len, negotiate, ClientHello, CloseNotice, Frame, HelloFlags, Inbound, Negotiated,
-    Received, Reply, ServerHello, ServerLimits, Status, Verb, WireError,
+    max_frame_len, negotiate, ClientHello, CloseNotice, CompressionMeter, FlowSize, Frame,
+    FrameCompressor, FrameExpander, HelloFlags, Inbound, Negotiated, Received, Reply, ServerHello,
+    ServerLimits, Status, Verb, WireError, HEADER_LEN,
 };
 use foldhash::{HashMap, HashMapExt};
 use std::cell::{Cell, RefCell};
@@ -87,6 +88,39 @@ struct HeldMark {
     verb: Verb,
 }
 
+/// Channel compression of one socket (COMPHDR/COMPMSG agreed in its hello): the codecs'
+/// state and what DISPLAY CHSTATUS shows.
+pub(super) struct SocketCompression {
+    compressor: FrameCompressor,
+    expander: FrameExpander,
+    /// COMPRATE and COMPTIME.
+    pub(super) meter: CompressionMeter,
+    /// The techniques the last message sent travelled with (COMPHDR/COMPMSG's second value).
+    pub(super) last_sent: (ferry_mqi::HeaderCompression, ferry_mqi::MessageCompression),
+}
+
+impl SocketCompression {
+    fn new(negotiated: &Negotiated) -> Option<RefCell<Self>> {
+        let t = negotiated.compression;
+        t.any().then(|| {
+            RefCell::new(SocketCompression {
+                compressor: FrameCompressor::new(t),
+                expander: FrameExpander::new(t),
+                meter: CompressionMeter::default(),
+                last_sent: (
+                    ferry_mqi::HeaderCompression::None,
+                    ferry_mqi::MessageCompression::None,
+                ),
+            })
+        })
+    }
+
+    fn record(&mut self, flow: &FlowSize, started: Instant) {
+        let micros = started.elapsed().as_secs_f64() * 1e6;
+        self.meter.record(flow, micros);
+    }
+}
+
 /// What the reader, the writer and other sockets share about one socket.
 pub struct SocketShared {
     /// Replies waiting to be written.
@@ -136,6 +170,8 @@ pub struct SocketShared {
     pub channel: String,
     /// Negotiated limits.
     pub negotiated: Negotiated,
+    /// Channel compression, when the hello agreed on a technique.
+    pub(super) compression: Option<RefCell<SocketCompression>>,
 }
 
 impl SocketShared {
@@ -150,7 +186,7 @@ impl SocketShared {
             if out.capacity() - out.len() < OUT_CHUNK / 4 {
                 out.reserve(OUT_CHUNK);
             }
-            encode(&mut out, conversation, request_id, reply);
+            self.encode(&mut out, conversation, request_id, reply);
             was_empty
         };
         // The writer drains the whole buffer each time it runs, so it needs waking only
@@ -173,7 +209,7 @@ impl SocketShared {
             return false;
         }
         let mut held = self.held.borrow_mut();
-        encode(&mut held, conversation, request_id, reply);
+        self.encode(&mut held, conversation, request_id, reply);
         let mut marks = self.held_marks.borrow_mut();
         let first = marks.is_empty();
         marks.push_back(HeldMark {
@@ -320,6 +356,60 @@ impl SocketShared {
             .borrow_mut()
             .retain(|p| p.frame.conversation != conversation);
         server.stop_waiting_for_log_room(self, conversation);
+    }
+
+    /// Encodes `reply` for request `request_id` of `conversation` onto `out`, compressed
+    /// when it carries a message and the hello agreed on compression.
+    fn encode(&self, out: &mut BytesMut, conversation: u32, request_id: u32, reply: &Reply) {
+        let start = out.len();
+        if let Err(e) = ferry_wire::encode_reply(conversation, request_id, reply, out) {
+            tracing::error!("cannot encode reply: {e}");
+            return;
+        }
+        if let (Some(c), Some(data)) = (&self.compression, reply.message_data()) {
+            let started = Instant::now();
+            let mut c = c.borrow_mut();
+            let flow = c.compressor.compress_frame(out, start, data.len());
+            c.last_sent = (flow.header, flow.message);
+            c.record(&flow, started);
+        }
+    }
+
+    /// Expands a compressed frame (a PUT or PUT1 whose client compressed it); any other
+    /// frame comes back as it is (a message frame counted in COMPRATE). A frame compressed without an agreement, with a
+    /// technique not agreed, expanding past MAXMSGL plus headers, or damaged, breaks the
+    /// protocol.
+    fn expand(&self, frame: Frame) -> Result<Frame, WireError> {
+        if !frame.flags.contains(ferry_wire::FrameFlags::COMPRESSED) {
+            // A message the client sent as it was (too short, or it did not shrink)
+            // counts in COMPRATE as nothing saved, as one the queue manager sends does.
+            if let Some(c) = &self.compression {
+                if ferry_wire::carries_message(frame.verb, frame.is_reply()) {
+                    let n = frame.payload.len();
+                    let flow = FlowSize {
+                        before: n,
+                        after: n,
+                        ..FlowSize::default()
+                    };
+                    c.borrow_mut().meter.record(&flow, 0.0);
+                }
+            }
+            return Ok(frame);
+        }
+        let Some(c) = &self.compression else {
+            return Err(WireError::ReservedBits {
+                field: "frame flags (COMPRESSED, but the hello agreed on no compression)",
+                bits: u32::from(ferry_wire::FrameFlags::COMPRESSED.bits()),
+            });
+        };
+        let started = Instant::now();
+        let max_payload = max_frame_len(self.negotiated.max_msg_length) as usize - HEADER_LEN;
+        let mut c = c.borrow_mut();
+        let (frame, flow) = c.expander.expand(frame, max_payload)?;
+        if let Some(flow) = flow {
+            c.record(&flow, started);
+        }
+        Ok(frame)
     }
 
     /// Records that a conversation connected: the socket's handshake is complete.
@@ -471,6 +561,7 @@ pub async fn serve<R, W>(
         parked: RefCell::new(Vec::new()),
         transport,
         channel: hello.channel.as_str().to_string(),
+        compression: SocketCompression::new(&negotiated),
         negotiated,
     });
     svrconns.register_socket(&shared);
@@ -612,6 +703,8 @@ fn admit(
             heartbeat_interval: 0,
             sharecnv: hello.sharecnv.clamp(1, 1000),
             flags: HelloFlags::empty(),
+            compress_header: Vec::new(),
+            compress_message: Vec::new(),
         },
         Transport::Tcp { tls: session, .. } => {
             let name = hello.channel.as_str();
@@ -656,7 +749,9 @@ fn admit(
                 max_msg_length: u32::try_from(a.max_msg_length.min(qmgr_max)).unwrap_or(0),
                 heartbeat_interval: u32::try_from(a.heartbeat_interval).unwrap_or(0),
                 sharecnv: u32::try_from(a.share_conversations).unwrap_or(1).max(1),
-                flags: HelloFlags::empty(),
+                flags: HelloFlags::COMPRESSION,
+                compress_header: a.header_compression.clone(),
+                compress_message: a.message_compression.clone(),
             }
         }
     };
@@ -676,6 +771,7 @@ fn admit(
         qmgr_name: ferry_mqi::FixedStr::truncating(&server.name),
         server_version: format!("Ferry {}", env!("CARGO_PKG_VERSION")),
         message: String::new(),
+        compression: n.compression,
     };
     (answer, Some(n))
 }
@@ -823,6 +919,10 @@ fn decode_batch(
                 }))
             }
             Ok(Some(Received::Frame(frame))) => {
+                let frame = match shared.expand(frame) {
+                    Ok(f) => f,
+                    Err(e) => return Some(ReadEnd::Protocol(e)),
+                };
                 shared.received.set(shared.received.get() + 1);
                 if frame.verb != Verb::Heartbeat {
                     shared.calls.set(shared.calls.get() + 1);
@@ -999,12 +1099,5 @@ impl DurableHold for SocketShared {
     }
     fn fail_held(&self) {
         SocketShared::fail_held(self)
-    }
-}
-
-/// Encodes `reply` for request `request_id` of `conversation` onto `out`.
-fn encode(out: &mut BytesMut, conversation: u32, request_id: u32, reply: &Reply) {
-    if let Err(e) = ferry_wire::encode_reply(conversation, request_id, reply, out) {
-        tracing::error!("cannot encode reply: {e}");
     }
 }
