@@ -62,7 +62,7 @@ async fn old_server(listener: TcpListener, hellos: Arc<AtomicUsize>) {
             }
             loop {
                 while let Some(f) = decode_frame(&mut buf, 1 << 21).unwrap() {
-                    let reply = match Request::decode(&f) {
+                    let reply = match Request::decode_at(&f, 2) {
                         Ok(Request::Conn(_)) => Reply::Conn {
                             status: Status::OK,
                             qmgr_name: FixedStr::new("OLD").unwrap(),
