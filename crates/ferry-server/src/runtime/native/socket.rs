@@ -376,9 +376,9 @@ impl SocketShared {
     }
 
     /// Expands a compressed frame (a PUT or PUT1 whose client compressed it); any other
-    /// frame comes back as it is (a message frame counted in COMPRATE). A frame compressed without an agreement, with a
-    /// technique not agreed, expanding past MAXMSGL plus headers, or damaged, breaks the
-    /// protocol.
+    /// frame comes back as it is (a message frame counted in COMPRATE). A frame compressed
+    /// without an agreement, with a technique not agreed, expanding past MAXMSGL plus
+    /// headers, or damaged, breaks the protocol.
     fn expand(&self, frame: Frame) -> Result<Frame, WireError> {
         if !frame.flags.contains(ferry_wire::FrameFlags::COMPRESSED) {
             // A message the client sent as it was (too short, or it did not shrink)
