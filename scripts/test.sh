@@ -40,12 +40,13 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 
 apt_install() {
   local sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
-  $sudo apt-get update -qq && $sudo apt-get install -y -qq "$@" >/dev/null
+  $sudo apt-get update -qq && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
 }
 
 step "cargo test (unit, integration against real server processes)"
-# The TLS tests use OpenSSL's s_client as a partner.
+# The TLS tests use OpenSSL's s_client as a partner; the LDAP tests a slapd of their own.
 command -v openssl >/dev/null 2>&1 || apt_install openssl
+[ -x /usr/sbin/slapd ] || apt_install slapd ldap-utils
 cargo test --workspace --locked
 
 step "interop: Qpid JMS (Maven) and python-qpid-proton (pip) against a ferry server"

@@ -452,6 +452,7 @@ impl QueueManager {
         fx: &mut Effects,
     ) -> Result<(), AdminError> {
         validate_object_name(&def.name).map_err(|e| AdminError::Invalid(e.to_string()))?;
+        check_authinfo(&def)?;
         if let Some(old) = self.authinfos.get(&def.name) {
             if !replace {
                 return Err(AdminError::AlreadyExists { name: def.name });
@@ -479,6 +480,7 @@ impl QueueManager {
         if old.auth_type != def.auth_type {
             return Err(AdminError::TypeMismatch { name: def.name });
         }
+        check_authinfo(&def)?;
         let change = CatalogueChange::AuthInfo(def.name.clone());
         *old = def;
         fx.push(Effect::CatalogueChanged(change));
@@ -621,6 +623,18 @@ impl QueueManager {
             self.qmgr.creation_time = time;
         }
     }
+}
+
+/// What an AUTHINFO object may not hold: TLS to the LDAP server, which Ferry has not yet.
+fn check_authinfo(def: &AuthInfoDefinition) -> Result<(), AdminError> {
+    use ferry_objects::authinfo::SecureComms;
+    if def.auth_type == AuthInfoType::IdPwLdap && def.attributes.secure_comms != SecureComms::No {
+        return Err(AdminError::Invalid(format!(
+            "SECCOMM({}): TLS to the LDAP server is not supported yet; use SECCOMM(NO) on a network you trust",
+            def.attributes.secure_comms.keyword()
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

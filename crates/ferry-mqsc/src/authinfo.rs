@@ -100,6 +100,12 @@ pub fn display(
                 Field::new("AUTHTYPE", FieldValue::Keyword(a.auth_type.keyword())),
             ];
             fields.extend(table_fields(&a.attributes, a.auth_type.mask()));
+            // A password is never shown, only whether there is one (as MQ shows LDAPPWD).
+            for f in &mut fields {
+                if f.keyword == "LDAPPWD" && !a.attributes.ldap_password.is_empty() {
+                    f.value = FieldValue::Text("********".into());
+                }
+            }
             fields
         })
         .collect();

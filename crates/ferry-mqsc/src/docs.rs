@@ -133,7 +133,16 @@ pub fn render_attributes() -> String {
         ),
         (
             "Authentication information attributes (DEFINE/ALTER/DISPLAY AUTHINFO)",
-            attribute_table::<ferry_objects::AuthInfoAttributes>(&|_| "IDPWOS".to_string()),
+            attribute_table::<ferry_objects::AuthInfoAttributes>(&|mask| {
+                use ferry_objects::AuthInfoType;
+                AuthInfoType::KEYWORDS
+                    .iter()
+                    .filter_map(|k| AuthInfoType::from_keyword(k))
+                    .filter(|t| mask & t.mask() != 0)
+                    .map(|t| t.keyword())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            }),
         ),
         (
             "Queue manager attributes (ALTER/DISPLAY QMGR)",

@@ -2,9 +2,9 @@
 //! user ids and passwords connections give (CONNAUTH names one).
 //!
 //! AUTHTYPE(IDPWOS) checks them against the queue manager's user repository (and, as MQ
-//! does, the host's users). AUTHTYPE(IDPWLDAP) (an LDAP directory), CRLLDAP and OCSP
-//! (certificate revocation) are MQ's other types; Ferry refuses them at DEFINE until it has
-//! them.
+//! does, the host's users); AUTHTYPE(IDPWLDAP) against an LDAP directory (a search for the
+//! user's entry, then a bind as it). CRLLDAP and OCSP (certificate revocation) are MQ's
+//! other types; Ferry refuses them at DEFINE until it has them.
 
 use crate::attribute::AttrKind::{Int, Keyword, Text};
 use crate::{attribute_table, keyword_enum, AttrType, AttrValue};
@@ -12,13 +12,22 @@ use ferry_security::connauth::CheckLevel;
 
 /// Applies to AUTHTYPE(IDPWOS).
 pub const IDPWOS: u32 = 1;
+/// Applies to AUTHTYPE(IDPWLDAP).
+pub const IDPWLDAP: u32 = 2;
+/// Applies to both password-checking types.
+const IDPW: u32 = IDPWOS | IDPWLDAP;
 
 /// The AUTHINFO object a new queue manager's CONNAUTH names.
 pub const DEFAULT_IDPWOS: &str = "SYSTEM.DEFAULT.AUTHINFO.IDPWOS";
 
 keyword_enum! {
     /// AUTHTYPE: what the object checks against.
-    AuthInfoType { IdPwOs = "IDPWOS" }
+    AuthInfoType { IdPwOs = "IDPWOS", IdPwLdap = "IDPWLDAP" }
+}
+
+keyword_enum! {
+    /// SECCOMM: how the queue manager talks to the LDAP server.
+    SecureComms { No = "NO", Yes = "YES", Anonymous = "ANON" }
 }
 
 keyword_enum! {
@@ -48,11 +57,12 @@ impl AuthInfoType {
     pub fn mask(self) -> u32 {
         match self {
             AuthInfoType::IdPwOs => IDPWOS,
+            AuthInfoType::IdPwLdap => IDPWLDAP,
         }
     }
 
     /// The types MQ has and Ferry does not yet (DEFINE answers FRY9002E).
-    pub const LATER: &'static [&'static str] = &["IDPWLDAP", "CRLLDAP", "OCSP"];
+    pub const LATER: &'static [&'static str] = &["CRLLDAP", "OCSP"];
 }
 
 attribute_table! {
@@ -60,21 +70,37 @@ attribute_table! {
     pub struct AuthInfoAttributes;
     pub static AUTHINFO_ATTRIBUTES;
     descr: String = "DESCR", Text { max_len: 64 }, default String::new(),
-        applies IDPWOS, inq None, rw, "Description for operators.";
+        applies IDPW, inq None, rw, "Description for operators.";
     check_client: CheckLevel = "CHCKCLNT", Keyword { values: CheckLevel::KEYWORDS }, default CheckLevel::RequiredForAdmin,
-        applies IDPWOS, inq None, rw, "Client connections: NONE (passwords not checked), OPTIONAL (checked when given), REQUIRED (always), REQDADM (administrators must give one).";
+        applies IDPW, inq None, rw, "Client connections: NONE (passwords not checked), OPTIONAL (checked when given), REQUIRED (always), REQDADM (administrators must give one).";
     check_local: CheckLevel = "CHCKLOCL", Keyword { values: CheckLevel::KEYWORDS }, default CheckLevel::Optional,
-        applies IDPWOS, inq None, rw, "Local (bindings) connections, with CHCKCLNT's values.";
+        applies IDPW, inq None, rw, "Local (bindings) connections, with CHCKCLNT's values.";
     adopt_context: AdoptContext = "ADOPTCTX", Keyword { values: AdoptContext::KEYWORDS }, default AdoptContext::No,
-        applies IDPWOS, inq None, rw, "YES: the user id a password proved is the connection's (authorities, message context) unless an MCAUSER or CHLAUTH mapping sets one.";
+        applies IDPW, inq None, rw, "YES: the user id a password proved is the connection's (authorities, message context) unless an MCAUSER or CHLAUTH mapping sets one.";
     fail_delay: i32 = "FAILDLAY", Int { min: 0, max: 60 }, default 1,
-        applies IDPWOS, inq None, rw, "Seconds before a failed check is answered, to slow password guessing.";
+        applies IDPW, inq None, rw, "Seconds before a failed check is answered, to slow password guessing.";
     authentication_method: AuthenticationMethod = "AUTHENMD", Keyword { values: AuthenticationMethod::KEYWORDS }, default AuthenticationMethod::Os,
         applies IDPWOS, inq None, rw, "How host users' passwords are checked: both through PAM service ferry (the user repository is read first).";
+    conname: String = "CONNAME", Text { max_len: 264 }, default String::new(),
+        applies IDPWLDAP, inq None, rw, "The LDAP server, host(port) (port 389 when left out); a comma-separated list is tried in order.";
+    ldap_user: String = "LDAPUSER", Text { max_len: 1024 }, default String::new(),
+        applies IDPWLDAP, inq None, rw, "Distinguished name the queue manager binds as to search for users (blank: anonymous).";
+    ldap_password: String = "LDAPPWD", Text { max_len: 256 }, default String::new(),
+        applies IDPWLDAP, inq None, rw, "LDAPUSER's password (DISPLAY shows ******** when set).";
+    secure_comms: SecureComms = "SECCOMM", Keyword { values: SecureComms::KEYWORDS }, default SecureComms::No,
+        applies IDPWLDAP, inq None, rw, "NO: plain LDAP (YES and ANON, TLS to the server, are refused until Ferry has them).";
+    base_dn_user: String = "BASEDNU", Text { max_len: 1024 }, default String::new(),
+        applies IDPWLDAP, inq None, rw, "Where users are searched for (base DN).";
+    class_user: String = "CLASSUSR", Text { max_len: 128 }, default "inetOrgPerson".to_string(),
+        applies IDPWLDAP, inq None, rw, "Object class of user entries.";
+    short_user: String = "SHORTUSR", Text { max_len: 64 }, default String::new(),
+        applies IDPWLDAP, inq None, rw, "Attribute holding the short user id the connection runs as (e.g. uid; blank: the user id given).";
+    user_field: String = "USRFIELD", Text { max_len: 64 }, default String::new(),
+        applies IDPWLDAP, inq None, rw, "Attribute matched against a user id that is not a DN (e.g. uid; blank: SHORTUSR).";
     alteration_date: String = "ALTDATE", Text { max_len: 10 }, default String::new(),
-        applies IDPWOS, inq None, ro, "Date of the last change (yyyy-mm-dd).";
+        applies IDPW, inq None, ro, "Date of the last change (yyyy-mm-dd).";
     alteration_time: String = "ALTTIME", Text { max_len: 8 }, default String::new(),
-        applies IDPWOS, inq None, ro, "Time of the last change (hh.mm.ss).";
+        applies IDPW, inq None, ro, "Time of the last change (hh.mm.ss).";
 }
 
 /// An authentication information object: name, type and attributes.

@@ -33,6 +33,8 @@ pub(crate) struct Config {
     pub(crate) adopt: bool,
     /// FAILDLAY.
     pub(crate) fail_delay: Duration,
+    /// The directory, for an IDPWLDAP object (None: IDPWOS).
+    pub(crate) ldap: Option<crate::ldap_users::LdapSettings>,
 }
 
 impl ConnAuth {
@@ -68,6 +70,8 @@ pub(crate) fn read(
     } else {
         match engine.authinfo(&name) {
             Some(a) => Some(Config {
+                ldap: (a.auth_type == ferry_objects::AuthInfoType::IdPwLdap)
+                    .then(|| crate::ldap_users::LdapSettings::of(&a)),
                 name: a.name,
                 check_client: a.attributes.check_client,
                 check_local: a.attributes.check_local,

@@ -4,6 +4,7 @@
 //! - [`administrators`]: who administers the queue manager (BLOCKUSER's `*MQADMIN`);
 //! - [`authentication`]: the AUTHINFO object and user repository connections are checked with;
 //! - [`amqp_mapping`]: AMQP 1.0 messages to and from MQ messages, and JMS selectors;
+//! - [`ldap_users`]: users of an LDAP directory (AUTHINFO IDPWLDAP);
 //! - [`host_users`]: host users' passwords through PAM (loaded at run time);
 //! - [`home`] and [`qm_ini`]: where a queue manager lives on disk and its qm.ini stanzas;
 //! - [`catalogue_store`]: the object definitions on disk (snapshot, journal, writer thread);
@@ -28,6 +29,7 @@ pub mod error_log;
 pub mod home;
 pub mod host_users;
 pub mod installation;
+pub mod ldap_users;
 pub mod lifecycle;
 pub mod limits;
 pub mod qm_ini;

@@ -200,13 +200,18 @@ fn authinfo_objects_are_defined_displayed_and_refused_clearly() {
     assert_eq!(attr(&out, "CHCKLOCL").as_deref(), Some("OPTIONAL"), "{out}");
     assert_eq!(attr(&out, "FAILDLAY").as_deref(), Some("2"), "{out}");
     let bad = qm.mqsc(
-        "DEFINE AUTHINFO(X) AUTHTYPE(IDPWLDAP) CONNAME('ldap(389)')\n\
+        "DEFINE AUTHINFO(X) AUTHTYPE(CRLLDAP) CONNAME('ldap(389)')\n\
+         DEFINE AUTHINFO(W) AUTHTYPE(IDPWLDAP) CONNAME('ldap(636)') SECCOMM(YES)\n\
          DEFINE AUTHINFO(Y)\n\
          DEFINE AUTHINFO(Z) AUTHTYPE(IDPWOS) FAILDLAY(61)\n\
          ALTER AUTHINFO(APP.IDPW) AUTHTYPE(IDPWOS) CHCKCLNT(SOMETIMES)",
     );
     let text = stdout(&bad);
-    assert!(text.contains("FRY9002E"), "IDPWLDAP comes later: {text}");
+    assert!(text.contains("FRY9002E"), "CRLLDAP comes later: {text}");
+    assert!(
+        text.contains("SECCOMM(YES)"),
+        "TLS to LDAP comes later: {text}"
+    );
     assert!(text.contains("needs AUTHTYPE"), "{text}");
     assert!(text.contains("FAILDLAY"), "{text}");
     assert!(text.contains("CHCKCLNT"), "{text}");

@@ -16,6 +16,7 @@
 use super::server::Server;
 use crate::authentication::read;
 use crate::host_users::{self, HostCheck};
+use crate::ldap_users::{self, LdapCheck};
 use crate::messages;
 use ferry_security::chlauth::CheckClient;
 use ferry_security::connauth::{credential_check, CredentialCheck, Verification};
@@ -152,8 +153,9 @@ pub(crate) fn plan(server: &Server, claimant: &Claimant<'_>) -> Plan {
     }
 }
 
-/// Checks `user`'s `password` off this thread, one check at a time; a failure is logged
-/// (FRY5534E) and answered after `fail_delay`. True when the password is the user's.
+/// Checks `user`'s `password`, one check at a time and off this thread where it blocks; a
+/// failure is logged (FRY5534E) and answered after `fail_delay`. The user id the password
+/// proved (an LDAP entry's SHORTUSR, else `user`), or `None`.
 pub(crate) async fn verify(
     server: &Rc<Server>,
     claimant_channel: &str,
@@ -161,44 +163,57 @@ pub(crate) async fn verify(
     user: String,
     password: String,
     fail_delay: Duration,
-) -> bool {
-    let (gate, users) = {
+) -> Option<String> {
+    let (gate, users, ldap) = {
         let auth = server.connauth.borrow();
-        (auth.gate.clone(), auth.users.clone())
+        let ldap = auth.config.as_ref().and_then(|c| c.ldap.clone());
+        (auth.gate.clone(), auth.users.clone(), ldap)
     };
-    // The repository first; a user id it does not hold is the host's (PAM), as MQ's
-    // IDPWOS checks the operating system's users.
-    let why = match gate.acquire().await {
+    let outcome: Result<String, String> = match gate.acquire().await {
+        Err(_) => Err("the check could not run".to_string()),
+        // IDPWLDAP: the directory alone, as MQ's.
+        Ok(_permit) if ldap.is_some() => {
+            let settings = ldap.unwrap_or_else(|| unreachable!("checked by the guard"));
+            match ldap_users::check_password(&settings, &user, &password).await {
+                LdapCheck::Valid(short) => Ok(short.unwrap_or_else(|| user.clone())),
+                LdapCheck::Refused(why) => Err(format!("the LDAP directory refused it: {why}")),
+                LdapCheck::Unavailable(why) => {
+                    Err(format!("the LDAP directory cannot be asked: {why}"))
+                }
+            }
+        }
+        // IDPWOS: the repository first; a user id it does not hold is the host's (PAM), as
+        // MQ's IDPWOS checks the operating system's users.
         Ok(_permit) => {
             let user = user.clone();
             tokio::task::spawn_blocking(move || match users.verify(&user, password.as_bytes()) {
-                Verification::Valid => None,
-                Verification::WrongPassword => Some("the password is not the user's".to_string()),
+                Verification::Valid => Ok(user),
+                Verification::WrongPassword => Err("the password is not the user's".to_string()),
                 Verification::UnknownUser => match host_users::check_password(&user, &password) {
-                    HostCheck::Valid => None,
-                    HostCheck::Refused(why) => Some(format!(
+                    HostCheck::Valid => Ok(user),
+                    HostCheck::Refused(why) => Err(format!(
                         "the user id is not in the queue manager's user repository, and the host (PAM service '{}') refused it: {why}",
                         host_users::PAM_SERVICE
                     )),
-                    HostCheck::Unavailable(why) => Some(format!(
+                    HostCheck::Unavailable(why) => Err(format!(
                         "the user id is not in the queue manager's user repository, and host users cannot be checked: {why}"
                     )),
                 },
             })
             .await
-            .unwrap_or_else(|e| Some(format!("the check failed: {e}")))
+            .unwrap_or_else(|e| Err(format!("the check failed: {e}")))
         }
-        Err(_) => Some("the check could not run".to_string()),
     };
-    let Some(why) = why else {
-        return true;
+    let why = match outcome {
+        Ok(proved) => return Some(proved),
+        Err(why) => why,
     };
     server.error_log.borrow_mut().write(
         &messages::CONNAUTH_FAILED,
         &[&user, &address, &claimant_channel, &why],
     );
     tokio::time::sleep(fail_delay).await;
-    false
+    None
 }
 
 /// Waits FAILDLAY before a refusal for missing credentials is answered.

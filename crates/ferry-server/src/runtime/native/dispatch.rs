@@ -436,23 +436,17 @@ fn connect(
                 } else {
                     who.address.as_str()
                 };
-                let ok = connauth::verify(
-                    &server,
-                    &socket.channel,
-                    shown,
-                    user.clone(),
-                    password,
-                    fail_delay,
-                )
-                .await;
+                let proved =
+                    connauth::verify(&server, &socket.channel, shown, user, password, fail_delay)
+                        .await;
                 socket.authenticating.borrow_mut().retain(|c| *c != conv);
-                let reply = if !ok {
-                    conn_failed(ReasonCode::NotAuthorized)
-                } else if socket.is_closing() {
-                    return;
-                } else {
-                    let adopted = adopt.then_some(user.as_str());
-                    complete(&server, &socket, conv, &who, admitted.as_ref(), adopted)
+                let reply = match proved {
+                    None => conn_failed(ReasonCode::NotAuthorized),
+                    Some(_) if socket.is_closing() => return,
+                    Some(id) => {
+                        let adopted = adopt.then_some(id.as_str());
+                        complete(&server, &socket, conv, &who, admitted.as_ref(), adopted)
+                    }
                 };
                 socket.send_reply(conv, rid, &reply);
             });

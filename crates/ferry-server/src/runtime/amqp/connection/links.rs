@@ -123,17 +123,18 @@ impl Session {
             } => {
                 let (server, shared) = (self.server.clone(), self.shared.clone());
                 tokio::task::spawn_local(async move {
-                    let ok = connauth::verify(
+                    let proved = connauth::verify(
                         &server,
                         &shared.settings.name,
                         &shared.peer_ip,
-                        user.clone(),
+                        user,
                         password,
                         fail_delay,
                     )
                     .await;
-                    if ok && adopt {
-                        *shared.adopted_user.borrow_mut() = Some(user);
+                    let ok = proved.is_some();
+                    if adopt {
+                        *shared.adopted_user.borrow_mut() = proved;
                     }
                     shared.sasl_decided(ok);
                 });
