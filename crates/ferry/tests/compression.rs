@@ -9,7 +9,7 @@ mod common;
 
 use bytes::{Bytes, BytesMut};
 use common::*;
-use ferry_client::{ConnectOptions, Connection};
+use ferry_client::{ConnectOptions, Connection, Queue};
 use ferry_mqi::{
     FixedStr, GetOptionFlags, HeaderCompression, MessageCompression, MessageDescriptor,
     ObjectDescriptor, OpenOptions, PutOptions, ReasonCode,
@@ -74,6 +74,25 @@ async fn round_trip_all(conn: &Connection, bodies: &[Bytes]) {
     }
 }
 
+/// Puts `body` on `put_q`, gets the next message from `get_q` (the same queue, through
+/// another connection or the same) and returns its data.
+async fn put_then_get(put_q: &Queue, get_q: &Queue, body: &Bytes) -> Bytes {
+    let mut md = MessageDescriptor::default();
+    put_q
+        .put(&mut md, &PutOptions::default(), body.clone())
+        .await
+        .expect("put");
+    get_q
+        .get(
+            &mut MessageDescriptor::default(),
+            &gmo(GetOptionFlags::NO_SYNCPOINT, 0),
+            1 << 20,
+        )
+        .await
+        .expect("get")
+        .data
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_clients_first_choice_the_channel_lists_is_used_and_chstatus_shows_it() {
     let qm = start("COMP.AGREE");
@@ -125,31 +144,8 @@ async fn the_clients_first_choice_the_channel_lists_is_used_and_chstatus_shows_i
     let pq = open(&plain, "Q", IO).await;
     let cq = open(&conn, "Q", IO).await;
     let body = json(20 * 1024);
-    let mut md = MessageDescriptor::default();
-    cq.put(&mut md, &PutOptions::default(), body.clone())
-        .await
-        .expect("put");
-    let got = pq
-        .get(
-            &mut MessageDescriptor::default(),
-            &gmo(GetOptionFlags::NO_SYNCPOINT, 0),
-            1 << 20,
-        )
-        .await
-        .expect("get");
-    assert!(got.data == body);
-    pq.put(&mut md, &PutOptions::default(), body.clone())
-        .await
-        .expect("put");
-    let got = cq
-        .get(
-            &mut MessageDescriptor::default(),
-            &gmo(GetOptionFlags::NO_SYNCPOINT, 0),
-            1 << 20,
-        )
-        .await
-        .expect("get");
-    assert!(got.data == body);
+    assert!(put_then_get(&cq, &pq, &body).await == body);
+    assert!(put_then_get(&pq, &cq, &body).await == body);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -390,19 +386,8 @@ async fn conversations_sharing_a_compressing_socket_get_their_own_messages_intac
             let q = open(&conn, &format!("Q.{i}"), IO).await;
             for n in 0..20usize {
                 let body = json(1000 + 997 * ((i * 20 + n) % 23));
-                let mut md = MessageDescriptor::default();
-                q.put(&mut md, &PutOptions::default(), body.clone())
-                    .await
-                    .expect("put");
-                let got = q
-                    .get(
-                        &mut MessageDescriptor::default(),
-                        &gmo(GetOptionFlags::NO_SYNCPOINT, 0),
-                        1 << 20,
-                    )
-                    .await
-                    .expect("get");
-                assert!(got.data == body, "conversation {i}, message {n}");
+                let got = put_then_get(&q, &q, &body).await;
+                assert!(got == body, "conversation {i}, message {n}");
             }
             conn.disconnect().await.expect("disconnect");
         }));
