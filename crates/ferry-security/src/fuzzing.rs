@@ -1,6 +1,6 @@
 //! What the fuzz target and the property tests drive: every text input this crate
 //! decodes (SSLPEER filters, SNI host names, SSLCIPH values, CHLAUTH profiles, address
-//! patterns and records, the user repository's lines), with the invariants that must hold whatever the input.
+//! patterns and records, authority profiles, the user repository's lines), with the invariants that must hold whatever the input.
 
 use crate::chlauth::{
     AddressPattern, ChlauthRecord, ChlauthRules, ChlauthType, GenericName, Partner, SetAction,
@@ -31,6 +31,7 @@ pub fn check_text(text: &str) {
         );
     }
     check_chlauth(text);
+    check_authority_profile(text);
     if let Ok(file) = crate::connauth::UserFile::parse(text) {
         assert_eq!(
             crate::connauth::UserFile::parse(&file.render()).as_ref(),
@@ -44,6 +45,30 @@ pub fn check_text(text: &str) {
             "an accepted SSLCIPH offers a suite"
         );
     }
+}
+
+/// SET AUTHREC: `text` as a profile, matched against itself and its halves, and as an
+/// authority name.
+fn check_authority_profile(text: &str) {
+    use crate::oam::{AuthorityName, Profile};
+    if let Ok(p) = Profile::parse(text) {
+        assert!(
+            p.is_generic() || p.matches(text),
+            "a profile without wildcards covers its own name"
+        );
+        let half = text.len() / 2;
+        if let (Some(a), Some(b)) = (text.get(..half), text.get(half..)) {
+            let _ = p.matches(a);
+            let _ = p.matches(b);
+        }
+        let other = Profile::parse("**").expect("literal");
+        assert_ne!(
+            Profile::most_specific_first(&p, &other),
+            std::cmp::Ordering::Greater,
+            "nothing is less specific than **"
+        );
+    }
+    let _ = AuthorityName::parse(text);
 }
 
 /// CHLAUTH: `text` as an address pattern, a profile and each field of a record; a

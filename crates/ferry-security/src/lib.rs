@@ -4,6 +4,8 @@
 //!   with and the decision they make for an inbound connection.
 //! - [`connauth`]: when a connection must give a password (CHCKCLNT), and the queue
 //!   manager's own user repository (salted Argon2id hashes).
+//! - [`oam`]: object authorities (SET AUTHREC): profiles, authority records and what
+//!   they let a principal do to an object.
 //! - [`cipherspec`]: MQ's CipherSpec names (SSLCIPH), the TLS suites they stand for, and
 //!   which of them Ferry offers; one table that MQSC validation, the TLS layer and the
 //!   docs all read.
@@ -18,6 +20,7 @@ pub mod chlauth;
 pub mod cipherspec;
 pub mod connauth;
 pub mod fuzzing;
+pub mod oam;
 pub mod peer_name;
 pub mod sni;
 
