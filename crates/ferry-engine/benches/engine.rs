@@ -28,8 +28,12 @@ fn setup(max_depth: i32) -> (QueueManager, Effects) {
 
 fn handoff(c: &mut Criterion) {
     let (mut qm, mut fx) = setup(5000);
-    let getter = qm.connect(ConnectionInfo::default(), T0).expect("connect");
-    let putter = qm.connect(ConnectionInfo::default(), T0).expect("connect");
+    let getter = qm
+        .connect(ConnectionInfo::default(), T0, &mut Effects::new())
+        .expect("connect");
+    let putter = qm
+        .connect(ConnectionInfo::default(), T0, &mut Effects::new())
+        .expect("connect");
     let od = ObjectDescriptor::queue("Q").expect("name");
     let hg = qm
         .open(getter, &od, OpenOptions::INPUT_SHARED, T0, &mut fx)
@@ -71,7 +75,9 @@ fn handoff(c: &mut Criterion) {
 
 fn deep_correl(c: &mut Criterion) {
     let (mut qm, mut fx) = setup(200_000);
-    let conn = qm.connect(ConnectionInfo::default(), T0).expect("connect");
+    let conn = qm
+        .connect(ConnectionInfo::default(), T0, &mut Effects::new())
+        .expect("connect");
     let od = ObjectDescriptor::queue("Q").expect("name");
     let h = qm
         .open(
@@ -128,8 +134,12 @@ fn deep_correl(c: &mut Criterion) {
 
 fn consumer_accept(c: &mut Criterion) {
     let (mut qm, mut fx) = setup(5000);
-    let consumer_conn = qm.connect(ConnectionInfo::default(), T0).expect("connect");
-    let putter = qm.connect(ConnectionInfo::default(), T0).expect("connect");
+    let consumer_conn = qm
+        .connect(ConnectionInfo::default(), T0, &mut Effects::new())
+        .expect("connect");
+    let putter = qm
+        .connect(ConnectionInfo::default(), T0, &mut Effects::new())
+        .expect("connect");
     let od = ObjectDescriptor::queue("Q").expect("name");
     let hc = qm
         .open(consumer_conn, &od, OpenOptions::INPUT_SHARED, T0, &mut fx)

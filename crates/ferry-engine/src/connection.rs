@@ -112,6 +112,8 @@ pub(crate) struct Connection {
     pub pending: Option<PendingGet>,
     /// The async consumers it runs (on any of its handles).
     pub consumers: Vec<ConsumerId>,
+    /// Who its opens are checked for (`None`: authorities are not checked).
+    pub principal: Option<std::rc::Rc<ferry_security::oam::Principal>>,
 }
 
 impl Connection {
@@ -124,6 +126,7 @@ impl Connection {
             uow: UnitOfWork::default(),
             pending: None,
             consumers: Vec::new(),
+            principal: None,
         }
     }
 

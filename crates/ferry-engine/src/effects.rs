@@ -96,6 +96,18 @@ pub enum Effect {
         /// Why the last put was refused.
         reason: ReasonCode,
     },
+    /// An MQCONN or MQOPEN was refused 2035 for want of authority: the server writes it
+    /// to the error log, as MQ's AMQ8077W.
+    NotAuthorized {
+        /// The user checked.
+        user: String,
+        /// The type of object.
+        object_type: ferry_security::oam::ProfileObjectType,
+        /// The object, as named.
+        object: String,
+        /// The authorities asked for and not held.
+        missing: ferry_security::oam::Authorities,
+    },
     /// A backed-out message waits out its queue's redelivery delay (BODELAY) until `at`,
     /// earlier than anything else the engine waited for: the server re-arms its one
     /// timer ([`crate::QueueManager::next_deadline`]). Never pushed when BODELAY is 0.
@@ -120,6 +132,8 @@ pub enum CatalogueChange {
     Chlauth(String),
     /// The authentication information object of this name.
     AuthInfo(String),
+    /// The authority record with this key.
+    AuthorityRecord(ferry_security::oam::RecordKey),
     /// The queue manager's attributes.
     Qmgr,
 }

@@ -83,6 +83,7 @@
 //! [`QueueManager::set_logging`]; checkpoints: [`checkpoint`].
 
 pub mod admin;
+pub mod authorization;
 pub mod backout_threshold;
 pub mod body;
 pub(crate) mod browse_lock;
@@ -123,6 +124,7 @@ pub(crate) mod waiters;
 #[cfg(test)]
 mod tests;
 
+pub use authorization::PrincipalDirectory;
 pub use body::{BufferSizes, FiledBody, FiledRecord};
 pub use checkpoint::{CheckpointPlan, QueueFiling, Young};
 pub use clock::Timestamp;

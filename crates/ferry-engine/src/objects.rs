@@ -160,4 +160,6 @@ pub struct Catalogue {
     pub chlauth: ferry_security::chlauth::ChlauthRules,
     /// Authentication information objects (DEFINE AUTHINFO), sorted by name.
     pub authinfos: Vec<ferry_objects::AuthInfoDefinition>,
+    /// Authority records (SET AUTHREC).
+    pub authority_records: ferry_security::oam::AuthorityRecords,
 }

@@ -16,6 +16,7 @@ use ferry_mqi::{
 };
 use ferry_objects::queue::{DefaultShareOption, DefinitionType};
 use ferry_objects::{QueueDefinition, QueueType};
+use ferry_security::oam::ProfileObjectType;
 use std::rc::Rc;
 
 /// What MQOPEN returns.
@@ -117,6 +118,15 @@ impl QueueManager {
         if !for_put1 && c.open_count >= max_handles {
             return Err(ReasonCode::HandleNotAvailable.into());
         }
+        let checked = match od.object_type {
+            ObjectType::QMgr => Some((ProfileObjectType::Qmgr, self.name.clone())),
+            ObjectType::Queue => Some((ProfileObjectType::Queue, od.object_name.to_string())),
+            _ => None,
+        };
+        if let Some((object_type, name)) = checked {
+            let alternate = od.alternate_user_id.as_str();
+            self.check_open(conn, object_type, &name, options, alternate, fx)?;
+        }
         match od.object_type {
             ObjectType::QMgr => self.open_qmgr(conn, od, options),
             ObjectType::Queue => self.open_queue(conn, od, options, now, fx),
@@ -189,10 +199,12 @@ impl QueueManager {
                     fx.log(LogRecord::queue(kind::DEFINE_QUEUE, &def.name));
                 }
                 let change = CatalogueChange::Queue(def.name.clone());
+                let created_name = def.name.clone();
                 let nid = self.queues.insert(def);
                 if permanent {
                     fx.push(Effect::CatalogueChanged(change));
                 }
+                self.grant_creator(conn, &created_name, permanent, fx);
                 (nid, nid, true)
             }
             // Distributed queuing (remote definitions, transmission queues) is not there yet.
@@ -427,6 +439,7 @@ impl QueueManager {
             c.uow.forget_queue(id);
         }
         if let Some(e) = self.queues.remove(id) {
+            self.forget_dynamic_creator(&e.def.name);
             if e.def.attributes.definition_type != DefinitionType::TemporaryDynamic
                 || e.def.queue_type != QueueType::Local
             {

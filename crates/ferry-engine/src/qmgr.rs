@@ -42,6 +42,12 @@ pub struct QueueManager {
     pub(crate) chlauth: ferry_security::chlauth::ChlauthRules,
     /// Authentication information objects by name (CONNAUTH names one).
     pub(crate) authinfos: BTreeMap<String, ferry_objects::AuthInfoDefinition>,
+    /// Authority records (SET AUTHREC): kept with the definitions.
+    pub(crate) authority_records: ferry_security::oam::AuthorityRecords,
+    /// Who users are, for authority checks (`None`: nothing is checked).
+    pub(crate) principals: Option<std::rc::Rc<dyn crate::authorization::PrincipalDirectory>>,
+    /// The creators of temporary dynamic queues, who hold every authority on them.
+    pub(crate) dynamic_creators: BTreeMap<String, String>,
     pub(crate) conns: BTreeMap<ConnId, Connection>,
     next_conn: u64,
     pub(crate) ids: IdGenerator,
@@ -85,6 +91,9 @@ impl QueueManager {
             listeners: BTreeMap::new(),
             chlauth: Default::default(),
             authinfos: BTreeMap::new(),
+            authority_records: Default::default(),
+            principals: None,
+            dynamic_creators: BTreeMap::new(),
             conns: BTreeMap::new(),
             next_conn: 1,
             ids: IdGenerator::new(name, now),
@@ -141,6 +150,7 @@ impl QueueManager {
             qm.listeners.insert(l.name.clone(), l);
         }
         qm.chlauth = catalogue.chlauth;
+        qm.authority_records = catalogue.authority_records;
         for a in catalogue.authinfos {
             qm.authinfos.insert(a.name.clone(), a);
         }
@@ -162,6 +172,7 @@ impl QueueManager {
             listeners: self.listeners.values().cloned().collect(),
             chlauth: self.chlauth.clone(),
             authinfos: self.authinfos.values().cloned().collect(),
+            authority_records: self.authority_records.clone(),
         }
     }
 
@@ -184,15 +195,24 @@ impl QueueManager {
         }
     }
 
-    /// MQCONN: a new connection (2161 while quiescing, 2162 while stopping).
-    pub fn connect(&mut self, info: ConnectionInfo, now: Timestamp) -> Result<ConnId, MqError> {
+    /// MQCONN: a new connection (2161 while quiescing, 2162 while stopping; 2035 when
+    /// authorities are checked and the user lacks CONNECT on the queue manager).
+    pub fn connect(
+        &mut self,
+        info: ConnectionInfo,
+        now: Timestamp,
+        fx: &mut Effects,
+    ) -> Result<ConnId, MqError> {
         self.debug_check();
         #[allow(clippy::redundant_closure_call)]
         let result = (|| -> Result<ConnId, MqError> {
             self.check_running(true)?;
+            let principal = self.connect_principal(&info.user_id, fx)?;
             let id = ConnId(self.next_conn);
             self.next_conn += 1;
-            self.conns.insert(id, Connection::new(info, now.0));
+            let mut connection = Connection::new(info, now.0);
+            connection.principal = principal;
+            self.conns.insert(id, connection);
             Ok(id)
         })();
         self.debug_check();

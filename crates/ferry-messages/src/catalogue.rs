@@ -128,6 +128,9 @@ catalogue! {
     CONNAUTH_OBJECT_MISSING = 7481 Warning "QMGR CONNAUTH names '{0}', which is not an AUTHINFO object: user ids and passwords are not checked.",
         "CONNAUTH must name an AUTHINFO AUTHTYPE(IDPWOS) object for passwords to be checked; until it does, connections are let in without a check.",
         "DEFINE the object or ALTER QMGR CONNAUTH to an existing one, then REFRESH SECURITY TYPE(CONNAUTH).";
+    AUTHORITY_CHECKS_OFF = 7482 Warning "Object authority checks are off for queue manager '{0}': its qm.ini has no AuthorizationService.",
+        "Without the qm.ini Service stanza that names the AuthorizationService (a queue manager created with MQSNOAUT=yes, or by a Ferry from before authority records), every user that connects may open every object, as with MQ's MQSNOAUT. Authority records are kept and shown but not enforced.",
+        "Grant what applications need (SET AUTHREC, ferry setmqaut), then add the stanza that ferry create writes (Service: Name=AuthorizationService) to qm.ini and restart the queue manager.";
 
     // ---- 8xxx: control commands and MQSC responses ---------------------------------------
     QMGR_CREATED = 8001 Info "Ferry queue manager '{0}' created.",
@@ -187,6 +190,9 @@ catalogue! {
     QMGR_RUNNING = 8041 Error "Ferry queue manager '{0}' is running (pid {1}).",
         "The request needs the queue manager to be stopped, or it is already running.",
         "Stop it with 'ferry stop {0}' first.";
+    NOT_AUTHORIZED_OBJECT = 8077 Warning "Entity '{0}' has insufficient authority to access object '{1}' of type {2}: it lacks {3}.",
+        "An MQCONN, MQOPEN or MQPUT1 was refused with 2035 MQRC_NOT_AUTHORIZED: no authority record of the user or of its groups grants what the call asked for (for MQCONN, CONNECT on the queue manager; for an open, what its options ask for on the object as named). Administrators (root, the queue manager's owner, the mqm group) hold every authority.",
+        "If the application should have it, grant it: SET AUTHREC PROFILE('{1}') OBJTYPE({2}) PRINCIPAL('{0}') AUTHADD(...), or ferry setmqaut; DISPLAY ENTAUTH shows what the user holds.";
     GENERAL_ERROR = 8101 Severe "Ferry error ({0}) has occurred: {1}.",
         "A command failed with MQ reason code {0}, for the reason given.",
         "Look up the reason code, correct the cause, and run the command again. For 2102 MQRC_RESOURCE_PROBLEM, read the error log (FRYERR01.LOG) for the storage problem behind it.";
@@ -202,6 +208,9 @@ catalogue! {
     QMGR_UNKNOWN = 8118 Error "Ferry queue manager '{0}' does not exist.",
         "No queue manager of that name was found under {1}.",
         "Check the name and FERRY_HOME, or create it with 'ferry create {0}'.";
+    NOT_AUTHORIZED_COMMAND = 8135 Error "Not authorized.",
+        "The user running the command lacks the authority it needs on the object (DSP to display, CHG to alter, CRT on @class to define, DLT to delete, CLR to clear, CTRL or CTRLX to control channels and listeners); the error log has an FRY8077W entry naming it.",
+        "Run it as an administrator, or grant the authority with SET AUTHREC.";
     QUEUE_NOT_EMPTY = 8143 Error "Ferry queue {0} not empty.",
         "DELETE of a local queue that holds messages was refused: deleting it would discard them.",
         "Get or clear the messages first (CLEAR QLOCAL), or delete with PURGE.";
@@ -283,6 +292,27 @@ catalogue! {
     STOP_LISTENER_ACCEPTED = 8731 Info "Request to stop Ferry listener accepted.",
         "STOP LISTENER was accepted: the listener frees its port; existing connections continue.",
         "None.";
+    AUTHREC_SET = 8862 Info "Authority record set.",
+        "SET AUTHREC (or ferry setmqaut) changed the record; MQCONN and MQOPEN from now on meet it (handles already open keep what they were granted).",
+        "None.";
+    AUTHREC_DELETED = 8863 Info "Authority record deleted.",
+        "DELETE AUTHREC removed the record.",
+        "None.";
+    DISPLAY_AUTHREC = 8864 Info "Display authority record details.",
+        "DISPLAY AUTHREC: one block per record.",
+        "None.";
+    AUTHREC_NOT_FOUND = 8865 Error "Authority record not found.",
+        "DELETE AUTHREC names a record that does not exist, or DISPLAY AUTHREC matches none.",
+        "DISPLAY AUTHREC lists every record.";
+    DISPLAY_ENTAUTH = 8866 Info "Display entity authority details.",
+        "DISPLAY ENTAUTH: what the entity may do to the object, from its own records and those of its groups.",
+        "None.";
+    AUTHREC_INVALID = 8867 Error "The authority record is not valid: {0}.",
+        "SET, DELETE or DISPLAY AUTHREC (or a control command) was refused for the reason given; nothing was changed.",
+        "Correct the command and issue it again.";
+    UNKNOWN_ENTITY = 8868 Error "Entity '{0}' is not known: there is no such {1}.",
+        "An authority record names a user that is neither in the queue manager's user repository nor on the host, or a group no user of either belongs to (MQRC_UNKNOWN_ENTITY, 2292).",
+        "Add the user (ferry user add, useradd) or the group first, or correct the name.";
     CHLAUTH_SET = 8877 Info "Channel authentication record set.",
         "SET CHLAUTH added, replaced or removed the record; connections from now on meet it.",
         "None.";

@@ -247,6 +247,8 @@ reason_codes! {
     /// The call is not supported by the other side (e.g. MQSET to a server that speaks
     /// protocol minor 0).
     FunctionNotSupported = 2298, "MQRC_FUNCTION_NOT_SUPPORTED", false;
+    /// An authority record names a user or group the queue manager does not know.
+    UnknownEntity = 2292, "MQRC_UNKNOWN_ENTITY", false;
     /// An unexpected error occurred inside the queue manager.
     UnexpectedError = 2195, "MQRC_UNEXPECTED_ERROR", false;
     /// The connection is quiescing.

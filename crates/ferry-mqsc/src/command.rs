@@ -430,8 +430,67 @@ pub enum Command {
         /// Fields named besides the ones always shown.
         fields: Vec<&'static str>,
     },
+    /// SET AUTHREC: grant and revoke authorities on one authority record.
+    SetAuthRec {
+        /// The record.
+        key: AuthRecKey,
+        /// AUTHADD.
+        add: Vec<ferry_security::oam::AuthorityName>,
+        /// AUTHRMV.
+        remove: Vec<ferry_security::oam::AuthorityName>,
+    },
+    /// DELETE AUTHREC.
+    DeleteAuthRec {
+        /// The record.
+        key: AuthRecKey,
+    },
+    /// DISPLAY AUTHREC.
+    DisplayAuthRec {
+        /// PROFILE (None: every profile).
+        profile: Option<String>,
+        /// OBJTYPE (None: every type).
+        object_type: Option<ferry_security::oam::ProfileObjectType>,
+        /// PRINCIPAL or GROUP (None: every entity).
+        entity: Option<(ferry_security::oam::EntityType, String)>,
+        /// MATCH.
+        matching: AuthRecMatch,
+    },
+    /// DISPLAY ENTAUTH: what an entity may do to one object.
+    DisplayEntAuth {
+        /// PRINCIPAL or GROUP.
+        entity: (ferry_security::oam::EntityType, String),
+        /// OBJNAME (the queue manager's name for OBJTYPE(QMGR)).
+        object_name: String,
+        /// OBJTYPE.
+        object_type: ferry_security::oam::ProfileObjectType,
+    },
     /// END: stop reading commands.
     End,
+}
+
+/// What names an authority record in SET and DELETE AUTHREC, as written (the target
+/// checks the profile and the entity).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AuthRecKey {
+    /// PROFILE (for OBJTYPE(QMGR), `self`).
+    pub profile: String,
+    /// OBJTYPE.
+    pub object_type: ferry_security::oam::ProfileObjectType,
+    /// PRINCIPAL or GROUP.
+    pub entity_type: ferry_security::oam::EntityType,
+    /// The user or group.
+    pub entity: String,
+}
+
+/// DISPLAY AUTHREC's MATCH.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AuthRecMatch {
+    /// PROFILE (the default): the records whose profile is the one given or covers it.
+    Profile,
+    /// EXACT: only the records of exactly that profile.
+    Exact,
+    /// MEMBERSHIP: with PRINCIPAL, the records of the principal and of its groups.
+    Membership,
 }
 
 /// What REFRESH SECURITY's TYPE reads again.

@@ -359,6 +359,25 @@ pub fn execute(cmd: &Command, target: &mut dyn AdminTarget) -> CommandResult {
             Err(e) => admin_failure(e, false),
         },
         Command::SetChlauth { record, action } => crate::chlauth::set(target, record, *action),
+        Command::SetAuthRec { key, add, remove } => crate::authrec::set(target, key, add, remove),
+        Command::DeleteAuthRec { key } => crate::authrec::delete(target, key),
+        Command::DisplayAuthRec {
+            profile,
+            object_type,
+            entity,
+            matching,
+        } => crate::authrec::display(
+            target,
+            profile.as_deref(),
+            *object_type,
+            entity.as_ref(),
+            *matching,
+        ),
+        Command::DisplayEntAuth {
+            entity,
+            object_name,
+            object_type,
+        } => crate::authrec::display_entity(target, entity, object_name, *object_type),
         Command::DisplayChlauth {
             profile,
             kind,

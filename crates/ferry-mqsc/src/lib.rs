@@ -15,8 +15,10 @@
 //! Everything here is pure: no I/O, no clock (the target tells the time).
 
 pub mod authinfo;
+pub mod authrec;
 pub mod chlauth;
 pub mod command;
+pub mod command_authority;
 pub mod display;
 pub mod docs;
 pub mod error;

@@ -12,6 +12,7 @@ use crate::error::{ParseError, ParseErrorKind as K};
 use crate::lexer::{tokenize, Token, TokenKind};
 
 mod authinfo;
+mod authrec;
 mod chlauth;
 mod display;
 
@@ -257,6 +258,10 @@ impl Parser<'_> {
             }
             ("DISPLAY", Obj::AuthInfo) => self.display_authinfo(obj_param, &rest),
             ("DISPLAY", Obj::Other("CHLAUTH")) => self.display_chlauth(obj_param, &rest),
+            ("SET", Obj::Other("AUTHREC")) => self.set_authrec(obj_param, &rest),
+            ("DELETE", Obj::Other("AUTHREC")) => self.delete_authrec(obj_param, &rest),
+            ("DISPLAY", Obj::Other("AUTHREC")) => self.display_authrec(obj_param, &rest),
+            ("DISPLAY", Obj::Other("ENTAUTH")) => self.display_entauth(obj_param, &rest),
             (_, Obj::Other(name)) => Ok(Command::Unsupported {
                 what: format!("{verb} {name}"),
             }),

@@ -13,6 +13,7 @@ use ferry_objects::{
     AdminError, ChannelDefinition, ListenerDefinition, QmgrAttributes, QueueDefinition, StopMode,
 };
 use ferry_security::chlauth::{ChlauthRecord, ChlauthRules, SetAction};
+use ferry_security::oam::{Authorities, AuthorityRecords, Principal, ProfileObjectType, RecordKey};
 
 /// The queue manager as MQSC sees it.
 pub trait AdminTarget {
@@ -35,6 +36,28 @@ pub trait AdminTarget {
     fn chlauth(&self) -> ChlauthRules;
     /// SET CHLAUTH: adds, replaces or removes records (the target stamps ALTDATE).
     fn set_chlauth(&mut self, record: ChlauthRecord, action: SetAction) -> Result<(), AdminError>;
+    /// The authority records.
+    fn authority_records(&self) -> AuthorityRecords;
+    /// SET AUTHREC: adds, then removes, authorities on a record (made when missing);
+    /// refused 2292 MQRC_UNKNOWN_ENTITY for a user or group the queue manager does not
+    /// know. Returns what the record now holds.
+    fn set_authority_record(
+        &mut self,
+        key: RecordKey,
+        add: Authorities,
+        remove: Authorities,
+    ) -> Result<Authorities, AdminError>;
+    /// DELETE AUTHREC (2085 when there is no such record).
+    fn delete_authority_record(&mut self, key: RecordKey) -> Result<(), AdminError>;
+    /// Who `user` is for authority checks: its groups, whether it administers.
+    fn principal(&self, user: &str) -> Principal;
+    /// What `principal` may do to object `name` of `object_type`.
+    fn authority_of(
+        &self,
+        object_type: ProfileObjectType,
+        name: &str,
+        principal: &Principal,
+    ) -> Authorities;
     /// Whether `user` is an administrator of the queue manager (BLOCKUSER's `*MQADMIN`).
     fn is_privileged(&self, user: &str) -> bool;
     /// Now, in ms since the Unix epoch (for CRDATE/ALTDATE and ages).

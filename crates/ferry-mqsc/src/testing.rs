@@ -59,6 +59,10 @@ pub struct MemoryTarget {
     pub privileged: Vec<String>,
     /// Authentication information objects by name.
     pub authinfos: BTreeMap<String, AuthInfoDefinition>,
+    /// Authority records.
+    pub authority_records: ferry_security::oam::AuthorityRecords,
+    /// The known users and their groups (a user or group not here is unknown: 2292).
+    pub users: BTreeMap<String, Vec<String>>,
 }
 
 impl MemoryTarget {
@@ -184,6 +188,56 @@ impl AdminTarget for MemoryTarget {
     ) -> Result<(), AdminError> {
         record.altered_ms = self.now_ms;
         self.chlauth.set(record, action).map_err(AdminError::from)
+    }
+    fn authority_records(&self) -> ferry_security::oam::AuthorityRecords {
+        self.authority_records.clone()
+    }
+    fn set_authority_record(
+        &mut self,
+        key: ferry_security::oam::RecordKey,
+        add: ferry_security::oam::Authorities,
+        remove: ferry_security::oam::Authorities,
+    ) -> Result<ferry_security::oam::Authorities, AdminError> {
+        let known = match key.entity_type {
+            ferry_security::oam::EntityType::Principal => self.users.contains_key(&key.entity),
+            ferry_security::oam::EntityType::Group => {
+                self.users.values().any(|g| g.contains(&key.entity))
+            }
+        };
+        if !known {
+            return Err(AdminError::Failed {
+                reason: ferry_mqi::ReasonCode::UnknownEntity,
+                text: ferry_messages::UNKNOWN_ENTITY.format(&[&key.entity, &"user or group"]),
+            });
+        }
+        Ok(self.authority_records.set(key, add, remove))
+    }
+    fn delete_authority_record(
+        &mut self,
+        key: ferry_security::oam::RecordKey,
+    ) -> Result<(), AdminError> {
+        self.authority_records
+            .delete(&key)
+            .map_err(|_| AdminError::Failed {
+                reason: ferry_mqi::ReasonCode::UnknownObjectName,
+                text: String::new(),
+            })
+    }
+    fn principal(&self, user: &str) -> ferry_security::oam::Principal {
+        ferry_security::oam::Principal {
+            user: user.to_string(),
+            groups: self.users.get(user).cloned().unwrap_or_default(),
+            administrator: self.is_privileged(user),
+        }
+    }
+    fn authority_of(
+        &self,
+        object_type: ferry_security::oam::ProfileObjectType,
+        name: &str,
+        principal: &ferry_security::oam::Principal,
+    ) -> ferry_security::oam::Authorities {
+        self.authority_records
+            .authority(object_type, name, principal)
     }
     fn is_privileged(&self, user: &str) -> bool {
         self.privileged.iter().any(|p| p == user)

@@ -19,6 +19,8 @@ pub const ADMIN_GROUP: &str = "mqm";
 pub struct Administrators {
     /// The owner of the queue manager's directory.
     owner: Option<String>,
+    /// The user the queue manager runs as.
+    process_user: String,
     /// Answers already looked up.
     known: RefCell<HashMap<String, bool>>,
 }
@@ -31,10 +33,22 @@ impl Administrators {
             .ok()
             .and_then(|m| nix::unistd::User::from_uid(m.uid().into()).ok().flatten())
             .map(|u| u.name);
+        let process_user = nix::unistd::User::from_uid(nix::unistd::geteuid())
+            .ok()
+            .flatten()
+            .map_or_else(|| nix::unistd::geteuid().to_string(), |u| u.name);
         Administrators {
             owner,
+            process_user,
             known: RefCell::new(HashMap::new()),
         }
+    }
+
+    /// The user the queue manager runs as: what a channel whose final user id is blank
+    /// runs as, as MQ's channels run as the MCA's user (an administrator, so BLOCKUSER
+    /// `*MQADMIN` refuses such channels until MCAUSER or a mapping names a user).
+    pub fn process_user(&self) -> &str {
+        &self.process_user
     }
 
     /// Whether `user` is an administrator.

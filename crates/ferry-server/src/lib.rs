@@ -32,6 +32,7 @@ pub mod installation;
 pub mod ldap_users;
 pub mod lifecycle;
 pub mod limits;
+pub mod principals;
 pub mod qm_ini;
 mod runtime;
 pub mod store_errors;

@@ -676,6 +676,12 @@ pub fn create_layout(
         return Err(ControlError::new(messages::QMGR_EXISTS.format(&[&name]), 8));
     }
     let mut ini = QmIni::defaults(name, &paths.log_dir);
+    // As crtmqm: MQSNOAUT=yes in the environment makes a queue manager without
+    // object authority checks.
+    let no_authorities = std::env::var("MQSNOAUT").is_ok_and(|v| v.eq_ignore_ascii_case("yes"));
+    if !no_authorities {
+        ini.service.name = crate::qm_ini::AUTHORIZATION_SERVICE.to_string();
+    }
     if let Some(n) = log.primary_files {
         ini.log.primary_files = n;
     }

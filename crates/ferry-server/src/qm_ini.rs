@@ -153,6 +153,26 @@ pub struct QmIni {
     pub limits: Limits,
     /// AutoConfig stanza: configuration applied at every start.
     pub auto_config: AutoConfigStanza,
+    /// Service stanza: the authorization service.
+    pub service: ServiceStanza,
+}
+
+/// The name of the authorization service (qm.ini Service/Name), as MQ's qm.ini names it.
+pub const AUTHORIZATION_SERVICE: &str = "AuthorizationService";
+
+/// Service stanza.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ServiceStanza {
+    /// Name: `AuthorizationService` when object authorities are checked; blank (a queue
+    /// manager created with MQSNOAUT=yes, or before Ferry had authority records): none.
+    pub name: String,
+}
+
+impl ServiceStanza {
+    /// True when object authorities are checked.
+    pub fn checks_authority(&self) -> bool {
+        self.name.eq_ignore_ascii_case(AUTHORIZATION_SERVICE)
+    }
 }
 
 /// AutoConfig stanza.

@@ -208,7 +208,9 @@ fn connect(qm: &mut QueueManager, now: Timestamp, fx: &mut Effects) -> Result<Ap
         user_id: "sim".into(),
         pid: None,
     };
-    let conn = qm.connect(info, now).map_err(|e| format!("connect: {e}"))?;
+    let conn = qm
+        .connect(info, now, fx)
+        .map_err(|e| format!("connect: {e}"))?;
     let mut handles = [Hobj(0); 3];
     for (i, q) in QUEUES.iter().enumerate() {
         let od = ObjectDescriptor::queue(q).map_err(|e| e.to_string())?;

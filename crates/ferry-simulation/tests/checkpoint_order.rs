@@ -35,7 +35,10 @@ fn info() -> ConnectionInfo {
 
 /// Gets (or with `browse`, browses) the first message of `Q`; its body if there is one.
 fn first(node: &mut Node, now: Timestamp, browse: bool) -> Option<Bytes> {
-    let conn = node.qm.connect(info(), now).expect("connect");
+    let conn = node
+        .qm
+        .connect(info(), now, &mut Effects::new())
+        .expect("connect");
     let od = ObjectDescriptor::queue(Q).expect("name");
     let o = OpenOptions::INPUT_SHARED | OpenOptions::BROWSE;
     let h = node
@@ -89,7 +92,10 @@ fn a_get_lost_in_a_crash_during_a_checkpoint_leaves_its_message_on_the_queue() {
     let mut disk = Disk::new(7, config, model, qm.catalogue());
     let mut node = Node::create(&mut disk, now).expect("create");
 
-    let conn = node.qm.connect(info(), now).expect("connect");
+    let conn = node
+        .qm
+        .connect(info(), now, &mut Effects::new())
+        .expect("connect");
     let od = ObjectDescriptor::queue(Q).expect("name");
     let h = node
         .qm

@@ -1,6 +1,7 @@
 //! Engine tests: one module per area, sharing the [`Harness`] below.
 
 mod admin;
+mod authorization;
 mod backout_threshold;
 mod body;
 mod browse;
@@ -70,6 +71,7 @@ impl Harness {
                     pid: None,
                 },
                 self.t(),
+                &mut Effects::new(),
             )
             .unwrap()
     }

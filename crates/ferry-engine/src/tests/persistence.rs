@@ -414,7 +414,11 @@ fn backout_count_survives_a_restart() {
     // And on the restarted queue manager a get sees it.
     let mut fx = Effects::new();
     let c2 = qm
-        .connect(ConnectionInfo::default(), Timestamp(h.now))
+        .connect(
+            ConnectionInfo::default(),
+            Timestamp(h.now),
+            &mut Effects::new(),
+        )
         .unwrap();
     let o2 = qm
         .open(
@@ -584,7 +588,11 @@ fn ids_after_restart_do_not_repeat_recovered_ones() {
     .unwrap();
     qm.set_logging(true);
     let c2 = qm
-        .connect(ConnectionInfo::default(), Timestamp(T0))
+        .connect(
+            ConnectionInfo::default(),
+            Timestamp(T0),
+            &mut Effects::new(),
+        )
         .unwrap();
     let o2 = qm
         .open(

@@ -315,7 +315,7 @@ fn quiesce_ends_fail_if_quiescing_waits_only() {
     h.qm.quiesce(t, &mut h.fx);
     assert_eq!(h.completions(), vec![(a, Err(ReasonCode::QMgrQuiescing))]);
     assert_eq!(
-        h.qm.connect(ConnectionInfo::default(), t)
+        h.qm.connect(ConnectionInfo::default(), t, &mut Effects::new())
             .unwrap_err()
             .reason,
         ReasonCode::QMgrQuiescing

@@ -61,6 +61,11 @@ pub enum JournalRecord {
     AuthInfo(ferry_objects::AuthInfoDefinition),
     /// The authentication information object of this name was deleted.
     DeleteAuthInfo(String),
+    /// SET AUTHREC or DELETE AUTHREC: one authority record as it now is (its
+    /// authorities `None`: deleted). Added with authority records: a Ferry from before
+    /// them refuses to start on a journal holding one, naming the record that does not
+    /// decode.
+    AuthorityRecord(ferry_security::oam::SavedAuthorityRecord),
     /// SET CHLAUTH: every record of one channel profile, as they now are (none: the
     /// profile's records were removed).
     Chlauth {

@@ -128,6 +128,9 @@ struct SnapshotIn {
     /// Absent in catalogues written before Ferry had connection authentication.
     #[serde(default)]
     authinfos: Option<Vec<AuthInfoDefinition>>,
+    /// Absent in catalogues written before Ferry had authority records: none.
+    #[serde(default)]
+    authority_records: ferry_security::oam::AuthorityRecords,
 }
 
 /// The definitions by name, so journal records apply in O(log n).
@@ -145,6 +148,7 @@ struct Image {
     /// The snapshot predates connection authentication: the default AUTHINFO object was
     /// added, with CONNAUTH blank so no password is asked for that was not before.
     connauth_added: bool,
+    authority_records: ferry_security::oam::AuthorityRecords,
 }
 
 impl Image {
@@ -170,6 +174,7 @@ impl Image {
             )]
         });
         Image {
+            authority_records: s.authority_records,
             chlauth,
             chlauth_added,
             authinfos: authinfos.into_iter().map(|a| (a.name.clone(), a)).collect(),
@@ -219,6 +224,11 @@ impl Image {
             JournalRecord::DeleteAuthInfo(name) => {
                 self.authinfos.remove(&name);
             }
+            JournalRecord::AuthorityRecord(record) => {
+                // A record that passed its checksums was written by this code from a
+                // valid key: one that no longer parses is dropped, not fatal.
+                let _ = record.apply(&mut self.authority_records);
+            }
         }
     }
 
@@ -242,6 +252,7 @@ impl Image {
             listeners: self.listeners.into_values().collect(),
             chlauth: self.chlauth,
             authinfos: self.authinfos.into_values().collect(),
+            authority_records: self.authority_records,
         }
     }
 }

@@ -15,6 +15,7 @@ fn catalogue(queues: &[&str]) -> Catalogue {
         listeners: Vec::new(),
         chlauth: Default::default(),
         authinfos: Vec::new(),
+        authority_records: Default::default(),
     }
 }
 
@@ -324,6 +325,67 @@ fn chlauth_records_are_journalled_per_profile() {
         }],
     );
     assert!(load(&path).unwrap().chlauth.is_empty());
+}
+
+#[test]
+fn authority_records_are_journalled_one_by_one_and_survive_compaction() {
+    use ferry_security::oam::{
+        Authorities, Authority, AuthorityRecords, EntityType, Profile, ProfileObjectType,
+        RecordKey, SavedAuthorityRecord,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("objects.json");
+    let mut state = create(&path, &catalogue(&["A"])).unwrap();
+    let mut records = AuthorityRecords::default();
+    let key = RecordKey::new(
+        ProfileObjectType::Queue,
+        Profile::parse("APP.**").unwrap(),
+        EntityType::Group,
+        "apps",
+    )
+    .unwrap();
+    records.set(
+        key.clone(),
+        Authorities::of(&[Authority::Put, Authority::Get]),
+        Authorities::NONE,
+    );
+    append(
+        &mut state,
+        &[JournalRecord::AuthorityRecord(SavedAuthorityRecord::of(
+            &records, &key,
+        ))],
+    );
+    assert_eq!(load(&path).unwrap().authority_records, records);
+    // A snapshot (as compaction writes) holds them too.
+    let c = load(&path).unwrap();
+    let again = dir.path().join("again.json");
+    create(&again, &c).unwrap();
+    assert_eq!(load(&again).unwrap().authority_records, records);
+    records.delete(&key).unwrap();
+    append(
+        &mut state,
+        &[JournalRecord::AuthorityRecord(SavedAuthorityRecord::of(
+            &records, &key,
+        ))],
+    );
+    assert!(load(&path).unwrap().authority_records.is_empty());
+}
+
+#[test]
+fn a_catalogue_from_before_authority_records_has_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("objects.json");
+    create(&path, &catalogue(&["A"])).unwrap();
+    let mut text: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    text.as_object_mut()
+        .unwrap()
+        .remove("authority_records")
+        .unwrap();
+    std::fs::write(&path, serde_json::to_vec(&text).unwrap()).unwrap();
+    let opened = open(&path).unwrap();
+    assert!(opened.events.is_empty(), "{:?}", opened.events);
+    assert!(opened.catalogue.authority_records.is_empty());
 }
 
 #[test]

@@ -514,6 +514,18 @@ const AUTO_CONFIG: &[Key] = &[Key {
     set: |i, v| i.auto_config.mqsc_config = v.text(),
 }];
 
+/// Service stanza.
+const SERVICE: &[Key] = &[Key {
+    key: "Name",
+    kind: ValueKind::Text,
+    default: DefaultValue::FromCreate,
+    unit: "",
+    meaning: "`AuthorizationService`: object authorities are checked (SET AUTHREC, `ferry setmqaut`) at MQCONN and MQOPEN. Blank or absent: nothing is checked and FRY7482W says so at start, as for a queue manager MQ's crtmqm made with MQSNOAUT=yes. `ferry create` writes `AuthorizationService` unless MQSNOAUT=yes is set in its environment.",
+    when_reached: "",
+    get: |i| Value::Text(i.service.name.clone()),
+    set: |i, v| i.service.name = v.text(),
+}];
+
 /// Every stanza Ferry reads, in the order `ferry create` writes them.
 pub const STANZAS: &[Stanza] = &[
     Stanza {
@@ -557,6 +569,12 @@ pub const STANZAS: &[Stanza] = &[
         strict: false,
         meaning: "Configuration applied at every start.",
         keys: AUTO_CONFIG,
+    },
+    Stanza {
+        name: "Service",
+        strict: false,
+        meaning: "The authorization service (object authorities).",
+        keys: SERVICE,
     },
     Stanza {
         name: crate::limits::STANZA,

@@ -48,7 +48,7 @@ pub(crate) fn apply(server: &Rc<Server>) {
             }
             // Nothing waits for the replies: the definitions writer saves the changes.
             let mut wait = ReplyWait::default();
-            let output = command_server::run(server, &command.text, &mut wait);
+            let output = command_server::run(server, &command.text, None, &mut wait);
             run += 1;
             if output.failed {
                 failed += 1;

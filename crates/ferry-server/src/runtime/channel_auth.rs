@@ -125,12 +125,15 @@ pub(crate) fn finish(
     admitted: &Admitted,
     adopted: Option<&str>,
 ) -> Option<String> {
-    let user = effective_user(
+    let mut user = effective_user(
         admitted.mapping.as_ref().and_then(Mapping::mapped_user),
         arrival.channel_mca_user,
         adopted,
         arrival.client_user,
     );
+    if user.is_empty() {
+        user = server.administrators.process_user().to_string();
+    }
     let Some(mapping) = &admitted.mapping else {
         return Some(user);
     };

@@ -21,18 +21,62 @@ use ferry_objects::{
 use ferry_wire::MqscOutput;
 use std::rc::Rc;
 
-/// Parses and runs one MQSC command, returning its output lines; what they must wait for
-/// before they are sent (definitions saved, log records durable) is added to `wait`.
-pub(crate) fn run(server: &Rc<Server>, command: &str, wait: &mut ReplyWait) -> MqscOutput {
+/// Parses and runs one MQSC command for `issuer` (`None`: the queue manager itself, or
+/// a connection whose authorities are not checked), returning its output lines; what they
+/// must wait for before they are sent (definitions saved, log records durable) is added
+/// to `wait`. A command the issuer lacks the authority for is refused (FRY8135E) and
+/// logged (FRY8077W).
+pub(crate) fn run(
+    server: &Rc<Server>,
+    command: &str,
+    issuer: Option<&ferry_security::oam::Principal>,
+    wait: &mut ReplyWait,
+) -> MqscOutput {
     let mut target = Target { server, wait };
     let result = match ferry_mqsc::parse_command(command) {
-        Ok(cmd) => ferry_mqsc::execute(&cmd, &mut target),
+        Ok(cmd) => match issuer.and_then(|p| lacking(server, &cmd, p)) {
+            Some(refused) => refused,
+            None => ferry_mqsc::execute(&cmd, &mut target),
+        },
         Err(e) => ferry_mqsc::CommandResult::syntax_error(&e),
     };
     MqscOutput {
         lines: result.lines,
         failed: !result.ok,
     }
+}
+
+/// The refusal of `cmd` when `issuer` lacks an authority it needs.
+fn lacking(
+    server: &Server,
+    cmd: &ferry_mqsc::command::Command,
+    issuer: &ferry_security::oam::Principal,
+) -> Option<ferry_mqsc::CommandResult> {
+    if issuer.administrator {
+        return None;
+    }
+    let engine = server.engine.borrow();
+    let missing = ferry_mqsc::command_authority::needed(cmd, &server.name)
+        .into_iter()
+        .find(|n| {
+            !engine
+                .authority_of(n.object_type, &n.name, issuer)
+                .contains(n.authority)
+        })?;
+    drop(engine);
+    server.error_log.borrow_mut().write(
+        &ferry_messages::NOT_AUTHORIZED_OBJECT,
+        &[
+            &issuer.user,
+            &missing.name,
+            &missing.object_type,
+            &missing.authority,
+        ],
+    );
+    Some(ferry_mqsc::CommandResult {
+        ok: false,
+        lines: vec![ferry_messages::NOT_AUTHORIZED_COMMAND.line()],
+    })
 }
 
 /// The running queue manager seen through [`AdminTarget`].
@@ -74,6 +118,7 @@ impl AdminTarget for Target<'_> {
         let mut done = Vec::new();
         if matches!(what, SecurityRefresh::AuthServ | SecurityRefresh::All) {
             self.server.administrators.refresh();
+            self.server.principals.refresh(None);
             done.push("group memberships forgotten".to_string());
         }
         if matches!(what, SecurityRefresh::ConnAuth | SecurityRefresh::All) {
@@ -122,6 +167,56 @@ impl AdminTarget for Target<'_> {
         action: ferry_security::chlauth::SetAction,
     ) -> Result<(), AdminError> {
         self.admin(|e, now, fx| e.set_chlauth(record, action, now, fx))
+    }
+    fn authority_records(&self) -> ferry_security::oam::AuthorityRecords {
+        self.server.engine.borrow().authority_records().clone()
+    }
+    fn set_authority_record(
+        &mut self,
+        key: ferry_security::oam::RecordKey,
+        add: ferry_security::oam::Authorities,
+        remove: ferry_security::oam::Authorities,
+    ) -> Result<ferry_security::oam::Authorities, AdminError> {
+        let (known, kind) = match key.entity_type {
+            ferry_security::oam::EntityType::Principal => {
+                (self.server.principals.user_exists(&key.entity), "user")
+            }
+            ferry_security::oam::EntityType::Group => {
+                (self.server.principals.group_exists(&key.entity), "group")
+            }
+        };
+        if !known {
+            return Err(AdminError::Failed {
+                reason: ferry_mqi::ReasonCode::UnknownEntity,
+                text: ferry_messages::UNKNOWN_ENTITY.format(&[&key.entity, &kind]),
+            });
+        }
+        Ok(self.admin(|e, _, fx| e.set_authority_record(key, add, remove, fx)))
+    }
+    fn delete_authority_record(
+        &mut self,
+        key: ferry_security::oam::RecordKey,
+    ) -> Result<(), AdminError> {
+        self.admin(|e, _, fx| e.delete_authority_record(key, fx))
+            .map_err(|_| AdminError::Failed {
+                reason: ferry_mqi::ReasonCode::UnknownObjectName,
+                text: String::new(),
+            })
+    }
+    fn principal(&self, user: &str) -> ferry_security::oam::Principal {
+        use ferry_engine::PrincipalDirectory;
+        self.server.principals.principal(user)
+    }
+    fn authority_of(
+        &self,
+        object_type: ferry_security::oam::ProfileObjectType,
+        name: &str,
+        principal: &ferry_security::oam::Principal,
+    ) -> ferry_security::oam::Authorities {
+        self.server
+            .engine
+            .borrow()
+            .authority_of(object_type, name, principal)
     }
     fn is_privileged(&self, user: &str) -> bool {
         self.server.administrators.is_administrator(user)

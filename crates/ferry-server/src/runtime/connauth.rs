@@ -51,6 +51,7 @@ pub(crate) fn refresh(server: &Server) -> Result<String, String> {
         Some(u) => {
             let n = u.users().count();
             auth.users = Arc::new(u);
+            server.principals.refresh(Some(auth.users.clone()));
             Ok(format!("{described}; user repository with {n} users"))
         }
         None => Err(format!(

@@ -167,7 +167,10 @@ pub struct Server {
     /// REFRESH SECURITY TYPE(SSL); a handshake keeps the one it started with).
     pub tls: RefCell<Rc<ferry_tls::ServerTls>>,
     /// Who administers the queue manager (CHLAUTH's `*MQADMIN`).
-    pub administrators: crate::administrators::Administrators,
+    pub administrators: Rc<crate::administrators::Administrators>,
+    /// Users' groups for object authorities (installed in the engine when qm.ini names
+    /// the AuthorizationService).
+    pub principals: Rc<crate::principals::Principals>,
     /// Connection authentication: the AUTHINFO object in use and the user repository.
     pub(crate) connauth: RefCell<crate::authentication::ConnAuth>,
     /// What waits for definitions to be durable, in ticket order.
@@ -196,8 +199,20 @@ impl Server {
                 &[&key_repository.display(), &why],
             );
         }
-        let administrators = crate::administrators::Administrators::of_queue_manager(&paths.dir);
+        let administrators = Rc::new(crate::administrators::Administrators::of_queue_manager(
+            &paths.dir,
+        ));
         let (connauth, problems) = crate::authentication::ConnAuth::load(&engine, &paths.dir);
+        let principals = Rc::new(crate::principals::Principals::new(
+            administrators.clone(),
+            connauth.users.clone(),
+        ));
+        let mut engine = engine;
+        if ini.service.checks_authority() {
+            engine.set_principal_directory(Some(principals.clone()));
+        } else {
+            error_log.write(&messages::AUTHORITY_CHECKS_OFF, &[&paths.name]);
+        }
         for (message, args) in &problems {
             let inserts: Vec<&dyn std::fmt::Display> =
                 args.iter().map(|a| a as &dyn std::fmt::Display).collect();
@@ -228,6 +243,7 @@ impl Server {
             catalogue_waiters: RefCell::new(VecDeque::new()),
             tls: RefCell::new(Rc::new(tls)),
             administrators,
+            principals,
             connauth: RefCell::new(connauth),
         })
     }
@@ -400,6 +416,18 @@ impl Server {
                     }
                 }
                 Effect::CatalogueChanged(change) => catalogue_changes.push(change),
+                Effect::NotAuthorized {
+                    user,
+                    object_type,
+                    object,
+                    missing,
+                } => {
+                    let missing = missing.mqsc_names().join(",");
+                    self.error_log.borrow_mut().write(
+                        &messages::NOT_AUTHORIZED_OBJECT,
+                        &[&user, &object, &object_type, &missing],
+                    );
+                }
                 Effect::BackoutRequeueFailed { queue, reason } => {
                     self.error_log
                         .borrow_mut()
@@ -678,6 +706,9 @@ fn journal_record(engine: &QueueManager, change: CatalogueChange) -> JournalReco
             Some(a) => JournalRecord::AuthInfo(a),
             None => JournalRecord::DeleteAuthInfo(name),
         },
+        CatalogueChange::AuthorityRecord(key) => JournalRecord::AuthorityRecord(
+            ferry_security::oam::SavedAuthorityRecord::of(engine.authority_records(), &key),
+        ),
         CatalogueChange::Chlauth(profile) => JournalRecord::Chlauth {
             records: engine.chlauth().profile(&profile),
             profile,

@@ -297,7 +297,8 @@ fn handle(
             ),
         },
         Request::Mqsc { command } => {
-            let output = command_server::run(server, &command, &mut wait);
+            let issuer = server.engine.borrow().connection_principal(conn);
+            let output = command_server::run(server, &command, issuer.as_deref(), &mut wait);
             // The status is the transport's outcome (protocol.md, `Reply::Mqsc`): a
             // command that failed is reported by `output.failed` and its lines (e.g.
             // FRY8147E), which a FAILED status would make the client discard.
@@ -375,12 +376,19 @@ fn connect(
             .map(|ch| ch.attributes.mca_user)
             .unwrap_or_default()
     };
+    // A local application is who the kernel says it runs as; a client, who it says.
+    let flowed = match &socket.transport {
+        Transport::Bindings {
+            user: Some(user), ..
+        } => user.clone(),
+        _ => c.user_id.as_str().to_string(),
+    };
     let who = Who {
         local,
         address,
         certificate,
         mca_user,
-        flowed: c.user_id.as_str().to_string(),
+        flowed,
         application: c.appl_name.as_str().to_string(),
     };
     let admitted = if local {
@@ -504,7 +512,7 @@ fn complete(
         user_id,
         pid: socket.pid(),
     };
-    match server.with_engine(|e, now, _fx| e.connect(info, now)) {
+    match server.with_engine(|e, now, fx| e.connect(info, now, fx)) {
         Ok(conn) => {
             socket.conversations.borrow_mut().insert(conv, conn);
             server.begin_conversation(conn, socket.clone());

@@ -281,11 +281,13 @@ pub async fn accept_bindings(
     loop {
         match listener.accept().await {
             Ok((stream, _)) => {
-                let pid = stream
-                    .peer_cred()
-                    .ok()
+                let credentials = stream.peer_cred().ok();
+                let pid = credentials
                     .and_then(|c| c.pid())
                     .and_then(|p| u32::try_from(p).ok());
+                let user = credentials
+                    .and_then(|c| nix::unistd::User::from_uid(c.uid().into()).ok().flatten())
+                    .map(|u| u.name);
                 let (r, w) = stream.into_split();
                 let deadline = tokio::time::Instant::now() + server.ini.limits.handshake_timeout();
                 tokio::task::spawn_local(socket::serve(
@@ -293,7 +295,7 @@ pub async fn accept_bindings(
                     svrconns.clone(),
                     r,
                     w,
-                    Transport::Bindings { pid },
+                    Transport::Bindings { pid, user },
                     deadline,
                 ));
             }

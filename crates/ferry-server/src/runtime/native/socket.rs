@@ -55,6 +55,9 @@ pub enum Transport {
     Bindings {
         /// Its process id, when the kernel told us.
         pid: Option<u32>,
+        /// The user it runs as, from the kernel (SO_PEERCRED): what a bindings
+        /// connection is known as, whatever user id its MQCONN names.
+        user: Option<String>,
     },
 }
 
@@ -299,7 +302,7 @@ impl SocketShared {
     /// process that serves its channel, this one (MQ shows its channel process there).
     pub fn pid(&self) -> Option<u32> {
         match &self.transport {
-            Transport::Bindings { pid } => *pid,
+            Transport::Bindings { pid, .. } => *pid,
             Transport::Tcp { .. } => Some(std::process::id()),
         }
     }
@@ -486,7 +489,7 @@ pub async fn serve<R, W>(
 {
     let peer_text = match &transport {
         Transport::Tcp { peer, .. } => peer.clone(),
-        Transport::Bindings { pid } => {
+        Transport::Bindings { pid, .. } => {
             format!("bindings pid {}", pid.map_or("?".into(), |p| p.to_string()))
         }
     };

@@ -43,7 +43,7 @@ impl Session {
             pid: Some(std::process::id()),
         };
         self.conn_info = Some(info.clone());
-        match server.with_engine(|e, now, _fx| e.connect(info, now)) {
+        match server.with_engine(|e, now, fx| e.connect(info, now, fx)) {
             Ok(conn) => {
                 self.conn = Some(conn);
                 server.begin_conversation(conn, self.shared.clone());

@@ -11,7 +11,10 @@ impl Session {
         let Some(info) = self.conn_info.clone().filter(|_| self.conn.is_some()) else {
             return self.refuse(link, not_open());
         };
-        let conn = match self.server.with_engine(|e, now, _fx| e.connect(info, now)) {
+        let conn = match self
+            .server
+            .with_engine(|e, now, fx| e.connect(info, now, fx))
+        {
             Ok(c) => c,
             Err(e) => return self.refuse(link, error_of(e.reason, "no transaction can start")),
         };
