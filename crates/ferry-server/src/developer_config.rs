@@ -52,4 +52,16 @@ ALTER CHANNEL('SYSTEM.DEF.AMQP') CHLTYPE(AMQP) MCAUSER('app')
 SET CHLAUTH('SYSTEM.DEF.AMQP') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(CHANNEL) +
     CHCKCLNT(REQUIRED) DESCR('AMQP applications connect as app, with its password') +
     ACTION(REPLACE)
+*
+* Object authorities, as IBM's developer configuration grants them: 'app' may connect
+* and inquire, and use the DEV.* queues; it may also make temporary queues (the
+* default model queue, as JMS and AMQP temporary queues use it) and answer to them
+* (AMQ.* and AMQP.* names).
+SET AUTHREC OBJTYPE(QMGR) PRINCIPAL('app') AUTHADD(CONNECT,INQ)
+SET AUTHREC PROFILE('DEV.**') OBJTYPE(QUEUE) PRINCIPAL('app') +
+    AUTHADD(BROWSE,GET,INQ,PUT,DSP)
+SET AUTHREC PROFILE('SYSTEM.DEFAULT.MODEL.QUEUE') OBJTYPE(QUEUE) PRINCIPAL('app') +
+    AUTHADD(BROWSE,GET,INQ,DSP)
+SET AUTHREC PROFILE('AMQ.**') OBJTYPE(QUEUE) PRINCIPAL('app') AUTHADD(PUT,INQ)
+SET AUTHREC PROFILE('AMQP.**') OBJTYPE(QUEUE) PRINCIPAL('app') AUTHADD(PUT,INQ)
 ";

@@ -348,6 +348,19 @@ async fn start_create_gives_developers_a_channel_and_queues_and_nothing_more() {
     assert_eq!(md.user_identifier.as_str(), "app", "the channel's MCAUSER");
     assert_eq!(get_text(&q).await, "hello developer");
     drop(q);
+    // 'app' may use the DEV queues and nothing else: MQ's developer grants.
+    let od = ferry_mqi::ObjectDescriptor::queue("SYSTEM.DEFAULT.LOCAL.QUEUE").expect("name");
+    assert_reason(
+        conn.open(&od, OpenOptions::OUTPUT).await,
+        ferry_mqi::ReasonCode::NotAuthorized,
+    );
+    let refused = conn.mqsc("DEFINE QLOCAL(APP.OWN)").await.expect("mqsc answers");
+    assert!(refused.failed, "{:?}", refused.lines);
+    assert!(
+        refused.lines.iter().any(|l| l.starts_with("FRY8135E")),
+        "{:?}",
+        refused.lines
+    );
     drop(conn);
     // The system channel stays closed, as on any new queue manager.
     let system = ferry_client::ConnectOptions::client(&conname, "SYSTEM.DEF.SVRCONN")
@@ -370,5 +383,10 @@ async fn start_create_gives_developers_a_channel_and_queues_and_nothing_more() {
     assert_eq!(entries("FRY8950I:"), 2, "{log}");
     assert!(log.contains("commands, 0 failed"), "{log}");
     assert_eq!(entries("FRY8951E:"), 0, "{log}");
+    assert!(
+        log.lines()
+            .any(|l| l.starts_with("FRY8077W:") && l.contains("SYSTEM.DEFAULT.LOCAL.QUEUE")),
+        "the refusal is in the error log: {log}"
+    );
     ferry_ok(&qm, &["stop", "FU.DEV"]);
 }
