@@ -160,7 +160,13 @@ impl QueueManagerProcess {
             args.extend_from_slice(&["--ic", &script_arg]);
         }
         args.extend_from_slice(create_args);
-        qm.ferry_checked(&args)?;
+        // Test and benchmark queue managers check no object authorities (MQ's
+        // MQSNOAUT=yes at crtmqm): tests of other things connect as whatever user id
+        // they need. A test of authorities turns them on before the first start with
+        // qm.ini Service/Name=AuthorizationService ([`Self::check_authorities`]).
+        let mut create = qm.ferry_command();
+        create.env("MQSNOAUT", "yes");
+        qm.run_checked(create, &args)?;
         Ok(qm)
     }
 
@@ -186,6 +192,12 @@ impl QueueManagerProcess {
     /// Gives the process an open-file limit of `n` (soft and hard) from its next start.
     pub fn set_open_file_limit(&mut self, n: u64) {
         self.open_file_limit = Some(n);
+    }
+
+    /// Turns object authority checks on (qm.ini Service/Name=AuthorizationService, as
+    /// `ferry create` writes it for users); read at the next start.
+    pub fn check_authorities(&self) -> Result<(), LaunchError> {
+        self.set_ini("Service", "Name", "AuthorizationService")
     }
 
     /// Sets `key=value` in stanza `stanza` of its qm.ini (adding either when missing);
@@ -384,7 +396,16 @@ impl QueueManagerProcess {
 
     /// `ferry ARGS`, an error naming the command and its output when it fails.
     fn ferry_checked(&self, args: &[&str]) -> Result<Output, LaunchError> {
-        let out = self.ferry(args)?;
+        self.run_checked(self.ferry_command(), args)
+    }
+
+    /// Runs `command` with `args`, an error naming them and the output when it fails.
+    fn run_checked(&self, mut command: Command, args: &[&str]) -> Result<Output, LaunchError> {
+        let out = command
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(io(format!("cannot run {}", self.bin.display())))?;
         if out.status.success() {
             Ok(out)
         } else {

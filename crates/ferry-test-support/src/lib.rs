@@ -64,6 +64,14 @@ impl TestQueueManager {
         TestQueueManager { process }
     }
 
+    /// Turns object authority checks on for the next start (test queue managers are made
+    /// without them, as MQ's MQSNOAUT=yes).
+    pub fn check_authorities(&self) {
+        self.process
+            .check_authorities()
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+
     /// Sets `key=value` in stanza `stanza` of qm.ini (adding the stanza or key when
     /// missing); read by the next [`launch`](TestQueueManager::launch).
     pub fn set_ini(&self, stanza: &str, key: &str, value: &str) {

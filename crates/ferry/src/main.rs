@@ -2,12 +2,14 @@
 //!
 //! One binary with MQ's control commands as subcommands, under Ferry's names and MQ's
 //! (`create`/`crtmqm`, `start`/`strmqm`, `stop`/`endmqm`, `status`/`dspmq`,
-//! `delete`/`dltmqm`, `mqsc`/`runmqsc`, `version`/`dspmqver`), plus `perf`, which runs
+//! `delete`/`dltmqm`, `mqsc`/`runmqsc`, `version`/`dspmqver`, and MQ's own names only for
+//! `setmqaut`, `dspmqaut` and `dmpmqaut`), plus `perf`, which runs
 //! the performance harness: a separate `ferry-perf` executable installed beside this one,
 //! so the queue manager's binary carries none of the harness's code. Every failure prints
 //! a numbered FRY message and exits non-zero; every command ends quietly, as Unix tools
 //! do, when its output pipe closes.
 
+mod authority;
 mod closed_pipe;
 mod mqsc;
 mod open_files;
@@ -142,6 +144,31 @@ enum Command {
         /// Verify syntax only; do not run anything (runmqsc -v).
         #[arg(short = 'v')]
         verify: bool,
+    },
+    /// Grant or revoke object authorities (MQ's setmqaut): -m QM -n PROFILE -t TYPE
+    /// (-p USER | -g GROUP)... followed by +auth to grant and -auth to revoke (or -remove
+    /// to delete the records).
+    #[command(disable_help_flag = true)]
+    Setmqaut {
+        /// MQ's arguments, e.g. `-m QM1 -n 'APP.**' -t queue -g apps +put +get`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Show the authorities a user or group holds on an object (MQ's dspmqaut):
+    /// -m QM -n NAME -t TYPE (-p USER | -g GROUP).
+    #[command(disable_help_flag = true)]
+    Dspmqaut {
+        /// MQ's arguments, e.g. `-m QM1 -n DEV.QUEUE.1 -t queue -p app`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Dump the authority records (MQ's dmpmqaut): -m QM [-n PROFILE] [-t TYPE]
+    /// [-p USER | -g GROUP] [-e exact profile] [-l profile names only].
+    #[command(disable_help_flag = true)]
+    Dmpmqaut {
+        /// MQ's arguments, e.g. `-m QM1 -t queue`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
     },
     /// Show the version and installation of Ferry (dspmqver).
     #[command(alias = "dspmqver")]
@@ -328,6 +355,9 @@ fn main() -> ExitCode {
             return mqsc::run(&home, &name, file.as_deref(), !no_echo, verify);
         }
         Command::Perf { args } => return perf::run(&args),
+        Command::Setmqaut { args } => authority::setmqaut(&home, &args).map(print_lines),
+        Command::Dspmqaut { args } => authority::dspmqaut(&home, &args).map(print_lines),
+        Command::Dmpmqaut { args } => authority::dmpmqaut(&home, &args).map(print_lines),
         Command::User { action } => match action {
             UserAction::Add {
                 qm,

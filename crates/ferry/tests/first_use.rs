@@ -354,7 +354,10 @@ async fn start_create_gives_developers_a_channel_and_queues_and_nothing_more() {
         conn.open(&od, OpenOptions::OUTPUT).await,
         ferry_mqi::ReasonCode::NotAuthorized,
     );
-    let refused = conn.mqsc("DEFINE QLOCAL(APP.OWN)").await.expect("mqsc answers");
+    let refused = conn
+        .mqsc("DEFINE QLOCAL(APP.OWN)")
+        .await
+        .expect("mqsc answers");
     assert!(refused.failed, "{:?}", refused.lines);
     assert!(
         refused.lines.iter().any(|l| l.starts_with("FRY8135E")),
