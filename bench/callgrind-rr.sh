@@ -3,7 +3,14 @@
 # round trip that the machine's noise does not move (docs/performance.md).
 #
 #   bench/callgrind-rr.sh [--ferry PATH] [--protocol native|amqp] [--persistent] [--clients N]
-#                         [--rate R] [--jms] [-- MORE ferry perf rr-cc OPTIONS]
+#                         [--rate R] [--jms] [--authorities on|off]
+#                         [-- MORE ferry perf rr-cc OPTIONS]
+#
+# --authorities off makes the queue manager as MQSNOAUT=yes does (no object authority
+# checks); on makes the requesters run as a user that is not an administrator ('perfapp',
+# MCAUSER of the default channels) with the authority records it needs, so every connect
+# and open is checked. Without the option the requesters run as the user running the
+# script (an administrator: checked, and holding everything).
 #
 # --jms drives it with the JMS load generator instead (bench/jms-load, Qpid JMS, RR with a
 # connection per application and the shared REPLY queue read by selector, the shape
@@ -33,6 +40,7 @@ clients=64
 rate=()
 extra=()
 jms=0
+authorities=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --ferry) ferry=$2; shift 2 ;;
@@ -41,6 +49,7 @@ while [ $# -gt 0 ]; do
     --clients) clients=$2; shift 2 ;;
     --rate) rate=(--rate "$2"); shift 2 ;;
     --jms) jms=1; protocol=amqp; shift ;;
+    --authorities) authorities=$2; shift 2 ;;
     --) shift; extra=("$@"); break ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
@@ -57,7 +66,13 @@ cleanup() {
   remove_private_qm "$ferry" "$qm"
 }
 trap cleanup EXIT
+case "$authorities" in
+  off) export MQSNOAUT=yes ;;
+  on|"") ;;
+  *) echo "--authorities on|off" >&2; exit 2 ;;
+esac
 create_private_qm "$ferry" "$qm"
+unset MQSNOAUT
 valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$work/callgrind.out" \
   "$ferry" start "$qm" --foreground >"$work/console.txt" 2>&1 &
 for _ in $(seq 1 180); do
@@ -68,6 +83,15 @@ pid=$(cat "$FERRY_HOME/qmgrs/$qm/run/qm.pid")
 { for i in $(seq 1 10); do echo "DEFINE QLOCAL(REQUEST.$i)"; done; echo "DEFINE QLOCAL(REPLY)"
   for i in $(seq 1 "$clients"); do echo "DEFINE QLOCAL(REPLY.$i)"; done; } \
   | "$ferry" mqsc "$qm" >/dev/null
+if [ "$authorities" = on ]; then
+  printf 'perf-%s\n' "$RANDOM" | "$ferry" user add "$qm" perfapp >/dev/null
+  "$ferry" mqsc "$qm" >/dev/null <<GRANTS
+SET AUTHREC OBJTYPE(QMGR) PRINCIPAL('perfapp') AUTHADD(CONNECT,INQ)
+SET AUTHREC PROFILE('**') OBJTYPE(QUEUE) PRINCIPAL('perfapp') AUTHADD(ALLMQI)
+ALTER CHANNEL(SYSTEM.DEF.SVRCONN) CHLTYPE(SVRCONN) MCAUSER('perfapp')
+ALTER CHANNEL(SYSTEM.DEF.AMQP) CHLTYPE(AMQP) MCAUSER('perfapp')
+GRANTS
+fi
 if [ "$protocol" = amqp ]; then
   target=(--protocol amqp --url "amqp://localhost:$aport")
 else
@@ -88,9 +112,9 @@ callgrind_control -i off "$pid" >/dev/null
 wait "$perf_pid" || true
 "$ferry" stop -i "$qm" >/dev/null 2>&1 || true
 for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
-python3 - "$work/callgrind.out" "$ferry" "$protocol" "${#persistent[@]}" "$clients" "${rate[1]:-0}" "$jms" <<'EOF'
+python3 - "$work/callgrind.out" "$ferry" "$protocol" "${#persistent[@]}" "$clients" "${rate[1]:-0}" "$jms" "$authorities" <<'EOF'
 import re, sys
-path, ferry, protocol, persistent, clients, rate, jms = sys.argv[1:]
+path, ferry, protocol, persistent, clients, rate, jms, authorities = sys.argv[1:]
 driver = " driver=jms" if jms == "1" else ""
 names, calls, total = {}, 0, 0
 pending = None
@@ -110,6 +134,6 @@ with open(path, errors="replace") as f:
             pending = None
 rts = calls // 2
 per = round(total / rts) if rts else 0
-print(f"CALLGRIND ferry={ferry} protocol={protocol}{driver} persistent={persistent} clients={clients} rate={rate} "
+print(f"CALLGRIND ferry={ferry} protocol={protocol}{driver} persistent={persistent} clients={clients} rate={rate} authorities={authorities or 'default'} "
       f"round_trips={rts} instructions={total} instructions_per_rt={per}")
 EOF

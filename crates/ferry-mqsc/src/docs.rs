@@ -191,12 +191,54 @@ pub fn render_attributes() -> String {
     out
 }
 
+/// SET AUTHREC's authorities and object types, from ferry-security's tables.
+pub fn render_authorities() -> String {
+    use ferry_security::oam::{Authorities, Authority, ProfileObjectType};
+    let mut out = String::from(
+        "| Authority (AUTHADD, AUTHRMV) | setmqaut | MQAUTH | Allows | ALLMQI | ALLADM |\n|---|---|---|---|---|---|\n",
+    );
+    let (mqi, adm) = (
+        ferry_security::oam::mqi(),
+        ferry_security::oam::administration(),
+    );
+    let mark = |set: Authorities, a: Authority| if set.contains(a) { "yes" } else { "" };
+    for r in Authority::ALL {
+        let _ = writeln!(
+            out,
+            "| {} | +{} | {} | {} | {} | {} |",
+            r.mqsc,
+            r.flag,
+            r.mqauth,
+            cell(r.allows),
+            mark(mqi, r.authority),
+            mark(adm, r.authority)
+        );
+    }
+    out.push_str(
+        "\nALL is every authority of the object type; NONE makes a record that grants nothing. CRT is \
+         granted on the `@class` profile of a type only.\n\n\
+         | OBJTYPE | setmqaut -t | Authorities that apply |\n|---|---|---|\n",
+    );
+    for r in ProfileObjectType::ALL {
+        let names: Vec<&str> = r.valid.iter().map(|a| a.mqsc_name()).collect();
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} |",
+            r.mqsc,
+            r.flags.join(", "),
+            names.join(", ")
+        );
+    }
+    out
+}
+
 /// The whole generated section, markers included.
 pub fn render_generated() -> String {
     format!(
-        "{BEGIN_MARKER}\n\n## Messages\n\n{}\n## Attribute reference\n\n{}{END_MARKER}\n",
+        "{BEGIN_MARKER}\n\n## Messages\n\n{}\n## Attribute reference\n\n{}### Authorities (SET AUTHREC)\n\n{}{END_MARKER}\n",
         render_messages(),
-        render_attributes()
+        render_attributes(),
+        render_authorities()
     )
 }
 

@@ -715,11 +715,66 @@ fn remote_queues_and_unsupported_commands_parse() {
         Command::Unsupported { .. }
     ));
     assert!(matches!(
-        ok("SET AUTHREC PROFILE('*') OBJTYPE(QUEUE)"),
+        ok("DEFINE NAMELIST(N)"),
         Command::Unsupported { .. }
     ));
     assert!(matches!(ok("PING CHANNEL(C)"), Command::Unsupported { .. }));
     assert_eq!(ok("PING QMGR"), Command::PingQmgr);
+}
+
+#[test]
+fn authority_record_commands_parse_with_case_kept_entities() {
+    use ferry_mqsc::command::{AuthRecKey, AuthRecMatch};
+    use ferry_security::oam::{Authority, AuthorityName, EntityType, ProfileObjectType};
+    match ok("SET AUTHREC PROFILE('App.**') OBJTYPE(QUEUE) GROUP('Apps') AUTHADD(PUT,GET) AUTHRMV(ALLADM)") {
+        Command::SetAuthRec { key, add, remove } => {
+            assert_eq!(
+                key,
+                AuthRecKey {
+                    profile: "App.**".into(),
+                    object_type: ProfileObjectType::Queue,
+                    entity_type: EntityType::Group,
+                    entity: "Apps".into(),
+                }
+            );
+            assert_eq!(
+                add,
+                [
+                    AuthorityName::One(Authority::Put),
+                    AuthorityName::One(Authority::Get)
+                ]
+            );
+            assert_eq!(remove, [AuthorityName::AllAdm]);
+        }
+        other => panic!("{other:?}"),
+    }
+    // The queue manager's records are its `self` profile, whatever PROFILE says.
+    match ok("SET AUTHREC OBJTYPE(QMGR) PRINCIPAL('app') AUTHADD(CONNECT)") {
+        Command::SetAuthRec { key, .. } => assert_eq!(key.profile, "self"),
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        ok("DISPLAY AUTHREC PRINCIPAL('app') MATCH(MEMBERSHIP)"),
+        Command::DisplayAuthRec {
+            matching: AuthRecMatch::Membership,
+            ..
+        }
+    ));
+    assert!(matches!(
+        ok("DIS ENTAUTH GROUP('apps') OBJNAME(Q1) OBJTYPE(QUEUE)"),
+        Command::DisplayEntAuth { .. }
+    ));
+    for bad in [
+        "SET AUTHREC PROFILE(A) OBJTYPE(QUEUE) AUTHADD(PUT)",
+        "SET AUTHREC PROFILE(A) OBJTYPE(QUEUE) PRINCIPAL('a') GROUP('g') AUTHADD(PUT)",
+        "SET AUTHREC PROFILE(A) OBJTYPE(QUEUE) PRINCIPAL('a')",
+        "SET AUTHREC PROFILE(A) OBJTYPE(NOSUCH) PRINCIPAL('a') AUTHADD(PUT)",
+        "SET AUTHREC PROFILE(A) OBJTYPE(QUEUE) PRINCIPAL('a') AUTHADD(FLY)",
+        "DISPLAY AUTHREC GROUP('g') MATCH(MEMBERSHIP)",
+        "DISPLAY ENTAUTH PRINCIPAL('a') OBJTYPE(QUEUE)",
+    ] {
+        assert!(ferry_mqsc::parse_command(bad).is_err(), "{bad}");
+    }
 }
 
 #[test]

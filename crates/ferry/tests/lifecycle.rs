@@ -141,14 +141,16 @@ async fn mq_control_command_aliases_work() {
     assert_eq!(attr(&line, "STATUS").as_deref(), Some("Running"), "{line}");
     assert_eq!(attr(&line, "LISTENERS"), Some(port.to_string()), "{line}");
 
-    // A queue manager made by crtmqm has MQ's CHLAUTH defaults: clients use a channel of
-    // their own, as a user that is not an administrator.
+    // A queue manager made by crtmqm has MQ's CHLAUTH defaults and checks authorities:
+    // clients use a channel of their own, as a user that is not an administrator and has
+    // been granted what it uses.
     let out = qm.ferry_with_stdin(
         &["runmqsc", "LC.ALIASES"],
         "DEFINE QLOCAL(ALIASED.Q)\nDEFINE CHANNEL(APP.SVRCONN) CHLTYPE(SVRCONN)\n",
     );
     assert!(out.status.success(), "{}", stdout(&out));
     assert!(stdout(&out).contains("FRY8006I"), "{}", stdout(&out));
+    grant_app(&qm, "LC.ALIASES", "ALIASED.Q");
 
     let opts = ferry_client::ConnectOptions::client(&format!("127.0.0.1({port})"), "APP.SVRCONN")
         .queue_manager("LC.ALIASES")
@@ -223,6 +225,21 @@ fn path_like_names_stay_inside_their_own_directory() {
     mqsc_ok(&qm, "DISPLAY QMGR");
 }
 
+/// Lets user 'app' (added to queue manager `qmgr`'s repository) connect and use `queue`:
+/// a queue manager made by `ferry create` grants nothing to anyone but administrators.
+fn grant_app(host: &TestQueueManager, qmgr: &str, queue: &str) {
+    let out = host.ferry_with_stdin(&["user", "add", qmgr, "app"], "app-password\n");
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    let out = host.ferry_with_stdin(
+        &["mqsc", qmgr],
+        &format!(
+            "SET AUTHREC OBJTYPE(QMGR) PRINCIPAL('app') AUTHADD(CONNECT)\n\
+             SET AUTHREC PROFILE({queue}) OBJTYPE(QUEUE) PRINCIPAL('app') AUTHADD(ALLMQI)"
+        ),
+    );
+    assert!(out.status.success(), "{}", stdout(&out));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_queue_managers_run_side_by_side() {
     let qm1 = start("LC.SIDE1");
@@ -234,6 +251,7 @@ async fn two_queue_managers_run_side_by_side() {
         "DEFINE QLOCAL(SHARED.NAME)\nDEFINE CHANNEL(APP.SVRCONN) CHLTYPE(SVRCONN)",
     );
     assert!(out.status.success(), "{}", stdout(&out));
+    grant_app(&qm1, "LC.SIDE2", "SHARED.NAME");
 
     let status = ferry_ok(&qm1, &["status"]);
     assert_eq!(status.matches("STATUS(Running)").count(), 2, "{status}");
