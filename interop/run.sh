@@ -49,10 +49,12 @@ queues_to_mqsc() {
 # --ferry: a Ferry queue manager in a private FERRY_HOME (a release build; FERRY_PROFILE=debug
 # uses the debug build, which `cargo test` has just made: the suites check behaviour), with the
 # interop queues defined, its AMQP channel on FERRY_AMQP_PORT (default 5672), restarts with
-# ferry stop/start, and the amqsput/amqsget samples as the native client.
+# ferry stop/start, and the amqsput/amqsget samples as the native client. The binaries are
+# cargo's, in CARGO_TARGET_DIR when set (as cargo puts them), else target/.
 ferry_mode() {
-  local profile="${FERRY_PROFILE:-release}"
-  local ferry="$root/target/$profile/ferry" port="${FERRY_AMQP_PORT:-5672}"
+  local profile="${FERRY_PROFILE:-release}" target="${CARGO_TARGET_DIR:-target}"
+  [[ "$target" = /* ]] || target="$root/$target"
+  local ferry="$target/$profile/ferry" port="${FERRY_AMQP_PORT:-5672}"
   local tcp="${FERRY_TCP_PORT:-14149}" build=(--release)
   [ "$profile" = debug ] && build=()
   export FERRY_PROFILE="$profile"
@@ -85,8 +87,10 @@ EOF
   { queues_to_mqsc; for q in REPLY REPLY.1 REPLY.2 $(seq -f 'REQUEST.%g' 1 10); do
       echo "DEFINE QLOCAL($q) REPLACE"; done; } | "$ferry" mqsc QMI >/dev/null || return 1
   export FERRY_QM_PID; FERRY_QM_PID="$(cat "$FERRY_HOME/qmgrs/QMI/run/qm.pid")"
-  # The AMQP channel starts with the queue manager: check it runs.
-  "$ferry" mqsc QMI <<< "DISPLAY CHSTATUS(SYSTEM.DEF.AMQP)" | grep -q "STATUS(RUNNING)" || {
+  # The AMQP channel starts with the queue manager: check it runs. (grep reads all the
+  # output: grep -q stops at the match, and ferry, still writing, dies of SIGPIPE, which
+  # pipefail turns into a failed check.)
+  "$ferry" mqsc QMI <<< "DISPLAY CHSTATUS(SYSTEM.DEF.AMQP)" | grep "STATUS(RUNNING)" >/dev/null || {
     echo "the AMQP channel did not start:"; "$ferry" mqsc QMI <<< "DISPLAY CHSTATUS(*)"; return 1; }
   export AMQP_URL="amqp://localhost:$port" AMQP_BLOCKED_URL="amqp://localhost:$blocked_port"
   ferry_tls "$ferry" || return 1
