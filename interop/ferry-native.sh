@@ -4,10 +4,13 @@
 #   interop/ferry-native.sh put QUEUE TEXT    # puts TEXT as one MQSTR message
 #   interop/ferry-native.sh get QUEUE         # prints the body of the first message
 # Connection: FERRY_CONNNAME / FERRY_CHANNEL / FERRY_QMGR (see ferry-client's examples).
-# FERRY_PROFILE=debug runs the debug build of the samples (interop/run.sh sets it).
+# FERRY_PROFILE=debug runs the debug build of the samples (interop/run.sh sets it); they are
+# in CARGO_TARGET_DIR when set (as cargo puts them), else target/.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-bin="$root/target/${FERRY_PROFILE:-release}/examples"
+target="${CARGO_TARGET_DIR:-target}"
+[[ "$target" = /* ]] || target="$root/$target"
+bin="$target/${FERRY_PROFILE:-release}/examples"
 case "${1:-}" in
   put) printf '%s\n' "$3" | "$bin/amqsput" "$2" >/dev/null ;;
   get) FERRY_WAIT_MS="${FERRY_WAIT_MS:-5000}" "$bin/amqsget" "$2" \

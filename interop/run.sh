@@ -49,10 +49,12 @@ queues_to_mqsc() {
 # --ferry: a Ferry queue manager in a private FERRY_HOME (a release build; FERRY_PROFILE=debug
 # uses the debug build, which `cargo test` has just made: the suites check behaviour), with the
 # interop queues defined, its AMQP channel on FERRY_AMQP_PORT (default 5672), restarts with
-# ferry stop/start, and the amqsput/amqsget samples as the native client.
+# ferry stop/start, and the amqsput/amqsget samples as the native client. The binaries are
+# cargo's, in CARGO_TARGET_DIR when set (as cargo puts them), else target/.
 ferry_mode() {
-  local profile="${FERRY_PROFILE:-release}"
-  local ferry="$root/target/$profile/ferry" port="${FERRY_AMQP_PORT:-5672}"
+  local profile="${FERRY_PROFILE:-release}" target="${CARGO_TARGET_DIR:-target}"
+  [[ "$target" = /* ]] || target="$root/$target"
+  local ferry="$target/$profile/ferry" port="${FERRY_AMQP_PORT:-5672}"
   local tcp="${FERRY_TCP_PORT:-14149}" build=(--release)
   [ "$profile" = debug ] && build=()
   export FERRY_PROFILE="$profile"
@@ -61,11 +63,17 @@ ferry_mode() {
      -p ferry-client --example amqsput --example amqsget) || return 1
   export FERRY_HOME="${FERRY_HOME:-$(mktemp -d /tmp/ferry-interop.XXXXXX)}"
   echo "== starting Ferry queue manager QMI (FERRY_HOME $FERRY_HOME, AMQP port $port)"
-  # Channel and connection authentication as an administrator would set them for these
-  # clients (run at every start, crtmqm -ic): the default channels open to this host's
-  # test clients, who run as an administrator; CHLAUTH.AMQP closed to everyone, and user
-  # 'blockme' refused everywhere, for the refusal tests; passwords checked when given
-  # (users 'interop' and 'blockme' are in the user repository).
+  # Channel and connection authentication, and object authorities, as an administrator
+  # would set them for these clients (run at every start, crtmqm -ic, so after the users
+  # below are in the user repository: SET AUTHREC refuses users the queue manager does not
+  # know). The default channels open to this host's test clients, who run as an
+  # administrator; CHLAUTH.AMQP closed to everyone, and user 'blockme' refused everywhere,
+  # for the refusal tests; passwords checked when given. Users 'interop', 'blockme',
+  # 'limited' and 'noconnect' are in the user repository, all with INTEROP_PASSWORD; none is
+  # an administrator, so each has only the authorities granted here: 'interop' may connect
+  # and use every queue (what the tests run as INTEROP_USER need); 'limited' may connect
+  # and only browse, get and inquire on INTEROP.AUTH.Q; 'noconnect' has no authority at all
+  # (ObjectAuthorityTest, test_authorities.py).
   local blocked_port="${FERRY_AMQP_BLOCKED_PORT:-5683}"
   cat > "$FERRY_HOME/interop.mqsc" <<EOF
 SET CHLAUTH('SYSTEM.DEF.*') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(CHANNEL) ACTION(REPLACE)
@@ -74,19 +82,33 @@ DEFINE CHANNEL(CHLAUTH.AMQP) CHLTYPE(AMQP) PORT($blocked_port) REPLACE
 SET CHLAUTH('CHLAUTH.AMQP') TYPE(ADDRESSMAP) ADDRESS('*') USERSRC(NOACCESS) ACTION(REPLACE)
 ALTER AUTHINFO('SYSTEM.DEFAULT.AUTHINFO.IDPWOS') AUTHTYPE(IDPWOS) CHCKCLNT(OPTIONAL)
 REFRESH SECURITY TYPE(CONNAUTH)
+SET AUTHREC OBJTYPE(QMGR) PRINCIPAL('interop') AUTHADD(CONNECT,INQ)
+SET AUTHREC PROFILE('**') OBJTYPE(QUEUE) PRINCIPAL('interop') AUTHADD(ALLMQI,DSP)
+DEFINE QLOCAL(INTEROP.AUTH.Q) REPLACE
+SET AUTHREC OBJTYPE(QMGR) PRINCIPAL('limited') AUTHADD(CONNECT)
+SET AUTHREC PROFILE('INTEROP.AUTH.Q') OBJTYPE(QUEUE) PRINCIPAL('limited') AUTHADD(BROWSE,GET,INQ)
 EOF
   "$ferry" create QMI --port "$tcp" --amqp-port "$port" --ic "$FERRY_HOME/interop.mqsc" >/dev/null || return 1
   export INTEROP_USER=interop INTEROP_PASSWORD; INTEROP_PASSWORD="pw-$RANDOM-$RANDOM"
-  for u in interop blockme; do
+  export INTEROP_LIMITED_USER=limited INTEROP_NOCONNECT_USER=noconnect
+  for u in interop blockme limited noconnect; do
     printf '%s\n' "$INTEROP_PASSWORD" | "$ferry" user add QMI "$u" >/dev/null || return 1
   done
   cleanup_cmds+=("'$ferry' stop -i QMI >/dev/null 2>&1; '$ferry' delete QMI >/dev/null 2>&1")
   "$ferry" start QMI >/dev/null || return 1
+  # A command of interop.mqsc that fails only goes to the error log (FRY8951E) and the
+  # queue manager starts anyway: stop here rather than fail tests for a missing record.
+  local errlog="$FERRY_HOME/qmgrs/QMI/errors/FRYERR01.LOG"
+  if grep -q '^FRY8951E:' "$errlog"; then
+    echo "interop.mqsc failed at start:"; grep '^FRY8951E:' "$errlog"; return 1
+  fi
   { queues_to_mqsc; for q in REPLY REPLY.1 REPLY.2 $(seq -f 'REQUEST.%g' 1 10); do
       echo "DEFINE QLOCAL($q) REPLACE"; done; } | "$ferry" mqsc QMI >/dev/null || return 1
   export FERRY_QM_PID; FERRY_QM_PID="$(cat "$FERRY_HOME/qmgrs/QMI/run/qm.pid")"
-  # The AMQP channel starts with the queue manager: check it runs.
-  "$ferry" mqsc QMI <<< "DISPLAY CHSTATUS(SYSTEM.DEF.AMQP)" | grep -q "STATUS(RUNNING)" || {
+  # The AMQP channel starts with the queue manager: check it runs. (grep reads all the
+  # output: grep -q stops at the match, and ferry, still writing, dies of SIGPIPE, which
+  # pipefail turns into a failed check.)
+  "$ferry" mqsc QMI <<< "DISPLAY CHSTATUS(SYSTEM.DEF.AMQP)" | grep "STATUS(RUNNING)" >/dev/null || {
     echo "the AMQP channel did not start:"; "$ferry" mqsc QMI <<< "DISPLAY CHSTATUS(*)"; return 1; }
   export AMQP_URL="amqp://localhost:$port" AMQP_BLOCKED_URL="amqp://localhost:$blocked_port"
   ferry_tls "$ferry" || return 1
