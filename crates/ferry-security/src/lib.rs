@@ -23,6 +23,7 @@ pub mod fuzzing;
 pub mod oam;
 pub mod peer_name;
 pub mod sni;
+mod wildcard;
 
 pub use cipherspec::{CipherSpec, CipherSpecChoice, CipherSpecError, TlsVersion};
 pub use peer_name::{DistinguishedName, PeerNameError, PeerNameFilter};

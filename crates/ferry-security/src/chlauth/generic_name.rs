@@ -44,7 +44,7 @@ impl GenericName {
 
     /// True when `name` is one of the names the pattern stands for.
     pub fn matches(&self, name: &str) -> bool {
-        wildcard_match(self.text.as_bytes(), name.as_bytes())
+        crate::wildcard::matches(self.text.as_bytes(), name.as_bytes(), None)
     }
 
     /// How specific the pattern is, to rank the patterns matching one name.
@@ -61,29 +61,6 @@ impl GenericName {
     pub fn most_specific_first(a: &GenericName, b: &GenericName) -> Ordering {
         b.specificity().cmp(&a.specificity())
     }
-}
-
-/// `*` matches any run of bytes; everything else matches itself. Iterative, with one
-/// backtrack point, so a hostile pattern costs O(pattern × name) at worst.
-fn wildcard_match(pattern: &[u8], name: &[u8]) -> bool {
-    let (mut p, mut n) = (0usize, 0usize);
-    let mut star: Option<(usize, usize)> = None;
-    while n < name.len() {
-        if p < pattern.len() && pattern[p] == b'*' {
-            star = Some((p, n));
-            p += 1;
-        } else if p < pattern.len() && pattern[p] == name[n] {
-            p += 1;
-            n += 1;
-        } else if let Some((sp, sn)) = star {
-            p = sp + 1;
-            n = sn + 1;
-            star = Some((sp, sn + 1));
-        } else {
-            return false;
-        }
-    }
-    pattern[p..].iter().all(|b| *b == b'*')
 }
 
 #[cfg(test)]

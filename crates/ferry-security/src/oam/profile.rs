@@ -164,27 +164,9 @@ fn qualifiers_match(pattern: &[&str], name: &[&str]) -> bool {
             .all(|(p, n)| qualifier_match(p.as_bytes(), n.as_bytes()))
 }
 
-/// `*` matches any run within the qualifier, `?` one character. Iterative, with one
-/// backtrack point, so a hostile profile costs O(profile × name) at worst.
+/// `*` matches any run within the qualifier, `?` one character.
 fn qualifier_match(pattern: &[u8], name: &[u8]) -> bool {
-    let (mut p, mut n) = (0usize, 0usize);
-    let mut star: Option<(usize, usize)> = None;
-    while n < name.len() {
-        if p < pattern.len() && pattern[p] == b'*' {
-            star = Some((p, n));
-            p += 1;
-        } else if p < pattern.len() && (pattern[p] == b'?' || pattern[p] == name[n]) {
-            p += 1;
-            n += 1;
-        } else if let Some((sp, sn)) = star {
-            p = sp + 1;
-            n = sn + 1;
-            star = Some((sp, sn + 1));
-        } else {
-            return false;
-        }
-    }
-    pattern[p..].iter().all(|b| *b == b'*')
+    crate::wildcard::matches(pattern, name, Some(b'?'))
 }
 
 #[cfg(test)]
