@@ -420,6 +420,9 @@ catalogue! {
     TLS_SETUP_FAILED = 9642 Error "TLS cannot be set up for {0}: {1}",
         "The key repository lacks what the channel needs (the certificate named by CERTLABL, or trust.pem when client certificates must be checked); the connection was closed with 2381 MQRC_KEY_REPOSITORY_ERROR.",
         "Put the files in the key repository (DISPLAY QMGR SSLKEYR CERTLABL) and run REFRESH SECURITY TYPE(SSL).";
+    PLAIN_REFUSED = 9643 Error "{0} connected to channel '{1}' without TLS, and qm.ini TCP SecureCommsOnly=YES refuses every conversation without TLS.",
+        "The queue manager is configured to accept only TLS conversations (MQ 9.3's SecureCommsOnly). The conversation was refused (2393 MQRC_SSL_INITIALIZATION_ERROR for native clients, amqp:unauthorized-access for AMQP); other conversations carry on.",
+        "Give the channel an SSLCIPH and connect with TLS, or set SecureCommsOnly=NO in qm.ini's TCP stanza and restart.";
     KEY_REPOSITORY_ERROR = 9660 Error "The key repository {0} cannot be used: {1}",
         "A file of the key repository could not be read or does not hold what its name says; until it is corrected, TLS connections cannot be accepted (plain channels are not affected).",
         "Correct the file and run REFRESH SECURITY TYPE(SSL).";

@@ -391,9 +391,78 @@ impl CipherSpecChoice {
     }
 }
 
+/// Which CipherSpecs the queue manager may use at all (qm.ini SSL stanza:
+/// AllowedCipherSpecs and AllowTLSV13), whatever channels ask for.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CipherSpecPolicy {
+    /// The IANA codes allowed (`None`: ALL).
+    allowed: Option<Vec<u16>>,
+    /// AllowTLSV13=N: no TLS 1.3 CipherSpec.
+    no_tls13: bool,
+}
+
+impl CipherSpecPolicy {
+    /// The policy of AllowedCipherSpecs (`ALL`, or CipherSpec names separated by commas)
+    /// and AllowTLSV13; an unknown or unoffered name is refused, named.
+    pub fn parse(allowed: &str, allow_tls13: bool) -> Result<Self, CipherSpecError> {
+        let allowed = if allowed.trim().is_empty() || allowed.trim().eq_ignore_ascii_case("ALL") {
+            None
+        } else {
+            let mut codes = Vec::new();
+            for name in allowed.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+                match CipherSpecChoice::parse(name)? {
+                    Some(CipherSpecChoice::Suite(s)) => codes.push(s.iana),
+                    // An alias stands for a protocol range, not a CipherSpec to allow.
+                    _ => return Err(CipherSpecError::Unknown(name.to_string())),
+                }
+            }
+            Some(codes)
+        };
+        Ok(CipherSpecPolicy {
+            allowed,
+            no_tls13: !allow_tls13,
+        })
+    }
+
+    /// True when the queue manager may use `spec`.
+    pub fn permits(&self, spec: &CipherSpec) -> bool {
+        spec.offered()
+            && !(self.no_tls13 && spec.version == TlsVersion::Tls13)
+            && self.allowed.as_ref().is_none_or(|a| a.contains(&spec.iana))
+    }
+}
+
 /// The table row of IANA suite `iana`, if it is an MQ CipherSpec.
 pub fn by_iana(iana: u16) -> Option<&'static CipherSpec> {
     CIPHER_SPECS.iter().find(|s| s.iana == iana)
+}
+
+#[cfg(test)]
+mod policy_tests {
+    use super::*;
+
+    #[test]
+    fn the_policy_allows_what_qm_ini_lists() {
+        let all = CipherSpecPolicy::parse("ALL", true).unwrap();
+        assert!(CIPHER_SPECS
+            .iter()
+            .filter(|s| s.offered())
+            .all(|s| all.permits(s)));
+        let one = CipherSpecPolicy::parse("TLS_AES_128_GCM_SHA256", true).unwrap();
+        let permitted: Vec<&str> = CIPHER_SPECS
+            .iter()
+            .filter(|s| one.permits(s))
+            .map(|s| s.name)
+            .collect();
+        assert_eq!(permitted, ["TLS_AES_128_GCM_SHA256"]);
+        let no13 = CipherSpecPolicy::parse("ALL", false).unwrap();
+        assert!(CIPHER_SPECS
+            .iter()
+            .filter(|s| no13.permits(s))
+            .all(|s| s.version == TlsVersion::Tls12));
+        assert!(CipherSpecPolicy::parse("NO_SUCH_SPEC", true).is_err());
+        assert!(CipherSpecPolicy::parse("ANY_TLS13", true).is_err());
+    }
 }
 
 #[cfg(test)]

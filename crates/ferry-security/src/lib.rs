@@ -25,7 +25,7 @@ pub mod peer_name;
 pub mod sni;
 mod wildcard;
 
-pub use cipherspec::{CipherSpec, CipherSpecChoice, CipherSpecError, TlsVersion};
+pub use cipherspec::{CipherSpec, CipherSpecChoice, CipherSpecError, CipherSpecPolicy, TlsVersion};
 pub use peer_name::{DistinguishedName, PeerNameError, PeerNameFilter};
 
 /// MQ's default certificate label: `ibmwebspheremq` and the owner's name in lower case

@@ -83,6 +83,26 @@ pub struct TcpStanza {
     pub keep_alive: bool,
     /// ListenerBacklog (0: system default).
     pub listener_backlog: u32,
+    /// SecureCommsOnly: conversations without TLS are refused on every channel.
+    pub secure_comms_only: bool,
+}
+
+/// SSL stanza: which CipherSpecs the queue manager may use at all.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SslStanza {
+    /// AllowedCipherSpecs: `ALL`, or CipherSpec names separated by commas.
+    pub allowed_cipher_specs: String,
+    /// AllowTLSV13: TLS 1.3 CipherSpecs may be used.
+    pub allow_tls13: bool,
+}
+
+impl SslStanza {
+    /// The policy the TLS layer applies.
+    pub fn policy(
+        &self,
+    ) -> Result<ferry_security::CipherSpecPolicy, ferry_security::CipherSpecError> {
+        ferry_security::CipherSpecPolicy::parse(&self.allowed_cipher_specs, self.allow_tls13)
+    }
 }
 
 /// TuningParameters stanza.
@@ -155,6 +175,8 @@ pub struct QmIni {
     pub auto_config: AutoConfigStanza,
     /// Service stanza: the authorization service.
     pub service: ServiceStanza,
+    /// SSL stanza: the CipherSpecs the queue manager may use.
+    pub ssl: SslStanza,
 }
 
 /// The name of the authorization service (qm.ini Service/Name), as MQ's qm.ini names it.
@@ -293,6 +315,16 @@ impl QmIni {
                 key: "LogSecondaryFiles",
                 value: ini.log.secondary_files.to_string(),
                 expected: "LogPrimaryFiles + LogSecondaryFiles must not exceed 511".into(),
+            });
+        }
+        if let Err(e) = ini.ssl.policy() {
+            return Err(IniError::BadValue {
+                stanza: "SSL",
+                key: "AllowedCipherSpecs",
+                value: ini.ssl.allowed_cipher_specs.clone(),
+                expected: format!(
+                    "ALL, or CipherSpec names (not aliases) separated by commas: {e}"
+                ),
             });
         }
         Ok(ini)

@@ -10,7 +10,7 @@
 
 use crate::key_repository::KeyRepository;
 use crate::TlsSetupError;
-use ferry_security::CipherSpecChoice;
+use ferry_security::{CipherSpecChoice, CipherSpecPolicy};
 use rustls::crypto::CryptoProvider;
 use rustls::server::{ClientHello, ResolvesServerCert, WebPkiClientVerifier};
 use rustls::sign::CertifiedKey;
@@ -45,6 +45,19 @@ impl ServerTls {
             provider: Arc::new(crate::provider()),
             configs: RefCell::new(HashMap::new()),
         }
+    }
+
+    /// Offers only the CipherSpecs `policy` permits (qm.ini SSL AllowedCipherSpecs and
+    /// AllowTLSV13), to every channel.
+    pub fn with_policy(mut self, policy: CipherSpecPolicy) -> Self {
+        let mut provider = crate::provider();
+        provider.cipher_suites.retain(|s| {
+            ferry_security::cipherspec::by_iana(u16::from(s.suite()))
+                .is_some_and(|spec| policy.permits(spec))
+        });
+        self.provider = Arc::new(provider);
+        self.configs.borrow_mut().clear();
+        self
     }
 
     /// Reads the key repository in `dir`. A directory that does not exist is an empty
@@ -90,7 +103,22 @@ impl ServerTls {
             None => None,
         };
         let provider = crate::provider_for(&self.provider, choice.as_ref());
-        let versions = crate::versions_for(choice.as_ref());
+        // Only the protocols that still have a suite once the policy has spoken.
+        let versions: Vec<_> = crate::versions_for(choice.as_ref())
+            .into_iter()
+            .filter(|v| {
+                provider
+                    .cipher_suites
+                    .iter()
+                    .any(|s| s.version().version == v.version)
+            })
+            .collect();
+        if versions.is_empty() {
+            return Err(TlsSetupError::CipherSpec(format!(
+                "no CipherSpec of SSLCIPH({}) is allowed by qm.ini SSL AllowedCipherSpecs and AllowTLSV13",
+                channel.cipher.unwrap_or("ANY")
+            )));
+        }
         let certificate = self.repository.certificate(&channel.label).ok_or_else(|| {
             TlsSetupError::NoCertificate {
                 label: channel.label.clone(),

@@ -359,3 +359,67 @@ async fn mqsc_refuses_cipherspecs_ferry_does_not_offer_and_bad_sslpeer_filters()
     );
     assert_eq!(attr(&shown, "SSLCAUTH").as_deref(), Some("REQUIRED"));
 }
+
+/// qm.ini's SSL stanza limits what every channel may use, and TCP SecureCommsOnly=YES
+/// refuses every conversation without TLS.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn qm_ini_limits_cipherspecs_and_can_refuse_plain_conversations() {
+    let mut qm = TestQueueManager::create_with(bin(), "TLS.POLICY", &[]);
+    qm.set_ini("SSL", "AllowedCipherSpecs", "TLS_AES_256_GCM_SHA384");
+    qm.set_ini("TCP", "SecureCommsOnly", "YES");
+    qm.launch();
+    let pki = pki(&qm);
+    mqsc_ok(
+        &qm,
+        "DEFINE QLOCAL(Q)\n\
+         DEFINE CHANNEL(TLS.ANY) CHLTYPE(SVRCONN) SSLCIPH(ANY_TLS13_OR_HIGHER) SSLCAUTH(OPTIONAL)\n\
+         DEFINE CHANNEL(TLS.128) CHLTYPE(SVRCONN) SSLCIPH(TLS_AES_128_GCM_SHA256) SSLCAUTH(OPTIONAL)\n\
+         REFRESH SECURITY TYPE(SSL)",
+    );
+    // The alias agrees on the one CipherSpec qm.ini allows.
+    let any = tls_client(
+        &qm,
+        "TLS.ANY",
+        TlsOptions::new("ANY_TLS13_OR_HIGHER", &pki.app),
+    );
+    let conn = connect(&any).await;
+    let q = open(&conn, "Q", IO).await;
+    put(&q, "allowed").await;
+    assert_eq!(get_text(&q).await, "allowed");
+    let shown = mqsc_ok(&qm, "DISPLAY CHSTATUS(TLS.ANY) SSLCIPH");
+    assert_eq!(
+        attr(&shown, "SSLCIPH").as_deref(),
+        Some("TLS_AES_256_GCM_SHA384"),
+        "{shown}"
+    );
+    // A channel left with no allowed CipherSpec refuses its handshakes, saying why.
+    let only_128 = tls_client(
+        &qm,
+        "TLS.128",
+        TlsOptions::new("TLS_AES_128_GCM_SHA256", &pki.app),
+    );
+    assert_reason(
+        ferry_client::Connection::connect(&only_128).await,
+        ReasonCode::SslInitializationError,
+    );
+    // Plain conversations are refused on every channel, SYSTEM.DEF.SVRCONN included.
+    assert_reason(
+        ferry_client::Connection::connect(&qm.client()).await,
+        ReasonCode::SslInitializationError,
+    );
+    let log = qm.error_log();
+    assert!(log.contains("FRY9643E"), "{log}");
+    assert!(
+        log.contains("FRY9642E") && log.contains("AllowedCipherSpecs"),
+        "{log}"
+    );
+    // A name qm.ini cannot hold stops the start with the key named.
+    drop(q);
+    conn.disconnect().await.expect("disconnect");
+    qm.set_ini("SSL", "AllowedCipherSpecs", "TLS_NO_SUCH_SPEC");
+    stop_qm(&mut qm);
+    let out = qm.ferry(&["start", qm.name()]);
+    assert!(!out.status.success());
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(text.contains("AllowedCipherSpecs"), "{text}");
+}

@@ -383,6 +383,46 @@ const TCP: &[Key] = &[
         get: |i| Value::Number(i.tcp.listener_backlog.into()),
         set: |i, v| i.tcp.listener_backlog = v.number_u32(),
     },
+    Key {
+        key: "SecureCommsOnly",
+        kind: ValueKind::Choice {
+            words: &["YES", "NO"],
+            expected: "YES or NO",
+        },
+        default: DefaultValue::Text("NO"),
+        unit: "",
+        meaning: "YES: every channel refuses conversations without TLS, whatever its SSLCIPH (FRY9643E), as MQ 9.3's SecureCommsOnly; a channel without SSLCIPH then takes no conversation at all.",
+        when_reached: "",
+        get: |i| Value::Text(if i.tcp.secure_comms_only { "YES" } else { "NO" }.into()),
+        set: |i, v| i.tcp.secure_comms_only = v.text() == "YES",
+    },
+];
+
+/// SSL stanza.
+const SSL: &[Key] = &[
+    Key {
+        key: "AllowedCipherSpecs",
+        kind: ValueKind::Text,
+        default: DefaultValue::Text("ALL"),
+        unit: "",
+        meaning: "The CipherSpecs the queue manager may use at all: `ALL`, or CipherSpec names separated by commas (`TLS_AES_128_GCM_SHA256,ECDHE_ECDSA_AES_128_GCM_SHA256`). Others are never offered, whatever a channel's SSLCIPH; a channel left with none refuses its handshakes (FRY9642E). Read at start.",
+        when_reached: "",
+        get: |i| Value::Text(i.ssl.allowed_cipher_specs.clone()),
+        set: |i, v| i.ssl.allowed_cipher_specs = v.text(),
+    },
+    Key {
+        key: "AllowTLSV13",
+        kind: ValueKind::Choice {
+            words: &["YES", "NO"],
+            expected: "YES or NO",
+        },
+        default: DefaultValue::Text("YES"),
+        unit: "",
+        meaning: "NO: TLS 1.3 CipherSpecs are never offered (channels with SSLCIPH(ANY_TLS13) then refuse their handshakes). Read at start.",
+        when_reached: "",
+        get: |i| Value::Text(if i.ssl.allow_tls13 { "YES" } else { "NO" }.into()),
+        set: |i, v| i.ssl.allow_tls13 = v.text() == "YES",
+    },
 ];
 
 /// TuningParameters stanza.
@@ -569,6 +609,12 @@ pub const STANZAS: &[Stanza] = &[
         strict: false,
         meaning: "Configuration applied at every start.",
         keys: AUTO_CONFIG,
+    },
+    Stanza {
+        name: "SSL",
+        strict: false,
+        meaning: "Which CipherSpecs TLS may use (see docs/security.md).",
+        keys: SSL,
     },
     Stanza {
         name: "Service",

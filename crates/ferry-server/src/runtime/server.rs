@@ -193,6 +193,8 @@ impl Server {
         let mut error_log = error_log;
         let key_repository = engine.qmgr().key_repository_dir(&paths.dir);
         let (tls, loaded) = ferry_tls::ServerTls::load(&key_repository);
+        // qm.ini's SSL stanza was checked when it was read.
+        let tls = tls.with_policy(ini.ssl.policy().unwrap_or_default());
         if let Err(why) = loaded {
             error_log.write(
                 &messages::KEY_REPOSITORY_ERROR,

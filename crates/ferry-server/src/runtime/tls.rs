@@ -77,7 +77,8 @@ pub fn refresh(server: &Server) -> Result<String, String> {
     let (tls, loaded) = ServerTls::load(&dir);
     match loaded {
         Ok(n) => {
-            *server.tls.borrow_mut() = Rc::new(tls);
+            *server.tls.borrow_mut() =
+                Rc::new(tls.with_policy(server.ini.ssl.policy().unwrap_or_default()));
             let trust = if server.tls.borrow().repository().trust().is_some() {
                 "with"
             } else {
@@ -295,6 +296,13 @@ pub fn check(
     };
     let choice = a.cipher_spec();
     let (choice, session) = match (choice, tls) {
+        (_, None) if server.ini.tcp.secure_comms_only => {
+            return Err(refuse(
+                ReasonCode::SslInitializationError,
+                &messages::PLAIN_REFUSED,
+                &[&peer, &name],
+            ))
+        }
         (None, None) => return Ok(()),
         (Some(_), None) => {
             return Err(refuse(
