@@ -625,21 +625,100 @@ impl QueueManager {
     }
 }
 
-/// What an AUTHINFO object may not hold: TLS to the LDAP server, which Ferry has not yet.
+/// What an AUTHINFO object may not hold: TLS to the LDAP server, which Ferry has not yet;
+/// group searches without BASEDNG; FINDGRP and GRPFIELD that are not attribute names
+/// (they go into search filters as they are).
 fn check_authinfo(def: &AuthInfoDefinition) -> Result<(), AdminError> {
-    use ferry_objects::authinfo::SecureComms;
-    if def.auth_type == AuthInfoType::IdPwLdap && def.attributes.secure_comms != SecureComms::No {
+    use ferry_objects::authinfo::{AuthorizationMethod, SecureComms};
+    if def.auth_type != AuthInfoType::IdPwLdap {
+        return Ok(());
+    }
+    let a = &def.attributes;
+    if a.secure_comms != SecureComms::No {
         return Err(AdminError::Invalid(format!(
             "SECCOMM({}): TLS to the LDAP server is not supported yet; use SECCOMM(NO) on a network you trust",
-            def.attributes.secure_comms.keyword()
+            a.secure_comms.keyword()
+        )));
+    }
+    for (keyword, value) in [("FINDGRP", &a.find_group), ("GRPFIELD", &a.group_field)] {
+        if !is_ldap_attribute_name(value.trim()) {
+            return Err(AdminError::Invalid(format!(
+                "{keyword}('{value}') is not an LDAP attribute name (letters, digits, '-', or an OID)"
+            )));
+        }
+    }
+    if matches!(
+        a.authorization_method,
+        AuthorizationMethod::SearchGroup | AuthorizationMethod::SearchGroupShortName
+    ) && a.base_dn_group.trim().is_empty()
+    {
+        return Err(AdminError::Invalid(format!(
+            "AUTHORMD({}) searches for group entries: BASEDNG must say where",
+            a.authorization_method.keyword()
         )));
     }
     Ok(())
 }
 
+/// True for a blank value or an LDAP attribute description: a name (a letter, then
+/// letters, digits and '-') or a numeric OID, with options after ';'.
+fn is_ldap_attribute_name(value: &str) -> bool {
+    if value.is_empty() {
+        return true;
+    }
+    value.split(';').enumerate().all(|(i, part)| {
+        let name = !part.is_empty()
+            && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+            && (i > 0 || part.starts_with(|c: char| c.is_ascii_alphabetic()));
+        let oid = i == 0
+            && !part.is_empty()
+            && part
+                .split('.')
+                .all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+        name || oid
+    })
+}
+
 #[cfg(test)]
 mod system_channel_tests {
     use super::*;
+
+    #[test]
+    fn group_attributes_must_be_attribute_names() {
+        for ok in [
+            "",
+            "cn",
+            "member",
+            "memberOf",
+            "uniqueMember",
+            "cn;lang-en",
+            "2.5.4.3",
+        ] {
+            assert!(is_ldap_attribute_name(ok), "{ok}");
+        }
+        for bad in ["cn)(uid=*", "member=x", "1cn", "cn;", "2.5..3", "a b", "*"] {
+            assert!(!is_ldap_attribute_name(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn group_searches_need_a_base_dn() {
+        use ferry_objects::authinfo::AuthorizationMethod;
+        let mut def = AuthInfoDefinition::new("L", AuthInfoType::IdPwLdap);
+        assert!(check_authinfo(&def).is_ok(), "AUTHORMD(OS) needs nothing");
+        def.attributes.authorization_method = AuthorizationMethod::SearchGroup;
+        assert!(check_authinfo(&def).is_err());
+        def.attributes.authorization_method = AuthorizationMethod::SearchUser;
+        assert!(
+            check_authinfo(&def).is_ok(),
+            "SEARCHUSR reads the user entry"
+        );
+        def.attributes.authorization_method = AuthorizationMethod::SearchGroupShortName;
+        def.attributes.base_dn_group = "ou=groups,dc=example,dc=com".into();
+        assert!(check_authinfo(&def).is_ok());
+        def.attributes.find_group = "memberUid)(x=*".into();
+        assert!(check_authinfo(&def).is_err());
+    }
 
     #[test]
     fn a_new_queue_manager_has_the_default_amqp_channel_on_5672() {

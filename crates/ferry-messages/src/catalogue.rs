@@ -51,6 +51,9 @@ catalogue! {
     AMQP_CHANNEL_ENDED = 5042 Info "The AMQP channel '{0}' has ended.",
         "STOP CHANNEL or the end of the queue manager stopped the channel; its connections were closed.",
         "START CHANNEL restarts it.";
+    LDAP_GROUPS_FAILED = 5531 Error "The groups of user id '{0}' from {1} on channel '{2}' cannot be read from the LDAP directory of AUTHINFO '{3}': {4}.",
+        "QMGR CONNAUTH names an IDPWLDAP object with AUTHORMD other than OS, so users' groups for object authorities come from the directory, read when a user connects and remembered until REFRESH SECURITY. They could not be read, so the connection was refused with 2035 MQRC_NOT_AUTHORIZED (AMQP: amqp:unauthorized-access) rather than checked without them.",
+        "Check that the directory answers at CONNAME, that LDAPUSER may search BASEDNU and BASEDNG, and that the user id names one entry; DISPLAY AUTHINFO shows the settings. Administrators connect without the directory.";
     CONNAUTH_FAILED = 5534 Error "User id '{0}' from {1} on channel '{2}' failed authentication: {3}.",
         "The connection gave a user id and password (MQCSP, or AMQP SASL PLAIN) and the check failed; it was refused with 2035 MQRC_NOT_AUTHORIZED (AMQP: amqp:unauthorized-access) after the AUTHINFO's FAILDLAY. The password is never written anywhere.",
         "Check the user id and password the application uses; ferry user list QM shows the users of the repository.";
@@ -311,7 +314,7 @@ catalogue! {
         "SET, DELETE or DISPLAY AUTHREC (or a control command) was refused for the reason given; nothing was changed.",
         "Correct the command and issue it again.";
     UNKNOWN_ENTITY = 8868 Error "Entity '{0}' is not known: there is no such {1}.",
-        "An authority record names a user that is neither in the queue manager's user repository nor on the host, or a group no user of either belongs to (MQRC_UNKNOWN_ENTITY, 2292).",
+        "An authority record names a user that is neither in the queue manager's user repository nor on the host, or a group no user of either belongs to (MQRC_UNKNOWN_ENTITY, 2292). With groups from an LDAP directory (AUTHINFO AUTHORMD other than OS) any name is taken and this is not answered.",
         "Add the user (ferry user add, useradd) or the group first, or correct the name.";
     CHLAUTH_SET = 8877 Info "Channel authentication record set.",
         "SET CHLAUTH added, replaced or removed the record; connections from now on meet it.",

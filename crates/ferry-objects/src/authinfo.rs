@@ -3,8 +3,9 @@
 //!
 //! AUTHTYPE(IDPWOS) checks them against the queue manager's user repository (and, as MQ
 //! does, the host's users); AUTHTYPE(IDPWLDAP) against an LDAP directory (a search for the
-//! user's entry, then a bind as it). CRLLDAP and OCSP (certificate revocation) are MQ's
-//! other types; Ferry refuses them at DEFINE until it has them.
+//! user's entry, then a bind as it), and with AUTHORMD other than OS the directory also
+//! gives users their groups for object authorities. CRLLDAP and OCSP (certificate
+//! revocation) are MQ's other types; Ferry refuses them at DEFINE until it has them.
 
 use crate::attribute::AttrKind::{Int, Keyword, Text};
 use crate::{attribute_table, keyword_enum, AttrType, AttrValue};
@@ -39,6 +40,41 @@ keyword_enum! {
     /// AUTHENMD: how IDPWOS checks a host user's password.
     AuthenticationMethod { Os = "OS", Pam = "PAM" }
 }
+
+keyword_enum! {
+    /// AUTHORMD: where users' groups for object authorities come from.
+    AuthorizationMethod {
+        /// The host's groups (and the user repository's).
+        Os = "OS",
+        /// Group entries whose FINDGRP attribute lists the user's DN (groupOfNames).
+        SearchGroup = "SEARCHGRP",
+        /// The user entry's FINDGRP attribute lists its groups' DNs (memberOf).
+        SearchUser = "SEARCHUSR",
+        /// Group entries whose FINDGRP attribute lists the user's short name (posixGroup).
+        SearchGroupShortName = "SRCHGRPSN"
+    }
+}
+
+keyword_enum! {
+    /// NESTGRP: whether groups that hold a user's groups count too.
+    GroupNesting { No = "NO", Yes = "YES" }
+}
+
+impl AuthorizationMethod {
+    /// FINDGRP when it is blank: the attribute usually holding memberships for this
+    /// method (None for OS, which reads no directory).
+    pub fn default_membership_attribute(self) -> Option<&'static str> {
+        match self {
+            AuthorizationMethod::Os => None,
+            AuthorizationMethod::SearchGroup => Some("member"),
+            AuthorizationMethod::SearchUser => Some("memberOf"),
+            AuthorizationMethod::SearchGroupShortName => Some("memberUid"),
+        }
+    }
+}
+
+/// The object class of group entries when CLASSGRP is blank (MQ's default).
+pub const DEFAULT_GROUP_CLASS: &str = "groupOfNames";
 
 impl AttrType for CheckLevel {
     fn to_value(&self) -> AttrValue {
@@ -97,6 +133,18 @@ attribute_table! {
         applies IDPWLDAP, inq None, rw, "Attribute holding the short user id the connection runs as (e.g. uid; blank: the user id given).";
     user_field: String = "USRFIELD", Text { max_len: 64 }, default String::new(),
         applies IDPWLDAP, inq None, rw, "Attribute matched against a user id that is not a DN (e.g. uid; blank: SHORTUSR).";
+    authorization_method: AuthorizationMethod = "AUTHORMD", Keyword { values: AuthorizationMethod::KEYWORDS }, default AuthorizationMethod::Os,
+        applies IDPWLDAP, inq None, rw, "Where users' groups for object authorities come from: OS (the host's), SEARCHGRP (group entries listing the user's DN), SEARCHUSR (the user entry listing its groups), SRCHGRPSN (group entries listing the user's short name).";
+    base_dn_group: String = "BASEDNG", Text { max_len: 1024 }, default String::new(),
+        applies IDPWLDAP, inq None, rw, "Where groups are searched for (base DN; needed by SEARCHGRP and SRCHGRPSN).";
+    class_group: String = "CLASSGRP", Text { max_len: 128 }, default DEFAULT_GROUP_CLASS.to_string(),
+        applies IDPWLDAP, inq None, rw, "Object class of group entries (blank: groupOfNames).";
+    find_group: String = "FINDGRP", Text { max_len: 128 }, default String::new(),
+        applies IDPWLDAP, inq None, rw, "Attribute holding memberships (blank: member for SEARCHGRP, memberOf for SEARCHUSR, memberUid for SRCHGRPSN).";
+    group_field: String = "GRPFIELD", Text { max_len: 128 }, default String::new(),
+        applies IDPWLDAP, inq None, rw, "Attribute of a group entry holding the group's short name, used in authority records (e.g. cn; blank: the group's DN).";
+    nested_groups: GroupNesting = "NESTGRP", Keyword { values: GroupNesting::KEYWORDS }, default GroupNesting::No,
+        applies IDPWLDAP, inq None, rw, "YES: groups that hold a user's groups count too (up to 8 levels).";
     alteration_date: String = "ALTDATE", Text { max_len: 10 }, default String::new(),
         applies IDPW, inq None, ro, "Date of the last change (yyyy-mm-dd).";
     alteration_time: String = "ALTTIME", Text { max_len: 8 }, default String::new(),

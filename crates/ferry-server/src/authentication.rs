@@ -56,6 +56,16 @@ impl ConnAuth {
             problems,
         )
     }
+
+    /// The directory users' groups come from, when the AUTHINFO object in use is an
+    /// IDPWLDAP one with AUTHORMD other than OS.
+    pub(crate) fn group_directory(&self) -> Option<crate::ldap_users::LdapSettings> {
+        self.config
+            .as_ref()?
+            .ldap
+            .clone()
+            .filter(crate::ldap_users::LdapSettings::authorizes)
+    }
 }
 
 /// The configuration and the user file; `None` for a file that could not be used.

@@ -1,105 +1,17 @@
 //! Connection authentication against a real LDAP directory: OpenLDAP's slapd, started by
-//! the test with a directory of its own (scripts/test.sh installs it from Debian). An
-//! AUTHINFO AUTHTYPE(IDPWLDAP) object finds users under BASEDNU and binds as them.
+//! the test with a directory of its own (`common::slapd`; scripts/test.sh installs it from
+//! Debian). An AUTHINFO AUTHTYPE(IDPWLDAP) object finds users under BASEDNU and binds as
+//! them. Groups from the directory (AUTHORMD) are tests/authorities_ldap.rs's.
 
 mod common;
 
+use common::slapd::Slapd;
 use common::*;
 use ferry_client::{ConnectOptions, Connection};
 use ferry_mqi::{OpenOptions, ReasonCode};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 const IO: OpenOptions = OpenOptions::OUTPUT.union(OpenOptions::INPUT_SHARED);
 const CAROL_PASSWORD: &str = "c4rol-in-ldap";
-
-/// A slapd serving `dc=example,dc=com` on a free loopback port, killed when dropped.
-struct Slapd {
-    child: Child,
-    port: u16,
-    _dir: tempfile::TempDir,
-}
-
-impl Drop for Slapd {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Slapd {
-    /// `None` (with the reason printed) when slapd is not installed.
-    fn start() -> Option<Slapd> {
-        let slapd = std::path::Path::new("/usr/sbin/slapd");
-        let slapadd = std::path::Path::new("/usr/sbin/slapadd");
-        if !slapd.exists() || !slapadd.exists() {
-            eprintln!(
-                "skipped: slapd is not installed here (scripts/test.sh installs it with apt)"
-            );
-            return None;
-        }
-        let dir = tempfile::tempdir().expect("temp dir");
-        let db = dir.path().join("db");
-        std::fs::create_dir_all(&db).expect("db dir");
-        let conf = dir.path().join("slapd.conf");
-        std::fs::write(
-            &conf,
-            format!(
-                "include /etc/ldap/schema/core.schema\n\
-                 include /etc/ldap/schema/cosine.schema\n\
-                 include /etc/ldap/schema/inetorgperson.schema\n\
-                 pidfile {dir}/slapd.pid\n\
-                 modulepath /usr/lib/ldap\n\
-                 moduleload back_mdb\n\
-                 database mdb\n\
-                 suffix \"dc=example,dc=com\"\n\
-                 rootdn \"cn=admin,dc=example,dc=com\"\n\
-                 rootpw secret\n\
-                 directory {db}\n",
-                dir = dir.path().display(),
-                db = db.display()
-            ),
-        )
-        .expect("slapd.conf");
-        let ldif = dir.path().join("data.ldif");
-        std::fs::write(
-            &ldif,
-            format!(
-                "dn: dc=example,dc=com\nobjectClass: dcObject\nobjectClass: organization\no: Example\ndc: example\n\n\
-                 dn: ou=people,dc=example,dc=com\nobjectClass: organizationalUnit\nou: people\n\n\
-                 dn: uid=carol,ou=people,dc=example,dc=com\nobjectClass: inetOrgPerson\nuid: carol\ncn: Carol\nsn: Example\nuserPassword: {CAROL_PASSWORD}\n\n"
-            ),
-        )
-        .expect("ldif");
-        let added = Command::new(slapadd)
-            .args(["-f"])
-            .arg(&conf)
-            .arg("-l")
-            .arg(&ldif)
-            .output()
-            .expect("slapadd runs");
-        assert!(added.status.success(), "slapadd: {added:?}");
-        let port = free_port();
-        let child = Command::new(slapd)
-            .arg("-f")
-            .arg(&conf)
-            .args(["-h", &format!("ldap://127.0.0.1:{port}/"), "-d", "0"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("slapd starts");
-        let until = Instant::now() + DEADLINE;
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < until, "slapd did not listen on {port}");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Some(Slapd {
-            child,
-            port,
-            _dir: dir,
-        })
-    }
-}
 
 fn client(qm: &TestQueueManager, user: &str) -> ConnectOptions {
     ConnectOptions::client(&qm.conname(), "APP.SVRCONN")
@@ -110,7 +22,9 @@ fn client(qm: &TestQueueManager, user: &str) -> ConnectOptions {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn users_of_an_ldap_directory_connect_with_their_passwords() {
-    let Some(slapd) = Slapd::start() else {
+    let Some(slapd) = Slapd::start(&format!(
+        "dn: uid=carol,ou=people,dc=example,dc=com\nobjectClass: inetOrgPerson\nuid: carol\ncn: Carol\nsn: Example\nuserPassword: {CAROL_PASSWORD}\n\n"
+    )) else {
         return;
     };
     let mut qm = TestQueueManager::create_with_mq_defaults(bin(), "CN.LDAP");

@@ -12,11 +12,19 @@
 //!
 //! The object and the file are read at start and at REFRESH SECURITY TYPE(CONNAUTH)
 //! ([`refresh`]); connections already made are not checked again.
+//!
+//! An IDPWLDAP object with AUTHORMD other than OS also gives users their groups for
+//! object authorities. The directory is asked over the network and the engine's principal
+//! directory answers inside engine calls, so a user's groups are read before its
+//! connection is made ([`groups_to_read`], [`read_groups`]), aside like a password check,
+//! and remembered until REFRESH SECURITY. Groups that cannot be read refuse the
+//! connection (FRY5531E): checking it without them could grant less, or a PRINCIPAL
+//! record more, than the directory says.
 
 use super::server::Server;
 use crate::authentication::read;
 use crate::host_users::{self, HostCheck};
-use crate::ldap_users::{self, LdapCheck};
+use crate::ldap_users::{self, LdapCheck, LdapGroups, LdapSettings};
 use crate::messages;
 use ferry_security::chlauth::CheckClient;
 use ferry_security::connauth::{credential_check, CredentialCheck, Verification};
@@ -39,14 +47,22 @@ pub(crate) fn refresh(server: &Server) -> Result<String, String> {
     let mut auth = server.connauth.borrow_mut();
     let described = match &config {
         Some(c) => format!(
-            "CONNAUTH({}) CHCKCLNT({}) CHCKLOCL({})",
+            "CONNAUTH({}) CHCKCLNT({}) CHCKLOCL({}){}",
             c.name,
             c.check_client.keyword(),
-            c.check_local.keyword()
+            c.check_local.keyword(),
+            if c.ldap.as_ref().is_some_and(LdapSettings::authorizes) {
+                "; groups from the LDAP directory"
+            } else {
+                ""
+            }
         ),
         None => "CONNAUTH blank: passwords are not checked".to_string(),
     };
     auth.config = config;
+    server
+        .principals
+        .use_directory(auth.group_directory().is_some());
     match users {
         Some(u) => {
             let n = u.users().count();
@@ -54,10 +70,15 @@ pub(crate) fn refresh(server: &Server) -> Result<String, String> {
             server.principals.refresh(Some(auth.users.clone()));
             Ok(format!("{described}; user repository with {n} users"))
         }
-        None => Err(format!(
-            "{described}; the user repository {} cannot be read: the one in use stays (FRY7480E)",
-            crate::user_repository::path(&server.paths.dir).display()
-        )),
+        None => {
+            // What was looked up is forgotten all the same (the directory's groups too).
+            server.principals.refresh(None);
+            let path = crate::user_repository::path(&server.paths.dir);
+            Err(format!(
+                "{described}; the user repository {} cannot be read: the one in use stays (FRY7480E)",
+                path.display()
+            ))
+        }
     }
 }
 
@@ -215,6 +236,51 @@ pub(crate) async fn verify(
     );
     tokio::time::sleep(fail_delay).await;
     None
+}
+
+/// The directory `user`'s groups must be read from before its connection is made: authority
+/// checks are on, the AUTHINFO object in use has AUTHORMD other than OS, and `user` (not
+/// an administrator) was not read since the last REFRESH SECURITY. `None`: nothing to
+/// wait for (the common case, answered without touching the network).
+pub(crate) fn groups_to_read(server: &Server, user: &str) -> Option<LdapSettings> {
+    if !server.principals.needs_directory_groups(user) || !server.engine.borrow().checks_authority()
+    {
+        return None;
+    }
+    server.connauth.borrow().group_directory()
+}
+
+/// Reads `user`'s groups from the directory into the principal directory, where the
+/// engine's checks find them. False when they cannot be read (the directory cannot be
+/// asked, or several entries match the user id): FRY5531E is logged and the connection is
+/// refused. Bounded in time (each server of CONNAME has a limit), never a hang.
+pub(crate) async fn read_groups(
+    server: &Rc<Server>,
+    directory: LdapSettings,
+    user: &str,
+    channel: &str,
+    address: &str,
+) -> bool {
+    let why = match ldap_users::user_groups(&directory, user).await {
+        LdapGroups::Found(groups) => {
+            server.principals.remember_groups(user, groups);
+            return true;
+        }
+        LdapGroups::Refused(why) => format!("the directory's answer does not settle it: {why}"),
+        LdapGroups::Unavailable(why) => format!("the directory cannot be asked: {why}"),
+    };
+    let authinfo = server
+        .connauth
+        .borrow()
+        .config
+        .as_ref()
+        .map(|c| c.name.clone())
+        .unwrap_or_default();
+    server.error_log.borrow_mut().write(
+        &messages::LDAP_GROUPS_FAILED,
+        &[&user, &address, &channel, &authinfo, &why],
+    );
+    false
 }
 
 /// Waits FAILDLAY before a refusal for missing credentials is answered.

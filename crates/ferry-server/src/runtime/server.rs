@@ -209,6 +209,7 @@ impl Server {
             administrators.clone(),
             connauth.users.clone(),
         ));
+        principals.use_directory(connauth.group_directory().is_some());
         let mut engine = engine;
         if ini.service.checks_authority() {
             engine.set_principal_directory(Some(principals.clone()));

@@ -329,8 +329,9 @@ fn conn_failed(reason: ReasonCode) -> Reply {
 }
 
 /// MQCONN: the checks (channel authentication records, then connection authentication),
-/// then the engine connection. `None`: a password is being checked; the reply is sent
-/// when it is done.
+/// then the engine connection. `None`: a password is being checked, or the user's groups
+/// read from an LDAP directory (AUTHINFO AUTHORMD other than OS); the reply is sent when
+/// that is done.
 fn connect(
     server: &Rc<Server>,
     socket: &Rc<SocketShared>,
@@ -412,14 +413,29 @@ fn connect(
         application: &who.application,
     };
     match connauth::plan(server, &claimant) {
-        connauth::Plan::Skip => Some(complete(
-            server,
-            socket,
-            conv,
-            &who,
-            admitted.as_ref(),
-            None,
-        )),
+        connauth::Plan::Skip => {
+            let Some(user_id) = final_user(server, socket, &who, admitted.as_ref(), None) else {
+                return failed(ReasonCode::NotAuthorized);
+            };
+            // The hot case: nothing to wait for, the connection is made now.
+            let Some(directory) = connauth::groups_to_read(server, &user_id) else {
+                return Some(connect_as(server, socket, conv, &who, user_id));
+            };
+            // Its groups come from an LDAP directory: read aside, like a password check,
+            // so the socket's other conversations carry on.
+            socket.authenticating.borrow_mut().push(conv);
+            let (server, socket) = (server.clone(), socket.clone());
+            tokio::task::spawn_local(async move {
+                let reply =
+                    read_groups_then_connect(&server, &socket, conv, &who, user_id, directory)
+                        .await;
+                socket.authenticating.borrow_mut().retain(|c| *c != conv);
+                if let Some(reply) = reply {
+                    socket.send_reply(conv, rid, &reply);
+                }
+            });
+            None
+        }
         connauth::Plan::Refuse { fail_delay } => {
             socket.authenticating.borrow_mut().push(conv);
             let socket = socket.clone();
@@ -439,28 +455,65 @@ fn connect(
             socket.authenticating.borrow_mut().push(conv);
             let (server, socket) = (server.clone(), socket.clone());
             tokio::task::spawn_local(async move {
-                let shown = if who.local {
-                    "(bindings)"
-                } else {
-                    who.address.as_str()
-                };
-                let proved =
-                    connauth::verify(&server, &socket.channel, shown, user, password, fail_delay)
-                        .await;
-                socket.authenticating.borrow_mut().retain(|c| *c != conv);
+                let proved = connauth::verify(
+                    &server,
+                    &socket.channel,
+                    who.shown(),
+                    user,
+                    password,
+                    fail_delay,
+                )
+                .await;
                 let reply = match proved {
-                    None => conn_failed(ReasonCode::NotAuthorized),
-                    Some(_) if socket.is_closing() => return,
+                    None => Some(conn_failed(ReasonCode::NotAuthorized)),
+                    Some(_) if socket.is_closing() => None,
                     Some(id) => {
                         let adopted = adopt.then_some(id.as_str());
-                        complete(&server, &socket, conv, &who, admitted.as_ref(), adopted)
+                        match final_user(&server, &socket, &who, admitted.as_ref(), adopted) {
+                            None => Some(conn_failed(ReasonCode::NotAuthorized)),
+                            Some(user_id) => match connauth::groups_to_read(&server, &user_id) {
+                                None => Some(connect_as(&server, &socket, conv, &who, user_id)),
+                                Some(directory) => {
+                                    read_groups_then_connect(
+                                        &server, &socket, conv, &who, user_id, directory,
+                                    )
+                                    .await
+                                }
+                            },
+                        }
                     }
                 };
-                socket.send_reply(conv, rid, &reply);
+                socket.authenticating.borrow_mut().retain(|c| *c != conv);
+                if let Some(reply) = reply {
+                    socket.send_reply(conv, rid, &reply);
+                }
             });
             None
         }
     }
+}
+
+/// Reads `user_id`'s groups from the LDAP directory, then makes the engine connection;
+/// refused (2035, FRY5531E logged) when the groups cannot be read. `None`: the socket
+/// closed meanwhile, nothing to answer.
+async fn read_groups_then_connect(
+    server: &Rc<Server>,
+    socket: &Rc<SocketShared>,
+    conv: u32,
+    who: &Who,
+    user_id: String,
+    directory: crate::ldap_users::LdapSettings,
+) -> Option<Reply> {
+    let read =
+        connauth::read_groups(server, directory, &user_id, &socket.channel, who.shown()).await;
+    if socket.is_closing() {
+        return None;
+    }
+    Some(if read {
+        connect_as(server, socket, conv, who, user_id)
+    } else {
+        conn_failed(ReasonCode::NotAuthorized)
+    })
 }
 
 /// Who an MQCONN comes from, owned so that a password check can finish later.
@@ -477,6 +530,15 @@ struct Who {
 }
 
 impl Who {
+    /// The partner, for the error log.
+    fn shown(&self) -> &str {
+        if self.local {
+            "(bindings)"
+        } else {
+            &self.address
+        }
+    }
+
     fn arrival<'a>(&'a self, channel: &'a str) -> channel_auth::Arrival<'a> {
         channel_auth::Arrival {
             channel,
@@ -488,23 +550,33 @@ impl Who {
     }
 }
 
-/// The user id the conversation runs as (BLOCKUSER checked for clients), then the
-/// engine connection.
-fn complete(
+/// The user id the conversation runs as (BLOCKUSER checked for clients); `None`: refused.
+fn final_user(
+    server: &Rc<Server>,
+    socket: &Rc<SocketShared>,
+    who: &Who,
+    admitted: Option<&channel_auth::Admitted>,
+    adopted: Option<&str>,
+) -> Option<String> {
+    match admitted {
+        None => Some(ferry_security::connauth::effective_user(
+            None,
+            "",
+            adopted,
+            &who.flowed,
+        )),
+        Some(a) => channel_auth::finish(server, &who.arrival(&socket.channel), a, adopted),
+    }
+}
+
+/// The engine connection, as `user_id`.
+fn connect_as(
     server: &Rc<Server>,
     socket: &Rc<SocketShared>,
     conv: u32,
     who: &Who,
-    admitted: Option<&channel_auth::Admitted>,
-    adopted: Option<&str>,
+    user_id: String,
 ) -> Reply {
-    let user_id = match admitted {
-        None => ferry_security::connauth::effective_user(None, "", adopted, &who.flowed),
-        Some(a) => match channel_auth::finish(server, &who.arrival(&socket.channel), a, adopted) {
-            Some(user) => user,
-            None => return conn_failed(ReasonCode::NotAuthorized),
-        },
-    };
     let info = ConnectionInfo {
         application_name: who.application.clone(),
         channel: socket.channel.clone(),

@@ -6,32 +6,29 @@
 use super::*;
 
 impl Session {
-    pub(super) fn on_open(&mut self, open: &Open) {
+    /// The client's open: the user id it runs as, then the engine connection. False when
+    /// the user's groups are read from an LDAP directory first (AUTHINFO AUTHORMD other
+    /// than OS): the answer waits for [`Session::groups_read`], and so does everything the
+    /// client sent after its open.
+    pub(super) fn on_open(&mut self, open: &Open) -> bool {
         let server = self.server.clone();
-        // A refusal still answers with our open (the spec's order), then closes.
-        let refuse = |s: &mut Self, cond: &'static str, why: String| {
-            let _ = s.amqp.open(Open::new(s.server.name.as_str()));
-            let _ = s.amqp.close(Some(ErrorCondition::new(cond, why)));
-        };
         if server.state.get() != QmgrState::Running {
-            refuse(
-                self,
+            self.refuse_open(
                 condition::CONNECTION_FORCED,
                 "the queue manager is stopping".into(),
             );
-            return;
+            return true;
         }
         if let Some((cond, why)) = self.refused.take() {
-            refuse(self, cond, why);
-            return;
+            self.refuse_open(cond, why);
+            return true;
         }
         let Some(user_id) = self.admit_user(open) else {
-            refuse(
-                self,
+            self.refuse_open(
                 condition::UNAUTHORIZED_ACCESS,
                 "not authorized: the queue manager's error log says why".into(),
             );
-            return;
+            return true;
         };
         *self.shared.user_id.borrow_mut() = user_id.clone();
         let info = ConnectionInfo {
@@ -42,12 +39,65 @@ impl Session {
             // The process serving the channel, as for a native client.
             pid: Some(std::process::id()),
         };
+        let container_id = open.container_id.as_str().to_string();
+        let Some(directory) = connauth::groups_to_read(&server, &info.user_id) else {
+            self.connect_engine(info, container_id);
+            return true;
+        };
+        // Read aside (the connection's timer keeps HandshakeTimeout meanwhile); the task
+        // hands the outcome to the connection task through `groups_decision`.
+        let (shared, user) = (self.shared.clone(), info.user_id.clone());
+        tokio::task::spawn_local(async move {
+            let read = connauth::read_groups(
+                &server,
+                directory,
+                &user,
+                &shared.settings.name,
+                &shared.peer_ip,
+            )
+            .await;
+            shared.groups_decided(read);
+        });
+        self.opening = Some((info, container_id));
+        false
+    }
+
+    /// The user's groups were read from the directory (`read`), or could not be: the open
+    /// waiting for them is answered.
+    pub(super) fn groups_read(&mut self, read: bool) {
+        let Some((info, container_id)) = self.opening.take() else {
+            return;
+        };
+        if !read {
+            self.refuse_open(
+                condition::UNAUTHORIZED_ACCESS,
+                "not authorized: the queue manager's error log says why".into(),
+            );
+        } else if self.server.state.get() != QmgrState::Running {
+            self.refuse_open(
+                condition::CONNECTION_FORCED,
+                "the queue manager is stopping".into(),
+            );
+        } else {
+            self.connect_engine(info, container_id);
+        }
+    }
+
+    /// A refusal still answers with our open (the spec's order), then closes.
+    fn refuse_open(&mut self, cond: &'static str, why: String) {
+        let _ = self.amqp.open(Open::new(self.server.name.as_str()));
+        let _ = self.amqp.close(Some(ErrorCondition::new(cond, why)));
+    }
+
+    /// The engine connection for the client's open, and our open.
+    fn connect_engine(&mut self, info: ConnectionInfo, container_id: String) {
+        let server = self.server.clone();
         self.conn_info = Some(info.clone());
         match server.with_engine(|e, now, fx| e.connect(info, now, fx)) {
             Ok(conn) => {
                 self.conn = Some(conn);
                 server.begin_conversation(conn, self.shared.clone());
-                *self.shared.client_id.borrow_mut() = Some(open.container_id.as_str().to_string());
+                *self.shared.client_id.borrow_mut() = Some(container_id);
                 let mut reply = Open::new(server.name.as_str());
                 reply.offered_capabilities =
                     vec![Symbol::from_static(condition::CAPABILITY_ANONYMOUS_RELAY)];

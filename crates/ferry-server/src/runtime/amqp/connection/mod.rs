@@ -170,6 +170,9 @@ pub struct AmqpShared {
     sasl_decision: Cell<Option<bool>>,
     /// The user id a password proved, when the AUTHINFO has ADOPTCTX(YES).
     adopted_user: RefCell<Option<String>>,
+    /// The user's groups were read from an LDAP directory (true) or could not be, for
+    /// the open waiting for them.
+    groups_decision: Cell<Option<bool>>,
     /// What TLS agreed, when the connection uses it (set once the handshake is done).
     pub(in crate::runtime::amqp) tls: RefCell<Option<Rc<TlsSession>>>,
     inbox: RefCell<VecDeque<Action>>,
@@ -199,6 +202,13 @@ impl AmqpShared {
         self.wake.notify_one();
     }
 
+    /// The user's groups were read (or could not be): the connection task answers the
+    /// client's open.
+    fn groups_decided(&self, read: bool) {
+        self.groups_decision.set(Some(read));
+        self.wake.notify_one();
+    }
+
     /// A connection accepted on a channel with `settings`, from `peer_ip`.
     pub fn new(
         settings: ChannelSettings,
@@ -217,6 +227,7 @@ impl AmqpShared {
             user_id: RefCell::new(String::new()),
             sasl_decision: Cell::new(None),
             adopted_user: RefCell::new(None),
+            groups_decision: Cell::new(None),
             tls: RefCell::new(None),
             inbox: RefCell::new(VecDeque::new()),
             held: RefCell::new(VecDeque::new()),
@@ -590,6 +601,11 @@ struct Session {
     next_txn: u64,
     /// Who connected, for the engine connections coordinators make.
     conn_info: Option<ConnectionInfo>,
+    /// The client's open waits for the user's groups from an LDAP directory: who
+    /// connects, and the client's container id.
+    opening: Option<(ConnectionInfo, String)>,
+    /// What the client sent after that open, handled once it is answered.
+    after_open: Vec<Event>,
 }
 
 /// A change to an engine consumer's credit (see `Session::sync_credits`).
@@ -693,6 +709,8 @@ pub async fn serve(
         accepts_at_once: false,
         next_txn: 1,
         conn_info: None,
+        opening: None,
+        after_open: Vec::new(),
     };
     s.refused = refuse;
     match stream {
@@ -740,6 +758,14 @@ impl Session {
                 if !input.is_empty() {
                     self.receive(&mut input);
                 }
+            }
+            if let Some(read) = self.shared.groups_decision.take() {
+                // The user's groups were read: answer the open, then what followed it
+                // (handled with the events below).
+                self.groups_read(read);
+                let mut held = std::mem::take(&mut self.after_open);
+                held.append(&mut self.events);
+                self.events = held;
             }
             // Everything done until the next await shares one clock reading.
             let now = self.server.begin_batch().0;
@@ -808,8 +834,11 @@ impl Session {
             }
             // Transfers waiting for log space hold their bytes: past the bound on
             // incomplete messages, nothing more is read until they are put.
-            let reading = self.deferred.is_empty()
-                || self.deferred_bytes() as u64 <= self.limits.amqp_max_incomplete_bytes;
+            // Nor while the open waits for the user's groups (what the client pipelined
+            // behind it waits in the socket).
+            let reading = self.opening.is_none()
+                && (self.deferred.is_empty()
+                    || self.deferred_bytes() as u64 <= self.limits.amqp_max_incomplete_bytes);
             self.shared.busy.set(false);
             let room = last_read
                 .saturating_mul(2)
@@ -991,6 +1020,11 @@ impl Session {
     /// then be decodable).
     fn handle_events(&mut self) -> bool {
         let mut sasl = false;
+        if self.opening.is_some() {
+            // The open waits for the user's groups: so does what came after it.
+            self.after_open.append(&mut self.events);
+            return sasl;
+        }
         // Taken and given back, so the vector keeps its capacity from batch to batch.
         let mut events = std::mem::take(&mut self.events);
         if !self.deferred.is_empty() {
@@ -1038,7 +1072,13 @@ impl Session {
                     // gets it from `sasl_decision`).
                     sasl = self.on_sasl_init(mechanism.as_str(), initial_response.as_deref());
                 }
-                Event::Open(open) => self.on_open(&open),
+                Event::Open(open) => {
+                    if !self.on_open(&open) {
+                        // Its answer waits for the user's groups: so does the rest.
+                        self.after_open.extend(pending.by_ref());
+                        break;
+                    }
+                }
                 Event::Attach { link, attach } => self.on_attach(link, &attach),
                 Event::Flow { link, drain, .. } => self.on_flow(link, drain),
                 Event::Message { .. } => {}
