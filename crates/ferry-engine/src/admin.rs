@@ -625,21 +625,14 @@ impl QueueManager {
     }
 }
 
-/// What an AUTHINFO object may not hold: TLS to the LDAP server, which Ferry has not yet;
-/// group searches without BASEDNG; FINDGRP and GRPFIELD that are not attribute names
+/// What an AUTHINFO object may not hold: group searches without BASEDNG; FINDGRP and GRPFIELD that are not attribute names
 /// (they go into search filters as they are).
 fn check_authinfo(def: &AuthInfoDefinition) -> Result<(), AdminError> {
-    use ferry_objects::authinfo::{AuthorizationMethod, SecureComms};
+    use ferry_objects::authinfo::AuthorizationMethod;
     if def.auth_type != AuthInfoType::IdPwLdap {
         return Ok(());
     }
     let a = &def.attributes;
-    if a.secure_comms != SecureComms::No {
-        return Err(AdminError::Invalid(format!(
-            "SECCOMM({}): TLS to the LDAP server is not supported yet; use SECCOMM(NO) on a network you trust",
-            a.secure_comms.keyword()
-        )));
-    }
     for (keyword, value) in [("FINDGRP", &a.find_group), ("GRPFIELD", &a.group_field)] {
         if !is_ldap_attribute_name(value.trim()) {
             return Err(AdminError::Invalid(format!(

@@ -54,6 +54,9 @@ catalogue! {
     LDAP_GROUPS_FAILED = 5531 Error "The groups of user id '{0}' from {1} on channel '{2}' cannot be read from the LDAP directory of AUTHINFO '{3}': {4}.",
         "QMGR CONNAUTH names an IDPWLDAP object with AUTHORMD other than OS, so users' groups for object authorities come from the directory, read when a user connects and remembered until REFRESH SECURITY. They could not be read, so the connection was refused with 2035 MQRC_NOT_AUTHORIZED (AMQP: amqp:unauthorized-access) rather than checked without them.",
         "Check that the directory answers at CONNAME, that LDAPUSER may search BASEDNU and BASEDNG, and that the user id names one entry; DISPLAY AUTHINFO shows the settings. Administrators connect without the directory.";
+    LDAP_TLS_UNUSABLE = 5532 Error "TLS to the LDAP directory of AUTHINFO '{0}' (SECCOMM) cannot be set up: {1}",
+        "SECCOMM(YES) or SECCOMM(ANON) asks for LDAP over TLS, and the key repository does not give what it needs: trust.pem with the CA of the directory's certificate (and, for YES, the queue manager's certificate, presented when the directory asks). Until it does, the directory is never asked, rather than asked in clear text: passwords and LDAP groups cannot be checked and such connections are refused.",
+        "Put the directory's CA in trust.pem in the key repository (DISPLAY QMGR SSLKEYR), then REFRESH SECURITY TYPE(CONNAUTH).";
     CONNAUTH_FAILED = 5534 Error "User id '{0}' from {1} on channel '{2}' failed authentication: {3}.",
         "The connection gave a user id and password (MQCSP, or AMQP SASL PLAIN) and the check failed; it was refused with 2035 MQRC_NOT_AUTHORIZED (AMQP: amqp:unauthorized-access) after the AUTHINFO's FAILDLAY. The password is never written anywhere.",
         "Check the user id and password the application uses; ferry user list QM shows the users of the repository.";

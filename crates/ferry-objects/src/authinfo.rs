@@ -118,13 +118,13 @@ attribute_table! {
     authentication_method: AuthenticationMethod = "AUTHENMD", Keyword { values: AuthenticationMethod::KEYWORDS }, default AuthenticationMethod::Os,
         applies IDPWOS, inq None, rw, "How host users' passwords are checked: both through PAM service ferry (the user repository is read first).";
     conname: String = "CONNAME", Text { max_len: 264 }, default String::new(),
-        applies IDPWLDAP, inq None, rw, "The LDAP server, host(port) (port 389 when left out); a comma-separated list is tried in order.";
+        applies IDPWLDAP, inq None, rw, "The LDAP server, host(port) (port 389 when left out, 636 with SECCOMM(YES|ANON)); a comma-separated list is tried in order.";
     ldap_user: String = "LDAPUSER", Text { max_len: 1024 }, default String::new(),
         applies IDPWLDAP, inq None, rw, "Distinguished name the queue manager binds as to search for users (blank: anonymous).";
     ldap_password: String = "LDAPPWD", Text { max_len: 256 }, default String::new(),
         applies IDPWLDAP, inq None, rw, "LDAPUSER's password (DISPLAY shows ******** when set).";
     secure_comms: SecureComms = "SECCOMM", Keyword { values: SecureComms::KEYWORDS }, default SecureComms::No,
-        applies IDPWLDAP, inq None, rw, "NO: plain LDAP (YES and ANON, TLS to the server, are refused until Ferry has them).";
+        applies IDPWLDAP, inq None, rw, "NO: plain LDAP. YES: LDAP over TLS (ldaps), the server's certificate checked against trust.pem in the key repository and its host name against CONNAME, the queue manager's certificate presented when the server asks. ANON: TLS without presenting one. Read at REFRESH SECURITY TYPE(CONNAUTH).";
     base_dn_user: String = "BASEDNU", Text { max_len: 1024 }, default String::new(),
         applies IDPWLDAP, inq None, rw, "Where users are searched for (base DN).";
     class_user: String = "CLASSUSR", Text { max_len: 128 }, default "inetOrgPerson".to_string(),

@@ -68,6 +68,43 @@ impl ConnAuth {
     }
 }
 
+/// The settings of IDPWLDAP object `a`: with SECCOMM(YES|ANON), TLS from the key
+/// repository (its `trust.pem`, and for YES the queue manager's certificate), read now;
+/// TLS that cannot be set up makes the directory unusable (FRY5532E), never plain.
+fn directory_settings(
+    engine: &ferry_engine::QueueManager,
+    qm_dir: &std::path::Path,
+    a: &ferry_objects::AuthInfoDefinition,
+    problems: &mut Vec<(&'static ferry_messages::Message, Vec<String>)>,
+) -> crate::ldap_users::LdapSettings {
+    use crate::ldap_users::{DirectoryTls, LdapSettings};
+    let settings = LdapSettings::of(a);
+    if !LdapSettings::wants_tls(a) {
+        return settings;
+    }
+    let qmgr = engine.qmgr();
+    let dir = qmgr.key_repository_dir(qm_dir);
+    let label = (a.attributes.secure_comms == ferry_objects::authinfo::SecureComms::Yes)
+        .then(|| qmgr.certificate_label(engine.name()));
+    let tls = ferry_tls::KeyRepository::load(&dir, &ferry_tls::provider())
+        .map_err(|e| e.to_string())
+        .and_then(|repo| {
+            ferry_tls::directory_client_config(&repo, label.as_deref()).map_err(|e| e.to_string())
+        });
+    match tls {
+        Ok(config) => settings.with_tls(DirectoryTls::Tls(config)),
+        Err(why) => {
+            problems.push((
+                &messages::LDAP_TLS_UNUSABLE,
+                vec![a.name.clone(), why.clone()],
+            ));
+            settings.with_tls(DirectoryTls::Unusable(format!(
+                "TLS to the directory cannot be set up: {why}"
+            )))
+        }
+    }
+}
+
 /// The configuration and the user file; `None` for a file that could not be used.
 pub(crate) fn read(
     engine: &ferry_engine::QueueManager,
@@ -81,7 +118,7 @@ pub(crate) fn read(
         match engine.authinfo(&name) {
             Some(a) => Some(Config {
                 ldap: (a.auth_type == ferry_objects::AuthInfoType::IdPwLdap)
-                    .then(|| crate::ldap_users::LdapSettings::of(&a)),
+                    .then(|| directory_settings(engine, qm_dir, &a, problems)),
                 name: a.name,
                 check_client: a.attributes.check_client,
                 check_local: a.attributes.check_local,

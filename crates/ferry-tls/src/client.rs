@@ -77,7 +77,7 @@ pub fn client_config(
 
 /// Presents the client's one certificate when the server asks for one.
 #[derive(Debug)]
-struct OwnCertificate(Arc<rustls::sign::CertifiedKey>);
+pub(crate) struct OwnCertificate(pub(crate) Arc<rustls::sign::CertifiedKey>);
 
 impl rustls::client::ResolvesClientCert for OwnCertificate {
     fn resolve(

@@ -12,6 +12,7 @@
 
 pub mod certificate;
 pub mod client;
+pub mod directory;
 pub mod key_repository;
 #[cfg(feature = "self-signed")]
 pub mod self_signed;
@@ -20,6 +21,7 @@ pub mod stream;
 
 pub use certificate::PeerCertificate;
 pub use client::{client_config, ClientTlsOptions};
+pub use directory::directory_client_config;
 pub use key_repository::{KeyRepository, KeyRepositoryError};
 pub use server::{ChannelTls, ServerTls};
 pub use stream::{key_reset_bytes, split, TlsConnection, TlsCounters, TlsReader, TlsWriter};

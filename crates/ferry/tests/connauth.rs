@@ -201,7 +201,7 @@ fn authinfo_objects_are_defined_displayed_and_refused_clearly() {
     assert_eq!(attr(&out, "FAILDLAY").as_deref(), Some("2"), "{out}");
     let bad = qm.mqsc(
         "DEFINE AUTHINFO(X) AUTHTYPE(CRLLDAP) CONNAME('ldap(389)')\n\
-         DEFINE AUTHINFO(W) AUTHTYPE(IDPWLDAP) CONNAME('ldap(636)') SECCOMM(YES)\n\
+         DEFINE AUTHINFO(W) AUTHTYPE(IDPWLDAP) CONNAME('ldap(636)') AUTHORMD(SEARCHGRP)\n\
          DEFINE AUTHINFO(Y)\n\
          DEFINE AUTHINFO(Z) AUTHTYPE(IDPWOS) FAILDLAY(61)\n\
          ALTER AUTHINFO(APP.IDPW) AUTHTYPE(IDPWOS) CHCKCLNT(SOMETIMES)",
@@ -209,8 +209,8 @@ fn authinfo_objects_are_defined_displayed_and_refused_clearly() {
     let text = stdout(&bad);
     assert!(text.contains("FRY9002E"), "CRLLDAP comes later: {text}");
     assert!(
-        text.contains("SECCOMM(YES)"),
-        "TLS to LDAP comes later: {text}"
+        text.contains("BASEDNG"),
+        "groups are searched for under BASEDNG: {text}"
     );
     assert!(text.contains("needs AUTHTYPE"), "{text}");
     assert!(text.contains("FAILDLAY"), "{text}");

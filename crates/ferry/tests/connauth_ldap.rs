@@ -99,3 +99,58 @@ async fn users_of_an_ldap_directory_connect_with_their_passwords() {
         qm.error_log()
     );
 }
+
+/// SECCOMM(YES): passwords travel to the directory over TLS (ldaps), the directory's
+/// certificate checked against the key repository's trust.pem; without the CA there the
+/// directory is never asked in clear text (FRY5532E) and connections are refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn seccomm_yes_checks_passwords_over_tls() {
+    let pki = tempfile::tempdir().expect("dir");
+    let ca = ferry_tls::self_signed::ThrowawayCa::new("Directory CA").expect("ca");
+    ca.issue(
+        pki.path(),
+        "slapd",
+        &[("O", "Ferry"), ("CN", "localhost")],
+        false,
+    )
+    .expect("slapd certificate");
+    let Some(slapd) = Slapd::start_with(
+        &format!(
+            "dn: uid=carol,ou=people,dc=example,dc=com\nobjectClass: inetOrgPerson\nuid: carol\ncn: Carol\nsn: Example\nuserPassword: {CAROL_PASSWORD}\n\n"
+        ),
+        Some(pki.path()),
+    ) else {
+        return;
+    };
+    let mut qm = TestQueueManager::create_with_mq_defaults(bin(), "CN.LDAPS");
+    qm.launch();
+    // First without the directory's CA in the key repository.
+    let script = format!(
+        "DEFINE QLOCAL(APP.Q)\nDEFINE CHANNEL(APP.SVRCONN) CHLTYPE(SVRCONN)\n\
+         DEFINE AUTHINFO(LDAPS.IDPW) AUTHTYPE(IDPWLDAP) CONNAME('localhost({port})') +\n\
+           SECCOMM(YES) LDAPUSER('cn=admin,dc=example,dc=com') LDAPPWD('secret') +\n\
+           BASEDNU('ou=people,dc=example,dc=com') SHORTUSR('uid') ADOPTCTX(YES) +\n\
+           CHCKCLNT(REQUIRED)\n\
+         ALTER QMGR CONNAUTH(LDAPS.IDPW)\n\
+         REFRESH SECURITY TYPE(CONNAUTH)",
+        port = slapd.port
+    );
+    qm.mqsc(&script);
+    assert_reason(
+        Connection::connect(&client(&qm, "x").credentials("carol", CAROL_PASSWORD)).await,
+        ReasonCode::NotAuthorized,
+    );
+    let log = qm.error_log();
+    assert!(log.contains("FRY5532E"), "{log}");
+    // With it, carol's password is checked over TLS.
+    ca.write_trust(&qm.qm_dir().join("ssl")).expect("trust");
+    mqsc_ok(&qm, "REFRESH SECURITY TYPE(CONNAUTH)");
+    let conn = connect(&client(&qm, "x").credentials("carol", CAROL_PASSWORD)).await;
+    let q = open(&conn, "APP.Q", IO).await;
+    let md = put(&q, "over ldaps").await;
+    assert_eq!(md.user_identifier.as_str(), "carol");
+    assert_reason(
+        Connection::connect(&client(&qm, "x").credentials("carol", "wrong")).await,
+        ReasonCode::NotAuthorized,
+    );
+}

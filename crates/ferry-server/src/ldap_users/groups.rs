@@ -20,6 +20,9 @@ pub async fn user_groups(s: &LdapSettings, user: &str) -> LdapGroups {
     if !s.authorizes() || user.trim().is_empty() {
         return LdapGroups::Found(Vec::new());
     }
+    if let Some(why) = s.unusable() {
+        return LdapGroups::Unavailable(why.to_string());
+    }
     if s.urls.is_empty() {
         return LdapGroups::Unavailable("CONNAME names no LDAP server".into());
     }
@@ -36,8 +39,7 @@ pub async fn user_groups(s: &LdapSettings, user: &str) -> LdapGroups {
 
 /// One server: `Err` when it could not be asked (the next one is tried).
 async fn groups_on(url: &str, s: &LdapSettings, user: &str) -> Result<LdapGroups, LdapError> {
-    let settings = LdapConnSettings::new().set_conn_timeout(STEP_TIMEOUT);
-    let (conn, mut ldap) = LdapConnAsync::with_settings(settings, url).await?;
+    let (conn, mut ldap) = LdapConnAsync::with_settings(s.connection(), url).await?;
     ldap3::drive!(conn);
     let answer = look_up_groups(&mut ldap, s, user).await;
     let _ = ldap.unbind().await;

@@ -30,7 +30,9 @@ mod password;
 pub use groups::{user_groups, LdapGroups};
 pub use password::{check_password, LdapCheck};
 
-use ferry_objects::authinfo::{AuthorizationMethod, GroupNesting, DEFAULT_GROUP_CLASS};
+use ferry_objects::authinfo::{
+    AuthorizationMethod, GroupNesting, SecureComms, DEFAULT_GROUP_CLASS,
+};
 use ferry_objects::AuthInfoDefinition;
 use ldap3::{ldap_escape, Ldap, LdapConnAsync, LdapConnSettings, LdapError, Scope, SearchEntry};
 use std::collections::HashSet;
@@ -80,12 +82,42 @@ pub struct LdapSettings {
     group_name_attribute: String,
     /// NESTGRP(YES).
     nested: bool,
+    /// SECCOMM(YES|ANON): the TLS client configuration (`None`: plain LDAP).
+    tls: DirectoryTls,
 }
+
+/// How a directory connection is made. Equal when of the same kind (a TLS configuration
+/// has no equality of its own).
+#[derive(Clone, Debug, Default)]
+pub enum DirectoryTls {
+    /// Plain LDAP (SECCOMM(NO)).
+    #[default]
+    Plain,
+    /// LDAP over TLS with this client configuration.
+    Tls(std::sync::Arc<ferry_tls::tokio_rustls::rustls::ClientConfig>),
+    /// SECCOMM asks for TLS, which cannot be set up (the reason): the directory is never
+    /// asked, rather than asked in clear text.
+    Unusable(String),
+}
+
+impl PartialEq for DirectoryTls {
+    fn eq(&self, other: &Self) -> bool {
+        std::mem::discriminant(self) == std::mem::discriminant(other)
+    }
+}
+
+impl Eq for DirectoryTls {}
 
 impl LdapSettings {
     /// The settings of `def` (an IDPWLDAP object).
     pub fn of(def: &AuthInfoDefinition) -> Self {
         let a = &def.attributes;
+        // SECCOMM(YES|ANON): LDAP over TLS (ldaps, port 636 unless CONNAME names one).
+        let (scheme, port) = if a.secure_comms == SecureComms::No {
+            ("ldap", 389)
+        } else {
+            ("ldaps", 636)
+        };
         let urls = a
             .conname
             .split(',')
@@ -93,11 +125,11 @@ impl LdapSettings {
             .filter(|c| !c.is_empty())
             .map(|c| match c.split_once('(') {
                 Some((host, port)) => format!(
-                    "ldap://{}:{}",
+                    "{scheme}://{}:{}",
                     host.trim(),
                     port.trim_end_matches(')').trim()
                 ),
-                None => format!("ldap://{c}:389"),
+                None => format!("{scheme}://{c}:{port}"),
             })
             .collect();
         let short = a.short_user.trim().to_string();
@@ -128,6 +160,35 @@ impl LdapSettings {
             ),
             group_name_attribute: a.group_field.trim().to_string(),
             nested: a.nested_groups == GroupNesting::Yes,
+            tls: DirectoryTls::default(),
+        }
+    }
+
+    /// True when the object asks for TLS (SECCOMM(YES|ANON)).
+    pub fn wants_tls(def: &AuthInfoDefinition) -> bool {
+        def.attributes.secure_comms != SecureComms::No
+    }
+
+    /// How connections to the directory are made (SECCOMM(YES|ANON): TLS).
+    pub fn with_tls(mut self, tls: DirectoryTls) -> Self {
+        self.tls = tls;
+        self
+    }
+
+    /// Why the directory cannot be asked at all (TLS that cannot be set up).
+    fn unusable(&self) -> Option<&str> {
+        match &self.tls {
+            DirectoryTls::Unusable(why) => Some(why),
+            _ => None,
+        }
+    }
+
+    /// How to connect: the step timeout, and TLS when SECCOMM asks for it.
+    fn connection(&self) -> LdapConnSettings {
+        let settings = LdapConnSettings::new().set_conn_timeout(STEP_TIMEOUT);
+        match &self.tls {
+            DirectoryTls::Tls(config) => settings.set_config(config.clone()),
+            _ => settings,
         }
     }
 

@@ -22,6 +22,9 @@ pub async fn check_password(s: &LdapSettings, user: &str, password: &str) -> Lda
             "an empty password (LDAP would take it as an anonymous bind)".into(),
         );
     }
+    if let Some(why) = s.unusable() {
+        return LdapCheck::Unavailable(why.to_string());
+    }
     if s.urls.is_empty() {
         return LdapCheck::Unavailable("CONNAME names no LDAP server".into());
     }
@@ -43,8 +46,7 @@ async fn check_on(
     user: &str,
     password: &str,
 ) -> Result<LdapCheck, ldap3::LdapError> {
-    let settings = LdapConnSettings::new().set_conn_timeout(STEP_TIMEOUT);
-    let (conn, mut ldap) = LdapConnAsync::with_settings(settings, url).await?;
+    let (conn, mut ldap) = LdapConnAsync::with_settings(s.connection(), url).await?;
     ldap3::drive!(conn);
     ldap.with_timeout(STEP_TIMEOUT);
     let answer = lookup_and_bind(&mut ldap, s, user, password).await;

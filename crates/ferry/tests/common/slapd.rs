@@ -43,6 +43,12 @@ impl Slapd {
     /// blank line), with the core, cosine, inetorgperson and nis schemas. `None` (with the
     /// reason printed) when slapd is not installed.
     pub fn start(ldif: &str) -> Option<Slapd> {
+        Self::start_with(ldif, None)
+    }
+
+    /// [`Slapd::start`], serving LDAP over TLS (ldaps) with certificate `<dir>/slapd.crt`
+    /// and key `<dir>/slapd.key` when `tls` names that directory.
+    pub fn start_with(ldif: &str, tls: Option<&Path>) -> Option<Slapd> {
         let slapd = Path::new("/usr/sbin/slapd");
         let slapadd = Path::new("/usr/sbin/slapadd");
         if !slapd.exists() || !slapadd.exists() {
@@ -58,7 +64,7 @@ impl Slapd {
         std::fs::write(
             &conf,
             format!(
-                "include /etc/ldap/schema/core.schema\n\
+                "{tls}include /etc/ldap/schema/core.schema\n\
                  include /etc/ldap/schema/cosine.schema\n\
                  include /etc/ldap/schema/inetorgperson.schema\n\
                  include /etc/ldap/schema/nis.schema\n\
@@ -71,7 +77,12 @@ impl Slapd {
                  rootpw {ADMIN_PASSWORD}\n\
                  directory {db}\n",
                 dir = dir.path().display(),
-                db = db.display()
+                db = db.display(),
+                tls = tls.map_or(String::new(), |t| format!(
+                    "TLSCertificateFile {crt}\nTLSCertificateKeyFile {key}\n",
+                    crt = t.join("slapd.crt").display(),
+                    key = t.join("slapd.key").display()
+                ))
             ),
         )
         .expect("slapd.conf");
@@ -89,7 +100,15 @@ impl Slapd {
         let child = Command::new(slapd)
             .arg("-f")
             .arg(&conf)
-            .args(["-h", &format!("ldap://127.0.0.1:{port}/"), "-d", "0"])
+            .args([
+                "-h",
+                &format!(
+                    "{}://127.0.0.1:{port}/",
+                    if tls.is_some() { "ldaps" } else { "ldap" }
+                ),
+                "-d",
+                "0",
+            ])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
