@@ -119,13 +119,13 @@ impl QueueManager {
             return Err(ReasonCode::HandleNotAvailable.into());
         }
         let checked = match od.object_type {
-            ObjectType::QMgr => Some((ProfileObjectType::Qmgr, self.name.clone())),
-            ObjectType::Queue => Some((ProfileObjectType::Queue, od.object_name.to_string())),
+            ObjectType::QMgr => Some((ProfileObjectType::Qmgr, self.name.as_str())),
+            ObjectType::Queue => Some((ProfileObjectType::Queue, od.object_name.as_str())),
             _ => None,
         };
         if let Some((object_type, name)) = checked {
             let alternate = od.alternate_user_id.as_str();
-            self.check_open(conn, object_type, &name, options, alternate, fx)?;
+            self.check_open(conn, object_type, name, options, alternate, fx)?;
         }
         match od.object_type {
             ObjectType::QMgr => self.open_qmgr(conn, od, options),
