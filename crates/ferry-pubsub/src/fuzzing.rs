@@ -20,7 +20,10 @@ pub fn check_text(text: &str) {
             let _ = f.matches(b);
             let _ = f.matches(text);
             if !f.is_generic() && scheme == WildcardScheme::Topic {
-                assert!(f.matches(text), "a pattern without wildcards matches itself");
+                assert!(
+                    f.matches(text),
+                    "a pattern without wildcards matches itself"
+                );
             }
         }
     }
