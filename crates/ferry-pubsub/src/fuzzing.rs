@@ -1,8 +1,8 @@
 //! What the fuzz target and the property tests drive: any text as a topic string, as the
 //! two halves of an object and an object string, and as a subscription pattern under
-//! both wildcard schemes, with the invariants that must hold whatever the input.
+//! both wildcard schemes (alone and in a [`SubscriptionIndex`]), with the invariants that must hold whatever the input.
 
-use crate::{combine, TopicFilter, TopicString, WildcardScheme};
+use crate::{combine, SubscriptionIndex, TopicFilter, TopicString, WildcardScheme};
 
 /// Decodes `text` every way; panics only when an invariant breaks.
 pub fn check_text(text: &str) {
@@ -24,6 +24,14 @@ pub fn check_text(text: &str) {
                     f.matches(text),
                     "a pattern without wildcards matches itself"
                 );
+            }
+            // The index finds the filter exactly when the filter matches.
+            let mut index = SubscriptionIndex::default();
+            index.insert(0u8, f.clone());
+            for topic in [a, b, text] {
+                let mut out = Vec::new();
+                index.matching(topic, &mut out);
+                assert_eq!(!out.is_empty(), f.matches(topic), "index and filter agree");
             }
         }
     }

@@ -7,12 +7,16 @@
 //!   (`#` any number of whole levels, `+` one level; MQSO_WILDCARD_TOPIC, the default) or
 //!   character-based ones (`*` any run of characters, `/` included, `?` one character,
 //!   `%` escaping; MQSO_WILDCARD_CHAR).
+//! - [`subscription_index`]: which subscriptions a publication reaches, by hash lookups
+//!   of its topic string and its prefixes rather than a test of every subscription.
 //!
 //! The topic tree, topic objects and subscriptions that use them live in the engine.
 
 pub mod fuzzing;
+pub mod subscription_index;
 pub mod topic_string;
 pub mod wildcard;
 
+pub use subscription_index::{Match, SubscriptionIndex};
 pub use topic_string::{combine, TopicString, TopicStringError, MAX_TOPIC_STRING_LENGTH};
 pub use wildcard::{TopicFilter, WildcardScheme};

@@ -102,6 +102,44 @@ impl TopicFilter {
         }
     }
 
+    /// For a filter with a wildcard: the literal text of its whole levels before the level
+    /// holding the first wildcard, and how many levels that is (0: the wildcard is in the
+    /// first level, and any topic may match). Every topic the filter matches starts with
+    /// those levels, which is what lets [`crate::SubscriptionIndex`] file it there. `None`
+    /// for a filter without a wildcard.
+    pub fn literal_levels(&self) -> Option<(String, usize)> {
+        if !self.is_generic() {
+            return None;
+        }
+        match self.scheme {
+            WildcardScheme::Topic => {
+                let literal: Vec<&str> = self
+                    .levels
+                    .iter()
+                    .map_while(|e| match e {
+                        Element::Literal(l) => Some(l.as_str()),
+                        _ => None,
+                    })
+                    .collect();
+                Some((literal.join("/"), literal.len()))
+            }
+            WildcardScheme::Character => {
+                let literal: String = self
+                    .chars
+                    .iter()
+                    .map_while(|e| match e {
+                        Element::Literal(c) => Some(*c),
+                        _ => None,
+                    })
+                    .collect();
+                Some(match literal.rfind('/') {
+                    Some(end) => (literal[..end].to_string(), literal.matches('/').count()),
+                    None => (String::new(), 0),
+                })
+            }
+        }
+    }
+
     /// True when a publication on `topic` reaches the subscription.
     pub fn matches(&self, topic: &str) -> bool {
         match self.scheme {
