@@ -78,7 +78,7 @@ impl<K: Copy + Eq + Hash> SubscriptionIndex<K> {
         }
         let place = match filter.literal_levels() {
             None => {
-                let topic: Box<str> = filter.as_str().into();
+                let topic: Box<str> = filter.exact_topic().unwrap_or_default().into();
                 self.exact.entry(topic.clone()).or_default().push(key);
                 Place::Exact(topic)
             }
@@ -254,6 +254,13 @@ mod tests {
         assert!(ix.remove(2) && ix.remove(3));
         assert!(ix.is_empty());
         assert!(ix.generic.is_empty() && ix.exact.is_empty() && ix.root.is_empty());
+    }
+
+    #[test]
+    fn escaped_characters_file_an_exact_subscription_under_the_topic_it_matches() {
+        let ix = index(&[(1, "a%*%/b", Character)]);
+        assert_eq!(keys(&ix, "a*/b"), vec![1]);
+        assert_eq!(keys(&ix, "a%*%/b"), Vec::<u32>::new());
     }
 
     proptest::proptest! {

@@ -102,6 +102,25 @@ impl TopicFilter {
         }
     }
 
+    /// For a filter without a wildcard, the one topic string it matches (the text with
+    /// `%` escapes removed under the character scheme); `None` for a filter with one.
+    pub fn exact_topic(&self) -> Option<String> {
+        if self.is_generic() {
+            return None;
+        }
+        Some(match self.scheme {
+            WildcardScheme::Topic => self.text.clone(),
+            WildcardScheme::Character => self
+                .chars
+                .iter()
+                .filter_map(|e| match e {
+                    Element::Literal(c) => Some(*c),
+                    _ => None,
+                })
+                .collect(),
+        })
+    }
+
     /// For a filter with a wildcard: the literal text of its whole levels before the level
     /// holding the first wildcard, and how many levels that is (0: the wildcard is in the
     /// first level, and any topic may match). Every topic the filter matches starts with
