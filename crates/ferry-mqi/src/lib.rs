@@ -17,6 +17,7 @@ pub mod options;
 pub mod properties;
 pub mod reason;
 pub mod report;
+pub mod subscription;
 
 pub use compression::{HeaderCompression, MessageCompression, Technique};
 pub use descriptor::{CorrelId, MessageDescriptor, MsgId};
@@ -29,3 +30,4 @@ pub use options::{
 };
 pub use properties::{MessageProperties, PropertyError, PropertyRef, PropertyValue};
 pub use reason::{CompCode, MqError, ReasonCode};
+pub use subscription::{SubscribeOptions, SubscriptionDescriptor};

@@ -116,8 +116,16 @@ bitflags! {
         const SYNC_RESPONSE = 131072;
         /// Resolve to a local queue.
         const RESOLVE_LOCAL_Q = 262144;
+        /// MQCC_WARNING 2550 when the publication reached no subscription.
+        const WARN_IF_NO_SUBS_MATCHED = 524288;
         /// Keep the publication as retained.
         const RETAIN = 2097152;
+        /// Publish to this queue manager's subscribers only.
+        const SCOPE_QMGR = 67108864;
+        /// Blank ReplyToQ and ReplyToQMgr in the copies.
+        const SUPPRESS_REPLYTO = 134217728;
+        /// Do not deliver to the publishing connection's own subscriptions.
+        const NOT_OWN_SUBS = 268435456;
         /// The MD is output only.
         const MD_FOR_OUTPUT_ONLY = 8388608;
         const _ = !0;

@@ -295,10 +295,74 @@ reason_codes! {
     SslPeerNameMismatch = 2398, "MQRC_SSL_PEER_NAME_MISMATCH", false;
     /// An SSLPEER value is not a valid distinguished-name filter.
     SslPeerNameError = 2399, "MQRC_SSL_PEER_NAME_ERROR", false;
+    /// The MQSD is not valid (structure, version, or options that do not go together).
+    SdError = 2424, "MQRC_SD_ERROR", false;
+    /// The topic string is not valid (too long, or made of nothing).
+    TopicStringError = 2425, "MQRC_TOPIC_STRING_ERROR", false;
+    /// MQSO_RESUME or MQSO_ALTER named a subscription that does not exist.
+    NoSubscription = 2428, "MQRC_NO_SUBSCRIPTION", false;
+    /// The subscription is in use by another handle.
+    SubscriptionInUse = 2429, "MQRC_SUBSCRIPTION_IN_USE", false;
+    /// SubUserData is not valid.
+    SubUserDataError = 2431, "MQRC_SUB_USER_DATA_ERROR", false;
+    /// MQSO_CREATE named a subscription that already exists.
+    SubAlreadyExists = 2432, "MQRC_SUB_ALREADY_EXISTS", false;
+    /// Another user owns the subscription (MQSO_FIXED_USERID).
+    IdentityMismatch = 2434, "MQRC_IDENTITY_MISMATCH", false;
+    /// MQSO_ALTER asked for a change that cannot be made.
+    AlterSubError = 2435, "MQRC_ALTER_SUB_ERROR", false;
+    /// The topic does not allow durable subscriptions (DURSUB(NO)).
+    DurabilityNotAllowed = 2436, "MQRC_DURABILITY_NOT_ALLOWED", false;
+    /// MQSUBRQ found no retained publication.
+    NoRetainedMsg = 2437, "MQRC_NO_RETAINED_MSG", false;
+    /// The MQSRO is not valid.
+    SroError = 2438, "MQRC_SRO_ERROR", false;
+    /// SubName is missing (a durable subscription needs one) or not valid.
+    SubNameError = 2440, "MQRC_SUB_NAME_ERROR", false;
+    /// ObjectString is not valid.
+    ObjectStringError = 2441, "MQRC_OBJECT_STRING_ERROR", false;
     /// A message property name is not valid (MQSETMP/MQINQMP).
     PropertyNameError = 2442, "MQRC_PROPERTY_NAME_ERROR", false;
+    /// The selection string is not a valid selector.
+    SelectorSyntaxError = 2459, "MQRC_SELECTOR_SYNTAX_ERROR", false;
     /// A message property value is too long to store.
     PropertyValueTooBig = 2469, "MQRC_PROPERTY_VALUE_TOO_BIG", false;
+    /// MQPMO_RETAIN: the publication could not be kept as retained (nothing was published).
+    PutNotRetained = 2479, "MQRC_PUT_NOT_RETAINED", false;
+    /// A copy of the publication could not be delivered and the topic's PMSGDLV or
+    /// NPMSGDLV says no subscriber gets it then.
+    PublicationFailure = 2502, "MQRC_PUBLICATION_FAILURE", false;
+    /// The topic does not allow subscriptions (SUB(DISABLED)).
+    SubInhibited = 2503, "MQRC_SUB_INHIBITED", false;
+    /// The selection string can never select a message.
+    SelectorAlwaysFalse = 2504, "MQRC_SELECTOR_ALWAYS_FALSE", false;
+    /// MQSO_ALTER cannot change a subscription's durability.
+    DurabilityNotAlterable = 2509, "MQRC_DURABILITY_NOT_ALTERABLE", false;
+    /// MQSO_ALTER cannot change a subscription's topic.
+    TopicNotAlterable = 2510, "MQRC_TOPIC_NOT_ALTERABLE", false;
+    /// MQSO_ALTER cannot change a subscription's SubLevel.
+    SublevelNotAlterable = 2512, "MQRC_SUBLEVEL_NOT_ALTERABLE", false;
+    /// MQSO_ALTER cannot change MQSO_GROUP_SUB.
+    GroupingNotAlterable = 2515, "MQRC_GROUPING_NOT_ALTERABLE", false;
+    /// The selection string field is not valid.
+    SelectionStringError = 2519, "MQRC_SELECTION_STRING_ERROR", false;
+    /// The ResObjectString field is not valid.
+    ResObjectStringError = 2520, "MQRC_RES_OBJECT_STRING_ERROR", false;
+    /// The subscription's destination cannot be used (no model queue, or a durable
+    /// subscription on a temporary dynamic queue).
+    InvalidDestination = 2522, "MQRC_INVALID_DESTINATION", false;
+    /// The subscription cannot be resumed or altered this way.
+    InvalidSubscription = 2523, "MQRC_INVALID_SUBSCRIPTION", false;
+    /// MQSO_ALTER cannot change a subscription's selector.
+    SelectorNotAlterable = 2524, "MQRC_SELECTOR_NOT_ALTERABLE", false;
+    /// The retained publications cannot be read.
+    RetainedMsgQError = 2525, "MQRC_RETAINED_MSG_Q_ERROR", false;
+    /// The retained publication could not be delivered to the new subscription.
+    RetainedNotDelivered = 2526, "MQRC_RETAINED_NOT_DELIVERED", false;
+    /// Publish/subscribe is not available (PSMODE(DISABLED), or starting).
+    PubsubInhibited = 2531, "MQRC_PUBSUB_INHIBITED", false;
+    /// MQSO_ALTER cannot change between a managed and a provided destination.
+    DestClassNotAlterable = 2533, "MQRC_DEST_CLASS_NOT_ALTERABLE", false;
     /// The channel is not available (stopped, or too many instances).
     ChannelNotAvailable = 2537, "MQRC_CHANNEL_NOT_AVAILABLE", false;
     /// The host is not available (nothing listens at the connection name).
@@ -307,6 +371,8 @@ reason_codes! {
     ChannelConfigError = 2539, "MQRC_CHANNEL_CONFIG_ERROR", false;
     /// No channel of that name exists.
     UnknownChannelName = 2540, "MQRC_UNKNOWN_CHANNEL_NAME", false;
+    /// MQPMO_WARN_IF_NO_SUBS_MATCHED: no subscription received the publication.
+    NoSubsMatched = 2550, "MQRC_NO_SUBS_MATCHED", true;
 }
 
 impl ReasonCode {
