@@ -1,4 +1,5 @@
-//! Ferry's object model: definitions of queues, channels, listeners and the queue manager.
+//! Ferry's object model: definitions of queues, channels, listeners, authentication
+//! information and topic objects, and the queue manager.
 //!
 //! Every attribute is defined once, as a row of an attribute table (see [`attribute`]):
 //! its MQSC keyword, value kind and range, default, which object types it applies to,
@@ -18,6 +19,7 @@ pub mod listener;
 pub mod qmgr;
 pub mod queue;
 pub mod status;
+pub mod topic;
 
 pub use admin::AdminError;
 pub use attribute::{AttrDef, AttrError, AttrKind, AttrType, AttrValue, AttributeSet, TextRule};
@@ -28,3 +30,7 @@ pub use channel::{
 pub use listener::{ListenerAttributes, ListenerDefinition, LISTENER_ATTRIBUTES};
 pub use qmgr::{QmgrAttributes, QMGR_ATTRIBUTES};
 pub use queue::{QueueAttributes, QueueDefinition, QueueType, QUEUE_ATTRIBUTES};
+pub use topic::{
+    DeliveryPolicy, ResolvedTopicAttributes, TopicAttributes, TopicDefinition, TopicType,
+    TOPIC_ATTRIBUTES,
+};
