@@ -14,11 +14,12 @@ use ferry_mqi::{validate_channel_name, validate_object_name, ReasonCode};
 use ferry_objects::authinfo::{AuthInfoType, DEFAULT_IDPWOS};
 use ferry_objects::queue::{DefinitionType, Enablement};
 use ferry_objects::status::{ConnectionStatus, HandleStatus, QueueStatus};
-use ferry_objects::AuthInfoDefinition;
+use ferry_objects::topic::shipped_model_queues;
 use ferry_objects::{
     AdminError, ChannelDefinition, ChannelType, ListenerDefinition, QmgrAttributes,
     QueueDefinition, QueueType,
 };
+use ferry_objects::{AuthInfoDefinition, TopicDefinition};
 use ferry_security::chlauth::{ChlauthRecord, ChlauthRules, SetAction};
 
 /// The dead-letter queue every queue manager gets.
@@ -502,6 +503,143 @@ impl QueueManager {
         Ok(())
     }
 
+    /// A topic object by exact name.
+    pub fn topic(&self, name: &str) -> Option<TopicDefinition> {
+        self.topics.get(name).cloned()
+    }
+
+    /// Every topic object, sorted by name (SYSTEM.DEFAULT.TOPIC included).
+    pub fn topics(&self) -> Vec<TopicDefinition> {
+        self.topics.values().cloned().collect()
+    }
+
+    /// The topic object administering `topic_string` (exact, case-sensitive match; ''
+    /// is the root, SYSTEM.BASE.TOPIC's), if the node has one: what pub/sub walks to
+    /// resolve ASPARENT ([`ferry_objects::ResolvedTopicAttributes::resolve`]). An index
+    /// lookup, O(log n). SYSTEM.DEFAULT.TOPIC, the template, is never answered.
+    pub fn topic_object_for_string(&self, topic_string: &str) -> Option<&TopicDefinition> {
+        self.topics.get(self.topic_strings.get(topic_string)?)
+    }
+
+    /// Adds or replaces a topic object, keeping the topic-string index in step.
+    pub(crate) fn insert_topic(&mut self, def: TopicDefinition) {
+        self.remove_topic(&def.name);
+        if def.in_tree() {
+            self.topic_strings
+                .insert(def.attributes.topic_string.clone(), def.name.clone());
+        }
+        self.topics.insert(def.name.clone(), def);
+    }
+
+    /// Removes a topic object and its index entry.
+    fn remove_topic(&mut self, name: &str) -> Option<TopicDefinition> {
+        let old = self.topics.remove(name)?;
+        if self
+            .topic_strings
+            .get(old.topic_string())
+            .map(String::as_str)
+            == Some(name)
+        {
+            self.topic_strings.remove(old.topic_string());
+        }
+        Some(old)
+    }
+
+    /// What a topic object may not be: TOPICSTR blank (but for the shipped objects, whose
+    /// TOPICSTR is always blank), changed from the existing object's, or another object's;
+    /// CLUSTER other than blank (clusters come later).
+    fn check_topic(&self, def: &TopicDefinition) -> Result<(), AdminError> {
+        validate_object_name(&def.name).map_err(|e| AdminError::Invalid(e.to_string()))?;
+        let ts = def.topic_string();
+        if TopicDefinition::may_have_blank_topic_string(&def.name) {
+            if !ts.is_empty() {
+                return Err(AdminError::Invalid(format!(
+                    "{} is {}: its TOPICSTR is '' and cannot be '{ts}'",
+                    def.name,
+                    if def.in_tree() {
+                        "the object of the root of the topic tree"
+                    } else {
+                        "the template of DEFINE TOPIC, outside the topic tree"
+                    }
+                )));
+            }
+        } else if ts.trim().is_empty() {
+            return Err(AdminError::Invalid(format!(
+                "TOPICSTR of topic object {} is blank: give the topic string the object administers",
+                def.name
+            )));
+        }
+        if let Some(old) = self.topics.get(&def.name) {
+            if old.topic_string() != ts {
+                return Err(AdminError::Invalid(format!(
+                    "the TOPICSTR of topic object {} is '{}' and cannot be changed; DELETE the object and DEFINE it again to give it another",
+                    def.name,
+                    old.topic_string()
+                )));
+            }
+        }
+        if def.in_tree() {
+            if let Some(other) = self.topic_strings.get(ts).filter(|o| **o != def.name) {
+                return Err(AdminError::Invalid(format!(
+                    "topic string '{ts}' already belongs to topic object {other}; two topic objects cannot share a topic string"
+                )));
+            }
+        }
+        if !def.attributes.cluster.trim().is_empty() {
+            return Err(AdminError::Invalid(format!(
+                "CLUSTER({}): clusters are not available yet, so topic objects cannot be shared in one",
+                def.attributes.cluster.trim()
+            )));
+        }
+        Ok(())
+    }
+
+    /// DEFINE TOPIC, or with `replace` replaces one (its TOPICSTR must stay the same).
+    /// Refused when TOPICSTR is blank (but for SYSTEM.BASE.TOPIC and
+    /// SYSTEM.DEFAULT.TOPIC), belongs to another topic object, or CLUSTER is not blank.
+    pub fn define_topic(
+        &mut self,
+        def: TopicDefinition,
+        replace: bool,
+        fx: &mut Effects,
+    ) -> Result<(), AdminError> {
+        validate_object_name(&def.name).map_err(|e| AdminError::Invalid(e.to_string()))?;
+        if self.topics.contains_key(&def.name) && !replace {
+            return Err(AdminError::AlreadyExists { name: def.name });
+        }
+        self.check_topic(&def)?;
+        let change = CatalogueChange::Topic(def.name.clone());
+        self.insert_topic(def);
+        fx.push(Effect::CatalogueChanged(change));
+        Ok(())
+    }
+
+    /// ALTER TOPIC: replaces an existing topic object's attributes (TOPICSTR unchanged).
+    pub fn alter_topic(
+        &mut self,
+        def: TopicDefinition,
+        fx: &mut Effects,
+    ) -> Result<(), AdminError> {
+        if !self.topics.contains_key(&def.name) {
+            return Err(not_found(&def.name));
+        }
+        self.check_topic(&def)?;
+        let change = CatalogueChange::Topic(def.name.clone());
+        self.insert_topic(def);
+        fx.push(Effect::CatalogueChanged(change));
+        Ok(())
+    }
+
+    /// DELETE TOPIC. SYSTEM.BASE.TOPIC may go too: its shipped values still apply
+    /// ([`ferry_objects::ResolvedTopicAttributes::shipped`]).
+    pub fn delete_topic(&mut self, name: &str, fx: &mut Effects) -> Result<(), AdminError> {
+        self.remove_topic(name).ok_or_else(|| not_found(name))?;
+        fx.push(Effect::CatalogueChanged(CatalogueChange::Topic(
+            name.to_string(),
+        )));
+        Ok(())
+    }
+
     /// The queue manager's attributes.
     pub fn qmgr(&self) -> QmgrAttributes {
         self.qmgr.clone()
@@ -561,7 +699,9 @@ impl QueueManager {
     /// Creates the objects `crtmqm` makes, where missing: SYSTEM.DEFAULT.LOCAL.QUEUE,
     /// SYSTEM.DEFAULT.MODEL.QUEUE, SYSTEM.DEFAULT.ALIAS.QUEUE,
     /// SYSTEM.DEFAULT.REMOTE.QUEUE, SYSTEM.DEAD.LETTER.QUEUE, SYSTEM.ADMIN.COMMAND.QUEUE,
-    /// channels SYSTEM.DEF.SVRCONN and SYSTEM.DEF.AMQP (PORT(5672): the AMQP channel a new
+    /// the model queues of managed subscriptions SYSTEM.DURABLE.MODEL.QUEUE (PERMDYN) and
+    /// SYSTEM.NDURABLE.MODEL.QUEUE (TEMPDYN), topic objects SYSTEM.BASE.TOPIC (the root,
+    /// with MQ's shipped values) and SYSTEM.DEFAULT.TOPIC (the DEFINE template), channels SYSTEM.DEF.SVRCONN and SYSTEM.DEF.AMQP (PORT(5672): the AMQP channel a new
     /// queue manager starts with), and listener SYSTEM.DEFAULT.LISTENER.TCP (PORT(0)); sets
     /// DEADQ when blank. The server saves [`QueueManager::catalogue`] afterwards.
     pub fn define_system_objects(&mut self, now: Timestamp) {
@@ -574,9 +714,12 @@ impl QueueManager {
             (DEAD_LETTER_QUEUE, QueueType::Local),
             ("SYSTEM.ADMIN.COMMAND.QUEUE", QueueType::Local),
         ];
-        for (name, qt) in queues {
-            if self.queues.lookup(name).is_none() {
-                let mut def = QueueDefinition::new(name, qt);
+        let queues = queues
+            .into_iter()
+            .map(|(name, qt)| QueueDefinition::new(name, qt))
+            .chain(shipped_model_queues());
+        for mut def in queues {
+            if self.queues.lookup(&def.name).is_none() {
                 def.attributes.creation_date = date.clone();
                 def.attributes.creation_time = time.clone();
                 def.attributes.alteration_date = date.clone();
@@ -609,6 +752,13 @@ impl QueueManager {
             a.attributes.alteration_date = date.clone();
             a.attributes.alteration_time = time.clone();
             self.authinfos.insert(a.name.clone(), a);
+        }
+        for mut t in TopicDefinition::shipped() {
+            if !self.topics.contains_key(&t.name) {
+                t.attributes.alteration_date = date.clone();
+                t.attributes.alteration_time = time.clone();
+                self.insert_topic(t);
+            }
         }
         if self.chlauth.is_empty() {
             let defaults = ChlauthRules::mq_defaults(now.0);

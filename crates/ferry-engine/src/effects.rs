@@ -132,6 +132,8 @@ pub enum CatalogueChange {
     Chlauth(String),
     /// The authentication information object of this name.
     AuthInfo(String),
+    /// The topic object of this name.
+    Topic(String),
     /// The authority record with this key.
     AuthorityRecord(ferry_security::oam::RecordKey),
     /// The queue manager's attributes.

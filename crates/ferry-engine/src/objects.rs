@@ -160,6 +160,8 @@ pub struct Catalogue {
     pub chlauth: ferry_security::chlauth::ChlauthRules,
     /// Authentication information objects (DEFINE AUTHINFO), sorted by name.
     pub authinfos: Vec<ferry_objects::AuthInfoDefinition>,
+    /// Topic objects (DEFINE TOPIC), sorted by name.
+    pub topics: Vec<ferry_objects::TopicDefinition>,
     /// Authority records (SET AUTHREC).
     pub authority_records: ferry_security::oam::AuthorityRecords,
 }

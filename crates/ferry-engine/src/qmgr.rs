@@ -42,6 +42,12 @@ pub struct QueueManager {
     pub(crate) chlauth: ferry_security::chlauth::ChlauthRules,
     /// Authentication information objects by name (CONNAUTH names one).
     pub(crate) authinfos: BTreeMap<String, ferry_objects::AuthInfoDefinition>,
+    /// Topic objects by name (DEFINE TOPIC), SYSTEM.DEFAULT.TOPIC included.
+    pub(crate) topics: BTreeMap<String, ferry_objects::TopicDefinition>,
+    /// The topic objects of the topic tree by topic string (every one but
+    /// SYSTEM.DEFAULT.TOPIC, the template): kept with `topics` by `insert_topic` and
+    /// `remove_topic`, so pub/sub finds a node's object in O(log n).
+    pub(crate) topic_strings: BTreeMap<String, String>,
     /// Authority records (SET AUTHREC): kept with the definitions.
     pub(crate) authority_records: ferry_security::oam::AuthorityRecords,
     /// Who users are, for authority checks (`None`: nothing is checked).
@@ -91,6 +97,8 @@ impl QueueManager {
             listeners: BTreeMap::new(),
             chlauth: Default::default(),
             authinfos: BTreeMap::new(),
+            topics: BTreeMap::new(),
+            topic_strings: BTreeMap::new(),
             authority_records: Default::default(),
             principals: None,
             dynamic_creators: BTreeMap::new(),
@@ -154,11 +162,15 @@ impl QueueManager {
         for a in catalogue.authinfos {
             qm.authinfos.insert(a.name.clone(), a);
         }
+        for t in catalogue.topics {
+            qm.insert_topic(t);
+        }
         qm
     }
 
     /// The definitions to save: queues (not temporary dynamic ones), channels,
-    /// listeners and the queue manager's attributes.
+    /// listeners, security records, authentication information and topic objects, and
+    /// the queue manager's attributes.
     pub fn catalogue(&self) -> Catalogue {
         Catalogue {
             qmgr: self.qmgr.clone(),
@@ -172,6 +184,7 @@ impl QueueManager {
             listeners: self.listeners.values().cloned().collect(),
             chlauth: self.chlauth.clone(),
             authinfos: self.authinfos.values().cloned().collect(),
+            topics: self.topics.values().cloned().collect(),
             authority_records: self.authority_records.clone(),
         }
     }

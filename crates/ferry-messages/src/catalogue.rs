@@ -137,6 +137,9 @@ catalogue! {
     AUTHORITY_CHECKS_OFF = 7482 Warning "Object authority checks are off for queue manager '{0}': its qm.ini has no AuthorizationService.",
         "Without the qm.ini Service stanza that names the AuthorizationService (a queue manager created with MQSNOAUT=yes, or by a Ferry from before authority records), every user that connects may open every object, as with MQ's MQSNOAUT. Authority records are kept and shown but not enforced.",
         "Grant what applications need (SET AUTHREC, ferry setmqaut), then add the stanza that ferry create writes (Service: Name=AuthorizationService) to qm.ini and restart the queue manager.";
+    TOPICS_ADDED = 7483 Info "The definitions of queue manager '{0}' predate topic objects: SYSTEM.BASE.TOPIC and SYSTEM.DEFAULT.TOPIC were added, and the model queues SYSTEM.DURABLE.MODEL.QUEUE and SYSTEM.NDURABLE.MODEL.QUEUE where they were missing.",
+        "A queue manager created by an earlier Ferry had no topic objects. The objects a new queue manager has were added once, with MQ's shipped values: SYSTEM.BASE.TOPIC is the root of the topic tree, where ASPARENT ends, and SYSTEM.DEFAULT.TOPIC the template DEFINE TOPIC starts from.",
+        "None. DISPLAY TOPIC(*) ALL shows them.";
 
     // ---- 8xxx: control commands and MQSC responses ---------------------------------------
     QMGR_CREATED = 8001 Info "Ferry queue manager '{0}' created.",
@@ -288,6 +291,18 @@ catalogue! {
         "None.";
     DISPLAY_LISTENER_STATUS = 8631 Info "Display listener status details.",
         "The header of each running listener DISPLAY LSSTATUS shows.",
+        "None.";
+    DISPLAY_TOPIC = 8633 Info "Display topic details.",
+        "DISPLAY TOPIC: one block per topic object, with its attributes as defined (ASPARENT as ASPARENT, not the value it resolves to).",
+        "None.";
+    TOPIC_CREATED = 8690 Info "Ferry topic object created.",
+        "DEFINE TOPIC stored the object (or replaced it, with REPLACE): the node of its TOPICSTR is now administrative, and ASPARENT below it resolves through it.",
+        "None.";
+    TOPIC_CHANGED = 8691 Info "Ferry topic object changed.",
+        "ALTER TOPIC stored the change; publications and subscriptions from now on use it.",
+        "None.";
+    TOPIC_DELETED = 8692 Info "Ferry topic object deleted.",
+        "DELETE TOPIC removed the object; its node resolves ASPARENT through its ancestors again (through SYSTEM.BASE.TOPIC's shipped values when that object was the one deleted).",
         "None.";
     DISPLAY_QMGR_STATUS = 8705 Info "Display Queue Manager Status Details.",
         "The header of DISPLAY QMSTATUS's answer.",

@@ -408,6 +408,34 @@ pub enum Command {
         /// Objects and attributes.
         selection: Selection,
     },
+    /// DEFINE TOPIC (TYPE(LOCAL)).
+    DefineTopic {
+        /// Its name.
+        name: String,
+        /// LIKE(name).
+        like: Option<String>,
+        /// REPLACE given.
+        replace: bool,
+        /// Attributes named (TOPICSTR always among them).
+        settings: Vec<Setting>,
+    },
+    /// ALTER TOPIC (never TOPICSTR).
+    AlterTopic {
+        /// Its name.
+        name: String,
+        /// Attributes to change.
+        settings: Vec<Setting>,
+    },
+    /// DELETE TOPIC.
+    DeleteTopic {
+        /// Its name.
+        name: String,
+    },
+    /// DISPLAY TOPIC (TYPE(LOCAL) and TYPE(ALL) select the same objects: all are local).
+    DisplayTopic {
+        /// Objects and attributes.
+        selection: Selection,
+    },
     /// SET CHLAUTH: add, replace or remove a channel authentication record.
     SetChlauth {
         /// The record (for REMOVE and REMOVEALL, what identifies it).

@@ -65,6 +65,10 @@ pub fn needed(cmd: &Command, qmgr: &str) -> Vec<Needed> {
         Command::AlterAuthInfo { name, .. } => on(T::AuthInfo, name, Chg),
         Command::DeleteAuthInfo { name } => on(T::AuthInfo, name, Dlt),
         Command::DisplayAuthInfo { selection, .. } => on(T::AuthInfo, &selection.name.text(), Dsp),
+        Command::DefineTopic { .. } => class(T::Topic),
+        Command::AlterTopic { name, .. } => on(T::Topic, name, Chg),
+        Command::DeleteTopic { name } => on(T::Topic, name, Dlt),
+        Command::DisplayTopic { selection } => on(T::Topic, &selection.name.text(), Dsp),
         Command::AlterQmgr { .. }
         | Command::SetChlauth { .. }
         | Command::SetAuthRec { .. }
@@ -108,5 +112,18 @@ mod tests {
             [(T::Qmgr, "QM1".into(), Chg)]
         );
         assert_eq!(need("DISPLAY QMGR"), [(T::Qmgr, "QM1".into(), Dsp)]);
+        assert_eq!(
+            need("DEFINE TOPIC(T) TOPICSTR('a/b')"),
+            [(T::Topic, "@class".into(), Crt)]
+        );
+        assert_eq!(
+            need("ALTER TOPIC(T) PUB(DISABLED)"),
+            [(T::Topic, "T".into(), Chg)]
+        );
+        assert_eq!(need("DELETE TOPIC(T)"), [(T::Topic, "T".into(), Dlt)]);
+        assert_eq!(
+            need("DISPLAY TOPIC(PRICES.*)"),
+            [(T::Topic, "PRICES.*".into(), Dsp)]
+        );
     }
 }

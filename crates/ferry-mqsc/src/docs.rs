@@ -118,7 +118,7 @@ pub fn render_attributes() -> String {
             .join(" ")
     };
     let mut out = String::new();
-    let sections: [(&str, String); 5] = [
+    let sections: [(&str, String); 6] = [
         (
             "Queue attributes (DEFINE/ALTER/DISPLAY QLOCAL, QMODEL, QALIAS)",
             attribute_table::<QueueAttributes>(&queue_types),
@@ -138,6 +138,19 @@ pub fn render_attributes() -> String {
                 AuthInfoType::KEYWORDS
                     .iter()
                     .filter_map(|k| AuthInfoType::from_keyword(k))
+                    .filter(|t| mask & t.mask() != 0)
+                    .map(|t| t.keyword())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            }),
+        ),
+        (
+            "Topic attributes (DEFINE/ALTER/DISPLAY TOPIC)",
+            attribute_table::<ferry_objects::TopicAttributes>(&|mask| {
+                use ferry_objects::TopicType;
+                TopicType::KEYWORDS
+                    .iter()
+                    .filter_map(|k| TopicType::from_keyword(k))
                     .filter(|t| mask & t.mask() != 0)
                     .map(|t| t.keyword())
                     .collect::<Vec<_>>()

@@ -111,6 +111,14 @@ pub enum ParseErrorKind {
     /// `(` without its `)`.
     #[error("a parenthesis is not closed")]
     UnclosedParen,
+    /// An attribute set when the object is defined that ALTER cannot change (TOPICSTR).
+    #[error("{keyword} is fixed when the {object} is defined and cannot be altered; delete the object and define it again to change it")]
+    Fixed {
+        /// The attribute.
+        keyword: String,
+        /// The kind of object.
+        object: String,
+    },
     /// A required keyword is missing.
     #[error("{command} needs {keyword}")]
     Missing {

@@ -351,6 +351,15 @@ pub fn execute(cmd: &Command, target: &mut dyn AdminTarget) -> CommandResult {
             auth_type,
             selection,
         } => crate::authinfo::display(target, *auth_type, selection),
+        Command::DefineTopic {
+            name,
+            like,
+            replace,
+            settings,
+        } => crate::topic::define(target, name, like.as_deref(), *replace, settings),
+        Command::AlterTopic { name, settings } => crate::topic::alter(target, name, settings),
+        Command::DeleteTopic { name } => crate::topic::delete(target, name),
+        Command::DisplayTopic { selection } => crate::topic::display(target, selection),
         Command::RefreshSecurity(what) => match target.refresh_security(*what) {
             Ok(what) => CommandResult {
                 ok: true,

@@ -8,6 +8,7 @@
 //!   sees it) and answers in MQ's layout with FRY messages (the ferry-messages table,
 //!   [`display`]); [`runmqsc_lines`] holds runmqsc's few unnumbered lines.
 //! * [`authinfo`] runs DEFINE, ALTER, DELETE and DISPLAY AUTHINFO.
+//! * [`topic`] runs DEFINE, ALTER, DELETE and DISPLAY TOPIC.
 //! * [`chlauth`] runs SET CHLAUTH and DISPLAY CHLAUTH (MATCH(RUNCHECK) included).
 //! * [`docs`] renders the message and attribute tables for docs/mqsc.md.
 //! * [`testing`] holds an in-memory [`AdminTarget`] for tests and the fuzzer.
@@ -29,6 +30,7 @@ pub mod runmqsc_lines;
 pub mod script;
 pub mod target;
 pub mod testing;
+pub mod topic;
 
 pub use command::Command;
 pub use error::{ParseError, ParseErrorKind};

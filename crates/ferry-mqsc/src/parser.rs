@@ -15,6 +15,7 @@ mod authinfo;
 mod authrec;
 mod chlauth;
 mod display;
+mod topic;
 
 use display::{field_vocab, table_vocab};
 use ferry_objects::channel::{ChannelType, StopMode};
@@ -50,6 +51,7 @@ enum Obj {
     ChStatus,
     QmStatus,
     AuthInfo,
+    Topic,
     /// Valid MQSC object types Ferry does not implement yet.
     Other(&'static str),
 }
@@ -75,7 +77,7 @@ const OBJECTS: &[(&str, Obj)] = &[
     ("QS", Obj::QStatus),
     ("CONN", Obj::Conn),
     ("LSSTATUS", Obj::LsStatus),
-    ("TOPIC", Obj::Other("TOPIC")),
+    ("TOPIC", Obj::Topic),
     ("SUB", Obj::Other("SUB")),
     ("AUTHINFO", Obj::AuthInfo),
     ("NAMELIST", Obj::Other("NAMELIST")),
@@ -257,6 +259,14 @@ impl Parser<'_> {
                 Ok(Command::DeleteAuthInfo { name })
             }
             ("DISPLAY", Obj::AuthInfo) => self.display_authinfo(obj_param, &rest),
+            ("DEFINE", Obj::Topic) => self.define_topic(obj_param, &rest),
+            ("ALTER", Obj::Topic) => self.alter_topic(obj_param, &rest),
+            ("DELETE", Obj::Topic) => {
+                let name = self.exact_name(obj_param, "TOPIC", NameRule::Object)?;
+                self.no_more(&rest)?;
+                Ok(Command::DeleteTopic { name })
+            }
+            ("DISPLAY", Obj::Topic) => self.display_topic(obj_param, &rest),
             ("DISPLAY", Obj::Other("CHLAUTH")) => self.display_chlauth(obj_param, &rest),
             ("SET", Obj::Other("AUTHREC")) => self.set_authrec(obj_param, &rest),
             ("DELETE", Obj::Other("AUTHREC")) => self.delete_authrec(obj_param, &rest),

@@ -8,10 +8,10 @@ use crate::command::{NamePattern, SecurityRefresh};
 use ferry_objects::status::{
     ChannelStatus, ConnectionStatus, HandleStatus, ListenerStatus, QmgrStatus, QueueStatus,
 };
-use ferry_objects::AuthInfoDefinition;
 use ferry_objects::{
     AdminError, ChannelDefinition, ListenerDefinition, QmgrAttributes, QueueDefinition, StopMode,
 };
+use ferry_objects::{AuthInfoDefinition, TopicDefinition};
 use ferry_security::chlauth::{ChlauthRecord, ChlauthRules, SetAction};
 use ferry_security::oam::{Authorities, AuthorityRecords, Principal, ProfileObjectType, RecordKey};
 
@@ -32,6 +32,18 @@ pub trait AdminTarget {
     fn alter_authinfo(&mut self, def: AuthInfoDefinition) -> Result<(), AdminError>;
     /// Deletes an AUTHINFO object (refused while QMGR CONNAUTH names it).
     fn delete_authinfo(&mut self, name: &str) -> Result<(), AdminError>;
+    /// A topic object by exact name.
+    fn topic(&self, name: &str) -> Option<TopicDefinition>;
+    /// Every topic object, sorted by name.
+    fn topics(&self) -> Vec<TopicDefinition>;
+    /// Stores a new topic object (or with `replace` replaces one, its TOPICSTR unchanged);
+    /// refuses a blank TOPICSTR (but for the shipped objects) and one another topic
+    /// object has.
+    fn define_topic(&mut self, def: TopicDefinition, replace: bool) -> Result<(), AdminError>;
+    /// Replaces a topic object's attributes (its TOPICSTR unchanged).
+    fn alter_topic(&mut self, def: TopicDefinition) -> Result<(), AdminError>;
+    /// Deletes a topic object (SYSTEM.BASE.TOPIC included).
+    fn delete_topic(&mut self, name: &str) -> Result<(), AdminError>;
     /// The channel authentication records.
     fn chlauth(&self) -> ChlauthRules;
     /// SET CHLAUTH: adds, replaces or removes records (the target stamps ALTDATE).

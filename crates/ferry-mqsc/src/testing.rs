@@ -15,10 +15,10 @@ use ferry_objects::status::{
     ChannelClientStatus, ChannelStatus, ConnectionStatus, HandleStatus, ListenerStatus, QmgrStatus,
     QueueStatus,
 };
-use ferry_objects::AuthInfoDefinition;
 use ferry_objects::{
     AdminError, ChannelDefinition, ListenerDefinition, QmgrAttributes, QueueDefinition, StopMode,
 };
+use ferry_objects::{AuthInfoDefinition, TopicDefinition};
 use std::collections::BTreeMap;
 
 /// A queue manager held in memory.
@@ -59,6 +59,8 @@ pub struct MemoryTarget {
     pub privileged: Vec<String>,
     /// Authentication information objects by name.
     pub authinfos: BTreeMap<String, AuthInfoDefinition>,
+    /// Topic objects by name.
+    pub topics: BTreeMap<String, TopicDefinition>,
     /// Authority records.
     pub authority_records: ferry_security::oam::AuthorityRecords,
     /// The known users and their groups (a user or group not here is unknown: 2292).
@@ -75,7 +77,8 @@ impl MemoryTarget {
         }
     }
 
-    /// A queue manager with MQ's SYSTEM.DEFAULT.* / SYSTEM.DEF.* objects.
+    /// A queue manager with MQ's SYSTEM.DEFAULT.* / SYSTEM.DEF.* objects and
+    /// SYSTEM.BASE.TOPIC.
     pub fn with_defaults(name: &str) -> Self {
         let mut t = Self::new(name);
         for qt in [QueueType::Local, QueueType::Model, QueueType::Alias] {
@@ -88,6 +91,9 @@ impl MemoryTarget {
         }
         let l = ListenerDefinition::new(DEFAULT_LISTENER);
         t.listeners.insert(l.name.clone(), l);
+        for topic in TopicDefinition::shipped() {
+            t.topics.insert(topic.name.clone(), topic);
+        }
         t
     }
 
@@ -123,6 +129,37 @@ impl MemoryTarget {
             s.last_message_ms = s.last_message_ms.max(client.last_message_ms);
             s.clients.push(client);
         }
+    }
+
+    /// The queue manager's topic rules, in short: TOPICSTR not blank (but for the shipped
+    /// objects), not changed, not another object's.
+    fn check_topic(&self, def: &TopicDefinition) -> Result<(), AdminError> {
+        let ts = def.topic_string();
+        if ts.trim().is_empty() && !TopicDefinition::may_have_blank_topic_string(&def.name) {
+            return Err(AdminError::Invalid(format!(
+                "TOPICSTR of topic object {} is blank",
+                def.name
+            )));
+        }
+        if let Some(old) = self.topics.get(&def.name) {
+            if old.topic_string() != ts {
+                return Err(AdminError::Invalid(format!(
+                    "the TOPICSTR of topic object {} cannot be changed",
+                    def.name
+                )));
+            }
+        }
+        let other = self
+            .topics
+            .values()
+            .find(|t| t.name != def.name && t.in_tree() && def.in_tree() && t.topic_string() == ts);
+        if let Some(other) = other {
+            return Err(AdminError::Invalid(format!(
+                "topic string '{ts}' already belongs to topic object {}",
+                other.name
+            )));
+        }
+        Ok(())
     }
 
     fn channel_running(&self, name: &str) -> bool {
@@ -177,6 +214,34 @@ impl AdminTarget for MemoryTarget {
         }
         self.authinfos.remove(name);
         Ok(())
+    }
+    fn topic(&self, name: &str) -> Option<TopicDefinition> {
+        self.topics.get(name).cloned()
+    }
+    fn topics(&self) -> Vec<TopicDefinition> {
+        self.topics.values().cloned().collect()
+    }
+    fn define_topic(&mut self, def: TopicDefinition, replace: bool) -> Result<(), AdminError> {
+        if self.topics.contains_key(&def.name) && !replace {
+            return Err(AdminError::AlreadyExists { name: def.name });
+        }
+        self.check_topic(&def)?;
+        self.topics.insert(def.name.clone(), def);
+        Ok(())
+    }
+    fn alter_topic(&mut self, def: TopicDefinition) -> Result<(), AdminError> {
+        if !self.topics.contains_key(&def.name) {
+            return Err(not_found(&def.name));
+        }
+        self.check_topic(&def)?;
+        self.topics.insert(def.name.clone(), def);
+        Ok(())
+    }
+    fn delete_topic(&mut self, name: &str) -> Result<(), AdminError> {
+        self.topics
+            .remove(name)
+            .map(|_| ())
+            .ok_or_else(|| not_found(name))
     }
     fn chlauth(&self) -> ferry_security::chlauth::ChlauthRules {
         self.chlauth.clone()

@@ -569,10 +569,10 @@ fn remote_and_unsupported_answer_clearly() {
         vec!["FRY9001E: Remote queue definitions (QREMOTE) come with message channels, which Ferry does not support yet; DEFINE QREMOTE(R) was not processed."]
     );
     assert!(!t.queues.contains_key("R"));
-    let lines = fails(&mut t, "DEFINE TOPIC(T)");
+    let lines = fails(&mut t, "DEFINE SUB(S)");
     assert_eq!(
         lines,
-        vec!["FRY9002E: DEFINE TOPIC is valid MQSC but Ferry does not support it yet."]
+        vec!["FRY9002E: DEFINE SUB is valid MQSC but Ferry does not support it yet."]
     );
 }
 

@@ -711,7 +711,7 @@ fn remote_queues_and_unsupported_commands_parse() {
     ));
     assert!(matches!(ok("DEF QR(R)"), Command::RemoteQueue { .. }));
     assert!(matches!(
-        ok("DEFINE TOPIC(T) TOPICSTR('a/b')"),
+        ok("DEFINE SUB(S) TOPICSTR('a/b')"),
         Command::Unsupported { .. }
     ));
     assert!(matches!(

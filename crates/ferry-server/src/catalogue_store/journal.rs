@@ -61,6 +61,12 @@ pub enum JournalRecord {
     AuthInfo(ferry_objects::AuthInfoDefinition),
     /// The authentication information object of this name was deleted.
     DeleteAuthInfo(String),
+    /// A topic object defined or altered. Added with topic objects: a Ferry from before
+    /// them refuses to start on a journal holding one, naming the record that does not
+    /// decode.
+    Topic(ferry_objects::TopicDefinition),
+    /// The topic object of this name was deleted.
+    DeleteTopic(String),
     /// SET AUTHREC or DELETE AUTHREC: one authority record as it now is (its
     /// authorities `None`: deleted). Added with authority records: a Ferry from before
     /// them refuses to start on a journal holding one, naming the record that does not

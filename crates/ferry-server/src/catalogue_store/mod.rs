@@ -28,6 +28,7 @@ pub use writer::{CatalogueWriter, Outcome};
 use ferry_engine::Catalogue;
 use ferry_objects::{
     AuthInfoDefinition, ChannelDefinition, ListenerDefinition, QmgrAttributes, QueueDefinition,
+    TopicDefinition,
 };
 use ferry_security::chlauth::ChlauthRules;
 use std::collections::BTreeMap;
@@ -131,6 +132,9 @@ struct SnapshotIn {
     /// Absent in catalogues written before Ferry had authority records: none.
     #[serde(default)]
     authority_records: ferry_security::oam::AuthorityRecords,
+    /// Absent in catalogues written before Ferry had topic objects.
+    #[serde(default)]
+    topics: Option<Vec<TopicDefinition>>,
 }
 
 /// The definitions by name, so journal records apply in O(log n).
@@ -149,6 +153,10 @@ struct Image {
     /// added, with CONNAUTH blank so no password is asked for that was not before.
     connauth_added: bool,
     authority_records: ferry_security::oam::AuthorityRecords,
+    topics: BTreeMap<String, TopicDefinition>,
+    /// The snapshot predates topic objects: SYSTEM.BASE.TOPIC, SYSTEM.DEFAULT.TOPIC and
+    /// the model queues of managed subscriptions (where missing) were added.
+    topics_added: bool,
 }
 
 impl Image {
@@ -173,14 +181,28 @@ impl Image {
                 ferry_objects::AuthInfoType::IdPwOs,
             )]
         });
+        let topics_added = s.topics.is_none();
+        let topics = s.topics.unwrap_or_else(|| {
+            // What `crtmqm` makes now: the root and the template.
+            TopicDefinition::shipped().into()
+        });
+        let mut queues: BTreeMap<String, QueueDefinition> =
+            s.queues.into_iter().map(|q| (q.name.clone(), q)).collect();
+        if topics_added {
+            for q in ferry_objects::topic::shipped_model_queues() {
+                queues.entry(q.name.clone()).or_insert(q);
+            }
+        }
         Image {
+            topics: topics.into_iter().map(|t| (t.name.clone(), t)).collect(),
+            topics_added,
             authority_records: s.authority_records,
             chlauth,
             chlauth_added,
             authinfos: authinfos.into_iter().map(|a| (a.name.clone(), a)).collect(),
             connauth_added,
             qmgr,
-            queues: s.queues.into_iter().map(|q| (q.name.clone(), q)).collect(),
+            queues,
             channels: s
                 .channels
                 .into_iter()
@@ -224,6 +246,12 @@ impl Image {
             JournalRecord::DeleteAuthInfo(name) => {
                 self.authinfos.remove(&name);
             }
+            JournalRecord::Topic(t) => {
+                self.topics.insert(t.name.clone(), t);
+            }
+            JournalRecord::DeleteTopic(name) => {
+                self.topics.remove(&name);
+            }
             JournalRecord::AuthorityRecord(record) => {
                 // A record that passed its checksums was written by this code from a
                 // valid key: one that no longer parses is dropped, not fatal.
@@ -252,6 +280,7 @@ impl Image {
             listeners: self.listeners.into_values().collect(),
             chlauth: self.chlauth,
             authinfos: self.authinfos.into_values().collect(),
+            topics: self.topics.into_values().collect(),
             authority_records: self.authority_records,
         }
     }
@@ -387,6 +416,10 @@ pub enum OpenEvent {
     /// The catalogue predates connection authentication: the default AUTHINFO object was
     /// added and CONNAUTH left blank.
     ConnauthAdded,
+    /// The catalogue predates topic objects: SYSTEM.BASE.TOPIC, SYSTEM.DEFAULT.TOPIC and
+    /// (where missing) SYSTEM.DURABLE.MODEL.QUEUE and SYSTEM.NDURABLE.MODEL.QUEUE were
+    /// added.
+    TopicsAdded,
     /// The journal ended in a write a crash cut short: these bytes were dropped.
     TornTail {
         /// Bytes dropped.
@@ -418,9 +451,12 @@ pub fn open(snapshot: &Path) -> Result<Opened, CatalogueError> {
     if d.image.connauth_added {
         events.push(OpenEvent::ConnauthAdded);
     }
+    if d.image.topics_added {
+        events.push(OpenEvent::TopicsAdded);
+    }
     // What the migration added is written at once (a new generation below), so that it
     // happens once: a later ALTER QMGR CHLAUTH(ENABLED) is not undone at the next start.
-    let migrated = d.image.chlauth_added || d.image.connauth_added;
+    let migrated = d.image.chlauth_added || d.image.connauth_added || d.image.topics_added;
     let catalogue_of = |image: Image| image.into_catalogue();
     let state = match (d.generation, d.journal) {
         (None, _) => {

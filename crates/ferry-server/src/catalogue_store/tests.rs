@@ -15,6 +15,7 @@ fn catalogue(queues: &[&str]) -> Catalogue {
         listeners: Vec::new(),
         chlauth: Default::default(),
         authinfos: Vec::new(),
+        topics: Vec::new(),
         authority_records: Default::default(),
     }
 }
@@ -418,4 +419,64 @@ fn a_damaged_chlauth_record_is_refused_not_dropped() {
     std::fs::write(&path, serde_json::to_vec(&text).unwrap()).unwrap();
     let e = open(&path).err().expect("refused");
     assert!(e.to_string().contains("its profile must be '*'"), "{e}");
+}
+
+#[test]
+fn topic_records_define_alter_and_delete() {
+    use ferry_objects::topic::TopicEnablement;
+    use ferry_objects::TopicDefinition;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("objects.json");
+    let mut state = create(&path, &catalogue(&["A"])).unwrap();
+    let mut prices = TopicDefinition::new("PRICES", "Prices");
+    append(
+        &mut state,
+        &[
+            JournalRecord::Topic(prices.clone()),
+            JournalRecord::Topic(TopicDefinition::new("GONE", "Gone")),
+        ],
+    );
+    prices.attributes.publish = TopicEnablement::Disabled;
+    append(
+        &mut state,
+        &[
+            JournalRecord::Topic(prices.clone()),
+            JournalRecord::DeleteTopic("GONE".into()),
+        ],
+    );
+    let opened = open(&path).unwrap();
+    assert!(opened.events.is_empty(), "{:?}", opened.events);
+    assert_eq!(opened.catalogue.topics, [prices]);
+}
+
+#[test]
+fn a_catalogue_from_before_topics_gets_the_shipped_topics_and_model_queues() {
+    use ferry_objects::topic::{
+        DURABLE_MODEL_QUEUE, NON_DURABLE_MODEL_QUEUE, SYSTEM_BASE_TOPIC, SYSTEM_DEFAULT_TOPIC,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("objects.json");
+    create(&path, &catalogue(&["A"])).unwrap();
+    let mut text: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    text.as_object_mut().unwrap().remove("topics").unwrap();
+    std::fs::write(&path, serde_json::to_vec(&text).unwrap()).unwrap();
+    let opened = open(&path).unwrap();
+    assert_eq!(opened.events, [OpenEvent::TopicsAdded]);
+    let topics: Vec<_> = opened.catalogue.topics.iter().map(|t| &t.name).collect();
+    assert_eq!(topics, [SYSTEM_BASE_TOPIC, SYSTEM_DEFAULT_TOPIC]);
+    assert_eq!(
+        names(&opened.catalogue),
+        ["A", DURABLE_MODEL_QUEUE, NON_DURABLE_MODEL_QUEUE]
+    );
+    // Once: the next start finds them saved, and a deleted SYSTEM.BASE.TOPIC stays deleted.
+    let mut state = opened.state;
+    append(
+        &mut state,
+        &[JournalRecord::DeleteTopic(SYSTEM_BASE_TOPIC.into())],
+    );
+    let again = open(&path).unwrap();
+    assert!(again.events.is_empty(), "{:?}", again.events);
+    let topics: Vec<_> = again.catalogue.topics.iter().map(|t| &t.name).collect();
+    assert_eq!(topics, [SYSTEM_DEFAULT_TOPIC]);
 }

@@ -158,6 +158,25 @@ impl AdminTarget for Target<'_> {
     fn delete_authinfo(&mut self, name: &str) -> Result<(), AdminError> {
         self.admin(|e, _, fx| e.delete_authinfo(name, fx))
     }
+    fn topic(&self, name: &str) -> Option<ferry_objects::TopicDefinition> {
+        self.server.engine.borrow().topic(name)
+    }
+    fn topics(&self) -> Vec<ferry_objects::TopicDefinition> {
+        self.server.engine.borrow().topics()
+    }
+    fn define_topic(
+        &mut self,
+        def: ferry_objects::TopicDefinition,
+        replace: bool,
+    ) -> Result<(), AdminError> {
+        self.admin(|e, _, fx| e.define_topic(def, replace, fx))
+    }
+    fn alter_topic(&mut self, def: ferry_objects::TopicDefinition) -> Result<(), AdminError> {
+        self.admin(|e, _, fx| e.alter_topic(def, fx))
+    }
+    fn delete_topic(&mut self, name: &str) -> Result<(), AdminError> {
+        self.admin(|e, _, fx| e.delete_topic(name, fx))
+    }
     fn chlauth(&self) -> ferry_security::chlauth::ChlauthRules {
         self.server.engine.borrow().chlauth().clone()
     }

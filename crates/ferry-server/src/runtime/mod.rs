@@ -184,7 +184,10 @@ pub fn create_queue_manager(
             exit_code: 71,
         });
     }
-    let objects = engine.queues().len() + engine.channels().len() + engine.listeners().len();
+    let objects = engine.queues().len()
+        + engine.channels().len()
+        + engine.listeners().len()
+        + engine.topics().len();
     let mut lines = vec![
         messages::QMGR_CREATED.format(&[&name]),
         format!("Directory '{}' created.", paths.dir.display()),
@@ -294,6 +297,9 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
             }
             catalogue_store::OpenEvent::ConnauthAdded => {
                 error_log.write(&messages::CONNAUTH_ADDED, &[&name])
+            }
+            catalogue_store::OpenEvent::TopicsAdded => {
+                error_log.write(&messages::TOPICS_ADDED, &[&name])
             }
             catalogue_store::OpenEvent::TornTail { bytes, reason } => {
                 error_log.write(&messages::OBJECTS_TORN, &[&name, bytes, reason])

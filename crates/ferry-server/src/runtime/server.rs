@@ -709,6 +709,10 @@ fn journal_record(engine: &QueueManager, change: CatalogueChange) -> JournalReco
             Some(a) => JournalRecord::AuthInfo(a),
             None => JournalRecord::DeleteAuthInfo(name),
         },
+        CatalogueChange::Topic(name) => match engine.topic(&name) {
+            Some(t) => JournalRecord::Topic(t),
+            None => JournalRecord::DeleteTopic(name),
+        },
         CatalogueChange::AuthorityRecord(key) => JournalRecord::AuthorityRecord(
             ferry_security::oam::SavedAuthorityRecord::of(engine.authority_records(), &key),
         ),
