@@ -58,6 +58,10 @@ pub(crate) enum HandleTarget {
     /// A queue: `opened` is the definition named (alias or local), `local` the local
     /// queue it resolves to.
     Queue { opened: QueueId, local: QueueId },
+    /// A topic opened for publishing: the handle's `name` is the resolved topic string.
+    Topic,
+    /// A subscription (MQ's Hsub).
+    Subscription(crate::pubsub::subscription::SubKey),
 }
 
 /// One open handle.

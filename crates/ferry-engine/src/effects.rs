@@ -136,6 +136,8 @@ pub enum CatalogueChange {
     Topic(String),
     /// The authority record with this key.
     AuthorityRecord(ferry_security::oam::RecordKey),
+    /// The durable subscription of this name.
+    Subscription(String),
     /// The queue manager's attributes.
     Qmgr,
 }

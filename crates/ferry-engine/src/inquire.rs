@@ -75,6 +75,9 @@ impl QueueManager {
             .map(|&s| match h.target {
                 HandleTarget::QMgr => self.inquire_qmgr(s),
                 HandleTarget::Queue { opened, .. } => self.inquire_queue(opened, s),
+                HandleTarget::Topic | HandleTarget::Subscription(_) => {
+                    Err(ReasonCode::NotOpenForInquire.into())
+                }
             })
             .collect()
     }

@@ -48,6 +48,27 @@ impl QueueManager {
             self.consumers.cod_pending.is_empty(),
             "COD reports of settled deliveries left unsent between calls"
         );
+        for (key, sub) in self.subscriptions.iter() {
+            if let Some((conn, hsub)) = sub.open_by {
+                let target = self
+                    .conns
+                    .get(&conn)
+                    .and_then(|c| c.handle(hsub))
+                    .map(|h| h.target);
+                assert_eq!(
+                    target,
+                    Some(HandleTarget::Subscription(key)),
+                    "subscription {} is open by a handle that is not its own",
+                    sub.id
+                );
+            } else {
+                assert!(
+                    sub.durable,
+                    "a non-durable subscription {} outlived its handle",
+                    sub.id
+                );
+            }
+        }
         let mut expected: BTreeMap<QueueId, Expected> = BTreeMap::new();
         for (conn, c) in &self.conns {
             let open = c.handles.iter().flatten().count();
@@ -56,6 +77,14 @@ impl QueueManager {
                 let Some(h) = h else {
                     continue;
                 };
+                if let HandleTarget::Subscription(key) = h.target {
+                    let sub = self.subscriptions.get(key);
+                    assert!(
+                        sub.is_some_and(|s| s.open_by == Some((*conn, Hobj(i as i32 + 1)))),
+                        "{conn:?}: subscription handle {} and its subscription disagree",
+                        i + 1
+                    );
+                }
                 let HandleTarget::Queue { local, .. } = h.target else {
                     continue;
                 };

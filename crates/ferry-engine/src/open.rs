@@ -130,6 +130,9 @@ impl QueueManager {
         match od.object_type {
             ObjectType::QMgr => self.open_qmgr(conn, od, options),
             ObjectType::Queue => self.open_queue(conn, od, options, now, fx),
+            ObjectType::Topic => {
+                self.open_topic_inner(conn, od.object_name.as_str(), "", options, for_put1)
+            }
             _ => Err(ReasonCode::ObjectTypeError.into()),
         }
     }
@@ -169,7 +172,7 @@ impl QueueManager {
         })
     }
 
-    fn open_queue(
+    pub(crate) fn open_queue(
         &mut self,
         conn: ConnId,
         od: &ObjectDescriptor,
@@ -331,6 +334,25 @@ impl QueueManager {
             let c = self.conns.get(&conn).ok_or(ReasonCode::HconnError)?;
             let h = c.handle(hobj).ok_or(ReasonCode::HobjError)?;
             let warning = crate::group::incomplete_on_close(&h.groups);
+            if let HandleTarget::Subscription(key) = h.target {
+                let keep = options.contains(CloseOptions::KEEP_SUB);
+                let remove = options.contains(CloseOptions::REMOVE_SUB);
+                let others =
+                    CloseOptions::KEEP_SUB | CloseOptions::REMOVE_SUB | CloseOptions::QUIESCE;
+                if (keep && remove) || !others.contains(options) {
+                    return Err(ReasonCode::OptionsError.into());
+                }
+                let durable = self.subscriptions.get(key).is_some_and(|s| s.durable);
+                if keep && !durable {
+                    // MQ: a non-durable subscription cannot be kept.
+                    return Err(ReasonCode::OptionsError.into());
+                }
+                if let Some(c) = self.conns.get_mut(&conn) {
+                    c.take_handle(hobj);
+                }
+                self.subscription_closed(key, remove, now, fx);
+                return Ok(None);
+            }
             let delete = options.intersects(CloseOptions::DELETE | CloseOptions::DELETE_PURGE);
             if delete {
                 let HandleTarget::Queue { local, .. } = h.target else {
@@ -396,6 +418,11 @@ impl QueueManager {
         let Some(h) = self.conns.get_mut(&conn).and_then(|c| c.take_handle(hobj)) else {
             return;
         };
+        if let HandleTarget::Subscription(key) = h.target {
+            // A connection ending keeps its durable subscriptions (MQCO_KEEP_SUB).
+            self.subscription_closed(key, false, now, fx);
+            return;
+        }
         let HandleTarget::Queue { local, .. } = h.target else {
             return;
         };

@@ -74,6 +74,9 @@ impl QueueManager {
             let qm_max_len = self.qmgr.max_msg_length.max(0) as usize;
             let c = self.conns.get_mut(&conn).ok_or(ReasonCode::HconnError)?;
             let h = c.handle(hobj).ok_or(ReasonCode::HobjError)?;
+            if h.target == HandleTarget::Topic {
+                return self.publish(conn, hobj, md, pmo, body, properties, now, fx);
+            }
             let HandleTarget::Queue { opened, local } = h.target else {
                 return Err(ReasonCode::NotOpenForOutput.into());
             };

@@ -55,6 +55,8 @@ pub struct QueueManager {
     /// The creators of temporary dynamic queues, who hold every authority on them.
     pub(crate) dynamic_creators: BTreeMap<String, String>,
     pub(crate) conns: BTreeMap<ConnId, Connection>,
+    /// Subscriptions (MQSUB, durable ones restored from the catalogue).
+    pub(crate) subscriptions: crate::pubsub::subscription::SubscriptionTable,
     next_conn: u64,
     pub(crate) ids: IdGenerator,
     pub(crate) next_token: u64,
@@ -103,6 +105,7 @@ impl QueueManager {
             principals: None,
             dynamic_creators: BTreeMap::new(),
             conns: BTreeMap::new(),
+            subscriptions: Default::default(),
             next_conn: 1,
             ids: IdGenerator::new(name, now),
             next_token: 1,

@@ -186,14 +186,32 @@ impl QueueManager {
         fx: &mut Effects,
     ) -> Result<(), ReasonCode> {
         let qid = self.local_for_report(name)?;
+        self.put_internal(qid, md, body, Bytes::new(), uow, now, fx)
+    }
+
+    /// A put the queue manager makes itself (a report, a publication's copy) of a
+    /// complete descriptor on local queue `qid`, with MQ's put checks, in unit of work
+    /// `uow`. Nothing changes when it is refused.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn put_internal(
+        &mut self,
+        qid: QueueId,
+        md: MessageDescriptor,
+        body: Bytes,
+        properties: Bytes,
+        uow: ReportUow,
+        now: Timestamp,
+        fx: &mut Effects,
+    ) -> Result<(), ReasonCode> {
         let logging = self.logging;
         let entry = self.queues.get_mut(qid).ok_or(ReasonCode::QDeleted)?;
         let attrs = &entry.def.attributes;
-        check_put_allowed(attrs, body.len())?;
+        let msg_len = body.len() + properties.len();
+        check_put_allowed(attrs, msg_len)?;
         let persistent = md.is_persistent();
         let qname = entry.def.name.clone();
         let lq = entry.local.as_mut().ok_or(ReasonCode::QTypeError)?;
-        let rank = place_for(attrs, &lq.store, persistent, md.priority, body.len())?;
+        let rank = place_for(attrs, &lq.store, persistent, md.priority, msg_len)?;
         // A report is never refused for MAXUMSGS (its cause was admitted already); once
         // in the unit of work it counts like any message there.
         let in_uow = match uow {
@@ -209,7 +227,7 @@ impl QueueManager {
             key,
             md,
             body: body.into(),
-            properties: Bytes::new(),
+            properties,
             put_ms: now.0,
             expires_at,
             state: MsgState::Available,

@@ -13,6 +13,7 @@ mod model;
 mod mqi;
 mod open;
 mod persistence;
+mod pubsub;
 mod redelivery_delay;
 mod report;
 mod syncpoint;

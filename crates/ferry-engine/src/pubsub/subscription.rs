@@ -1,0 +1,212 @@
+//! The queue manager's subscriptions: what each wants, where its copies go, who has it
+//! open, and the index a publication finds them by.
+//!
+//! A subscription has three names: its key (the engine's number, for handles and the
+//! index), its SubId (24 bytes, unique in the queue manager and across restarts, what
+//! MQ shows as SUBID and puts in copies' CorrelId by default) and its SubName (given by
+//! the application; durable subscriptions need one, and are found by it on RESUME).
+
+use crate::clock::Timestamp;
+use crate::connection::{ConnId, Hobj};
+use crate::qmgr::QueueManager;
+use crate::selection::SharedFilter;
+use ferry_pubsub::{SubscriptionIndex, TopicFilter, WildcardScheme};
+use std::collections::{BTreeMap, HashMap};
+
+/// A subscription's number inside the engine: handles and the index refer to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct SubKey(pub u64);
+
+/// MQ's SubId: 24 bytes, shown as 48 hex digits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SubscriptionId(pub [u8; 24]);
+
+impl std::fmt::Display for SubscriptionId {
+    /// As DISPLAY SUB shows SUBID: 48 upper-case hex digits.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.iter().try_for_each(|b| write!(f, "{b:02X}"))
+    }
+}
+
+/// Who made the subscription (MQSUBTYPE).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SubscriptionType {
+    /// MQSUB (MQSUBTYPE_API).
+    Api,
+    /// DEFINE SUB (MQSUBTYPE_ADMIN).
+    Admin,
+}
+
+/// One subscription.
+#[derive(Clone, Debug)]
+pub(crate) struct Subscription {
+    /// SubId.
+    pub id: SubscriptionId,
+    /// SubName (blank for an unnamed non-durable subscription).
+    pub name: String,
+    /// The resolved topic string, wildcards included (what the filter matches).
+    pub topic_string: String,
+    /// The wildcard scheme the topic string is read with.
+    pub scheme: WildcardScheme,
+    /// The subscription outlives its connection.
+    pub durable: bool,
+    /// The queue its copies go to.
+    pub destination: String,
+    /// The queue manager made the destination (from MDURMDL/MNDURMDL) and deletes it
+    /// with the subscription.
+    pub managed: bool,
+    /// The selector's text and compiled form, when there is one.
+    pub selector: Option<(String, SharedFilter)>,
+    /// SubUserData, given to copies as MQSubUserData.
+    pub user_data: String,
+    /// MQSO_SET_CORREL_ID's SubCorrelId (otherwise copies carry the SubId).
+    pub correl_id: Option<[u8; 24]>,
+    /// PubPriority.
+    pub pub_priority: i32,
+    /// SubLevel.
+    pub sub_level: i32,
+    /// MQSO_PUBLICATIONS_ON_REQUEST: copies only on MQSUBRQ.
+    pub on_request: bool,
+    /// MQSO_ANY_USERID: another user may resume it.
+    pub any_user: bool,
+    /// The user it belongs to (SUBUSER); copies carry it as UserIdentifier.
+    pub user_id: String,
+    /// Who made it.
+    pub kind: SubscriptionType,
+    /// The handle that has it open, if any.
+    pub open_by: Option<(ConnId, Hobj)>,
+    /// When it was made.
+    pub created: Timestamp,
+    /// When an MQSUB last made or resumed it.
+    pub resumed: Timestamp,
+    /// When it last received a copy.
+    pub last_message: Option<Timestamp>,
+    /// Copies it has received since the queue manager started.
+    pub messages: u64,
+}
+
+impl Subscription {
+    /// The CorrelId its copies carry.
+    pub fn copy_correl_id(&self) -> [u8; 24] {
+        self.correl_id.unwrap_or(self.id.0)
+    }
+}
+
+/// What DISPLAY SBSTATUS and TPSTATUS TYPE(SUB) show of one subscription.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SubscriptionStatus {
+    /// SUBID.
+    pub id: SubscriptionId,
+    /// SUB (blank when unnamed).
+    pub name: String,
+    /// TOPICSTR.
+    pub topic_string: String,
+    /// DEST.
+    pub destination: String,
+    /// DURABLE.
+    pub durable: bool,
+    /// SUBTYPE.
+    pub kind: SubscriptionType,
+    /// SUBUSER.
+    pub user_id: String,
+    /// ACTCONN: the connection that has it open.
+    pub active_connection: Option<ConnId>,
+    /// NUMMSGS.
+    pub messages: u64,
+    /// LMSGDATE/LMSGTIME.
+    pub last_message: Option<Timestamp>,
+    /// RESMDATE/RESMTIME.
+    pub resumed: Timestamp,
+    /// CRDATE/CRTIME.
+    pub created: Timestamp,
+}
+
+/// Every subscription, by key, by SubName and by what it matches.
+#[derive(Debug, Default)]
+pub(crate) struct SubscriptionTable {
+    subs: BTreeMap<SubKey, Subscription>,
+    by_name: HashMap<String, SubKey>,
+    pub index: SubscriptionIndex<SubKey>,
+    next_key: u64,
+}
+
+impl SubscriptionTable {
+    /// Adds `sub`; the caller has checked its name is free.
+    pub fn insert(&mut self, sub: Subscription) -> SubKey {
+        debug_assert!(sub.name.is_empty() || !self.by_name.contains_key(&sub.name));
+        self.next_key += 1;
+        let key = SubKey(self.next_key);
+        if !sub.name.is_empty() {
+            self.by_name.insert(sub.name.clone(), key);
+        }
+        let filter = TopicFilter::new(&sub.topic_string, sub.scheme);
+        let filed = self.index.insert(key, filter);
+        debug_assert!(filed, "a fresh key is not in the index");
+        self.subs.insert(key, sub);
+        debug_assert_eq!(self.subs.len(), self.index.len());
+        key
+    }
+
+    /// Removes subscription `key`.
+    pub fn remove(&mut self, key: SubKey) -> Option<Subscription> {
+        let sub = self.subs.remove(&key)?;
+        if self.by_name.get(&sub.name) == Some(&key) {
+            self.by_name.remove(&sub.name);
+        }
+        self.index.remove(key);
+        debug_assert_eq!(self.subs.len(), self.index.len());
+        Some(sub)
+    }
+
+    /// The subscription `key`.
+    pub fn get(&self, key: SubKey) -> Option<&Subscription> {
+        self.subs.get(&key)
+    }
+
+    /// The subscription `key`, to change.
+    pub fn get_mut(&mut self, key: SubKey) -> Option<&mut Subscription> {
+        self.subs.get_mut(&key)
+    }
+
+    /// The subscription named `name`.
+    pub fn by_name(&self, name: &str) -> Option<SubKey> {
+        self.by_name.get(name).copied()
+    }
+
+    /// Every subscription, in the order they were made.
+    pub fn iter(&self) -> impl Iterator<Item = (SubKey, &Subscription)> {
+        self.subs.iter().map(|(k, s)| (*k, s))
+    }
+
+    /// Counts copies delivered to `key` at `now`.
+    pub fn delivered(&mut self, key: SubKey, now: Timestamp) {
+        if let Some(s) = self.subs.get_mut(&key) {
+            s.messages += 1;
+            s.last_message = Some(now);
+        }
+    }
+}
+
+impl QueueManager {
+    /// Every subscription's status (DISPLAY SBSTATUS, DISPLAY SUB), in the order they
+    /// were made.
+    pub fn subscription_statuses(&self) -> Vec<SubscriptionStatus> {
+        self.subscriptions
+            .iter()
+            .map(|(_, s)| SubscriptionStatus {
+                id: s.id,
+                name: s.name.clone(),
+                topic_string: s.topic_string.clone(),
+                destination: s.destination.clone(),
+                durable: s.durable,
+                kind: s.kind,
+                user_id: s.user_id.clone(),
+                active_connection: s.open_by.map(|(c, _)| c),
+                messages: s.messages,
+                last_message: s.last_message,
+                resumed: s.resumed,
+                created: s.created,
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,57 @@
+//! The topic attributes in force at a topic string: MQ's ASPARENT resolved over the
+//! administrative nodes (topic objects) on the string's path, nearest first, and which
+//! of those nodes block wildcard subscriptions made above them (WILDCARD(BLOCK)).
+
+use crate::qmgr::QueueManager;
+use ferry_objects::topic::{ResolvedTopicAttributes, TopicAttributes, WildcardOperation};
+
+/// What the path of a topic string says.
+pub(crate) struct TopicPath {
+    /// The attributes in force.
+    pub attributes: ResolvedTopicAttributes,
+    /// The number of levels of the shallowest WILDCARD(BLOCK) node on the path: wildcard
+    /// subscriptions filed above it (fewer literal levels) do not see the publication.
+    pub blocked_above: Option<usize>,
+}
+
+impl QueueManager {
+    /// The attributes in force at `topic`.
+    pub(crate) fn topic_attributes(&self, topic: &str) -> ResolvedTopicAttributes {
+        self.topic_path(topic).attributes
+    }
+
+    /// The attributes in force at `topic` and its blocking nodes. The nodes are the
+    /// prefixes of `topic` made of whole levels, the string itself first, then the root
+    /// (the empty string, SYSTEM.BASE.TOPIC's).
+    pub(crate) fn topic_path(&self, topic: &str) -> TopicPath {
+        let mut nearest_first: Vec<&TopicAttributes> = Vec::new();
+        let mut blocked_above = None;
+        let ends = topic
+            .match_indices('/')
+            .map(|(i, _)| i)
+            .chain(std::iter::once(topic.len()));
+        let prefixes: Vec<(usize, &str)> = ends
+            .enumerate()
+            .map(|(level, end)| (level + 1, &topic[..end]))
+            .collect();
+        let root_seen = prefixes.iter().any(|(_, p)| p.is_empty());
+        let root = (!root_seen).then_some((0, ""));
+        for (levels, prefix) in prefixes.into_iter().rev().chain(root) {
+            let Some(def) = self
+                .topic_strings
+                .get(prefix)
+                .and_then(|name| self.topics.get(name))
+            else {
+                continue;
+            };
+            if def.attributes.wildcard == WildcardOperation::Block {
+                blocked_above = Some(levels);
+            }
+            nearest_first.push(&def.attributes);
+        }
+        TopicPath {
+            attributes: ResolvedTopicAttributes::resolve(nearest_first),
+            blocked_above,
+        }
+    }
+}

@@ -1,0 +1,419 @@
+//! Publish/subscribe: MQSUB, publishing with MQPUT to a topic, fan-out, delivery
+//! policies, durable subscriptions, topic attributes.
+
+use super::*;
+use crate::pubsub::publish::{SUB_USER_DATA_PROPERTY, TOPIC_STRING_PROPERTY};
+use crate::Subscribed;
+use ferry_mqi::subscription::{SubscribeOptions as SO, SubscriptionDescriptor};
+use ferry_mqi::{CloseOptions, MessageProperties, PropertyRef};
+use ferry_objects::topic::{MessageDelivery, TopicEnablement, WildcardOperation};
+use ferry_objects::TopicDefinition;
+
+impl Harness {
+    fn subscribe(&mut self, c: ConnId, sd: &SubscriptionDescriptor) -> Result<Subscribed, MqError> {
+        let t = self.t();
+        self.qm.subscribe(c, sd, None, None, t, &mut self.fx)
+    }
+
+    fn subscribe_to(&mut self, c: ConnId, sd: &SubscriptionDescriptor, q: Hobj) -> Subscribed {
+        let t = self.t();
+        self.qm
+            .subscribe(c, sd, Some(q), None, t, &mut self.fx)
+            .unwrap()
+    }
+
+    fn managed(&mut self, c: ConnId, topic: &str) -> Subscribed {
+        self.subscribe(c, &SubscriptionDescriptor::managed(topic))
+            .unwrap()
+    }
+
+    fn publisher(&mut self, c: ConnId, topic: &str) -> Hobj {
+        self.qm
+            .open_topic(c, "", topic, OpenOptions::OUTPUT)
+            .unwrap()
+            .hobj
+    }
+
+    fn publish(
+        &mut self,
+        c: ConnId,
+        topic: &str,
+        body: &[u8],
+    ) -> Result<Option<ReasonCode>, MqError> {
+        let h = self.publisher(c, topic);
+        let mut md = MessageDescriptor::default();
+        let r = self.put_md(c, h, &mut md, PutOptionFlags::NO_SYNCPOINT, body);
+        self.close(c, h, CloseOptions::empty()).unwrap();
+        r
+    }
+
+    fn close(
+        &mut self,
+        c: ConnId,
+        h: Hobj,
+        o: CloseOptions,
+    ) -> Result<Option<ReasonCode>, MqError> {
+        let t = self.t();
+        self.qm.close(c, h, o, t, &mut self.fx)
+    }
+
+    fn topic_object(&mut self, name: &str, topic: &str, f: impl FnOnce(&mut TopicDefinition)) {
+        let mut def = TopicDefinition::new(name, topic);
+        f(&mut def);
+        self.qm.define_topic(def, false, &mut self.fx).unwrap();
+    }
+
+    fn queue_exists(&self, name: &str) -> bool {
+        self.qm.queues.lookup(name).is_some()
+    }
+}
+
+fn property(encoded: &[u8], name: &str) -> Option<String> {
+    match MessageProperties::find(encoded, name)? {
+        PropertyRef::String(s) => Some(s.to_string()),
+        _ => None,
+    }
+}
+
+fn durable(name: &str, topic: &str) -> SubscriptionDescriptor {
+    SubscriptionDescriptor {
+        options: SO::CREATE | SO::DURABLE | SO::MANAGED,
+        sub_name: name.to_string(),
+        ..SubscriptionDescriptor::managed(topic)
+    }
+}
+
+#[test]
+fn a_managed_subscription_receives_each_publication_once_with_its_topic_and_sub_id() {
+    let mut h = Harness::new();
+    let (sub_conn, pub_conn) = (h.conn(), h.conn());
+    let s = h.managed(sub_conn, "Price/Fruit/#");
+    assert_eq!(s.topic_string, "Price/Fruit/#");
+    assert!(s.destination.starts_with("SYSTEM.MANAGED.NDURABLE."));
+    h.publish(pub_conn, "Price/Fruit/Apple", b"1.20").unwrap();
+    h.publish(pub_conn, "Price/Vegetable/Leek", b"0.80")
+        .unwrap();
+    let q = s.hobj.unwrap();
+    let got = h
+        .get_now(sub_conn, q, GetOptionFlags::NO_SYNCPOINT)
+        .unwrap();
+    assert_eq!(&got.data[..], b"1.20");
+    assert_eq!(
+        got.md.correl_id, s.sub_id.0,
+        "copies carry the SubId as CorrelId"
+    );
+    assert_eq!(
+        property(&got.properties, TOPIC_STRING_PROPERTY).as_deref(),
+        Some("Price/Fruit/Apple")
+    );
+    assert_eq!(h.get_body(sub_conn, q), Err(ReasonCode::NoMsgAvailable));
+}
+
+#[test]
+fn a_publication_reaches_every_matching_subscription_and_no_other() {
+    let mut h = Harness::new();
+    let (c, p) = (h.conn(), h.conn());
+    let exact = h.managed(c, "a/b/c");
+    let plus = h.managed(c, "a/+/c");
+    let all = h.managed(c, "#");
+    let other = h.managed(c, "a/b/d");
+    let chars = h
+        .subscribe(
+            c,
+            &SubscriptionDescriptor {
+                options: SO::CREATE | SO::MANAGED | SO::WILDCARD_CHAR,
+                ..SubscriptionDescriptor::managed("a/*")
+            },
+        )
+        .unwrap();
+    h.publish(p, "a/b/c", b"m").unwrap();
+    for s in [&exact, &plus, &all, &chars] {
+        assert_eq!(h.get_body(c, s.hobj.unwrap()), Ok(b"m".to_vec()));
+    }
+    assert_eq!(
+        h.get_body(c, other.hobj.unwrap()),
+        Err(ReasonCode::NoMsgAvailable)
+    );
+}
+
+#[test]
+fn copies_share_the_publication_body() {
+    let mut h = Harness::new();
+    let (c, p) = (h.conn(), h.conn());
+    let a = h.managed(c, "t");
+    let b = h.managed(c, "t");
+    h.publish(p, "t", &[7u8; 4096]).unwrap();
+    let x = h
+        .get_now(c, a.hobj.unwrap(), GetOptionFlags::NO_SYNCPOINT)
+        .unwrap();
+    let y = h
+        .get_now(c, b.hobj.unwrap(), GetOptionFlags::NO_SYNCPOINT)
+        .unwrap();
+    assert_eq!(x.data.as_ptr(), y.data.as_ptr(), "one body, two copies");
+}
+
+#[test]
+fn a_provided_queue_gets_copies_with_the_subscription_correl_id_and_user_data() {
+    let mut h = Harness::new();
+    h.local("APP.FEED");
+    let (c, p) = (h.conn(), h.conn());
+    let q = h.open(c, "APP.FEED", OpenOptions::INPUT_AS_Q_DEF);
+    let sd = SubscriptionDescriptor {
+        options: SO::CREATE | SO::SET_CORREL_ID,
+        object_string: "Prices".into(),
+        sub_user_data: "desk=fx".into(),
+        sub_correl_id: id(9),
+        pub_priority: 7,
+        ..SubscriptionDescriptor::default()
+    };
+    let s = h.subscribe_to(c, &sd, q);
+    assert_eq!(s.destination, "APP.FEED");
+    assert_eq!(s.hobj, None);
+    h.publish(p, "Prices", b"x").unwrap();
+    let got = h.get_now(c, q, GetOptionFlags::NO_SYNCPOINT).unwrap();
+    assert_eq!(got.md.correl_id, id(9));
+    assert_eq!(got.md.priority, 7);
+    assert_eq!(
+        property(&got.properties, SUB_USER_DATA_PROPERTY).as_deref(),
+        Some("desk=fx")
+    );
+    // Closing the subscription stops the copies; the provided queue stays.
+    h.close(c, s.hsub, CloseOptions::empty()).unwrap();
+    h.publish(p, "Prices", b"y").unwrap();
+    assert_eq!(h.depth("APP.FEED"), 0);
+}
+
+#[test]
+fn a_non_durable_subscription_and_its_queue_end_with_the_connection() {
+    let mut h = Harness::new();
+    let (c, p) = (h.conn(), h.conn());
+    let s = h.managed(c, "t");
+    h.publish(p, "t", b"unread").unwrap();
+    assert!(h.queue_exists(&s.destination));
+    let t = h.t();
+    h.qm.disconnect(c, true, t, &mut h.fx);
+    assert!(
+        !h.queue_exists(&s.destination),
+        "the managed queue went with its copies"
+    );
+    assert!(h.qm.subscription_statuses().is_empty());
+    assert_eq!(h.publish(p, "t", b"x").unwrap(), None);
+}
+
+#[test]
+fn a_durable_subscription_collects_publications_while_closed_until_removed() {
+    let mut h = Harness::new();
+    let (c, p) = (h.conn(), h.conn());
+    let s = h.subscribe(c, &durable("SUB1", "news")).unwrap();
+    assert!(s.destination.starts_with("SYSTEM.MANAGED.DURABLE."));
+    h.close(c, s.hobj.unwrap(), CloseOptions::empty()).unwrap();
+    h.close(c, s.hsub, CloseOptions::KEEP_SUB).unwrap();
+    let t = h.t();
+    h.qm.disconnect(c, true, t, &mut h.fx);
+    h.publish(p, "news", b"while away").unwrap();
+
+    let c = h.conn();
+    let resume = SubscriptionDescriptor {
+        options: SO::RESUME | SO::DURABLE | SO::MANAGED,
+        sub_name: "SUB1".into(),
+        ..SubscriptionDescriptor::default()
+    };
+    let r = h.subscribe(c, &resume).unwrap();
+    assert_eq!((r.sub_id, &r.destination), (s.sub_id, &s.destination));
+    assert_eq!(h.get_body(c, r.hobj.unwrap()), Ok(b"while away".to_vec()));
+    assert_eq!(rc(h.subscribe(c, &resume)), ReasonCode::SubscriptionInUse);
+    assert_eq!(
+        rc(h.subscribe(c, &durable("SUB1", "news"))),
+        ReasonCode::SubAlreadyExists
+    );
+
+    h.close(c, r.hobj.unwrap(), CloseOptions::empty()).unwrap();
+    h.close(c, r.hsub, CloseOptions::REMOVE_SUB).unwrap();
+    assert!(
+        !h.queue_exists(&s.destination),
+        "REMOVE_SUB deletes the managed queue"
+    );
+    assert_eq!(rc(h.subscribe(c, &resume)), ReasonCode::NoSubscription);
+}
+
+#[test]
+fn mqsub_checks_its_descriptor() {
+    let mut h = Harness::new();
+    let c = h.conn();
+    let no_name = SubscriptionDescriptor {
+        sub_name: String::new(),
+        ..durable("x", "t")
+    };
+    assert_eq!(rc(h.subscribe(c, &no_name)), ReasonCode::SubNameError);
+    let no_verb = SubscriptionDescriptor {
+        options: SO::MANAGED,
+        ..SubscriptionDescriptor::managed("t")
+    };
+    assert_eq!(rc(h.subscribe(c, &no_verb)), ReasonCode::OptionsError);
+    let no_topic = SubscriptionDescriptor::managed("");
+    assert_eq!(rc(h.subscribe(c, &no_topic)), ReasonCode::UnknownObjectName);
+    let unknown_object = SubscriptionDescriptor {
+        object_name: "NO.SUCH.TOPIC".into(),
+        ..SubscriptionDescriptor::managed("t")
+    };
+    assert_eq!(
+        rc(h.subscribe(c, &unknown_object)),
+        ReasonCode::UnknownObjectName
+    );
+    let unmanaged_without_queue = SubscriptionDescriptor {
+        options: SO::CREATE,
+        ..SubscriptionDescriptor::managed("t")
+    };
+    assert_eq!(
+        rc(h.subscribe(c, &unmanaged_without_queue)),
+        ReasonCode::HobjError
+    );
+}
+
+#[test]
+fn topic_objects_name_topics_and_their_attributes_apply() {
+    let mut h = Harness::new();
+    let (c, p) = (h.conn(), h.conn());
+    h.topic_object("SPORTS", "Sports", |_| {});
+    let by_object = SubscriptionDescriptor {
+        object_name: "SPORTS".into(),
+        object_string: "Football".into(),
+        ..SubscriptionDescriptor::managed("")
+    };
+    let s = h.subscribe(c, &by_object).unwrap();
+    assert_eq!(s.topic_string, "Sports/Football");
+
+    h.topic_object("CLOSED", "Closed", |d| {
+        d.attributes.publish = TopicEnablement::Disabled;
+        d.attributes.subscribe = TopicEnablement::Disabled;
+    });
+    assert_eq!(
+        rc(h.publish(p, "Closed/Below", b"x")),
+        ReasonCode::PutInhibited
+    );
+    assert_eq!(
+        rc(h.subscribe(c, &SubscriptionDescriptor::managed("Closed/Below"))),
+        ReasonCode::SubInhibited
+    );
+    h.topic_object("NODUR", "NoDur", |d| {
+        d.attributes.durable_subscriptions = ferry_objects::topic::AsParentYesNo::No;
+    });
+    assert_eq!(
+        rc(h.subscribe(c, &durable("D", "NoDur/x"))),
+        ReasonCode::DurabilityNotAllowed
+    );
+}
+
+#[test]
+fn wildcard_block_hides_a_subtree_from_wildcards_made_above_it() {
+    let mut h = Harness::new();
+    let (c, p) = (h.conn(), h.conn());
+    h.topic_object("INTERNAL", "Price/Internal", |d| {
+        d.attributes.wildcard = WildcardOperation::Block;
+    });
+    let above = h.managed(c, "Price/#");
+    let at = h.managed(c, "Price/Internal/#");
+    let exact = h.managed(c, "Price/Internal/Cost");
+    h.publish(p, "Price/Internal/Cost", b"secret").unwrap();
+    assert_eq!(
+        h.get_body(c, above.hobj.unwrap()),
+        Err(ReasonCode::NoMsgAvailable)
+    );
+    assert_eq!(h.get_body(c, at.hobj.unwrap()), Ok(b"secret".to_vec()));
+    assert_eq!(h.get_body(c, exact.hobj.unwrap()), Ok(b"secret".to_vec()));
+}
+
+#[test]
+fn a_full_subscriber_queue_follows_the_delivery_policy() {
+    let mut h = Harness::new();
+    h.define("FULL", QueueType::Local, |a| a.max_depth = 0);
+    let (c, p) = (h.conn(), h.conn());
+    let full = h.open(c, "FULL", OpenOptions::INPUT_AS_Q_DEF);
+    let sd = SubscriptionDescriptor {
+        options: SO::CREATE,
+        object_string: "t/x".into(),
+        ..SubscriptionDescriptor::default()
+    };
+    h.subscribe_to(c, &sd, full);
+    let ok = h.managed(c, "t/x");
+    // A new queue manager has a dead-letter queue and USEDLQ(YES): the refused copy goes
+    // there, which counts as delivered.
+    h.publish(p, "t/x", b"1").unwrap();
+    assert_eq!(h.get_body(c, ok.hobj.unwrap()), Ok(b"1".to_vec()));
+    assert_eq!(h.depth("SYSTEM.DEAD.LETTER.QUEUE"), 1);
+    // USEDLQ(NO) and NPMSGDLV(ALLAVAIL), the shipped value: the others still get it.
+    h.topic_object("T", "t", |d| {
+        d.attributes.use_dlq = ferry_objects::topic::AsParentYesNo::No;
+    });
+    h.publish(p, "t/x", b"2").unwrap();
+    assert_eq!(h.get_body(c, ok.hobj.unwrap()), Ok(b"2".to_vec()));
+    assert_eq!(h.depth("SYSTEM.DEAD.LETTER.QUEUE"), 1);
+    // NPMSGDLV(ALL): nobody does, and the publish fails.
+    let mut def = h.qm.topic("T").unwrap();
+    def.attributes.non_persistent_delivery = MessageDelivery::All;
+    h.qm.define_topic(def, true, &mut h.fx).unwrap();
+    assert_eq!(
+        rc(h.publish(p, "t/x", b"3")),
+        ReasonCode::PublicationFailure
+    );
+    assert_eq!(
+        h.get_body(c, ok.hobj.unwrap()),
+        Err(ReasonCode::NoMsgAvailable)
+    );
+}
+
+#[test]
+fn publications_under_syncpoint_appear_at_commit_and_vanish_at_backout() {
+    let mut h = Harness::new();
+    let (c, p) = (h.conn(), h.conn());
+    let s = h.managed(c, "t");
+    let ph = h.publisher(p, "t");
+    h.put_sync(p, ph, b"kept");
+    assert_eq!(
+        h.get_body(c, s.hobj.unwrap()),
+        Err(ReasonCode::NoMsgAvailable)
+    );
+    let t = h.t();
+    h.qm.commit(p, t, &mut h.fx).unwrap();
+    assert_eq!(h.get_body(c, s.hobj.unwrap()), Ok(b"kept".to_vec()));
+    h.put_sync(p, ph, b"dropped");
+    h.qm.backout(p, t, &mut h.fx).unwrap();
+    assert_eq!(
+        h.get_body(c, s.hobj.unwrap()),
+        Err(ReasonCode::NoMsgAvailable)
+    );
+}
+
+#[test]
+fn not_own_subs_skips_the_publishers_own_subscriptions_and_warnings_say_none_matched() {
+    let mut h = Harness::new();
+    let c = h.conn();
+    let s = h.managed(c, "chat");
+    let ph = h.publisher(c, "chat");
+    let mut md = MessageDescriptor::default();
+    let o = PutOptionFlags::NO_SYNCPOINT
+        | PutOptionFlags::NOT_OWN_SUBS
+        | PutOptionFlags::WARN_IF_NO_SUBS_MATCHED;
+    assert_eq!(
+        h.put_md(c, ph, &mut md, o, b"me"),
+        Ok(Some(ReasonCode::NoSubsMatched))
+    );
+    assert_eq!(
+        h.get_body(c, s.hobj.unwrap()),
+        Err(ReasonCode::NoMsgAvailable)
+    );
+    let mut md = MessageDescriptor::default();
+    assert_eq!(
+        h.put_md(c, ph, &mut md, PutOptionFlags::NO_SYNCPOINT, b"me"),
+        Ok(None)
+    );
+    assert_eq!(h.get_body(c, s.hobj.unwrap()), Ok(b"me".to_vec()));
+}
+
+#[test]
+fn a_topic_handle_is_for_output_only() {
+    let mut h = Harness::new();
+    let c = h.conn();
+    let r = h.qm.open_topic(c, "", "t", OpenOptions::INPUT_AS_Q_DEF);
+    assert_eq!(rc(r), ReasonCode::OptionNotValidForType);
+}
