@@ -164,4 +164,8 @@ pub struct Catalogue {
     pub topics: Vec<ferry_objects::TopicDefinition>,
     /// Authority records (SET AUTHREC).
     pub authority_records: ferry_security::oam::AuthorityRecords,
+    /// Durable subscriptions, sorted by name. Restored by
+    /// [`crate::QueueManager::restore_subscriptions`] (which compiles their selectors),
+    /// not by `from_catalogue`.
+    pub subscriptions: Vec<ferry_objects::DurableSubscription>,
 }

@@ -189,6 +189,7 @@ impl QueueManager {
             authinfos: self.authinfos.values().cloned().collect(),
             topics: self.topics.values().cloned().collect(),
             authority_records: self.authority_records.clone(),
+            subscriptions: self.durable_subscriptions(),
         }
     }
 

@@ -140,6 +140,9 @@ catalogue! {
     TOPICS_ADDED = 7483 Info "The definitions of queue manager '{0}' predate topic objects: SYSTEM.BASE.TOPIC and SYSTEM.DEFAULT.TOPIC were added, and the model queues SYSTEM.DURABLE.MODEL.QUEUE and SYSTEM.NDURABLE.MODEL.QUEUE where they were missing.",
         "A queue manager created by an earlier Ferry had no topic objects. The objects a new queue manager has were added once, with MQ's shipped values: SYSTEM.BASE.TOPIC is the root of the topic tree, where ASPARENT ends, and SYSTEM.DEFAULT.TOPIC the template DEFINE TOPIC starts from.",
         "None. DISPLAY TOPIC(*) ALL shows them.";
+    SUBSCRIPTION_NOT_RESTORED = 7484 Error "Durable subscription '{0}' of queue manager '{1}' was not restored: {2}.",
+        "A durable subscription saved in the catalogue could not be made again at start: its selector no longer compiles, or another subscription has its name. It receives no publications; its queue and the messages on it are kept.",
+        "Delete the subscription's queue if it is no longer wanted, and make the subscription again with MQSUB or DEFINE SUB.";
 
     // ---- 8xxx: control commands and MQSC responses ---------------------------------------
     QMGR_CREATED = 8001 Info "Ferry queue manager '{0}' created.",

@@ -19,6 +19,7 @@ pub mod listener;
 pub mod qmgr;
 pub mod queue;
 pub mod status;
+pub mod subscription;
 pub mod topic;
 
 pub use admin::AdminError;
@@ -30,6 +31,7 @@ pub use channel::{
 pub use listener::{ListenerAttributes, ListenerDefinition, LISTENER_ATTRIBUTES};
 pub use qmgr::{QmgrAttributes, QMGR_ATTRIBUTES};
 pub use queue::{QueueAttributes, QueueDefinition, QueueType, QUEUE_ATTRIBUTES};
+pub use subscription::DurableSubscription;
 pub use topic::{
     DeliveryPolicy, ResolvedTopicAttributes, TopicAttributes, TopicDefinition, TopicType,
     TOPIC_ATTRIBUTES,

@@ -10,6 +10,7 @@ use crate::clock::Timestamp;
 use crate::connection::{ConnId, Hobj};
 use crate::qmgr::QueueManager;
 use crate::selection::SharedFilter;
+use ferry_objects::DurableSubscription;
 use ferry_pubsub::{SubscriptionIndex, TopicFilter, WildcardScheme};
 use std::collections::{BTreeMap, HashMap};
 
@@ -86,6 +87,32 @@ pub(crate) struct Subscription {
 }
 
 impl Subscription {
+    /// The subscription as the catalogue keeps it.
+    pub fn record(&self) -> DurableSubscription {
+        DurableSubscription {
+            name: self.name.clone(),
+            id: self.id.0,
+            topic_string: self.topic_string.clone(),
+            character_wildcards: self.scheme == WildcardScheme::Character,
+            destination: self.destination.clone(),
+            managed: self.managed,
+            selector: self
+                .selector
+                .as_ref()
+                .map(|(text, _)| text.clone())
+                .unwrap_or_default(),
+            user_data: self.user_data.clone(),
+            correl_id: self.correl_id,
+            pub_priority: self.pub_priority,
+            sub_level: self.sub_level,
+            on_request: self.on_request,
+            any_user: self.any_user,
+            user_id: self.user_id.clone(),
+            administrative: self.kind == SubscriptionType::Admin,
+            created_ms: self.created.0,
+        }
+    }
+
     /// The CorrelId its copies carry.
     pub fn copy_correl_id(&self) -> [u8; 24] {
         self.correl_id.unwrap_or(self.id.0)
@@ -188,6 +215,88 @@ impl SubscriptionTable {
 }
 
 impl QueueManager {
+    /// The durable subscription named `name` as the catalogue keeps it.
+    pub fn durable_subscription(&self, name: &str) -> Option<DurableSubscription> {
+        let sub = self.subscriptions.get(self.subscriptions.by_name(name)?)?;
+        sub.durable.then(|| sub.record())
+    }
+
+    /// Every durable subscription as the catalogue keeps them, sorted by name.
+    pub fn durable_subscriptions(&self) -> Vec<DurableSubscription> {
+        let mut saved: Vec<DurableSubscription> = self
+            .subscriptions
+            .iter()
+            .filter(|(_, s)| s.durable)
+            .map(|(_, s)| s.record())
+            .collect();
+        saved.sort_by(|a, b| a.name.cmp(&b.name));
+        saved
+    }
+
+    /// Restores durable subscriptions saved in the catalogue, after `from_catalogue` and
+    /// before any connection. `compile` turns a selector's text into its filter; a
+    /// subscription whose selector no longer compiles, or whose name is taken, is
+    /// skipped and returned, for the server to report.
+    pub fn restore_subscriptions(
+        &mut self,
+        saved: Vec<DurableSubscription>,
+        compile: &dyn Fn(&str) -> Option<std::rc::Rc<dyn crate::MessageFilter>>,
+        now: Timestamp,
+    ) -> Vec<DurableSubscription> {
+        self.debug_check();
+        let mut skipped = Vec::new();
+        for d in saved {
+            let selector = if d.selector.is_empty() {
+                None
+            } else {
+                match compile(&d.selector) {
+                    Some(f) => Some((d.selector.clone(), SharedFilter(f))),
+                    None => {
+                        skipped.push(d);
+                        continue;
+                    }
+                }
+            };
+            if self.subscriptions.by_name(&d.name).is_some() {
+                skipped.push(d);
+                continue;
+            }
+            self.subscriptions.insert(Subscription {
+                id: SubscriptionId(d.id),
+                name: d.name,
+                topic_string: d.topic_string,
+                scheme: if d.character_wildcards {
+                    WildcardScheme::Character
+                } else {
+                    WildcardScheme::Topic
+                },
+                durable: true,
+                destination: d.destination,
+                managed: d.managed,
+                selector,
+                user_data: d.user_data,
+                correl_id: d.correl_id,
+                pub_priority: d.pub_priority,
+                sub_level: d.sub_level,
+                on_request: d.on_request,
+                any_user: d.any_user,
+                user_id: d.user_id,
+                kind: if d.administrative {
+                    SubscriptionType::Admin
+                } else {
+                    SubscriptionType::Api
+                },
+                open_by: None,
+                created: Timestamp(d.created_ms),
+                resumed: now,
+                last_message: None,
+                messages: 0,
+            });
+        }
+        self.debug_check();
+        skipped
+    }
+
     /// Every subscription's status (DISPLAY SBSTATUS, DISPLAY SUB), in the order they
     /// were made.
     pub fn subscription_statuses(&self) -> Vec<SubscriptionStatus> {

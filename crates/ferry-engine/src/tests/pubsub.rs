@@ -417,3 +417,40 @@ fn a_topic_handle_is_for_output_only() {
     let r = h.qm.open_topic(c, "", "t", OpenOptions::INPUT_AS_Q_DEF);
     assert_eq!(rc(r), ReasonCode::OptionNotValidForType);
 }
+
+#[test]
+fn durable_subscriptions_are_saved_in_the_catalogue_and_restored_with_their_queue() {
+    let mut h = Harness::new();
+    let c = h.conn();
+    let s = h.subscribe(c, &durable("KEEP", "news/#")).unwrap();
+    h.managed(c, "news/#"); // non-durable: not saved
+    let saved = h.qm.catalogue();
+    assert_eq!(saved.subscriptions.len(), 1);
+    assert_eq!(saved.subscriptions[0].name, "KEEP");
+    assert!(saved.queues.iter().any(|q| q.name == s.destination));
+
+    let mut catalogue = saved;
+    let subs = std::mem::take(&mut catalogue.subscriptions);
+    let t = Timestamp(h.now);
+    let mut h = Harness {
+        qm: QueueManager::from_catalogue("QM1", catalogue, t),
+        fx: Effects::new(),
+        now: h.now,
+    };
+    let skipped = h.qm.restore_subscriptions(subs, &|_| None, t);
+    assert!(skipped.is_empty());
+    let p = h.conn();
+    h.publish(p, "news/today", b"after restart").unwrap();
+    let c = h.conn();
+    let resume = SubscriptionDescriptor {
+        options: SO::RESUME | SO::DURABLE | SO::MANAGED,
+        sub_name: "KEEP".into(),
+        ..SubscriptionDescriptor::default()
+    };
+    let r = h.subscribe(c, &resume).unwrap();
+    assert_eq!(r.sub_id, s.sub_id);
+    assert_eq!(
+        h.get_body(c, r.hobj.unwrap()),
+        Ok(b"after restart".to_vec())
+    );
+}

@@ -67,6 +67,12 @@ pub enum JournalRecord {
     Topic(ferry_objects::TopicDefinition),
     /// The topic object of this name was deleted.
     DeleteTopic(String),
+    /// A durable subscription made or altered. Added with durable subscriptions: a Ferry
+    /// from before them refuses to start on a journal holding one, naming the record
+    /// that does not decode.
+    Subscription(ferry_objects::DurableSubscription),
+    /// The durable subscription of this name was removed.
+    DeleteSubscription(String),
     /// SET AUTHREC or DELETE AUTHREC: one authority record as it now is (its
     /// authorities `None`: deleted). Added with authority records: a Ferry from before
     /// them refuses to start on a journal holding one, naming the record that does not

@@ -135,6 +135,9 @@ struct SnapshotIn {
     /// Absent in catalogues written before Ferry had topic objects.
     #[serde(default)]
     topics: Option<Vec<TopicDefinition>>,
+    /// Absent in catalogues written before Ferry had durable subscriptions: none.
+    #[serde(default)]
+    subscriptions: Vec<ferry_objects::DurableSubscription>,
 }
 
 /// The definitions by name, so journal records apply in O(log n).
@@ -157,6 +160,7 @@ struct Image {
     /// The snapshot predates topic objects: SYSTEM.BASE.TOPIC, SYSTEM.DEFAULT.TOPIC and
     /// the model queues of managed subscriptions (where missing) were added.
     topics_added: bool,
+    subscriptions: BTreeMap<String, ferry_objects::DurableSubscription>,
 }
 
 impl Image {
@@ -194,6 +198,11 @@ impl Image {
             }
         }
         Image {
+            subscriptions: s
+                .subscriptions
+                .into_iter()
+                .map(|d| (d.name.clone(), d))
+                .collect(),
             topics: topics.into_iter().map(|t| (t.name.clone(), t)).collect(),
             topics_added,
             authority_records: s.authority_records,
@@ -252,6 +261,12 @@ impl Image {
             JournalRecord::DeleteTopic(name) => {
                 self.topics.remove(&name);
             }
+            JournalRecord::Subscription(d) => {
+                self.subscriptions.insert(d.name.clone(), d);
+            }
+            JournalRecord::DeleteSubscription(name) => {
+                self.subscriptions.remove(&name);
+            }
             JournalRecord::AuthorityRecord(record) => {
                 // A record that passed its checksums was written by this code from a
                 // valid key: one that no longer parses is dropped, not fatal.
@@ -282,6 +297,7 @@ impl Image {
             authinfos: self.authinfos.into_values().collect(),
             topics: self.topics.into_values().collect(),
             authority_records: self.authority_records,
+            subscriptions: self.subscriptions.into_values().collect(),
         }
     }
 }

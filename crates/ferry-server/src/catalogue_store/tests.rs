@@ -17,6 +17,7 @@ fn catalogue(queues: &[&str]) -> Catalogue {
         authinfos: Vec::new(),
         topics: Vec::new(),
         authority_records: Default::default(),
+        subscriptions: Vec::new(),
     }
 }
 
@@ -447,6 +448,53 @@ fn topic_records_define_alter_and_delete() {
     let opened = open(&path).unwrap();
     assert!(opened.events.is_empty(), "{:?}", opened.events);
     assert_eq!(opened.catalogue.topics, [prices]);
+}
+
+#[test]
+fn durable_subscription_records_survive_reopening_and_old_catalogues_have_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("objects.json");
+    let mut state = create(&path, &catalogue(&["A"])).unwrap();
+    let sub = |name: &str| ferry_objects::DurableSubscription {
+        name: name.into(),
+        id: [7; 24],
+        topic_string: "Prices/#".into(),
+        character_wildcards: false,
+        destination: "A".into(),
+        managed: false,
+        selector: "Venue = 'LSE'".into(),
+        user_data: "desk=fx".into(),
+        correl_id: None,
+        pub_priority: -3,
+        sub_level: 1,
+        on_request: false,
+        any_user: false,
+        user_id: "app".into(),
+        administrative: false,
+        created_ms: 1,
+    };
+    append(
+        &mut state,
+        &[
+            JournalRecord::Subscription(sub("KEPT")),
+            JournalRecord::Subscription(sub("GONE")),
+            JournalRecord::DeleteSubscription("GONE".into()),
+        ],
+    );
+    let opened = open(&path).unwrap();
+    assert_eq!(opened.catalogue.subscriptions, [sub("KEPT")]);
+    // A snapshot written before subscriptions existed reads as none.
+    let mut text: serde_json::Value = serde_json::to_value(SnapshotOut {
+        generation: 1,
+        catalogue: &catalogue(&["A"]),
+    })
+    .unwrap();
+    text.as_object_mut()
+        .unwrap()
+        .remove("subscriptions")
+        .unwrap();
+    let old: SnapshotIn = serde_json::from_value(text).unwrap();
+    assert!(old.subscriptions.is_empty());
 }
 
 #[test]

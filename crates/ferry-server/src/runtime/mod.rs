@@ -307,7 +307,28 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
         };
     }
     let mut store = opened.state;
-    let mut engine = QueueManager::from_catalogue(name, opened.catalogue, clock::now());
+    let mut catalogue = opened.catalogue;
+    let subscriptions = std::mem::take(&mut catalogue.subscriptions);
+    let mut engine = QueueManager::from_catalogue(name, catalogue, clock::now());
+    let compile = |text: &str| -> Option<Rc<dyn ferry_engine::MessageFilter>> {
+        let selection = crate::amqp_mapping::JmsSelection::parse(text).ok()??;
+        Some(Rc::new(selection))
+    };
+    for lost in engine.restore_subscriptions(subscriptions, &compile, clock::now()) {
+        let why = if engine
+            .subscription_statuses()
+            .iter()
+            .any(|s| s.name == lost.name)
+        {
+            "another subscription has its name".to_string()
+        } else {
+            format!("its selector '{}' does not compile", lost.selector)
+        };
+        error_log.write(
+            &messages::SUBSCRIPTION_NOT_RESTORED,
+            &[&lost.name, &name, &why],
+        );
+    }
     engine.set_buffer_sizes(ferry_engine::BufferSizes {
         non_persistent: ini.tuning.default_q_buffer_size,
         persistent: ini.tuning.default_pq_buffer_size,

@@ -713,6 +713,10 @@ fn journal_record(engine: &QueueManager, change: CatalogueChange) -> JournalReco
             Some(t) => JournalRecord::Topic(t),
             None => JournalRecord::DeleteTopic(name),
         },
+        CatalogueChange::Subscription(name) => match engine.durable_subscription(&name) {
+            Some(d) => JournalRecord::Subscription(d),
+            None => JournalRecord::DeleteSubscription(name),
+        },
         CatalogueChange::AuthorityRecord(key) => JournalRecord::AuthorityRecord(
             ferry_security::oam::SavedAuthorityRecord::of(engine.authority_records(), &key),
         ),
