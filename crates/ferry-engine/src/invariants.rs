@@ -49,7 +49,17 @@ impl QueueManager {
             "COD reports of settled deliveries left unsent between calls"
         );
         for (key, sub) in self.subscriptions.iter() {
-            if let Some((conn, hsub)) = sub.open_by {
+            assert!(
+                sub.shared || sub.open_by.len() <= 1,
+                "subscription {} is open twice without being shared",
+                sub.id
+            );
+            assert!(
+                sub.durable || !sub.open_by.is_empty(),
+                "a non-durable subscription {} outlived its handles",
+                sub.id
+            );
+            for &(conn, hsub) in &sub.open_by {
                 let target = self
                     .conns
                     .get(&conn)
@@ -59,12 +69,6 @@ impl QueueManager {
                     target,
                     Some(HandleTarget::Subscription(key)),
                     "subscription {} is open by a handle that is not its own",
-                    sub.id
-                );
-            } else {
-                assert!(
-                    sub.durable,
-                    "a non-durable subscription {} outlived its handle",
                     sub.id
                 );
             }
@@ -80,7 +84,7 @@ impl QueueManager {
                 if let HandleTarget::Subscription(key) = h.target {
                     let sub = self.subscriptions.get(key);
                     assert!(
-                        sub.is_some_and(|s| s.open_by == Some((*conn, Hobj(i as i32 + 1)))),
+                        sub.is_some_and(|s| s.open_by.contains(&(*conn, Hobj(i as i32 + 1)))),
                         "{conn:?}: subscription handle {} and its subscription disagree",
                         i + 1
                     );

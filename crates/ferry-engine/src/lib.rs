@@ -136,7 +136,7 @@ pub use get::{GetError, GetOutcome, GetResult, GotMessage};
 pub use journal::{DecodeError, LogRecord, LoggedMessage, Record};
 pub use objects::Catalogue;
 pub use open::Opened;
-pub use pubsub::{Subscribed, SubscriptionId, SubscriptionStatus};
+pub use pubsub::{SubscribeExtras, Subscribed, SubscriptionId, SubscriptionStatus};
 pub use qmgr::{QueueManager, RunState};
 pub use recovery::{Recovery, RecoveryError, RecoverySummary};
 pub use selection::MessageFilter;

@@ -350,7 +350,7 @@ impl QueueManager {
                 if let Some(c) = self.conns.get_mut(&conn) {
                     c.take_handle(hobj);
                 }
-                self.subscription_closed(key, remove, now, fx);
+                self.subscription_closed(key, (conn, hobj), remove, now, fx);
                 return Ok(None);
             }
             let delete = options.intersects(CloseOptions::DELETE | CloseOptions::DELETE_PURGE);
@@ -420,7 +420,7 @@ impl QueueManager {
         };
         if let HandleTarget::Subscription(key) = h.target {
             // A connection ending keeps its durable subscriptions (MQCO_KEEP_SUB).
-            self.subscription_closed(key, false, now, fx);
+            self.subscription_closed(key, (conn, hobj), false, now, fx);
             return;
         }
         let HandleTarget::Queue { local, .. } = h.target else {

@@ -38,4 +38,10 @@ pub struct DurableSubscription {
     pub administrative: bool,
     /// CRDATE/CRTIME, ms since the epoch.
     pub created_ms: u64,
+    /// Shared by several consumers at once (JMS 2.0's shared durable subscriptions).
+    #[serde(default)]
+    pub shared: bool,
+    /// JMS noLocal: no copies of publications from a connection that has it open.
+    #[serde(default)]
+    pub no_local: bool,
 }

@@ -23,5 +23,5 @@ pub(crate) mod subscribe;
 pub(crate) mod subscription;
 pub(crate) mod topic_attributes;
 
-pub use subscribe::Subscribed;
+pub use subscribe::{SubscribeExtras, Subscribed};
 pub use subscription::{SubscriptionId, SubscriptionStatus, SubscriptionType};

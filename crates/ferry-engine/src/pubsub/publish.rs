@@ -305,7 +305,8 @@ impl QueueManager {
                 if sub.on_request || sub.sub_level > PUB_LEVEL {
                     return None;
                 }
-                if not_own && sub.open_by.is_some_and(|(c, _)| c == conn) {
+                let own = || sub.open_by.iter().any(|(c, _)| *c == conn);
+                if (not_own || sub.no_local) && own() {
                     return None;
                 }
                 if let Some((_, filter)) = &sub.selector {

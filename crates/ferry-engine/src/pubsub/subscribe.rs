@@ -39,6 +39,18 @@ pub struct Subscribed {
     pub destination: String,
 }
 
+/// What JMS asks of a subscription beyond MQ's MQSD (IBM MQ's JMS keeps these inside its
+/// own client; Ferry's AMQP channel asks the queue manager for them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SubscribeExtras {
+    /// JMS 2.0 shared subscription: every consumer resumes it at once and each copy goes
+    /// to one of them (the copies wait on one managed queue they all read).
+    pub shared: bool,
+    /// JMS noLocal: no copies of publications made on a connection that has the
+    /// subscription open.
+    pub no_local: bool,
+}
+
 /// Prefix of the names of managed durable subscriptions' queues.
 const MANAGED_DURABLE_PREFIX: &str = "SYSTEM.MANAGED.DURABLE.*";
 /// Prefix of the names of managed non-durable subscriptions' queues.
@@ -104,6 +116,24 @@ impl QueueManager {
         now: Timestamp,
         fx: &mut Effects,
     ) -> Result<Subscribed, MqError> {
+        let extras = SubscribeExtras::default();
+        self.subscribe_with(conn, sd, hobj, selection, extras, now, fx)
+    }
+
+    /// MQSUB with JMS's [`SubscribeExtras`]. Resuming a shared subscription another
+    /// consumer has open is allowed only with `extras.shared`; a shared and an unshared
+    /// subscription never resume each other (2523 MQRC_INVALID_SUBSCRIPTION).
+    #[allow(clippy::too_many_arguments)]
+    pub fn subscribe_with(
+        &mut self,
+        conn: ConnId,
+        sd: &SubscriptionDescriptor,
+        hobj: Option<Hobj>,
+        selection: Option<Rc<dyn MessageFilter>>,
+        extras: SubscribeExtras,
+        now: Timestamp,
+        fx: &mut Effects,
+    ) -> Result<Subscribed, MqError> {
         self.debug_check();
         #[allow(clippy::redundant_closure_call)]
         let result = (|| -> Result<Subscribed, MqError> {
@@ -119,9 +149,9 @@ impl QueueManager {
                 Some(_) if !o.intersects(SubscribeOptions::RESUME | SubscribeOptions::ALTER) => {
                     Err(ReasonCode::SubAlreadyExists.into())
                 }
-                Some(key) => self.resume_subscription(conn, key, sd, hobj, now, fx),
+                Some(key) => self.resume_subscription(conn, key, sd, hobj, extras, now, fx),
                 None if o.contains(SubscribeOptions::CREATE) => {
-                    self.create_subscription(conn, sd, hobj, selection, now, fx)
+                    self.create_subscription(conn, sd, hobj, selection, extras, now, fx)
                 }
                 None => Err(ReasonCode::NoSubscription.into()),
             }
@@ -130,12 +160,14 @@ impl QueueManager {
         result
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn create_subscription(
         &mut self,
         conn: ConnId,
         sd: &SubscriptionDescriptor,
         hobj: Option<Hobj>,
         selection: Option<Rc<dyn MessageFilter>>,
+        extras: SubscribeExtras,
         now: Timestamp,
         fx: &mut Effects,
     ) -> Result<Subscribed, MqError> {
@@ -190,7 +222,9 @@ impl QueueManager {
             any_user: o.contains(SubscribeOptions::ANY_USERID),
             user_id,
             kind: SubscriptionType::Api,
-            open_by: None,
+            open_by: Vec::new(),
+            shared: extras.shared,
+            no_local: extras.no_local,
             created: now,
             resumed: now,
             last_message: None,
@@ -211,12 +245,14 @@ impl QueueManager {
         })
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn resume_subscription(
         &mut self,
         conn: ConnId,
         key: SubKey,
         sd: &SubscriptionDescriptor,
         hobj: Option<Hobj>,
+        extras: SubscribeExtras,
         now: Timestamp,
         fx: &mut Effects,
     ) -> Result<Subscribed, MqError> {
@@ -226,7 +262,10 @@ impl QueueManager {
             .subscriptions
             .get(key)
             .ok_or(ReasonCode::NoSubscription)?;
-        if sub.open_by.is_some() {
+        if sub.shared != extras.shared {
+            return Err(ReasonCode::InvalidSubscription.into());
+        }
+        if !sub.shared && !sub.open_by.is_empty() {
             return Err(ReasonCode::SubscriptionInUse.into());
         }
         if !sub.any_user && sub.user_id != user_id {
@@ -433,18 +472,20 @@ impl QueueManager {
             groups: Default::default(),
         });
         if let Some(sub) = self.subscriptions.get_mut(key) {
-            debug_assert!(sub.open_by.is_none());
-            sub.open_by = Some((conn, hsub));
+            debug_assert!(sub.shared || sub.open_by.is_empty());
+            sub.open_by.push((conn, hsub));
         }
         Ok(hsub)
     }
 
-    /// The subscription handle `hsub` of `conn` closes: a non-durable subscription ends;
-    /// a durable one ends when `remove` (MQCO_REMOVE_SUB), else it stays for a later
+    /// The subscription handle `hsub` of `conn` closes: a non-durable subscription ends
+    /// (a shared one with its last handle); a durable one ends when `remove`
+    /// (MQCO_REMOVE_SUB) and no other consumer shares it, else it stays for a later
     /// RESUME. The handle itself is already gone.
     pub(crate) fn subscription_closed(
         &mut self,
         key: SubKey,
+        handle: (ConnId, Hobj),
         remove: bool,
         now: Timestamp,
         fx: &mut Effects,
@@ -452,11 +493,43 @@ impl QueueManager {
         let Some(sub) = self.subscriptions.get_mut(key) else {
             return;
         };
-        sub.open_by = None;
-        if sub.durable && !remove {
+        sub.open_by.retain(|h| *h != handle);
+        if !sub.open_by.is_empty() || (sub.durable && !remove) {
             return;
         }
         self.end_subscription(key, now, fx);
+    }
+
+    /// Removes the subscription named `name` and its managed queue, as DELETE SUB and
+    /// JMS unsubscribe do: 2428 MQRC_NO_SUBSCRIPTION when there is none, 2429
+    /// MQRC_SUBSCRIPTION_IN_USE while a handle has it open.
+    pub fn delete_subscription(
+        &mut self,
+        name: &str,
+        now: Timestamp,
+        fx: &mut Effects,
+    ) -> Result<(), MqError> {
+        self.debug_check();
+        let key = self
+            .subscriptions
+            .by_name(name)
+            .ok_or(ReasonCode::NoSubscription)?;
+        if self
+            .subscriptions
+            .get(key)
+            .is_some_and(|s| !s.open_by.is_empty())
+        {
+            return Err(ReasonCode::SubscriptionInUse.into());
+        }
+        self.end_subscription(key, now, fx);
+        self.debug_check();
+        Ok(())
+    }
+
+    /// The status of the subscription named `name`.
+    pub fn subscription_status(&self, name: &str) -> Option<crate::SubscriptionStatus> {
+        let key = self.subscriptions.by_name(name)?;
+        self.subscriptions.get(key).map(|s| s.status())
     }
 
     /// Removes subscription `key` and, for a managed one, its queue: at once when no

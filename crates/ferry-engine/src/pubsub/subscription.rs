@@ -74,8 +74,14 @@ pub(crate) struct Subscription {
     pub user_id: String,
     /// Who made it.
     pub kind: SubscriptionType,
-    /// The handle that has it open, if any.
-    pub open_by: Option<(ConnId, Hobj)>,
+    /// The handles that have it open: at most one, but for a shared subscription (JMS
+    /// 2.0's), which every consumer has open at once and which shares its copies.
+    pub open_by: Vec<(ConnId, Hobj)>,
+    /// A shared subscription (JMS 2.0 createSharedConsumer / createSharedDurableConsumer).
+    pub shared: bool,
+    /// JMS noLocal: copies of publications made on a connection that has the
+    /// subscription open are not sent.
+    pub no_local: bool,
     /// When it was made.
     pub created: Timestamp,
     /// When an MQSUB last made or resumed it.
@@ -87,6 +93,30 @@ pub(crate) struct Subscription {
 }
 
 impl Subscription {
+    /// What DISPLAY SBSTATUS shows of it.
+    pub fn status(&self) -> SubscriptionStatus {
+        SubscriptionStatus {
+            id: self.id,
+            name: self.name.clone(),
+            topic_string: self.topic_string.clone(),
+            destination: self.destination.clone(),
+            durable: self.durable,
+            kind: self.kind,
+            user_id: self.user_id.clone(),
+            active_connection: self.open_by.first().map(|(c, _)| *c),
+            messages: self.messages,
+            last_message: self.last_message,
+            resumed: self.resumed,
+            created: self.created,
+            shared: self.shared,
+            selector: self
+                .selector
+                .as_ref()
+                .map(|(text, _)| text.clone())
+                .unwrap_or_default(),
+        }
+    }
+
     /// The subscription as the catalogue keeps it.
     pub fn record(&self) -> DurableSubscription {
         DurableSubscription {
@@ -109,6 +139,8 @@ impl Subscription {
             any_user: self.any_user,
             user_id: self.user_id.clone(),
             administrative: self.kind == SubscriptionType::Admin,
+            shared: self.shared,
+            no_local: self.no_local,
             created_ms: self.created.0,
         }
     }
@@ -146,6 +178,10 @@ pub struct SubscriptionStatus {
     pub resumed: Timestamp,
     /// CRDATE/CRTIME.
     pub created: Timestamp,
+    /// Shared by several consumers (JMS 2.0).
+    pub shared: bool,
+    /// SELECTOR (empty: none).
+    pub selector: String,
 }
 
 /// Every subscription, by key, by SubName and by what it matches.
@@ -286,7 +322,9 @@ impl QueueManager {
                 } else {
                     SubscriptionType::Api
                 },
-                open_by: None,
+                open_by: Vec::new(),
+                shared: d.shared,
+                no_local: d.no_local,
                 created: Timestamp(d.created_ms),
                 resumed: now,
                 last_message: None,
@@ -300,22 +338,6 @@ impl QueueManager {
     /// Every subscription's status (DISPLAY SBSTATUS, DISPLAY SUB), in the order they
     /// were made.
     pub fn subscription_statuses(&self) -> Vec<SubscriptionStatus> {
-        self.subscriptions
-            .iter()
-            .map(|(_, s)| SubscriptionStatus {
-                id: s.id,
-                name: s.name.clone(),
-                topic_string: s.topic_string.clone(),
-                destination: s.destination.clone(),
-                durable: s.durable,
-                kind: s.kind,
-                user_id: s.user_id.clone(),
-                active_connection: s.open_by.map(|(c, _)| c),
-                messages: s.messages,
-                last_message: s.last_message,
-                resumed: s.resumed,
-                created: s.created,
-            })
-            .collect()
+        self.subscriptions.iter().map(|(_, s)| s.status()).collect()
     }
 }

@@ -454,3 +454,88 @@ fn durable_subscriptions_are_saved_in_the_catalogue_and_restored_with_their_queu
         Ok(b"after restart".to_vec())
     );
 }
+
+#[test]
+fn a_shared_subscription_gives_each_copy_to_one_of_its_consumers_and_ends_with_the_last() {
+    let mut h = Harness::new();
+    let (a, b, p) = (h.conn(), h.conn(), h.conn());
+    let shared = crate::SubscribeExtras {
+        shared: true,
+        no_local: false,
+    };
+    let sd = SubscriptionDescriptor {
+        options: SO::CREATE | SO::RESUME | SO::MANAGED,
+        sub_name: ":share:orders".into(),
+        ..SubscriptionDescriptor::managed("orders")
+    };
+    let t = h.t();
+    let first =
+        h.qm.subscribe_with(a, &sd, None, None, shared, t, &mut h.fx)
+            .unwrap();
+    let second =
+        h.qm.subscribe_with(b, &sd, None, None, shared, t, &mut h.fx)
+            .unwrap();
+    assert_eq!(first.destination, second.destination, "one queue for both");
+    // An unshared MQSUB cannot take a shared subscription over.
+    assert_eq!(rc(h.subscribe(p, &sd)), ReasonCode::InvalidSubscription);
+    h.publish(p, "orders", b"1").unwrap();
+    h.publish(p, "orders", b"2").unwrap();
+    assert_eq!(h.get_body(a, first.hobj.unwrap()), Ok(b"1".to_vec()));
+    assert_eq!(h.get_body(b, second.hobj.unwrap()), Ok(b"2".to_vec()));
+    let t = h.t();
+    h.qm.disconnect(a, true, t, &mut h.fx);
+    h.publish(p, "orders", b"3").unwrap();
+    assert_eq!(h.get_body(b, second.hobj.unwrap()), Ok(b"3".to_vec()));
+    h.qm.disconnect(b, true, t, &mut h.fx);
+    assert!(h.qm.subscription_status(":share:orders").is_none());
+    assert!(!h.queue_exists(&first.destination));
+}
+
+#[test]
+fn no_local_keeps_a_connections_own_publications_from_its_subscription() {
+    let mut h = Harness::new();
+    let (c, other) = (h.conn(), h.conn());
+    let extras = crate::SubscribeExtras {
+        shared: false,
+        no_local: true,
+    };
+    let t = h.t();
+    let s =
+        h.qm.subscribe_with(
+            c,
+            &SubscriptionDescriptor::managed("chat"),
+            None,
+            None,
+            extras,
+            t,
+            &mut h.fx,
+        )
+        .unwrap();
+    h.publish(c, "chat", b"mine").unwrap();
+    h.publish(other, "chat", b"theirs").unwrap();
+    assert_eq!(h.get_body(c, s.hobj.unwrap()), Ok(b"theirs".to_vec()));
+    assert_eq!(
+        h.get_body(c, s.hobj.unwrap()),
+        Err(ReasonCode::NoMsgAvailable)
+    );
+}
+
+#[test]
+fn delete_subscription_removes_a_closed_durable_subscription_only() {
+    let mut h = Harness::new();
+    let c = h.conn();
+    let s = h.subscribe(c, &durable("D1", "x")).unwrap();
+    let t = h.t();
+    assert_eq!(
+        rc(h.qm.delete_subscription("D1", t, &mut h.fx)),
+        ReasonCode::SubscriptionInUse
+    );
+    h.close(c, s.hsub, CloseOptions::KEEP_SUB).unwrap();
+    h.close(c, s.hobj.unwrap(), CloseOptions::empty()).unwrap();
+    h.qm.delete_subscription("D1", t, &mut h.fx).unwrap();
+    assert!(!h.queue_exists(&s.destination));
+    assert_eq!(
+        rc(h.qm.delete_subscription("D1", t, &mut h.fx)),
+        ReasonCode::NoSubscription
+    );
+}
