@@ -472,6 +472,8 @@ fn durable_subscription_records_survive_reopening_and_old_catalogues_have_none()
         user_id: "app".into(),
         administrative: false,
         created_ms: 1,
+        shared: false,
+        no_local: false,
     };
     append(
         &mut state,
