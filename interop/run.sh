@@ -194,6 +194,8 @@ if [ $run_jms = 1 ]; then
   t0=$(date +%s)
   mvn_args=(-B -Dstyle.color=never test)
   [ $peer = 1 ] && mvn_args+=(-DexcludedGroups=ferry_semantics)
+  # INTEROP_JMS_TESTS=TopicTest (Surefire's -Dtest syntax) runs only those.
+  [ -n "${INTEROP_JMS_TESTS:-}" ] && mvn_args+=("-Dtest=$INTEROP_JMS_TESTS")
   log="$(mktemp)"
   (cd "$here/qpid-jms" && mvn "${mvn_args[@]}") 2>&1 | tee "$log" \
     | grep -E --line-buffered 'Tests run:|FAIL|ERROR\]|SKIPPED:|BUILD' || true

@@ -204,6 +204,7 @@ impl QueueManager {
             put_ms: msg.put_ms,
             expires_at: msg.expires_at,
             state: MsgState::Available,
+            delivered_persistent: false,
         };
         lq.last_put_ms = Some(now.0);
         let mut uow = ReportUow::Outside;

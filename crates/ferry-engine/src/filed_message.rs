@@ -93,6 +93,8 @@ impl FiledMessage {
             put_ms: self.put_ms,
             expires_at: self.expires_at,
             state: MsgState::Available,
+            // Only permanent queues' messages are filed (`crate::spill`, checkpoints).
+            delivered_persistent: false,
         }
     }
 
@@ -303,6 +305,7 @@ mod tests {
             put_ms: 1_700_000_000_000,
             expires_at: Some(1_700_000_060_000),
             state: MsgState::Available,
+            delivered_persistent: false,
         })
     }
 

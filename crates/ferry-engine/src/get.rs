@@ -106,6 +106,9 @@ impl GetOutcome {
 /// fits.
 pub(crate) fn whole_message(msg: &StoredMsg, body: Bytes, now: Timestamp) -> GotMessage {
     let mut md = msg.md;
+    if msg.delivered_persistent {
+        md.persistence = ferry_mqi::descriptor::persistence::PERSISTENT;
+    }
     if let Some(e) = msg.expires_at {
         let left = e.saturating_sub(now.0).div_ceil(100);
         md.expiry = i32::try_from(left).unwrap_or(i32::MAX).max(1);

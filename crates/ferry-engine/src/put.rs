@@ -185,6 +185,7 @@ impl QueueManager {
                 put_ms: now.0,
                 expires_at,
                 state: MsgState::Available,
+                delivered_persistent: false,
             };
             lq.last_put_ms = Some(now.0);
             let mut report_uow = ReportUow::Outside;

@@ -78,6 +78,11 @@ pub(crate) struct StoredMsg {
     /// When it expires, if it does.
     pub expires_at: Option<u64>,
     pub state: MsgState,
+    /// A copy of a persistent publication kept on a temporary dynamic queue (a managed
+    /// non-durable subscription's): stored, and never logged, as non-persistent, since
+    /// the queue cannot outlive a restart; delivered as the persistent message it was
+    /// published as.
+    pub delivered_persistent: bool,
 }
 
 impl StoredMsg {
@@ -109,6 +114,7 @@ impl StoredMsg {
             put_ms: m.put_ms,
             expires_at: m.expires_at,
             state,
+            delivered_persistent: false,
         }
     }
 
@@ -1266,6 +1272,7 @@ mod tests {
             put_ms: key.seq,
             expires_at: None,
             state: MsgState::Available,
+            delivered_persistent: false,
         });
         key
     }
@@ -1395,6 +1402,7 @@ mod filed_tests {
             put_ms: 5,
             expires_at: None,
             state: MsgState::Available,
+            delivered_persistent: false,
         });
         let record: Rc<dyn FiledRecord> = Rc::new(Disk(Bytes::from_static(b"body")));
         let f = FiledBody {

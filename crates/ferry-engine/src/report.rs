@@ -186,12 +186,14 @@ impl QueueManager {
         fx: &mut Effects,
     ) -> Result<(), ReasonCode> {
         let qid = self.local_for_report(name)?;
-        self.put_internal(qid, md, body, Bytes::new(), uow, now, fx)
+        self.put_internal(qid, md, body, Bytes::new(), false, uow, now, fx)
     }
 
     /// A put the queue manager makes itself (a report, a publication's copy) of a
     /// complete descriptor on local queue `qid`, with MQ's put checks, in unit of work
-    /// `uow`. Nothing changes when it is refused.
+    /// `uow`. `delivered_persistent`: a non-persistent `md` that is a persistent
+    /// publication's copy on a temporary queue (see [`StoredMsg`]). Nothing changes when
+    /// it is refused.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn put_internal(
         &mut self,
@@ -199,6 +201,7 @@ impl QueueManager {
         md: MessageDescriptor,
         body: Bytes,
         properties: Bytes,
+        delivered_persistent: bool,
         uow: ReportUow,
         now: Timestamp,
         fx: &mut Effects,
@@ -231,6 +234,7 @@ impl QueueManager {
             put_ms: now.0,
             expires_at,
             state: MsgState::Available,
+            delivered_persistent,
         };
         lq.last_put_ms = Some(now.0);
         if logging && persistent {

@@ -18,8 +18,10 @@
 //!    counts toward MAXUMSGS), otherwise persistent copies are logged as one unit of work
 //!    of the queue manager's own, so a crash keeps all of them or none.
 //!
-//! A copy on a temporary dynamic queue (a managed non-durable subscription's) is stored
-//! non-persistent: the queue, and so the copy, cannot outlive a restart.
+//! A copy on a temporary dynamic queue (a managed non-durable subscription's) is stored,
+//! and not logged, as non-persistent: the queue, and so the copy, cannot outlive a
+//! restart. It is delivered as persistent all the same, as it was published (JMS
+//! subscribers see the publisher's JMSDeliveryMode).
 
 use crate::clock::Timestamp;
 use crate::connection::{ConnId, Handle, HandleTarget, Hobj, InputMode};
@@ -70,6 +72,8 @@ struct PlannedCopy {
     md: MessageDescriptor,
     body: Bytes,
     properties: Bytes,
+    /// A persistent publication's copy stored non-persistent on a temporary queue.
+    delivered_persistent: bool,
     sub: SubKey,
 }
 
@@ -260,6 +264,7 @@ impl QueueManager {
                 copy.md,
                 copy.body,
                 copy.properties,
+                copy.delivered_persistent,
                 uow,
                 now,
                 fx,
@@ -393,6 +398,7 @@ impl QueueManager {
                     *planned.entry(qid).or_default() += 1;
                     copies.push(PlannedCopy {
                         queue: qid,
+                        delivered_persistent: md.is_persistent() && !copy.is_persistent(),
                         md: copy,
                         body: body.clone(),
                         properties: copy_properties,
@@ -501,6 +507,7 @@ impl QueueManager {
             md,
             body: Bytes::from(dl_body),
             properties: Bytes::new(),
+            delivered_persistent: false,
             sub: SubKey(0),
         })
     }

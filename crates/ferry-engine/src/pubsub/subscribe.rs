@@ -526,6 +526,22 @@ impl QueueManager {
         Ok(())
     }
 
+    /// True when `hsub` is a handle of `conn` on a durable subscription (whose MQCLOSE
+    /// may keep or remove it).
+    pub fn subscription_is_durable(&self, conn: ConnId, hsub: Hobj) -> bool {
+        let target = self
+            .conns
+            .get(&conn)
+            .and_then(|c| c.handle(hsub))
+            .map(|h| h.target);
+        match target {
+            Some(HandleTarget::Subscription(key)) => {
+                self.subscriptions.get(key).is_some_and(|s| s.durable)
+            }
+            _ => false,
+        }
+    }
+
     /// The status of the subscription named `name`.
     pub fn subscription_status(&self, name: &str) -> Option<crate::SubscriptionStatus> {
         let key = self.subscriptions.by_name(name)?;

@@ -137,6 +137,31 @@ fn a_publication_reaches_every_matching_subscription_and_no_other() {
 }
 
 #[test]
+fn a_persistent_publication_reaches_a_non_durable_subscriber_as_persistent_unlogged() {
+    let mut h = Harness::new();
+    h.qm.set_logging(true);
+    let (c, p) = (h.conn(), h.conn());
+    let s = h.managed(c, "t");
+    let ph = h.publisher(p, "t");
+    let mut md = MessageDescriptor {
+        persistence: ferry_mqi::descriptor::persistence::PERSISTENT,
+        ..MessageDescriptor::default()
+    };
+    h.fx.drain_log();
+    h.put_md(p, ph, &mut md, PutOptionFlags::NO_SYNCPOINT, b"p")
+        .unwrap();
+    assert_eq!(
+        h.fx.drain_log().count(),
+        0,
+        "a temporary queue's copy is not logged"
+    );
+    let got = h
+        .get_now(c, s.hobj.unwrap(), GetOptionFlags::NO_SYNCPOINT)
+        .unwrap();
+    assert!(got.md.is_persistent(), "delivered as it was published");
+}
+
+#[test]
 fn copies_share_the_publication_body() {
     let mut h = Harness::new();
     let (c, p) = (h.conn(), h.conn());

@@ -25,6 +25,7 @@
 //! is [`FORMAT_AMQP`].
 
 mod app_properties;
+pub mod destination;
 mod ids;
 mod put_time;
 mod selection;
@@ -83,6 +84,9 @@ pub struct MqMessage {
     /// The AMQP `to` address, for a link without a target address (ANONYMOUS-RELAY);
     /// shares the payload's bytes (most links have a target and never read it).
     pub to: Option<Str>,
+    /// What Qpid JMS's `x-opt-jms-dest` annotation says `to` is (a topic, for an
+    /// anonymous producer publishing), when present.
+    pub to_kind: Option<destination::NodeKind>,
 }
 
 /// Why an AMQP message could not be mapped to an MQ message.

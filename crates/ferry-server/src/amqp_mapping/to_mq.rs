@@ -144,6 +144,10 @@ fn map_message(
         to: props
             .and_then(|p| p.to)
             .and_then(|to| Str::from_utf8(message_bytes.slice_ref(to.as_bytes())).ok()),
+        to_kind: msg
+            .message_annotations
+            .as_deref()
+            .and_then(super::destination::annotated_kind),
     })
 }
 

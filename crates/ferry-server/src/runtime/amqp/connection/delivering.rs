@@ -37,7 +37,7 @@ impl Session {
                 u64::from(*held),
                 u64::from(self.shared.in_flight(*consumer)),
             )),
-            Link::Inbound { .. } => None,
+            Link::Inbound { .. } | Link::SubscriptionLookup { .. } => None,
         }));
         if links.is_empty() {
             self.scratch_links = links;

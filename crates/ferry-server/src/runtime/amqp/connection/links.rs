@@ -4,6 +4,7 @@
 //! credit.
 
 use super::*;
+use crate::amqp_mapping::destination::NodeKind;
 
 impl Session {
     /// The client's open: the user id it runs as, then the engine connection. False when
@@ -99,8 +100,11 @@ impl Session {
                 server.begin_conversation(conn, self.shared.clone());
                 *self.shared.client_id.borrow_mut() = Some(container_id);
                 let mut reply = Open::new(server.name.as_str());
-                reply.offered_capabilities =
-                    vec![Symbol::from_static(condition::CAPABILITY_ANONYMOUS_RELAY)];
+                // SHARED-SUBS: JMS 2.0 shared subscriptions (Qpid JMS asks before using one).
+                reply.offered_capabilities = vec![
+                    Symbol::from_static(condition::CAPABILITY_ANONYMOUS_RELAY),
+                    Symbol::from_static("SHARED-SUBS"),
+                ];
                 let _ = self.amqp.open(reply);
             }
             Err(e) => {
@@ -290,24 +294,39 @@ impl Session {
                 )
             }
         };
-        let (hobj, address) = if target.dynamic {
-            match self.open_queue(None, true, OpenOptions::OUTPUT) {
-                Ok((h, name)) => (Some(h), name),
-                Err(e) => return self.refuse(link, e),
-            }
-        } else if let Some(a) = target.address.as_ref().map(|a| a.as_str().to_string()) {
-            match self.open_queue(Some(&a), false, OpenOptions::OUTPUT) {
-                Ok((h, _)) => (Some(h), a),
-                Err(e) => return self.refuse(link, e),
-            }
+        let address = target.address.as_ref().map_or("", |a| a.as_str());
+        let (kind, bare) = Self::node(&target.capabilities, address);
+        let topic = kind.is_topic();
+        let opened = if target.dynamic && kind == NodeKind::TemporaryTopic {
+            let name = self.new_temporary_topic();
+            self.open_topic(&name).map(|h| (Some(h), name))
+        } else if target.dynamic {
+            self.open_queue(None, true, OpenOptions::OUTPUT)
+                .map(|(h, name)| (Some(h), name))
+        } else if target.address.is_none() {
+            Ok((None, String::new()))
+        } else if topic {
+            self.open_topic(&bare).map(|h| (Some(h), bare))
         } else {
-            (None, String::new())
+            self.open_queue(Some(&bare), false, OpenOptions::OUTPUT)
+                .map(|(h, _)| (Some(h), bare))
+        };
+        let (hobj, address) = match opened {
+            Ok(x) => x,
+            Err(e) => return self.refuse(link, e),
         };
         let mut reply_target = target;
         if reply_target.dynamic {
             reply_target.address = Some(address.as_str().into());
         }
-        self.links.insert(link, Link::Inbound { hobj, address });
+        self.links.insert(
+            link,
+            Link::Inbound {
+                hobj,
+                address,
+                topic,
+            },
+        );
         let _ = self.amqp.attach_reply(
             link,
             attach.source.clone(),
@@ -322,26 +341,51 @@ impl Session {
             return self.refuse(link, not_open());
         };
         let Some(source) = attach.source.clone() else {
-            return self.refuse(
-                link,
-                ErrorCondition::new(condition::INVALID_FIELD, "the attach has no source"),
-            );
+            // JMS unsubscribe names a durable subscription by a link without a source.
+            return self.attach_subscription_lookup(link, attach);
         };
         let browse = source
             .distribution_mode
             .as_ref()
             .is_some_and(|m| m.as_str() == "copy");
-        let (selection, selector_entry) = match selector_of(&source) {
+        let (mut selection, selector_entry) = match selector_of(&source) {
             Ok(s) => s,
             Err(e) => return self.refuse(link, e),
         };
+        let address = source.address.as_ref().map_or("", |a| a.as_str());
+        let (kind, bare) = Self::node(&source.capabilities, address);
+        // A durable topic subscription's source asks for copies (Qpid JMS sets
+        // distribution-mode copy): that is what a subscription gives, not a browse.
+        let browse = browse && !kind.is_topic();
         let options = if browse {
             OpenOptions::BROWSE
         } else {
             OpenOptions::INPUT_SHARED
         };
-        let address = source.address.as_ref().map(|a| a.as_str().to_string());
-        let (hobj, name) = match self.open_queue(address.as_deref(), source.dynamic, options) {
+        let mut subscription = None;
+        let opened = if kind.is_topic() && !source.dynamic {
+            let text = selector_entry
+                .as_ref()
+                .and_then(|(_, v)| match v {
+                    Value::Described(d) => d.value.as_str().map(str::to_string),
+                    _ => None,
+                })
+                .unwrap_or_default();
+            // The subscription applies the selector as copies are made: the consumer on
+            // its queue takes every message.
+            let filter = selection
+                .take()
+                .map(|s| Rc::new(s) as Rc<dyn MessageFilter>);
+            self.subscribe_link(attach, &source, &bare, filter, &text)
+                .map(|(queue, hsub)| {
+                    subscription = Some(hsub);
+                    (queue, bare.clone())
+                })
+        } else {
+            let name = (source.address.is_some()).then_some(bare.as_str());
+            self.open_queue(name, source.dynamic, options)
+        };
+        let (hobj, name) = match opened {
             Ok(x) => x,
             Err(e) => return self.refuse(link, e),
         };
@@ -365,6 +409,9 @@ impl Session {
             Ok(c) => c,
             Err(e) => {
                 self.close_handle(hobj);
+                if let Some(hsub) = subscription {
+                    self.close_subscription(hsub, false);
+                }
                 return self.refuse(link, error_of(e.reason, "the consumer cannot start"));
             }
         };
@@ -373,8 +420,16 @@ impl Session {
             reply_source.address = Some(name.as_str().into());
         }
         // Echo only the filters applied (a client fails a consumer whose filter is
-        // missing from the reply, rather than receive unfiltered messages).
-        reply_source.filter = selector_entry.into_iter().collect();
+        // missing from the reply, rather than receive unfiltered messages): the selector,
+        // and noLocal for a subscription.
+        let no_local = subscription.and_then(|_| {
+            reply_source
+                .filter
+                .iter()
+                .find(|(k, _)| k.as_str() == "no-local")
+                .cloned()
+        });
+        reply_source.filter = selector_entry.into_iter().chain(no_local).collect();
         let unsettled = default_outcome(reply_source.default_outcome.as_ref());
         self.links.insert(
             link,
@@ -384,6 +439,7 @@ impl Session {
                 drain_requested: false,
                 held: 0,
                 unsettled,
+                subscription,
             },
         );
         self.consumers.insert(consumer, link);
@@ -411,7 +467,8 @@ impl Session {
         self.credit_check = true;
     }
 
-    pub(super) fn on_detach(&mut self, link: LinkId) {
+    /// The client detached `link` (`closed`: closed it), or the connection ends.
+    pub(super) fn on_detach(&mut self, link: LinkId, closed: bool) {
         if self.coordinators.contains_key(&link) {
             return self.detach_coordinator(link);
         }
@@ -424,10 +481,12 @@ impl Session {
                     self.close_handle(h);
                 }
             }
+            Link::SubscriptionLookup { name } => self.subscription_lookup_ended(&name, closed),
             Link::Outbound {
                 hobj,
                 consumer,
                 unsettled,
+                subscription,
                 ..
             } => {
                 // Accepted deliveries of this link are applied first, so they are not
@@ -442,6 +501,9 @@ impl Session {
                     });
                 }
                 self.close_handle(hobj);
+                if let Some(hsub) = subscription {
+                    self.close_subscription(hsub, closed);
+                }
             }
         }
     }

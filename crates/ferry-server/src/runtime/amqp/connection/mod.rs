@@ -56,6 +56,7 @@
 mod delivering;
 mod links;
 mod receiving;
+mod topics;
 mod transactions;
 
 use super::outcome::error_of;
@@ -77,8 +78,8 @@ use bytes::{Bytes, BytesMut};
 use ferry_amqp::condition;
 use ferry_amqp::connection::{Config, Connection, Event, LinkId, SaslServer, SessionId};
 use ferry_amqp::{
-    Attach, DeliveryState, Descriptor, ErrorCondition, LinkTarget, Open, Role, SenderSettleMode,
-    Source, Symbol, Target, Value,
+    Attach, DeliveryState, Descriptor, ErrorCondition, ExpiryPolicy, LinkTarget, Open, Role,
+    SenderSettleMode, Source, Symbol, Target, TerminusDurability, Value,
 };
 use ferry_engine::{
     ConnId, ConnectionInfo, ConsumeMode, ConsumeSpec, ConsumerId, DeliveryToken, GotMessage, Hobj,
@@ -487,8 +488,13 @@ fn rejected(error: ErrorCondition) -> DeliveryState {
 
 /// A link of this connection.
 enum Link {
-    /// The client sends: messages are put to `hobj` (None: ANONYMOUS-RELAY, by `to`).
-    Inbound { hobj: Option<Hobj>, address: String },
+    /// The client sends: messages are put to `hobj` (None: ANONYMOUS-RELAY, by `to`);
+    /// `topic`: the address is a topic (the puts publish).
+    Inbound {
+        hobj: Option<Hobj>,
+        address: String,
+        topic: bool,
+    },
     /// The client receives from `consumer` on `hobj`.
     Outbound {
         hobj: Hobj,
@@ -499,7 +505,12 @@ enum Link {
         /// What happens to unsettled deliveries when the link ends: the source's
         /// default-outcome (Qpid JMS: modified, delivery-failed), else released.
         unsettled: Settlement,
+        /// For a topic: the subscription's handle (`hobj` is its managed queue's).
+        subscription: Option<Hobj>,
     },
+    /// JMS unsubscribe's lookup of the durable subscription `name`: closing the link
+    /// removes it.
+    SubscriptionLookup { name: String },
 }
 
 /// The connection task's own state.
@@ -547,8 +558,11 @@ struct Session {
     /// Accepted deliveries not yet removed (BATCHSZ / BATCHINT).
     accepted: Vec<DeliveryToken>,
     batch_due: Option<tokio::time::Instant>,
-    /// ANONYMOUS-RELAY output handles by queue name.
+    /// ANONYMOUS-RELAY output handles by queue name (`topic://` and the topic string for
+    /// a topic).
     relay: HashMap<String, Hobj>,
+    /// Temporary topics made on this connection (for their names).
+    temporary_topics: u64,
     next_tag: u64,
     events: Vec<Event>,
     /// Some link's drain may be waiting to complete (most connections never drain: the
@@ -687,6 +701,7 @@ pub async fn serve(
         accepted: Vec::new(),
         batch_due: None,
         relay: HashMap::new(),
+        temporary_topics: 0,
         next_tag: 0,
         events: Vec::new(),
         drains_pending: false,
@@ -1090,7 +1105,7 @@ impl Session {
                     settled,
                     state,
                 } => self.on_disposition(session, first, last, settled, state),
-                Event::Detach { link, .. } => self.on_detach(link),
+                Event::Detach { link, closed, .. } => self.on_detach(link, closed),
                 Event::Closed { remote, error } => {
                     if let (false, Some(e)) = (remote, &error) {
                         let c = e.condition.as_str();
@@ -1129,7 +1144,8 @@ impl Session {
         }
         let links: Vec<LinkId> = self.links.keys().copied().collect();
         for link in links {
-            self.on_detach(link);
+            // The connection ends, its links are not closed: durable subscriptions stay.
+            self.on_detach(link, false);
         }
         for (_, h) in std::mem::take(&mut self.relay) {
             self.close_handle(h);

@@ -236,9 +236,12 @@ impl Session {
         // copy shares one allocation with the properties.
         let mq = amqp_to_mq_compact(message, now, COPY_BODY_BELOW)
             .map_err(|e| ErrorCondition::new(e.condition(), e.to_string()))?;
+        let to_topic = mq.to_kind.is_some_and(|k| k.is_topic());
         let (conn, hobj) = match txn {
-            Some(coordinator) => self.transaction_output(coordinator, link, mq.to.as_ref())?,
-            None => (conn, self.output_of(link, mq.to.as_ref())?),
+            Some(coordinator) => {
+                self.transaction_output(coordinator, link, mq.to.as_ref(), to_topic)?
+            }
+            None => (conn, self.output_of(link, mq.to.as_ref(), to_topic)?),
         };
         let mut md = mq.md;
         let sent_persistent = md.persistence != persistence::NOT_PERSISTENT;
@@ -302,11 +305,13 @@ impl Session {
         })
     }
 
-    /// The output handle of inbound `link` (ANONYMOUS-RELAY: of the message's `to`).
+    /// The output handle of inbound `link` (ANONYMOUS-RELAY: of the message's `to`, a
+    /// topic when `to_topic`).
     pub(super) fn output_of(
         &mut self,
         link: LinkId,
         to: Option<&ferry_amqp::Str>,
+        to_topic: bool,
     ) -> Result<Hobj, PutFailure> {
         let hobj = match self.links.get(&link) {
             Some(Link::Inbound { hobj: Some(h), .. }) => *h,
@@ -321,17 +326,25 @@ impl Session {
                         queue: String::new(),
                     });
                 };
-                match self.relay.get(to) {
+                let (kind, bare) = Self::node(&[], to);
+                let topic = to_topic || kind.is_topic();
+                let key = if topic {
+                    format!("topic://{bare}")
+                } else {
+                    bare.clone()
+                };
+                match self.relay.get(&key) {
                     Some(h) => *h,
                     None => {
-                        let (h, _) =
-                            self.open_queue_for_put(to)
-                                .map_err(|(reason, error)| PutFailure {
-                                    reason,
-                                    error,
-                                    queue: to.to_string(),
-                                })?;
-                        self.relay.insert(to.to_string(), h);
+                        let conn = self.conn.ok_or_else(not_open)?;
+                        let (h, _) = self.open_output_on(conn, &bare, topic).map_err(
+                            |(reason, error)| PutFailure {
+                                reason,
+                                error,
+                                queue: bare.clone(),
+                            },
+                        )?;
+                        self.relay.insert(key, h);
                         h
                     }
                 }
@@ -362,6 +375,26 @@ impl Session {
     ) -> Result<(Hobj, String), (Option<ReasonCode>, ErrorCondition)> {
         let conn = self.conn.ok_or_else(|| (None, not_open()))?;
         self.open_queue_for_put_on(conn, name)
+    }
+
+    /// Opens queue or topic `name` for output on engine connection `conn`.
+    pub(super) fn open_output_on(
+        &mut self,
+        conn: ConnId,
+        name: &str,
+        topic: bool,
+    ) -> Result<(Hobj, String), (Option<ReasonCode>, ErrorCondition)> {
+        if !topic {
+            return self.open_queue_for_put_on(conn, name);
+        }
+        let options = OpenOptions::OUTPUT | OpenOptions::FAIL_IF_QUIESCING;
+        self.server
+            .with_engine(|e, _now, _fx| e.open_topic(conn, "", name, options))
+            .map(|o| (o.hobj, o.object_name))
+            .map_err(|e| {
+                let what = format!("topic '{name}' cannot be published to");
+                (Some(e.reason), error_of(e.reason, &what))
+            })
     }
 
     /// Opens queue `name` for output on engine connection `conn`.

@@ -168,15 +168,17 @@ impl Session {
         coordinator: LinkId,
         link: LinkId,
         to: Option<&ferry_amqp::Str>,
+        to_topic: bool,
     ) -> Result<(ConnId, Hobj), PutFailure> {
-        if !matches!(self.links.get(&link), Some(Link::Inbound { .. })) {
+        let Some(Link::Inbound { topic, .. }) = self.links.get(&link) else {
             return Err(ErrorCondition::new(
                 condition::ILLEGAL_STATE,
                 "the link does not receive messages",
             )
             .into());
-        }
-        let queue = self.queue_of(link, to);
+        };
+        let (kind, queue) = Self::node(&[], &self.queue_of(link, to));
+        let topic = *topic || to_topic || kind.is_topic();
         if queue.is_empty() {
             return Err(PutFailure {
                 reason: Some(ReasonCode::UnknownObjectName),
@@ -191,18 +193,23 @@ impl Session {
             return Err(not_open().into());
         };
         let conn = c.conn;
-        if let Some(h) = c.outputs.get(&queue) {
+        let key = if topic {
+            format!("topic://{queue}")
+        } else {
+            queue.clone()
+        };
+        if let Some(h) = c.outputs.get(&key) {
             return Ok((conn, *h));
         }
         let (h, _) = self
-            .open_queue_for_put_on(conn, &queue)
+            .open_output_on(conn, &queue, topic)
             .map_err(|(reason, error)| PutFailure {
                 reason,
                 error,
                 queue: queue.clone(),
             })?;
         if let Some(c) = self.coordinators.get_mut(&coordinator) {
-            c.outputs.insert(queue, h);
+            c.outputs.insert(key, h);
         }
         Ok((conn, h))
     }
