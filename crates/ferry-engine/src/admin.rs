@@ -699,6 +699,7 @@ impl QueueManager {
     /// Creates the objects `crtmqm` makes, where missing: SYSTEM.DEFAULT.LOCAL.QUEUE,
     /// SYSTEM.DEFAULT.MODEL.QUEUE, SYSTEM.DEFAULT.ALIAS.QUEUE,
     /// SYSTEM.DEFAULT.REMOTE.QUEUE, SYSTEM.DEAD.LETTER.QUEUE, SYSTEM.ADMIN.COMMAND.QUEUE,
+    /// SYSTEM.RETAINED.PUB.QUEUE (retained publications),
     /// the model queues of managed subscriptions SYSTEM.DURABLE.MODEL.QUEUE (PERMDYN) and
     /// SYSTEM.NDURABLE.MODEL.QUEUE (TEMPDYN), topic objects SYSTEM.BASE.TOPIC (the root,
     /// with MQ's shipped values) and SYSTEM.DEFAULT.TOPIC (the DEFINE template), channels SYSTEM.DEF.SVRCONN and SYSTEM.DEF.AMQP (PORT(5672): the AMQP channel a new
@@ -713,6 +714,7 @@ impl QueueManager {
             ("SYSTEM.DEFAULT.REMOTE.QUEUE", QueueType::Remote),
             (DEAD_LETTER_QUEUE, QueueType::Local),
             ("SYSTEM.ADMIN.COMMAND.QUEUE", QueueType::Local),
+            (crate::pubsub::retained::RETAINED_QUEUE, QueueType::Local),
         ];
         let queues = queues
             .into_iter()

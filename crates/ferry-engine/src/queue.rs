@@ -676,8 +676,7 @@ impl MessageStore {
         }
     }
 
-    /// Every message, in get order (for tests).
-    #[cfg(test)]
+    /// Every message, in get order (a filed one thawed: its body stays on disk).
     pub fn sorted(&self) -> Vec<MsgRef<'_>> {
         let mut v: Vec<&Slot> = self.msgs.values().collect();
         v.sort_by_key(|m| m.key());

@@ -19,6 +19,7 @@
 //! decides, SYSTEM.BASE.TOPIC's shipped values when none does.
 
 pub(crate) mod publish;
+pub(crate) mod retained;
 pub(crate) mod subscribe;
 pub(crate) mod subscription;
 pub(crate) mod topic_attributes;

@@ -231,6 +231,12 @@ impl QueueManager {
             },
         );
         let uow_len = c.uow.len();
+        let retain = o.contains(PutOptionFlags::RETAIN);
+        let retained_queue = if retain {
+            Some(self.check_retainable(md, msg_len, now, fx)?)
+        } else {
+            None
+        };
 
         let reached =
             self.subscriptions_reached(conn, &topic, path.blocked_above, md, &properties, o);
@@ -248,7 +254,11 @@ impl QueueManager {
         if sync && uow_len + copies.len() > max_uncommitted {
             return Err(ReasonCode::SyncpointLimitReached.into());
         }
-        let logged_copies = copies.iter().filter(|c| c.md.is_persistent()).count();
+        let mut logged_copies = copies.iter().filter(|c| c.md.is_persistent()).count();
+        if retain && persistent {
+            // The retained publication it replaces is got, this one put.
+            logged_copies += 2;
+        }
         let uow = if sync {
             ReportUow::Syncpoint(conn)
         } else if self.logging && logged_copies > 1 {
@@ -274,6 +284,16 @@ impl QueueManager {
                 "every copy was checked before any was put: {put:?}"
             );
             self.subscriptions.delivered(sub, now);
+        }
+        if let Some(rq) = retained_queue {
+            let mut kept = MessageProperties::decode(&properties).map_err(|e| e.reason())?;
+            kept.set_reserved(TOPIC_STRING_PROPERTY, PropertyValue::String(topic.clone()))
+                .map_err(|e| e.reason())?;
+            let retained = self.retain(rq, &topic, md, body, kept.encode(), uow, now, fx);
+            debug_assert!(
+                retained.is_ok(),
+                "checked before anything was put: {retained:?}"
+            );
         }
         if let ReportUow::Own(id) = uow {
             fx.log(LogRecord::end_uow(id, true));

@@ -231,8 +231,26 @@ impl QueueManager {
             messages: 0,
         };
         let sub_id = sub.id;
+        let on_request = sub.on_request;
         let key = self.subscriptions.insert(sub);
         let hsub = self.add_subscription_handle(conn, key)?;
+        let wants_retained = !on_request && !o.contains(SubscribeOptions::NEW_PUBLICATIONS_ONLY);
+        if wants_retained {
+            if let Err(e) = self.send_retained(key, now, fx) {
+                // MQ: the subscription is not made.
+                if let Some(c) = self.conns.get_mut(&conn) {
+                    c.take_handle(hsub);
+                }
+                if let Some(sub) = self.subscriptions.get_mut(key) {
+                    sub.open_by.clear();
+                }
+                if let Some(h) = queue_hobj {
+                    self.close_handle(conn, h, now, fx);
+                }
+                self.end_subscription(key, now, fx);
+                return Err(e);
+            }
+        }
         if durable {
             self.durable_subscription_changed(key, fx);
         }

@@ -564,3 +564,101 @@ fn delete_subscription_removes_a_closed_durable_subscription_only() {
         ReasonCode::NoSubscription
     );
 }
+
+fn publish_retained(h: &mut Harness, c: ConnId, topic: &str, body: &[u8], persistent: bool) {
+    let ph = h.publisher(c, topic);
+    let mut md = MessageDescriptor {
+        persistence: i32::from(persistent),
+        ..MessageDescriptor::default()
+    };
+    let o = PutOptionFlags::NO_SYNCPOINT | PutOptionFlags::RETAIN;
+    h.put_md(c, ph, &mut md, o, body).unwrap();
+    h.close(c, ph, CloseOptions::empty()).unwrap();
+}
+
+#[test]
+fn a_new_subscription_gets_the_newest_retained_publication_marked_as_retained() {
+    let mut h = Harness::new();
+    let (c, p) = (h.conn(), h.conn());
+    publish_retained(&mut h, p, "price/apple", b"1.10", false);
+    publish_retained(&mut h, p, "price/apple", b"1.20", false);
+    publish_retained(&mut h, p, "price/pear", b"0.90", false);
+    h.publish(p, "price/apple", b"not retained").unwrap();
+    assert_eq!(
+        h.depth(crate::pubsub::retained::RETAINED_QUEUE),
+        2,
+        "one per topic"
+    );
+    let s = h.managed(c, "price/apple");
+    let got = h
+        .get_now(c, s.hobj.unwrap(), GetOptionFlags::NO_SYNCPOINT)
+        .unwrap();
+    assert_eq!(&got.data[..], b"1.20");
+    assert_eq!(got.md.correl_id, s.sub_id.0);
+    assert!(matches!(
+        MessageProperties::find(&got.properties, "MQIsRetained"),
+        Some(PropertyRef::Boolean(true))
+    ));
+    assert_eq!(
+        h.get_body(c, s.hobj.unwrap()),
+        Err(ReasonCode::NoMsgAvailable)
+    );
+    // A wildcard subscription gets every retained publication it matches.
+    let all = h.managed(c, "price/#");
+    let mut bodies = vec![
+        h.get_body(c, all.hobj.unwrap()).unwrap(),
+        h.get_body(c, all.hobj.unwrap()).unwrap(),
+    ];
+    bodies.sort();
+    assert_eq!(bodies, [b"0.90".to_vec(), b"1.20".to_vec()]);
+    // NEW_PUBLICATIONS_ONLY: none.
+    let new_only = SubscriptionDescriptor {
+        options: SO::CREATE | SO::MANAGED | SO::NEW_PUBLICATIONS_ONLY,
+        ..SubscriptionDescriptor::managed("price/apple")
+    };
+    let n = h.subscribe(c, &new_only).unwrap();
+    assert_eq!(
+        h.get_body(c, n.hobj.unwrap()),
+        Err(ReasonCode::NoMsgAvailable)
+    );
+    assert_eq!(h.qm.retained_topics(), ["price/apple", "price/pear"]);
+    assert!(h.qm.clear_retained("price/apple", &mut h.fx));
+    assert!(!h.qm.clear_retained("price/apple", &mut h.fx));
+    assert_eq!(h.qm.retained_topics(), ["price/pear"]);
+}
+
+#[test]
+fn publications_on_request_come_only_with_mqsubrq() {
+    let mut h = Harness::new();
+    let (c, p) = (h.conn(), h.conn());
+    let sd = SubscriptionDescriptor {
+        options: SO::CREATE | SO::MANAGED | SO::PUBLICATIONS_ON_REQUEST,
+        ..SubscriptionDescriptor::managed("status")
+    };
+    let s = h.subscribe(c, &sd).unwrap();
+    let t = h.t();
+    assert_eq!(
+        rc(h.qm.subscription_request(c, s.hsub, t, &mut h.fx)),
+        ReasonCode::NoRetainedMsg
+    );
+    publish_retained(&mut h, p, "status", b"up", false);
+    assert_eq!(
+        h.get_body(c, s.hobj.unwrap()),
+        Err(ReasonCode::NoMsgAvailable)
+    );
+    assert_eq!(h.qm.subscription_request(c, s.hsub, t, &mut h.fx), Ok(1));
+    assert_eq!(h.get_body(c, s.hobj.unwrap()), Ok(b"up".to_vec()));
+}
+
+#[test]
+fn a_persistent_retained_publication_is_logged_with_the_one_it_replaces_in_one_unit_of_work() {
+    let mut h = Harness::new();
+    h.qm.set_logging(true);
+    let p = h.conn();
+    publish_retained(&mut h, p, "cfg", b"v1", true);
+    h.fx.drain_log();
+    publish_retained(&mut h, p, "cfg", b"v2", true);
+    let kinds: Vec<u8> = h.fx.drain_log().map(|r| r.kind).collect();
+    use crate::journal::kind;
+    assert_eq!(kinds, [kind::GET, kind::PUT, kind::COMMIT], "{kinds:?}");
+}
