@@ -131,7 +131,7 @@ impl QueueManager {
             ObjectType::QMgr => self.open_qmgr(conn, od, options),
             ObjectType::Queue => self.open_queue(conn, od, options, now, fx),
             ObjectType::Topic => {
-                self.open_topic_inner(conn, od.object_name.as_str(), "", options, for_put1)
+                self.open_topic_inner(conn, od.object_name.as_str(), "", options, for_put1, fx)
             }
             _ => Err(ReasonCode::ObjectTypeError.into()),
         }

@@ -45,6 +45,7 @@ use ferry_mqi::{
     PutOptionFlags, PutOptions, ReasonCode,
 };
 use ferry_objects::topic::DeliveryPolicy;
+use ferry_security::oam::Authority;
 use std::collections::HashMap;
 
 /// The property naming the topic a copy was published on.
@@ -89,12 +90,13 @@ impl QueueManager {
         object_name: &str,
         object_string: &str,
         options: OpenOptions,
+        fx: &mut Effects,
     ) -> Result<Opened, MqError> {
         self.debug_check();
         #[allow(clippy::redundant_closure_call)]
         let result = (|| -> Result<Opened, MqError> {
             self.check_running(options.contains(OpenOptions::FAIL_IF_QUIESCING))?;
-            self.open_topic_inner(conn, object_name, object_string, options, false)
+            self.open_topic_inner(conn, object_name, object_string, options, false, fx)
         })();
         self.debug_check();
         result
@@ -107,11 +109,13 @@ impl QueueManager {
         object_string: &str,
         options: OpenOptions,
         for_put1: bool,
+        fx: &mut Effects,
     ) -> Result<Opened, MqError> {
         if !options.contains(OpenOptions::OUTPUT) || !topic_options().contains(options) {
             return Err(ReasonCode::OptionNotValidForType.into());
         }
         let topic = self.resolve_topic_string(object_name, object_string)?;
+        self.check_topic_authority(conn, &topic, Authority::Pub, fx)?;
         let max_handles = self.qmgr.max_handles.max(0) as usize;
         let c = self.conns.get_mut(&conn).ok_or(ReasonCode::HconnError)?;
         if !for_put1 && c.open_count >= max_handles {

@@ -21,6 +21,7 @@ use ferry_mqi::{FixedStr, MqError, ObjectDescriptor, OpenOptions, ReasonCode};
 use ferry_objects::queue::DefinitionType;
 use ferry_objects::QueueType;
 use ferry_pubsub::WildcardScheme;
+use ferry_security::oam::Authority;
 use std::rc::Rc;
 
 /// What MQSUB returns.
@@ -175,6 +176,7 @@ impl QueueManager {
         let durable = o.contains(SubscribeOptions::DURABLE);
         let managed = o.contains(SubscribeOptions::MANAGED);
         let topic_string = self.resolve_topic_string(&sd.object_name, &sd.object_string)?;
+        self.check_topic_authority(conn, &topic_string, Authority::Sub, fx)?;
         let attrs = self.topic_attributes(&topic_string);
         if !attrs.subscribe {
             return Err(ReasonCode::SubInhibited.into());
@@ -300,6 +302,11 @@ impl QueueManager {
         if sub.managed != o.contains(SubscribeOptions::MANAGED) {
             return Err(ReasonCode::DestClassNotAlterable.into());
         }
+        let topic = sub.topic_string.clone();
+        self.check_topic_authority(conn, &topic, Authority::Sub, fx)?;
+        let Some(sub) = self.subscriptions.get(key) else {
+            return Err(ReasonCode::NoSubscription.into());
+        };
         let alter = o.contains(SubscribeOptions::ALTER);
         if alter {
             let named = !sd.object_name.trim().is_empty() || !sd.object_string.is_empty();

@@ -20,12 +20,13 @@ impl QueueManager {
         self.topic_path(topic).attributes
     }
 
-    /// The attributes in force at `topic` and its blocking nodes. The nodes are the
-    /// prefixes of `topic` made of whole levels, the string itself first, then the root
-    /// (the empty string, SYSTEM.BASE.TOPIC's).
-    pub(crate) fn topic_path(&self, topic: &str) -> TopicPath {
-        let mut nearest_first: Vec<&TopicAttributes> = Vec::new();
-        let mut blocked_above = None;
+    /// The topic objects on `topic`'s path with the number of levels of their node,
+    /// nearest first: the prefixes of `topic` made of whole levels, the string itself
+    /// first, then the root (the empty string, SYSTEM.BASE.TOPIC's).
+    pub(crate) fn topic_objects_on_path<'a>(
+        &'a self,
+        topic: &str,
+    ) -> Vec<(usize, &'a ferry_objects::TopicDefinition)> {
         let ends = topic
             .match_indices('/')
             .map(|(i, _)| i)
@@ -36,14 +37,22 @@ impl QueueManager {
             .collect();
         let root_seen = prefixes.iter().any(|(_, p)| p.is_empty());
         let root = (!root_seen).then_some((0, ""));
-        for (levels, prefix) in prefixes.into_iter().rev().chain(root) {
-            let Some(def) = self
-                .topic_strings
-                .get(prefix)
-                .and_then(|name| self.topics.get(name))
-            else {
-                continue;
-            };
+        prefixes
+            .into_iter()
+            .rev()
+            .chain(root)
+            .filter_map(|(levels, prefix)| {
+                let name = self.topic_strings.get(prefix)?;
+                Some((levels, self.topics.get(name)?))
+            })
+            .collect()
+    }
+
+    /// The attributes in force at `topic` and its blocking nodes.
+    pub(crate) fn topic_path(&self, topic: &str) -> TopicPath {
+        let mut nearest_first: Vec<&TopicAttributes> = Vec::new();
+        let mut blocked_above = None;
+        for (levels, def) in self.topic_objects_on_path(topic) {
             if def.attributes.wildcard == WildcardOperation::Block {
                 blocked_above = Some(levels);
             }

@@ -305,3 +305,73 @@ fn without_a_directory_nothing_is_checked() {
         .try_open(c, "APP.IN", OpenOptions::OUTPUT | OpenOptions::INPUT_SHARED)
         .is_ok());
 }
+
+#[test]
+fn topics_need_pub_and_sub_on_the_node_or_an_administrative_node_above_it() {
+    use ferry_mqi::subscription::SubscriptionDescriptor;
+    use Authority::*;
+    let mut h = checked();
+    grant(
+        &mut h,
+        ProfileObjectType::Qmgr,
+        QMGR_PROFILE,
+        EntityType::Principal,
+        "fred",
+        &[Connect],
+    );
+    grant(
+        &mut h,
+        ProfileObjectType::Queue,
+        "SYSTEM.NDURABLE.MODEL.QUEUE",
+        EntityType::Principal,
+        "fred",
+        &[Get],
+    );
+    let fred = connect(&mut h, "fred").unwrap();
+    let t = h.t();
+    let open = |h: &mut Harness, topic: &str| {
+        h.qm.open_topic(fred, "", topic, OpenOptions::OUTPUT, &mut h.fx)
+    };
+    assert_eq!(
+        rc(open(&mut h, "Sports/Football")),
+        ReasonCode::NotAuthorized
+    );
+    assert_eq!(
+        denials(&mut h),
+        [(
+            "fred".into(),
+            "SYSTEM.BASE.TOPIC".into(),
+            Authorities::of(&[Pub])
+        )]
+    );
+    // PUB on an ancestor's topic object covers the subtree; SUB is separate.
+    let def = ferry_objects::TopicDefinition::new("SPORTS", "Sports");
+    h.qm.define_topic(def, false, &mut h.fx).unwrap();
+    grant(
+        &mut h,
+        ProfileObjectType::Topic,
+        "SPORTS",
+        EntityType::Principal,
+        "fred",
+        &[Pub],
+    );
+    open(&mut h, "Sports/Football").unwrap();
+    assert_eq!(rc(open(&mut h, "News")), ReasonCode::NotAuthorized);
+    let sd = SubscriptionDescriptor::managed("Sports/Football");
+    let sub = h.qm.subscribe(fred, &sd, None, None, t, &mut h.fx);
+    assert_eq!(rc(sub), ReasonCode::NotAuthorized);
+    assert_eq!(
+        denials(&mut h).last().map(|d| d.1.clone()),
+        Some("SPORTS".into()),
+        "the refusal names the nearest topic object"
+    );
+    grant(
+        &mut h,
+        ProfileObjectType::Topic,
+        "SYSTEM.BASE.TOPIC",
+        EntityType::Principal,
+        "fred",
+        &[Sub],
+    );
+    h.qm.subscribe(fred, &sd, None, None, t, &mut h.fx).unwrap();
+}

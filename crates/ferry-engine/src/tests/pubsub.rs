@@ -29,7 +29,7 @@ impl Harness {
 
     fn publisher(&mut self, c: ConnId, topic: &str) -> Hobj {
         self.qm
-            .open_topic(c, "", topic, OpenOptions::OUTPUT)
+            .open_topic(c, "", topic, OpenOptions::OUTPUT, &mut self.fx)
             .unwrap()
             .hobj
     }
@@ -439,7 +439,8 @@ fn not_own_subs_skips_the_publishers_own_subscriptions_and_warnings_say_none_mat
 fn a_topic_handle_is_for_output_only() {
     let mut h = Harness::new();
     let c = h.conn();
-    let r = h.qm.open_topic(c, "", "t", OpenOptions::INPUT_AS_Q_DEF);
+    let r =
+        h.qm.open_topic(c, "", "t", OpenOptions::INPUT_AS_Q_DEF, &mut h.fx);
     assert_eq!(rc(r), ReasonCode::OptionNotValidForType);
 }
 

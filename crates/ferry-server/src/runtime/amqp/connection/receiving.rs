@@ -389,7 +389,7 @@ impl Session {
         }
         let options = OpenOptions::OUTPUT | OpenOptions::FAIL_IF_QUIESCING;
         self.server
-            .with_engine(|e, _now, _fx| e.open_topic(conn, "", name, options))
+            .with_engine(|e, _now, _fx| e.open_topic(conn, "", name, options, _fx))
             .map(|o| (o.hobj, o.object_name))
             .map_err(|e| {
                 let what = format!("topic '{name}' cannot be published to");

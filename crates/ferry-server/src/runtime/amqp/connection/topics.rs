@@ -28,7 +28,7 @@ impl Session {
         let conn = self.conn.ok_or_else(not_open)?;
         let options = OpenOptions::OUTPUT | OpenOptions::FAIL_IF_QUIESCING;
         self.server
-            .with_engine(|e, _now, _fx| e.open_topic(conn, "", topic, options))
+            .with_engine(|e, _now, _fx| e.open_topic(conn, "", topic, options, _fx))
             .map(|o| o.hobj)
             .map_err(|e| error_of(e.reason, &format!("topic '{topic}' cannot be published to")))
     }
