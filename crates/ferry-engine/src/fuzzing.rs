@@ -10,13 +10,13 @@
 use crate::journal::{kind, Record, FORMAT_VERSION};
 
 /// Record kinds tried besides the real ones: the edges of the valid range and the log's own.
-const OTHER_KINDS: [u8; 6] = [0, 1, kind::PUT - 1, kind::BACKOUT_COUNT + 1, 128, 255];
+const OTHER_KINDS: [u8; 6] = [0, 1, kind::PUT - 1, kind::PUBLISH + 1, 128, 255];
 
 /// Decodes `data` as the payload of every record kind (and of the kinds around them), and
 /// `data[1..]` as the payload of kind `data[0]`. Panics only if a decoded record fails to
 /// round-trip (a codec bug).
 pub fn decode_everything(data: &[u8]) {
-    for k in (kind::PUT..=kind::BACKOUT_COUNT).chain(OTHER_KINDS) {
+    for k in (kind::PUT..=kind::PUBLISH).chain(OTHER_KINDS) {
         check(k, data);
     }
     if let Some((&k, payload)) = data.split_first() {
@@ -29,10 +29,7 @@ fn check(k: u8, payload: &[u8]) {
     let Ok(rec) = Record::decode(k, payload) else {
         return;
     };
-    assert!(
-        (kind::PUT..=kind::BACKOUT_COUNT).contains(&k),
-        "kind {k} decoded"
-    );
+    assert!((kind::PUT..=kind::PUBLISH).contains(&k), "kind {k} decoded");
     // Display must not panic either (recovery logs records this way).
     let _ = rec.to_string();
     if let Record::Put { msg, .. } = &rec {

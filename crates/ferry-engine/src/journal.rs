@@ -3,7 +3,7 @@
 //!
 //! The engine never talks to the log itself (it does no I/O and does not depend on
 //! `ferry-store`). A state change of a persistent message becomes a [`LogRecord`] in the
-//! caller's [`crate::Effects`]: a record *kind* (16..=23, in the caller-defined range of
+//! caller's [`crate::Effects`]: a record *kind* (16..=24, in the caller-defined range of
 //! the log) and its payload bytes. At restart the server hands every payload back to
 //! [`crate::Recovery::apply`].
 //!
@@ -24,6 +24,7 @@
 //! | 21 | [`Record::DeleteQueue`] | name |
 //! | 22 | [`Record::DefineQueue`] | name |
 //! | 23 | [`Record::BackoutCount`] (version 2 only) | name, seq `u64`, count `i32` |
+//! | 24 | [`Record::Publish`] (version 2 only) | opt uow, copies `u32`, per copy: name, message head, then body length `u32`, body |
 //!
 //! A message is: rank `u8` (0..=9), seq `u64` (arrival number on its queue), put time
 //! `u64` (ms), expiry time `u64` (ms, `u64::MAX` = never), the full MQMD (every field of
@@ -35,7 +36,11 @@
 //! | version | what changed |
 //! |---|---|
 //! | 1 | the first format: messages without properties (read as having none) |
-//! | 2 | messages carry their properties; kind 23 (BackoutCount) added |
+//! | 2 | messages carry their properties; kind 23 (BackoutCount) added; kind 24 (Publish) added later in version 2 (an older Ferry refuses it as an unknown kind, naming it) |
+//!
+//! A message head is a message without its body length and body. A publication's
+//! persistent copies share one body: [`Record::Publish`] logs it once, after every
+//! copy's head, however many subscriptions it reached.
 //!
 //! The properties sit *before* the body so that the body stays the record's last,
 //! uncopied part ([`LogRecord::body`]; the server appends `head` then `body`): the
@@ -72,6 +77,8 @@ pub mod kind {
     /// A held message returned to its queue with a new BackoutCount (a settlement
     /// `Modified { delivery_failed: true }`).
     pub const BACKOUT_COUNT: u8 = 23;
+    /// A publication's persistent copies, one per subscription queue, sharing one body.
+    pub const PUBLISH: u8 = 24;
 }
 
 /// Longest queue name MQ allows (MQ_Q_NAME_LENGTH).
@@ -189,6 +196,14 @@ pub enum Record {
         /// The local queue.
         queue: String,
     },
+    /// A publication's persistent copies, each put on its queue as [`Record::Put`]
+    /// would, in unit of work `uow` when under syncpoint; the copies' bodies are one.
+    Publish {
+        /// The unit of work, when under syncpoint.
+        uow: Option<u64>,
+        /// Each copy's local queue and message (every `msg.body` the same bytes).
+        copies: Vec<(String, LoggedMessage)>,
+    },
     /// Message `seq` of `queue` now has BackoutCount `count` (a delivery failed).
     BackoutCount {
         /// The local queue.
@@ -269,6 +284,16 @@ impl Writer {
         self.u8(end as u8);
         self.bytes(&n.as_bytes()[..end]);
     }
+    /// A message without its body: rank, seq, put time, expiry, MQMD, properties.
+    fn message_head(&mut self, msg: &LoggedMessage) {
+        self.u8(msg.rank);
+        self.u64(msg.seq);
+        self.u64(msg.put_ms);
+        self.u64(msg.expires_at.unwrap_or(u64::MAX));
+        self.md(&msg.md);
+        self.u32(u32::try_from(msg.properties.len()).unwrap_or(u32::MAX));
+        self.bytes(&msg.properties);
+    }
     fn md(&mut self, md: &MessageDescriptor) {
         let start = self.0.len();
         self.i32(md.report);
@@ -309,18 +334,38 @@ impl LogRecord {
         let mut w = Writer::new(1 + 9 + 49 + 1 + 24 + MD_LEN + 8 + props.len());
         w.opt_uow(uow);
         w.name(queue);
-        w.u8(msg.rank);
-        w.u64(msg.seq);
-        w.u64(msg.put_ms);
-        w.u64(msg.expires_at.unwrap_or(u64::MAX));
-        w.md(&msg.md);
-        w.u32(u32::try_from(props.len()).unwrap_or(u32::MAX));
-        w.bytes(props);
+        w.message_head(msg);
         w.u32(u32::try_from(msg.body.len()).unwrap_or(u32::MAX));
         LogRecord {
             kind: kind::PUT,
             head: w.0,
             body: msg.body.clone(),
+        }
+    }
+
+    /// A publish record: `copies` (queue, message) share `body`, written once.
+    pub(crate) fn publish(
+        uow: Option<u64>,
+        copies: &[(&str, &LoggedMessage)],
+        body: &Bytes,
+    ) -> Self {
+        let heads: usize = copies
+            .iter()
+            .map(|(_, m)| 49 + 1 + 24 + MD_LEN + 4 + m.properties.len())
+            .sum();
+        let mut w = Writer::new(1 + 9 + 4 + heads + 4);
+        w.opt_uow(uow);
+        w.u32(u32::try_from(copies.len()).unwrap_or(u32::MAX));
+        for (queue, msg) in copies {
+            debug_assert_eq!(msg.body, *body, "the copies share the publication's body");
+            w.name(queue);
+            w.message_head(msg);
+        }
+        w.u32(u32::try_from(body.len()).unwrap_or(u32::MAX));
+        LogRecord {
+            kind: kind::PUBLISH,
+            head: w.0,
+            body: body.clone(),
         }
     }
 
@@ -379,18 +424,27 @@ impl Record {
             Record::BackoutCount { queue, seq, count } => {
                 LogRecord::backout_count(queue, *seq, *count)
             }
+            Record::Publish { uow, copies } => {
+                let body = copies
+                    .first()
+                    .map(|(_, m)| m.body.clone())
+                    .unwrap_or_default();
+                let copies: Vec<(&str, &LoggedMessage)> =
+                    copies.iter().map(|(q, m)| (q.as_str(), m)).collect();
+                LogRecord::publish(*uow, &copies, &body)
+            }
         }
     }
 
     /// Decodes a payload of record kind `kind`. Never panics, whatever the bytes.
     pub fn decode(kind: u8, payload: &[u8]) -> Result<Record, DecodeError> {
-        if !(kind::PUT..=kind::BACKOUT_COUNT).contains(&kind) {
+        if !(kind::PUT..=kind::PUBLISH).contains(&kind) {
             return Err(DecodeError::UnknownKind(kind));
         }
         let mut r = Reader(payload);
         let version = r.u8()?;
         if !(OLDEST_FORMAT_VERSION..=FORMAT_VERSION).contains(&version)
-            || (kind == kind::BACKOUT_COUNT && version < 2)
+            || (kind >= kind::BACKOUT_COUNT && version < 2)
         {
             return Err(DecodeError::UnsupportedVersion { found: version });
         }
@@ -398,20 +452,7 @@ impl Record {
             kind::PUT => {
                 let uow = r.opt_uow()?;
                 let queue = r.name()?;
-                let rank = r.u8()?;
-                if rank > 9 {
-                    return Err(DecodeError::Invalid("rank above 9"));
-                }
-                let seq = r.u64()?;
-                let put_ms = r.u64()?;
-                let expires_at = Some(r.u64()?).filter(|e| *e != u64::MAX);
-                let md = r.md()?;
-                let properties = if version >= 2 {
-                    let len = r.u32()? as usize;
-                    Bytes::copy_from_slice(r.take(len)?)
-                } else {
-                    Bytes::new()
-                };
+                let (rank, seq, put_ms, expires_at, md, properties) = r.message_head(version)?;
                 let len = r.u32()? as usize;
                 let body = Bytes::copy_from_slice(r.take(len)?);
                 Record::Put {
@@ -438,6 +479,39 @@ impl Record {
             kind::CLEAR_QUEUE => Record::ClearQueue { queue: r.name()? },
             kind::DELETE_QUEUE => Record::DeleteQueue { queue: r.name()? },
             kind::DEFINE_QUEUE => Record::DefineQueue { queue: r.name()? },
+            kind::PUBLISH => {
+                let uow = r.opt_uow()?;
+                let count = r.u32()? as usize;
+                // Each copy takes at least a name byte and a message head: a count the
+                // payload cannot hold is refused before anything is allocated for it.
+                let least = 1 + 1 + 24 + MD_LEN + 4;
+                if count == 0 || count > r.0.len() / least {
+                    return Err(DecodeError::Invalid("publish copy count"));
+                }
+                let mut heads = Vec::with_capacity(count);
+                for _ in 0..count {
+                    let queue = r.name()?;
+                    heads.push((queue, r.message_head(version)?));
+                }
+                let len = r.u32()? as usize;
+                let body = Bytes::copy_from_slice(r.take(len)?);
+                let copies = heads
+                    .into_iter()
+                    .map(|(queue, (rank, seq, put_ms, expires_at, md, properties))| {
+                        let msg = LoggedMessage {
+                            rank,
+                            seq,
+                            put_ms,
+                            expires_at,
+                            md,
+                            body: body.clone(),
+                            properties,
+                        };
+                        (queue, msg)
+                    })
+                    .collect();
+                Record::Publish { uow, copies }
+            }
             _ => Record::BackoutCount {
                 queue: r.name()?,
                 seq: r.u64()?,
@@ -464,6 +538,29 @@ impl<'a> Reader<'a> {
         let (head, rest) = self.0.split_at(n);
         self.0 = rest;
         Ok(head)
+    }
+    /// A message head (see the module comment): rank, seq, put time, expiry, MQMD and
+    /// (version 2) properties.
+    #[allow(clippy::type_complexity)]
+    fn message_head(
+        &mut self,
+        version: u8,
+    ) -> Result<(u8, u64, u64, Option<u64>, MessageDescriptor, Bytes), DecodeError> {
+        let rank = self.u8()?;
+        if rank > 9 {
+            return Err(DecodeError::Invalid("rank above 9"));
+        }
+        let seq = self.u64()?;
+        let put_ms = self.u64()?;
+        let expires_at = Some(self.u64()?).filter(|e| *e != u64::MAX);
+        let md = self.md()?;
+        let properties = if version >= 2 {
+            let len = self.u32()? as usize;
+            Bytes::copy_from_slice(self.take(len)?)
+        } else {
+            Bytes::new()
+        };
+        Ok((rank, seq, put_ms, expires_at, md, properties))
     }
     fn arr<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
         let mut a = [0u8; N];
@@ -549,6 +646,12 @@ impl fmt::Display for Record {
             Record::DefineQueue { queue } => write!(f, "DEFINE {queue}"),
             Record::BackoutCount { queue, seq, count } => {
                 write!(f, "BACKOUT_COUNT {queue}#{seq} count={count}")
+            }
+            Record::Publish { uow, copies } => {
+                write!(f, "PUBLISH uow={uow:?}")?;
+                copies
+                    .iter()
+                    .try_for_each(|(queue, msg)| write!(f, " {queue}#{}", msg.seq))
             }
         }
     }

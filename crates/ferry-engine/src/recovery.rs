@@ -178,6 +178,11 @@ impl Recovery<'_> {
                     }
                 }
             }
+            Record::Publish { uow, copies } => {
+                for (queue, msg) in copies {
+                    self.apply_record(Record::Put { uow, queue, msg });
+                }
+            }
             Record::Get { uow, queue, seq } => {
                 let Some(qid) = self.queue(&queue) else {
                     return;

@@ -206,7 +206,36 @@ impl QueueManager {
         now: Timestamp,
         fx: &mut Effects,
     ) -> Result<(), ReasonCode> {
-        let logging = self.logging;
+        let (msg, qname) =
+            self.prepare_internal(qid, md, body, properties, delivered_persistent, uow, now)?;
+        if self.logging && msg.md.is_persistent() {
+            let log_id = self.internal_log_id(uow);
+            fx.log(LogRecord::put(log_id, &qname, &msg.logged()?));
+            if uow == ReportUow::Outside {
+                fx.reply_waits();
+            }
+        }
+        self.commit_internal(qid, msg, uow, now, fx);
+        Ok(())
+    }
+
+    /// The first half of [`QueueManager::put_internal`]: MQ's put checks and the
+    /// message as it will be stored (its place on the queue taken), not yet logged nor
+    /// visible. Nothing changes when it is refused.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn prepare_internal(
+        &mut self,
+        qid: QueueId,
+        md: MessageDescriptor,
+        body: Bytes,
+        properties: Bytes,
+        delivered_persistent: bool,
+        uow: ReportUow,
+        now: Timestamp,
+    ) -> Result<(StoredMsg, String), ReasonCode> {
+        if let ReportUow::Syncpoint(conn) = uow {
+            self.conns.get(&conn).ok_or(ReasonCode::HconnError)?;
+        }
         let entry = self.queues.get_mut(qid).ok_or(ReasonCode::QDeleted)?;
         let attrs = &entry.def.attributes;
         let msg_len = body.len() + properties.len();
@@ -215,18 +244,10 @@ impl QueueManager {
         let qname = entry.def.name.clone();
         let lq = entry.local.as_mut().ok_or(ReasonCode::QTypeError)?;
         let rank = place_for(attrs, &lq.store, persistent, md.priority, msg_len)?;
-        // A report is never refused for MAXUMSGS (its cause was admitted already); once
-        // in the unit of work it counts like any message there.
-        let in_uow = match uow {
-            ReportUow::Syncpoint(conn) => {
-                self.conns.get(&conn).ok_or(ReasonCode::HconnError)?;
-                Some(conn)
-            }
-            _ => None,
-        };
         let key = lq.store.next_key(rank);
         let expires_at = (md.expiry > 0).then(|| now.0.saturating_add(md.expiry as u64 * 100));
-        let mut msg = StoredMsg {
+        lq.last_put_ms = Some(now.0);
+        let msg = StoredMsg {
             key,
             md,
             body: body.into(),
@@ -236,38 +257,47 @@ impl QueueManager {
             state: MsgState::Available,
             delivered_persistent,
         };
-        lq.last_put_ms = Some(now.0);
-        if logging && persistent {
-            let log_id = match uow {
-                ReportUow::Outside => None,
-                ReportUow::Own(id) => Some(id),
-                ReportUow::Syncpoint(conn) => self
-                    .conns
-                    .get_mut(&conn)
-                    .map(|c| c.uow.log_id(&mut self.next_uow)),
-            };
-            fx.log(LogRecord::put(log_id, &qname, &msg.logged()?));
-            if uow == ReportUow::Outside {
-                fx.reply_waits();
-            }
+        Ok((msg, qname))
+    }
+
+    /// The log id of an internal put's unit of work (None outside any).
+    pub(crate) fn internal_log_id(&mut self, uow: ReportUow) -> Option<u64> {
+        match uow {
+            ReportUow::Outside => None,
+            ReportUow::Own(id) => Some(id),
+            ReportUow::Syncpoint(conn) => self
+                .conns
+                .get_mut(&conn)
+                .map(|c| c.uow.log_id(&mut self.next_uow)),
         }
-        match in_uow {
-            Some(conn) => {
+    }
+
+    /// The second half of [`QueueManager::put_internal`], once the message is logged:
+    /// it joins `uow` (a report is never refused for MAXUMSGS: its cause was admitted
+    /// already; once in the unit of work it counts like any message there) or becomes
+    /// available at once.
+    pub(crate) fn commit_internal(
+        &mut self,
+        qid: QueueId,
+        mut msg: StoredMsg,
+        uow: ReportUow,
+        now: Timestamp,
+        fx: &mut Effects,
+    ) {
+        match uow {
+            ReportUow::Syncpoint(conn) => {
+                let seq = msg.key.seq;
                 msg.state = MsgState::UncommittedPut(conn);
                 if let Some(lq) = self.queues.local_mut(qid) {
                     lq.store.insert(msg);
                     lq.joined_uow();
                 }
                 if let Some(c) = self.conns.get_mut(&conn) {
-                    c.uow.entries.push(UowEntry::Put {
-                        queue: qid,
-                        seq: key.seq,
-                    });
+                    c.uow.entries.push(UowEntry::Put { queue: qid, seq });
                 }
             }
-            None => self.place(qid, msg, now, fx),
+            _ => self.place(qid, msg, now, fx),
         }
-        Ok(())
     }
 
     /// The local queue a report to `name` goes to: `name` itself, or an alias's target.

@@ -75,6 +75,8 @@ struct PlannedCopy {
     properties: Bytes,
     /// A persistent publication's copy stored non-persistent on a temporary queue.
     delivered_persistent: bool,
+    /// Its body is the publication's (not a dead-letter copy's, which has an MQDLH).
+    shares_body: bool,
     sub: SubKey,
 }
 
@@ -258,20 +260,35 @@ impl QueueManager {
         if sync && uow_len + copies.len() > max_uncommitted {
             return Err(ReasonCode::SyncpointLimitReached.into());
         }
-        let mut logged_copies = copies.iter().filter(|c| c.md.is_persistent()).count();
+        // Persistent copies sharing the publication's body are logged in one record,
+        // the body once, when there are several (`crate::journal`'s Publish).
+        let sharing = copies
+            .iter()
+            .filter(|c| c.shares_body && c.md.is_persistent())
+            .count();
+        let share_log = self.logging && sharing > 1;
+        let others = copies.iter().filter(|c| c.md.is_persistent()).count()
+            - if share_log { sharing } else { 0 };
+        let mut records = others + usize::from(share_log);
         if retain && persistent {
             // The retained publication it replaces is got, this one put.
-            logged_copies += 2;
+            records += 2;
         }
         let uow = if sync {
             ReportUow::Syncpoint(conn)
-        } else if self.logging && logged_copies > 1 {
+        } else if self.logging && records > 1 {
             ReportUow::Own(Self::own_uow_id(&mut self.next_uow))
         } else {
             ReportUow::Outside
         };
         let delivered = copies.len();
-        for copy in copies {
+        let (shared, rest): (Vec<PlannedCopy>, Vec<PlannedCopy>) = copies
+            .into_iter()
+            .partition(|c| share_log && c.shares_body && c.md.is_persistent());
+        if !shared.is_empty() {
+            self.put_sharing_body(shared, &body, uow, now, fx)?;
+        }
+        for copy in rest {
             let sub = copy.sub;
             let put = self.put_internal(
                 copy.queue,
@@ -307,6 +324,50 @@ impl QueueManager {
             warning = Some(ReasonCode::NoSubsMatched);
         }
         Ok(warning)
+    }
+
+    /// Puts persistent copies that share the publication's `body`, logged as one
+    /// Publish record (the body once) before any becomes visible.
+    fn put_sharing_body(
+        &mut self,
+        copies: Vec<PlannedCopy>,
+        body: &Bytes,
+        uow: ReportUow,
+        now: Timestamp,
+        fx: &mut Effects,
+    ) -> Result<(), MqError> {
+        let mut prepared = Vec::with_capacity(copies.len());
+        for c in copies {
+            debug_assert!(c.shares_body && c.md.is_persistent());
+            let (msg, queue) = self.prepare_internal(
+                c.queue,
+                c.md,
+                c.body,
+                c.properties,
+                c.delivered_persistent,
+                uow,
+                now,
+            )?;
+            prepared.push((c.queue, msg, queue, c.sub));
+        }
+        let logged = prepared
+            .iter()
+            .map(|(_, msg, queue, _)| Ok((queue.as_str(), msg.logged()?)))
+            .collect::<Result<Vec<_>, ReasonCode>>()?;
+        let refs: Vec<(&str, &crate::LoggedMessage)> =
+            logged.iter().map(|(q, m)| (*q, m)).collect();
+        let log_id = self.internal_log_id(uow);
+        fx.log(LogRecord::publish(log_id, &refs, body));
+        if uow == ReportUow::Outside {
+            fx.reply_waits();
+        }
+        drop(refs);
+        drop(logged);
+        for (qid, msg, _, sub) in prepared {
+            self.commit_internal(qid, msg, uow, now, fx);
+            self.subscriptions.delivered(sub, now);
+        }
+        Ok(())
     }
 
     /// The subscriptions a publication on `topic` with descriptor `md` reaches, in the
@@ -423,6 +484,7 @@ impl QueueManager {
                     copies.push(PlannedCopy {
                         queue: qid,
                         delivered_persistent: md.is_persistent() && !copy.is_persistent(),
+                        shares_body: true,
                         md: copy,
                         body: body.clone(),
                         properties: copy_properties,
@@ -532,6 +594,7 @@ impl QueueManager {
             body: Bytes::from(dl_body),
             properties: Bytes::new(),
             delivered_persistent: false,
+            shares_body: false,
             sub: SubKey(0),
         })
     }

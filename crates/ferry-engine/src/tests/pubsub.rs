@@ -663,3 +663,47 @@ fn a_persistent_retained_publication_is_logged_with_the_one_it_replaces_in_one_u
     use crate::journal::kind;
     assert_eq!(kinds, [kind::GET, kind::PUT, kind::COMMIT], "{kinds:?}");
 }
+
+#[test]
+fn a_persistent_publication_logs_its_body_once_for_all_durable_subscriptions_and_recovers() {
+    let mut h = Harness::new();
+    h.qm.set_logging(true);
+    let c = h.conn();
+    let subs: Vec<Subscribed> = (1..=3)
+        .map(|n| {
+            h.subscribe(c, &durable(&format!("D{n}"), "orders"))
+                .unwrap()
+        })
+        .collect();
+    let mut records: Vec<crate::LogRecord> = h.fx.drain_log().collect();
+    let p = h.conn();
+    let ph = h.publisher(p, "orders");
+    let mut md = MessageDescriptor {
+        persistence: ferry_mqi::descriptor::persistence::PERSISTENT,
+        ..MessageDescriptor::default()
+    };
+    let body = vec![7u8; 1000];
+    h.put_md(p, ph, &mut md, PutOptionFlags::NO_SYNCPOINT, &body)
+        .unwrap();
+    let published: Vec<crate::LogRecord> = h.fx.drain_log().collect();
+    assert_eq!(published.len(), 1, "one record for the three copies");
+    assert_eq!(published[0].kind, crate::journal::kind::PUBLISH);
+    assert_eq!(published[0].body.len(), 1000, "the body once");
+    assert!(published[0].head.len() < 3 * 500, "three small heads");
+    let Ok(crate::journal::Record::Publish { uow: None, copies }) = published[0].decode() else {
+        panic!("not a publish record");
+    };
+    assert_eq!(copies.len(), 3);
+    records.extend(published);
+    let (qm, _) = super::persistence::restart(&h, &records);
+    for s in &subs {
+        let status = qm
+            .queue_status(&s.destination, Timestamp(h.now + 2))
+            .unwrap();
+        assert_eq!(
+            status.current_depth, 1,
+            "{} recovered its copy",
+            s.destination
+        );
+    }
+}
