@@ -634,15 +634,19 @@ mod tests {
 
     #[test]
     fn the_nearest_value_that_is_not_asparent_wins() {
-        let mut node = TopicAttributes::default();
-        node.publish = TopicEnablement::Disabled;
-        node.wildcard = WildcardOperation::Block;
-        let mut parent = TopicAttributes::default();
-        parent.publish = TopicEnablement::Enabled;
-        parent.def_priority = 7;
-        parent.durable_model_q = "APP.DUR.MODEL".into();
-        parent.persistent_delivery = MessageDelivery::All;
-        parent.wildcard = WildcardOperation::Passthru;
+        let node = TopicAttributes {
+            publish: TopicEnablement::Disabled,
+            wildcard: WildcardOperation::Block,
+            ..TopicAttributes::default()
+        };
+        let mut parent = TopicAttributes {
+            publish: TopicEnablement::Enabled,
+            def_priority: 7,
+            durable_model_q: "APP.DUR.MODEL".into(),
+            persistent_delivery: MessageDelivery::All,
+            wildcard: WildcardOperation::Passthru,
+            ..TopicAttributes::default()
+        };
         let mut base = TopicAttributes::system_base();
         base.def_priority = 3;
         base.use_dlq = AsParentYesNo::No;
@@ -669,8 +673,10 @@ mod tests {
         let mut base = TopicAttributes::system_base();
         base.def_persistence = AsParentYesNo::AsParent;
         base.non_durable_model_q = "  ".into();
-        let mut node = TopicAttributes::default();
-        node.def_persistence = AsParentYesNo::AsParent;
+        let node = TopicAttributes {
+            def_persistence: AsParentYesNo::AsParent,
+            ..TopicAttributes::default()
+        };
         let r = ResolvedTopicAttributes::resolve([&node, &base]);
         assert!(!r.default_persistent);
         assert_eq!(r.non_durable_model_q, NON_DURABLE_MODEL_QUEUE);
