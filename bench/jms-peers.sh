@@ -12,7 +12,9 @@
 #   ROUNDS=4 PEERS="ferry artemis" WORKLOADS=rr CLIENTS=16,64 bench/jms-peers.sh
 #
 # PEERS: ferry artemis rabbitmq (default all three). WORKLOADS (default all): rr, rr-persistent,
-# rr-transacted (commit after each send and receive), sr, ps. CLIENTS: the steps (1,16,64);
+# rr-transacted (commit after each send and receive), sr, ps (N publishers, N subscribers on
+# 10 topics), ps-cc (seed 001's shape: one publisher on one topic, CLIENTS subscribers; not in
+# the default list). CLIENTS: the steps (1,16,64);
 # SECS / WARMUP: measured and warm-up seconds per step (5 / 2); BROKER_WARMUP: seconds of RR at
 # 16 clients run against each broker before it is measured (15); JMS_ARGS: more generator
 # options (e.g. --ack none, --size 20KB). FERRY=path uses that ferry binary instead of building
@@ -22,7 +24,7 @@
 # machine where each broker's CPU per operation moves by ±20% from run to run.
 #
 # Ferry: a private queue manager (AMQP on 5672) with REQUEST.1-10, REPLY, REPLY.1..N and
-# SR.1..N defined; it has no topics yet, so ps reports "refused". Artemis: embedded 2.55.0
+# SR.1..N defined (topics need no definition). Artemis: embedded 2.55.0
 # (bench/peers/artemis, port 5673; auto-create on for the topics). RabbitMQ: Debian's 3.10
 # (bench/peers/rabbitmq, port 5674), queues as /amq/queue/NAME and topics as /topic/NAME; it
 # ignores selectors, so its requesters use their own reply queues.
@@ -66,6 +68,7 @@ measure() {
       rr-transacted) args=(rr --transacted) ;;
       sr) args=(sr) ;;
       ps) args=(ps) ;;
+      ps-cc) args=(ps --queues 1 --publishers 1) ;;
       *) echo "unknown workload $w" >&2; return 2 ;;
     esac
     echo "== $name: $w"

@@ -108,12 +108,16 @@ public final class JmsLoad {
                 for (int i = 0; i < n; i++) shape.producers().add(new Sender(ps.get(i), step, options, "SR." + (i + 1), false));
             }
             case PS -> {
+                // n subscribers; each topic's publications fan out to every subscriber of it.
                 List<Session> cs = sessions(n, step, shape.connections());
                 for (int j = 0; j < n; j++) {
                     shape.consumers().add(new Receiver(cs.get(j), step, options, "PS." + (j % q + 1), true));
                 }
-                List<Session> ps = sessions(n, step, shape.connections());
-                for (int i = 0; i < n; i++) shape.producers().add(new Sender(ps.get(i), step, options, "PS." + (i % q + 1), true));
+                int publishers = options.publishers > 0 ? options.publishers : n;
+                List<Session> ps = sessions(publishers, step, shape.connections());
+                for (int i = 0; i < publishers; i++) {
+                    shape.producers().add(new Sender(ps.get(i), step, options, "PS." + (i % q + 1), true));
+                }
             }
         }
         for (Application a : shape.consumers()) a.setUp();

@@ -54,6 +54,10 @@ final class Options {
     int queues = 10;
     ReplyQueues replyQueues = ReplyQueues.SHARED;
     int receiversPerQueue = 2;
+    /** ps: publishers per point (0: as many as subscribers, the --clients value). */
+    int publishers = 0;
+    /** Messages per second each producer sends (0: as fast as the broker takes them). */
+    double rate = 0;
     long replyTimeoutMs = 10_000;
 
     static final String USAGE = String.join("\n",
@@ -61,7 +65,9 @@ final class Options {
         "  --url amqp://host:port      broker (default amqp://localhost:5672)",
         "  --user U --password P       credentials (default none)",
         "  --broker NAME               name printed in RESULT lines (default unknown)",
-        "  --clients 1,16,64           points: requesters / senders / publishers per step",
+        "  --clients 1,16,64           points: requesters / senders / subscribers per step",
+        "  --publishers N              ps: publishers per point (default: as many as subscribers)",
+        "  --rate R                    messages per second per sender or publisher (default 0: unthrottled)",
         "  --size 2KB                  message body (B, KB = 1024, MB)",
         "  --persistent                persistent messages (default non-persistent)",
         "  --ack auto|client|dups_ok|none   acknowledge mode (none: Qpid's NO_ACKNOWLEDGE)",
@@ -110,6 +116,8 @@ final class Options {
                         case "--topic-prefix" -> o.topicPrefix = v;
                         case "--queues" -> o.queues = positive(a, v);
                         case "--receivers-per-queue" -> o.receiversPerQueue = positive(a, v);
+                        case "--publishers" -> o.publishers = positive(a, v);
+                        case "--rate" -> o.rate = Double.parseDouble(v);
                         case "--broker-pid" -> o.brokerPid = positive(a, v);
                         case "--reply-queues" -> o.replyQueues = switch (v) {
                             case "shared" -> ReplyQueues.SHARED;

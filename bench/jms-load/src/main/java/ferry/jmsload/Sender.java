@@ -7,7 +7,7 @@ import jakarta.jms.JMSException;
 import jakarta.jms.MessageProducer;
 import jakarta.jms.Session;
 
-/** SR sender or PS publisher: sends to one queue or topic as fast as the broker takes it. */
+/** SR sender or PS publisher: sends to one queue or topic as fast as the broker takes it, or at --rate. */
 final class Sender extends Application {
     /** Message property carrying the send time (System.nanoTime) for the receive latency. */
     static final String SENT_AT = "FerrySentAt";
@@ -20,6 +20,8 @@ final class Sender extends Application {
     private final boolean topic;
     private final byte[] payload;
     private MessageProducer producer;
+    /** With --rate: when the next message is due (System.nanoTime). */
+    private long nextAt;
 
     Sender(Session session, Step step, Options options, String address, boolean topic) {
         super(session, step, options);
@@ -37,6 +39,15 @@ final class Sender extends Application {
 
     @Override
     void once() throws JMSException {
+        if (options.rate > 0) {
+            long now = System.nanoTime();
+            if (nextAt == 0) nextAt = now;
+            if (now < nextAt) {
+                java.util.concurrent.locks.LockSupport.parkNanos(Math.min(nextAt - now, 100_000_000L));
+                return;
+            }
+            nextAt += (long) (1e9 / options.rate);
+        }
         BytesMessage m = session.createBytesMessage();
         m.writeBytes(payload);
         m.setLongProperty(RUN, RUN_ID);
