@@ -125,7 +125,14 @@ impl Node {
     /// Restarts from what is on `disk`. An error means the queue manager cannot start:
     /// in the simulation that is always a bug (nothing damages the disk but crashes).
     pub fn start(disk: &mut Disk, now: Timestamp) -> Result<Node, String> {
-        let mut qm = QueueManager::from_catalogue(QM_NAME, disk.catalogue.clone(), now);
+        let mut catalogue = disk.catalogue.clone();
+        let subscriptions = std::mem::take(&mut catalogue.subscriptions);
+        let mut qm = QueueManager::from_catalogue(QM_NAME, catalogue, now);
+        // The simulation's subscriptions have no selectors.
+        let lost = qm.restore_subscriptions(subscriptions, &|_| None, now);
+        if !lost.is_empty() {
+            return Err(format!("durable subscriptions not restored: {lost:?}"));
+        }
         let mut files = BTreeMap::new();
         let names: Vec<String> = disk.queue_files.keys().cloned().collect();
         for queue in names {

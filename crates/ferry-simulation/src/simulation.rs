@@ -99,11 +99,17 @@ impl From<Stop> for Halt {
     }
 }
 
-/// One application: a connection with a handle on every queue.
+/// The topic the applications publish on: two durable subscriptions, made before the
+/// queue manager first starts, put its copies on SIM.REQUEST and SIM.DATA.
+const TOPIC: &str = "sim/publications";
+
+/// One application: a connection with a handle on every queue, and one publishing on
+/// [`TOPIC`].
 #[derive(Debug)]
 struct App {
     conn: ConnId,
     handles: [Hobj; 3],
+    topic: Hobj,
     /// Waiting for a reply the log must make durable first.
     blocked: bool,
     /// The MsgId of its request whose reply it has not got yet.
@@ -220,13 +226,53 @@ fn connect(qm: &mut QueueManager, now: Timestamp, fx: &mut Effects) -> Result<Ap
             .map_err(|e| format!("open {q}: {e}"))?
             .hobj;
     }
+    let topic = qm
+        .open_topic(conn, "", TOPIC, OpenOptions::OUTPUT, fx)
+        .map_err(|e| format!("open topic {TOPIC}: {e}"))?
+        .hobj;
     fx.clear();
     Ok(App {
         conn,
         handles,
+        topic,
         blocked: false,
         awaiting: None,
     })
+}
+
+/// The two durable subscriptions to [`TOPIC`], on SIM.REQUEST and SIM.DATA, with a
+/// blank SubCorrelId so copies carry no CorrelId (the model's plain messages).
+fn subscribe_durably(qm: &mut QueueManager, now: Timestamp, fx: &mut Effects) -> Result<(), String> {
+    use ferry_mqi::subscription::{SubscribeOptions, SubscriptionDescriptor};
+    let info = ConnectionInfo {
+        user_id: "sim".into(),
+        ..ConnectionInfo::default()
+    };
+    let conn = qm.connect(info, now, fx).map_err(|e| format!("connect: {e}"))?;
+    for (n, q) in [QUEUES[REQUEST], QUEUES[2]].into_iter().enumerate() {
+        let od = ObjectDescriptor::queue(q).map_err(|e| e.to_string())?;
+        let hobj = qm
+            .open(conn, &od, OpenOptions::OUTPUT, now, fx)
+            .map_err(|e| format!("open {q}: {e}"))?
+            .hobj;
+        let sd = SubscriptionDescriptor {
+            options: SubscribeOptions::CREATE
+                | SubscribeOptions::DURABLE
+                | SubscribeOptions::SET_CORREL_ID,
+            object_string: TOPIC.into(),
+            sub_name: format!("SIM.SUB.{n}"),
+            sub_correl_id: NONE_ID,
+            ..SubscriptionDescriptor::default()
+        };
+        let s = qm
+            .subscribe(conn, &sd, Some(hobj), None, now, fx)
+            .map_err(|e| format!("subscribe: {e}"))?;
+        qm.close(conn, s.hsub, ferry_mqi::CloseOptions::KEEP_SUB, now, fx)
+            .map_err(|e| format!("close: {e}"))?;
+    }
+    qm.disconnect(conn, true, now, fx);
+    fx.clear();
+    Ok(())
 }
 
 impl Sim {
@@ -266,6 +312,7 @@ impl Sim {
             )
             .map_err(|e| format!("define {q}: {e}"))?;
         }
+        subscribe_durably(&mut qm, now, &mut fx)?;
         let mut disk = Disk::new(seed, config, model, qm.catalogue());
         let mut node = Node::create(&mut disk, now)?;
         let apps_n = 2 + rng.below(5) as usize;
@@ -605,6 +652,44 @@ impl Sim {
         self.end(app)
     }
 
+    /// A publication on [`TOPIC`]: one copy on each subscription's queue, in the model
+    /// two puts of the same message.
+    fn publish(&mut self, app: usize, msg: Msg, sync: bool) -> Result<(), Halt> {
+        self.begin();
+        let mut md = MessageDescriptor {
+            msg_id: id_bytes(msg.id),
+            persistence: if msg.persistent {
+                persistence::PERSISTENT
+            } else {
+                persistence::NOT_PERSISTENT
+            },
+            ..MessageDescriptor::default()
+        };
+        let flags = if sync {
+            PutOptionFlags::SYNCPOINT
+        } else {
+            PutOptionFlags::NO_SYNCPOINT
+        };
+        let (c, h, now) = (self.apps[app].conn, self.apps[app].topic, self.t());
+        let body = Bytes::copy_from_slice(&msg.id.to_be_bytes());
+        let r = self.node.qm.put(
+            c,
+            h,
+            &mut md,
+            &PutOptions::new(flags),
+            body,
+            now,
+            &mut self.node.fx,
+        );
+        self.note(format!("app {app}: publish {msg:?} sync {sync}: {r:?}"));
+        if let Err(e) = r {
+            return Err(Halt::Broken(format!("publish failed: {e}")));
+        }
+        self.model.put(app, REQUEST, msg, sync);
+        self.model.put(app, 2, msg, sync);
+        self.end(app)
+    }
+
     /// A get from `q` (by CorrelId when `correl` is not 0): the model predicts it.
     fn get(&mut self, app: usize, q: usize, correl: u64, sync: bool) -> Result<Option<Msg>, Halt> {
         self.begin();
@@ -693,13 +778,21 @@ impl Sim {
         let sync = self.rng.chance(50);
         let persistent = self.rng.chance(70);
         match self.rng.below(100) {
-            0..=24 => {
+            0..=14 => {
                 let msg = Msg {
                     id: self.model.new_id(),
                     persistent,
                     correl: 0,
                 };
                 self.put(app, 2, msg, sync)
+            }
+            15..=24 => {
+                let msg = Msg {
+                    id: self.model.new_id(),
+                    persistent,
+                    correl: 0,
+                };
+                self.publish(app, msg, sync)
             }
             25..=39 => {
                 let msg = Msg {
