@@ -112,6 +112,11 @@ impl Queue {
         self.hobj
     }
 
+    /// The conversation (hconn) the handle belongs to.
+    pub(crate) fn conversation(&self) -> &Arc<Conversation> {
+        &self.conv
+    }
+
     /// Puts a message (MQPUT). On return `md` holds the output descriptor: the
     /// generated MsgId, PutDate/PutTime and context. Warnings (e.g. 2049) count as
     /// success. To pass context (PASS_IDENTITY_CONTEXT, PASS_ALL_CONTEXT), name the input
@@ -123,7 +128,17 @@ impl Queue {
         pmo: &PutOptions,
         body: impl Into<Bytes>,
     ) -> Result<(), MqError> {
-        let body = body.into();
+        self.put_with_warning(md, pmo, body.into()).await.map(drop)
+    }
+
+    /// [`Queue::put`], returning the warning the put completed with (for a topic handle:
+    /// 2550 MQRC_NO_SUBS_MATCHED).
+    pub(crate) async fn put_with_warning(
+        &self,
+        md: &mut MessageDescriptor,
+        pmo: &PutOptions,
+        body: Bytes,
+    ) -> Result<Option<ReasonCode>, MqError> {
         if body.len() > self.conv.max_msg_length() as usize {
             return Err(MqError::from(ReasonCode::DataLengthError));
         }
@@ -135,9 +150,9 @@ impl Queue {
         };
         match self.conv.call(&req).await? {
             Reply::Put { status, md: out } => {
-                status.into_result()?;
+                let warning = status.into_result()?;
                 *md = out;
-                Ok(())
+                Ok(warning)
             }
             _ => Err(unexpected()),
         }
