@@ -5,11 +5,13 @@ use std::sync::Arc;
 use bytes::Bytes;
 use ferry_mqi::{
     FixedStr, MessageDescriptor, MqError, ObjectDescriptor, OpenOptions, PutOptions, ReasonCode,
+    SubscriptionDescriptor,
 };
 use ferry_wire::{ConnRequest, MqscOutput, Reply, Request};
 
 use crate::conversation::Conversation;
 use crate::options::ConnectOptions;
+use crate::pubsub::{self, Subscription, Topic};
 use crate::queue::Queue;
 use crate::transport::reserve_conversation;
 
@@ -136,6 +138,63 @@ impl Connection {
             }
             _ => Err(MqError::from(ReasonCode::UnexpectedError)),
         }
+    }
+
+    /// Opens the topic `topic_string` for publishing (MQOPEN of an MQOT_TOPIC object with
+    /// that ObjectString, MQOO_OUTPUT | MQOO_FAIL_IF_QUIESCING). The topic need not be
+    /// defined: the topic objects above it in the tree give its attributes. Fails with
+    /// 2425 MQRC_TOPIC_STRING_ERROR for a string the queue manager refuses, 2441
+    /// MQRC_OBJECT_STRING_ERROR beyond 10,240 bytes, and 2298
+    /// MQRC_FUNCTION_NOT_SUPPORTED against a queue manager older than protocol minor 5.
+    pub async fn open_topic(&self, topic_string: &str) -> Result<Topic, MqError> {
+        let options = OpenOptions::OUTPUT | OpenOptions::FAIL_IF_QUIESCING;
+        pubsub::open_topic(&self.conv, "", topic_string, options).await
+    }
+
+    /// Opens a topic for publishing as MQOPEN names one: `object_name` a topic object
+    /// (blank: none) and `object_string` a topic string appended to the object's
+    /// TOPICSTR, with `options` (MQOO_OUTPUT and its context and quiescing companions;
+    /// 2045 MQRC_OPTION_NOT_VALID_FOR_TYPE otherwise). 2085 MQRC_UNKNOWN_OBJECT_NAME
+    /// when the object is not defined.
+    pub async fn open_topic_with(
+        &self,
+        object_name: &str,
+        object_string: &str,
+        options: OpenOptions,
+    ) -> Result<Topic, MqError> {
+        pubsub::open_topic(&self.conv, object_name, object_string, options).await
+    }
+
+    /// Subscribes (MQSUB) as `sd` says, the copies going to a queue the queue manager
+    /// manages (MQSO_MANAGED) or, for a RESUME or ALTER without MANAGED, to the queue the
+    /// subscription already has. For a managed subscription the returned handle holds
+    /// that queue ([`Subscription::next`]).
+    ///
+    /// MQ's reasons: 2440 MQRC_SUB_NAME_ERROR for a durable subscription without SubName,
+    /// 2432 MQRC_SUB_ALREADY_EXISTS for a CREATE of a name in use, 2428
+    /// MQRC_NO_SUBSCRIPTION for a RESUME of one that does not exist, 2429
+    /// MQRC_SUBSCRIPTION_IN_USE when another handle has it, 2459
+    /// MQRC_SELECTOR_SYNTAX_ERROR for a SelectionString that does not compile, 2019
+    /// MQRC_HOBJ_ERROR for a CREATE that is neither MANAGED nor given a queue; 2298
+    /// against a queue manager older than protocol minor 5.
+    pub async fn subscribe(&self, sd: &SubscriptionDescriptor) -> Result<Subscription, MqError> {
+        pubsub::subscribe(&self.conv, sd, 0).await
+    }
+
+    /// Subscribes (MQSUB) with the copies going to `queue`, a local queue this
+    /// connection opened (for output is enough): `sd` must not have MQSO_MANAGED. A
+    /// durable subscription needs a queue that outlives the connection (2522
+    /// MQRC_INVALID_DESTINATION for a temporary dynamic queue). Get the copies from
+    /// `queue`. 2019 MQRC_HOBJ_ERROR when `queue` belongs to another connection.
+    pub async fn subscribe_to(
+        &self,
+        sd: &SubscriptionDescriptor,
+        queue: &Queue,
+    ) -> Result<Subscription, MqError> {
+        if !Arc::ptr_eq(queue.conversation(), &self.conv) {
+            return Err(ReasonCode::HobjError.into());
+        }
+        pubsub::subscribe(&self.conv, sd, queue.hobj()).await
     }
 
     /// Opens, puts one message and closes (MQPUT1), as reply-sending servers do.

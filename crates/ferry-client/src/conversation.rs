@@ -39,7 +39,7 @@ impl Conversation {
     pub(crate) async fn call(&self, req: &Request) -> Result<Reply, MqError> {
         let verb = req.verb();
         let frame = self.call_frame(req).await?;
-        decode_reply(&frame, verb)
+        decode_reply(&frame, verb, self.socket.negotiated.minor)
     }
 
     async fn call_frame(&self, req: &Request) -> Result<Frame, MqError> {
@@ -70,8 +70,9 @@ impl Conversation {
     }
 }
 
-fn decode_reply(frame: &Frame, verb: Verb) -> Result<Reply, MqError> {
-    match Reply::decode(frame) {
+/// Decodes the reply to a call of `verb`, laid out for the socket's protocol `minor`.
+fn decode_reply(frame: &Frame, verb: Verb, minor: u16) -> Result<Reply, MqError> {
+    match Reply::decode_at(frame, minor) {
         Ok(r) if r.verb() == verb => Ok(r),
         Ok(r) => {
             tracing::warn!(expected = ?verb, got = ?r.verb(), "reply to the wrong verb");

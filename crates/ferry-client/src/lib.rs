@@ -29,6 +29,11 @@
 //! every outstanding and later call of its conversations with 2009
 //! MQRC_CONNECTION_BROKEN.
 //!
+//! **Publish/subscribe.** [`Connection::open_topic`] opens a topic for publishing
+//! ([`Topic::publish`]); [`Connection::subscribe`] makes or resumes a subscription whose
+//! copies arrive on a managed queue ([`Subscription::next`]), and
+//! [`Connection::subscribe_to`] one whose copies go to a queue the application opened.
+//!
 //! Errors are [`ferry_mqi::MqError`]: an MQ completion code and reason code.
 
 #![deny(missing_docs)]
@@ -38,6 +43,7 @@ mod connection;
 mod conversation;
 mod driver;
 mod options;
+mod pubsub;
 mod queue;
 mod socket;
 mod tls;
@@ -46,5 +52,6 @@ mod transport;
 pub use connection::Connection;
 pub use ferry_wire::MqscOutput;
 pub use options::{ConnectOptions, Target};
+pub use pubsub::{Publication, Subscription, Topic};
 pub use queue::{GotMessage, Queue};
 pub use tls::{OutboundSni, TlsOptions};

@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use ferry_mqi::{
-    CloseOptions, FixedStr, GetOptionFlags, GetOptions, InquireValue, MessageDescriptor, MqError,
-    PutOptions, ReasonCode, Selector,
+    CloseOptions, FixedStr, GetOptionFlags, GetOptions, InquireValue, MessageDescriptor,
+    MessageProperties, MqError, PropertyValue, PutOptions, ReasonCode, Selector,
 };
 use ferry_wire::{Reply, Request};
 
@@ -18,6 +18,11 @@ pub struct GotMessage {
     pub data: Bytes,
     /// The message's full length (MQGET DataLength), larger than `data` when truncated.
     pub data_length: usize,
+    /// The message's properties in their compact encoding (empty: none), e.g. the
+    /// MQTopicString of a publication: read them with [`GotMessage::property`] or
+    /// [`GotMessage::decode_properties`]. Queue managers older than protocol minor 5 send
+    /// none.
+    pub properties: Bytes,
     /// A warning the get completed with, e.g. 2079 MQRC_TRUNCATED_MSG_ACCEPTED.
     pub warning: Option<ReasonCode>,
     /// MQGMO GroupStatus: `b' '` not in a group, `b'G'` in a group, `b'L'` the last of
@@ -32,6 +37,19 @@ impl GotMessage {
     /// True when the body was cut to the requested length.
     pub fn is_truncated(&self) -> bool {
         self.data.len() < self.data_length
+    }
+
+    /// The value of property `name` (names compare exactly), if the message has it,
+    /// e.g. `"MQTopicString"` on a publication.
+    pub fn property(&self, name: &str) -> Option<PropertyValue> {
+        MessageProperties::find(&self.properties, name).map(|p| p.to_value())
+    }
+
+    /// All the message's properties, in order; an encoding the client cannot read is
+    /// 2195 MQRC_UNEXPECTED_ERROR.
+    pub fn decode_properties(&self) -> Result<MessageProperties, MqError> {
+        MessageProperties::decode(&self.properties)
+            .map_err(|_| MqError::from(ReasonCode::UnexpectedError))
     }
 }
 
@@ -94,6 +112,11 @@ impl Queue {
         self.hobj
     }
 
+    /// The conversation (hconn) the handle belongs to.
+    pub(crate) fn conversation(&self) -> &Arc<Conversation> {
+        &self.conv
+    }
+
     /// Puts a message (MQPUT). On return `md` holds the output descriptor: the
     /// generated MsgId, PutDate/PutTime and context. Warnings (e.g. 2049) count as
     /// success. To pass context (PASS_IDENTITY_CONTEXT, PASS_ALL_CONTEXT), name the input
@@ -105,7 +128,17 @@ impl Queue {
         pmo: &PutOptions,
         body: impl Into<Bytes>,
     ) -> Result<(), MqError> {
-        let body = body.into();
+        self.put_with_warning(md, pmo, body.into()).await.map(drop)
+    }
+
+    /// [`Queue::put`], returning the warning the put completed with (for a topic handle:
+    /// 2550 MQRC_NO_SUBS_MATCHED).
+    pub(crate) async fn put_with_warning(
+        &self,
+        md: &mut MessageDescriptor,
+        pmo: &PutOptions,
+        body: Bytes,
+    ) -> Result<Option<ReasonCode>, MqError> {
         if body.len() > self.conv.max_msg_length() as usize {
             return Err(MqError::from(ReasonCode::DataLengthError));
         }
@@ -117,9 +150,9 @@ impl Queue {
         };
         match self.conv.call(&req).await? {
             Reply::Put { status, md: out } => {
-                status.into_result()?;
+                let warning = status.into_result()?;
                 *md = out;
-                Ok(())
+                Ok(warning)
             }
             _ => Err(unexpected()),
         }
@@ -152,6 +185,7 @@ impl Queue {
                 status,
                 md: out,
                 data_length,
+                properties,
                 body,
             } => {
                 let unlock = gmo.options.contains(GetOptionFlags::UNLOCK);
@@ -165,6 +199,7 @@ impl Queue {
                 Ok(GotMessage {
                     data: body,
                     data_length: data_length as usize,
+                    properties,
                     warning,
                     // Both follow from the returned descriptor's MsgFlags, so the wire
                     // does not carry them.

@@ -632,6 +632,8 @@ mod tests {
             status: crate::Status::OK,
             md: MessageDescriptor::default(),
             data_length: 2048,
+            // Properties travel in the head, before the message data.
+            properties: Bytes::from_static(b"properties"),
             body: json(2048),
         };
         let mut out = BytesMut::new();

@@ -104,6 +104,35 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// A UTF-8 text of at most `max` bytes: u32 length + bytes. A longer length is
+    /// refused ([`WireError::NameTooLong`]) before its bytes are looked at.
+    pub(crate) fn bounded_string(
+        &mut self,
+        field: &'static str,
+        max: usize,
+    ) -> Result<String, WireError> {
+        let len = self.u32()? as usize;
+        if len > max {
+            return Err(WireError::NameTooLong { field, len, max });
+        }
+        let raw = self.take(len)?;
+        match std::str::from_utf8(raw) {
+            Ok(s) => Ok(s.to_owned()),
+            Err(_) => Err(WireError::InvalidUtf8 { field }),
+        }
+    }
+
+    /// Opaque bytes: u32 length + bytes, as a zero-copy slice of the payload.
+    pub(crate) fn bytes(&mut self) -> Result<Bytes, WireError> {
+        let len = self.u32()? as usize;
+        if self.remaining() < len {
+            return Err(WireError::Truncated);
+        }
+        let b = self.buf.slice(self.pos..self.pos + len);
+        self.pos += len;
+        Ok(b)
+    }
+
     /// An element count, with a capacity safe to pre-allocate: never more than the bytes
     /// left could hold at `min_size` bytes per element.
     pub(crate) fn count(&mut self, min_size: usize) -> Result<(usize, usize), WireError> {
@@ -148,6 +177,35 @@ pub(crate) fn put_string(out: &mut BytesMut, s: &str) -> Result<(), WireError> {
     })?;
     out.put_u32_le(len);
     out.put_slice(s.as_bytes());
+    Ok(())
+}
+
+/// Appends a text of at most `max` bytes as u32 length + UTF-8 bytes; a longer one is
+/// refused as the decoder refuses it ([`Reader::bounded_string`]).
+pub(crate) fn put_bounded_string(
+    out: &mut BytesMut,
+    s: &str,
+    field: &'static str,
+    max: usize,
+) -> Result<(), WireError> {
+    if s.len() > max {
+        return Err(WireError::NameTooLong {
+            field,
+            len: s.len(),
+            max,
+        });
+    }
+    put_string(out, s)
+}
+
+/// Appends opaque bytes as u32 length + bytes.
+pub(crate) fn put_bytes(out: &mut BytesMut, b: &[u8]) -> Result<(), WireError> {
+    let len = u32::try_from(b.len()).map_err(|_| WireError::FrameTooLarge {
+        len: b.len() as u64,
+        max: u64::from(u32::MAX),
+    })?;
+    out.put_u32_le(len);
+    out.put_slice(b);
     Ok(())
 }
 

@@ -108,6 +108,20 @@ pub enum WireError {
         /// What is wrong.
         detail: &'static str,
     },
+    /// A request verb that the connection's negotiated protocol minor does not have
+    /// (e.g. SUB on a connection that agreed minor 4). The frame itself is well formed:
+    /// the server answers the call with 2298 MQRC_FUNCTION_NOT_SUPPORTED.
+    #[error(
+        "verb 0x{verb:02x} needs protocol minor {needs}; this connection negotiated minor {minor}"
+    )]
+    VerbNotNegotiated {
+        /// The verb byte received.
+        verb: u8,
+        /// The first minor that has the verb.
+        needs: u16,
+        /// The minor the connection negotiated.
+        minor: u16,
+    },
     /// A compressed frame reached a payload decoder without being expanded.
     #[error("a compressed frame must be expanded before it is decoded")]
     NotExpanded,
@@ -119,7 +133,8 @@ impl WireError {
     /// Oversized frames (and compressed frames that would expand past the limit) map to
     /// 2218 MQRC_MSG_TOO_BIG_FOR_CHANNEL, bad names and texts to
     /// 2152 MQRC_OBJECT_NAME_ERROR, a foreign peer (bad magic) to 2539
-    /// MQRC_CHANNEL_CONFIG_ERROR; every other framing error to 2009
+    /// MQRC_CHANNEL_CONFIG_ERROR, a verb the negotiated minor lacks to 2298
+    /// MQRC_FUNCTION_NOT_SUPPORTED; every other framing error to 2009
     /// MQRC_CONNECTION_BROKEN, which is what the application sees anyway.
     pub fn reason(&self) -> ReasonCode {
         match self {
@@ -130,6 +145,7 @@ impl WireError {
                 ReasonCode::ObjectNameError
             }
             WireError::BadMagic(_) => ReasonCode::ChannelConfigError,
+            WireError::VerbNotNegotiated { .. } => ReasonCode::FunctionNotSupported,
             _ => ReasonCode::ConnectionBroken,
         }
     }

@@ -60,6 +60,10 @@ pub enum Verb {
     Heartbeat = 0x0C,
     /// MQSET (added in minor 1.1's verb set: older clients never send it).
     Set = 0x0D,
+    /// MQSUB (protocol minor 5): make or resume a subscription.
+    Sub = 0x0E,
+    /// MQOPEN of a topic named by a topic object and/or a topic string (protocol minor 5).
+    OpenTopic = 0x0F,
     /// The server's notice before it drops the socket for a protocol violation or
     /// shutdown. Never a reply.
     Error = 0x7F,
@@ -82,6 +86,8 @@ impl Verb {
             0x0B => Verb::Mqsc,
             0x0C => Verb::Heartbeat,
             0x0D => Verb::Set,
+            0x0E => Verb::Sub,
+            0x0F => Verb::OpenTopic,
             0x7F => Verb::Error,
             _ => return None,
         })
@@ -90,6 +96,17 @@ impl Verb {
     /// The verb code (without the reply bit).
     pub fn code(self) -> u8 {
         self as u8
+    }
+
+    /// The first protocol minor whose connections may send this verb: a request of a
+    /// later verb on a connection of a lower minor is refused
+    /// ([`WireError::VerbNotNegotiated`]). SET predates this rule and is accepted at
+    /// every minor, as it always was.
+    pub fn first_minor(self) -> u16 {
+        match self {
+            Verb::Sub | Verb::OpenTopic => crate::MINOR_WITH_PUBSUB,
+            _ => 0,
+        }
     }
 }
 

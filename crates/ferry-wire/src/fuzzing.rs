@@ -4,7 +4,10 @@
 //! crate's tests call them too, so stable CI covers the same paths:
 //!
 //! - `frame_decoder` → [`decode_everything`]: one buffer through every decoder; whatever
-//!   decodes re-encodes to something that decodes to the same value.
+//!   decodes re-encodes to something that decodes to the same value. Requests and
+//!   replies are decoded as the newest minor and as the minor before publish/subscribe
+//!   (4), whose connections must refuse SUB and OPENTOPIC and whose GET replies carry no
+//!   properties.
 //! - `inbound_sequence` → [`drive_inbound`]: a whole byte sequence (hello, then frames)
 //!   fed to [`Inbound`] in the reads a socket would make, as the server's socket task
 //!   does; it must take the same hellos and frames as one decode of the whole sequence,
@@ -20,9 +23,13 @@ use crate::compression::{FrameCompressor, FrameExpander, Techniques, PREFIX_LEN}
 use crate::frame::{FrameFlags, Verb, HEADER_LEN};
 use crate::inbound::{Inbound, Received, READ_MAX};
 use crate::{
-    decode_frame, encode_reply, encode_request, ClientHello, CloseNotice, Frame, Reply, Request,
-    ServerHello,
+    decode_frame, encode_reply_at, encode_request_at, ClientHello, CloseNotice, Frame, Reply,
+    Request, ServerHello, WireError, MINOR_WITH_PUBSUB, PROTOCOL_MINOR,
 };
+
+/// The minors every frame is decoded as: the newest, and the last one without
+/// publish/subscribe.
+const FUZZ_MINORS: [u16; 2] = [PROTOCOL_MINOR, MINOR_WITH_PUBSUB - 1];
 
 /// The frame limit used while fuzzing (1 MiB).
 pub const FUZZ_MAX_FRAME: u32 = 1 << 20;
@@ -60,29 +67,63 @@ fn redecode(out: &mut BytesMut) -> Frame {
 }
 
 fn check_frame(frame: &Frame) {
-    if let Ok(req) = Request::decode(frame) {
-        let mut out = BytesMut::new();
-        if encode_request(frame.conversation, frame.request_id, &req, &mut out).is_ok() {
-            let again = redecode(&mut out);
-            assert_eq!(
-                (again.conversation, again.request_id),
-                (frame.conversation, frame.request_id)
-            );
-            assert_eq!(Request::decode(&again), Ok(req));
-        }
-    }
-    if let Ok(reply) = Reply::decode(frame) {
-        let mut out = BytesMut::new();
-        if encode_reply(frame.conversation, frame.request_id, &reply, &mut out).is_ok() {
-            let again = redecode(&mut out);
-            assert_eq!(Reply::decode(&again), Ok(reply));
-        }
+    for minor in FUZZ_MINORS {
+        check_frame_at(frame, minor);
     }
     if let Ok(notice) = CloseNotice::decode(frame) {
         let mut out = BytesMut::new();
         if notice.encode(&mut out).is_ok() {
             let again = redecode(&mut out);
             assert_eq!(CloseNotice::decode(&again), Ok(notice));
+        }
+    }
+}
+
+/// Request and reply round trips of `frame` on a connection of protocol minor `minor`.
+fn check_frame_at(frame: &Frame, minor: u16) {
+    match Request::decode_at(frame, minor) {
+        Ok(req) => {
+            assert!(
+                frame.verb.first_minor() <= minor,
+                "a verb of minor {} decoded at minor {minor}",
+                frame.verb.first_minor()
+            );
+            let mut out = BytesMut::new();
+            if encode_request_at(frame.conversation, frame.request_id, &req, minor, &mut out)
+                .is_ok()
+            {
+                let again = redecode(&mut out);
+                assert_eq!(
+                    (again.conversation, again.request_id),
+                    (frame.conversation, frame.request_id)
+                );
+                assert_eq!(Request::decode_at(&again, minor), Ok(req));
+            }
+        }
+        Err(WireError::VerbNotNegotiated { needs, .. }) => {
+            assert!(needs > minor && frame.verb.first_minor() == needs);
+        }
+        Err(_) => {}
+    }
+    if let Ok(reply) = Reply::decode_at(frame, minor) {
+        if let Reply::Get { properties, .. } = &reply {
+            assert!(
+                minor >= MINOR_WITH_PUBSUB || properties.is_empty(),
+                "properties decoded before minor 5"
+            );
+        }
+        let mut out = BytesMut::new();
+        if encode_reply_at(
+            frame.conversation,
+            frame.request_id,
+            &reply,
+            minor,
+            &mut out,
+        )
+        .is_ok()
+        {
+            let again = redecode(&mut out);
+            assert_eq!(Reply::decode_at(&again, minor), Ok(reply));
         }
     }
 }

@@ -28,7 +28,9 @@ pub const PROTOCOL_MAJOR: u16 = 1;
 /// Minor 3 adds MQCSP (user id and password) to MQCONN.
 /// Minor 4 adds channel compression: the COMPHDR and COMPMSG lists in the client hello,
 /// the agreed techniques in the server hello, and the COMPRESSED frame flag.
-pub const PROTOCOL_MINOR: u16 = 4;
+/// Minor 5 adds publish/subscribe: the SUB verb (MQSUB), the OPENTOPIC verb (MQOPEN of a
+/// topic by topic string) and the message properties in the GET reply.
+pub const PROTOCOL_MINOR: u16 = 5;
 /// The first minor version with the SET verb.
 pub const MINOR_WITH_SET: u16 = 1;
 /// The first minor version whose MQPMO carries Context (the handle to pass context from).
@@ -37,6 +39,9 @@ pub const MINOR_WITH_CONTEXT: u16 = 2;
 pub const MINOR_WITH_CREDENTIALS: u16 = 3;
 /// The first minor version with channel compression (the hello's compression fields).
 pub const MINOR_WITH_COMPRESSION: u16 = 4;
+/// The first minor version with publish/subscribe: the SUB and OPENTOPIC verbs, and
+/// message properties in the GET reply.
+pub const MINOR_WITH_PUBSUB: u16 = 5;
 
 /// Largest encoded hello (either direction).
 pub const MAX_HELLO_LEN: u32 = 1024;

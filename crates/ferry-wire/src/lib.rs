@@ -50,11 +50,13 @@ pub use frame::{
 };
 pub use handshake::{
     negotiate, negotiate_heartbeat, ClientHello, HelloFlags, Negotiated, ServerHello, ServerLimits,
-    MAGIC, MINOR_WITH_COMPRESSION, MINOR_WITH_CONTEXT, MINOR_WITH_CREDENTIALS, MINOR_WITH_SET,
-    PROTOCOL_MAJOR, PROTOCOL_MINOR,
+    MAGIC, MINOR_WITH_COMPRESSION, MINOR_WITH_CONTEXT, MINOR_WITH_CREDENTIALS, MINOR_WITH_PUBSUB,
+    MINOR_WITH_SET, PROTOCOL_MAJOR, PROTOCOL_MINOR,
 };
 pub use inbound::{Inbound, Received};
 pub use notice::CloseNotice;
-pub use reply::{encode_reply, MqscOutput, Reply};
-pub use request::{encode_request, encode_request_at, ConnRequest, Credentials, Request};
+pub use reply::{encode_reply, encode_reply_at, MqscOutput, Reply};
+pub use request::{
+    encode_request, encode_request_at, ConnRequest, Credentials, Request, MAX_OBJECT_STRING_LEN,
+};
 pub use structs::{reason_from_wire, Status};

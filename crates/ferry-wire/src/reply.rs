@@ -3,13 +3,16 @@
 //! Every reply starts with the call's [`Status`] (MQCC + MQRC) and then always carries
 //! the verb's output fields, also on failure: MQ fills the descriptor and DataLength even
 //! for 2080 MQRC_TRUNCATED_MSG_FAILED. A GET body is the rest of the payload, a
-//! zero-copy `Bytes` slice of the read buffer.
+//! zero-copy `Bytes` slice of the read buffer. From protocol minor 5 a GET reply also
+//! carries the message's properties, so replies are laid out for the connection's minor
+//! ([`Reply::decode_at`], [`encode_reply_at`]).
 
 use bytes::{BufMut, Bytes, BytesMut};
 use ferry_mqi::{FixedStr, InquireValue, MessageDescriptor};
 
-use crate::cursor::{put_count, put_fixed, put_string, Reader};
+use crate::cursor::{put_bounded_string, put_bytes, put_count, put_fixed, put_string, Reader};
 use crate::frame::{begin_frame, finish_frame, Frame, Verb};
+use crate::request::MAX_OBJECT_STRING_LEN;
 use crate::structs::{get_attr_value, put_attr_value};
 use crate::structs::{get_md, get_status, put_md, put_status, Status};
 use crate::WireError;
@@ -76,6 +79,10 @@ pub enum Reply {
         md: MessageDescriptor,
         /// The full length of the message (DataLength), even when truncated.
         data_length: u32,
+        /// The message's properties in the [`ferry_mqi::MessageProperties`] encoding
+        /// (empty: none), e.g. a publication's MQTopicString. Carried from protocol minor
+        /// 5; always empty on a connection of a lower minor.
+        properties: Bytes,
         /// The body, at most the requested length.
         body: Bytes,
     },
@@ -110,6 +117,32 @@ pub enum Reply {
     },
     /// A heartbeat response.
     Heartbeat,
+    /// MQSUB (protocol minor 5).
+    Sub {
+        /// Outcome.
+        status: Status,
+        /// The subscription handle (Hsub; -1 on failure): MQCLOSE it with KEEP_SUB or
+        /// REMOVE_SUB.
+        hsub: i32,
+        /// For a managed subscription, the handle of its queue, opened for input, browse
+        /// and inquire; 0 when there is none.
+        hobj: i32,
+        /// SubId: the copies' CorrelId unless MQSO_SET_CORREL_ID gave another.
+        sub_id: [u8; 24],
+        /// The resolved topic string (MQSD ResObjectString).
+        topic_string: String,
+        /// The queue the copies go to.
+        destination: FixedStr<48>,
+    },
+    /// MQOPEN of a topic (protocol minor 5).
+    OpenTopic {
+        /// Outcome.
+        status: Status,
+        /// The object handle (-1 on failure).
+        hobj: i32,
+        /// The resolved topic string (MQOD ResObjectString).
+        topic_string: String,
+    },
 }
 
 impl Reply {
@@ -137,6 +170,8 @@ impl Reply {
             Reply::Back { .. } => Verb::Back,
             Reply::Mqsc { .. } => Verb::Mqsc,
             Reply::Heartbeat => Verb::Heartbeat,
+            Reply::Sub { .. } => Verb::Sub,
+            Reply::OpenTopic { .. } => Verb::OpenTopic,
         }
     }
 
@@ -154,7 +189,9 @@ impl Reply {
             | Reply::Set { status }
             | Reply::Cmit { status }
             | Reply::Back { status }
-            | Reply::Mqsc { status, .. } => *status,
+            | Reply::Mqsc { status, .. }
+            | Reply::Sub { status, .. }
+            | Reply::OpenTopic { status, .. } => *status,
             Reply::Heartbeat => Status::OK,
         }
     }
@@ -188,6 +225,7 @@ impl Reply {
                 status,
                 md: MessageDescriptor::default(),
                 data_length: 0,
+                properties: Bytes::new(),
                 body: Bytes::new(),
             },
             Verb::Inq => Reply::Inq {
@@ -201,12 +239,33 @@ impl Reply {
                 status,
                 output: MqscOutput::default(),
             },
+            Verb::Sub => Reply::Sub {
+                status,
+                hsub: -1,
+                hobj: 0,
+                sub_id: [0; 24],
+                topic_string: String::new(),
+                destination: FixedStr::BLANK,
+            },
+            Verb::OpenTopic => Reply::OpenTopic {
+                status,
+                hobj: -1,
+                topic_string: String::new(),
+            },
             Verb::Heartbeat | Verb::Error => return None,
         })
     }
 
-    /// Decodes a reply frame. Refuses requests, close notices and malformed payloads.
+    /// Decodes a reply frame laid out for the newest protocol minor
+    /// ([`crate::PROTOCOL_MINOR`]); see [`Reply::decode_at`].
     pub fn decode(frame: &Frame) -> Result<Reply, WireError> {
+        Self::decode_at(frame, crate::PROTOCOL_MINOR)
+    }
+
+    /// Decodes a reply frame of a connection that negotiated protocol minor `minor` (a
+    /// GET reply carries the message's properties from minor 5). Refuses requests,
+    /// close notices and malformed payloads.
+    pub fn decode_at(frame: &Frame, minor: u16) -> Result<Reply, WireError> {
         if frame.flags.contains(crate::FrameFlags::COMPRESSED) {
             return Err(WireError::NotExpanded);
         }
@@ -252,6 +311,11 @@ impl Reply {
                         status,
                         md: get_md(&mut r)?,
                         data_length: r.u32()?,
+                        properties: if minor >= crate::MINOR_WITH_PUBSUB {
+                            r.bytes()?
+                        } else {
+                            Bytes::new()
+                        },
                         body: r.rest(),
                     },
                     Verb::Inq => {
@@ -277,6 +341,23 @@ impl Reply {
                             output: MqscOutput { lines, failed },
                         }
                     }
+                    Verb::Sub => Reply::Sub {
+                        status,
+                        hsub: r.i32()?,
+                        hobj: r.i32()?,
+                        sub_id: r.array()?,
+                        topic_string: r
+                            .bounded_string("SUB reply ResObjectString", MAX_OBJECT_STRING_LEN)?,
+                        destination: r.fixed("SUB reply destination")?,
+                    },
+                    Verb::OpenTopic => Reply::OpenTopic {
+                        status,
+                        hobj: r.i32()?,
+                        topic_string: r.bounded_string(
+                            "OPENTOPIC reply ResObjectString",
+                            MAX_OBJECT_STRING_LEN,
+                        )?,
+                    },
                     // Heartbeat and Error were handled by the outer match.
                     Verb::Heartbeat | Verb::Error => Reply::Heartbeat,
                 }
@@ -287,13 +368,29 @@ impl Reply {
     }
 }
 
-/// Appends `reply` as one frame answering `request_id` of `conversation` to `out`.
-///
-/// On error (a body or text beyond 4 GiB) `out` is left as it was.
+/// Appends `reply` as one frame answering `request_id` of `conversation` to `out`, laid
+/// out for the newest protocol minor ([`crate::PROTOCOL_MINOR`]); see
+/// [`encode_reply_at`].
 pub fn encode_reply(
     conversation: u32,
     request_id: u32,
     reply: &Reply,
+    out: &mut BytesMut,
+) -> Result<(), WireError> {
+    encode_reply_at(conversation, request_id, reply, crate::PROTOCOL_MINOR, out)
+}
+
+/// Appends `reply` as one frame laid out for a connection that negotiated protocol minor
+/// `minor` (a GET reply's properties are left out before minor 5: an older client gets
+/// the layout it knows).
+///
+/// On error (a body or text beyond 4 GiB, a topic string beyond 10,240 bytes) `out` is
+/// left as it was.
+pub fn encode_reply_at(
+    conversation: u32,
+    request_id: u32,
+    reply: &Reply,
+    minor: u16,
     out: &mut BytesMut,
 ) -> Result<(), WireError> {
     let start = begin_frame(out, conversation, request_id, reply.verb(), true);
@@ -323,13 +420,48 @@ pub fn encode_reply(
         Reply::Get {
             md,
             data_length,
+            properties,
             body,
             ..
         } => {
             put_md(out, md);
             out.put_u32_le(*data_length);
-            out.put_slice(body);
-            Ok(())
+            let props = if minor >= crate::MINOR_WITH_PUBSUB {
+                put_bytes(out, properties)
+            } else {
+                Ok(())
+            };
+            props.map(|()| out.put_slice(body))
+        }
+        Reply::Sub {
+            hsub,
+            hobj,
+            sub_id,
+            topic_string,
+            destination,
+            ..
+        } => {
+            out.put_i32_le(*hsub);
+            out.put_i32_le(*hobj);
+            out.put_slice(sub_id);
+            put_bounded_string(
+                out,
+                topic_string,
+                "SUB reply ResObjectString",
+                MAX_OBJECT_STRING_LEN,
+            )
+            .map(|()| put_fixed(out, destination))
+        }
+        Reply::OpenTopic {
+            hobj, topic_string, ..
+        } => {
+            out.put_i32_le(*hobj);
+            put_bounded_string(
+                out,
+                topic_string,
+                "OPENTOPIC reply ResObjectString",
+                MAX_OBJECT_STRING_LEN,
+            )
         }
         Reply::Inq { values, .. } => put_count(out, values.len()).and_then(|()| {
             for v in values {

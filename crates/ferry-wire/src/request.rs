@@ -8,14 +8,14 @@
 use bytes::{BufMut, Bytes, BytesMut};
 use ferry_mqi::{
     CloseOptions, FixedStr, GetOptions, InquireValue, MessageDescriptor, ObjectDescriptor,
-    OpenOptions, PutOptions, Selector,
+    OpenOptions, PutOptions, Selector, SubscriptionDescriptor,
 };
 
-use crate::cursor::{put_count, put_fixed, put_string, Reader};
+use crate::cursor::{put_bounded_string, put_count, put_fixed, put_string, Reader};
 use crate::frame::{begin_frame, finish_frame, Frame, Verb, REPLY_VERB_BIT};
 use crate::structs::{
-    get_attr_value, get_close_options, get_gmo, get_md, get_od, get_open_options, get_pmo,
-    put_attr_value, put_close_options, put_gmo, put_md, put_od, put_open_options, put_pmo,
+    get_attr_value, get_close_options, get_gmo, get_md, get_od, get_open_options, get_pmo, get_sd,
+    put_attr_value, put_close_options, put_gmo, put_md, put_od, put_open_options, put_pmo, put_sd,
 };
 use crate::WireError;
 
@@ -33,6 +33,10 @@ pub struct ConnRequest {
     /// MQCSP: a user id and password to check (protocol minor 3 and later).
     pub credentials: Option<Credentials>,
 }
+
+/// The longest topic string carried (MQOD ObjectString, MQSD ObjectString, a resolved
+/// topic string): MQ's 10,240 bytes.
+pub const MAX_OBJECT_STRING_LEN: usize = ferry_mqi::subscription::MAX_SUB_STRING_LENGTH;
 
 /// The longest MQCSP user id carried.
 pub const MAX_CSP_USER_LEN: usize = 1024;
@@ -142,6 +146,24 @@ pub enum Request {
     },
     /// A heartbeat request (conversation 0).
     Heartbeat,
+    /// MQSUB (protocol minor 5): makes, resumes or alters a subscription.
+    Sub {
+        /// The subscription descriptor.
+        sd: SubscriptionDescriptor,
+        /// The queue handle the copies go to (a queue the application opened for
+        /// output); 0 for none (MQSO_MANAGED, or a RESUME that keeps the destination).
+        hobj: i32,
+    },
+    /// MQOPEN of a topic (MQOT_TOPIC) for publishing (protocol minor 5): the MQOD's
+    /// ObjectName and ObjectString, which OPEN's MQOD has no room for.
+    OpenTopic {
+        /// A topic object (blank: none).
+        object_name: FixedStr<48>,
+        /// A topic string, appended to the object's (at most 10,240 bytes).
+        object_string: String,
+        /// MQOO options (OUTPUT and its companions).
+        options: OpenOptions,
+    },
 }
 
 impl Request {
@@ -169,6 +191,8 @@ impl Request {
             Request::Back => Verb::Back,
             Request::Mqsc { .. } => Verb::Mqsc,
             Request::Heartbeat => Verb::Heartbeat,
+            Request::Sub { .. } => Verb::Sub,
+            Request::OpenTopic { .. } => Verb::OpenTopic,
         }
     }
 
@@ -179,8 +203,9 @@ impl Request {
     }
 
     /// Decodes a request frame of a connection that negotiated protocol minor `minor`
-    /// (PUT and PUT1 carry MQPMO.Context from minor 2). Refuses replies, close notices
-    /// and malformed payloads.
+    /// (PUT and PUT1 carry MQPMO.Context from minor 2). Refuses replies, close notices,
+    /// malformed payloads and verbs the minor does not have
+    /// ([`WireError::VerbNotNegotiated`]: SUB and OPENTOPIC before minor 5).
     pub fn decode_at(frame: &Frame, minor: u16) -> Result<Request, WireError> {
         if frame.flags.contains(crate::FrameFlags::COMPRESSED) {
             return Err(WireError::NotExpanded);
@@ -189,6 +214,13 @@ impl Request {
             return Err(WireError::UnexpectedVerb {
                 verb: frame.verb.code() | REPLY_VERB_BIT,
                 expected: "a request",
+            });
+        }
+        if frame.verb.first_minor() > minor {
+            return Err(WireError::VerbNotNegotiated {
+                verb: frame.verb.code(),
+                needs: frame.verb.first_minor(),
+                minor,
             });
         }
         let mut r = Reader::new(&frame.payload);
@@ -258,6 +290,15 @@ impl Request {
                 command: r.string("MQSC command")?,
             },
             Verb::Heartbeat => Request::Heartbeat,
+            Verb::Sub => Request::Sub {
+                sd: get_sd(&mut r)?,
+                hobj: r.i32()?,
+            },
+            Verb::OpenTopic => Request::OpenTopic {
+                object_name: r.fixed("OPENTOPIC.ObjectName")?,
+                object_string: r.bounded_string("OPENTOPIC.ObjectString", MAX_OBJECT_STRING_LEN)?,
+                options: get_open_options(&mut r)?,
+            },
             Verb::Error => {
                 return Err(WireError::UnexpectedVerb {
                     verb: Verb::Error.code(),
@@ -285,7 +326,9 @@ pub fn encode_request(
 /// Appends `req` as one frame laid out for a connection that negotiated protocol minor
 /// `minor` (MQPMO.Context is left out before minor 2).
 ///
-/// On error (a body or text beyond 4 GiB) `out` is left as it was.
+/// On error (a body or text beyond 4 GiB, a topic string or MQSD text beyond its bound)
+/// `out` is left as it was. A verb the minor does not have is the caller's to avoid
+/// ([`Verb::first_minor`]): it is encoded all the same, and the peer refuses it.
 pub fn encode_request_at(
     conversation: u32,
     request_id: u32,
@@ -371,6 +414,21 @@ pub fn encode_request_at(
         }
         Request::Cmit | Request::Back | Request::Heartbeat => Ok(()),
         Request::Mqsc { command } => put_string(out, command),
+        Request::Sub { sd, hobj } => put_sd(out, sd).map(|()| out.put_i32_le(*hobj)),
+        Request::OpenTopic {
+            object_name,
+            object_string,
+            options,
+        } => {
+            put_fixed(out, object_name);
+            put_bounded_string(
+                out,
+                object_string,
+                "OPENTOPIC.ObjectString",
+                MAX_OBJECT_STRING_LEN,
+            )
+            .map(|()| put_open_options(out, *options))
+        }
     };
     if let Err(e) = body_ok {
         out.truncate(start);

@@ -1,4 +1,5 @@
-//! Compact encodings of the MQI structures: MQMD, MQOD, MQPMO, MQGMO and call status.
+//! Compact encodings of the MQI structures: MQMD, MQOD, MQPMO, MQGMO, MQSD and call
+//! status.
 //!
 //! Layouts are little-endian and field by field (see docs/protocol.md §5): integers are
 //! 4 bytes, character fields are a u8 length plus the bytes without trailing blanks, and
@@ -13,7 +14,9 @@ use ferry_mqi::{
     PutOptions, ReasonCode,
 };
 
-use crate::cursor::{put_fixed, put_string, Reader};
+use ferry_mqi::subscription::{SubscribeOptions, SubscriptionDescriptor, MAX_SUB_STRING_LENGTH};
+
+use crate::cursor::{put_bounded_string, put_fixed, put_string, Reader};
 use crate::WireError;
 
 /// How an MQI call completed: MQCC + MQRC, carried by every reply.
@@ -324,4 +327,68 @@ pub(crate) fn put_attr_value(out: &mut BytesMut, v: &InquireValue) -> Result<(),
         }
     }
     Ok(())
+}
+
+/// The longest MQSD ObjectName (MQCHAR48).
+const SD_OBJECT_NAME_LEN: usize = 48;
+/// The longest MQSD AlternateUserId (MQCHAR12).
+const SD_ALTERNATE_USER_ID_LEN: usize = 12;
+
+/// Appends an MQSD (protocol minor 5): Options, ObjectName, ObjectString,
+/// AlternateUserId, SubName, SubUserData, SubCorrelId, PubPriority, SelectionString,
+/// SubLevel, SubExpiry. The texts are strings (u32 length + UTF-8), each bounded as MQ
+/// bounds it: 48 and 12 bytes for the names, 10,240 for the others. A longer one is
+/// refused here as the decoder refuses it.
+pub(crate) fn put_sd(out: &mut BytesMut, sd: &SubscriptionDescriptor) -> Result<(), WireError> {
+    out.put_u32_le(sd.options.bits());
+    put_bounded_string(out, &sd.object_name, "MQSD.ObjectName", SD_OBJECT_NAME_LEN)?;
+    put_bounded_string(
+        out,
+        &sd.object_string,
+        "MQSD.ObjectString",
+        MAX_SUB_STRING_LENGTH,
+    )?;
+    put_bounded_string(
+        out,
+        &sd.alternate_user_id,
+        "MQSD.AlternateUserId",
+        SD_ALTERNATE_USER_ID_LEN,
+    )?;
+    put_bounded_string(out, &sd.sub_name, "MQSD.SubName", MAX_SUB_STRING_LENGTH)?;
+    put_bounded_string(
+        out,
+        &sd.sub_user_data,
+        "MQSD.SubUserData",
+        MAX_SUB_STRING_LENGTH,
+    )?;
+    out.put_slice(&sd.sub_correl_id);
+    out.put_i32_le(sd.pub_priority);
+    put_bounded_string(
+        out,
+        &sd.selection_string,
+        "MQSD.SelectionString",
+        MAX_SUB_STRING_LENGTH,
+    )?;
+    out.put_i32_le(sd.sub_level);
+    out.put_i32_le(sd.sub_expiry);
+    Ok(())
+}
+
+/// Decodes an MQSD laid out as [`put_sd`] writes it. Option bits and numbers are carried
+/// unchanged (the queue manager judges them); a text over its bound is refused before
+/// its bytes are read.
+pub(crate) fn get_sd(r: &mut Reader<'_>) -> Result<SubscriptionDescriptor, WireError> {
+    Ok(SubscriptionDescriptor {
+        options: SubscribeOptions::from_bits_retain(r.u32()?),
+        object_name: r.bounded_string("MQSD.ObjectName", SD_OBJECT_NAME_LEN)?,
+        object_string: r.bounded_string("MQSD.ObjectString", MAX_SUB_STRING_LENGTH)?,
+        alternate_user_id: r.bounded_string("MQSD.AlternateUserId", SD_ALTERNATE_USER_ID_LEN)?,
+        sub_name: r.bounded_string("MQSD.SubName", MAX_SUB_STRING_LENGTH)?,
+        sub_user_data: r.bounded_string("MQSD.SubUserData", MAX_SUB_STRING_LENGTH)?,
+        sub_correl_id: r.array()?,
+        pub_priority: r.i32()?,
+        selection_string: r.bounded_string("MQSD.SelectionString", MAX_SUB_STRING_LENGTH)?,
+        sub_level: r.i32()?,
+        sub_expiry: r.i32()?,
+    })
 }

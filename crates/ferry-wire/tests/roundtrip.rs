@@ -4,14 +4,16 @@
 //! whatever the reads they arrive in.
 
 use bytes::{Bytes, BytesMut};
+use ferry_mqi::subscription::{SubscribeOptions, SubscriptionDescriptor};
 use ferry_mqi::{
     CloseOptions, CompCode, FixedStr, GetOptionFlags, GetOptions, InquireValue, MatchOptions,
     MessageDescriptor, ObjectDescriptor, ObjectType, OpenOptions, PutOptionFlags, PutOptions,
     ReasonCode,
 };
 use ferry_wire::{
-    decode_frame, encode_reply, encode_request, encode_request_at, fuzzing, CloseNotice,
-    ConnRequest, Credentials, MqscOutput, Reply, Request, Status, WireError, MINOR_WITH_CONTEXT,
+    decode_frame, encode_reply, encode_reply_at, encode_request, encode_request_at, fuzzing,
+    CloseNotice, ConnRequest, Credentials, MqscOutput, Reply, Request, Status, WireError,
+    MAX_OBJECT_STRING_LEN, MINOR_WITH_CONTEXT, MINOR_WITH_PUBSUB,
 };
 use proptest::prelude::*;
 
@@ -114,6 +116,35 @@ fn pmo() -> impl Strategy<Value = PutOptions> {
         .prop_map(|(o, c)| PutOptions::new(PutOptionFlags::from_bits_retain(o)).with_context(c))
 }
 
+fn sd() -> impl Strategy<Value = SubscriptionDescriptor> {
+    (
+        any::<u32>(),
+        "[A-Za-z0-9./_ ]{0,48}",
+        "[A-Za-z0-9/#+*?% ]{0,80}",
+        "[a-z ]{0,12}",
+        (".{0,40}", ".{0,40}", ".{0,60}"),
+        id24(),
+        any::<[i32; 3]>(),
+    )
+        .prop_map(
+            |(o, name, string, alt, (sub_name, user_data, selection), correl, i)| {
+                SubscriptionDescriptor {
+                    options: SubscribeOptions::from_bits_retain(o),
+                    object_name: name,
+                    object_string: string,
+                    alternate_user_id: alt,
+                    sub_name,
+                    sub_user_data: user_data,
+                    sub_correl_id: correl,
+                    pub_priority: i[0],
+                    selection_string: selection,
+                    sub_level: i[1],
+                    sub_expiry: i[2],
+                }
+            },
+        )
+}
+
 fn request() -> impl Strategy<Value = Request> {
     prop_oneof![
         (
@@ -172,6 +203,12 @@ fn request() -> impl Strategy<Value = Request> {
         Just(Request::Back),
         ".{0,80}".prop_map(|command| Request::Mqsc { command }),
         Just(Request::Heartbeat),
+        (sd(), any::<i32>()).prop_map(|(sd, hobj)| Request::Sub { sd, hobj }),
+        (fixed::<48>(), ".{0,80}", any::<u32>()).prop_map(|(n, s, o)| Request::OpenTopic {
+            object_name: n,
+            object_string: s,
+            options: OpenOptions::from_bits_retain(o),
+        }),
     ]
 }
 
@@ -209,14 +246,15 @@ fn reply() -> impl Strategy<Value = Reply> {
         status().prop_map(|status| Reply::Close { status }),
         (status(), md()).prop_map(|(status, md)| Reply::Put { status, md }),
         (status(), md()).prop_map(|(status, md)| Reply::Put1 { status, md }),
-        (status(), md(), any::<u32>(), body()).prop_map(|(status, md, data_length, body)| {
-            Reply::Get {
+        (status(), md(), any::<u32>(), body(), body()).prop_map(
+            |(status, md, data_length, properties, body)| Reply::Get {
                 status,
                 md,
                 data_length,
+                properties,
                 body,
             }
-        }),
+        ),
         (status(), proptest::collection::vec(inquire_value(), 0..10))
             .prop_map(|(status, values)| Reply::Inq { status, values }),
         status().prop_map(|status| Reply::Set { status }),
@@ -232,6 +270,30 @@ fn reply() -> impl Strategy<Value = Reply> {
                 output: MqscOutput { lines, failed }
             }),
         Just(Reply::Heartbeat),
+        (
+            status(),
+            any::<(i32, i32)>(),
+            id24(),
+            ".{0,80}",
+            fixed::<48>()
+        )
+            .prop_map(
+                |(status, (hsub, hobj), sub_id, topic_string, destination)| Reply::Sub {
+                    status,
+                    hsub,
+                    hobj,
+                    sub_id,
+                    topic_string,
+                    destination,
+                }
+            ),
+        (status(), any::<i32>(), ".{0,80}").prop_map(|(status, hobj, topic_string)| {
+            Reply::OpenTopic {
+                status,
+                hobj,
+                topic_string,
+            }
+        }),
     ]
 }
 
@@ -511,4 +573,166 @@ fn non_utf8_names_refused() {
         Request::decode(&f),
         Err(WireError::InvalidUtf8 { .. })
     ));
+}
+
+fn encoded_request(minor: u16, req: &Request) -> ferry_wire::Frame {
+    let mut buf = BytesMut::new();
+    encode_request_at(1, 1, req, minor, &mut buf).unwrap();
+    decode_frame(&mut buf, MAX).unwrap().unwrap()
+}
+
+/// SUB and OPENTOPIC exist from minor 5: a connection of minor 4 refuses them with
+/// `VerbNotNegotiated` (the server answers 2298), whatever their payload.
+#[test]
+fn pubsub_verbs_are_refused_below_minor_5() {
+    let old = MINOR_WITH_PUBSUB - 1;
+    for req in [
+        Request::Sub {
+            sd: SubscriptionDescriptor::managed("Price/Fruit/#"),
+            hobj: 0,
+        },
+        Request::OpenTopic {
+            object_name: FixedStr::BLANK,
+            object_string: "Price/Fruit/Apple".into(),
+            options: OpenOptions::OUTPUT,
+        },
+    ] {
+        let frame = encoded_request(MINOR_WITH_PUBSUB, &req);
+        assert_eq!(Request::decode_at(&frame, MINOR_WITH_PUBSUB).unwrap(), req);
+        let err = Request::decode_at(&frame, old).unwrap_err();
+        assert_eq!(
+            err,
+            WireError::VerbNotNegotiated {
+                verb: req.verb().code(),
+                needs: MINOR_WITH_PUBSUB,
+                minor: old,
+            }
+        );
+        assert_eq!(err.reason(), ReasonCode::FunctionNotSupported);
+        assert!(err.to_string().contains("needs protocol minor 5"), "{err}");
+    }
+}
+
+/// Every MQSD text and every topic string is bounded as MQ bounds it (10,240 bytes; 48
+/// and 12 for the names): the bound itself travels, one byte more is refused by the
+/// encoder and, if a peer sends it all the same, by the decoder, before its bytes are read.
+#[test]
+fn pubsub_strings_are_bounded() {
+    let at_bound = "a".repeat(MAX_OBJECT_STRING_LEN);
+    let over = "a".repeat(MAX_OBJECT_STRING_LEN + 1);
+    let with = |f: &dyn Fn(&mut SubscriptionDescriptor, String), text: &str| {
+        let mut sd = SubscriptionDescriptor::managed("T");
+        f(&mut sd, text.to_string());
+        Request::Sub { sd, hobj: 0 }
+    };
+    type Setter = Box<dyn Fn(&mut SubscriptionDescriptor, String)>;
+    let fields: Vec<(&str, Setter, usize)> = vec![
+        (
+            "MQSD.ObjectString",
+            Box::new(|sd, t| sd.object_string = t),
+            MAX_OBJECT_STRING_LEN,
+        ),
+        (
+            "MQSD.SubName",
+            Box::new(|sd, t| sd.sub_name = t),
+            MAX_OBJECT_STRING_LEN,
+        ),
+        (
+            "MQSD.SubUserData",
+            Box::new(|sd, t| sd.sub_user_data = t),
+            MAX_OBJECT_STRING_LEN,
+        ),
+        (
+            "MQSD.SelectionString",
+            Box::new(|sd, t| sd.selection_string = t),
+            MAX_OBJECT_STRING_LEN,
+        ),
+        ("MQSD.ObjectName", Box::new(|sd, t| sd.object_name = t), 48),
+        (
+            "MQSD.AlternateUserId",
+            Box::new(|sd, t| sd.alternate_user_id = t),
+            12,
+        ),
+    ];
+    for (field, set, max) in &fields {
+        let ok = with(set.as_ref(), &at_bound[..*max]);
+        assert_eq!(
+            Request::decode(&encoded_request(MINOR_WITH_PUBSUB, &ok)).unwrap(),
+            ok
+        );
+        let long = with(set.as_ref(), &over[..*max + 1]);
+        let mut out = BytesMut::from(&b"kept"[..]);
+        assert_eq!(
+            encode_request(1, 1, &long, &mut out),
+            Err(WireError::NameTooLong {
+                field,
+                len: max + 1,
+                max: *max
+            })
+        );
+        assert_eq!(&out[..], b"kept", "nothing of the frame is left");
+    }
+    // A peer that sends an over-long ObjectString anyway: the length is refused.
+    let ok = Request::OpenTopic {
+        object_name: FixedStr::BLANK,
+        object_string: at_bound.clone(),
+        options: OpenOptions::OUTPUT,
+    };
+    let mut buf = BytesMut::new();
+    encode_request(1, 1, &ok, &mut buf).unwrap();
+    // Header, then ObjectName (u8 length 0), then the string's u32 length.
+    let at = ferry_wire::HEADER_LEN + 1;
+    buf[at..at + 4].copy_from_slice(&((MAX_OBJECT_STRING_LEN + 1) as u32).to_le_bytes());
+    let frame = decode_frame(&mut buf, MAX).unwrap().unwrap();
+    assert_eq!(
+        Request::decode(&frame),
+        Err(WireError::NameTooLong {
+            field: "OPENTOPIC.ObjectString",
+            len: MAX_OBJECT_STRING_LEN + 1,
+            max: MAX_OBJECT_STRING_LEN
+        })
+    );
+    let long_reply = Reply::OpenTopic {
+        status: Status::OK,
+        hobj: 1,
+        topic_string: over,
+    };
+    assert!(matches!(
+        encode_reply(1, 1, &long_reply, &mut BytesMut::new()),
+        Err(WireError::NameTooLong { .. })
+    ));
+}
+
+/// From minor 5 the GET reply carries the message's properties before the body; a
+/// connection of minor 4 gets the layout it always had (no properties, 4 bytes fewer).
+#[test]
+fn get_reply_properties_travel_from_minor_5_only() {
+    let props = Bytes::from_static(b"\x01\x00\x00\x00\x00");
+    let reply = Reply::Get {
+        status: Status::OK,
+        md: MessageDescriptor::default(),
+        data_length: 4,
+        properties: props.clone(),
+        body: Bytes::from_static(b"body"),
+    };
+    let at = |minor: u16| {
+        let mut out = BytesMut::new();
+        encode_reply_at(1, 1, &reply, minor, &mut out).unwrap();
+        out
+    };
+    let new = at(MINOR_WITH_PUBSUB);
+    let old = at(MINOR_WITH_PUBSUB - 1);
+    assert_eq!(new.len(), old.len() + 4 + props.len());
+    let frame = decode_frame(&mut new.clone(), MAX).unwrap().unwrap();
+    assert_eq!(Reply::decode_at(&frame, MINOR_WITH_PUBSUB).unwrap(), reply);
+    let frame = decode_frame(&mut old.clone(), MAX).unwrap().unwrap();
+    match Reply::decode_at(&frame, MINOR_WITH_PUBSUB - 1).unwrap() {
+        Reply::Get {
+            properties, body, ..
+        } => {
+            assert!(properties.is_empty());
+            assert_eq!(&body[..], b"body");
+        }
+        other => panic!("decoded {other:?}"),
+    }
 }

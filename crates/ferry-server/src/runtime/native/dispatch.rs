@@ -102,7 +102,17 @@ fn handle(
             }),
         };
     }
-    let request = Request::decode_at(&frame, socket.negotiated.minor)?;
+    let request = match Request::decode_at(&frame, socket.negotiated.minor) {
+        Ok(request) => request,
+        // A well-formed call of a verb the connection's minor lacks (SUB from a client
+        // that agreed minor 4): refused, the socket carries on.
+        Err(WireError::VerbNotNegotiated { .. }) if frame.conversation != SOCKET_CONVERSATION => {
+            let refused = fail(frame.verb, ReasonCode::FunctionNotSupported);
+            socket.send_reply(frame.conversation, frame.request_id, &refused);
+            return Ok(());
+        }
+        Err(e) => return Err(e),
+    };
     let conv = frame.conversation;
     let rid = frame.request_id;
     if conv == SOCKET_CONVERSATION {
@@ -198,6 +208,21 @@ fn handle(
                 Err(e) => fail(Verb::Open, e.reason),
             }
         }
+        Request::OpenTopic {
+            object_name,
+            object_string,
+            options,
+        } => match server.call(&mut wait, |e, _now, _fx| {
+            e.open_topic(conn, object_name.as_str(), &object_string, options)
+        }) {
+            Ok(opened) => Reply::OpenTopic {
+                status: Status::OK,
+                hobj: opened.hobj.0,
+                topic_string: res_object_string(opened.object_name),
+            },
+            Err(e) => fail(Verb::OpenTopic, e.reason),
+        },
+        Request::Sub { sd, hobj } => subscribe(server, &mut wait, conn, &sd, hobj),
         Request::Close { hobj, options } => {
             let r = server.call(&mut wait, |e, now, fx| {
                 e.close(conn, ferry_engine::Hobj(hobj), options, now, fx)
@@ -311,6 +336,53 @@ fn handle(
     // Held until the log is durable when the call logged records its reply depends on.
     reply::send(server, socket, conv, rid, &reply, wait);
     Ok(())
+}
+
+/// MQSUB: the selection string compiled as JMS selectors are (2459
+/// MQRC_SELECTOR_SYNTAX_ERROR when it does not compile), then the engine's subscribe.
+/// Its effects (a durable subscription saved, a managed queue made) reach the reply's
+/// wait as every call's do.
+fn subscribe(
+    server: &Server,
+    wait: &mut ReplyWait,
+    conn: ConnId,
+    sd: &ferry_mqi::SubscriptionDescriptor,
+    hobj: i32,
+) -> Reply {
+    let selection = match crate::amqp_mapping::JmsSelection::parse(&sd.selection_string) {
+        Ok(s) => s.map(|s| Rc::new(s) as Rc<dyn ferry_engine::MessageFilter>),
+        Err(_) => return fail(Verb::Sub, ReasonCode::SelectorSyntaxError),
+    };
+    let provided = (hobj != 0).then_some(ferry_engine::Hobj(hobj));
+    match server.call(wait, |e, now, fx| {
+        e.subscribe(conn, sd, provided, selection, now, fx)
+    }) {
+        Ok(s) => Reply::Sub {
+            status: Status::OK,
+            hsub: s.hsub.0,
+            hobj: s.hobj.map_or(0, |h| h.0),
+            sub_id: s.sub_id.0,
+            topic_string: res_object_string(s.topic_string),
+            destination: ferry_mqi::FixedStr::truncating(&s.destination),
+        },
+        Err(e) => fail(Verb::Sub, e.reason),
+    }
+}
+
+/// A resolved topic string as the wire carries it: at most 10,240 bytes. The engine
+/// bounds topic strings in characters, so one of multi-byte characters can be longer in
+/// bytes; it is cut at a character boundary rather than leave the call unanswered (the
+/// handle is whole, only the ResObjectString shown is cut).
+fn res_object_string(mut topic: String) -> String {
+    let max = ferry_wire::MAX_OBJECT_STRING_LEN;
+    if topic.len() > max {
+        let cut = (0..=max)
+            .rev()
+            .find(|&i| topic.is_char_boundary(i))
+            .unwrap_or(0);
+        topic.truncate(cut);
+    }
+    topic
 }
 
 fn own_body(body: bytes::Bytes) -> bytes::Bytes {

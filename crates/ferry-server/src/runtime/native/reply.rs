@@ -124,6 +124,8 @@ pub(super) fn get_reply(result: GetResult) -> Reply {
             status,
             md: got.md,
             data_length: u32::try_from(got.data_length).unwrap_or(u32::MAX),
+            // Sent to clients of protocol minor 5 and later (left out below).
+            properties: got.properties,
             body: got.data,
         },
         None => Reply::failure(Verb::Get, status).unwrap_or(Reply::Heartbeat),

@@ -361,11 +361,13 @@ impl SocketShared {
         server.stop_waiting_for_log_room(self, conversation);
     }
 
-    /// Encodes `reply` for request `request_id` of `conversation` onto `out`, compressed
-    /// when it carries a message and the hello agreed on compression.
+    /// Encodes `reply` for request `request_id` of `conversation` onto `out`, laid out for
+    /// the socket's protocol minor, compressed when it carries a message and the hello
+    /// agreed on compression.
     fn encode(&self, out: &mut BytesMut, conversation: u32, request_id: u32, reply: &Reply) {
         let start = out.len();
-        if let Err(e) = ferry_wire::encode_reply(conversation, request_id, reply, out) {
+        let minor = self.negotiated.minor;
+        if let Err(e) = ferry_wire::encode_reply_at(conversation, request_id, reply, minor, out) {
             tracing::error!("cannot encode reply: {e}");
             return;
         }
