@@ -212,8 +212,8 @@ fn handle(
             object_name,
             object_string,
             options,
-        } => match server.call(&mut wait, |e, _now, _fx| {
-            e.open_topic(conn, object_name.as_str(), &object_string, options)
+        } => match server.call(&mut wait, |e, _now, fx| {
+            e.open_topic(conn, object_name.as_str(), &object_string, options, fx)
         }) {
             Ok(opened) => Reply::OpenTopic {
                 status: Status::OK,
