@@ -242,13 +242,19 @@ fn connect(qm: &mut QueueManager, now: Timestamp, fx: &mut Effects) -> Result<Ap
 
 /// The two durable subscriptions to [`TOPIC`], on SIM.REQUEST and SIM.DATA, with a
 /// blank SubCorrelId so copies carry no CorrelId (the model's plain messages).
-fn subscribe_durably(qm: &mut QueueManager, now: Timestamp, fx: &mut Effects) -> Result<(), String> {
+fn subscribe_durably(
+    qm: &mut QueueManager,
+    now: Timestamp,
+    fx: &mut Effects,
+) -> Result<(), String> {
     use ferry_mqi::subscription::{SubscribeOptions, SubscriptionDescriptor};
     let info = ConnectionInfo {
         user_id: "sim".into(),
         ..ConnectionInfo::default()
     };
-    let conn = qm.connect(info, now, fx).map_err(|e| format!("connect: {e}"))?;
+    let conn = qm
+        .connect(info, now, fx)
+        .map_err(|e| format!("connect: {e}"))?;
     for (n, q) in [QUEUES[REQUEST], QUEUES[2]].into_iter().enumerate() {
         let od = ObjectDescriptor::queue(q).map_err(|e| e.to_string())?;
         let hobj = qm

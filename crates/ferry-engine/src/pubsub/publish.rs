@@ -216,7 +216,11 @@ impl QueueManager {
         let use_dlq = attrs.use_dlq;
         let sync = o.contains(PutOptionFlags::SYNCPOINT);
         md.backout_count = 0;
-        if md.msg_id == NONE_ID || o.contains(PutOptionFlags::NEW_MSG_ID) {
+        // MQ: when the publisher gives no MsgId (or asks for a new one) every copy gets a
+        // MsgId of its own, and a publisher that gave MQMI_NONE gets it back unchanged;
+        // a MsgId the publisher gives is every copy's.
+        let unique_ids = md.msg_id == NONE_ID || o.contains(PutOptionFlags::NEW_MSG_ID);
+        if o.contains(PutOptionFlags::NEW_MSG_ID) {
             md.msg_id = self.ids.next_id();
         }
         if o.contains(PutOptionFlags::NEW_CORREL_ID) {
@@ -246,7 +250,7 @@ impl QueueManager {
 
         let reached =
             self.subscriptions_reached(conn, &topic, path.blocked_above, md, &properties, o);
-        let copies = self.plan_copies(
+        let mut copies = self.plan_copies(
             &topic,
             &reached,
             md,
@@ -257,6 +261,11 @@ impl QueueManager {
             use_dlq,
             now,
         )?;
+        if unique_ids {
+            for c in &mut copies {
+                c.md.msg_id = self.ids.next_id();
+            }
+        }
         if sync && uow_len + copies.len() > max_uncommitted {
             return Err(ReasonCode::SyncpointLimitReached.into());
         }
@@ -461,7 +470,7 @@ impl QueueManager {
                 p.encode()
             };
             let mut copy = *md;
-            copy.correl_id = sub.copy_correl_id();
+            copy.correl_id = sub.copy_correl_id(&md.correl_id);
             copy.user_identifier = FixedStr::truncating(&sub.user_id);
             if o.contains(PutOptionFlags::SUPPRESS_REPLYTO) {
                 copy.reply_to_q = FixedStr::BLANK;

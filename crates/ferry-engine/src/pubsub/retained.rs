@@ -125,6 +125,9 @@ impl QueueManager {
         // Its own copy: the original's CorrelId and reply-to, for MQSUBRQ and new
         // subscribers to receive with their own marks.
         kept.backout_count = 0;
+        if kept.msg_id == ferry_mqi::descriptor::NONE_ID {
+            kept.msg_id = self.ids.next_id();
+        }
         self.put_internal(qid, kept, body, properties, false, uow, now, fx)
     }
 
@@ -189,9 +192,9 @@ impl QueueManager {
         let Some(rq) = self.queues.lookup(RETAINED_QUEUE) else {
             return Ok(0);
         };
-        let (dest, correl, user, user_data, priority) = (
+        let marks = sub.clone();
+        let (dest, user, user_data, priority) = (
             sub.destination.clone(),
-            sub.copy_correl_id(),
             sub.user_id.clone(),
             sub.user_data.clone(),
             sub.pub_priority,
@@ -217,7 +220,7 @@ impl QueueManager {
                     )
                     .map_err(|e| e.reason())?;
             }
-            md.correl_id = correl;
+            md.correl_id = marks.copy_correl_id(&md.correl_id);
             md.user_identifier = FixedStr::truncating(&user);
             md.msg_id = self.ids.next_id();
             let published_persistent = md.is_persistent();

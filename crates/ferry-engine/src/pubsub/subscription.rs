@@ -145,9 +145,15 @@ impl Subscription {
         }
     }
 
-    /// The CorrelId its copies carry.
-    pub fn copy_correl_id(&self) -> [u8; 24] {
-        self.correl_id.unwrap_or(self.id.0)
+    /// The CorrelId its copies of a publication with CorrelId `published` carry: the
+    /// SubId, or with MQSO_SET_CORREL_ID the SubCorrelId, or (SubCorrelId MQCI_NONE) the
+    /// publication's own, as MQ documents.
+    pub fn copy_correl_id(&self, published: &[u8; 24]) -> [u8; 24] {
+        match self.correl_id {
+            None => self.id.0,
+            Some(c) if c == ferry_mqi::descriptor::NONE_ID => *published,
+            Some(c) => c,
+        }
     }
 }
 

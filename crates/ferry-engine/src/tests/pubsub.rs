@@ -707,3 +707,59 @@ fn a_persistent_publication_logs_its_body_once_for_all_durable_subscriptions_and
         );
     }
 }
+
+#[test]
+fn each_copy_gets_a_msg_id_of_its_own_unless_the_publisher_gave_one() {
+    let mut h = Harness::new();
+    let (c, p) = (h.conn(), h.conn());
+    let a = h.managed(c, "ids");
+    let b = h.managed(c, "ids");
+    let ph = h.publisher(p, "ids");
+    let mut md = MessageDescriptor::default();
+    h.put_md(p, ph, &mut md, PutOptionFlags::NO_SYNCPOINT, b"x")
+        .unwrap();
+    assert_eq!(
+        md.msg_id,
+        ferry_mqi::descriptor::NONE_ID,
+        "MQMI_NONE comes back unchanged"
+    );
+    let x = h
+        .get_now(c, a.hobj.unwrap(), GetOptionFlags::NO_SYNCPOINT)
+        .unwrap();
+    let y = h
+        .get_now(c, b.hobj.unwrap(), GetOptionFlags::NO_SYNCPOINT)
+        .unwrap();
+    assert_ne!(x.md.msg_id, y.md.msg_id);
+    assert_ne!(x.md.msg_id, ferry_mqi::descriptor::NONE_ID);
+    let mut md = MessageDescriptor {
+        msg_id: id(5),
+        correl_id: id(6),
+        ..MessageDescriptor::default()
+    };
+    h.put_md(p, ph, &mut md, PutOptionFlags::NO_SYNCPOINT, b"y")
+        .unwrap();
+    let x = h
+        .get_now(c, a.hobj.unwrap(), GetOptionFlags::NO_SYNCPOINT)
+        .unwrap();
+    assert_eq!(x.md.msg_id, id(5), "the publisher's MsgId is every copy's");
+    assert_eq!(
+        x.md.correl_id, a.sub_id.0,
+        "the CorrelId is the subscription's"
+    );
+    // SET_CORREL_ID with MQCI_NONE: the publication's own CorrelId.
+    let sd = SubscriptionDescriptor {
+        options: SO::CREATE | SO::MANAGED | SO::SET_CORREL_ID,
+        ..SubscriptionDescriptor::managed("ids")
+    };
+    let s = h.subscribe(c, &sd).unwrap();
+    let mut md = MessageDescriptor {
+        correl_id: id(7),
+        ..MessageDescriptor::default()
+    };
+    h.put_md(p, ph, &mut md, PutOptionFlags::NO_SYNCPOINT, b"z")
+        .unwrap();
+    let got = h
+        .get_now(c, s.hobj.unwrap(), GetOptionFlags::NO_SYNCPOINT)
+        .unwrap();
+    assert_eq!(got.md.correl_id, id(7));
+}
