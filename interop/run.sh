@@ -15,7 +15,8 @@
 #               non-persistent and persistent, must print a RESULT with rate > 0 and errors=0)
 #
 # Environment (also read by the tests): AMQP_URL, AMQP_USER, AMQP_PASSWORD, INTEROP_QUEUE_PREFIX,
-# INTEROP_RESTART_CMD, INTEROP_NATIVE_PUT_CMD, INTEROP_NATIVE_GET_CMD (see README.md).
+# INTEROP_RESTART_CMD, INTEROP_NATIVE_PUT_CMD, INTEROP_NATIVE_GET_CMD, INTEROP_NATIVE_PUB_CMD,
+# INTEROP_NATIVE_SUB_CMD (see README.md).
 # Queues in interop/queues.txt must exist first. Exit code is non-zero on any failure.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -60,7 +61,7 @@ ferry_mode() {
   export FERRY_PROFILE="$profile"
   # One build for both packages: their dependencies' features unify, so nothing is built twice.
   (cd "$root" && cargo build ${build[@]+"${build[@]}"} -p ferry --bin ferry \
-     -p ferry-client --example amqsput --example amqsget) || return 1
+     -p ferry-client --example amqsput --example amqsget --example amqspub --example amqssub) || return 1
   export FERRY_HOME="${FERRY_HOME:-$(mktemp -d /tmp/ferry-interop.XXXXXX)}"
   echo "== starting Ferry queue manager QMI (FERRY_HOME $FERRY_HOME, AMQP port $port)"
   # Channel and connection authentication, and object authorities, as an administrator
@@ -116,6 +117,8 @@ EOF
   export FERRY_CONNNAME="localhost($tcp)" FERRY_QMGR=QMI FERRY_CHANNEL=SYSTEM.DEF.SVRCONN
   export INTEROP_NATIVE_PUT_CMD="'$here/ferry-native.sh' put"
   export INTEROP_NATIVE_GET_CMD="'$here/ferry-native.sh' get"
+  export INTEROP_NATIVE_PUB_CMD="'$here/ferry-native.sh' pub"
+  export INTEROP_NATIVE_SUB_CMD="'$here/ferry-native.sh' sub"
 }
 
 # AMQPS for the TLS tests: a CA, the queue manager's certificate (label ibmwebspheremqqmi in
@@ -179,7 +182,8 @@ esac
 export AMQP_URL="${AMQP_URL:-amqp://localhost:5672}"
 
 echo "== broker: $AMQP_URL${INTEROP_QUEUE_PREFIX:+ (queue prefix $INTEROP_QUEUE_PREFIX)}"
-for v in INTEROP_RESTART_CMD INTEROP_NATIVE_PUT_CMD INTEROP_NATIVE_GET_CMD; do
+for v in INTEROP_RESTART_CMD INTEROP_NATIVE_PUT_CMD INTEROP_NATIVE_GET_CMD INTEROP_NATIVE_PUB_CMD \
+  INTEROP_NATIVE_SUB_CMD; do
   [ -n "${!v:-}" ] && echo "   $v=${!v}" || echo "   $v unset: that test will be skipped"
 done
 if [ $peer = 1 ]; then

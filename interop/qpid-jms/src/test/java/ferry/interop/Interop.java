@@ -29,6 +29,9 @@ final class Interop {
     /** put QUEUE TEXT / get QUEUE (prints the body) with the broker's native client. */
     static final String NATIVE_PUT_CMD = System.getenv("INTEROP_NATIVE_PUT_CMD");
     static final String NATIVE_GET_CMD = System.getenv("INTEROP_NATIVE_GET_CMD");
+    /** pub TOPIC TEXT / sub TOPIC (prints `subscribed`, then the first publication's body). */
+    static final String NATIVE_PUB_CMD = System.getenv("INTEROP_NATIVE_PUB_CMD");
+    static final String NATIVE_SUB_CMD = System.getenv("INTEROP_NATIVE_SUB_CMD");
 
     /** Marks a test that checks what the issue demands of Ferry where peer brokers differ. */
     static final String FERRY_SEMANTICS = "ferry_semantics";

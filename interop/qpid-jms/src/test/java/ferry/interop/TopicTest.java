@@ -218,6 +218,32 @@ class TopicTest {
     }
 
     @Test
+    void publications_cross_between_jms_and_native_applications() throws Exception {
+        if (NATIVE_PUB_CMD == null || NATIVE_SUB_CMD == null) {
+            skipBecause("INTEROP_NATIVE_PUB_CMD / INTEROP_NATIVE_SUB_CMD are not set (the broker's native pub/sub client)");
+        }
+        String name = fresh("native");
+        try (Connection c = connect()) {
+            Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+            Topic t = s.createTopic(name);
+            // Native publisher, JMS subscriber.
+            MessageConsumer mc = s.createConsumer(t);
+            sh(NATIVE_PUB_CMD, name, "from a native publisher");
+            assertEquals("from a native publisher", text(mc.receive(5000)));
+            // JMS publisher, native subscriber (started first, in the background).
+            Process sub = new ProcessBuilder("bash", "-c", NATIVE_SUB_CMD + " \"$@\"", "sub", name)
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            sub.getOutputStream().close();
+            java.io.BufferedReader out = new java.io.BufferedReader(
+                new java.io.InputStreamReader(sub.getInputStream(), java.nio.charset.StandardCharsets.UTF_8));
+            assertEquals("subscribed", out.readLine(), "the native subscriber subscribed");
+            s.createProducer(t).send(s.createTextMessage("from a JMS publisher"));
+            assertEquals("from a JMS publisher", out.readLine());
+            assertTrue(sub.waitFor(30, java.util.concurrent.TimeUnit.SECONDS), "the native subscriber ended");
+        }
+    }
+
+    @Test
     void a_temporary_topic_and_an_anonymous_producer_publish() throws Exception {
         try (Connection c = connect()) {
             Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
