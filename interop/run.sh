@@ -248,6 +248,8 @@ if [ $run_proton = 1 ]; then
   fi
   py_args=(-q -p no:cacheprovider)
   [ $peer = 1 ] && py_args+=(-m "not ferry_semantics")
+  # INTEROP_PROTON_TESTS=topics (pytest -k syntax) runs only those.
+  [ -n "${INTEROP_PROTON_TESTS:-}" ] && py_args+=(-k "$INTEROP_PROTON_TESTS")
   log="$(mktemp)"
   (cd "$here/proton" && "$venv/bin/python" -m pytest "${py_args[@]}") 2>&1 | tee "$log"
   line="$(grep -E '(passed|failed|error|no tests ran)' "$log" | tail -1)"
