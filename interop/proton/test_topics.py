@@ -20,8 +20,10 @@ def test_each_receiver_gets_every_message_sent_after_it_attached():
         address = topic()
         sender = conn.create_sender(address)
         sender.send(Message(body="before anyone listened"))
-        first = conn.create_receiver(address, credit=10)
-        second = conn.create_receiver(address, credit=10)
+        # Link names are unique per connection: BlockingConnection would name both after
+        # the address.
+        first = conn.create_receiver(address, credit=10, name="first")
+        second = conn.create_receiver(address, credit=10, name="second")
         for i in range(5):
             sender.send(Message(body=f"m{i}", durable=i % 2 == 0))
         for r in (first, second):
