@@ -140,7 +140,16 @@ impl QueueManager {
         let result = (|| -> Result<Subscribed, MqError> {
             let o = sd.options;
             self.check_running(o.contains(SubscribeOptions::FAIL_IF_QUIESCING))?;
-            self.conns.get(&conn).ok_or(ReasonCode::HconnError)?;
+            let c = self.conns.get(&conn).ok_or(ReasonCode::HconnError)?;
+            // The subscription's handle, and a managed queue's, count toward MAXHANDS.
+            let needed = if o.contains(SubscribeOptions::MANAGED) {
+                2
+            } else {
+                1
+            };
+            if c.open_count + needed > self.qmgr.max_handles.max(0) as usize {
+                return Err(ReasonCode::HandleNotAvailable.into());
+            }
             check_descriptor(sd)?;
             let name = sd.sub_name.trim_end();
             let existing = (!name.is_empty())

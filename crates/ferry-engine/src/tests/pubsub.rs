@@ -763,3 +763,25 @@ fn each_copy_gets_a_msg_id_of_its_own_unless_the_publisher_gave_one() {
         .unwrap();
     assert_eq!(got.md.correl_id, id(7));
 }
+
+#[test]
+fn subscriptions_count_toward_maxhands() {
+    let mut h = Harness::new();
+    h.qm.qmgr.max_handles = 3;
+    let c = h.conn();
+    h.managed(c, "a");
+    let t = h.t();
+    let r = h.qm.subscribe(
+        c,
+        &SubscriptionDescriptor::managed("b"),
+        None,
+        None,
+        t,
+        &mut h.fx,
+    );
+    assert_eq!(
+        rc(r),
+        ReasonCode::HandleNotAvailable,
+        "two more handles than MAXHANDS allows"
+    );
+}
