@@ -306,6 +306,24 @@ impl Subscription {
         queue.get(md, gmo, max_len).await
     }
 
+    /// MQSUBRQ: the retained publications this subscription matches are put on its queue
+    /// again (a subscription made with MQSO_PUBLICATIONS_ON_REQUEST gets them only this
+    /// way). Returns how many (MQSRO NumPubs); 2437 MQRC_NO_RETAINED_MSG when none.
+    pub async fn request_publications(&self) -> Result<i32, MqError> {
+        check_pubsub(&self.conv)?;
+        let req = Request::SubRq {
+            hsub: self.hsub,
+            action: ferry_mqi::subscription::ACTION_PUBLICATION,
+        };
+        match self.conv.call(&req).await? {
+            Reply::SubRq { status, num_pubs } => {
+                status.into_result()?;
+                Ok(num_pubs)
+            }
+            _ => Err(unexpected()),
+        }
+    }
+
     /// The next copy on the managed queue, waiting up to `wait_ms` milliseconds (-1:
     /// without limit), removed outside any unit of work; `Ok(None)` when none came in
     /// time. Copies up to the connection's maximum message length are returned whole.

@@ -363,6 +363,8 @@ reason_codes! {
     PubsubInhibited = 2531, "MQRC_PUBSUB_INHIBITED", false;
     /// MQSO_ALTER cannot change between a managed and a provided destination.
     DestClassNotAlterable = 2533, "MQRC_DEST_CLASS_NOT_ALTERABLE", false;
+    /// The MQSUBRQ action is not MQSR_ACTION_PUBLICATION.
+    ActionError = 2535, "MQRC_ACTION_ERROR", false;
     /// The channel is not available (stopped, or too many instances).
     ChannelNotAvailable = 2537, "MQRC_CHANNEL_NOT_AVAILABLE", false;
     /// The host is not available (nothing listens at the connection name).

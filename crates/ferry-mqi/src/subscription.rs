@@ -60,6 +60,9 @@ bitflags! {
 pub const PRIORITY_AS_PUBLISHED: i32 = -3;
 /// MQSD PubPriority: the copies take the destination queue's DEFPRTY.
 pub const PRIORITY_AS_QUEUE_DEFAULT: i32 = -1;
+/// MQSUBRQ action MQSR_ACTION_PUBLICATION: send the retained publications again (the
+/// only action).
+pub const ACTION_PUBLICATION: i32 = 1;
 /// MQSD SubExpiry: the subscription never expires.
 pub const SUB_EXPIRY_UNLIMITED: i32 = -1;
 /// The longest ObjectString, SubName, SubUserData and SelectionString (MQ's 10,240).

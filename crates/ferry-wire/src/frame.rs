@@ -64,6 +64,8 @@ pub enum Verb {
     Sub = 0x0E,
     /// MQOPEN of a topic named by a topic object and/or a topic string (protocol minor 5).
     OpenTopic = 0x0F,
+    /// MQSUBRQ (protocol minor 5): send a subscription its retained publications again.
+    SubRq = 0x10,
     /// The server's notice before it drops the socket for a protocol violation or
     /// shutdown. Never a reply.
     Error = 0x7F,
@@ -88,6 +90,7 @@ impl Verb {
             0x0D => Verb::Set,
             0x0E => Verb::Sub,
             0x0F => Verb::OpenTopic,
+            0x10 => Verb::SubRq,
             0x7F => Verb::Error,
             _ => return None,
         })
@@ -104,7 +107,7 @@ impl Verb {
     /// every minor, as it always was.
     pub fn first_minor(self) -> u16 {
         match self {
-            Verb::Sub | Verb::OpenTopic => crate::MINOR_WITH_PUBSUB,
+            Verb::Sub | Verb::OpenTopic | Verb::SubRq => crate::MINOR_WITH_PUBSUB,
             _ => 0,
         }
     }

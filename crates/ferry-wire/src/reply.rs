@@ -134,6 +134,13 @@ pub enum Reply {
         /// The queue the copies go to.
         destination: FixedStr<48>,
     },
+    /// MQSUBRQ (protocol minor 5).
+    SubRq {
+        /// Outcome (2437 MQRC_NO_RETAINED_MSG when there was nothing to send).
+        status: Status,
+        /// MQSRO NumPubs: the publications sent.
+        num_pubs: i32,
+    },
     /// MQOPEN of a topic (protocol minor 5).
     OpenTopic {
         /// Outcome.
@@ -172,6 +179,7 @@ impl Reply {
             Reply::Heartbeat => Verb::Heartbeat,
             Reply::Sub { .. } => Verb::Sub,
             Reply::OpenTopic { .. } => Verb::OpenTopic,
+            Reply::SubRq { .. } => Verb::SubRq,
         }
     }
 
@@ -191,7 +199,8 @@ impl Reply {
             | Reply::Back { status }
             | Reply::Mqsc { status, .. }
             | Reply::Sub { status, .. }
-            | Reply::OpenTopic { status, .. } => *status,
+            | Reply::OpenTopic { status, .. }
+            | Reply::SubRq { status, .. } => *status,
             Reply::Heartbeat => Status::OK,
         }
     }
@@ -251,6 +260,10 @@ impl Reply {
                 status,
                 hobj: -1,
                 topic_string: String::new(),
+            },
+            Verb::SubRq => Reply::SubRq {
+                status,
+                num_pubs: 0,
             },
             Verb::Heartbeat | Verb::Error => return None,
         })
@@ -349,6 +362,10 @@ impl Reply {
                         topic_string: r
                             .bounded_string("SUB reply ResObjectString", MAX_OBJECT_STRING_LEN)?,
                         destination: r.fixed("SUB reply destination")?,
+                    },
+                    Verb::SubRq => Reply::SubRq {
+                        status,
+                        num_pubs: r.i32()?,
                     },
                     Verb::OpenTopic => Reply::OpenTopic {
                         status,
@@ -451,6 +468,10 @@ pub fn encode_reply_at(
                 MAX_OBJECT_STRING_LEN,
             )
             .map(|()| put_fixed(out, destination))
+        }
+        Reply::SubRq { num_pubs, .. } => {
+            out.put_i32_le(*num_pubs);
+            Ok(())
         }
         Reply::OpenTopic {
             hobj, topic_string, ..

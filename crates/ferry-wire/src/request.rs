@@ -164,6 +164,14 @@ pub enum Request {
         /// MQOO options (OUTPUT and its companions).
         options: OpenOptions,
     },
+    /// MQSUBRQ (protocol minor 5): the retained publications a subscription matches,
+    /// sent to it again (MQSR_ACTION_PUBLICATION, the only action).
+    SubRq {
+        /// The subscription handle (Hsub).
+        hsub: i32,
+        /// MQSR action: 1 (MQSR_ACTION_PUBLICATION).
+        action: i32,
+    },
 }
 
 impl Request {
@@ -193,6 +201,7 @@ impl Request {
             Request::Heartbeat => Verb::Heartbeat,
             Request::Sub { .. } => Verb::Sub,
             Request::OpenTopic { .. } => Verb::OpenTopic,
+            Request::SubRq { .. } => Verb::SubRq,
         }
     }
 
@@ -293,6 +302,10 @@ impl Request {
             Verb::Sub => Request::Sub {
                 sd: get_sd(&mut r)?,
                 hobj: r.i32()?,
+            },
+            Verb::SubRq => Request::SubRq {
+                hsub: r.i32()?,
+                action: r.i32()?,
             },
             Verb::OpenTopic => Request::OpenTopic {
                 object_name: r.fixed("OPENTOPIC.ObjectName")?,
@@ -415,6 +428,11 @@ pub fn encode_request_at(
         Request::Cmit | Request::Back | Request::Heartbeat => Ok(()),
         Request::Mqsc { command } => put_string(out, command),
         Request::Sub { sd, hobj } => put_sd(out, sd).map(|()| out.put_i32_le(*hobj)),
+        Request::SubRq { hsub, action } => {
+            out.put_i32_le(*hsub);
+            out.put_i32_le(*action);
+            Ok(())
+        }
         Request::OpenTopic {
             object_name,
             object_string,

@@ -209,6 +209,7 @@ fn request() -> impl Strategy<Value = Request> {
             object_string: s,
             options: OpenOptions::from_bits_retain(o),
         }),
+        (any::<i32>(), any::<i32>()).prop_map(|(hsub, action)| Request::SubRq { hsub, action }),
     ]
 }
 
@@ -294,6 +295,7 @@ fn reply() -> impl Strategy<Value = Reply> {
                 topic_string,
             }
         }),
+        (status(), any::<i32>()).prop_map(|(status, num_pubs)| Reply::SubRq { status, num_pubs }),
     ]
 }
 

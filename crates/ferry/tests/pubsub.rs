@@ -461,3 +461,51 @@ async fn a_minor_4_client_is_refused_the_new_verbs_and_works_as_before() {
         other => panic!("{other:?}"),
     }
 }
+
+/// Retained publications over the native protocol: a new subscription gets the newest one
+/// marked MQIsRetained; a subscription taking publications on request gets it only with
+/// MQSUBRQ (2437 when there is none).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn retained_publications_reach_new_subscriptions_and_mqsubrq() {
+    let qm = start("PS.RETAINED");
+    let conn = connect(&qm.client()).await;
+    let status = open_topic(&conn, "Status/Plant").await;
+    for body in ["starting", "running"] {
+        let mut md = MessageDescriptor::default();
+        let pmo = PutOptions::new(PutOptionFlags::NO_SYNCPOINT | PutOptionFlags::RETAIN);
+        within("retain", status.put(&mut md, &pmo, body.to_owned()))
+            .await
+            .expect("retained put");
+    }
+    let sub = subscribe(&conn, &SubscriptionDescriptor::managed("Status/#")).await;
+    let copy = within("next", sub.next(5_000))
+        .await
+        .expect("get")
+        .expect("the retained publication arrived");
+    assert_eq!(&copy.message.data[..], b"running", "the newest only");
+    assert_eq!(
+        copy.message.property("MQIsRetained"),
+        Some(PropertyValue::Boolean(true))
+    );
+    assert_eq!(next_body(&sub, 200).await, None);
+
+    let on_request = SubscriptionDescriptor {
+        options: SubscribeOptions::CREATE
+            | SubscribeOptions::MANAGED
+            | SubscribeOptions::PUBLICATIONS_ON_REQUEST,
+        ..SubscriptionDescriptor::managed("Status/Plant")
+    };
+    let req = subscribe(&conn, &on_request).await;
+    assert_eq!(next_body(&req, 200).await, None, "nothing until asked");
+    assert_eq!(within("MQSUBRQ", req.request_publications()).await, Ok(1));
+    assert_eq!(next_body(&req, 5_000).await.as_deref(), Some("running"));
+    let none = SubscriptionDescriptor {
+        options: on_request.options,
+        ..SubscriptionDescriptor::managed("Status/Other")
+    };
+    let empty = subscribe(&conn, &none).await;
+    let r = within("MQSUBRQ", empty.request_publications()).await;
+    assert_eq!(r.map_err(|e| e.reason), Err(ReasonCode::NoRetainedMsg));
+    drop((sub, req, empty, status));
+    let _ = conn.disconnect().await;
+}

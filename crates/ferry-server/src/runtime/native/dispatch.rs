@@ -223,6 +223,21 @@ fn handle(
             Err(e) => fail(Verb::OpenTopic, e.reason),
         },
         Request::Sub { sd, hobj } => subscribe(server, &mut wait, conn, &sd, hobj),
+        Request::SubRq { hsub, action } => {
+            if action != ferry_mqi::subscription::ACTION_PUBLICATION {
+                fail(Verb::SubRq, ferry_mqi::ReasonCode::ActionError)
+            } else {
+                match server.call(&mut wait, |e, now, fx| {
+                    e.subscription_request(conn, ferry_engine::Hobj(hsub), now, fx)
+                }) {
+                    Ok(n) => Reply::SubRq {
+                        status: Status::OK,
+                        num_pubs: i32::try_from(n).unwrap_or(i32::MAX),
+                    },
+                    Err(e) => fail(Verb::SubRq, e.reason),
+                }
+            }
+        }
         Request::Close { hobj, options } => {
             let r = server.call(&mut wait, |e, now, fx| {
                 e.close(conn, ferry_engine::Hobj(hobj), options, now, fx)
