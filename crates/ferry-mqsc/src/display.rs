@@ -114,23 +114,7 @@ pub fn two_columns(cells: impl IntoIterator<Item = String>) -> Vec<String> {
 
 /// Date and time of a moment as MQ shows them: `yyyy-mm-dd`, `hh.mm.ss` (UTC).
 pub fn date_time(ms: u64) -> (String, String) {
-    let secs = ms / 1000;
-    let days = i64::try_from(secs / 86_400).unwrap_or(0);
-    let rem = secs % 86_400;
-    // Civil-from-days (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (
-        format!("{year:04}-{month:02}-{day:02}"),
-        format!("{:02}.{:02}.{:02}", rem / 3600, (rem % 3600) / 60, rem % 60),
-    )
+    ferry_objects::status::date_time(ms)
 }
 
 /// The kind of a status field, for WHERE checking and docs.
