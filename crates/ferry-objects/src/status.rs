@@ -340,7 +340,7 @@ pub struct SubscriptionStatusRecord {
     pub durable: bool,
     /// SUBUSER.
     pub user_id: String,
-    /// ACTCONN: the connection that has it open (48 hex digits), blank when none.
+    /// ACTCONN: the connection that has it open, as DISPLAY CONN shows it; blank when none.
     pub active_connection: String,
     /// RESMDATE/RESMTIME: when an MQSUB last made or resumed it (the queue manager's
     /// start for a durable subscription nobody resumed since).
@@ -378,10 +378,19 @@ pub struct TopicNodeStatus {
 pub struct PublisherStatus {
     /// TOPICSTR of its node.
     pub topic_string: String,
-    /// ACTCONN: the connection (48 hex digits).
+    /// ACTCONN: the connection, as DISPLAY CONN shows it.
     pub active_connection: String,
     /// LPUBDATE/LPUBTIME: not tracked yet (always None).
     pub last_publish_ms: Option<u64>,
     /// NUMPUBS: not tracked yet (always 0).
     pub publishes: u64,
+}
+
+/// DISPLAY PUBSUB TYPE(LOCAL): this queue manager's publish/subscribe engine.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PubSubStatus {
+    /// SUBCOUNT: subscriptions (durable ones nobody has open included).
+    pub sub_count: u64,
+    /// TPCOUNT: nodes of the topic tree.
+    pub topic_count: u64,
 }
