@@ -128,7 +128,7 @@ pub fn alter(
     if def.name.is_empty() {
         return CommandResult::failed(
             &messages::REQUEST_REFUSED,
-            &[&"an unnamed subscription ends with its application and cannot be altered"],
+            &["an unnamed subscription ends with its application and cannot be altered"],
         );
     }
     apply(&mut def.attributes, settings);
@@ -256,7 +256,7 @@ pub fn display_topic_status(
 ) -> CommandResult {
     let nodes = target.topic_statuses(topic);
     if nodes.is_empty() {
-        return CommandResult::failed(&messages::OBJECT_NOT_FOUND, &[&topic]);
+        return CommandResult::failed(&messages::OBJECT_NOT_FOUND, &[topic]);
     }
     let head = |t: &str| vec![Field::new("TOPICSTR", FieldValue::Text(t.to_string()))];
     let blocks: Vec<Vec<Field>> = match status_type {

@@ -86,7 +86,7 @@ fn subscriptions_are_defined_displayed_altered_and_deleted_across_restarts() {
     );
     assert_eq!(shown(&prices, "RETAINED"), "NO");
     let subs = mqsc_ok(&qm, "DISPLAY TPSTATUS('Prices/#') TYPE(SUB)");
-    assert_eq!(attrs(&subs, "SUBID"), [sub_id.clone()]);
+    assert_eq!(attrs(&subs, "SUBID"), std::slice::from_ref(&sub_id));
     let pubsub = mqsc_ok(&qm, "DISPLAY PUBSUB ALL");
     assert_eq!(shown(&pubsub, "STATUS"), "ACTIVE");
     assert_eq!(shown(&pubsub, "SUBCOUNT"), "2");
