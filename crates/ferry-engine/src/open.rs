@@ -268,7 +268,7 @@ impl QueueManager {
     }
 
     /// The definition of a dynamic queue made from `model` as `od` names it.
-    fn dynamic_definition(
+    pub(crate) fn dynamic_definition(
         &mut self,
         model: &QueueDefinition,
         od: &ObjectDescriptor,

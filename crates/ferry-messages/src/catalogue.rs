@@ -205,6 +205,21 @@ catalogue! {
     NOT_AUTHORIZED_OBJECT = 8077 Warning "Entity '{0}' has insufficient authority to access object '{1}' of type {2}: it lacks {3}.",
         "An MQCONN, MQOPEN or MQPUT1 was refused with 2035 MQRC_NOT_AUTHORIZED: no authority record of the user or of its groups grants what the call asked for (for MQCONN, CONNECT on the queue manager; for an open, what its options ask for on the object as named). Administrators (root, the queue manager's owner, the mqm group) hold every authority.",
         "If the application should have it, grant it: SET AUTHREC PROFILE('{1}') OBJTYPE({2}) PRINCIPAL('{0}') AUTHADD(...), or ferry setmqaut; DISPLAY ENTAUTH shows what the user holds.";
+    SUB_CREATED = 8094 Info "Ferry subscription created.",
+        "DEFINE SUB made the administrative subscription (SUBTYPE(ADMIN)), durable and saved with the queue manager's definitions; publications it matches are copied to its DEST from now on, and the retained ones it matches were put there already (unless REQONLY(YES)).",
+        "None.";
+    SUB_CHANGED = 8095 Info "Ferry subscription changed.",
+        "ALTER SUB (or DEFINE SUB REPLACE of an existing subscription) stored the change; copies of the publications that follow use it.",
+        "None.";
+    DISPLAY_SUB = 8096 Info "Display subscription details.",
+        "DISPLAY SUB: one block per subscription (MQ: subscription inquired).",
+        "None.";
+    SUB_DELETED = 8097 Info "Ferry subscription deleted.",
+        "DELETE SUB removed the subscription; a managed one's queue went with it, messages included.",
+        "None.";
+    DISPLAY_SBSTATUS = 8099 Info "Display subscription status details.",
+        "DISPLAY SBSTATUS: one block per subscription, with what it has received since the queue manager started.",
+        "None.";
     GENERAL_ERROR = 8101 Severe "Ferry error ({0}) has occurred: {1}.",
         "A command failed with MQ reason code {0}, for the reason given.",
         "Look up the reason code, correct the cause, and run the command again. For 2102 MQRC_RESOURCE_PROBLEM, read the error log (FRYERR01.LOG) for the storage problem behind it.";
@@ -310,11 +325,20 @@ catalogue! {
     DISPLAY_QMGR_STATUS = 8705 Info "Display Queue Manager Status Details.",
         "The header of DISPLAY QMSTATUS's answer.",
         "None.";
+    DISPLAY_PUBSUB = 8723 Info "Display pub/sub status details.",
+        "DISPLAY PUBSUB: the publish/subscribe engine of this queue manager (Ferry has no hierarchies, so TYPE(LOCAL) is the only one there is).",
+        "None.";
     LISTENER_NOT_ACTIVE = 8730 Info "Listener {0} not active.",
         "DISPLAY LSSTATUS or STOP LISTENER named a listener that is not running.",
         "None, or start it with START LISTENER.";
     STOP_LISTENER_ACCEPTED = 8731 Info "Request to stop Ferry listener accepted.",
         "STOP LISTENER was accepted: the listener frees its port; existing connections continue.",
+        "None.";
+    DISPLAY_TPSTATUS = 8754 Info "Display topic status details.",
+        "DISPLAY TPSTATUS: one block per node of the topic tree (TYPE(TOPIC)), per subscription on one (TYPE(SUB)) or per handle open for publishing on one (TYPE(PUB)).",
+        "None.";
+    TOPIC_STRING_CLEARED = 8770 Info "Topic string '{0}' cleared: {1}.",
+        "CLEAR TOPICSTR CLRTYPE(RETAINED) removed the retained publication of that topic string; it succeeds when there was none, as in MQ. Subscriptions made from now on get no retained copy of it.",
         "None.";
     AUTHREC_SET = 8862 Info "Authority record set.",
         "SET AUTHREC (or ferry setmqaut) changed the record; MQCONN and MQOPEN from now on meet it (handles already open keep what they were granted).",

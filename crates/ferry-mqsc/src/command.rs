@@ -181,6 +181,93 @@ impl Selection {
     }
 }
 
+/// Which subscription ALTER and DELETE SUB name: SUB(name), SUBID(hex), or both (then
+/// they must be the same subscription).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SubscriptionRef {
+    /// SUB(name).
+    pub name: Option<String>,
+    /// SUBID: 48 hex digits, upper case.
+    pub id: Option<String>,
+}
+
+impl SubscriptionRef {
+    /// The reference as messages show it.
+    pub fn text(&self) -> String {
+        match (&self.name, &self.id) {
+            (Some(n), _) => n.clone(),
+            (None, Some(id)) => id.clone(),
+            (None, None) => String::new(),
+        }
+    }
+}
+
+/// DISPLAY SUB and SBSTATUS's SUBTYPE.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SubTypeFilter {
+    /// USER (the default): API and ADMIN.
+    #[default]
+    User,
+    /// API: made by MQSUB (and AMQP, JMS).
+    Api,
+    /// ADMIN: made by DEFINE SUB.
+    Admin,
+    /// PROXY: sent by other queue managers (Ferry has none).
+    Proxy,
+    /// ALL.
+    All,
+}
+
+impl SubTypeFilter {
+    /// The keywords, in MQ's order.
+    pub const KEYWORDS: &'static [&'static str] = &["USER", "PROXY", "ADMIN", "API", "ALL"];
+
+    /// The filter for a keyword.
+    pub fn from_keyword(kw: &str) -> Option<Self> {
+        Some(match kw {
+            "USER" => SubTypeFilter::User,
+            "PROXY" => SubTypeFilter::Proxy,
+            "ADMIN" => SubTypeFilter::Admin,
+            "API" => SubTypeFilter::Api,
+            "ALL" => SubTypeFilter::All,
+            _ => return None,
+        })
+    }
+
+    /// Whether a subscription of SUBTYPE `kind` (API, ADMIN, PROXY) is selected.
+    pub fn selects(self, kind: &str) -> bool {
+        match self {
+            SubTypeFilter::User => kind == "API" || kind == "ADMIN",
+            SubTypeFilter::Api => kind == "API",
+            SubTypeFilter::Admin => kind == "ADMIN",
+            SubTypeFilter::Proxy => kind == "PROXY",
+            SubTypeFilter::All => true,
+        }
+    }
+}
+
+/// What DISPLAY SUB and SBSTATUS select besides the name.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SubscriptionFilter {
+    /// SUBID(hex): only that subscription.
+    pub id: Option<String>,
+    /// DURABLE(YES|NO); None for ALL (the default).
+    pub durable: Option<bool>,
+    /// SUBTYPE.
+    pub sub_type: SubTypeFilter,
+}
+
+/// DISPLAY TPSTATUS TYPE(...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TopicStatusType {
+    /// TYPE(TOPIC), the default: one record per node.
+    Topic,
+    /// TYPE(SUB): one record per subscription on a node.
+    Sub,
+    /// TYPE(PUB): one record per handle open for publishing on a node.
+    Pub,
+}
+
 /// A parsed MQSC command.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
@@ -435,6 +522,63 @@ pub enum Command {
     DisplayTopic {
         /// Objects and attributes.
         selection: Selection,
+    },
+    /// DEFINE SUB: an administrative durable subscription.
+    DefineSubscription {
+        /// SUB(name).
+        name: String,
+        /// LIKE(name): copy another subscription's attributes (SYSTEM.DEFAULT.SUB: the
+        /// defaults).
+        like: Option<String>,
+        /// REPLACE given.
+        replace: bool,
+        /// Attributes named.
+        settings: Vec<Setting>,
+    },
+    /// ALTER SUB (only the attributes ALTER may change).
+    AlterSubscription {
+        /// The subscription.
+        sub: SubscriptionRef,
+        /// Attributes to change.
+        settings: Vec<Setting>,
+    },
+    /// DELETE SUB.
+    DeleteSubscription {
+        /// The subscription.
+        sub: SubscriptionRef,
+    },
+    /// DISPLAY SUB.
+    DisplaySubscription {
+        /// Names and attributes (the summary attributes are always shown).
+        selection: Selection,
+        /// SUBID, DURABLE and SUBTYPE.
+        filter: SubscriptionFilter,
+    },
+    /// DISPLAY SBSTATUS.
+    DisplaySubscriptionStatus {
+        /// Names and fields.
+        selection: Selection,
+        /// SUBID, DURABLE and SUBTYPE.
+        filter: SubscriptionFilter,
+    },
+    /// DISPLAY TPSTATUS.
+    DisplayTopicStatus {
+        /// The topic string, `#` and `+` allowed (`#`: the whole tree).
+        topic: String,
+        /// TYPE.
+        status_type: TopicStatusType,
+        /// Fields (the selection's name is the topic string).
+        selection: Selection,
+    },
+    /// DISPLAY PUBSUB (TYPE(LOCAL) or TYPE(ALL): the same, Ferry has no hierarchies).
+    DisplayPubSub {
+        /// Fields.
+        request: Request,
+    },
+    /// CLEAR TOPICSTR CLRTYPE(RETAINED) [SCOPE(LOCAL)].
+    ClearTopicString {
+        /// The topic string (no wildcards: one retained publication).
+        topic: String,
     },
     /// SET CHLAUTH: add, replace or remove a channel authentication record.
     SetChlauth {

@@ -3,7 +3,9 @@
 //! connections and security records), CHG to alter it, CRT on the type's `@class`
 //! profile to define one, DLT to delete, CLR to clear a queue, CTRL to start and stop
 //! channels and listeners, and CHG on the queue manager for ALTER QMGR, SET CHLAUTH, SET
-//! and DELETE AUTHREC and REFRESH SECURITY.
+//! and DELETE AUTHREC and REFRESH SECURITY. Subscriptions: CRT on the TOPIC class to
+//! define one, CHG on the queue manager to alter or delete one or to clear a retained
+//! publication, DSP on the queue manager for DISPLAY SUB, SBSTATUS, TPSTATUS and PUBSUB.
 //!
 //! A generic DISPLAY (`DISPLAY QLOCAL(APP.*)`) is checked once, against the generic name
 //! itself: it needs DSP through a profile that covers that name (`APP.**`, `**`).
@@ -69,6 +71,20 @@ pub fn needed(cmd: &Command, qmgr: &str) -> Vec<Needed> {
         Command::AlterTopic { name, .. } => on(T::Topic, name, Chg),
         Command::DeleteTopic { name } => on(T::Topic, name, Dlt),
         Command::DisplayTopic { selection } => on(T::Topic, &selection.name.text(), Dsp),
+        // Subscriptions are no OAM object type: DEFINE SUB needs CRT on the TOPIC class
+        // (as DEFINE TOPIC); changing or removing one, and clearing a retained
+        // publication, change the queue manager's publish/subscribe state (CHG on the
+        // queue manager); the pub/sub displays need DSP on the queue manager, as DISPLAY
+        // CONN. MQ checks the subscription's topic and destination besides; Ferry does
+        // not yet.
+        Command::DefineSubscription { .. } => class(T::Topic),
+        Command::AlterSubscription { .. }
+        | Command::DeleteSubscription { .. }
+        | Command::ClearTopicString { .. } => on(T::Qmgr, qmgr, Chg),
+        Command::DisplaySubscription { .. }
+        | Command::DisplaySubscriptionStatus { .. }
+        | Command::DisplayTopicStatus { .. }
+        | Command::DisplayPubSub { .. } => on(T::Qmgr, qmgr, Dsp),
         Command::AlterQmgr { .. }
         | Command::SetChlauth { .. }
         | Command::SetAuthRec { .. }
@@ -124,6 +140,19 @@ mod tests {
         assert_eq!(
             need("DISPLAY TOPIC(PRICES.*)"),
             [(T::Topic, "PRICES.*".into(), Dsp)]
+        );
+        assert_eq!(
+            need("DEFINE SUB(S) TOPICSTR('a') DEST(Q)"),
+            [(T::Topic, "@class".into(), Crt)]
+        );
+        assert_eq!(need("DELETE SUB(S)"), [(T::Qmgr, "QM1".into(), Chg)]);
+        assert_eq!(
+            need("CLEAR TOPICSTR('a') CLRTYPE(RETAINED)"),
+            [(T::Qmgr, "QM1".into(), Chg)]
+        );
+        assert_eq!(
+            need("DISPLAY TPSTATUS('#')"),
+            [(T::Qmgr, "QM1".into(), Dsp)]
         );
     }
 }

@@ -13,7 +13,8 @@
 use ferry_messages::Message;
 use ferry_objects::status::{
     ChannelClientStatus, ChannelInstanceStatus, ChannelStatus, ConnectionStatus, HandleStatus,
-    ListenerStatus, QmgrStatus, QueueStatus, RecoveryLogStatus,
+    ListenerStatus, PubSubStatus, PublisherStatus, QmgrStatus, QueueStatus, RecoveryLogStatus,
+    SubscriptionStatusRecord, TopicNodeStatus,
 };
 use ferry_objects::{AttrKind, AttrValue};
 
@@ -114,23 +115,7 @@ pub fn two_columns(cells: impl IntoIterator<Item = String>) -> Vec<String> {
 
 /// Date and time of a moment as MQ shows them: `yyyy-mm-dd`, `hh.mm.ss` (UTC).
 pub fn date_time(ms: u64) -> (String, String) {
-    let secs = ms / 1000;
-    let days = i64::try_from(secs / 86_400).unwrap_or(0);
-    let rem = secs % 86_400;
-    // Civil-from-days (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (
-        format!("{year:04}-{month:02}-{day:02}"),
-        format!("{:02}.{:02}.{:02}", rem / 3600, (rem % 3600) / 60, rem % 60),
-    )
+    ferry_objects::status::date_time(ms)
 }
 
 /// The kind of a status field, for WHERE checking and docs.
@@ -897,6 +882,266 @@ pub static CHSTATUS_CLIENT_FIELDS: &[StatusField<ChannelClientStatus>] = &with_t
         kind: FieldKind::Text,
         doc: "Time the client connected.",
         get: |c| opt_time(Some(c.connected_ms)),
+    },
+];
+
+/// The SUBTYPE values a status record shows.
+const SUB_TYPES: &[&str] = &["API", "ADMIN", "PROXY"];
+
+/// The fields of a subscription's status DISPLAY SBSTATUS and TPSTATUS TYPE(SUB) share,
+/// after SUBID.
+macro_rules! subscription_status_fields {
+    ($($field:expr),* $(,)?) => {
+        [
+            $($field,)*
+            StatusField {
+                keyword: "SUBUSER",
+                kind: FieldKind::Text,
+                doc: "The user the subscription belongs to.",
+                get: |s| FieldValue::Text(s.user_id.clone()),
+            },
+            StatusField {
+                keyword: "SUBTYPE",
+                kind: FieldKind::Keyword(SUB_TYPES),
+                doc: "API (MQSUB, AMQP, JMS) or ADMIN (DEFINE SUB).",
+                get: |s| FieldValue::Text(s.sub_type.clone()),
+            },
+            StatusField {
+                keyword: "DURABLE",
+                kind: FieldKind::Keyword(YES_NO),
+                doc: "Whether it outlives its application and a restart.",
+                get: |s| yes_no(s.durable),
+            },
+            StatusField {
+                keyword: "ACTCONN",
+                kind: FieldKind::Text,
+                doc: "The connection that has it open, as DISPLAY CONN shows it (blank: none).",
+                get: |s| FieldValue::Text(s.active_connection.clone()),
+            },
+            StatusField {
+                keyword: "RESMDATE",
+                kind: FieldKind::Text,
+                doc: "Date an MQSUB last made or resumed it (the queue manager's start for a durable one nobody resumed since).",
+                get: |s| opt_date(Some(s.resumed_ms)),
+            },
+            StatusField {
+                keyword: "RESMTIME",
+                kind: FieldKind::Text,
+                doc: "Time of RESMDATE.",
+                get: |s| opt_time(Some(s.resumed_ms)),
+            },
+            StatusField {
+                keyword: "LMSGDATE",
+                kind: FieldKind::Text,
+                doc: "Date it last received a copy (blank: none since the start).",
+                get: |s| opt_date(s.last_message_ms),
+            },
+            StatusField {
+                keyword: "LMSGTIME",
+                kind: FieldKind::Text,
+                doc: "Time of LMSGDATE.",
+                get: |s| opt_time(s.last_message_ms),
+            },
+            StatusField {
+                keyword: "NUMMSGS",
+                kind: FieldKind::Int,
+                doc: "Copies it received since the queue manager started.",
+                get: |s| count(s.messages),
+            },
+        ]
+    };
+}
+
+/// DISPLAY SBSTATUS fields (after SUB and SUBID).
+pub static SBSTATUS_FIELDS: &[StatusField<SubscriptionStatusRecord>] =
+    &subscription_status_fields![StatusField {
+        keyword: "TOPICSTR",
+        kind: FieldKind::Text,
+        doc: "The subscription's topic string.",
+        get: |s| FieldValue::Text(s.topic_string.clone()),
+    },];
+
+/// DISPLAY TPSTATUS TYPE(SUB) fields (after TOPICSTR).
+pub static TPSTATUS_SUB_FIELDS: &[StatusField<SubscriptionStatusRecord>] =
+    &subscription_status_fields![StatusField {
+        keyword: "SUBID",
+        kind: FieldKind::Text,
+        doc: "The subscription's identifier (48 hex digits).",
+        get: |s| FieldValue::Text(s.sub_id.clone()),
+    },];
+
+const ENABLED_DISABLED: &[&str] = &["ENABLED", "DISABLED"];
+const DELIVERY: &[&str] = &["ALL", "ALLDUR", "ALLAVAIL"];
+const SCOPES: &[&str] = &["ALL", "QMGR"];
+
+fn enabled(b: bool) -> FieldValue {
+    FieldValue::Keyword(if b { "ENABLED" } else { "DISABLED" })
+}
+
+/// DISPLAY TPSTATUS TYPE(TOPIC) fields (after TOPICSTR): the attributes in force at the
+/// node, every ASPARENT resolved.
+pub static TPSTATUS_TOPIC_FIELDS: &[StatusField<TopicNodeStatus>] = &[
+    StatusField {
+        keyword: "ADMIN",
+        kind: FieldKind::Text,
+        doc: "The topic object of exactly this node (blank: none; the node's attributes come from its ancestors').",
+        get: |t| FieldValue::Text(t.admin.clone()),
+    },
+    StatusField {
+        keyword: "PUB",
+        kind: FieldKind::Keyword(ENABLED_DISABLED),
+        doc: "Whether publishing is allowed.",
+        get: |t| enabled(t.resolved.publish),
+    },
+    StatusField {
+        keyword: "SUB",
+        kind: FieldKind::Keyword(ENABLED_DISABLED),
+        doc: "Whether subscribing is allowed.",
+        get: |t| enabled(t.resolved.subscribe),
+    },
+    StatusField {
+        keyword: "DURSUB",
+        kind: FieldKind::Keyword(YES_NO),
+        doc: "Whether durable subscriptions may be made.",
+        get: |t| yes_no(t.resolved.durable_subscriptions),
+    },
+    StatusField {
+        keyword: "DEFPSIST",
+        kind: FieldKind::Keyword(YES_NO),
+        doc: "Persistence of publications put as the topic's default.",
+        get: |t| yes_no(t.resolved.default_persistent),
+    },
+    StatusField {
+        keyword: "DEFPRTY",
+        kind: FieldKind::Int,
+        doc: "Priority of publications put as the topic's default.",
+        get: |t| count(t.resolved.default_priority),
+    },
+    StatusField {
+        keyword: "DEFPRESP",
+        kind: FieldKind::Keyword(&["SYNC", "ASYNC"]),
+        doc: "Put response of publications put as the topic's default.",
+        get: |t| FieldValue::Keyword(t.resolved.default_put_response.keyword()),
+    },
+    StatusField {
+        keyword: "PMSGDLV",
+        kind: FieldKind::Keyword(DELIVERY),
+        doc: "Persistent publications when a copy cannot be delivered.",
+        get: |t| FieldValue::Keyword(t.resolved.persistent_delivery.keyword_value().keyword()),
+    },
+    StatusField {
+        keyword: "NPMSGDLV",
+        kind: FieldKind::Keyword(DELIVERY),
+        doc: "Non-persistent publications when a copy cannot be delivered.",
+        get: |t| {
+            FieldValue::Keyword(t.resolved.non_persistent_delivery.keyword_value().keyword())
+        },
+    },
+    StatusField {
+        keyword: "USEDLQ",
+        kind: FieldKind::Keyword(YES_NO),
+        doc: "Whether an undeliverable copy may go to the dead-letter queue.",
+        get: |t| yes_no(t.resolved.use_dlq),
+    },
+    StatusField {
+        keyword: "MDURMDL",
+        kind: FieldKind::Text,
+        doc: "Model queue of managed durable subscriptions.",
+        get: |t| FieldValue::Text(t.resolved.durable_model_q.clone()),
+    },
+    StatusField {
+        keyword: "MNDURMDL",
+        kind: FieldKind::Text,
+        doc: "Model queue of managed non-durable subscriptions.",
+        get: |t| FieldValue::Text(t.resolved.non_durable_model_q.clone()),
+    },
+    StatusField {
+        keyword: "PUBSCOPE",
+        kind: FieldKind::Keyword(SCOPES),
+        doc: "Whether publications go to connected queue managers (none yet).",
+        get: |t| FieldValue::Keyword(t.pub_scope),
+    },
+    StatusField {
+        keyword: "SUBSCOPE",
+        kind: FieldKind::Keyword(SCOPES),
+        doc: "Whether subscriptions go to connected queue managers (none yet).",
+        get: |t| FieldValue::Keyword(t.sub_scope),
+    },
+    StatusField {
+        keyword: "PUBCOUNT",
+        kind: FieldKind::Int,
+        doc: "Handles open for publishing on the node.",
+        get: |t| count(t.pub_count),
+    },
+    StatusField {
+        keyword: "SUBCOUNT",
+        kind: FieldKind::Int,
+        doc: "Subscriptions on the node (durable ones nobody has open included).",
+        get: |t| count(t.sub_count),
+    },
+    StatusField {
+        keyword: "RETAINED",
+        kind: FieldKind::Keyword(YES_NO),
+        doc: "Whether the node has a retained publication.",
+        get: |t| yes_no(t.retained),
+    },
+];
+
+/// DISPLAY TPSTATUS TYPE(PUB) fields (after TOPICSTR): one record per handle open for
+/// publishing. Ferry does not count publications per handle yet: LPUBDATE and LPUBTIME
+/// are blank and NUMPUBS 0.
+pub static TPSTATUS_PUB_FIELDS: &[StatusField<PublisherStatus>] = &[
+    StatusField {
+        keyword: "ACTCONN",
+        kind: FieldKind::Text,
+        doc: "The connection that has the topic open for publishing.",
+        get: |p| FieldValue::Text(p.active_connection.clone()),
+    },
+    StatusField {
+        keyword: "LPUBDATE",
+        kind: FieldKind::Text,
+        doc: "Date of the handle's last publication (not tracked yet: blank).",
+        get: |p| opt_date(p.last_publish_ms),
+    },
+    StatusField {
+        keyword: "LPUBTIME",
+        kind: FieldKind::Text,
+        doc: "Time of the handle's last publication (not tracked yet: blank).",
+        get: |p| opt_time(p.last_publish_ms),
+    },
+    StatusField {
+        keyword: "NUMPUBS",
+        kind: FieldKind::Int,
+        doc: "Publications through the handle (not tracked yet: 0).",
+        get: |p| count(p.publishes),
+    },
+];
+
+/// DISPLAY PUBSUB fields (after QMNAME).
+pub static PUBSUB_FIELDS: &[StatusField<PubSubStatus>] = &[
+    StatusField {
+        keyword: "TYPE",
+        kind: FieldKind::Keyword(&["LOCAL"]),
+        doc: "LOCAL: this queue manager (Ferry has no hierarchies: no PARENT or CHILD).",
+        get: |_| FieldValue::Keyword("LOCAL"),
+    },
+    StatusField {
+        keyword: "STATUS",
+        kind: FieldKind::Keyword(&["ACTIVE"]),
+        doc: "ACTIVE: the publish/subscribe engine runs (it always does, PSMODE(ENABLED)).",
+        get: |_| FieldValue::Keyword("ACTIVE"),
+    },
+    StatusField {
+        keyword: "SUBCOUNT",
+        kind: FieldKind::Int,
+        doc: "Subscriptions.",
+        get: |p| count(p.sub_count),
+    },
+    StatusField {
+        keyword: "TPCOUNT",
+        kind: FieldKind::Int,
+        doc: "Nodes of the topic tree (topic objects, subscriptions, retained publications and topics open for publishing).",
+        get: |p| count(p.topic_count),
     },
 ];
 

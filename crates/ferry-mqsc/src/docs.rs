@@ -9,8 +9,9 @@
 
 use crate::display::{
     StatusField, CHSTATUS_CLIENT_FIELDS, CHSTATUS_FIELDS, CHSTATUS_SVRCONN_FIELDS, CONN_FIELDS,
-    CONN_HANDLE_FIELDS, LSSTATUS_FIELDS, QMSTATUS_FIELDS, QSTATUS_HANDLE_FIELDS,
-    QSTATUS_QUEUE_FIELDS, QUEUE_LIVE_FIELDS,
+    CONN_HANDLE_FIELDS, LSSTATUS_FIELDS, PUBSUB_FIELDS, QMSTATUS_FIELDS, QSTATUS_HANDLE_FIELDS,
+    QSTATUS_QUEUE_FIELDS, QUEUE_LIVE_FIELDS, SBSTATUS_FIELDS, TPSTATUS_PUB_FIELDS,
+    TPSTATUS_SUB_FIELDS, TPSTATUS_TOPIC_FIELDS,
 };
 use crate::runmqsc_lines::LINES;
 use ferry_objects::channel::ChannelType;
@@ -118,7 +119,7 @@ pub fn render_attributes() -> String {
             .join(" ")
     };
     let mut out = String::new();
-    let sections: [(&str, String); 6] = [
+    let sections: [(&str, String); 7] = [
         (
             "Queue attributes (DEFINE/ALTER/DISPLAY QLOCAL, QMODEL, QALIAS)",
             attribute_table::<QueueAttributes>(&queue_types),
@@ -158,6 +159,10 @@ pub fn render_attributes() -> String {
             }),
         ),
         (
+            "Subscription attributes (DEFINE/ALTER/DISPLAY SUB)",
+            attribute_table::<ferry_objects::SubscriptionAttributes>(&|_| "SUB".to_string()),
+        ),
+        (
             "Queue manager attributes (ALTER/DISPLAY QMGR)",
             attribute_table::<QmgrAttributes>(&|_| "QMGR".to_string()),
         ),
@@ -165,7 +170,7 @@ pub fn render_attributes() -> String {
     for (title, table) in sections {
         let _ = write!(out, "### {title}\n\n{table}\n");
     }
-    let status: [(&str, String); 10] = [
+    let status: [(&str, String); 15] = [
         (
             "Live fields of DISPLAY QLOCAL / QUEUE",
             status_table(QUEUE_LIVE_FIELDS),
@@ -197,6 +202,23 @@ pub fn render_attributes() -> String {
             "DISPLAY CHSTATUS CHLTYPE(SVRCONN): one record per client socket",
             status_table(CHSTATUS_SVRCONN_FIELDS),
         ),
+        (
+            "DISPLAY SBSTATUS (after SUB and SUBID)",
+            status_table(SBSTATUS_FIELDS),
+        ),
+        (
+            "DISPLAY TPSTATUS TYPE(TOPIC) (after TOPICSTR)",
+            status_table(TPSTATUS_TOPIC_FIELDS),
+        ),
+        (
+            "DISPLAY TPSTATUS TYPE(SUB) (after TOPICSTR)",
+            status_table(TPSTATUS_SUB_FIELDS),
+        ),
+        (
+            "DISPLAY TPSTATUS TYPE(PUB) (after TOPICSTR)",
+            status_table(TPSTATUS_PUB_FIELDS),
+        ),
+        ("DISPLAY PUBSUB (after QMNAME)", status_table(PUBSUB_FIELDS)),
     ];
     for (title, table) in status {
         let _ = write!(out, "### {title}\n\n{table}\n");

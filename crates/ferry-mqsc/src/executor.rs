@@ -360,6 +360,31 @@ pub fn execute(cmd: &Command, target: &mut dyn AdminTarget) -> CommandResult {
         Command::AlterTopic { name, settings } => crate::topic::alter(target, name, settings),
         Command::DeleteTopic { name } => crate::topic::delete(target, name),
         Command::DisplayTopic { selection } => crate::topic::display(target, selection),
+        Command::DefineSubscription {
+            name,
+            like,
+            replace,
+            settings,
+        } => crate::subscription::define(target, name, like.as_deref(), *replace, settings),
+        Command::AlterSubscription { sub, settings } => {
+            crate::subscription::alter(target, sub, settings)
+        }
+        Command::DeleteSubscription { sub } => crate::subscription::delete(target, sub),
+        Command::DisplaySubscription { selection, filter } => {
+            crate::subscription::display(target, selection, filter)
+        }
+        Command::DisplaySubscriptionStatus { selection, filter } => {
+            crate::subscription::display_status(target, selection, filter)
+        }
+        Command::DisplayTopicStatus {
+            topic,
+            status_type,
+            selection,
+        } => crate::subscription::display_topic_status(target, topic, *status_type, selection),
+        Command::DisplayPubSub { request } => crate::subscription::display_pubsub(target, request),
+        Command::ClearTopicString { topic } => {
+            crate::subscription::clear_topic_string(target, topic)
+        }
         Command::RefreshSecurity(what) => match target.refresh_security(*what) {
             Ok(what) => CommandResult {
                 ok: true,

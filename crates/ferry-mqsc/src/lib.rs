@@ -9,6 +9,8 @@
 //!   [`display`]); [`runmqsc_lines`] holds runmqsc's few unnumbered lines.
 //! * [`authinfo`] runs DEFINE, ALTER, DELETE and DISPLAY AUTHINFO.
 //! * [`topic`] runs DEFINE, ALTER, DELETE and DISPLAY TOPIC.
+//! * [`subscription`] runs DEFINE, ALTER, DELETE and DISPLAY SUB, DISPLAY SBSTATUS,
+//!   TPSTATUS and PUBSUB, and CLEAR TOPICSTR.
 //! * [`chlauth`] runs SET CHLAUTH and DISPLAY CHLAUTH (MATCH(RUNCHECK) included).
 //! * [`docs`] renders the message and attribute tables for docs/mqsc.md.
 //! * [`testing`] holds an in-memory [`AdminTarget`] for tests and the fuzzer.
@@ -28,6 +30,7 @@ pub mod lexer;
 pub mod parser;
 pub mod runmqsc_lines;
 pub mod script;
+pub mod subscription;
 pub mod target;
 pub mod testing;
 pub mod topic;

@@ -15,6 +15,7 @@ mod authinfo;
 mod authrec;
 mod chlauth;
 mod display;
+mod subscription;
 mod topic;
 
 use display::{field_vocab, table_vocab};
@@ -52,6 +53,11 @@ enum Obj {
     QmStatus,
     AuthInfo,
     Topic,
+    Sub,
+    SbStatus,
+    TpStatus,
+    PubSub,
+    TopicStr,
     /// Valid MQSC object types Ferry does not implement yet.
     Other(&'static str),
 }
@@ -78,7 +84,8 @@ const OBJECTS: &[(&str, Obj)] = &[
     ("CONN", Obj::Conn),
     ("LSSTATUS", Obj::LsStatus),
     ("TOPIC", Obj::Topic),
-    ("SUB", Obj::Other("SUB")),
+    ("SUB", Obj::Sub),
+    ("TOPICSTR", Obj::TopicStr),
     ("AUTHINFO", Obj::AuthInfo),
     ("NAMELIST", Obj::Other("NAMELIST")),
     ("NL", Obj::Other("NAMELIST")),
@@ -93,9 +100,9 @@ const OBJECTS: &[(&str, Obj)] = &[
     ("CHS", Obj::ChStatus),
     ("QMSTATUS", Obj::QmStatus),
     ("SVSTATUS", Obj::Other("SVSTATUS")),
-    ("SBSTATUS", Obj::Other("SBSTATUS")),
-    ("TPSTATUS", Obj::Other("TPSTATUS")),
-    ("PUBSUB", Obj::Other("PUBSUB")),
+    ("SBSTATUS", Obj::SbStatus),
+    ("TPSTATUS", Obj::TpStatus),
+    ("PUBSUB", Obj::PubSub),
     ("CLUSQMGR", Obj::Other("CLUSQMGR")),
     ("QCLUSTER", Obj::Other("QCLUSTER")),
     ("POLICY", Obj::Other("POLICY")),
@@ -136,6 +143,8 @@ const LATER_CHANNEL_TYPES: &[&str] = &[
 enum NameRule {
     Object,
     Channel,
+    /// Subscription names: any characters, up to 10240 of them.
+    Subscription,
 }
 
 /// The longest MQSC command, in bytes, as MQ's command processor takes it: a longer one
@@ -267,6 +276,14 @@ impl Parser<'_> {
                 Ok(Command::DeleteTopic { name })
             }
             ("DISPLAY", Obj::Topic) => self.display_topic(obj_param, &rest),
+            ("DEFINE", Obj::Sub) => self.define_sub(obj_param, &rest),
+            ("ALTER", Obj::Sub) => self.alter_sub(obj_param, &rest),
+            ("DELETE", Obj::Sub) => self.delete_sub(obj_param, &rest),
+            ("DISPLAY", Obj::Sub) => self.display_sub(obj_param, &rest, false),
+            ("DISPLAY", Obj::SbStatus) => self.display_sub(obj_param, &rest, true),
+            ("DISPLAY", Obj::TpStatus) => self.display_tpstatus(obj_param, &rest),
+            ("DISPLAY", Obj::PubSub) => self.display_pubsub(obj_param, &rest),
+            ("CLEAR", Obj::TopicStr) => self.clear_topic_string(obj_param, &rest),
             ("DISPLAY", Obj::Other("CHLAUTH")) => self.display_chlauth(obj_param, &rest),
             ("SET", Obj::Other("AUTHREC")) => self.set_authrec(obj_param, &rest),
             ("DELETE", Obj::Other("AUTHREC")) => self.delete_authrec(obj_param, &rest),
@@ -493,8 +510,21 @@ impl Parser<'_> {
             return Ok(pattern);
         }
         let checked = match rule {
-            NameRule::Object => ferry_mqi::validate_object_name(&core),
-            NameRule::Channel => ferry_mqi::validate_channel_name(&core),
+            NameRule::Object => ferry_mqi::validate_object_name(&core).map_err(|e| e.to_string()),
+            NameRule::Channel => ferry_mqi::validate_channel_name(&core).map_err(|e| e.to_string()),
+            NameRule::Subscription => {
+                let max = ferry_objects::subscription::MAX_SUB_STRING;
+                if core.len() > max {
+                    Err(format!(
+                        "it is {} characters long; at most {max} are allowed",
+                        core.len()
+                    ))
+                } else if core.trim().is_empty() && !pattern.is_generic() {
+                    Err("it is blank".to_string())
+                } else {
+                    Ok(())
+                }
+            }
         };
         checked.map_err(|e| {
             self.err(

@@ -6,12 +6,13 @@
 
 use crate::command::{NamePattern, SecurityRefresh};
 use ferry_objects::status::{
-    ChannelStatus, ConnectionStatus, HandleStatus, ListenerStatus, QmgrStatus, QueueStatus,
+    ChannelStatus, ConnectionStatus, HandleStatus, ListenerStatus, PubSubStatus, PublisherStatus,
+    QmgrStatus, QueueStatus, SubscriptionStatusRecord, TopicNodeStatus,
 };
 use ferry_objects::{
     AdminError, ChannelDefinition, ListenerDefinition, QmgrAttributes, QueueDefinition, StopMode,
 };
-use ferry_objects::{AuthInfoDefinition, TopicDefinition};
+use ferry_objects::{AuthInfoDefinition, SubscriptionDefinition, TopicDefinition};
 use ferry_security::chlauth::{ChlauthRecord, ChlauthRules, SetAction};
 use ferry_security::oam::{Authorities, AuthorityRecords, Principal, ProfileObjectType, RecordKey};
 
@@ -44,6 +45,38 @@ pub trait AdminTarget {
     fn alter_topic(&mut self, def: TopicDefinition) -> Result<(), AdminError>;
     /// Deletes a topic object (SYSTEM.BASE.TOPIC included).
     fn delete_topic(&mut self, name: &str) -> Result<(), AdminError>;
+    /// A subscription by exact name (every attribute of the SUB table).
+    fn subscription(&self, name: &str) -> Option<SubscriptionDefinition>;
+    /// Every subscription, sorted by name (unnamed non-durable ones first), then SUBID.
+    fn subscriptions(&self) -> Vec<SubscriptionDefinition>;
+    /// DEFINE SUB: makes the administrative durable subscription `def` (with `replace`,
+    /// alters the existing one of that name to it). The target compiles SELECTOR
+    /// (2459 when it does not compile), resolves TOPICOBJ and TOPICSTR, checks DEST, and
+    /// fills a blank SUBUSER with the user who issued the command.
+    fn define_subscription(
+        &mut self,
+        def: SubscriptionDefinition,
+        replace: bool,
+    ) -> Result<(), AdminError>;
+    /// ALTER SUB: gives the subscription `def.name` the attributes of `def` (only those
+    /// ALTER may change may differ).
+    fn alter_subscription(&mut self, def: SubscriptionDefinition) -> Result<(), AdminError>;
+    /// DELETE SUB: removes the subscription with SUBID `sub_id` (48 hex digits) and its
+    /// managed queue (InUse while a handle has it open).
+    fn delete_subscription(&mut self, sub_id: &str) -> Result<(), AdminError>;
+    /// Every subscription's status (SBSTATUS, TPSTATUS TYPE(SUB)), sorted as
+    /// `subscriptions`.
+    fn subscription_statuses(&self) -> Vec<SubscriptionStatusRecord>;
+    /// The nodes of the topic tree `pattern` selects (`#` and `+`; `#`: every node),
+    /// sorted by topic string.
+    fn topic_statuses(&self, pattern: &str) -> Vec<TopicNodeStatus>;
+    /// The handles open for publishing on the nodes `pattern` selects.
+    fn publisher_statuses(&self, pattern: &str) -> Vec<PublisherStatus>;
+    /// DISPLAY PUBSUB: subscriptions and nodes.
+    fn pubsub_status(&self) -> PubSubStatus;
+    /// CLEAR TOPICSTR CLRTYPE(RETAINED): forgets `topic`'s retained publication; whether
+    /// there was one.
+    fn clear_retained(&mut self, topic: &str) -> Result<bool, AdminError>;
     /// The channel authentication records.
     fn chlauth(&self) -> ChlauthRules;
     /// SET CHLAUTH: adds, replaces or removes records (the target stamps ALTDATE).

@@ -12,12 +12,15 @@ use crate::target::AdminTarget;
 use ferry_objects::channel::ChannelType;
 use ferry_objects::queue::QueueType;
 use ferry_objects::status::{
-    ChannelClientStatus, ChannelStatus, ConnectionStatus, HandleStatus, ListenerStatus, QmgrStatus,
-    QueueStatus,
+    ChannelClientStatus, ChannelStatus, ConnectionStatus, HandleStatus, ListenerStatus,
+    PubSubStatus, PublisherStatus, QmgrStatus, QueueStatus, SubscriptionStatusRecord,
+    TopicNodeStatus,
 };
+use ferry_objects::subscription::{DestinationClass, SelectorType};
 use ferry_objects::{
     AdminError, ChannelDefinition, ListenerDefinition, QmgrAttributes, QueueDefinition, StopMode,
 };
+use ferry_objects::{AttributeSet, SubscriptionAttributes, SubscriptionDefinition};
 use ferry_objects::{AuthInfoDefinition, TopicDefinition};
 use std::collections::BTreeMap;
 
@@ -65,6 +68,16 @@ pub struct MemoryTarget {
     pub authority_records: ferry_security::oam::AuthorityRecords,
     /// The known users and their groups (a user or group not here is unknown: 2292).
     pub users: BTreeMap<String, Vec<String>>,
+    /// Subscriptions, in the order they were made.
+    pub subscriptions: Vec<SubscriptionDefinition>,
+    /// The SUBIDs of subscriptions a handle has open (DELETE SUB refuses them).
+    pub open_subscriptions: Vec<String>,
+    /// Topic strings with a retained publication.
+    pub retained: std::collections::BTreeSet<String>,
+    /// Handles open for publishing.
+    pub publishers: Vec<PublisherStatus>,
+    /// The user DEFINE SUB gives a blank SUBUSER.
+    pub command_user: String,
 }
 
 impl MemoryTarget {
@@ -73,6 +86,7 @@ impl MemoryTarget {
         MemoryTarget {
             name: name.to_string(),
             now_ms: 1_700_000_000_000,
+            command_user: "admin".to_string(),
             ..Self::default()
         }
     }
@@ -95,6 +109,15 @@ impl MemoryTarget {
             t.topics.insert(topic.name.clone(), topic);
         }
         t
+    }
+
+    /// The attributes of the subscription named `name` (panics when there is none).
+    pub fn subscription_named(&self, name: &str) -> SubscriptionAttributes {
+        self.subscriptions
+            .iter()
+            .find(|s| s.name == name)
+            .map(|s| s.attributes.clone())
+            .unwrap_or_else(|| panic!("no subscription {name}"))
     }
 
     /// Sets a local queue's depth, as if messages had been put.
@@ -177,6 +200,81 @@ impl MemoryTarget {
     }
 }
 
+/// Whether TPSTATUS's `pattern` selects `node`: topic-level `#` (any number of levels)
+/// and `+` (one level); `#` alone is every node, the root included.
+pub fn topic_matches(pattern: &str, node: &str) -> bool {
+    fn levels(p: &[&str], n: &[&str]) -> bool {
+        match (p.first(), n.first()) {
+            (None, None) => true,
+            (Some(&"#"), _) => levels(&p[1..], n) || (!n.is_empty() && levels(p, &n[1..])),
+            (Some(&"+"), Some(_)) => levels(&p[1..], &n[1..]),
+            (Some(a), Some(b)) if a == b => levels(&p[1..], &n[1..]),
+            _ => false,
+        }
+    }
+    let p: Vec<&str> = pattern.split('/').collect();
+    let n: Vec<&str> = node.split('/').collect();
+    pattern == "#" || levels(&p, &n)
+}
+
+impl MemoryTarget {
+    /// The topic string TOPICOBJ and TOPICSTR make, as MQ combines them.
+    fn sub_topic(&self, a: &SubscriptionAttributes) -> Result<String, AdminError> {
+        let object = a.topic_object.trim();
+        if object.is_empty() {
+            return Ok(a.topic_string.clone());
+        }
+        let t = self.topics.get(object).ok_or_else(|| AdminError::Failed {
+            reason: ferry_mqi::ReasonCode::UnknownObjectName,
+            text: format!("TOPICOBJ({object}) is not a topic object"),
+        })?;
+        Ok(if a.topic_string.is_empty() {
+            t.topic_string().to_string()
+        } else {
+            format!("{}/{}", t.topic_string(), a.topic_string)
+        })
+    }
+
+    /// The local queue a provided DEST names.
+    fn sub_destination(&self, dest: &str) -> Result<String, AdminError> {
+        let unknown = || AdminError::Failed {
+            reason: ferry_mqi::ReasonCode::UnknownObjectName,
+            text: format!("DEST({dest}) is not a queue of this queue manager"),
+        };
+        let q = self.queues.get(dest.trim()).ok_or_else(unknown)?;
+        match q.queue_type {
+            QueueType::Local => Ok(q.name.clone()),
+            QueueType::Alias => self
+                .queues
+                .get(q.attributes.target.trim())
+                .filter(|t| t.queue_type == QueueType::Local)
+                .map(|t| t.name.clone())
+                .ok_or_else(unknown),
+            _ => Err(AdminError::Failed {
+                reason: ferry_mqi::ReasonCode::InvalidDestination,
+                text: format!("DEST({dest}) is not a local queue or an alias of one"),
+            }),
+        }
+    }
+
+    fn topic_nodes(&self) -> std::collections::BTreeSet<String> {
+        let mut nodes: std::collections::BTreeSet<String> = self
+            .topics
+            .values()
+            .filter(|t| t.in_tree())
+            .map(|t| t.topic_string().to_string())
+            .collect();
+        nodes.extend(
+            self.subscriptions
+                .iter()
+                .map(|s| s.attributes.topic_string.clone()),
+        );
+        nodes.extend(self.retained.iter().cloned());
+        nodes.extend(self.publishers.iter().map(|p| p.topic_string.clone()));
+        nodes
+    }
+}
+
 fn not_found(name: &str) -> AdminError {
     AdminError::NotFound {
         name: name.to_string(),
@@ -242,6 +340,182 @@ impl AdminTarget for MemoryTarget {
             .remove(name)
             .map(|_| ())
             .ok_or_else(|| not_found(name))
+    }
+    fn subscription(&self, name: &str) -> Option<SubscriptionDefinition> {
+        self.subscriptions.iter().find(|s| s.name == name).cloned()
+    }
+    fn subscriptions(&self) -> Vec<SubscriptionDefinition> {
+        let mut all = self.subscriptions.clone();
+        all.sort_by(|a, b| (&a.name, &a.attributes.sub_id).cmp(&(&b.name, &b.attributes.sub_id)));
+        all
+    }
+    fn define_subscription(
+        &mut self,
+        mut def: SubscriptionDefinition,
+        replace: bool,
+    ) -> Result<(), AdminError> {
+        def.attributes.topic_string = self.sub_topic(&def.attributes)?;
+        if let Some(i) = self.subscriptions.iter().position(|s| s.name == def.name) {
+            if !replace {
+                return Err(AdminError::AlreadyExists { name: def.name });
+            }
+            let old = &self.subscriptions[i].attributes;
+            def.attributes.sub_id = old.sub_id.clone();
+            def.attributes.creation_date = old.creation_date.clone();
+            def.attributes.creation_time = old.creation_time.clone();
+            return self.alter_subscription(def);
+        }
+        if def.attributes.topic_string.is_empty() {
+            return Err(AdminError::Failed {
+                reason: ferry_mqi::ReasonCode::UnknownObjectName,
+                text: "give TOPICSTR, TOPICOBJ or both".into(),
+            });
+        }
+        let a = &mut def.attributes;
+        a.destination = if a.dest_class == DestinationClass::Managed {
+            format!(
+                "SYSTEM.MANAGED.DURABLE.{:016X}",
+                self.subscriptions.len() + 1
+            )
+        } else {
+            self.sub_destination(&a.destination)?
+        };
+        a.sub_id = format!("{:048X}", self.subscriptions.len() as u64 + 0xA0);
+        if a.sub_user.trim().is_empty() {
+            a.sub_user = self.command_user.clone();
+        }
+        a.selector_type = if a.selector.is_empty() {
+            SelectorType::None
+        } else {
+            SelectorType::Standard
+        };
+        let (d, t) = crate::display::date_time(self.now_ms);
+        a.creation_date = d.clone();
+        a.creation_time = t.clone();
+        a.alteration_date = d;
+        a.alteration_time = t;
+        self.subscriptions.push(def);
+        Ok(())
+    }
+    fn alter_subscription(&mut self, mut def: SubscriptionDefinition) -> Result<(), AdminError> {
+        let i = self
+            .subscriptions
+            .iter()
+            .position(|s| s.name == def.name)
+            .ok_or_else(|| not_found(&def.name))?;
+        let old = &self.subscriptions[i].attributes;
+        for row in SubscriptionAttributes::table() {
+            if row.read_only || ferry_objects::subscription::ALTERABLE.contains(&row.keyword) {
+                continue;
+            }
+            if (row.get)(old) != (row.get)(&def.attributes) {
+                return Err(AdminError::Failed {
+                    reason: ferry_objects::subscription::not_alterable_reason(row.keyword),
+                    text: format!(
+                        "{} of subscription {} cannot be changed",
+                        row.keyword, def.name
+                    ),
+                });
+            }
+        }
+        if def.attributes.destination != old.destination {
+            def.attributes.destination = self.sub_destination(&def.attributes.destination)?;
+        }
+        let (d, t) = crate::display::date_time(self.now_ms);
+        def.attributes.alteration_date = d;
+        def.attributes.alteration_time = t;
+        self.subscriptions[i] = def;
+        Ok(())
+    }
+    fn delete_subscription(&mut self, sub_id: &str) -> Result<(), AdminError> {
+        let i = self
+            .subscriptions
+            .iter()
+            .position(|s| s.attributes.sub_id == sub_id)
+            .ok_or_else(|| not_found(sub_id))?;
+        if self.open_subscriptions.iter().any(|o| o == sub_id) {
+            return Err(AdminError::InUse {
+                name: self.subscriptions[i].name.clone(),
+            });
+        }
+        self.subscriptions.remove(i);
+        Ok(())
+    }
+    fn subscription_statuses(&self) -> Vec<SubscriptionStatusRecord> {
+        self.subscriptions()
+            .into_iter()
+            .map(|s| SubscriptionStatusRecord {
+                name: s.name,
+                sub_id: s.attributes.sub_id.clone(),
+                topic_string: s.attributes.topic_string.clone(),
+                sub_type: s.attributes.sub_type.keyword().to_string(),
+                durable: s.attributes.durable.keyword() == "YES",
+                user_id: s.attributes.sub_user.clone(),
+                active_connection: String::new(),
+                resumed_ms: self.now_ms,
+                last_message_ms: None,
+                messages: 0,
+            })
+            .collect()
+    }
+    fn topic_statuses(&self, pattern: &str) -> Vec<TopicNodeStatus> {
+        self.topic_nodes()
+            .into_iter()
+            .filter(|n| topic_matches(pattern, n))
+            .map(|node| {
+                let mut on_path: Vec<&TopicDefinition> = self
+                    .topics
+                    .values()
+                    .filter(|t| t.in_tree())
+                    .filter(|t| {
+                        let ts = t.topic_string();
+                        ts.is_empty() || node == ts || node.starts_with(&format!("{ts}/"))
+                    })
+                    .collect();
+                on_path.sort_by_key(|t| std::cmp::Reverse(t.topic_string().len()));
+                TopicNodeStatus {
+                    admin: self
+                        .topics
+                        .values()
+                        .find(|t| t.in_tree() && t.topic_string() == node)
+                        .map(|t| t.name.clone())
+                        .unwrap_or_default(),
+                    resolved: ferry_objects::ResolvedTopicAttributes::resolve(
+                        on_path.iter().map(|t| &t.attributes),
+                    ),
+                    pub_scope: "ALL",
+                    sub_scope: "ALL",
+                    pub_count: self
+                        .publishers
+                        .iter()
+                        .filter(|p| p.topic_string == node)
+                        .count() as u64,
+                    sub_count: self
+                        .subscriptions
+                        .iter()
+                        .filter(|s| s.attributes.topic_string == node)
+                        .count() as u64,
+                    retained: self.retained.contains(&node),
+                    topic_string: node,
+                }
+            })
+            .collect()
+    }
+    fn publisher_statuses(&self, pattern: &str) -> Vec<PublisherStatus> {
+        self.publishers
+            .iter()
+            .filter(|p| topic_matches(pattern, &p.topic_string))
+            .cloned()
+            .collect()
+    }
+    fn pubsub_status(&self) -> PubSubStatus {
+        PubSubStatus {
+            sub_count: self.subscriptions.len() as u64,
+            topic_count: self.topic_nodes().len() as u64,
+        }
+    }
+    fn clear_retained(&mut self, topic: &str) -> Result<bool, AdminError> {
+        Ok(self.retained.remove(topic))
     }
     fn chlauth(&self) -> ferry_security::chlauth::ChlauthRules {
         self.chlauth.clone()

@@ -569,10 +569,10 @@ fn remote_and_unsupported_answer_clearly() {
         vec!["FRY9001E: Remote queue definitions (QREMOTE) come with message channels, which Ferry does not support yet; DEFINE QREMOTE(R) was not processed."]
     );
     assert!(!t.queues.contains_key("R"));
-    let lines = fails(&mut t, "DEFINE SUB(S)");
+    let lines = fails(&mut t, "DEFINE NAMELIST(N)");
     assert_eq!(
         lines,
-        vec!["FRY9002E: DEFINE SUB is valid MQSC but Ferry does not support it yet."]
+        vec!["FRY9002E: DEFINE NAMELIST is valid MQSC but Ferry does not support it yet."]
     );
 }
 

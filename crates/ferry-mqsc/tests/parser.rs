@@ -712,7 +712,7 @@ fn remote_queues_and_unsupported_commands_parse() {
     assert!(matches!(ok("DEF QR(R)"), Command::RemoteQueue { .. }));
     assert!(matches!(
         ok("DEFINE SUB(S) TOPICSTR('a/b')"),
-        Command::Unsupported { .. }
+        Command::DefineSubscription { .. }
     ));
     assert!(matches!(
         ok("DEFINE NAMELIST(N)"),

@@ -76,6 +76,11 @@ pub enum TextRule {
     CipherSpec,
     /// Blank or an SSLPEER distinguished-name filter (`ferry_security::peer_name`).
     PeerName,
+    /// Blank or exactly `bytes` bytes as hex digits (DESTCORL, PUBACCT).
+    Hex {
+        /// How many bytes the digits give (two digits each).
+        bytes: usize,
+    },
 }
 
 impl TextRule {
@@ -88,6 +93,16 @@ impl TextRule {
             TextRule::PeerName => ferry_security::PeerNameFilter::parse(text)
                 .map(|_| ())
                 .map_err(|e| e.to_string()),
+            TextRule::Hex { bytes } => {
+                let t = text.trim();
+                if t.is_empty()
+                    || (t.len() == 2 * bytes && t.chars().all(|c| c.is_ascii_hexdigit()))
+                {
+                    Ok(())
+                } else {
+                    Err(format!("give {} hexadecimal digits, or blank", 2 * bytes))
+                }
+            }
         }
     }
 
@@ -96,6 +111,7 @@ impl TextRule {
         match self {
             TextRule::CipherSpec => "a CipherSpec name or alias",
             TextRule::PeerName => "a distinguished-name filter",
+            TextRule::Hex { .. } => "hexadecimal digits",
         }
     }
 }

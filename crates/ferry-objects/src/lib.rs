@@ -1,5 +1,5 @@
 //! Ferry's object model: definitions of queues, channels, listeners, authentication
-//! information and topic objects, and the queue manager.
+//! information, topic objects and subscriptions, and the queue manager.
 //!
 //! Every attribute is defined once, as a row of an attribute table (see [`attribute`]):
 //! its MQSC keyword, value kind and range, default, which object types it applies to,
@@ -31,7 +31,10 @@ pub use channel::{
 pub use listener::{ListenerAttributes, ListenerDefinition, LISTENER_ATTRIBUTES};
 pub use qmgr::{QmgrAttributes, QMGR_ATTRIBUTES};
 pub use queue::{QueueAttributes, QueueDefinition, QueueType, QUEUE_ATTRIBUTES};
-pub use subscription::DurableSubscription;
+pub use subscription::{
+    DurableSubscription, SubscriptionAttributes, SubscriptionDefinition, SubscriptionDetails,
+    SUBSCRIPTION_ATTRIBUTES,
+};
 pub use topic::{
     DeliveryPolicy, ResolvedTopicAttributes, TopicAttributes, TopicDefinition, TopicType,
     TOPIC_ATTRIBUTES,

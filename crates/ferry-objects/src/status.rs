@@ -5,6 +5,28 @@
 
 use crate::channel::ChannelType;
 
+/// Date and time of a moment (ms since the Unix epoch) as MQ shows them: `yyyy-mm-dd`,
+/// `hh.mm.ss` (UTC).
+pub fn date_time(ms: u64) -> (String, String) {
+    let secs = ms / 1000;
+    let days = i64::try_from(secs / 86_400).unwrap_or(0);
+    let rem = secs % 86_400;
+    // Civil-from-days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (
+        format!("{year:04}-{month:02}-{day:02}"),
+        format!("{:02}.{:02}.{:02}", rem / 3600, (rem % 3600) / 60, rem % 60),
+    )
+}
+
 /// DISPLAY QMSTATUS: the running queue manager and its recovery log.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct QmgrStatus {
@@ -301,4 +323,74 @@ pub struct ChannelClientStatus {
     /// SSLCIPH, SSLPEER, SSLCERTI, SSLRKEYS: what TLS agreed (blank without TLS).
     #[serde(default)]
     pub tls: TlsStatus,
+}
+
+/// One subscription as DISPLAY SBSTATUS and DISPLAY TPSTATUS TYPE(SUB) show it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SubscriptionStatusRecord {
+    /// SUB (blank for an unnamed non-durable subscription).
+    pub name: String,
+    /// SUBID, 48 hex digits.
+    pub sub_id: String,
+    /// TOPICSTR: the subscription's topic string (its node of the topic tree).
+    pub topic_string: String,
+    /// SUBTYPE: API or ADMIN.
+    pub sub_type: String,
+    /// DURABLE.
+    pub durable: bool,
+    /// SUBUSER.
+    pub user_id: String,
+    /// ACTCONN: the connection that has it open, as DISPLAY CONN shows it; blank when none.
+    pub active_connection: String,
+    /// RESMDATE/RESMTIME: when an MQSUB last made or resumed it (the queue manager's
+    /// start for a durable subscription nobody resumed since).
+    pub resumed_ms: u64,
+    /// LMSGDATE/LMSGTIME: when it last received a copy.
+    pub last_message_ms: Option<u64>,
+    /// NUMMSGS: copies received since the queue manager started.
+    pub messages: u64,
+}
+
+/// One node of the topic tree as DISPLAY TPSTATUS TYPE(TOPIC) shows it: every ASPARENT
+/// resolved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TopicNodeStatus {
+    /// TOPICSTR.
+    pub topic_string: String,
+    /// ADMIN: the topic object of exactly this node (blank: none).
+    pub admin: String,
+    /// The attributes in force at the node.
+    pub resolved: crate::ResolvedTopicAttributes,
+    /// PUBSCOPE in force (QMGR or ALL).
+    pub pub_scope: &'static str,
+    /// SUBSCOPE in force (QMGR or ALL).
+    pub sub_scope: &'static str,
+    /// PUBCOUNT: handles open for publishing on it.
+    pub pub_count: u64,
+    /// SUBCOUNT: subscriptions on it (durable ones nobody has open included).
+    pub sub_count: u64,
+    /// RETAINED: it has a retained publication.
+    pub retained: bool,
+}
+
+/// One handle open for publishing, as DISPLAY TPSTATUS TYPE(PUB) shows it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PublisherStatus {
+    /// TOPICSTR of its node.
+    pub topic_string: String,
+    /// ACTCONN: the connection, as DISPLAY CONN shows it.
+    pub active_connection: String,
+    /// LPUBDATE/LPUBTIME: not tracked yet (always None).
+    pub last_publish_ms: Option<u64>,
+    /// NUMPUBS: not tracked yet (always 0).
+    pub publishes: u64,
+}
+
+/// DISPLAY PUBSUB TYPE(LOCAL): this queue manager's publish/subscribe engine.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PubSubStatus {
+    /// SUBCOUNT: subscriptions (durable ones nobody has open included).
+    pub sub_count: u64,
+    /// TPCOUNT: nodes of the topic tree.
+    pub topic_count: u64,
 }

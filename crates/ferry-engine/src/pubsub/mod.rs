@@ -18,6 +18,7 @@
 //! ([`topic_attributes`]): the nearest administrative node that does not say ASPARENT
 //! decides, SYSTEM.BASE.TOPIC's shipped values when none does.
 
+pub(crate) mod admin;
 pub(crate) mod publish;
 pub(crate) mod retained;
 pub(crate) mod subscribe;

@@ -53,7 +53,7 @@ pub struct SubscribeExtras {
 }
 
 /// Prefix of the names of managed durable subscriptions' queues.
-const MANAGED_DURABLE_PREFIX: &str = "SYSTEM.MANAGED.DURABLE.*";
+pub(crate) const MANAGED_DURABLE_PREFIX: &str = "SYSTEM.MANAGED.DURABLE.*";
 /// Prefix of the names of managed non-durable subscriptions' queues.
 const MANAGED_NON_DURABLE_PREFIX: &str = "SYSTEM.MANAGED.NDURABLE.*";
 
@@ -240,6 +240,7 @@ impl QueueManager {
             resumed: now,
             last_message: None,
             messages: 0,
+            details: Default::default(),
         };
         let sub_id = sub.id;
         let on_request = sub.on_request;
@@ -360,6 +361,7 @@ impl QueueManager {
                 .contains(SubscribeOptions::SET_CORREL_ID)
                 .then_some(sd.sub_correl_id);
             sub.on_request = o.contains(SubscribeOptions::PUBLICATIONS_ON_REQUEST);
+            sub.details.altered_ms = now.0;
         }
         let (sub_id, topic_string) = (sub.id, sub.topic_string.clone());
         let hsub = self.add_subscription_handle(conn, key)?;
@@ -617,7 +619,7 @@ impl QueueManager {
     }
 
     /// A durable subscription was made or changed: the catalogue must keep it.
-    fn durable_subscription_changed(&mut self, key: SubKey, fx: &mut Effects) {
+    pub(crate) fn durable_subscription_changed(&mut self, key: SubKey, fx: &mut Effects) {
         if let Some(sub) = self.subscriptions.get(key) {
             fx.push(Effect::CatalogueChanged(CatalogueChange::Subscription(
                 sub.name.clone(),

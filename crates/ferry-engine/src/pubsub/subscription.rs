@@ -90,6 +90,8 @@ pub(crate) struct Subscription {
     pub last_message: Option<Timestamp>,
     /// Copies it has received since the queue manager started.
     pub messages: u64,
+    /// The rest of the SUB attributes (TOPICOBJ, EXPIRY, PSPROP...: kept and shown).
+    pub details: ferry_objects::SubscriptionDetails,
 }
 
 impl Subscription {
@@ -142,6 +144,7 @@ impl Subscription {
             shared: self.shared,
             no_local: self.no_local,
             created_ms: self.created.0,
+            details: self.details.clone(),
         }
     }
 
@@ -335,6 +338,7 @@ impl QueueManager {
                 resumed: now,
                 last_message: None,
                 messages: 0,
+                details: d.details,
             });
         }
         self.debug_check();

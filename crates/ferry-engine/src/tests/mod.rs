@@ -14,6 +14,7 @@ mod mqi;
 mod open;
 mod persistence;
 mod pubsub;
+mod pubsub_admin;
 mod redelivery_delay;
 mod report;
 mod syncpoint;

@@ -474,6 +474,7 @@ fn durable_subscription_records_survive_reopening_and_old_catalogues_have_none()
         created_ms: 1,
         shared: false,
         no_local: false,
+        details: Default::default(),
     };
     append(
         &mut state,

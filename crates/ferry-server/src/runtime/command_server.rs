@@ -32,7 +32,10 @@ pub(crate) fn run(
     issuer: Option<&ferry_security::oam::Principal>,
     wait: &mut ReplyWait,
 ) -> MqscOutput {
-    let mut target = Target { server, wait };
+    let user = issuer
+        .map(|p| p.user.clone())
+        .unwrap_or_else(|| server.administrators.process_user().to_string());
+    let mut target = Target { server, wait, user };
     let result = match ferry_mqsc::parse_command(command) {
         Ok(cmd) => match issuer.and_then(|p| lacking(server, &cmd, p)) {
             Some(refused) => refused,
@@ -84,6 +87,25 @@ struct Target<'a> {
     server: &'a Rc<Server>,
     /// What the output waits for: every engine call of the command adds to it.
     wait: &'a mut ReplyWait,
+    /// Who issued the command (the queue manager's own user for AutoConfig scripts):
+    /// DEFINE SUB's SUBUSER when it names none.
+    user: String,
+}
+
+/// SELECTOR compiled as the queue manager compiles JMS and MQSUB selectors: 2459
+/// MQRC_SELECTOR_SYNTAX_ERROR when it does not parse.
+fn compile_selector(text: &str) -> Result<Option<Rc<dyn ferry_engine::MessageFilter>>, AdminError> {
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    match crate::amqp_mapping::JmsSelection::parse(text) {
+        Ok(Some(selection)) => Ok(Some(Rc::new(selection))),
+        Ok(None) => Ok(None),
+        Err(e) => Err(AdminError::Failed {
+            reason: ferry_mqi::ReasonCode::SelectorSyntaxError,
+            text: format!("SELECTOR('{text}') is not a valid selector: {e}"),
+        }),
+    }
 }
 
 impl Target<'_> {
@@ -176,6 +198,66 @@ impl AdminTarget for Target<'_> {
     }
     fn delete_topic(&mut self, name: &str) -> Result<(), AdminError> {
         self.admin(|e, _, fx| e.delete_topic(name, fx))
+    }
+    fn subscription(&self, name: &str) -> Option<ferry_objects::SubscriptionDefinition> {
+        self.server.engine.borrow().subscription_definition(name)
+    }
+    fn subscriptions(&self) -> Vec<ferry_objects::SubscriptionDefinition> {
+        self.server.engine.borrow().subscription_definitions()
+    }
+    fn define_subscription(
+        &mut self,
+        mut def: ferry_objects::SubscriptionDefinition,
+        replace: bool,
+    ) -> Result<(), AdminError> {
+        let selection = compile_selector(&def.attributes.selector)?;
+        if def.attributes.sub_user.trim().is_empty() {
+            def.attributes.sub_user = self.user.clone();
+        }
+        self.admin(|e, now, fx| e.define_subscription(def, replace, selection, now, fx))
+            .map(|_| ())
+    }
+    fn alter_subscription(
+        &mut self,
+        def: ferry_objects::SubscriptionDefinition,
+    ) -> Result<(), AdminError> {
+        self.admin(|e, now, fx| e.alter_subscription(def, now, fx))
+    }
+    fn delete_subscription(&mut self, sub_id: &str) -> Result<(), AdminError> {
+        let not_found = || AdminError::NotFound {
+            name: sub_id.to_string(),
+        };
+        let id = ferry_engine::QueueManager::parse_subscription_id(sub_id).ok_or_else(not_found)?;
+        self.admin(|e, now, fx| e.delete_subscription_by_id(&id, now, fx))
+            .map_err(|err| match err.reason {
+                ferry_mqi::ReasonCode::NoSubscription => not_found(),
+                ferry_mqi::ReasonCode::SubscriptionInUse => AdminError::InUse {
+                    name: sub_id.to_string(),
+                },
+                reason => AdminError::Failed {
+                    reason,
+                    text: "the subscription could not be deleted".into(),
+                },
+            })
+    }
+    fn subscription_statuses(&self) -> Vec<ferry_objects::status::SubscriptionStatusRecord> {
+        self.server.engine.borrow().subscription_status_records()
+    }
+    fn topic_statuses(&self, pattern: &str) -> Vec<ferry_objects::status::TopicNodeStatus> {
+        self.server.engine.borrow().topic_node_statuses(pattern)
+    }
+    fn publisher_statuses(&self, pattern: &str) -> Vec<ferry_objects::status::PublisherStatus> {
+        self.server.engine.borrow().publisher_statuses(pattern)
+    }
+    fn pubsub_status(&self) -> ferry_objects::status::PubSubStatus {
+        let engine = self.server.engine.borrow();
+        ferry_objects::status::PubSubStatus {
+            sub_count: engine.subscription_status_records().len() as u64,
+            topic_count: engine.topic_nodes().len() as u64,
+        }
+    }
+    fn clear_retained(&mut self, topic: &str) -> Result<bool, AdminError> {
+        Ok(self.admin(|e, _, fx| e.clear_retained(topic, fx)))
     }
     fn chlauth(&self) -> ferry_security::chlauth::ChlauthRules {
         self.server.engine.borrow().chlauth().clone()
