@@ -150,6 +150,7 @@ pub fn plan(run: &SuiteRun, secs: Option<f64>, warmup: Option<f64>) -> Result<Pl
         Workload::RrCb(a) => Plan::Workload(Kind::RrCb, *a),
         Workload::SrCc(a) => Plan::Workload(Kind::SrCc, *a),
         Workload::Connect(a) => Plan::Connect(*a),
+        Workload::PsCc(a) => Plan::PubSub(*a),
         _ => {
             return Err(PerfError::Setup(format!(
                 "suite run {}: not a workload",
@@ -160,6 +161,7 @@ pub fn plan(run: &SuiteRun, secs: Option<f64>, warmup: Option<f64>) -> Result<Pl
     let steps = match &mut plan {
         Plan::Workload(_, a) => &mut a.steps,
         Plan::Connect(a) => &mut a.steps,
+        Plan::PubSub(a) => &mut a.steps,
     };
     if let Some(s) = secs {
         steps.secs = s;
@@ -263,6 +265,7 @@ mod tests {
             let st = match &p {
                 Plan::Workload(_, a) => &a.steps,
                 Plan::Connect(a) => &a.steps,
+                Plan::PubSub(a) => &a.steps,
             };
             let n = st.sizes.0.len() * st.clients.0.len();
             steps += n;

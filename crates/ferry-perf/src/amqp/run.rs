@@ -11,7 +11,7 @@ use super::settings::Settings;
 use super::target::AmqpTarget;
 use super::url::AmqpUrl;
 use crate::args::{self, ReplyQueues, Responders};
-use crate::cli::{shutdown_signal, Measured, RrArgs, StepArgs};
+use crate::cli::{shutdown_signal, Measured, PsArgs, RrArgs, StepArgs};
 use crate::progress::Progress;
 use crate::report::{RunReport, StepReport};
 use crate::workload::rr::{self, Fault, RrConfig};
@@ -135,7 +135,12 @@ pub fn settings(a: &RrArgs, url: AmqpUrl) -> Settings {
 
 /// Runs an AMQP plan: sets the broker up, runs every size and step, stops an embedded
 /// queue manager.
-pub fn measure_run(kind: Kind, a: &RrArgs, progress: &Progress) -> Result<Measured, PerfError> {
+pub fn measure_run(
+    kind: Kind,
+    a: &RrArgs,
+    _pubsub: Option<&PsArgs>,
+    progress: &Progress,
+) -> Result<Measured, PerfError> {
     check(kind, a)?;
     let steps = &a.steps;
     let most = steps.clients.0.iter().copied().max().unwrap_or(1);
@@ -165,6 +170,7 @@ pub fn measure_run(kind: Kind, a: &RrArgs, progress: &Progress) -> Result<Measur
     };
     progress.line(&crate::cli::plan_line(
         &title(kind),
+        kind.clients_are(),
         steps,
         &format!(
             "AMQP sessions per connection: {}",
