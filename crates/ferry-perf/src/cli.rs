@@ -222,12 +222,13 @@ pub struct TargetArgs {
 /// measure Ferry's AMQP channel or any AMQP 1.0 broker with the same workloads.
 #[derive(Args, Debug, Clone, Default)]
 pub struct ProtocolArgs {
-    /// native (the MQI client) or amqp (AMQP 1.0; rr-cc and sr-cc).
+    /// native (the MQI client) or amqp (AMQP 1.0; rr-cc, sr-cc and ps-cc).
     #[arg(long, default_value = "native", value_parser = args::parse_protocol)]
     pub protocol: Protocol,
     /// AMQP broker, amqp://[user[:password]@]host[:port] (default: the embedded queue
     /// manager's AMQP channel). Its queues must exist: REQUEST.1..N and REPLY (or
-    /// REPLY.1..N) for rr-cc, SR.1..N for sr-cc.
+    /// REPLY.1..N) for rr-cc, SR.1..N for sr-cc; ps-cc's topics PS.1..N are addresses
+    /// with the `topic` capability.
     #[arg(long, value_name = "URL", conflicts_with = "connect")]
     pub url: Option<String>,
     /// AMQP: prefix of every queue's address (RabbitMQ: /amq/queue/).
@@ -244,10 +245,12 @@ pub struct ProtocolArgs {
     /// AMQP rr-cc: every send waits for the broker's accepted, as Qpid JMS with
     /// jms.forceSyncSend=true (default, as Qpid JMS: persistent sends wait for it,
     /// non-persistent ones are sent asynchronously and their outcome checked later;
-    /// sr-cc senders always wait, or they would only fill their queues).
+    /// sr-cc senders and ps-cc publishers always wait, or they would only fill their
+    /// queues).
     #[arg(long)]
     pub sync_send: bool,
-    /// AMQP: credit each responder/receiver keeps open (1: one message at a time).
+    /// AMQP: credit each responder/receiver/subscriber keeps open (1: one message at a
+    /// time).
     #[arg(long, default_value = "1", value_parser = args::parse_prefetch)]
     pub prefetch: u32,
     /// AMQP: applications (requesters, responders, senders, receivers) per connection,
@@ -293,12 +296,17 @@ pub struct PsArgs {
     /// Protocol (native or AMQP) and the AMQP options.
     #[command(flatten)]
     pub protocol: ProtocolArgs,
-    /// Publishers, publisher i on topic PS.<i mod T + 1>.
+    /// Publishers; publisher i (from 0) publishes on topic i mod T (PS.1 first).
     #[arg(long, default_value = "1", value_parser = parse_apps)]
     pub publishers: usize,
     /// Topics (PS.1..PS.T; default: one per publisher, at most --publishers).
     #[arg(long, value_parser = parse_apps)]
     pub topics: Option<usize>,
+    /// AMQP: subscribers attach pre-settled: the broker settles every copy as it sends
+    /// it and nothing is acknowledged (Qpid JMS's NoAck; the report's "AMQP JMS
+    /// NoAck"). Publishers are unaffected (see --presettled).
+    #[arg(long)]
+    pub no_ack: bool,
 }
 
 impl PsArgs {
@@ -342,6 +350,11 @@ impl PsArgs {
         if self.steps.fault != Fault::None {
             return Err(PerfError::Usage(
                 "--fault is for the request/reply workloads".into(),
+            ));
+        }
+        if self.no_ack && self.protocol.protocol != Protocol::Amqp {
+            return Err(PerfError::Usage(
+                "--no-ack is an AMQP option: add --protocol amqp".into(),
             ));
         }
         Ok(())
@@ -1610,7 +1623,7 @@ mod tests {
             "rr-cc-amqp"
         );
         let e = crate::amqp::run::check(Kind::RrBb, &s).expect_err("no bindings");
-        assert!(e.to_string().contains("rr-cc and sr-cc"), "{e}");
+        assert!(e.to_string().contains("rr-cc, sr-cc and ps-cc"), "{e}");
         let e = crate::amqp::run::check(
             Kind::RrCc,
             &parse(&["--protocol", "amqp", "--syncpoint"]).expect("p"),
@@ -1680,6 +1693,27 @@ mod tests {
             parse_ps(&["--relay-baseline", "/bin/sh"]).is_err(),
             "the relay yardstick is request/reply's"
         );
+        let e = parse_ps(&["--no-ack"])
+            .expect("parses")
+            .check()
+            .expect_err("NoAck is AMQP's");
+        assert!(e.to_string().contains("--protocol amqp"), "{e}");
+        let amqp = parse_ps(&[
+            "--protocol",
+            "amqp",
+            "--no-ack",
+            "--publishers",
+            "2",
+            "--clients",
+            "2,8",
+        ])
+        .expect("parses");
+        assert!(amqp.check().is_ok());
+        assert_eq!(
+            crate::amqp::run::ps_parts(&amqp),
+            ["2 publishers on 2 topics", "NoAck"]
+        );
+        assert!(crate::amqp::run::check(Kind::PsCc, &amqp.common()).is_ok());
         let common = parse_ps(&["--persistent"]).expect("parses").common();
         assert!(common.steps.persistent && common.relay_baseline.is_none());
         assert_eq!(with_parts("X (a)".into(), vec![]), "X (a)");

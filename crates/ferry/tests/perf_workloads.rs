@@ -1,5 +1,5 @@
 //! `ferry perf` workloads end to end against real server processes the harness starts
-//! itself: RR-BB, SR-CC, PS-CC and AMQP RR-CC (each send mode) tiny runs, reply counting, steps
+//! itself: RR-BB, SR-CC, PS-CC (native and AMQP) and AMQP RR-CC (each send mode) tiny runs, reply counting, steps
 //! made invalid on purpose (damaged replies, a wrong CorrelId, a reply queue that does
 //! not exist, request queues that refuse puts; native and AMQP), the
 //! connection test, the recovery workload (fill, kill -9 and controlled restarts, drain),
@@ -167,6 +167,21 @@ fn ps_cc_run(protocol: &[&str], stem: &str, name: &str) {
 #[test]
 fn ps_cc_delivers_every_publication_to_every_subscriber() {
     ps_cc_run(&[], "ps-cc", "PS-CC (2KB Non-persistent)");
+}
+
+/// Over AMQP, subscribers that accept every copy and NoAck (presettled) ones.
+#[test]
+fn amqp_ps_cc_delivers_every_publication_with_and_without_acks() {
+    ps_cc_run(
+        &["--protocol", "amqp"],
+        "ps-cc-amqp",
+        "PS-CC AMQP (2KB Non-persistent)",
+    );
+    ps_cc_run(
+        &["--protocol", "amqp", "--no-ack"],
+        "ps-cc-amqp",
+        "PS-CC AMQP (2KB Non-persistent, NoAck)",
+    );
 }
 
 #[test]
@@ -488,6 +503,7 @@ fn bad_flags_and_missing_workloads_get_clear_messages() {
         2,
         "every topic needs a subscriber",
     );
+    refused(&["ps-cc", "--no-ack"], 2, "add --protocol amqp");
     refused(&["rr-dq-bb"], 2, "needs channels between queue managers");
     refused(&["suite", "nightly"], 2, "unknown suite 'nightly'");
     refused(&["report"], 2, "FILES");
