@@ -162,6 +162,14 @@ fn ps_cc_run(protocol: &[&str], stem: &str, name: &str) {
         .next()
         .unwrap_or_default()
         .contains(",per_subscriber_rate,lost,"));
+    // `ferry perf report` re-renders the run.
+    let file = dir.path().join(format!("{stem}.json"));
+    let again = dir.path().join("again");
+    let o = perf(&["report", file.to_str().expect("utf-8 path")], &again);
+    assert!(o.status.success(), "{}", text(&o));
+    let md = std::fs::read_to_string(again.join(format!("{stem}.md"))).expect("md");
+    assert!(md.contains("| Subscribers | Deliveries/s |"), "{md}");
+    assert!(md.contains("1 publisher on 1 topic"), "{md}");
 }
 
 #[test]
