@@ -43,7 +43,7 @@ pub struct Suite {
 
 const KB: usize = 1024;
 
-/// The standard suite (see bench/README.md): 68 steps of 2 s warm-up + 5 s measured.
+/// The standard suite (see bench/README.md): 72 steps of 2 s warm-up + 5 s measured.
 pub fn standard() -> Suite {
     Suite {
         runs: vec![
@@ -74,6 +74,10 @@ pub fn standard() -> Suite {
             SuiteRun {
                 name: "sr-cc",
                 args: "sr-cc --sizes 2KB,20KB --clients 1,2,4,8,16 --secs 5 --warmup 2",
+            },
+            SuiteRun {
+                name: "ps-cc",
+                args: "ps-cc --sizes 2KB --clients 1,4,16,64 --secs 5 --warmup 2",
             },
             SuiteRun {
                 name: "rr-cc-rated",
@@ -113,6 +117,11 @@ pub fn standard() -> Suite {
                 file: "sr-cc",
                 title: "SR-CC non-persistent (2 receivers per queue)",
                 series: &[("sr-cc", None)],
+            },
+            SuiteChart {
+                file: "ps-cc",
+                title: "PS-CC non-persistent: 1 publisher, 1 topic, subscribers added",
+                series: &[("ps-cc", None)],
             },
             SuiteChart {
                 file: "connect",
@@ -271,7 +280,7 @@ mod tests {
             steps += n;
             secs += n as f64 * (st.secs + st.warmup + 1.0);
         }
-        assert_eq!(steps, 68);
+        assert_eq!(steps, 72);
         assert!(secs < 12.0 * 60.0, "{secs} s");
         let p = plan(&s.runs[0], Some(1.0), Some(0.5)).expect("override");
         match p {
