@@ -1,6 +1,6 @@
 //! `ferry perf ...`: the command-line face of the harness. One subcommand per workload
-//! of the reports (`rr-cc`, `rr-bb`, `rr-cb`, `sr-cc`, `connect`; `ps-cc` and
-//! `rr-dq-bb` say what they wait for), `recovery` (deep queues and restart time), plus `report` (re-render and overlay runs'
+//! of the reports (`rr-cc`, `rr-bb`, `rr-cb`, `sr-cc`, `ps-cc`, `connect`; `rr-dq-bb`
+//! says what it waits for), `recovery` (deep queues and restart time), plus `report` (re-render and overlay runs'
 //! JSON) and `suite` (a defined set of runs, see [`crate::suite`]). Options shared by
 //! every workload (steps, target) are separate structs flattened into each.
 //!
@@ -23,6 +23,8 @@ use crate::report::{self, RunReport, StepReport};
 use crate::target::{self, QueueManager};
 use crate::workload::connect::{self, ConnectConfig};
 use crate::workload::native::{Native, NativeStreams};
+use crate::workload::native_ps::NativeTopics;
+use crate::workload::ps::{self, PsConfig};
 use crate::workload::recovery::{self, RecoveryConfig};
 use crate::workload::recovery_report::{self, RecoveryReport};
 use crate::workload::rr::{self, Fault, RrConfig};
@@ -64,9 +66,11 @@ pub enum Workload {
     /// timed from spawn to the first MQGET), drain (rate per tenth) and account for every
     /// message. Runs to completion.
     Recovery(Box<RecoveryArgs>),
-    /// PS-CC (publish/subscribe): not available yet.
+    /// PS-CC (publish/subscribe): publishers each on its own topic (PS.1...), the
+    /// subscribers (--clients per step, non-durable managed subscriptions) spread over
+    /// the topics; the rate is copies delivered per second.
     #[command(name = "ps-cc")]
-    PsCc(Unavailable),
+    PsCc(Box<PsArgs>),
     /// RR-DQ-BB (distributed queuing between two queue managers): not available yet.
     #[command(name = "rr-dq-bb")]
     RrDqBb(Unavailable),
@@ -84,9 +88,9 @@ pub struct Unavailable {
     pub rest: Vec<String>,
 }
 
-/// The line that opens a run: workload, sizes, clients, timing, how connections are
-/// shared, and the target.
-pub fn plan_line(title: &str, steps: &StepArgs, sharing: &str, target: &str) -> String {
+/// The line that opens a run: workload, sizes, clients (`who`: `clients`,
+/// `subscribers`), timing, how connections are shared, and the target.
+pub fn plan_line(title: &str, who: &str, steps: &StepArgs, sharing: &str, target: &str) -> String {
     let sizes: Vec<String> = steps
         .sizes
         .0
@@ -95,7 +99,7 @@ pub fn plan_line(title: &str, steps: &StepArgs, sharing: &str, target: &str) -> 
         .collect();
     let clients: Vec<String> = steps.clients.0.iter().map(|c| c.to_string()).collect();
     format!(
-        "{title}: sizes {}, clients {}, {} s warm-up + {} s per step, {sharing}; {target}",
+        "{title}: sizes {}, {who} {}, {} s warm-up + {} s per step, {sharing}; {target}",
         sizes.join(","),
         clients.join(","),
         steps.warmup,
@@ -218,12 +222,13 @@ pub struct TargetArgs {
 /// measure Ferry's AMQP channel or any AMQP 1.0 broker with the same workloads.
 #[derive(Args, Debug, Clone, Default)]
 pub struct ProtocolArgs {
-    /// native (the MQI client) or amqp (AMQP 1.0; rr-cc and sr-cc).
+    /// native (the MQI client) or amqp (AMQP 1.0; rr-cc, sr-cc and ps-cc).
     #[arg(long, default_value = "native", value_parser = args::parse_protocol)]
     pub protocol: Protocol,
     /// AMQP broker, amqp://[user[:password]@]host[:port] (default: the embedded queue
     /// manager's AMQP channel). Its queues must exist: REQUEST.1..N and REPLY (or
-    /// REPLY.1..N) for rr-cc, SR.1..N for sr-cc.
+    /// REPLY.1..N) for rr-cc, SR.1..N for sr-cc; ps-cc's topics PS.1..N are addresses
+    /// with the `topic` capability.
     #[arg(long, value_name = "URL", conflicts_with = "connect")]
     pub url: Option<String>,
     /// AMQP: prefix of every queue's address (RabbitMQ: /amq/queue/).
@@ -240,10 +245,12 @@ pub struct ProtocolArgs {
     /// AMQP rr-cc: every send waits for the broker's accepted, as Qpid JMS with
     /// jms.forceSyncSend=true (default, as Qpid JMS: persistent sends wait for it,
     /// non-persistent ones are sent asynchronously and their outcome checked later;
-    /// sr-cc senders always wait, or they would only fill their queues).
+    /// sr-cc senders and ps-cc publishers always wait, or they would only fill their
+    /// queues).
     #[arg(long)]
     pub sync_send: bool,
-    /// AMQP: credit each responder/receiver keeps open (1: one message at a time).
+    /// AMQP: credit each responder/receiver/subscriber keeps open (1: one message at a
+    /// time).
     #[arg(long, default_value = "1", value_parser = args::parse_prefetch)]
     pub prefetch: u32,
     /// AMQP: applications (requesters, responders, senders, receivers) per connection,
@@ -274,6 +281,127 @@ pub struct RrArgs {
     /// bench/yardsticks): run it for every step in the same run (RR-CC only).
     #[arg(long, value_name = "RR_LOAD")]
     pub relay_baseline: Option<PathBuf>,
+}
+
+/// `ferry perf ps-cc`.
+#[derive(Args, Debug, Clone)]
+pub struct PsArgs {
+    /// Steps and output (--clients: subscribers in total, spread over the topics;
+    /// --rate: publications per second per publisher).
+    #[command(flatten)]
+    pub steps: StepArgs,
+    /// Target queue manager.
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Protocol (native or AMQP) and the AMQP options.
+    #[command(flatten)]
+    pub protocol: ProtocolArgs,
+    /// Publishers; publisher i (from 0) publishes on topic i mod T (PS.1 first).
+    #[arg(long, default_value = "1", value_parser = parse_apps)]
+    pub publishers: usize,
+    /// Topics (PS.1..PS.T; default: one per publisher, at most --publishers).
+    #[arg(long, value_parser = parse_apps)]
+    pub topics: Option<usize>,
+    /// AMQP: subscribers attach pre-settled: the broker settles every copy as it sends
+    /// it and nothing is acknowledged (Qpid JMS's NoAck; the report's "AMQP JMS
+    /// NoAck"). Publishers are unaffected (see --presettled).
+    #[arg(long)]
+    pub no_ack: bool,
+}
+
+impl PsArgs {
+    /// The topics: `--topics`, else one per publisher.
+    pub fn topics(&self) -> usize {
+        self.topics.unwrap_or(self.publishers)
+    }
+
+    /// The options the workloads share, as the request/reply ones hold them (for the
+    /// checks and the AMQP settings they have in common).
+    pub fn common(&self) -> RrArgs {
+        RrArgs {
+            steps: self.steps.clone(),
+            target: self.target.clone(),
+            protocol: self.protocol.clone(),
+            relay_baseline: None,
+        }
+    }
+
+    /// Refuses shapes where a topic has no publisher or no subscriber, and the
+    /// request/reply options PS-CC has no use for.
+    pub fn check(&self) -> Result<(), PerfError> {
+        let topics = self.topics();
+        if topics > self.publishers {
+            return Err(PerfError::Usage(format!(
+                "--topics {topics} is more than --publishers {}: every topic needs a publisher",
+                self.publishers
+            )));
+        }
+        if let Some(&few) = self.steps.clients.0.iter().find(|&&c| c < topics) {
+            return Err(PerfError::Usage(format!(
+                "--clients {few} is fewer than the {topics} topics: every topic needs a \
+                 subscriber (subscriber j is on topic j mod {topics})"
+            )));
+        }
+        if self.steps.responders != Responders::Auto {
+            return Err(PerfError::Usage(
+                "--responders: PS-CC's subscribers are --clients (spread over the topics)".into(),
+            ));
+        }
+        if self.steps.fault != Fault::None {
+            return Err(PerfError::Usage(
+                "--fault is for the request/reply workloads".into(),
+            ));
+        }
+        if self.no_ack && self.protocol.protocol != Protocol::Amqp {
+            return Err(PerfError::Usage(
+                "--no-ack is an AMQP option: add --protocol amqp".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// What a step does, for messages of `size` bytes.
+    pub fn config(&self, size: usize, sharecnv: u32) -> PsConfig {
+        let s = &self.steps;
+        PsConfig {
+            size,
+            persistent: s.persistent,
+            syncpoint: s.syncpoint,
+            rate: s.rate,
+            publishers: self.publishers,
+            topics: self.topics(),
+            sharecnv,
+            warmup: s.warmup,
+            secs: s.secs,
+            body: s.body_kind(),
+        }
+    }
+
+    /// The series' `responders` description: `1 publisher on 1 topic`.
+    pub fn shape(&self) -> String {
+        let plural = |n: usize, what: &str| {
+            if n == 1 {
+                format!("1 {what}")
+            } else {
+                format!("{n} {what}s")
+            }
+        };
+        format!(
+            "{} on {}",
+            plural(self.publishers, "publisher"),
+            plural(self.topics(), "topic")
+        )
+    }
+}
+
+/// The parts of a PS-CC test name beyond size and persistence: the publishers and
+/// topics when not the report's one on one.
+pub fn ps_name_parts(a: &PsArgs) -> Vec<String> {
+    let mut parts = Vec::new();
+    if a.publishers != 1 || a.topics() != 1 {
+        parts.push(a.shape());
+    }
+    parts
 }
 
 /// `ferry perf connect`.
@@ -392,7 +520,7 @@ pub fn run(args: PerfArgs) -> ExitCode {
         Workload::SrCc(a) => run_and_write(Kind::SrCc, *a),
         Workload::Connect(a) => run_connect(*a),
         Workload::Recovery(a) => run_recovery(*a),
-        Workload::PsCc(_) => return unavailable("PS-CC", "pub/sub (topics and subscriptions)"),
+        Workload::PsCc(a) => run_ps(*a),
         Workload::RrDqBb(_) => {
             return unavailable(
                 "RR-DQ-BB",
@@ -419,7 +547,7 @@ pub fn run(args: PerfArgs) -> ExitCode {
 fn unavailable(name: &str, needs: &str) -> ExitCode {
     eprintln!(
         "ferry perf: {name} is not available yet: it needs {needs}, which Ferry does not have \
-         yet. Available now: rr-cc, rr-bb, rr-cb, sr-cc, connect, recovery."
+         yet. Available now: rr-cc, rr-bb, rr-cb, sr-cc, ps-cc, connect, recovery."
     );
     ExitCode::from(2)
 }
@@ -524,7 +652,7 @@ pub fn test_name(kind: Kind, size: usize, s: &StepArgs, sharecnv: u32) -> String
         parts.push("syncpoint".into());
     }
     if let Some(r) = s.rate {
-        parts.push(format!("{r} msg/s per requester"));
+        parts.push(format!("{r} msg/s per {}", rate_per(kind)));
     }
     if kind == Kind::Connect || sharecnv != 10 {
         parts.push(format!("SHARECNV {sharecnv}"));
@@ -541,6 +669,15 @@ pub fn test_name(kind: Kind, size: usize, s: &StepArgs, sharecnv: u32) -> String
         kind.name()
     };
     format!("{name} ({})", parts.join(", "))
+}
+
+/// Who `--rate` paces: `requester`, or `publisher` for PS-CC.
+pub fn rate_per(kind: Kind) -> &'static str {
+    if kind == Kind::PsCc {
+        "publisher"
+    } else {
+        "requester"
+    }
 }
 
 /// The queue manager a run measures (embedded with the reports' tuning, or --connect).
@@ -598,6 +735,8 @@ pub enum Plan {
     Workload(Kind, RrArgs),
     /// The connection test.
     Connect(ConnectArgs),
+    /// PS-CC.
+    PubSub(PsArgs),
 }
 
 /// Runs a plan: starts the target, runs every size and step, stops the target.
@@ -605,12 +744,25 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
     if let Plan::Workload(kind, a) = plan {
         check_protocol(a)?;
         if a.protocol.protocol == Protocol::Amqp {
-            return crate::amqp::run::measure_run(*kind, a, progress);
+            return crate::amqp::run::measure_run(*kind, a, None, progress);
         }
     }
+    let pubsub = match plan {
+        Plan::PubSub(p) => {
+            p.check()?;
+            let common = p.common();
+            check_protocol(&common)?;
+            if common.protocol.protocol == Protocol::Amqp {
+                return crate::amqp::run::measure_run(Kind::PsCc, &common, Some(p), progress);
+            }
+            Some(p)
+        }
+        _ => None,
+    };
     let (kind, steps, target_args, relay_path, interval) = match plan {
         Plan::Workload(k, a) => (*k, &a.steps, &a.target, a.relay_baseline.clone(), 100.0),
         Plan::Connect(a) => (Kind::Connect, &a.steps, &a.target, None, a.interval),
+        Plan::PubSub(a) => (Kind::PsCc, &a.steps, &a.target, None, 100.0),
     };
     check_args(kind, steps, relay_path.as_deref())?;
     if steps.fault == Fault::PutInhibited && target_args.connect.is_some() {
@@ -634,19 +786,25 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
         Responders::Auto => 2,
         Responders::Fixed(n) => n,
     };
-    let channels = match kind {
-        Kind::SrCc => most * (1 + per_queue),
-        Kind::Connect => most + steps.queues,
+    let channels = match (kind, pubsub) {
+        (Kind::SrCc, _) => most * (1 + per_queue),
+        (Kind::PsCc, Some(p)) => most + p.publishers,
+        (Kind::Connect, _) => most + steps.queues,
         _ => most + steps.responders.count(most, steps.queues),
     };
     let mut qm = make_target(target_args, max_size, channels)?;
     let (req_mode, resp_mode) = kind.modes();
     qm.options_for(req_mode)?;
     qm.options_for(resp_mode)?;
+    let sharing = match pubsub {
+        Some(p) => format!("{}, SHARECNV {sharecnv}", p.shape()),
+        None => format!("SHARECNV {sharecnv}"),
+    };
     progress.line(&plan_line(
         &kind.to_string(),
+        kind.clients_are(),
         steps,
-        &format!("SHARECNV {sharecnv}"),
+        &sharing,
         qm.description(),
     ));
     if qm.server_pid().is_none() {
@@ -711,7 +869,10 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
                 )));
             }
             for &size in &steps.sizes.0 {
-                let test = test_name(kind, size, steps, sharecnv);
+                let test = match pubsub {
+                    Some(p) => with_parts(test_name(kind, size, steps, sharecnv), ps_name_parts(p)),
+                    None => test_name(kind, size, steps, sharecnv),
+                };
                 let rr_cfg = RrConfig {
                     size,
                     persistent: steps.persistent,
@@ -745,9 +906,12 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
                     interval_secs: interval,
                     connect_timeout: Duration::from_secs(60 + most as u64 / 100),
                 };
+                let ps_cfg = pubsub.map(|p| p.config(size, sharecnv));
                 match kind {
                     Kind::SrCc => sr::prepare_queues(&admin, most).await?,
                     Kind::Connect => connect::prepare_queues(&admin, &conn_cfg).await?,
+                    // Topics need no definition; managed subscriptions make their queues.
+                    Kind::PsCc => {}
                     _ => rr::prepare_queues(&admin, &rr_cfg).await?,
                 }
                 series.borrow_mut().push(RunReport {
@@ -761,13 +925,16 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
                     tuning: qm.tuning().to_vec(),
                     secs: steps.secs,
                     warmup: steps.warmup,
-                    queues: steps.queues,
+                    queues: match pubsub {
+                        Some(p) => p.topics(),
+                        None => steps.queues,
+                    },
                     sharecnv,
                     amqp_sessions: 0,
-                    responders: if kind == Kind::SrCc {
-                        format!("{per_queue} per queue")
-                    } else {
-                        steps.responders.to_string()
+                    responders: match (kind, pubsub) {
+                        (Kind::SrCc, _) => format!("{per_queue} per queue"),
+                        (_, Some(p)) => p.shape(),
+                        _ => steps.responders.to_string(),
                     },
                     target: qm.description().to_string(),
                     cpus: measure::online_cpus(),
@@ -776,7 +943,7 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
                     summary: None,
                 });
                 for &clients in &steps.clients.0 {
-                    progress.step_start(&format!("{test}, {clients} clients"));
+                    progress.step_start(&format!("{test}, {clients} {}", kind.clients_are()));
                     let ferry = match kind {
                         Kind::SrCc => {
                             let mut native = NativeStreams::new(&qm, &admin, &sr_cfg, clients);
@@ -786,6 +953,15 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
                         }
                         Kind::Connect => {
                             connect::run_step(&qm, &admin, &conn_cfg, clients, progress).await
+                        }
+                        Kind::PsCc => {
+                            let cfg = ps_cfg.clone().ok_or_else(|| {
+                                PerfError::Setup("PS-CC without its publishers and topics".into())
+                            })?;
+                            let mut native = NativeTopics::new(&qm, &admin, &cfg);
+                            let pid = qm.server_pid();
+                            ps::run_step(&mut native, pid, Some(&admin), &cfg, clients, progress)
+                                .await
                         }
                         _ => {
                             let mut native = Native::new(&qm, &admin, &rr_cfg)?;
@@ -797,7 +973,10 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
                     let ferry = match ferry {
                         Ok(f) => f,
                         Err(e) => {
-                            progress.step_done(&format!("{test}, {clients} clients: failed"));
+                            progress.step_done(&format!(
+                                "{test}, {clients} {}: failed",
+                                kind.clients_are()
+                            ));
                             return Err(e);
                         }
                     };
@@ -903,6 +1082,27 @@ fn run_and_write(kind: Kind, a: RrArgs) -> Result<bool, PerfError> {
     let m = measure_run(&Plan::Workload(kind, a), &progress)?;
     drop(progress);
     finish(m, &title, &steps, &output::slug(&title))
+}
+
+fn run_ps(a: PsArgs) -> Result<bool, PerfError> {
+    let progress = Progress::new();
+    let steps = a.steps.clone();
+    let title = match a.protocol.protocol {
+        Protocol::Amqp => crate::amqp::run::title(Kind::PsCc),
+        Protocol::Native => Kind::PsCc.name().to_string(),
+    };
+    let m = measure_run(&Plan::PubSub(a), &progress)?;
+    drop(progress);
+    finish(m, &title, &steps, &output::slug(&title))
+}
+
+/// `name` with `parts` added inside its closing parenthesis:
+/// `PS-CC (2KB Non-persistent)` + `4 publishers` -> `PS-CC (2KB Non-persistent, 4 publishers)`.
+pub fn with_parts(name: String, parts: Vec<String>) -> String {
+    match name.strip_suffix(')') {
+        Some(head) if !parts.is_empty() => format!("{head}, {})", parts.join(", ")),
+        _ => name,
+    }
 }
 
 fn run_connect(a: ConnectArgs) -> Result<bool, PerfError> {
@@ -1102,9 +1302,11 @@ pub(crate) fn step_line(test: &str, kind: Kind, s: &StepReport) -> String {
                 .map_or("-".into(), |p| format!("Ferry {p:.0}%"))
         )
     });
-    let depth = f
-        .queue_depth_end
-        .map_or(String::new(), |d| format!(", depth at end {d}"));
+    let depth = match (kind, f.queue_depth_end) {
+        (Kind::PsCc, _) => String::new(),
+        (_, Some(d)) => format!(", depth at end {d}"),
+        (_, None) => String::new(),
+    };
     let depth = match &f.compression {
         Some(c) => format!(
             "{depth}, {} COMPRATE {:.0}% COMPTIME {:.0} µs",
@@ -1112,9 +1314,22 @@ pub(crate) fn step_line(test: &str, kind: Kind, s: &StepReport) -> String {
         ),
         None => depth,
     };
+    let depth = match (kind, f.sent) {
+        (Kind::PsCc, Some(publications)) => format!(
+            "{depth}, {} publications/s, {}/s per subscriber, {} copies due at end{}",
+            report::group_thousands(measure::rate(publications, f.window.elapsed_secs)),
+            report::group_thousands(report::per_subscriber(f)),
+            f.queue_depth_end.unwrap_or(0),
+            f.lost
+                .filter(|&n| n > 0)
+                .map_or(String::new(), |n| format!(", {n} copies lost"))
+        ),
+        _ => depth,
+    };
     format!(
-        "{test}, {} clients: {} {}, server {}% CPU, {} µs/{op}, p99 {:.0} µs{depth}{relay}{}",
+        "{test}, {} {}: {} {}, server {}% CPU, {} µs/{op}, p99 {:.0} µs{depth}{relay}{}",
         f.clients,
+        kind.clients_are(),
         report::group_thousands(f.window.rate),
         kind.rate_unit(),
         f.window
@@ -1408,13 +1623,100 @@ mod tests {
             "rr-cc-amqp"
         );
         let e = crate::amqp::run::check(Kind::RrBb, &s).expect_err("no bindings");
-        assert!(e.to_string().contains("rr-cc and sr-cc"), "{e}");
+        assert!(e.to_string().contains("rr-cc, sr-cc and ps-cc"), "{e}");
         let e = crate::amqp::run::check(
             Kind::RrCc,
             &parse(&["--protocol", "amqp", "--syncpoint"]).expect("p"),
         )
         .expect_err("no transactions");
         assert!(e.to_string().contains("transactions"), "{e}");
+    }
+
+    fn parse_ps(args: &[&str]) -> Result<PsArgs, String> {
+        let mut v = vec!["ps-cc"];
+        v.extend_from_slice(args);
+        match parse_any(&v)? {
+            Workload::PsCc(a) => Ok(*a),
+            other => Err(format!("not ps-cc: {other:?}")),
+        }
+    }
+
+    #[test]
+    fn ps_cc_shapes_are_checked_and_named() {
+        let a = parse_ps(&[]).expect("defaults");
+        assert_eq!((a.publishers, a.topics()), (1, 1));
+        assert_eq!(a.steps.clients.0, vec![1, 4, 16, 64]);
+        assert!(a.check().is_ok());
+        assert_eq!(a.shape(), "1 publisher on 1 topic");
+        assert!(ps_name_parts(&a).is_empty(), "the report's one on one");
+        let c = a.config(2048, 10);
+        assert_eq!((c.publishers, c.topics, c.size), (1, 1, 2048));
+        assert!(!c.persistent);
+
+        let a =
+            parse_ps(&["--publishers", "4", "--clients", "4,8", "--rate", "1000"]).expect("parses");
+        assert_eq!(a.topics(), 4, "one topic per publisher");
+        assert!(a.check().is_ok());
+        let name = with_parts(test_name(Kind::PsCc, 2048, &a.steps, 10), ps_name_parts(&a));
+        assert_eq!(
+            name,
+            "PS-CC (2KB Non-persistent, 1000 msg/s per publisher, 4 publishers on 4 topics)"
+        );
+        let a = parse_ps(&["--publishers", "2", "--topics", "1"]).expect("parses");
+        assert_eq!(a.shape(), "2 publishers on 1 topic");
+        assert!(a.check().is_ok());
+
+        let e = parse_ps(&["--publishers", "2", "--topics", "3"])
+            .expect("parses")
+            .check()
+            .expect_err("a topic without a publisher");
+        assert!(
+            e.to_string().contains("every topic needs a publisher"),
+            "{e}"
+        );
+        let e = parse_ps(&["--publishers", "4", "--clients", "2,8"])
+            .expect("parses")
+            .check()
+            .expect_err("a topic without a subscriber");
+        assert!(
+            e.to_string()
+                .contains("--clients 2 is fewer than the 4 topics"),
+            "{e}"
+        );
+        let e = parse_ps(&["--responders", "3"])
+            .expect("parses")
+            .check()
+            .expect_err("subscribers are --clients");
+        assert!(e.to_string().contains("--clients"), "{e}");
+        assert!(parse_ps(&["--publishers", "0"]).is_err());
+        assert!(
+            parse_ps(&["--relay-baseline", "/bin/sh"]).is_err(),
+            "the relay yardstick is request/reply's"
+        );
+        let e = parse_ps(&["--no-ack"])
+            .expect("parses")
+            .check()
+            .expect_err("NoAck is AMQP's");
+        assert!(e.to_string().contains("--protocol amqp"), "{e}");
+        let amqp = parse_ps(&[
+            "--protocol",
+            "amqp",
+            "--no-ack",
+            "--publishers",
+            "2",
+            "--clients",
+            "2,8",
+        ])
+        .expect("parses");
+        assert!(amqp.check().is_ok());
+        assert_eq!(
+            crate::amqp::run::ps_parts(&amqp),
+            ["2 publishers on 2 topics", "NoAck"]
+        );
+        assert!(crate::amqp::run::check(Kind::PsCc, &amqp.common()).is_ok());
+        let common = parse_ps(&["--persistent"]).expect("parses").common();
+        assert!(common.steps.persistent && common.relay_baseline.is_none());
+        assert_eq!(with_parts("X (a)".into(), vec![]), "X (a)");
     }
 
     #[test]

@@ -172,14 +172,39 @@ fn opt(v: Option<f64>, decimals: usize) -> String {
     }
 }
 
-/// The short name of one operation of a rate unit: `RT`, `msg` or `conn`.
+/// The short name of one operation of a rate unit: `RT`, `msg`, `conn` or `delivery`.
 pub fn op_name(rate_unit: &str) -> &'static str {
     if rate_unit.starts_with("Messages") {
         "msg"
     } else if rate_unit.starts_with("Connections") {
         "conn"
+    } else if rate_unit.starts_with("Deliveries") {
+        "delivery"
     } else {
         "RT"
+    }
+}
+
+/// True for a PS-CC series (native or AMQP).
+pub fn is_pubsub(run: &RunReport) -> bool {
+    run.workload == "PS-CC"
+}
+
+/// What a series' steps count: `clients`, or `subscribers` for PS-CC.
+pub fn clients_are(run: &RunReport) -> &'static str {
+    if is_pubsub(run) {
+        "subscribers"
+    } else {
+        "clients"
+    }
+}
+
+/// PS-CC: the deliveries per second each subscriber received, on average.
+pub fn per_subscriber(f: &StepOutcome) -> f64 {
+    if f.clients == 0 {
+        0.0
+    } else {
+        f.window.rate / f.clients as f64
     }
 }
 
@@ -190,8 +215,12 @@ type Column = (String, Box<dyn Fn(&StepReport) -> String>);
 /// SR-CC, connect time for the connection test) and the relay's when it ran.
 pub fn columns(run: &RunReport) -> Vec<Column> {
     let op = op_name(&run.rate_unit);
+    let pubsub = is_pubsub(run);
     let mut cols: Vec<Column> = vec![
-        ("Clients".into(), Box::new(|s| s.ferry.clients.to_string())),
+        (
+            if pubsub { "Subscribers" } else { "Clients" }.into(),
+            Box::new(|s| s.ferry.clients.to_string()),
+        ),
         (
             run.rate_unit.clone(),
             Box::new(|s| group_thousands(s.ferry.window.rate)),
@@ -232,7 +261,9 @@ pub fn columns(run: &RunReport) -> Vec<Column> {
     if run.persistent {
         cols.extend(log_columns());
     }
-    if run.steps.iter().any(|s| s.ferry.queue_depth_end.is_some()) {
+    if pubsub {
+        cols.extend(pubsub_columns());
+    } else if run.steps.iter().any(|s| s.ferry.queue_depth_end.is_some()) {
         cols.push((
             "Put/s".into(),
             Box::new(|s| {
@@ -309,6 +340,35 @@ pub fn columns(run: &RunReport) -> Vec<Column> {
     cols
 }
 
+/// PS-CC's columns: publishers, publications/s, deliveries/s per subscriber, copies
+/// due and not yet received at the end of the window, copies lost.
+fn pubsub_columns() -> Vec<Column> {
+    let count = |v: Option<u64>| v.map_or("-".into(), |n| group_thousands(n as f64));
+    vec![
+        (
+            "Publishers".into(),
+            Box::new(|s| s.ferry.responders.to_string()),
+        ),
+        (
+            "Pub/s".into(),
+            Box::new(|s| {
+                s.ferry.sent.map_or("-".into(), |n| {
+                    group_thousands(crate::measure::rate(n, s.ferry.window.elapsed_secs))
+                })
+            }),
+        ),
+        (
+            "Per sub/s".into(),
+            Box::new(|s| group_thousands(per_subscriber(&s.ferry))),
+        ),
+        (
+            "Due at end".into(),
+            Box::new(move |s| count(s.ferry.queue_depth_end)),
+        ),
+        ("Lost".into(), Box::new(move |s| count(s.ferry.lost))),
+    ]
+}
+
 /// The recovery log's columns (persistent series): flushes per message moved, records
 /// per flush, log MB/s; `-` when the counters were not read.
 fn log_columns() -> Vec<Column> {
@@ -339,11 +399,12 @@ fn lat(v: f64, s: &StepReport) -> String {
 /// The notes under a per-step table: why a step is invalid, what else to know.
 pub fn step_notes(run: &RunReport) -> Vec<String> {
     let mut out = Vec::new();
+    let who = clients_are(run);
     for s in &run.steps {
         let f = &s.ferry;
         if !f.valid {
             out.push(format!(
-                "step {} clients INVALID: {} errors, {} mismatches, {} operations; {}",
+                "step {} {who} INVALID: {} errors, {} mismatches, {} operations; {}",
                 f.clients,
                 f.errors,
                 f.mismatches,
@@ -352,7 +413,7 @@ pub fn step_notes(run: &RunReport) -> Vec<String> {
             ));
         } else if !f.problems.is_empty() {
             out.push(format!(
-                "step {} clients note: {}",
+                "step {} {who} note: {}",
                 f.clients,
                 f.problems.join("; ")
             ));
@@ -371,7 +432,7 @@ pub fn step_notes(run: &RunReport) -> Vec<String> {
         }
         if let Some(steal) = f.window.steal_pct.filter(|p| *p >= STEAL_WARNING_PCT) {
             out.push(format!(
-                "step {} clients: the hypervisor stole {steal:.1}% of the machine's CPU time \
+                "step {} {who}: the hypervisor stole {steal:.1}% of the machine's CPU time \
                  (other guests were busy): its rate is not comparable with quieter runs",
                 f.clients
             ));
@@ -507,6 +568,7 @@ mod tests {
             sent: None,
             log: None,
             compression: None,
+            lost: None,
             problems: if valid {
                 vec![]
             } else {
@@ -602,6 +664,46 @@ mod tests {
         }
         let back: RunReport = serde_json::from_value(json).expect("reads back");
         assert_eq!(back.steps[0].ferry.log, None);
+    }
+
+    #[test]
+    fn pubsub_series_show_publications_per_subscriber_and_lost_copies() {
+        let mut ok = step(4, 8_000.0, true);
+        ok.responders = 1;
+        ok.sent = Some(20_000);
+        ok.queue_depth_end = Some(12);
+        ok.lost = Some(0);
+        let mut lossy = step(16, 9_600.0, false);
+        lossy.sent = Some(6_000);
+        lossy.lost = Some(340);
+        lossy.problems = vec!["340 of 96000 copies never reached their subscriber".into()];
+        let mut run = crate::output::testdata::series(
+            "PS-CC",
+            2048,
+            false,
+            vec![
+                StepReport::new(ok, Ok(None)),
+                StepReport::new(lossy, Ok(None)),
+            ],
+        );
+        run.rate_unit = "Deliveries/s".into();
+        let t = render_table(&run);
+        assert!(t.starts_with("Subscribers | Deliveries/s"), "{t}");
+        assert!(t.contains("Server µs/delivery"), "{t}");
+        assert!(
+            t.contains("Publishers | Pub/s | Per sub/s | Due at end | Lost"),
+            "{t}"
+        );
+        // 20,000 publications in 10 s; 8,000 deliveries/s over 4 subscribers.
+        assert!(
+            t.contains("|          1 | 2,000 |     2,000 |         12 |    0 |"),
+            "{t}"
+        );
+        assert!(t.contains("|          - |  340 |"), "{t}");
+        assert!(t.contains("step 16 subscribers INVALID"), "{t}");
+        assert!(!t.contains("Put/s"), "{t}");
+        assert_eq!(per_subscriber(&run.steps[1].ferry), 600.0);
+        assert_eq!(op_name("Deliveries/s"), "delivery");
     }
 
     #[test]

@@ -43,7 +43,7 @@ pub struct Suite {
 
 const KB: usize = 1024;
 
-/// The standard suite (see bench/README.md): 68 steps of 2 s warm-up + 5 s measured.
+/// The standard suite (see bench/README.md): 72 steps of 2 s warm-up + 5 s measured.
 pub fn standard() -> Suite {
     Suite {
         runs: vec![
@@ -74,6 +74,10 @@ pub fn standard() -> Suite {
             SuiteRun {
                 name: "sr-cc",
                 args: "sr-cc --sizes 2KB,20KB --clients 1,2,4,8,16 --secs 5 --warmup 2",
+            },
+            SuiteRun {
+                name: "ps-cc",
+                args: "ps-cc --sizes 2KB --clients 1,4,16,64 --secs 5 --warmup 2",
             },
             SuiteRun {
                 name: "rr-cc-rated",
@@ -115,6 +119,11 @@ pub fn standard() -> Suite {
                 series: &[("sr-cc", None)],
             },
             SuiteChart {
+                file: "ps-cc",
+                title: "PS-CC non-persistent: 1 publisher, 1 topic, subscribers added",
+                series: &[("ps-cc", None)],
+            },
+            SuiteChart {
                 file: "connect",
                 title: "Connection test: clients connecting as fast as they can",
                 series: &[("connect", None)],
@@ -150,6 +159,7 @@ pub fn plan(run: &SuiteRun, secs: Option<f64>, warmup: Option<f64>) -> Result<Pl
         Workload::RrCb(a) => Plan::Workload(Kind::RrCb, *a),
         Workload::SrCc(a) => Plan::Workload(Kind::SrCc, *a),
         Workload::Connect(a) => Plan::Connect(*a),
+        Workload::PsCc(a) => Plan::PubSub(*a),
         _ => {
             return Err(PerfError::Setup(format!(
                 "suite run {}: not a workload",
@@ -160,6 +170,7 @@ pub fn plan(run: &SuiteRun, secs: Option<f64>, warmup: Option<f64>) -> Result<Pl
     let steps = match &mut plan {
         Plan::Workload(_, a) => &mut a.steps,
         Plan::Connect(a) => &mut a.steps,
+        Plan::PubSub(a) => &mut a.steps,
     };
     if let Some(s) = secs {
         steps.secs = s;
@@ -263,12 +274,13 @@ mod tests {
             let st = match &p {
                 Plan::Workload(_, a) => &a.steps,
                 Plan::Connect(a) => &a.steps,
+                Plan::PubSub(a) => &a.steps,
             };
             let n = st.sizes.0.len() * st.clients.0.len();
             steps += n;
             secs += n as f64 * (st.secs + st.warmup + 1.0);
         }
-        assert_eq!(steps, 68);
+        assert_eq!(steps, 72);
         assert!(secs < 12.0 * 60.0, "{secs} s");
         let p = plan(&s.runs[0], Some(1.0), Some(0.5)).expect("override");
         match p {

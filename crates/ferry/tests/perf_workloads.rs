@@ -1,5 +1,5 @@
 //! `ferry perf` workloads end to end against real server processes the harness starts
-//! itself: RR-BB, SR-CC and AMQP RR-CC (each send mode) tiny runs, reply counting, steps
+//! itself: RR-BB, SR-CC, PS-CC (native and AMQP) and AMQP RR-CC (each send mode) tiny runs, reply counting, steps
 //! made invalid on purpose (damaged replies, a wrong CorrelId, a reply queue that does
 //! not exist, request queues that refuse puts; native and AMQP), the
 //! connection test, the recovery workload (fill, kill -9 and controlled restarts, drain),
@@ -116,6 +116,80 @@ fn sr_cc_reports_messages_and_queue_depth() {
     assert!(s.sent.unwrap_or(0) > 0, "{s:?}");
     let csv = std::fs::read_to_string(dir.path().join("sr-cc.csv")).expect("csv");
     assert_eq!(csv.lines().count(), 2, "{csv}");
+}
+
+/// PS-CC: every publication reaches every subscriber of its topic. `protocol` is empty
+/// (native) or `--protocol amqp`; `stem` names the files, `name` the series.
+fn ps_cc_run(protocol: &[&str], stem: &str, name: &str) {
+    let dir = Scratch::new();
+    let mut args = vec!["ps-cc"];
+    args.extend(protocol);
+    args.extend(["--clients", "1,3"]);
+    args.extend(TINY);
+    let o = perf(&args, dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("Subscribers | Deliveries/s"), "{}", text(&o));
+    assert!(out.contains("*Deliveries/sec"), "{}", text(&o));
+    let doc = read(&dir.path().join(format!("{stem}.json")));
+    let series = &doc.series[0];
+    assert_eq!(series.test, name, "{}", text(&o));
+    assert_eq!(series.rate_unit, "Deliveries/s");
+    assert_eq!(series.steps.len(), 2);
+    for step in &series.steps {
+        let f = &step.ferry;
+        assert!(f.valid, "{f:?}\n{}", text(&o));
+        assert_eq!((f.errors, f.mismatches, f.lost), (0, 0, Some(0)), "{f:?}");
+        assert_eq!(f.responders, 1, "one publisher");
+        let deliveries = f.window.round_trips;
+        assert!(deliveries > 10 && f.window.rate > 0.0, "{f:?}");
+        // One topic: each publication is a copy for every subscriber; in the window,
+        // give or take the copies in flight at its edges.
+        let publications = f.sent.expect("publications counted");
+        let due = publications * f.clients as u64;
+        let slack = due / 10 + f.queue_depth_end.unwrap_or(0) + 4 * f.clients as u64;
+        assert!(
+            deliveries.abs_diff(due) <= slack,
+            "{deliveries} deliveries for {publications} publications to {} subscribers: {f:?}",
+            f.clients
+        );
+        assert!(f.latency.count > 0, "put-to-get latency recorded: {f:?}");
+    }
+    let csv = std::fs::read_to_string(dir.path().join(format!("{stem}.csv"))).expect("csv");
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+    assert!(csv
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .contains(",per_subscriber_rate,lost,"));
+    // `ferry perf report` re-renders the run.
+    let file = dir.path().join(format!("{stem}.json"));
+    let again = dir.path().join("again");
+    let o = perf(&["report", file.to_str().expect("utf-8 path")], &again);
+    assert!(o.status.success(), "{}", text(&o));
+    let md = std::fs::read_to_string(again.join(format!("{stem}.md"))).expect("md");
+    assert!(md.contains("| Subscribers | Deliveries/s |"), "{md}");
+    assert!(md.contains("1 publisher on 1 topic"), "{md}");
+}
+
+#[test]
+fn ps_cc_delivers_every_publication_to_every_subscriber() {
+    ps_cc_run(&[], "ps-cc", "PS-CC (2KB Non-persistent)");
+}
+
+/// Over AMQP, subscribers that accept every copy and NoAck (presettled) ones.
+#[test]
+fn amqp_ps_cc_delivers_every_publication_with_and_without_acks() {
+    ps_cc_run(
+        &["--protocol", "amqp"],
+        "ps-cc-amqp",
+        "PS-CC AMQP (2KB Non-persistent)",
+    );
+    ps_cc_run(
+        &["--protocol", "amqp", "--no-ack"],
+        "ps-cc-amqp",
+        "PS-CC AMQP (2KB Non-persistent, NoAck)",
+    );
 }
 
 #[test]
@@ -432,7 +506,12 @@ fn bad_flags_and_missing_workloads_get_clear_messages() {
     );
     refused(&["sr-cc", "--relay-baseline", "/bin/sh"], 2, "rr-cc only");
     refused(&["rr-cc", "--qmgr", "QM1"], 2, "--connect");
-    refused(&["ps-cc", "--clients", "4"], 2, "needs pub/sub");
+    refused(
+        &["ps-cc", "--publishers", "2", "--clients", "1,4"],
+        2,
+        "every topic needs a subscriber",
+    );
+    refused(&["ps-cc", "--no-ack"], 2, "add --protocol amqp");
     refused(&["rr-dq-bb"], 2, "needs channels between queue managers");
     refused(&["suite", "nightly"], 2, "unknown suite 'nightly'");
     refused(&["report"], 2, "FILES");

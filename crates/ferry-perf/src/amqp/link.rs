@@ -67,8 +67,25 @@ async fn attach(
         .map_err(|_| AmqpError::Timeout(format!("waiting for the attach to '{address}'")))?
 }
 
-fn queue_capability() -> Vec<Symbol> {
-    vec![Symbol::from(ferry_amqp::condition::CAPABILITY_QUEUE)]
+/// What kind of node a link's terminus names, as Qpid JMS marks it with a capability:
+/// a queue (point to point) or a topic (publish/subscribe: a sender publishes, a
+/// receiver is a non-durable subscription that ends with its link).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Node {
+    /// A queue: the `queue` capability.
+    Queue,
+    /// A topic: the `topic` capability.
+    Topic,
+}
+
+impl Node {
+    /// The terminus capabilities that say so.
+    pub fn capabilities(self) -> Vec<Symbol> {
+        vec![Symbol::from(match self {
+            Node::Queue => ferry_amqp::condition::CAPABILITY_QUEUE,
+            Node::Topic => ferry_amqp::condition::CAPABILITY_TOPIC,
+        })]
+    }
 }
 
 /// Sends messages to one node.
@@ -82,9 +99,19 @@ pub struct SenderLink {
 }
 
 impl SenderLink {
-    /// Attaches a sender to `address` (settle mode mixed: unsettled or presettled per
-    /// message) and waits until the broker takes it.
+    /// Attaches a sender to queue `address` (settle mode mixed: unsettled or presettled
+    /// per message) and waits until the broker takes it.
     pub async fn attach(client: &Client, address: &str) -> Result<SenderLink, AmqpError> {
+        SenderLink::attach_to(client, address, Node::Queue).await
+    }
+
+    /// [`SenderLink::attach`] to a node of kind `node`: to a topic, every send
+    /// publishes.
+    pub async fn attach_to(
+        client: &Client,
+        address: &str,
+        node: Node,
+    ) -> Result<SenderLink, AmqpError> {
         let a = Attach {
             name: client.link_name("sender").into(),
             role: Role::Sender,
@@ -93,7 +120,7 @@ impl SenderLink {
             source: Some(Source::default()),
             target: Some(LinkTarget::Node(Target {
                 address: Some(address.into()),
-                capabilities: queue_capability(),
+                capabilities: node.capabilities(),
                 ..Target::default()
             })),
             ..Attach::default()
@@ -283,23 +310,52 @@ pub fn selector_filter(selector: &str) -> (Symbol, ferry_amqp::Value) {
 }
 
 impl ReceiverLink {
-    /// Attaches a receiver to `address` (with a JMS `selector`, if any), then grants
-    /// `prefetch` credit (at least 1).
+    /// Attaches a receiver to queue `address` (with a JMS `selector`, if any), then
+    /// grants `prefetch` credit (at least 1).
     pub async fn attach(
         client: &Client,
         address: &str,
         selector: Option<&str>,
         prefetch: u32,
     ) -> Result<ReceiverLink, AmqpError> {
+        ReceiverLink::attach_with(client, address, selector, prefetch, Node::Queue, false).await
+    }
+
+    /// Subscribes to topic `address`: a receiver whose link is a non-durable
+    /// subscription (a JMS non-durable consumer), ended with the link. `presettled`:
+    /// the broker sends every copy settled, nothing is accepted (Qpid JMS's NoAck).
+    pub async fn subscribe(
+        client: &Client,
+        address: &str,
+        prefetch: u32,
+        presettled: bool,
+    ) -> Result<ReceiverLink, AmqpError> {
+        ReceiverLink::attach_with(client, address, None, prefetch, Node::Topic, presettled).await
+    }
+
+    /// [`ReceiverLink::attach`] from a node of kind `node`, asking the broker to send
+    /// settled when `presettled`.
+    pub async fn attach_with(
+        client: &Client,
+        address: &str,
+        selector: Option<&str>,
+        prefetch: u32,
+        node: Node,
+        presettled: bool,
+    ) -> Result<ReceiverLink, AmqpError> {
         let a = Attach {
             name: client.link_name("receiver").into(),
             role: Role::Receiver,
-            snd_settle_mode: SenderSettleMode::Unsettled,
+            snd_settle_mode: if presettled {
+                SenderSettleMode::Settled
+            } else {
+                SenderSettleMode::Unsettled
+            },
             rcv_settle_mode: ReceiverSettleMode::First,
             source: Some(Source {
                 address: Some(address.into()),
                 filter: selector.map(selector_filter).into_iter().collect(),
-                capabilities: queue_capability(),
+                capabilities: node.capabilities(),
                 ..Source::default()
             }),
             target: Some(LinkTarget::Node(Target::default())),

@@ -1,4 +1,4 @@
-//! `ferry perf --protocol amqp`: the same RR-CC and SR-CC workloads over AMQP 1.0, so
+//! `ferry perf --protocol amqp`: the same RR-CC, SR-CC and PS-CC workloads over AMQP 1.0, so
 //! Ferry can be measured side by side with any AMQP 1.0 broker (ActiveMQ Artemis,
 //! RabbitMQ) by one harness.
 //!
@@ -11,7 +11,8 @@
 //! outcome (as Qpid JMS does for persistent sends), checks it later (Qpid JMS's
 //! asynchronous send of non-persistent messages) or goes presettled, and a receiver
 //! with a credit window that accepts what it processed. The workloads themselves are
-//! written once ([`crate::workload::rr`], [`crate::workload::sr`]); [`rr`] and [`sr`]
+//! written once ([`crate::workload::rr`], [`crate::workload::sr`],
+//! [`crate::workload::ps`]); [`rr`], [`sr`] and [`ps`]
 //! implement their client abstraction ([`crate::workload::app`]) over AMQP, so steps
 //! fill the same [`crate::workload::step::StepOutcome`], tables, JSON, CSV, Markdown
 //! and charts are shared and reports overlay.
@@ -21,7 +22,8 @@
 //! `signal` (waking one task of the thread), [`client`] (a session), [`pool`] (packing sessions onto connections), [`link`]
 //! (senders and receivers), [`settings`] (addresses and options), [`message`] (building
 //! and checking the messages), [`drain`] (emptying queues between steps), [`rr`] and
-//! [`sr`] (requesters and responders, senders and receivers), [`target`] (external broker or embedded Ferry with an AMQP
+//! [`sr`] (requesters and responders, senders and receivers), [`ps`] (publishers and
+//! subscribers: topic links), [`target`] (external broker or embedded Ferry with an AMQP
 //! channel), [`run`] (a whole run: sizes, steps, the report series).
 
 pub mod client;
@@ -32,6 +34,7 @@ pub mod error;
 pub mod link;
 pub mod message;
 pub mod pool;
+pub mod ps;
 pub mod rr;
 pub mod run;
 pub mod settings;

@@ -1,4 +1,4 @@
-//! A whole AMQP run (`ferry perf rr-cc|sr-cc --protocol amqp`): checks the options,
+//! A whole AMQP run (`ferry perf rr-cc|sr-cc|ps-cc --protocol amqp`): checks the options,
 //! sets up the broker ([`super::target`]), runs every size and step on one
 //! current-thread runtime, and returns the same series native runs do, named with the
 //! protocol (`RR-CC AMQP (2KB Non-persistent)`) so their reports overlay.
@@ -11,9 +11,10 @@ use super::settings::Settings;
 use super::target::AmqpTarget;
 use super::url::AmqpUrl;
 use crate::args::{self, ReplyQueues, Responders};
-use crate::cli::{shutdown_signal, Measured, RrArgs, StepArgs};
+use crate::cli::{shutdown_signal, Measured, PsArgs, RrArgs, StepArgs};
 use crate::progress::Progress;
 use crate::report::{RunReport, StepReport};
+use crate::workload::ps;
 use crate::workload::rr::{self, Fault, RrConfig};
 use crate::workload::sr::{self, queue_name, SrConfig};
 use crate::workload::{Kind, Mode};
@@ -36,7 +37,7 @@ pub fn test_name(kind: Kind, size: usize, s: &StepArgs, a: &RrArgs) -> String {
         }
     )];
     if let Some(r) = s.rate {
-        parts.push(format!("{r} msg/s per requester"));
+        parts.push(format!("{r} msg/s per {}", crate::cli::rate_per(kind)));
     }
     if a.protocol.presettled {
         parts.push("presettled".into());
@@ -69,9 +70,9 @@ pub fn sessions_per_connection(a: &RrArgs) -> u32 {
 /// Refuses what the AMQP workloads do not do.
 pub fn check(kind: Kind, a: &RrArgs) -> Result<(), PerfError> {
     let usage = |m: String| Err(PerfError::Usage(m));
-    if !matches!(kind, Kind::RrCc | Kind::SrCc) {
+    if !matches!(kind, Kind::RrCc | Kind::SrCc | Kind::PsCc) {
         return usage(format!(
-            "--protocol amqp runs rr-cc and sr-cc (AMQP has no bindings mode), not {}",
+            "--protocol amqp runs rr-cc, sr-cc and ps-cc (AMQP has no bindings mode), not {}",
             kind.name().to_ascii_lowercase()
         ));
     }
@@ -135,7 +136,12 @@ pub fn settings(a: &RrArgs, url: AmqpUrl) -> Settings {
 
 /// Runs an AMQP plan: sets the broker up, runs every size and step, stops an embedded
 /// queue manager.
-pub fn measure_run(kind: Kind, a: &RrArgs, progress: &Progress) -> Result<Measured, PerfError> {
+pub fn measure_run(
+    kind: Kind,
+    a: &RrArgs,
+    pubsub: Option<&PsArgs>,
+    progress: &Progress,
+) -> Result<Measured, PerfError> {
     check(kind, a)?;
     let steps = &a.steps;
     let most = steps.clients.0.iter().copied().max().unwrap_or(1);
@@ -150,8 +156,9 @@ pub fn measure_run(kind: Kind, a: &RrArgs, progress: &Progress) -> Result<Measur
             a.target.server_pid,
         ),
         None => {
-            let channels = match kind {
-                Kind::SrCc => most * (1 + per_queue),
+            let channels = match (kind, pubsub) {
+                (Kind::SrCc, _) => most * (1 + per_queue),
+                (Kind::PsCc, Some(p)) => most + p.publishers,
                 _ => most + steps.responders.count(most, steps.queues),
             };
             let channels = u32::try_from(channels + 16).unwrap_or(u32::MAX);
@@ -161,15 +168,22 @@ pub fn measure_run(kind: Kind, a: &RrArgs, progress: &Progress) -> Result<Measur
     let s = settings(a, tgt.url.clone());
     let queues: Vec<String> = match kind {
         Kind::SrCc => (0..most).map(queue_name).collect(),
+        // Topics need no definition.
+        Kind::PsCc => Vec::new(),
         _ => s.rr_queues(steps.queues, most),
     };
+    let sharing = format!(
+        "AMQP sessions per connection: {}",
+        s.sessions_per_connection
+    );
     progress.line(&crate::cli::plan_line(
         &title(kind),
+        kind.clients_are(),
         steps,
-        &format!(
-            "AMQP sessions per connection: {}",
-            s.sessions_per_connection
-        ),
+        &match pubsub {
+            Some(p) => format!("{}, {sharing}", p.shape()),
+            None => sharing,
+        },
         tgt.description(),
     ));
     if tgt.server_pid().is_none() {
@@ -186,7 +200,10 @@ pub fn measure_run(kind: Kind, a: &RrArgs, progress: &Progress) -> Result<Measur
             let admin = tgt.prepare(&queues).await?;
             let pid = tgt.server_pid();
             for &size in &steps.sizes.0 {
-                let test = test_name(kind, size, steps, a);
+                let test = match pubsub {
+                    Some(p) => crate::cli::with_parts(test_name(kind, size, steps, a), ps_parts(p)),
+                    None => test_name(kind, size, steps, a),
+                };
                 series.borrow_mut().push(RunReport {
                     workload: kind.name().into(),
                     test: test.clone(),
@@ -198,13 +215,13 @@ pub fn measure_run(kind: Kind, a: &RrArgs, progress: &Progress) -> Result<Measur
                     tuning: tgt.tuning(),
                     secs: steps.secs,
                     warmup: steps.warmup,
-                    queues: steps.queues,
+                    queues: pubsub.map_or(steps.queues, PsArgs::topics),
                     sharecnv: 0,
                     amqp_sessions: s.sessions_per_connection,
-                    responders: if kind == Kind::SrCc {
-                        format!("{per_queue} per queue")
-                    } else {
-                        steps.responders.to_string()
+                    responders: match (kind, pubsub) {
+                        (Kind::SrCc, _) => format!("{per_queue} per queue"),
+                        (_, Some(p)) => p.shape(),
+                        _ => steps.responders.to_string(),
                     },
                     target: tgt.description().to_string(),
                     cpus: measure::online_cpus(),
@@ -213,9 +230,16 @@ pub fn measure_run(kind: Kind, a: &RrArgs, progress: &Progress) -> Result<Measur
                     summary: None,
                 });
                 for &clients in &steps.clients.0 {
-                    progress.step_start(&format!("{test}, {clients} clients"));
-                    let outcome = match kind {
-                        Kind::SrCc => {
+                    let who = kind.clients_are();
+                    progress.step_start(&format!("{test}, {clients} {who}"));
+                    let outcome = match (kind, pubsub) {
+                        (Kind::PsCc, Some(p)) => {
+                            let cfg = p.config(size, 0);
+                            let mut amqp = super::ps::AmqpTopics::new(&s, &cfg, p.no_ack);
+                            let admin = admin.as_ref();
+                            ps::run_step(&mut amqp, pid, admin, &cfg, clients, progress).await
+                        }
+                        (Kind::SrCc, _) => {
                             let cfg = sr_config(size, steps, per_queue);
                             let mut amqp = super::sr::AmqpStreams::new(&s, &cfg, clients);
                             let admin = admin.as_ref();
@@ -231,7 +255,7 @@ pub fn measure_run(kind: Kind, a: &RrArgs, progress: &Progress) -> Result<Measur
                     let outcome = match outcome {
                         Ok(o) => o,
                         Err(e) => {
-                            progress.step_done(&format!("{test}, {clients} clients: failed"));
+                            progress.step_done(&format!("{test}, {clients} {who}: failed"));
                             return Err(e);
                         }
                     };
@@ -259,6 +283,16 @@ pub fn measure_run(kind: Kind, a: &RrArgs, progress: &Progress) -> Result<Measur
         series: crate::cli::finished_series(series.into_inner()),
         outcome,
     })
+}
+
+/// The parts of an AMQP PS-CC test name beyond the common ones: the publishers and
+/// topics when not one on one, and `NoAck` for presettled subscribers.
+pub fn ps_parts(p: &PsArgs) -> Vec<String> {
+    let mut parts = crate::cli::ps_name_parts(p);
+    if p.no_ack {
+        parts.push("NoAck".into());
+    }
+    parts
 }
 
 fn rr_config(size: usize, s: &StepArgs) -> RrConfig {

@@ -58,9 +58,11 @@ impl AmqpStreams {
     }
 }
 
-/// One sender's session and link, with its number.
+/// One sender's (or publisher's) session and link, with its number.
 pub struct AmqpSender {
     id: usize,
+    /// `sender` or `publisher`, for its errors.
+    role: &'static str,
     client: Client,
     link: SenderLink,
     to: String,
@@ -68,7 +70,7 @@ pub struct AmqpSender {
     mode: SendMode,
 }
 
-/// One receiver's session and link.
+/// One receiver's (or subscriber's) session and link.
 pub struct AmqpReceiver {
     client: Client,
     link: ReceiverLink,
@@ -102,14 +104,9 @@ impl Streams for AmqpStreams {
         } else {
             SendMode::Sync
         };
-        Ok(AmqpSender {
-            id,
-            to: link.address().to_string(),
-            client,
-            link,
-            persistent,
-            mode,
-        })
+        Ok(AmqpSender::new(
+            id, "sender", client, link, persistent, mode,
+        ))
     }
 
     async fn open_receiver(&mut self, id: usize, n: usize) -> Result<AmqpReceiver, PerfError> {
@@ -118,11 +115,7 @@ impl Streams for AmqpStreams {
         let opened = open_receiver(id, n, &s, self.pool()?).await;
         let (client, link) =
             opened.map_err(|e| setup_error("connect a receiver", e, &self.queues))?;
-        Ok(AmqpReceiver {
-            client,
-            link,
-            stopped,
-        })
+        Ok(AmqpReceiver::new(client, link, stopped))
     }
 
     fn all_open(&mut self) {
@@ -140,13 +133,47 @@ impl Streams for AmqpStreams {
     }
 }
 
+impl AmqpSender {
+    /// Sender `id` (0-based) on `link`, sending as `mode` says; `role` names it in
+    /// errors (`sender`, `publisher`).
+    pub(crate) fn new(
+        id: usize,
+        role: &'static str,
+        client: Client,
+        link: SenderLink,
+        persistent: bool,
+        mode: SendMode,
+    ) -> AmqpSender {
+        AmqpSender {
+            id,
+            role,
+            to: link.address().to_string(),
+            client,
+            link,
+            persistent,
+            mode,
+        }
+    }
+}
+
+impl AmqpReceiver {
+    /// A receiver on `link` that ends when `stopped` resolves.
+    pub(crate) fn new(client: Client, link: ReceiverLink, stopped: Pin<Box<StopWait>>) -> Self {
+        AmqpReceiver {
+            client,
+            link,
+            stopped,
+        }
+    }
+}
+
 impl Sender for AmqpSender {
     async fn send(&mut self, body: Bytes) -> Result<Option<Bytes>, String> {
         let msg = datagram(body, &self.to, self.persistent);
         self.link
             .send(&msg, self.mode)
             .await
-            .map_err(|e| format!("sender {}: send: {e}", self.id + 1))?;
+            .map_err(|e| format!("{} {}: send: {e}", self.role, self.id + 1))?;
         Ok(body_bytes(&msg))
     }
 

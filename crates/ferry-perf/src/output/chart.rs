@@ -142,6 +142,7 @@ pub fn x_desc(series: &[&RunReport]) -> String {
     let what = |w: &str| match w {
         "SR-CC" => "Senders (one queue each)",
         "CONN" => "Clients connecting",
+        "PS-CC" => "Subscribers (spread over the topics)",
         _ => "Requesters (clients)",
     };
     let mut kinds: Vec<&str> = series.iter().map(|s| what(&s.workload)).collect();

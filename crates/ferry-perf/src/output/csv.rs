@@ -62,8 +62,13 @@ pub struct Row<'a> {
     pub mismatches: u64,
     /// SR-CC: messages put in the window.
     pub sent: Option<u64>,
-    /// SR-CC: CURDEPTH total at the end of the window.
+    /// SR-CC: CURDEPTH total at the end of the window (PS-CC: copies due and not yet
+    /// received, counted).
     pub queue_depth_end: Option<u64>,
+    /// PS-CC: deliveries per second per subscriber.
+    pub per_subscriber_rate: Option<f64>,
+    /// PS-CC: copies never received.
+    pub lost: Option<u64>,
     /// Relay yardstick's rate.
     pub relay_rate: Option<f64>,
     /// Ferry's rate as % of the relay's.
@@ -120,6 +125,9 @@ pub fn render(doc: &Document) -> Result<String, String> {
                 mismatches: f.mismatches,
                 sent: f.sent,
                 queue_depth_end: f.queue_depth_end,
+                per_subscriber_rate: crate::report::is_pubsub(s)
+                    .then(|| crate::report::per_subscriber(f)),
+                lost: f.lost,
                 relay_rate: st.relay.as_ref().map(|r| r.rate),
                 ferry_vs_relay_pct: st.ferry_vs_relay_pct,
                 log_flushes_per_msg: f.log.and_then(|l| l.flushes_per_msg),

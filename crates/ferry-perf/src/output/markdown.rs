@@ -49,14 +49,24 @@ pub fn setup_line(run: &RunReport) -> String {
             "outside syncpoint".into()
         },
     ];
+    let pubsub = report::is_pubsub(run);
+    let per = if pubsub { "publisher" } else { "requester" };
     match run.rate_per_requester {
-        Some(r) => parts.push(format!("rated at {r} msg/s per requester")),
+        Some(r) => parts.push(format!("rated at {r} msg/s per {per}")),
         None => parts.push("unrated".into()),
     }
-    if run.workload != "SR-CC" {
-        parts.push(format!("{} request queues", run.queues));
+    if pubsub {
+        // `responders` holds the shape: `1 publisher on 1 topic`.
+        parts.push(format!(
+            "{}, subscribers spread over the topics",
+            run.responders
+        ));
+    } else {
+        if run.workload != "SR-CC" {
+            parts.push(format!("{} request queues", run.queues));
+        }
+        parts.push(format!("responders {}", run.responders));
     }
-    parts.push(format!("responders {}", run.responders));
     if run.sharecnv != 0 {
         // 0: AMQP runs, which have no shared conversations.
         parts.push(format!("SHARECNV {}", run.sharecnv));

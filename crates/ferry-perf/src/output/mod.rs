@@ -237,6 +237,7 @@ pub(crate) mod testdata {
                 sent: None,
                 log: None,
                 compression: None,
+                lost: None,
                 problems: if valid {
                     vec![]
                 } else {

@@ -148,3 +148,35 @@ pub trait Streams {
     /// Tells every receiver (`per_queue` on each queue) to stop.
     async fn stop_receivers(&mut self, per_queue: usize) -> Result<(), PerfError>;
 }
+
+/// A protocol's way to run PS-CC's publishers and subscribers against a broker. A
+/// publisher is a [`Sender`] whose sends publish on its topic; a subscriber is a
+/// [`Receiver`] of one non-durable subscription's copies.
+pub trait Topics {
+    /// Its publishers.
+    type Publisher: Sender + 'static;
+    /// Its subscribers.
+    type Subscriber: Receiver + 'static;
+
+    /// Makes subscriber `n` (0-based) a non-durable subscription to topic `topic`
+    /// (0-based) and readies it to receive.
+    async fn open_subscriber(
+        &mut self,
+        topic: usize,
+        n: usize,
+    ) -> Result<Self::Subscriber, PerfError>;
+
+    /// Connects publisher `id` (0-based) and opens topic `topic` (0-based) to publish.
+    async fn open_publisher(
+        &mut self,
+        id: usize,
+        topic: usize,
+    ) -> Result<Self::Publisher, PerfError>;
+
+    /// Every application of the step is open: connections shared by several may now
+    /// end with their last user.
+    fn all_open(&mut self) {}
+
+    /// Tells every subscriber to stop (each ends its subscription as it closes).
+    async fn stop_subscribers(&mut self) -> Result<(), PerfError>;
+}

@@ -237,6 +237,7 @@ pub async fn run_step(
         sent: Some(trips.round_trips()),
         log: None,
         compression: None,
+        lost: None,
         problems,
         valid: errors == 0 && mismatches == 0 && window.round_trips == clients as u64,
     })

@@ -6,6 +6,8 @@
 //!   once over the client abstraction [`app`], with its native implementation in
 //!   [`native`] (the AMQP one is [`crate::amqp::rr`]).
 //! - [`sr`]: SR-CC, senders each to its own queue, two receivers per queue.
+//! - [`ps`]: PS-CC, publishers each on its topic, subscribers spread over the topics
+//!   (native: [`native_ps`]; AMQP: [`crate::amqp::ps`]).
 //! - [`connect`]: the connection test (seed 002 section 6).
 //! - [`recovery`]: recovery time and deep queues (fill, restart, drain; issue 3), its
 //!   results and tables in [`recovery_report`].
@@ -15,6 +17,8 @@
 pub mod app;
 pub mod connect;
 pub mod native;
+pub mod native_ps;
+pub mod ps;
 pub mod recovery;
 pub mod recovery_report;
 pub mod rr;
@@ -47,10 +51,13 @@ pub enum Kind {
     SrCc,
     /// The connection test: N clients connect as fast as possible.
     Connect,
+    /// Client publishers, each on its topic, and client subscribers spread over the
+    /// topics.
+    PsCc,
 }
 
 impl Kind {
-    /// The reports' name: `RR-CC`, `RR-BB`, `RR-CB`, `SR-CC`, `CONN`.
+    /// The reports' name: `RR-CC`, `RR-BB`, `RR-CB`, `SR-CC`, `CONN`, `PS-CC`.
     pub fn name(self) -> &'static str {
         match self {
             Kind::RrCc => "RR-CC",
@@ -58,24 +65,35 @@ impl Kind {
             Kind::RrCb => "RR-CB",
             Kind::SrCc => "SR-CC",
             Kind::Connect => "CONN",
+            Kind::PsCc => "PS-CC",
         }
     }
 
     /// How requesters (senders, clients) and responders (receivers) connect.
     pub fn modes(self) -> (Mode, Mode) {
         match self {
-            Kind::RrCc | Kind::SrCc | Kind::Connect => (Mode::Client, Mode::Client),
+            Kind::RrCc | Kind::SrCc | Kind::Connect | Kind::PsCc => (Mode::Client, Mode::Client),
             Kind::RrBb => (Mode::Bindings, Mode::Bindings),
             Kind::RrCb => (Mode::Client, Mode::Bindings),
         }
     }
 
-    /// What the rate counts: `Round trips/s`, `Messages/s` or `Connections/s`.
+    /// What the steps' client counts are: `clients`, or `subscribers` for PS-CC.
+    pub fn clients_are(self) -> &'static str {
+        match self {
+            Kind::PsCc => "subscribers",
+            _ => "clients",
+        }
+    }
+
+    /// What the rate counts: `Round trips/s`, `Messages/s`, `Connections/s` or
+    /// `Deliveries/s` (copies subscribers received).
     pub fn rate_unit(self) -> &'static str {
         match self {
             Kind::RrCc | Kind::RrBb | Kind::RrCb => "Round trips/s",
             Kind::SrCc => "Messages/s",
             Kind::Connect => "Connections/s",
+            Kind::PsCc => "Deliveries/s",
         }
     }
 }
@@ -97,5 +115,6 @@ mod tests {
         assert_eq!(Kind::RrBb.modes(), (Mode::Bindings, Mode::Bindings));
         assert_eq!(Kind::SrCc.rate_unit(), "Messages/s");
         assert_eq!(Kind::Connect.to_string(), "CONN");
+        assert_eq!(Kind::PsCc.rate_unit(), "Deliveries/s");
     }
 }

@@ -105,7 +105,8 @@ pub fn check_body(body: &[u8], data_length: usize, size: usize) -> (ReplyCheck, 
     (ReplyCheck::Good, at)
 }
 
-fn nanos_since(epoch: Instant) -> u64 {
+/// Nanoseconds since `epoch` (the put time a body carries).
+pub(crate) fn nanos_since(epoch: Instant) -> u64 {
     u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
 }
 
@@ -147,7 +148,14 @@ async fn sender_loop<S: Sender>(
     sender.close().await;
 }
 
-async fn receiver_loop<R: Receiver>(mut r: R, size: usize, epoch: Instant, tally: Rc<Tally>) {
+/// One receiver (or subscriber): checks every message it gets, records its put-to-get
+/// latency, until it is told to stop or fails.
+pub(crate) async fn receiver_loop<R: Receiver>(
+    mut r: R,
+    size: usize,
+    epoch: Instant,
+    tally: Rc<Tally>,
+) {
     loop {
         match r.receive().await {
             Ok(Received::Message { body, length }) => {

@@ -19,9 +19,10 @@ use crate::PerfError;
 /// What one step measured.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct StepOutcome {
-    /// Requesters (senders for SR-CC, connecting clients for the connection test).
+    /// Requesters (senders for SR-CC, connecting clients for the connection test,
+    /// subscribers for PS-CC).
     pub clients: usize,
-    /// Responders (receivers for SR-CC).
+    /// Responders (receivers for SR-CC, publishers for PS-CC).
     pub responders: usize,
     /// Rate and CPU over the measured window (for the connection test: the time it
     /// took to connect every client).
@@ -34,16 +35,22 @@ pub struct StepOutcome {
     /// Replies or requests that were not what they should be.
     pub mismatches: u64,
     /// Messages left on the workload's queues at the end of the window (SR-CC's queue
-    /// build-up, from MQINQ CURRENT_Q_DEPTH).
+    /// build-up, from MQINQ CURRENT_Q_DEPTH; PS-CC: copies published and not yet
+    /// received, counted).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue_depth_end: Option<u64>,
-    /// Messages put in the window (SR-CC: compare with the messages got).
+    /// Messages put in the window (SR-CC: compare with the messages got; PS-CC:
+    /// publications).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sent: Option<u64>,
     /// What the recovery log did in the window (a Ferry queue manager only; `None`
     /// when its counters could not be read, or in result files from before they were).
     #[serde(default)]
     pub log: Option<LogFigures>,
+    /// PS-CC: copies published and never received, after the subscribers drained (a
+    /// subscription's queue was full).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lost: Option<u64>,
     /// COMPRATE and COMPTIME at the end of the window (`--compress` runs only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compression: Option<crate::compression::CompressionFigures>,
@@ -146,6 +153,7 @@ pub fn finish(
         sent,
         log,
         compression: None,
+        lost: None,
         problems: tally.problems(),
         valid: errors == 0 && mismatches == 0 && window.round_trips > 0,
     }
