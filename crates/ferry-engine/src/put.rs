@@ -12,13 +12,13 @@ use crate::context::{
 };
 use crate::effects::Effects;
 use crate::journal::LogRecord;
-use crate::put_checks::place_for;
+use crate::put_checks::{check_descriptor, place_for, stored_priority_persistence};
 use crate::qmgr::QueueManager;
 use crate::queue::{MsgState, StoredMsg};
 use crate::report::{wants_coa, Original, ReportUow};
 use crate::uow::UowEntry;
 use bytes::Bytes;
-use ferry_mqi::descriptor::{persistence, priority, EXPIRY_UNLIMITED, NONE_ID};
+use ferry_mqi::descriptor::{persistence, NONE_ID};
 use ferry_mqi::report::ReportKind;
 use ferry_mqi::{
     CloseOptions, FixedStr, MessageDescriptor, MqError, ObjectDescriptor, OpenOptions,
@@ -105,32 +105,9 @@ impl QueueManager {
             if msg_len > attrs.max_msg_length.max(0) as usize {
                 return Err(ReasonCode::MsgTooBigForQ.into());
             }
-            if md.priority < priority::AS_Q_DEF {
-                return Err(ReasonCode::PriorityError.into());
-            }
-            if !(0..=2).contains(&md.persistence) {
-                return Err(ReasonCode::PersistenceError.into());
-            }
-            if md.expiry == 0 || md.expiry < EXPIRY_UNLIMITED {
-                return Err(ReasonCode::ExpiryError.into());
-            }
-            let mut warning = None;
-            let prio = if md.priority == priority::AS_Q_DEF {
-                def_priority.clamp(0, priority::MAX)
-            } else if md.priority > priority::MAX {
-                warning = Some(ReasonCode::PriorityExceedsMaximum);
-                priority::MAX
-            } else {
-                md.priority
-            };
-            let pers = if md.persistence == persistence::AS_Q_DEF {
-                match def_persistence {
-                    YesNo::Yes => persistence::PERSISTENT,
-                    YesNo::No => persistence::NOT_PERSISTENT,
-                }
-            } else {
-                md.persistence
-            };
+            check_descriptor(md)?;
+            let (prio, pers, mut warning) =
+                stored_priority_persistence(md, def_priority, def_persistence == YesNo::Yes);
             let lq = entry.local.as_mut().ok_or(ReasonCode::QTypeError)?;
             let persistent = pers == persistence::PERSISTENT;
             let rank = place_for(attrs, &lq.store, persistent, prio, msg_len)?;

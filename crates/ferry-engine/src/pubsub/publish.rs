@@ -31,14 +31,16 @@ use crate::journal::LogRecord;
 use crate::objects::QueueId;
 use crate::open::Opened;
 use crate::pubsub::subscription::SubKey;
-use crate::put_checks::{check_put_allowed, place_for};
+use crate::put_checks::{
+    check_descriptor, check_put_allowed, place_for, stored_priority_persistence,
+};
 use crate::qmgr::QueueManager;
 use crate::report::ReportUow;
 use bytes::Bytes;
 use ferry_mqi::dead_letter::{
     DeadLetterHeader, APPL_TYPE_QMGR, DEAD_LETTER_HEADER_LEN, FORMAT_DEAD_LETTER_HEADER,
 };
-use ferry_mqi::descriptor::{persistence, priority, EXPIRY_UNLIMITED, NONE_ID};
+use ferry_mqi::descriptor::{persistence, priority, NONE_ID};
 use ferry_mqi::subscription::{PRIORITY_AS_PUBLISHED, PRIORITY_AS_QUEUE_DEFAULT};
 use ferry_mqi::{
     FixedStr, MessageDescriptor, MessageProperties, MqError, OpenOptions, PropertyValue,
@@ -182,31 +184,11 @@ impl QueueManager {
         if msg_len > qm_max_len {
             return Err(ReasonCode::MsgTooBigForQMgr.into());
         }
-        if md.priority < priority::AS_Q_DEF {
-            return Err(ReasonCode::PriorityError.into());
-        }
-        if !(0..=2).contains(&md.persistence) {
-            return Err(ReasonCode::PersistenceError.into());
-        }
-        if md.expiry == 0 || md.expiry < EXPIRY_UNLIMITED {
-            return Err(ReasonCode::ExpiryError.into());
-        }
-        let mut warning = None;
-        md.priority = if md.priority == priority::AS_Q_DEF {
-            attrs.default_priority.clamp(0, priority::MAX)
-        } else if md.priority > priority::MAX {
-            warning = Some(ReasonCode::PriorityExceedsMaximum);
-            priority::MAX
-        } else {
-            md.priority
-        };
-        if md.persistence == persistence::AS_Q_DEF {
-            md.persistence = if attrs.default_persistent {
-                persistence::PERSISTENT
-            } else {
-                persistence::NOT_PERSISTENT
-            };
-        }
+        check_descriptor(md)?;
+        let (prio, pers, mut warning) =
+            stored_priority_persistence(md, attrs.default_priority, attrs.default_persistent);
+        md.priority = prio;
+        md.persistence = pers;
         let persistent = md.persistence == persistence::PERSISTENT;
         let policy = if persistent {
             attrs.persistent_delivery
