@@ -509,3 +509,169 @@ async fn retained_publications_reach_new_subscriptions_and_mqsubrq() {
     drop((sub, req, empty, status));
     let _ = conn.disconnect().await;
 }
+
+/// Publishes persistent messages `{tag}-{n}` on `topic` until the queue manager dies:
+/// every other one under syncpoint (MQPUT, then MQCMIT). Records each before its call and
+/// as acknowledged once MQPUT (or MQCMIT) answered.
+async fn audit_publisher(
+    opts: ferry_client::ConnectOptions,
+    topic: &'static str,
+    tag: String,
+    attempted: std::sync::Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>,
+    acked: std::sync::Arc<std::sync::Mutex<std::collections::BTreeSet<String>>>,
+) {
+    let Ok(conn) = Connection::connect(&opts).await else {
+        return;
+    };
+    let Ok(t) = conn.open_topic(topic).await else {
+        return;
+    };
+    for n in 0u64.. {
+        let body = format!("{tag}-{n}");
+        let sync = n % 2 == 1;
+        attempted.lock().expect("lock").insert(body.clone());
+        let mut md = MessageDescriptor {
+            persistence: persistence::PERSISTENT,
+            ..MessageDescriptor::default()
+        };
+        let pmo = PutOptions::new(if sync {
+            PutOptionFlags::SYNCPOINT
+        } else {
+            PutOptionFlags::NO_SYNCPOINT
+        });
+        let r: Result<(), ferry_mqi::MqError> = async {
+            t.put(&mut md, &pmo, body.clone()).await?;
+            if sync {
+                conn.commit().await?;
+            }
+            Ok(())
+        }
+        .await;
+        match r {
+            Ok(()) => {
+                acked.lock().expect("lock").insert(body);
+            }
+            Err(_) => return,
+        }
+    }
+}
+
+/// Crash audit for publications: four publishers publish persistent messages (in and out
+/// of syncpoint) on a topic with three durable subscriptions, each on its own queue; the
+/// queue manager is killed with SIGKILL at a random moment, restarted, and every queue
+/// drained. Every acknowledged publication is on every subscription's queue exactly once;
+/// nothing unknown is; and the three queues hold the same publications (a publication's
+/// copies are one unit of work: all of them or none survive).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crash_audit_acknowledged_publications_reach_every_durable_subscription_once() {
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::sync::{Arc, Mutex};
+    const TOPIC: &str = "Audit/Publications";
+    let mut qm = start("PS.AUDIT");
+    mqsc_ok(
+        &qm,
+        "DEFINE QLOCAL(AUDIT.SUB.1) MAXDEPTH(999999999)\n\
+         DEFINE QLOCAL(AUDIT.SUB.2) MAXDEPTH(999999999)\n\
+         DEFINE QLOCAL(AUDIT.SUB.3) MAXDEPTH(999999999)",
+    );
+    let conn = connect(&qm.client()).await;
+    for i in 1..=3 {
+        let q = open(&conn, &format!("AUDIT.SUB.{i}"), OpenOptions::OUTPUT).await;
+        let sd = SubscriptionDescriptor {
+            options: SubscribeOptions::CREATE | SubscribeOptions::DURABLE,
+            object_string: TOPIC.into(),
+            sub_name: format!("AUDIT.{i}"),
+            ..SubscriptionDescriptor::default()
+        };
+        let s = within("subscribe", conn.subscribe_to(&sd, &q))
+            .await
+            .expect("durable subscription");
+        within("keep", s.close(true)).await.expect("KEEP_SUB");
+    }
+    conn.disconnect().await.expect("disconnect");
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(1, |d| d.as_nanos() as u64);
+    let mut rng = Rng::new(seed);
+    eprintln!("publication crash audit seed {seed}");
+    let mut earlier: BTreeSet<String> = BTreeSet::new();
+    for round in 0..2 {
+        let attempted = Arc::new(Mutex::new(BTreeSet::new()));
+        let acked = Arc::new(Mutex::new(BTreeSet::new()));
+        let publishers: Vec<_> = (0..4)
+            .map(|p| {
+                tokio::spawn(audit_publisher(
+                    qm.client(),
+                    TOPIC,
+                    format!("r{round}p{p}"),
+                    attempted.clone(),
+                    acked.clone(),
+                ))
+            })
+            .collect();
+        tokio::time::sleep(std::time::Duration::from_millis(
+            150 + rng.below(400) as u64,
+        ))
+        .await;
+        qm.kill9();
+        for p in publishers {
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(30), p).await;
+        }
+        qm.launch();
+        let conn = connect(&qm.client()).await;
+        let attempted = attempted.lock().expect("lock").clone();
+        let acked = acked.lock().expect("lock").clone();
+        let mut sets = Vec::new();
+        for i in 1..=3 {
+            let q = open(
+                &conn,
+                &format!("AUDIT.SUB.{i}"),
+                OpenOptions::INPUT_AS_Q_DEF,
+            )
+            .await;
+            let mut counts: BTreeMap<String, u32> = BTreeMap::new();
+            loop {
+                match get(&q).await {
+                    Ok((_, got)) => {
+                        let body = String::from_utf8_lossy(&got.data).into_owned();
+                        *counts.entry(body).or_default() += 1;
+                    }
+                    Err(e) if e.reason == ReasonCode::NoMsgAvailable => break,
+                    Err(e) => panic!("get: {e}"),
+                }
+            }
+            for (body, n) in &counts {
+                assert_eq!(
+                    *n, 1,
+                    "round {round} (seed {seed}): {body} {n} times on queue {i}"
+                );
+                assert!(
+                    attempted.contains(body) && !earlier.contains(body),
+                    "round {round} (seed {seed}): unknown publication {body} on queue {i}"
+                );
+            }
+            let lost: Vec<_> = acked.iter().filter(|b| !counts.contains_key(*b)).collect();
+            assert!(
+                lost.is_empty(),
+                "round {round} (seed {seed}): acknowledged publications lost on queue {i}: {lost:?}"
+            );
+            sets.push(counts.into_keys().collect::<BTreeSet<String>>());
+        }
+        assert!(
+            sets.windows(2).all(|w| w[0] == w[1]),
+            "round {round} (seed {seed}): the subscriptions hold different publications"
+        );
+        assert!(
+            !acked.is_empty(),
+            "round {round}: some publications were acknowledged"
+        );
+        eprintln!(
+            "round {round}: {} publications attempted, {} acknowledged, {} on each queue",
+            attempted.len(),
+            acked.len(),
+            sets[0].len()
+        );
+        earlier.extend(attempted);
+        conn.disconnect().await.expect("disconnect");
+    }
+}
