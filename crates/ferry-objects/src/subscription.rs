@@ -214,7 +214,7 @@ attribute_table! {
     sub_user: String = "SUBUSER", Text { max_len: 64 }, default String::new(),
         applies SUB, inq None, rw, "The user the subscription belongs to; copies carry it as UserIdentifier. DEFINE SUB without it: the user who issued the command.";
     expiry: i32 = "EXPIRY", IntOrWord { min: 1, max: 999_999_999, word: "UNLIMITED" }, default WORD_VALUE,
-        applies SUB, inq None, rw, "How long the subscription lives, in tenths of a second, or UNLIMITED. Kept and shown; Ferry does not yet end a subscription when it expires.";
+        applies SUB, inq None, rw, "How long the subscription lives, in tenths of a second from its creation, or UNLIMITED (MQSD SubExpiry). Once expired it receives no copies and is removed, with a managed queue, when no application has it open.";
     ps_prop: PublishSubscribeProperties = "PSPROP", Keyword { values: PublishSubscribeProperties::KEYWORDS }, default PublishSubscribeProperties::MsgProp,
         applies SUB, inq None, rw, "How MQTopicString, MQSubUserData and the other publication properties travel with each copy. Kept and shown; copies carry them as message properties (MSGPROP) whatever the value, for now.";
     pub_accounting_token: String = "PUBACCT", Checked { max_len: 64, rule: TextRule::Hex { bytes: 32 } }, default String::new(),

@@ -462,7 +462,9 @@ impl QueueManager {
         sub.user_id = record.user_id;
         sub.details = record.details;
         sub.details.altered_ms = now.0;
-        if sub.durable {
+        let durable = sub.durable;
+        self.subscriptions.recount_expiring();
+        if durable {
             self.durable_subscription_changed(key, fx);
         }
         Ok(())

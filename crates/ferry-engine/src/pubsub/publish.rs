@@ -162,6 +162,7 @@ impl QueueManager {
     ) -> Result<Option<ReasonCode>, MqError> {
         let o = pmo.options;
         self.check_running(o.contains(PutOptionFlags::FAIL_IF_QUIESCING))?;
+        self.end_expired_subscriptions(now, fx);
         let max_uncommitted = self.qmgr.max_uncommitted_msgs.max(0) as usize;
         let qm_max_len = self.qmgr.max_msg_length.max(0) as usize;
         let c = self.conns.get(&conn).ok_or(ReasonCode::HconnError)?;
@@ -231,7 +232,7 @@ impl QueueManager {
         };
 
         let reached =
-            self.subscriptions_reached(conn, &topic, path.blocked_above, md, &properties, o);
+            self.subscriptions_reached(now, conn, &topic, path.blocked_above, md, &properties, o);
         let mut copies = self.plan_copies(
             &topic,
             &reached,
@@ -363,8 +364,10 @@ impl QueueManager {
 
     /// The subscriptions a publication on `topic` with descriptor `md` reaches, in the
     /// index's order (step 2 of the module comment).
+    #[allow(clippy::too_many_arguments)]
     fn subscriptions_reached(
         &self,
+        now: Timestamp,
         conn: ConnId,
         topic: &str,
         blocked_above: Option<usize>,
@@ -383,7 +386,7 @@ impl QueueManager {
             })
             .filter_map(|m| {
                 let sub = self.subscriptions.get(m.key)?;
-                if sub.on_request || sub.sub_level > PUB_LEVEL {
+                if sub.on_request || sub.sub_level > PUB_LEVEL || sub.expired(now) {
                     return None;
                 }
                 let own = || sub.open_by.iter().any(|(c, _)| *c == conn);

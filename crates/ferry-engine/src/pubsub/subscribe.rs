@@ -151,6 +151,7 @@ impl QueueManager {
                 return Err(ReasonCode::HandleNotAvailable.into());
             }
             check_descriptor(sd)?;
+            self.end_expired_subscriptions(now, fx);
             let name = sd.sub_name.trim_end();
             let existing = (!name.is_empty())
                 .then(|| self.subscriptions.by_name(name))
@@ -240,7 +241,15 @@ impl QueueManager {
             resumed: now,
             last_message: None,
             messages: 0,
-            details: Default::default(),
+            details: ferry_objects::SubscriptionDetails {
+                // MQSD SubExpiry (tenths of a second from now), or unlimited.
+                expiry: if sd.sub_expiry > 0 {
+                    sd.sub_expiry
+                } else {
+                    ferry_objects::attribute::WORD_VALUE
+                },
+                ..Default::default()
+            },
         };
         let sub_id = sub.id;
         let on_request = sub.on_request;
@@ -530,7 +539,8 @@ impl QueueManager {
             return;
         };
         sub.open_by.retain(|h| *h != handle);
-        if !sub.open_by.is_empty() || (sub.durable && !remove) {
+        let expired = sub.expired(now);
+        if !sub.open_by.is_empty() || (sub.durable && !remove && !expired) {
             return;
         }
         self.end_subscription(key, now, fx);
@@ -616,6 +626,18 @@ impl QueueManager {
             }
         }
         self.delete_queue_now(qid, now, fx);
+    }
+
+    /// Removes the subscriptions past their SubExpiry that no handle has open (an open
+    /// one goes when its last handle closes); called as publications and MQSUBs come, so
+    /// an expiry costs nothing until then.
+    pub(crate) fn end_expired_subscriptions(&mut self, now: Timestamp, fx: &mut Effects) {
+        if !self.subscriptions.any_expire() {
+            return;
+        }
+        for key in self.subscriptions.expired(now) {
+            self.end_subscription(key, now, fx);
+        }
     }
 
     /// A durable subscription was made or changed: the catalogue must keep it.

@@ -95,6 +95,21 @@ pub(crate) struct Subscription {
 }
 
 impl Subscription {
+    /// True once its SubExpiry (EXPIRY, tenths of a second from its creation) has
+    /// passed: it receives no more copies, and goes when no handle has it open.
+    pub fn expired(&self, now: Timestamp) -> bool {
+        self.expires_at().is_some_and(|at| now.0 >= at)
+    }
+
+    /// When it expires (ms), if it does.
+    pub fn expires_at(&self) -> Option<u64> {
+        (self.details.expiry > 0).then(|| {
+            self.created
+                .0
+                .saturating_add(self.details.expiry as u64 * 100)
+        })
+    }
+
     /// What DISPLAY SBSTATUS shows of it.
     pub fn status(&self) -> SubscriptionStatus {
         SubscriptionStatus {
@@ -200,6 +215,8 @@ pub(crate) struct SubscriptionTable {
     by_name: HashMap<String, SubKey>,
     pub index: SubscriptionIndex<SubKey>,
     next_key: u64,
+    /// How many subscriptions have an expiry.
+    expiring: usize,
 }
 
 impl SubscriptionTable {
@@ -214,6 +231,7 @@ impl SubscriptionTable {
         let filter = TopicFilter::new(&sub.topic_string, sub.scheme);
         let filed = self.index.insert(key, filter);
         debug_assert!(filed, "a fresh key is not in the index");
+        self.expiring += usize::from(sub.expires_at().is_some());
         self.subs.insert(key, sub);
         debug_assert_eq!(self.subs.len(), self.index.len());
         key
@@ -222,6 +240,7 @@ impl SubscriptionTable {
     /// Removes subscription `key`.
     pub fn remove(&mut self, key: SubKey) -> Option<Subscription> {
         let sub = self.subs.remove(&key)?;
+        self.expiring -= usize::from(sub.expires_at().is_some());
         if self.by_name.get(&sub.name) == Some(&key) {
             self.by_name.remove(&sub.name);
         }
@@ -248,6 +267,29 @@ impl SubscriptionTable {
     /// Every subscription, in the order they were made.
     pub fn iter(&self) -> impl Iterator<Item = (SubKey, &Subscription)> {
         self.subs.iter().map(|(k, s)| (*k, s))
+    }
+
+    /// The subscriptions past their expiry that no handle has open.
+    pub fn expired(&self, now: Timestamp) -> Vec<SubKey> {
+        self.subs
+            .iter()
+            .filter(|(_, s)| s.open_by.is_empty() && s.expired(now))
+            .map(|(k, _)| *k)
+            .collect()
+    }
+
+    /// True when some subscription has an expiry (the sweep is not needed otherwise).
+    pub fn any_expire(&self) -> bool {
+        self.expiring > 0
+    }
+
+    /// Counts again the subscriptions with an expiry, after one's EXPIRY changed.
+    pub fn recount_expiring(&mut self) {
+        self.expiring = self
+            .subs
+            .values()
+            .filter(|s| s.expires_at().is_some())
+            .count();
     }
 
     /// Counts copies delivered to `key` at `now`.

@@ -785,3 +785,29 @@ fn subscriptions_count_toward_maxhands() {
         "two more handles than MAXHANDS allows"
     );
 }
+
+#[test]
+fn an_expired_subscription_gets_no_copies_and_goes_when_closed() {
+    let mut h = Harness::new();
+    let (c, p) = (h.conn(), h.conn());
+    let sd = SubscriptionDescriptor {
+        sub_expiry: 10, // one second
+        ..durable("EXP", "t")
+    };
+    let s = h.subscribe(c, &sd).unwrap();
+    h.publish(p, "t", b"in time").unwrap();
+    h.now += 1_000;
+    h.publish(p, "t", b"too late").unwrap();
+    assert_eq!(h.get_body(c, s.hobj.unwrap()), Ok(b"in time".to_vec()));
+    assert_eq!(
+        h.get_body(c, s.hobj.unwrap()),
+        Err(ReasonCode::NoMsgAvailable)
+    );
+    h.close(c, s.hobj.unwrap(), CloseOptions::empty()).unwrap();
+    h.close(c, s.hsub, CloseOptions::KEEP_SUB).unwrap();
+    assert!(
+        h.qm.subscription_status("EXP").is_none(),
+        "expired: not kept"
+    );
+    assert!(!h.queue_exists(&s.destination));
+}
