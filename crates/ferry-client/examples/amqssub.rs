@@ -9,6 +9,7 @@ mod common;
 
 use ferry_client::Connection;
 use ferry_mqi::SubscriptionDescriptor;
+use futures_util::StreamExt;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
@@ -33,16 +34,16 @@ async fn main() {
         .await
         .unwrap_or_else(|e| common::fail("MQSUB", e));
     println!("subscribed");
-    loop {
-        match sub.next(wait_ms).await {
-            Ok(Some(p)) => println!("message <{}>", String::from_utf8_lossy(&p.message.data)),
-            Ok(None) => {
-                println!("no more messages");
-                break;
+    {
+        let mut copies = std::pin::pin!(sub.publications(wait_ms));
+        while let Some(copy) = copies.next().await {
+            match copy {
+                Ok(p) => println!("message <{}>", String::from_utf8_lossy(&p.message.data)),
+                Err(e) => common::fail("MQGET", e),
             }
-            Err(e) => common::fail("MQGET", e),
         }
     }
+    println!("no more messages");
     sub.close(false)
         .await
         .unwrap_or_else(|e| common::fail("MQCLOSE", e));

@@ -306,6 +306,25 @@ impl Subscription {
         queue.get(md, gmo, max_len).await
     }
 
+    /// The copies on the managed queue as a stream: each item is the next copy, waiting
+    /// up to `wait_ms` for it (-1: without limit); the stream ends when none came in time,
+    /// and after an error, which it yields first.
+    pub fn publications(
+        &self,
+        wait_ms: i32,
+    ) -> impl futures_util::Stream<Item = Result<Publication, MqError>> + '_ {
+        futures_util::stream::unfold(false, move |ended| async move {
+            if ended {
+                return None;
+            }
+            match self.next(wait_ms).await {
+                Ok(Some(p)) => Some((Ok(p), false)),
+                Ok(None) => None,
+                Err(e) => Some((Err(e), true)),
+            }
+        })
+    }
+
     /// MQSUBRQ: the retained publications this subscription matches are put on its queue
     /// again (a subscription made with MQSO_PUBLICATIONS_ON_REQUEST gets them only this
     /// way). Returns how many (MQSRO NumPubs); 2437 MQRC_NO_RETAINED_MSG when none.

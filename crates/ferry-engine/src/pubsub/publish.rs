@@ -54,6 +54,8 @@ use std::collections::HashMap;
 pub const TOPIC_STRING_PROPERTY: &str = "MQTopicString";
 /// The property carrying the subscription's SubUserData.
 pub const SUB_USER_DATA_PROPERTY: &str = "MQSubUserData";
+/// The property giving the publication's PubLevel.
+pub const PUB_LEVEL_PROPERTY: &str = "MQPubLevel";
 
 /// The highest SubLevel a publication reaches (MQPMO PubLevel's default).
 const PUB_LEVEL: i32 = 9;
@@ -434,6 +436,9 @@ impl QueueManager {
                 TOPIC_STRING_PROPERTY,
                 PropertyValue::String(topic.to_string()),
             )
+            .map_err(|e| e.reason())?;
+        published
+            .set_reserved(PUB_LEVEL_PROPERTY, PropertyValue::Int32(PUB_LEVEL))
             .map_err(|e| e.reason())?;
         let shared_properties = published.encode();
         // Copies already planned per queue, for MAXDEPTH.

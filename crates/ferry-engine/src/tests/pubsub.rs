@@ -106,6 +106,10 @@ fn a_managed_subscription_receives_each_publication_once_with_its_topic_and_sub_
         property(&got.properties, TOPIC_STRING_PROPERTY).as_deref(),
         Some("Price/Fruit/Apple")
     );
+    assert!(matches!(
+        MessageProperties::find(&got.properties, crate::pubsub::publish::PUB_LEVEL_PROPERTY),
+        Some(PropertyRef::Int32(9))
+    ));
     assert_eq!(h.get_body(sub_conn, q), Err(ReasonCode::NoMsgAvailable));
 }
 
