@@ -307,6 +307,11 @@ pub struct PsArgs {
     /// NoAck"). Publishers are unaffected (see --presettled).
     #[arg(long)]
     pub no_ack: bool,
+    /// Native: durable subscriptions (managed, named PERF.PS.<n>, removed at the end of
+    /// each step), so persistent copies are logged: with --persistent, the log bytes
+    /// per publication show the body logged once for all subscribers.
+    #[arg(long)]
+    pub durable: bool,
 }
 
 impl PsArgs {
@@ -352,6 +357,11 @@ impl PsArgs {
                 "--fault is for the request/reply workloads".into(),
             ));
         }
+        if self.durable && self.protocol.protocol != Protocol::Native {
+            return Err(PerfError::Usage(
+                "--durable is a native option (AMQP durable subscriptions need client ids)".into(),
+            ));
+        }
         if self.no_ack && self.protocol.protocol != Protocol::Amqp {
             return Err(PerfError::Usage(
                 "--no-ack is an AMQP option: add --protocol amqp".into(),
@@ -370,6 +380,7 @@ impl PsArgs {
             rate: s.rate,
             publishers: self.publishers,
             topics: self.topics(),
+            durable: self.durable,
             sharecnv,
             warmup: s.warmup,
             secs: s.secs,

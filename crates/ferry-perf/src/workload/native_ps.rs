@@ -10,7 +10,10 @@
 use bytes::Bytes;
 use ferry_client::{ConnectOptions, Connection, Subscription, Topic};
 use ferry_mqi::descriptor::{msg_type, persistence};
-use ferry_mqi::{GetOptions, MatchOptions, MessageDescriptor, PutOptions, SubscriptionDescriptor};
+use ferry_mqi::{
+    GetOptions, MatchOptions, MessageDescriptor, PutOptions, SubscribeOptions,
+    SubscriptionDescriptor,
+};
 
 use super::app::{Received, Receiver, Sender, Topics};
 use super::ps::{topic_name, PsConfig};
@@ -70,8 +73,21 @@ impl Topics for NativeTopics<'_> {
     ) -> Result<NativeSubscriber, PerfError> {
         let name = topic_name(topic);
         let conn = connect(&self.opts).await?;
+        let sd = if self.cfg.durable {
+            // CREATE or RESUME: a run interrupted before its REMOVE_SUB left it behind.
+            SubscriptionDescriptor {
+                options: SubscribeOptions::CREATE
+                    | SubscribeOptions::RESUME
+                    | SubscribeOptions::DURABLE
+                    | SubscribeOptions::MANAGED,
+                sub_name: format!("PERF.PS.{n}"),
+                ..SubscriptionDescriptor::managed(&name)
+            }
+        } else {
+            SubscriptionDescriptor::managed(&name)
+        };
         let sub = conn
-            .subscribe(&SubscriptionDescriptor::managed(&name))
+            .subscribe(&sd)
             .await
             .map_err(|e| mq(&format!("subscribe to topic {name}"), e))?;
         Ok(NativeSubscriber {

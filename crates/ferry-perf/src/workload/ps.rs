@@ -53,6 +53,8 @@ pub struct PsConfig {
     pub publishers: usize,
     /// Topics (at most `publishers`).
     pub topics: usize,
+    /// Durable subscriptions (native), removed at the end of each step.
+    pub durable: bool,
     /// SHARECNV the connections ask for.
     pub sharecnv: u32,
     /// Warm-up seconds.
