@@ -523,6 +523,7 @@ impl QueueManager {
 
     /// Adds or replaces a topic object, keeping the topic-string index in step.
     pub(crate) fn insert_topic(&mut self, def: TopicDefinition) {
+        self.topic_paths.borrow_mut().clear();
         self.remove_topic(&def.name);
         if def.in_tree() {
             self.topic_strings
@@ -533,6 +534,7 @@ impl QueueManager {
 
     /// Removes a topic object and its index entry.
     fn remove_topic(&mut self, name: &str) -> Option<TopicDefinition> {
+        self.topic_paths.borrow_mut().clear();
         let old = self.topics.remove(name)?;
         if self
             .topic_strings

@@ -48,6 +48,11 @@ pub struct QueueManager {
     /// SYSTEM.DEFAULT.TOPIC, the template): kept with `topics` by `insert_topic` and
     /// `remove_topic`, so pub/sub finds a node's object in O(log n).
     pub(crate) topic_strings: BTreeMap<String, String>,
+    /// What each topic string published on resolves to (attributes, blocking node), so a
+    /// publication pays one lookup; emptied whenever a topic object changes.
+    pub(crate) topic_paths: std::cell::RefCell<
+        std::collections::HashMap<String, std::rc::Rc<crate::pubsub::topic_attributes::TopicPath>>,
+    >,
     /// Authority records (SET AUTHREC): kept with the definitions.
     pub(crate) authority_records: ferry_security::oam::AuthorityRecords,
     /// Who users are, for authority checks (`None`: nothing is checked).
@@ -101,6 +106,7 @@ impl QueueManager {
             authinfos: BTreeMap::new(),
             topics: BTreeMap::new(),
             topic_strings: BTreeMap::new(),
+            topic_paths: Default::default(),
             authority_records: Default::default(),
             principals: None,
             dynamic_creators: BTreeMap::new(),

@@ -60,6 +60,21 @@ pub const PUB_LEVEL_PROPERTY: &str = "MQPubLevel";
 /// The highest SubLevel a publication reaches (MQPMO PubLevel's default).
 const PUB_LEVEL: i32 = 9;
 
+/// A publication's properties (`encoded`) with those the queue manager adds to every copy:
+/// MQTopicString and MQPubLevel.
+pub(crate) fn publication_properties(
+    topic: &str,
+    encoded: &[u8],
+) -> Result<MessageProperties, ferry_mqi::PropertyError> {
+    let mut p = MessageProperties::decode(encoded)?;
+    p.set_reserved(
+        TOPIC_STRING_PROPERTY,
+        PropertyValue::String(topic.to_string()),
+    )?;
+    p.set_reserved(PUB_LEVEL_PROPERTY, PropertyValue::Int32(PUB_LEVEL))?;
+    Ok(p)
+}
+
 /// The open options that make sense on a topic: output and its companions.
 fn topic_options() -> OpenOptions {
     OpenOptions::OUTPUT
@@ -178,7 +193,7 @@ impl QueueManager {
         check_put_context(o, h.options)?;
         let passed = passed_context(c, pmo)?;
         let topic = h.name.clone();
-        let path = self.topic_path(&topic);
+        let path = self.cached_topic_path(&topic);
         let attrs = &path.attributes;
         if !attrs.publish {
             return Err(ReasonCode::PutInhibited.into());
@@ -430,20 +445,20 @@ impl QueueManager {
         if reached.is_empty() {
             return Ok(copies);
         }
-        let mut published = MessageProperties::decode(properties).map_err(|e| e.reason())?;
-        published
-            .set_reserved(
-                TOPIC_STRING_PROPERTY,
-                PropertyValue::String(topic.to_string()),
-            )
-            .map_err(|e| e.reason())?;
-        published
-            .set_reserved(PUB_LEVEL_PROPERTY, PropertyValue::Int32(PUB_LEVEL))
-            .map_err(|e| e.reason())?;
-        let shared_properties = published.encode();
+        // A publication without properties of its own (most native ones) reuses the
+        // topic's encoding of the properties every copy carries.
+        let published = if properties.is_empty() {
+            None
+        } else {
+            Some(publication_properties(topic, properties).map_err(|e| e.reason())?)
+        };
+        let shared_properties = match &published {
+            None => self.cached_topic_path(topic).copy_properties.clone(),
+            Some(p) => p.encode(),
+        };
         // Copies already planned per queue, for MAXDEPTH.
         let mut planned: HashMap<QueueId, usize> = HashMap::new();
-        let dlq = self.qmgr.dead_letter_q.trim().to_string();
+        let dlq = self.qmgr.dead_letter_q.trim();
         for &key in reached {
             let Some(sub) = self.subscriptions.get(key) else {
                 continue;
@@ -451,7 +466,10 @@ impl QueueManager {
             let copy_properties = if sub.user_data.is_empty() {
                 shared_properties.clone()
             } else {
-                let mut p = published.clone();
+                let mut p = match &published {
+                    Some(p) => p.clone(),
+                    None => publication_properties(topic, &[]).map_err(|e| e.reason())?,
+                };
                 p.set_reserved(
                     SUB_USER_DATA_PROPERTY,
                     PropertyValue::String(sub.user_data.clone()),

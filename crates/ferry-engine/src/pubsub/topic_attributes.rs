@@ -5,16 +5,40 @@
 use crate::qmgr::QueueManager;
 use ferry_objects::topic::{ResolvedTopicAttributes, TopicAttributes, WildcardOperation};
 
+/// Most topic strings whose path is remembered: a publisher on ever new strings costs
+/// memory up to this, then the cache starts again.
+const MAX_CACHED_PATHS: usize = 4096;
+
 /// What the path of a topic string says.
+#[derive(Debug)]
 pub(crate) struct TopicPath {
     /// The attributes in force.
     pub attributes: ResolvedTopicAttributes,
     /// The number of levels of the shallowest WILDCARD(BLOCK) node on the path: wildcard
     /// subscriptions filed above it (fewer literal levels) do not see the publication.
     pub blocked_above: Option<usize>,
+    /// The encoded properties a copy of a publication without properties of its own
+    /// carries (MQTopicString, MQPubLevel).
+    pub copy_properties: bytes::Bytes,
 }
 
 impl QueueManager {
+    /// [`QueueManager::topic_path`], remembered per topic string until a topic object
+    /// changes (at most [`MAX_CACHED_PATHS`] strings: then it starts again), for the
+    /// publish path.
+    pub(crate) fn cached_topic_path(&self, topic: &str) -> std::rc::Rc<TopicPath> {
+        if let Some(p) = self.topic_paths.borrow().get(topic) {
+            return p.clone();
+        }
+        let path = std::rc::Rc::new(self.topic_path(topic));
+        let mut cache = self.topic_paths.borrow_mut();
+        if cache.len() >= MAX_CACHED_PATHS {
+            cache.clear();
+        }
+        cache.insert(topic.to_string(), path.clone());
+        path
+    }
+
     /// The attributes in force at `topic`.
     pub(crate) fn topic_attributes(&self, topic: &str) -> ResolvedTopicAttributes {
         self.topic_path(topic).attributes
@@ -61,6 +85,9 @@ impl QueueManager {
         TopicPath {
             attributes: ResolvedTopicAttributes::resolve(nearest_first),
             blocked_above,
+            copy_properties: crate::pubsub::publish::publication_properties(topic, &[])
+                .map(|p| p.encode())
+                .unwrap_or_default(),
         }
     }
 }
