@@ -513,7 +513,7 @@ impl QueueManager {
                         && !dlq.is_empty()
                         && self
                             .dead_letter_copy(
-                                &dlq,
+                                dlq,
                                 &copy,
                                 body,
                                 reason,
