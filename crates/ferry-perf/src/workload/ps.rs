@@ -26,15 +26,12 @@ use std::cell::Cell;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
 use ferry_client::Connection;
 
 use super::app::{Sender, Topics};
-use super::rr::Pacer;
-use super::sr::{nanos_since, receiver_loop, sr_body};
+use super::sr::receiver_loop;
 use super::step::{finish, join_until, measure_window, StepOutcome};
 use super::tally::Tally;
-use super::verify::request_tag;
 use crate::progress::Progress;
 use crate::PerfError;
 
@@ -104,45 +101,16 @@ impl Due {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// One publisher: SR-CC's sender loop, counting the copies each publication makes due.
 async fn publisher_loop<S: Sender>(
-    mut publisher: S,
-    id: usize,
+    publisher: S,
+    pace: super::sr::SendPace,
     fanout: usize,
-    cfg: PsConfig,
     epoch: Instant,
     tally: Rc<Tally>,
     due: Rc<Due>,
 ) {
-    let template = crate::compression::body_template(cfg.body, cfg.size, 0x50);
-    let mut pacer = Pacer::new(cfg.rate, id as f64 / cfg.publishers.max(1) as f64);
-    let mut previous: Option<Bytes> = None;
-    let mut seq = 0u64;
-    while !tally.stopping() {
-        pacer.wait().await;
-        if tally.stopping() {
-            break;
-        }
-        seq += 1;
-        let body = sr_body(
-            previous.take(),
-            &template,
-            &request_tag(id, seq),
-            nanos_since(epoch),
-        );
-        match publisher.send(body).await {
-            Ok(buffer) => {
-                tally.count_sent();
-                due.published(fanout);
-                previous = buffer;
-            }
-            Err(e) => {
-                tally.error(e);
-                break;
-            }
-        }
-    }
-    publisher.close().await;
+    super::sr::send_until_stopped(publisher, pace, epoch, tally, || due.published(fanout)).await;
 }
 
 /// Waits until the subscribers received (or refused as damaged) every copy due, for at
@@ -214,11 +182,18 @@ pub async fn run_step<P: Topics>(
         .into_iter()
         .enumerate()
         .map(|(id, (p, fanout))| {
+            let pace = super::sr::SendPace {
+                rate: cfg.rate,
+                id,
+                of: cfg.publishers,
+                body: cfg.body,
+                size: cfg.size,
+                fill: 0x50,
+            };
             tokio::task::spawn_local(publisher_loop(
                 p,
-                id,
+                pace,
                 fanout,
-                cfg.clone(),
                 epoch,
                 tally.clone(),
                 due.clone(),

@@ -111,15 +111,56 @@ pub(crate) fn nanos_since(epoch: Instant) -> u64 {
 }
 
 async fn sender_loop<S: Sender>(
-    mut sender: S,
+    sender: S,
     id: usize,
     cfg: SrConfig,
     senders: usize,
     epoch: Instant,
     tally: Rc<Tally>,
 ) {
-    let template = crate::compression::body_template(cfg.body, cfg.size, 0x33);
-    let mut pacer = Pacer::new(cfg.rate, id as f64 / senders.max(1) as f64);
+    let pace = SendPace {
+        rate: cfg.rate,
+        id,
+        of: senders,
+        body: cfg.body,
+        size: cfg.size,
+        fill: 0x33,
+    };
+    send_until_stopped(sender, pace, epoch, tally, || {}).await;
+}
+
+/// How one sender (or publisher) of a step sends: its rate and its place among the others
+/// (so their sends spread over the interval), and its bodies.
+pub(crate) struct SendPace {
+    /// Messages per second (`None`: as fast as it can).
+    pub rate: Option<f64>,
+    /// This sender's number, from 0.
+    pub id: usize,
+    /// How many senders there are.
+    pub of: usize,
+    /// What the bodies hold.
+    pub body: crate::compression::BodyKind,
+    /// Body size in bytes.
+    pub size: usize,
+    /// The template's filler byte.
+    pub fill: u8,
+}
+
+/// Sends tagged, timed bodies (`sr_body`) until the step stops or a send fails, counting
+/// each sent message (and calling `on_sent`), then closes the sender. SR-CC's senders and
+/// PS-CC's publishers.
+pub(crate) async fn send_until_stopped<S: Sender>(
+    mut sender: S,
+    pace: SendPace,
+    epoch: Instant,
+    tally: Rc<Tally>,
+    on_sent: impl Fn(),
+) {
+    let (id, template) = (
+        pace.id,
+        crate::compression::body_template(pace.body, pace.size, pace.fill),
+    );
+    let mut pacer = Pacer::new(pace.rate, id as f64 / pace.of.max(1) as f64);
     let mut previous: Option<Bytes> = None;
     let mut seq = 0u64;
     while !tally.stopping() {
@@ -137,6 +178,7 @@ async fn sender_loop<S: Sender>(
         match sender.send(body).await {
             Ok(buffer) => {
                 tally.count_sent();
+                on_sent();
                 previous = buffer;
             }
             Err(e) => {
