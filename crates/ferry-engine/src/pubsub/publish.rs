@@ -31,6 +31,7 @@ use crate::journal::LogRecord;
 use crate::objects::QueueId;
 use crate::open::Opened;
 use crate::pubsub::subscription::SubKey;
+use crate::pubsub::topic_attributes::TopicPath;
 use crate::put_checks::{
     check_descriptor, check_put_allowed, place_for, stored_priority_persistence,
 };
@@ -192,8 +193,9 @@ impl QueueManager {
         }
         check_put_context(o, h.options)?;
         let passed = passed_context(c, pmo)?;
-        let topic = h.name.clone();
-        let path = self.cached_topic_path(&topic);
+        // The remembered path holds the topic string too: no copy of it per publication.
+        let path = self.cached_topic_path(&h.name);
+        let topic: &str = &path.topic;
         let attrs = &path.attributes;
         if !attrs.publish {
             return Err(ReasonCode::PutInhibited.into());
@@ -249,9 +251,9 @@ impl QueueManager {
         };
 
         let reached =
-            self.subscriptions_reached(now, conn, &topic, path.blocked_above, md, &properties, o);
+            self.subscriptions_reached(now, conn, topic, path.blocked_above, md, &properties, o);
         let mut copies = self.plan_copies(
-            &topic,
+            &path,
             &reached,
             md,
             &body,
@@ -317,9 +319,12 @@ impl QueueManager {
         }
         if let Some(rq) = retained_queue {
             let mut kept = MessageProperties::decode(&properties).map_err(|e| e.reason())?;
-            kept.set_reserved(TOPIC_STRING_PROPERTY, PropertyValue::String(topic.clone()))
-                .map_err(|e| e.reason())?;
-            let retained = self.retain(rq, &topic, md, body, kept.encode(), uow, now, fx);
+            kept.set_reserved(
+                TOPIC_STRING_PROPERTY,
+                PropertyValue::String(topic.to_string()),
+            )
+            .map_err(|e| e.reason())?;
+            let retained = self.retain(rq, topic, md, body, kept.encode(), uow, now, fx);
             debug_assert!(
                 retained.is_ok(),
                 "checked before anything was put: {retained:?}"
@@ -431,7 +436,7 @@ impl QueueManager {
     #[allow(clippy::too_many_arguments)]
     fn plan_copies(
         &self,
-        topic: &str,
+        path: &TopicPath,
         reached: &[SubKey],
         md: &MessageDescriptor,
         body: &Bytes,
@@ -445,6 +450,7 @@ impl QueueManager {
         if reached.is_empty() {
             return Ok(copies);
         }
+        let topic: &str = &path.topic;
         // A publication without properties of its own (most native ones) reuses the
         // topic's encoding of the properties every copy carries.
         let published = if properties.is_empty() {
@@ -453,7 +459,7 @@ impl QueueManager {
             Some(publication_properties(topic, properties).map_err(|e| e.reason())?)
         };
         let shared_properties = match &published {
-            None => self.cached_topic_path(topic).copy_properties.clone(),
+            None => path.copy_properties.clone(),
             Some(p) => p.encode(),
         };
         // Copies already planned per queue, for MAXDEPTH.

@@ -12,6 +12,8 @@ const MAX_CACHED_PATHS: usize = 4096;
 /// What the path of a topic string says.
 #[derive(Debug)]
 pub(crate) struct TopicPath {
+    /// The topic string.
+    pub topic: std::rc::Rc<str>,
     /// The attributes in force.
     pub attributes: ResolvedTopicAttributes,
     /// The number of levels of the shallowest WILDCARD(BLOCK) node on the path: wildcard
@@ -83,6 +85,7 @@ impl QueueManager {
             nearest_first.push(&def.attributes);
         }
         TopicPath {
+            topic: topic.into(),
             attributes: ResolvedTopicAttributes::resolve(nearest_first),
             blocked_above,
             copy_properties: crate::pubsub::publish::publication_properties(topic, &[])
