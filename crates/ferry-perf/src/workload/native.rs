@@ -508,27 +508,46 @@ impl Sender for NativeSender {
     }
 }
 
+/// One receive of an SR-CC receiver or PS-CC subscriber (`who`, for errors): a get from
+/// `q` (committed at once under syncpoint), the step's stop message recognised.
+pub(crate) async fn receive_one(
+    who: &str,
+    conn: &Connection,
+    q: &Queue,
+    gmo: &GetOptions,
+    size: usize,
+    syncpoint: bool,
+) -> Result<Received, String> {
+    let mut md = MessageDescriptor::default();
+    let got = q
+        .get(&mut md, gmo, size)
+        .await
+        .map_err(|e| format!("{who}: get: {}", e.reason))?;
+    if syncpoint {
+        conn.commit()
+            .await
+            .map_err(|e| format!("{who}: commit: {}", e.reason))?;
+    }
+    if got.data.as_ref() == STOP_BODY {
+        return Ok(Received::Stopped);
+    }
+    Ok(Received::Message {
+        length: got.data_length,
+        body: got.data,
+    })
+}
+
 impl Receiver for NativeReceiver {
     async fn receive(&mut self) -> Result<Received, String> {
-        let mut md = MessageDescriptor::default();
-        let got = self
-            .q
-            .get(&mut md, &self.gmo, self.size)
-            .await
-            .map_err(|e| format!("receiver: get: {}", e.reason))?;
-        if self.syncpoint {
-            self.conn
-                .commit()
-                .await
-                .map_err(|e| format!("receiver: commit: {}", e.reason))?;
-        }
-        if got.data.as_ref() == STOP_BODY {
-            return Ok(Received::Stopped);
-        }
-        Ok(Received::Message {
-            length: got.data_length,
-            body: got.data,
-        })
+        receive_one(
+            "receiver",
+            &self.conn,
+            &self.q,
+            &self.gmo,
+            self.size,
+            self.syncpoint,
+        )
+        .await
     }
 
     async fn close(self) {

@@ -16,6 +16,7 @@ use ferry_mqi::{
 };
 
 use super::app::{Received, Receiver, Sender, Topics};
+use super::native::receive_one;
 use super::ps::{topic_name, PsConfig};
 use super::rr::{get_wait, put_options, STOP_BODY};
 use super::step::{connect, mq};
@@ -54,7 +55,8 @@ pub struct NativePublisher {
 
 /// A native subscriber: its connection and its managed non-durable subscription.
 pub struct NativeSubscriber {
-    n: usize,
+    /// `subscriber N`, for errors.
+    who: String,
     conn: Connection,
     sub: Subscription,
     size: usize,
@@ -91,7 +93,7 @@ impl Topics for NativeTopics<'_> {
             .await
             .map_err(|e| mq(&format!("subscribe to topic {name}"), e))?;
         Ok(NativeSubscriber {
-            n,
+            who: format!("subscriber {}", n + 1),
             conn,
             sub,
             size: self.cfg.size,
@@ -183,26 +185,21 @@ impl Sender for NativePublisher {
 
 impl Receiver for NativeSubscriber {
     async fn receive(&mut self) -> Result<Received, String> {
-        let mut md = MessageDescriptor::default();
-        let n = self.n + 1;
-        let got = self
-            .sub
-            .get(&mut md, &self.gmo, self.size)
-            .await
-            .map_err(|e| format!("subscriber {n}: get: {}", e.reason))?;
-        if self.syncpoint {
-            self.conn
-                .commit()
-                .await
-                .map_err(|e| format!("subscriber {n}: commit: {}", e.reason))?;
-        }
-        if got.data.as_ref() == STOP_BODY {
-            return Ok(Received::Stopped);
-        }
-        Ok(Received::Message {
-            length: got.data_length,
-            body: got.data,
-        })
+        let Some(q) = self.sub.queue() else {
+            return Err(format!(
+                "{}: the subscription has no managed queue",
+                self.who
+            ));
+        };
+        receive_one(
+            &self.who,
+            &self.conn,
+            q,
+            &self.gmo,
+            self.size,
+            self.syncpoint,
+        )
+        .await
     }
 
     /// Ends the subscription (its managed queue goes with it) and disconnects.
