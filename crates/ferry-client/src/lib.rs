@@ -38,7 +38,7 @@
 
 #![deny(missing_docs)]
 
-pub mod conname;
+pub use ferry_mqi::conname;
 mod connection;
 mod conversation;
 mod driver;

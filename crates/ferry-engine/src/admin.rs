@@ -704,8 +704,9 @@ impl QueueManager {
     /// SYSTEM.RETAINED.PUB.QUEUE (retained publications),
     /// the model queues of managed subscriptions SYSTEM.DURABLE.MODEL.QUEUE (PERMDYN) and
     /// SYSTEM.NDURABLE.MODEL.QUEUE (TEMPDYN), topic objects SYSTEM.BASE.TOPIC (the root,
-    /// with MQ's shipped values) and SYSTEM.DEFAULT.TOPIC (the DEFINE template), channels SYSTEM.DEF.SVRCONN and SYSTEM.DEF.AMQP (PORT(5672): the AMQP channel a new
-    /// queue manager starts with), and listener SYSTEM.DEFAULT.LISTENER.TCP (PORT(0)); sets
+    /// with MQ's shipped values) and SYSTEM.DEFAULT.TOPIC (the DEFINE template), channels SYSTEM.DEF.SVRCONN, SYSTEM.DEF.AMQP (PORT(5672): the AMQP channel a new
+    /// queue manager starts with), SYSTEM.DEF.SENDER, .RECEIVER, .SERVER and .REQUESTER (the
+    /// templates of DEFINE CHANNEL CHLTYPE(SDR|RCVR|SVR|RQSTR)), and listener SYSTEM.DEFAULT.LISTENER.TCP (PORT(0)); sets
     /// DEADQ when blank. The server saves [`QueueManager::catalogue`] afterwards.
     pub fn define_system_objects(&mut self, now: Timestamp) {
         let (date, time) = admin_date_time(now);
@@ -734,6 +735,10 @@ impl QueueManager {
         let channels = [
             ("SYSTEM.DEF.SVRCONN", ChannelType::Svrconn),
             ("SYSTEM.DEF.AMQP", ChannelType::Amqp),
+            ("SYSTEM.DEF.SENDER", ChannelType::Sender),
+            ("SYSTEM.DEF.RECEIVER", ChannelType::Receiver),
+            ("SYSTEM.DEF.SERVER", ChannelType::Server),
+            ("SYSTEM.DEF.REQUESTER", ChannelType::Requester),
         ];
         for (name, ct) in channels {
             if !self.channels.contains_key(name) {

@@ -402,6 +402,9 @@ catalogue! {
     OUTPUT_CUT = 9006 Error "The output was cut after {0} of {1} objects: one command answers at most {2} bytes. Name fewer objects (a more specific generic name) or fewer attributes.",
         "The answer to one command is limited in size; the DISPLAY stopped there and counts as failed.",
         "Use a more specific generic name, a WHERE clause, or fewer attributes.";
+    CHANNEL_CONNECT_FAILED = 9202 Error "Channel '{0}' could not connect to {1}: {2}",
+        "The sending end of a message channel could not open a TCP connection to any address of its CONNAME: the partner queue manager or its listener is not running, or the network refused. The channel retries after SHORTTMR (SHORTRTY times), then LONGTMR.",
+        "Start the partner queue manager and its listener, or correct CONNAME with ALTER CHANNEL; DISPLAY CHSTATUS shows the retries left.";
     CONNECTION_LOST = 9208 Warning "Error on receive from host {0}: {1}",
         "The connection ended without a disconnect; uncommitted work was backed out.",
         "None, if the application ended on purpose.";
@@ -429,6 +432,9 @@ catalogue! {
     MAX_INSTANCES_PER_CLIENT = 9490 Error "Connection from {0} refused: channel '{1}' has reached MAXINSTC({2}) instances from that address.",
         "The SVRCONN channel's MAXINSTC limit of simultaneous instances from one client address is reached: 2537 MQRC_CHANNEL_NOT_AVAILABLE. Other addresses can still connect.",
         "Raise MAXINSTC with ALTER CHANNEL, or find what holds the instances from that address with DISPLAY CHSTATUS.";
+    CHANNEL_NEGOTIATION_FAILED = 9503 Error "Channel '{0}' with {1} could not start: {2}",
+        "The two ends of a message channel could not agree: the partner has no channel of that name, or one of a type that does not pair (SDR with RCVR, SVR with RCVR or RQSTR, RQSTR with SVR or SDR), or their SEQWRAP values differ, or the partner is stopped, or it is not a Ferry queue manager.",
+        "Define matching channels at both ends (the same name), or START CHANNEL at the partner; the partner's error log names its side of the refusal.";
     PROTOCOL_ERROR = 9504 Error "A protocol error was detected for the connection from {0}: {1}",
         "The peer sent data that breaks the Ferry protocol; only this connection was closed.",
         "Check the client program and its Ferry client library version.";
@@ -441,12 +447,39 @@ catalogue! {
     CHANNEL_UNKNOWN = 9519 Error "Channel '{0}' not found (from {1}).",
         "A client asked for a channel that is not defined: 2540 MQRC_UNKNOWN_CHANNEL_NAME.",
         "Define the channel or correct the client's channel name.";
+    CHANNEL_SEQUENCE_ERROR = 9526 Error "Message sequence number error for channel '{0}' with {1}: the sender's last committed batch ends at {2}, the receiver's at {3}.",
+        "The two ends of a message channel remember different last committed batches, which happens when one end was deleted and defined again, or its queue manager was recreated. Starting anyway could lose or repeat persistent messages, so the channel stops.",
+        "Check that no message is in doubt (DISPLAY CHSTATUS SAVED at both ends), then RESET CHANNEL at the sending end (it tells the receiver at the next start) and START CHANNEL.";
+    CHANNEL_RUNNING = 9530 Info "Channel '{0}' is running with queue manager {1} at {2}: batch size {3}, NPMSPEED({4}).",
+        "The two ends agreed on the channel's values; messages flow.",
+        "None.";
     CHANNEL_NOT_ACTIVE = 9533 Error "Channel {0} is not currently active.",
         "STOP CHANNEL named a channel that is not running.",
         "None, if that is expected; DISPLAY CHSTATUS shows the running channels.";
     AMQP_NOT_PUT = 9544 Warning "A pre-settled message from {0} on AMQP channel '{1}' could not be put on queue '{2}' ({3}); it was {4}.",
         "The AMQP client sent the message settled in advance (at most once), so no outcome could tell it the message was not put (a full queue, an unknown queue, a message too large...). As MQ's channel agents do, it went to the queue manager's dead-letter queue (DEADQ) with an MQDLH giving the reason, or was discarded when there is no dead-letter queue or it could not take the message. Repeats are counted per QMErrorLog/SuppressInterval; DISPLAY CHSTATUS counts them all.",
         "Look at the reason, make room on the queue or correct the application's destination, and process the dead-letter queue.";
+    CHANNEL_DISCONNECTED = 9545 Info "Channel '{0}' ended normally: nothing to send for DISCINT({1}) seconds.",
+        "A sending channel whose transmission queue stayed empty for its disconnect interval closes its conversation, as MQ's do. A message arriving on a triggered transmission queue starts it again.",
+        "None. Set DISCINT(0) to keep the conversation open.";
+    CHANNEL_ENDED = 9546 Info "Channel '{0}' ended: {1}.",
+        "The channel agent stopped (STOP CHANNEL, or the queue manager ending).",
+        "START CHANNEL to start it again.";
+    CHANNEL_RETRYING = 9547 Warning "Channel '{0}' will try again in {1} seconds ({2} {3} retries left).",
+        "The channel failed to start or its conversation broke; it keeps its messages on the transmission queue and tries again, first SHORTRTY times every SHORTTMR seconds, then LONGRTY times every LONGTMR seconds, then it stops.",
+        "Look at the error above this one; STOP CHANNEL ends the retries.";
+    CHANNEL_INDOUBT_RESOLVED = 9548 Info "Channel '{0}' resolved batch {1} ({2} persistent messages) by {3}: {4}.",
+        "The sending end found a batch it had asked its partner to confirm without hearing back. The partner's last committed batch says whether it arrived: committed, its messages leave the transmission queue; backed out, they are sent again. Either way each persistent message arrives once.",
+        "None.";
+    CHANNEL_RETRIES_EXHAUSTED = 9549 Error "Channel '{0}' stopped: its retries are exhausted.",
+        "The channel failed SHORTRTY + LONGRTY times in a row and is STOPPED; messages wait on its transmission queue.",
+        "Correct the cause in the messages above, then START CHANNEL.";
+    MESSAGE_DEAD_LETTERED = 9561 Warning "A message for queue '{0}' at '{1}' that arrived on channel '{2}' could not be put ({3}); it was put on the dead-letter queue '{4}'.",
+        "The receiving end of a message channel puts each message to the queue its transmission header names. When that fails (an unknown queue, a full or put-inhibited queue, a message too long, no authority), the message goes to the dead-letter queue with an MQDLH giving the reason and the destination, as MQ's channel agents do, so the channel keeps running.",
+        "Correct the destination (define the queue, make room) and process the dead-letter queue.";
+    NO_DEAD_LETTER_QUEUE = 9565 Error "A message for queue '{0}' at '{1}' that arrived on channel '{2}' could not be put ({3}) and could not go to a dead-letter queue ({4}); the channel stopped.",
+        "The message could not be put and the queue manager has no usable dead-letter queue (DEADQ blank, missing or full), or the channel says USEDLQ(NO). Its batch was backed out and stays on the sending queue manager's transmission queue, so nothing is lost; the channel stops until the cause is corrected.",
+        "Define the destination queue or a dead-letter queue (ALTER QMGR DEADQ), then START CHANNEL at the sending end.";
     TLS_CIPHERSPEC_MISMATCH = 9631 Error "The CipherSpec negotiated with {0} ({1}) does not match SSLCIPH({2}) of channel '{3}'.",
         "The TLS handshake agreed a CipherSpec the channel's SSLCIPH does not allow; the connection was refused with 2393 MQRC_SSL_INITIALIZATION_ERROR. A client that sends no MQ-style SNI cannot be offered only the channel's CipherSpecs, so its choice is checked once it names the channel.",
         "Give the client channel the same SSLCIPH as the server channel, or alias CipherSpecs (ANY_TLS12_OR_HIGHER) on both ends.";
@@ -495,4 +528,7 @@ catalogue! {
     ACCEPT_FAILED = 9782 Error "Accepting a connection on {0} failed: {1}",
         "The operating system refused to hand over a waiting connection. When it ran out of file descriptors, the waiting connection was closed so the listener does not spin; the listener pauses briefly (up to a second) and accepts again.",
         "If the reason is 'Too many open files', find what holds them (DISPLAY CHSTATUS, ls /proc/PID/fd) and lower Limits/MaxConnections or raise the open-file limit.";
+    CHANNEL_ENDED_ABNORMALLY = 9999 Error "Channel '{0}' with {1} ended abnormally: {2}",
+        "The conversation of a message channel broke (the partner went, the network failed, a protocol error). A batch in progress was backed out at the receiving end; the sending end resolves it when the channel starts again, so no persistent message is lost or repeated.",
+        "Look at the reason; the sending end retries by itself (SHORTRTY, LONGRTY).";
 }

@@ -7,6 +7,7 @@
 //! CLI all agree on one definition.
 
 pub mod compression;
+pub mod conname;
 pub mod dead_letter;
 pub mod descriptor;
 pub mod fixed;

@@ -13,8 +13,8 @@
 use ferry_messages::Message;
 use ferry_objects::status::{
     ChannelClientStatus, ChannelInstanceStatus, ChannelStatus, ConnectionStatus, HandleStatus,
-    ListenerStatus, PubSubStatus, PublisherStatus, QmgrStatus, QueueStatus, RecoveryLogStatus,
-    SubscriptionStatusRecord, TopicNodeStatus,
+    ListenerStatus, MessageChannelState, MessageChannelStatus, PubSubStatus, PublisherStatus,
+    QmgrStatus, QueueStatus, RecoveryLogStatus, SubscriptionStatusRecord, TopicNodeStatus,
 };
 use ferry_objects::{AttrKind, AttrValue};
 
@@ -694,7 +694,203 @@ fn pair(a: impl std::fmt::Display, b: impl std::fmt::Display) -> FieldValue {
 const BINDING_RUNNING: &[&str] = &["BINDING", "RUNNING"];
 
 /// Every STATUS value DISPLAY CHSTATUS shows, for a WHERE without CHLTYPE.
-pub const CHSTATUS_STATUSES: &[&str] = &["BINDING", "RUNNING", "STOPPED"];
+pub const CHSTATUS_STATUSES: &[&str] = &[
+    "INACTIVE",
+    "BINDING",
+    "STARTING",
+    "RUNNING",
+    "STOPPING",
+    "RETRYING",
+    "STOPPED",
+    "REQUESTING",
+    "PAUSED",
+];
+
+/// A logical unit of work id as MQ shows it: 16 hex digits.
+fn luwid(id: u64) -> FieldValue {
+    FieldValue::Text(format!("{id:016X}"))
+}
+
+/// A short-term/long-term pair of microsecond figures (NETTIME, XQTIME): the last
+/// batch's value twice, as Ferry keeps no long-term average yet.
+fn micros(v: Option<u64>) -> FieldValue {
+    match v {
+        Some(us) => pair(us, us),
+        None => FieldValue::Text(String::new()),
+    }
+}
+
+/// DISPLAY CHSTATUS fields of a message channel (SDR, RCVR, SVR, RQSTR), in MQ's names.
+pub static CHSTATUS_MESSAGE_FIELDS: &[StatusField<MessageChannelStatus>] = &[
+    StatusField {
+        keyword: "STATUS",
+        kind: FieldKind::Keyword(MessageChannelState::KEYWORDS),
+        doc: "INACTIVE, BINDING (connecting, agreeing values), RUNNING, STOPPING, RETRYING (waiting SHORTTMR or LONGTMR to start again), STOPPED (STOP CHANNEL or retries exhausted: START CHANNEL resumes), PAUSED (a put waits MRTMR to be retried).",
+        get: |c| FieldValue::Keyword(c.state.keyword()),
+    },
+    StatusField {
+        keyword: "SUBSTATE",
+        kind: FieldKind::Text,
+        doc: "What the agent does now: MQGET, SEND, RECEIVE, ENDBATCH, HEARTBEAT, NETCONNECT, RESYNCH, MQPUT.",
+        get: |c| FieldValue::Text(c.substate.clone()),
+    },
+    StatusField {
+        keyword: "CONNAME",
+        kind: FieldKind::Text,
+        doc: "The partner's address.",
+        get: |c| FieldValue::Text(c.connection_name.clone()),
+    },
+    StatusField {
+        keyword: "XMITQ",
+        kind: FieldKind::Text,
+        doc: "Transmission queue (sending channels).",
+        get: |c| FieldValue::Text(c.xmit_q.clone()),
+    },
+    StatusField {
+        keyword: "RQMNAME",
+        kind: FieldKind::Text,
+        doc: "The partner queue manager.",
+        get: |c| FieldValue::Text(c.remote_qmgr.clone()),
+    },
+    StatusField {
+        keyword: "MSGS",
+        kind: FieldKind::Int,
+        doc: "Messages sent or received since the channel started.",
+        get: |c| count(c.messages),
+    },
+    StatusField {
+        keyword: "BATCHES",
+        kind: FieldKind::Int,
+        doc: "Batches completed since the channel started.",
+        get: |c| count(c.batches),
+    },
+    StatusField {
+        keyword: "BYTSSENT",
+        kind: FieldKind::Int,
+        doc: "Bytes sent, control data included.",
+        get: |c| count(c.bytes_sent),
+    },
+    StatusField {
+        keyword: "BYTSRCVD",
+        kind: FieldKind::Int,
+        doc: "Bytes received, control data included.",
+        get: |c| count(c.bytes_received),
+    },
+    StatusField {
+        keyword: "CURSEQNO",
+        kind: FieldKind::Int,
+        doc: "Sequence number of the last message sent or received.",
+        get: |c| count(c.current_seq),
+    },
+    StatusField {
+        keyword: "LSTSEQNO",
+        kind: FieldKind::Int,
+        doc: "Sequence number of the last message of the last committed batch.",
+        get: |c| count(c.last_seq),
+    },
+    StatusField {
+        keyword: "CURLUWID",
+        kind: FieldKind::Text,
+        doc: "Logical unit of work id of the batch in progress.",
+        get: |c| luwid(c.current_luwid),
+    },
+    StatusField {
+        keyword: "LSTLUWID",
+        kind: FieldKind::Text,
+        doc: "Logical unit of work id of the last committed batch.",
+        get: |c| luwid(c.last_luwid),
+    },
+    StatusField {
+        keyword: "INDOUBT",
+        kind: FieldKind::Keyword(&["YES", "NO"]),
+        doc: "YES while the sending end waits for its partner to confirm a batch with persistent messages.",
+        get: |c| yes_no(c.in_doubt),
+    },
+    StatusField {
+        keyword: "CURMSGS",
+        kind: FieldKind::Int,
+        doc: "Messages in the current batch (in doubt when INDOUBT(YES)).",
+        get: |c| count(c.current_messages),
+    },
+    StatusField {
+        keyword: "SHORTRTS",
+        kind: FieldKind::Int,
+        doc: "Short retries left.",
+        get: |c| count(c.short_retries_left),
+    },
+    StatusField {
+        keyword: "LONGRTS",
+        kind: FieldKind::Int,
+        doc: "Long retries left.",
+        get: |c| count(c.long_retries_left),
+    },
+    StatusField {
+        keyword: "BATCHSZ",
+        kind: FieldKind::Int,
+        doc: "Batch size agreed with the partner.",
+        get: |c| count(c.batch_size),
+    },
+    StatusField {
+        keyword: "HBINT",
+        kind: FieldKind::Int,
+        doc: "Heartbeat interval agreed with the partner, seconds.",
+        get: |c| count(c.heartbeat_interval),
+    },
+    StatusField {
+        keyword: "MAXMSGL",
+        kind: FieldKind::Int,
+        doc: "Maximum message length agreed with the partner.",
+        get: |c| count(c.max_msg_length),
+    },
+    StatusField {
+        keyword: "NPMSPEED",
+        kind: FieldKind::Keyword(&["FAST", "NORMAL"]),
+        doc: "Non-persistent message speed agreed with the partner.",
+        get: |c| FieldValue::Keyword(if c.np_speed_fast { "FAST" } else { "NORMAL" }),
+    },
+    StatusField {
+        keyword: "NETTIME",
+        kind: FieldKind::Text,
+        doc: "Microseconds of the last batch's confirmation round trip (short-term, long-term).",
+        get: |c| micros(c.network_time_us),
+    },
+    StatusField {
+        keyword: "XQTIME",
+        kind: FieldKind::Text,
+        doc: "Microseconds the last message sent waited on the transmission queue (short-term, long-term).",
+        get: |c| micros(c.xmitq_time_us),
+    },
+    StatusField {
+        keyword: "STOPREQ",
+        kind: FieldKind::Keyword(&["YES", "NO"]),
+        doc: "YES while a STOP CHANNEL waits for the current batch to end.",
+        get: |c| yes_no(c.stop_requested),
+    },
+    StatusField {
+        keyword: "LSTMSGDA",
+        kind: FieldKind::Text,
+        doc: "Date of the last message sent or received.",
+        get: |c| opt_date(c.last_message_ms),
+    },
+    StatusField {
+        keyword: "LSTMSGTI",
+        kind: FieldKind::Text,
+        doc: "Time of the last message sent or received.",
+        get: |c| opt_time(c.last_message_ms),
+    },
+    StatusField {
+        keyword: "CHSTADA",
+        kind: FieldKind::Text,
+        doc: "Date the channel's conversation started.",
+        get: |c| opt_date(c.started_ms),
+    },
+    StatusField {
+        keyword: "CHSTATI",
+        kind: FieldKind::Text,
+        doc: "Time the channel's conversation started.",
+        get: |c| opt_time(c.started_ms),
+    },
+];
 
 /// DISPLAY CHSTATUS fields of a SVRCONN channel instance (one client socket), in MQ's
 /// names for server-connection channels.

@@ -12,8 +12,9 @@ use crate::command::{
 };
 use crate::display::{
     attr_field, date_time, render_block, ConnHandle, Field, FieldValue, CHSTATUS_CLIENT_FIELDS,
-    CHSTATUS_FIELDS, CHSTATUS_SVRCONN_FIELDS, CONN_FIELDS, CONN_HANDLE_FIELDS, LSSTATUS_FIELDS,
-    QMSTATUS_FIELDS, QSTATUS_HANDLE_FIELDS, QSTATUS_QUEUE_FIELDS, QUEUE_LIVE_FIELDS,
+    CHSTATUS_FIELDS, CHSTATUS_MESSAGE_FIELDS, CHSTATUS_SVRCONN_FIELDS, CONN_FIELDS,
+    CONN_HANDLE_FIELDS, LSSTATUS_FIELDS, QMSTATUS_FIELDS, QSTATUS_HANDLE_FIELDS,
+    QSTATUS_QUEUE_FIELDS, QUEUE_LIVE_FIELDS,
 };
 use crate::error::ParseError;
 use crate::target::AdminTarget;
@@ -80,6 +81,10 @@ pub fn default_channel_name(ct: ChannelType) -> &'static str {
     match ct {
         ChannelType::Svrconn => "SYSTEM.DEF.SVRCONN",
         ChannelType::Amqp => "SYSTEM.DEF.AMQP",
+        ChannelType::Sender => "SYSTEM.DEF.SENDER",
+        ChannelType::Receiver => "SYSTEM.DEF.RECEIVER",
+        ChannelType::Server => "SYSTEM.DEF.SERVER",
+        ChannelType::Requester => "SYSTEM.DEF.REQUESTER",
     }
 }
 
@@ -569,7 +574,7 @@ fn define_channel(
             .channel(default_channel_name(ct))
             .filter(|c| c.channel_type == ct)
             .map(|c| c.attributes)
-            .unwrap_or_default(),
+            .unwrap_or_else(|| ChannelDefinition::new(name, ct).attributes),
     };
     let mut def = ChannelDefinition {
         name: name.to_string(),
@@ -677,11 +682,18 @@ fn display_chstatus(
                     blocks.push(fields);
                 }
             }
-            None => {
-                let mut fields = head();
-                fields.extend(CHSTATUS_FIELDS.iter().map(|f| f.field(&s)));
-                blocks.push(fields);
-            }
+            None => match &s.message {
+                Some(m) => {
+                    let mut fields = head();
+                    fields.extend(CHSTATUS_MESSAGE_FIELDS.iter().map(|f| f.field(m)));
+                    blocks.push(fields);
+                }
+                None => {
+                    let mut fields = head();
+                    fields.extend(CHSTATUS_FIELDS.iter().map(|f| f.field(&s)));
+                    blocks.push(fields);
+                }
+            },
             Some(pattern) => {
                 for c in s.clients.iter().filter(|c| pattern.matches(&c.client_id)) {
                     let mut fields = head();

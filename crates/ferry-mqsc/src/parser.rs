@@ -134,9 +134,7 @@ const VERBS: &[(&str, Option<&str>)] = &[
 ];
 
 /// MQ channel types Ferry does not serve yet (DEFINE answers FRY9002E, not a syntax error).
-const LATER_CHANNEL_TYPES: &[&str] = &[
-    "SDR", "SVR", "RCVR", "RQSTR", "CLNTCONN", "CLUSSDR", "CLUSRCVR", "MQTT",
-];
+const LATER_CHANNEL_TYPES: &[&str] = &["CLNTCONN", "CLUSSDR", "CLUSRCVR", "MQTT"];
 
 /// How a name is checked.
 #[derive(Clone, Copy)]

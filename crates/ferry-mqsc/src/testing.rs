@@ -99,7 +99,14 @@ impl MemoryTarget {
             let def = QueueDefinition::new(default_queue_name(qt), qt);
             t.queues.insert(def.name.clone(), def);
         }
-        for ct in [ChannelType::Svrconn, ChannelType::Amqp] {
+        for ct in [
+            ChannelType::Svrconn,
+            ChannelType::Amqp,
+            ChannelType::Sender,
+            ChannelType::Receiver,
+            ChannelType::Server,
+            ChannelType::Requester,
+        ] {
             let ch = ChannelDefinition::new(default_channel_name(ct), ct);
             t.channels.insert(ch.name.clone(), ch);
         }

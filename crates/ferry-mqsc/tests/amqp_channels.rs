@@ -489,8 +489,13 @@ fn chstatus_not_found_and_other_channel_types() {
         fails(&mut t, "DIS CHS(*) CHLTYPE(SVRCONN)"),
         vec!["FRY8420I: Channel Status not found."]
     );
+    // Message channels have status once their agent ran (crates/ferry/tests/channels.rs).
+    assert_eq!(
+        fails(&mut t, "DIS CHS(*) CHLTYPE(SDR)"),
+        vec!["FRY8420I: Channel Status not found."]
+    );
     assert!(matches!(
-        parse_command("DIS CHS(*) CHLTYPE(SDR)"),
+        parse_command("DIS CHS(*) CHLTYPE(CLUSSDR)"),
         Ok(Command::Unsupported { .. })
     ));
 }

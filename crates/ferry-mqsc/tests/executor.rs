@@ -2,6 +2,7 @@
 //! CLEAR, listeners, QMGR, DISPLAY layout and WHERE.
 
 use ferry_mqsc::testing::MemoryTarget;
+use ferry_mqsc::AdminTarget;
 use ferry_mqsc::{execute, parse_command, CommandResult};
 use ferry_objects::queue::{DefinitionType, QueueType, Usage};
 use ferry_objects::status::{ConnectionStatus, HandleStatus};
@@ -375,10 +376,64 @@ fn channel_commands() {
         vec!["FRY8015I: Ferry channel deleted."]
     );
     fails(&mut t, "DELETE CHANNEL(APP.SVRCONN)");
-    let lines = fails(&mut t, "DEFINE CHANNEL(TO.QM2) CHLTYPE(SDR)");
+    let lines = fails(&mut t, "DEFINE CHANNEL(TO.QM2) CHLTYPE(CLUSSDR)");
     assert!(
-        lines[0].starts_with("FRY9002E: CHANNEL CHLTYPE(SDR) is valid MQSC"),
+        lines[0].starts_with("FRY9002E: CHANNEL CHLTYPE(CLUSSDR) is valid MQSC"),
         "{lines:?}"
+    );
+}
+
+#[test]
+fn message_channel_definitions_take_mqs_attributes_and_defaults() {
+    let mut t = target();
+    assert_eq!(
+        ok(
+            &mut t,
+            "DEFINE CHANNEL(QM1.TO.QM2) CHLTYPE(SDR) CONNAME('localhost(1415)') XMITQ(QM2) NPMSPEED(NORMAL)"
+        ),
+        vec!["FRY8014I: Ferry channel created."]
+    );
+    let sdr = t.channel("QM1.TO.QM2").expect("defined");
+    assert_eq!(sdr.attributes.batch_size, 50);
+    assert_eq!(sdr.attributes.batch_interval, 0, "MQ's BATCHINT for SDR");
+    assert_eq!(
+        sdr.attributes.disconnect_interval, 6000,
+        "MQ's DISCINT for SDR"
+    );
+    assert_eq!(sdr.attributes.sequence_wrap, 999_999_999);
+    assert_eq!(sdr.attributes.short_retry_count, 10);
+    assert_eq!(sdr.attributes.long_retry_interval, 1200);
+    assert_eq!(
+        ok(&mut t, "DEFINE CHANNEL(QM2.TO.QM1) CHLTYPE(RCVR)"),
+        vec!["FRY8014I: Ferry channel created."]
+    );
+    // A receiver names no partner and no transmission queue.
+    for bad in [
+        "DEFINE CHANNEL(R2) CHLTYPE(RCVR) XMITQ(Q)",
+        "DEFINE CHANNEL(R2) CHLTYPE(RCVR) CONNAME('h(1)')",
+        "DEFINE CHANNEL(S2) CHLTYPE(SDR) CONNAME('h(99999)')",
+        "DEFINE CHANNEL(S2) CHLTYPE(SDR) CONNAME('h(1') XMITQ(Q)",
+        "DEFINE CHANNEL(S2) CHLTYPE(SDR) SEQWRAP(99)",
+        "DEFINE CHANNEL(S2) CHLTYPE(SDR) NPMSPEED(SLOW)",
+        "DEFINE CHANNEL(S2) CHLTYPE(SVRCONN) XMITQ(Q)",
+        // PUTAUT belongs to receiving channels.
+        "DEFINE CHANNEL(S2) CHLTYPE(SVR) CONNAME('a(1414),b') XMITQ(Q) PUTAUT(CTX)",
+    ] {
+        assert!(parse_command(bad).is_err(), "{bad} is refused");
+    }
+    assert_eq!(
+        ok(
+            &mut t,
+            "DEFINE CHANNEL(S2) CHLTYPE(SVR) CONNAME('a(1414),b') XMITQ(Q)"
+        ),
+        vec!["FRY8014I: Ferry channel created."]
+    );
+    assert_eq!(
+        ok(
+            &mut t,
+            "DEFINE CHANNEL(R3) CHLTYPE(RCVR) PUTAUT(CTX) MRRTY(3)"
+        ),
+        vec!["FRY8014I: Ferry channel created."]
     );
 }
 

@@ -81,6 +81,9 @@ pub enum TextRule {
         /// How many bytes the digits give (two digits each).
         bytes: usize,
     },
+    /// Blank or a connection name: `host(port)`, a bare host, or a comma-separated list
+    /// (`ferry_mqi::conname`).
+    ConnectionName,
 }
 
 impl TextRule {
@@ -103,6 +106,15 @@ impl TextRule {
                     Err(format!("give {} hexadecimal digits, or blank", 2 * bytes))
                 }
             }
+            TextRule::ConnectionName => {
+                if text.trim().is_empty() {
+                    return Ok(());
+                }
+                ferry_mqi::conname::parse_conname(text).map(|_| ()).map_err(|_| {
+                    "give host(port), a bare host (port 1414), or a comma-separated list of those"
+                        .to_string()
+                })
+            }
         }
     }
 
@@ -112,6 +124,7 @@ impl TextRule {
             TextRule::CipherSpec => "a CipherSpec name or alias",
             TextRule::PeerName => "a distinguished-name filter",
             TextRule::Hex { .. } => "hexadecimal digits",
+            TextRule::ConnectionName => "a connection name such as host(1414)",
         }
     }
 }

@@ -1,9 +1,11 @@
-//! Channel definitions: client connections (SVRCONN) and AMQP 1.0 channels (AMQP).
+//! Channel definitions: client connections (SVRCONN), AMQP 1.0 channels (AMQP) and the
+//! message channels between queue managers (SDR, RCVR, SVR, RQSTR).
 //!
-//! Both types share one attribute table; each row's `applies` mask says which types
-//! take it, so an attribute of the other type is refused by MQSC (`SHARECNV` on an AMQP
-//! channel, `PORT` on a SVRCONN). Message channels (SDR/RCVR) and cluster channels join
-//! the same table in later issues.
+//! Every type shares one attribute table; each row's `applies` mask says which types
+//! take it, so an attribute of another type is refused by MQSC (`SHARECNV` on an AMQP
+//! channel, `PORT` on a SVRCONN, `XMITQ` on a receiver). Where MQ's default differs by
+//! type (BATCHINT, DISCINT), [`ChannelDefinition::new`] sets the type's own. Cluster
+//! channels join the same table later.
 
 use crate::attribute::AttrKind::{Checked, Int, Keyword, KeywordList, Name, Text};
 use crate::attribute::TextRule;
@@ -17,6 +19,24 @@ use ferry_mqi::{HeaderCompression, MessageCompression, Technique};
 pub const SVRCONN: u32 = 1;
 /// Applies to AMQP channels.
 pub const AMQP: u32 = 2;
+/// Applies to sender channels (SDR).
+pub const SDR: u32 = 4;
+/// Applies to receiver channels (RCVR).
+pub const RCVR: u32 = 8;
+/// Applies to server channels (SVR).
+pub const SVR: u32 = 16;
+/// Applies to requester channels (RQSTR).
+pub const RQSTR: u32 = 32;
+/// The message channel types: those that move messages between queue managers.
+pub const MESSAGE: u32 = SDR | RCVR | SVR | RQSTR;
+/// The types that send messages from a transmission queue.
+const SENDING: u32 = SDR | SVR;
+/// The types that put the messages they receive.
+const RECEIVING: u32 = RCVR | RQSTR;
+/// The types that name their partner's address (SVR: optional).
+const CALLING: u32 = SDR | SVR | RQSTR;
+/// Every type.
+const ALL_TYPES: u32 = SVRCONN | AMQP | MESSAGE;
 
 /// The port an AMQP channel listens on unless PORT says otherwise (AMQP's IANA port).
 pub const AMQP_DEFAULT_PORT: u16 = 5672;
@@ -28,6 +48,15 @@ keyword_enum! {
         Svrconn = "SVRCONN",
         /// AMQP 1.0 listener for AMQP and JMS (Qpid) clients.
         Amqp = "AMQP",
+        /// Sends the messages of a transmission queue to a receiver (or requester).
+        Sender = "SDR",
+        /// Receives messages from a sender (or server) and puts them.
+        Receiver = "RCVR",
+        /// Sends a transmission queue's messages: started here (with CONNAME) or by a
+        /// requester calling in.
+        Server = "SVR",
+        /// Receives messages: calls a server (or a sender) and asks it to send.
+        Requester = "RQSTR",
     }
 }
 
@@ -37,7 +66,33 @@ impl ChannelType {
         match self {
             ChannelType::Svrconn => SVRCONN,
             ChannelType::Amqp => AMQP,
+            ChannelType::Sender => SDR,
+            ChannelType::Receiver => RCVR,
+            ChannelType::Server => SVR,
+            ChannelType::Requester => RQSTR,
         }
+    }
+
+    /// MQCHT number, as MQ's PCF and the channel protocol carry it.
+    pub fn mqcht(self) -> i32 {
+        match self {
+            ChannelType::Sender => 1,
+            ChannelType::Server => 2,
+            ChannelType::Receiver => 3,
+            ChannelType::Requester => 4,
+            ChannelType::Svrconn => 7,
+            ChannelType::Amqp => 11,
+        }
+    }
+
+    /// True for the message channel types (between queue managers).
+    pub fn is_message_channel(self) -> bool {
+        self.mask() & MESSAGE != 0
+    }
+
+    /// True for the types that send a transmission queue's messages (SDR, SVR).
+    pub fn sends_messages(self) -> bool {
+        self.mask() & SENDING != 0
     }
 
     /// The object as MQSC messages name it, e.g. `CHANNEL CHLTYPE(AMQP)`.
@@ -45,15 +100,25 @@ impl ChannelType {
         match self {
             ChannelType::Svrconn => "CHANNEL CHLTYPE(SVRCONN)",
             ChannelType::Amqp => "CHANNEL CHLTYPE(AMQP)",
+            ChannelType::Sender => "CHANNEL CHLTYPE(SDR)",
+            ChannelType::Receiver => "CHANNEL CHLTYPE(RCVR)",
+            ChannelType::Server => "CHANNEL CHLTYPE(SVR)",
+            ChannelType::Requester => "CHANNEL CHLTYPE(RQSTR)",
         }
     }
 
-    /// Whether START/STOP CHANNEL apply: an AMQP channel listens once started; a SVRCONN
-    /// channel runs only when a client connects through a listener, so it cannot be started.
+    /// Whether START/STOP CHANNEL apply: an AMQP channel listens once started; a message
+    /// channel is started (a receiver's START only lets its partner in again after a
+    /// STOP, as in MQ); a SVRCONN channel runs only when a client connects through a
+    /// listener, so it cannot be started.
     pub fn can_start(self) -> bool {
         match self {
             ChannelType::Svrconn => false,
-            ChannelType::Amqp => true,
+            ChannelType::Amqp
+            | ChannelType::Sender
+            | ChannelType::Receiver
+            | ChannelType::Server
+            | ChannelType::Requester => true,
         }
     }
 }
@@ -61,6 +126,32 @@ impl ChannelType {
 keyword_enum! {
     /// TRPTYPE: transport.
     TransportType { Tcp = "TCP" }
+}
+
+keyword_enum! {
+    /// NPMSPEED: whether non-persistent messages travel outside the batch's unit of work.
+    NonPersistentSpeed {
+        /// Outside the unit of work, put at once at the receiver: lost only if the
+        /// channel fails while they are in flight. MQ's default.
+        Fast = "FAST",
+        /// Inside the batch, as persistent messages travel.
+        Normal = "NORMAL",
+    }
+}
+
+keyword_enum! {
+    /// PUTAUT: whose authority the receiving end puts messages with.
+    PutAuthority {
+        /// The channel's MCAUSER (or the queue manager's own identity when blank).
+        Default = "DEF",
+        /// The UserIdentifier in each message's context.
+        Context = "CTX",
+    }
+}
+
+keyword_enum! {
+    /// USEDLQ: whether a message the receiving end cannot put goes to the dead-letter queue.
+    UseDeadLetterQueue { No = "NO", Yes = "YES" }
 }
 
 keyword_enum! {
@@ -79,8 +170,11 @@ keyword_enum! {
         /// Stop accepting connections; end each after the work in flight (the current
         /// acknowledgement batch) completes. MQ's default.
         Quiesce = "QUIESCE",
-        /// Stop accepting connections and close every connection at once.
+        /// Stop accepting connections and close every connection at once (a message
+        /// channel's batch in progress is backed out).
         Force = "FORCE",
+        /// As FORCE: on distributed platforms MQ ends the agent at once either way.
+        Terminate = "TERMINATE",
     }
 }
 
@@ -89,17 +183,21 @@ attribute_table! {
     pub struct ChannelAttributes;
     pub static CHANNEL_ATTRIBUTES;
     descr: String = "DESCR", Text { max_len: 64 }, default String::new(),
-        applies SVRCONN | AMQP, inq None, rw, "Description for operators.";
+        applies ALL_TYPES, inq None, rw, "Description for operators.";
     transport_type: TransportType = "TRPTYPE", Keyword { values: TransportType::KEYWORDS }, default TransportType::Tcp,
-        applies SVRCONN, inq None, rw, "Transport the channel uses.";
+        applies SVRCONN | MESSAGE, inq None, rw, "Transport the channel uses.";
+    connection_name: String = "CONNAME", Checked { max_len: 264, rule: TextRule::ConnectionName }, default String::new(),
+        applies CALLING, inq None, rw, "Where the partner listens: host(port), a bare host meaning port 1414, or a comma-separated list tried in turn (a SVR with none waits for its requester to call).";
+    xmit_q: String = "XMITQ", Name { max_len: 48 }, default String::new(),
+        applies SENDING, inq None, rw, "Transmission queue whose messages the channel sends.";
     port: i32 = "PORT", Int { min: 1, max: 65535 }, default i32::from(AMQP_DEFAULT_PORT),
         applies AMQP, inq None, rw, "TCP port the AMQP channel listens on.";
     local_address: String = "LOCLADDR", Text { max_len: 48 }, default String::new(),
         applies AMQP, inq None, rw, "Local address the AMQP channel listens on (blank: all interfaces).";
     max_msg_length: i32 = "MAXMSGL", Int { min: 0, max: 104_857_600 }, default 4_194_304,
-        applies SVRCONN | AMQP, inq None, rw, "Longest message on the channel; the lower of both ends is used (2218).";
+        applies ALL_TYPES, inq None, rw, "Longest message on the channel; the lower of both ends is used (2218).";
     heartbeat_interval: i32 = "HBINT", Int { min: 0, max: 999_999 }, default 300,
-        applies SVRCONN | AMQP, inq None, rw, "Seconds of silence before a heartbeat (SVRCONN: the longest a client gets; a client proposing 0 or more gets HBINT); AMQP: the idle-time-out advertised (HBINT x 1000 ms), a client silent longer is disconnected; 0 off.";
+        applies ALL_TYPES, inq None, rw, "Seconds of silence before a heartbeat (SVRCONN: the longest a client gets; a client proposing 0 or more gets HBINT); AMQP: the idle-time-out advertised (HBINT x 1000 ms), a client silent longer is disconnected; message channels: the larger of both ends, heartbeats flow while the transmission queue is empty; 0 off.";
     share_conversations: i32 = "SHARECNV", Int { min: 0, max: 999_999_999 }, default 10,
         applies SVRCONN, inq None, rw, "Conversations one TCP connection may carry (0 and 1: no sharing).";
     max_instances: i32 = "MAXINST", Int { min: 0, max: 999_999_999 }, default 1_000,
@@ -107,33 +205,57 @@ attribute_table! {
     max_instances_per_client: i32 = "MAXINSTC", Int { min: 0, max: 999_999_999 }, default 1_000,
         applies SVRCONN | AMQP, inq None, rw, "Most simultaneous instances from one client address (MQ's default is 999999999; lower it to keep one host from taking the whole channel).";
     disconnect_interval: i32 = "DISCINT", Int { min: 0, max: 999_999 }, default 0,
-        applies SVRCONN, inq None, rw, "Seconds an idle client may stay connected (0: forever).";
+        applies SVRCONN | SENDING, inq None, rw, "Seconds an idle client may stay connected (0: forever); sending channels end normally after this many seconds with nothing to send (MQ's default 6000), and a message on the transmission queue starts them again.";
     mca_user: String = "MCAUSER", Name { max_len: 12 }, default String::new(),
-        applies SVRCONN | AMQP, inq None, rw, "User id for authorization (blank: the flowed user).";
+        applies ALL_TYPES, inq None, rw, "User id for authorization (blank: the flowed user; on a receiving message channel, the queue manager's own identity).";
+    put_authority: PutAuthority = "PUTAUT", Keyword { values: PutAuthority::KEYWORDS }, default PutAuthority::Default,
+        applies RECEIVING, inq None, rw, "Whose authority puts the arriving messages: DEF the channel's MCAUSER, CTX each message's UserIdentifier.";
+    batch_limit: i32 = "BATCHLIM", Int { min: 0, max: 999_999 }, default 5000,
+        applies SENDING, inq None, rw, "KB after which a batch ends even below BATCHSZ messages (0: no limit).";
+    batch_heartbeat: i32 = "BATCHHB", Int { min: 0, max: 999_999 }, default 0,
+        applies SENDING, inq None, rw, "Milliseconds of receiver silence after which the sender checks the receiver is alive before ending a batch (0: never).";
+    np_speed: NonPersistentSpeed = "NPMSPEED", Keyword { values: NonPersistentSpeed::KEYWORDS }, default NonPersistentSpeed::Fast,
+        applies MESSAGE, inq None, rw, "FAST: non-persistent messages travel outside the batch's unit of work (FAST only when both ends say FAST).";
+    sequence_wrap: i32 = "SEQWRAP", Int { min: 100, max: 999_999_999 }, default 999_999_999,
+        applies MESSAGE, inq None, rw, "Highest message sequence number before it wraps to 1; both ends must agree.";
+    short_retry_count: i32 = "SHORTRTY", Int { min: 0, max: 999_999_999 }, default 10,
+        applies CALLING, inq None, rw, "Attempts, SHORTTMR seconds apart, to start the channel after a failure before the long retries.";
+    short_retry_interval: i32 = "SHORTTMR", Int { min: 0, max: 999_999 }, default 60,
+        applies CALLING, inq None, rw, "Seconds between short retries.";
+    long_retry_count: i32 = "LONGRTY", Int { min: 0, max: 999_999_999 }, default 999_999_999,
+        applies CALLING, inq None, rw, "Attempts, LONGTMR seconds apart, after the short retries; then the channel is STOPPED.";
+    long_retry_interval: i32 = "LONGTMR", Int { min: 0, max: 999_999 }, default 1200,
+        applies CALLING, inq None, rw, "Seconds between long retries.";
+    message_retry_count: i32 = "MRRTY", Int { min: 0, max: 999_999_999 }, default 10,
+        applies RECEIVING, inq None, rw, "Times the receiving end retries a put that failed for a reason that may pass (2053 full, 2051 put-inhibited) before the dead-letter queue.";
+    message_retry_interval: i32 = "MRTMR", Int { min: 0, max: 999_999_999 }, default 1000,
+        applies RECEIVING, inq None, rw, "Milliseconds between message retries.";
+    use_dlq: UseDeadLetterQueue = "USEDLQ", Keyword { values: UseDeadLetterQueue::KEYWORDS }, default UseDeadLetterQueue::Yes,
+        applies MESSAGE, inq None, rw, "YES: a message the receiving end cannot put goes to the dead-letter queue with an MQDLH; NO: the channel stops instead.";
     use_client_id: UseClientId = "USECLTID", Keyword { values: UseClientId::KEYWORDS }, default UseClientId::No,
         applies AMQP, inq None, rw, "YES: the AMQP client's container id is its user id for authorization.";
     topic_root: String = "TPROOT", Name { max_len: 48 }, default "SYSTEM.BASE.TOPIC".to_string(),
         applies AMQP, inq None, rw, "Topic object under which AMQP topic addresses are published and subscribed.";
     ssl_cipher: String = "SSLCIPH", Checked { max_len: 32, rule: TextRule::CipherSpec }, default String::new(),
-        applies SVRCONN | AMQP, inq None, rw, "TLS CipherSpec (blank: no TLS): a name from docs/security.md or an alias such as ANY_TLS12_OR_HIGHER; every conversation must then use TLS with a suite it allows.";
+        applies ALL_TYPES, inq None, rw, "TLS CipherSpec (blank: no TLS): a name from docs/security.md or an alias such as ANY_TLS12_OR_HIGHER; every conversation must then use TLS with a suite it allows.";
     ssl_client_auth: SslClientAuth = "SSLCAUTH", Keyword { values: SslClientAuth::KEYWORDS }, default SslClientAuth::Required,
-        applies SVRCONN | AMQP, inq None, rw, "Whether a TLS client must present a certificate the key repository's CAs signed.";
+        applies ALL_TYPES, inq None, rw, "Whether a TLS client must present a certificate the key repository's CAs signed.";
     ssl_peer: String = "SSLPEER", Checked { max_len: 1024, rule: TextRule::PeerName }, default String::new(),
-        applies SVRCONN | AMQP, inq None, rw, "Filter on the client certificate's subject, e.g. 'CN=app*,O=Example' (blank: any).";
+        applies ALL_TYPES, inq None, rw, "Filter on the client certificate's subject, e.g. 'CN=app*,O=Example' (blank: any).";
     cert_label: String = "CERTLABL", Text { max_len: 64 }, default String::new(),
-        applies SVRCONN | AMQP, inq None, rw, "Certificate the channel presents (blank: the queue manager's CERTLABL).";
+        applies ALL_TYPES, inq None, rw, "Certificate the channel presents (blank: the queue manager's CERTLABL).";
     header_compression: Vec<HeaderCompression> = "COMPHDR", KeywordList { values: HeaderCompression::KEYWORDS, max: MAX_HEADER_COMPRESSION_LIST }, default vec![HeaderCompression::None],
-        applies SVRCONN, inq None, rw, "Header compression the channel accepts (SYSTEM: the descriptors of message flows are run-length encoded); the client's first choice the list has is used.";
+        applies SVRCONN | MESSAGE, inq None, rw, "Header compression the channel accepts (SYSTEM: the descriptors of message flows are run-length encoded); the client's first choice the list has is used.";
     message_compression: Vec<MessageCompression> = "COMPMSG", KeywordList { values: MessageCompression::KEYWORDS, max: MAX_MESSAGE_COMPRESSION_LIST }, default vec![MessageCompression::None],
-        applies SVRCONN, inq None, rw, "Message data compression the channel accepts (ANY: all); the first technique of the client's list that this list has is used, NONE when there is none.";
+        applies SVRCONN | MESSAGE, inq None, rw, "Message data compression the channel accepts (ANY: all); the first technique of the client's list that this list has is used, NONE when there is none.";
     batch_size: i32 = "BATCHSZ", Int { min: 1, max: 9999 }, default 50,
-        applies AMQP, inq None, rw, "Accepted AMQP deliveries are removed from their queues in batches of up to this many.";
+        applies AMQP | MESSAGE, inq None, rw, "Accepted AMQP deliveries are removed from their queues in batches of up to this many; message channels: most messages between confirmations (the lower of both ends).";
     batch_interval: i32 = "BATCHINT", Int { min: 0, max: 999_999_999 }, default 50,
-        applies AMQP, inq None, rw, "Milliseconds a batch of accepted deliveries waits to fill before it is removed (0: at once).";
+        applies AMQP | SENDING, inq None, rw, "Milliseconds a batch of accepted deliveries waits to fill before it is removed (0: at once); sending channels: how long a batch stays open for more messages once the transmission queue is empty (MQ's default 0).";
     alteration_date: String = "ALTDATE", Text { max_len: 10 }, default String::new(),
-        applies SVRCONN | AMQP, inq None, ro, "Date of the last change (yyyy-mm-dd).";
+        applies ALL_TYPES, inq None, ro, "Date of the last change (yyyy-mm-dd).";
     alteration_time: String = "ALTTIME", Text { max_len: 8 }, default String::new(),
-        applies SVRCONN | AMQP, inq None, ro, "Time of the last change (hh.mm.ss).";
+        applies ALL_TYPES, inq None, ro, "Time of the last change (hh.mm.ss).";
 }
 
 impl AttrType for Vec<MessageCompression> {
@@ -192,12 +314,20 @@ pub struct ChannelDefinition {
 }
 
 impl ChannelDefinition {
-    /// A definition with MQ's defaults.
+    /// A definition with MQ's defaults for its type: the table's, with BATCHINT(0) and,
+    /// on sending channels, DISCINT(6000) where MQ's defaults for message channels differ.
     pub fn new(name: impl Into<String>, channel_type: ChannelType) -> Self {
+        let mut attributes = ChannelAttributes::default();
+        if channel_type.is_message_channel() {
+            attributes.batch_interval = 0;
+        }
+        if channel_type.sends_messages() {
+            attributes.disconnect_interval = 6000;
+        }
         ChannelDefinition {
             name: name.into(),
             channel_type,
-            attributes: ChannelAttributes::default(),
+            attributes,
         }
     }
 }

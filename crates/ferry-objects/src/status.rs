@@ -205,6 +205,136 @@ pub struct ChannelStatus {
     /// SVRCONN: one record per channel instance (client socket); empty for AMQP.
     #[serde(default)]
     pub instances: Vec<ChannelInstanceStatus>,
+    /// A message channel's agent (SDR, RCVR, SVR, RQSTR); `None` for other types.
+    #[serde(default)]
+    pub message: Option<MessageChannelStatus>,
+}
+
+crate::keyword_enum! {
+    /// STATUS of a message channel (MQCHS), as MQ names the states.
+    MessageChannelState {
+        /// No agent: never started, or ended normally (DISCINT).
+        Inactive = "INACTIVE",
+        /// Connecting to the partner and agreeing on the channel's values.
+        Binding = "BINDING",
+        /// Waiting to start.
+        Starting = "STARTING",
+        /// Moving messages, or waiting for them.
+        Running = "RUNNING",
+        /// Ending after STOP CHANNEL.
+        Stopping = "STOPPING",
+        /// A start or the conversation failed; it starts again after SHORTTMR or LONGTMR.
+        Retrying = "RETRYING",
+        /// Stopped by STOP CHANNEL or after the retries ran out: START CHANNEL to resume.
+        Stopped = "STOPPED",
+        /// A requester asking its server to start.
+        Requesting = "REQUESTING",
+        /// A receiver waiting to retry a put (MRRTY, MRTMR).
+        Paused = "PAUSED",
+    }
+}
+
+impl MessageChannelState {
+    /// True while the channel has an agent STOP CHANNEL can end.
+    pub fn is_active(self) -> bool {
+        !matches!(
+            self,
+            MessageChannelState::Inactive | MessageChannelState::Stopped
+        )
+    }
+}
+
+/// DISPLAY CHSTATUS of a message channel: the agent's state, counters and
+/// synchronisation, as MQ shows them.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct MessageChannelStatus {
+    /// STATUS.
+    pub state: MessageChannelState,
+    /// SUBSTATE: what the agent does now (MQGET, SEND, RECEIVE, ENDBATCH, HEARTBEAT,
+    /// NETCONNECT, RESYNCH, MQPUT, or blank).
+    pub substate: String,
+    /// CONNAME: the partner's address.
+    pub connection_name: String,
+    /// XMITQ: the transmission queue (sending ends).
+    pub xmit_q: String,
+    /// RQMNAME: the partner queue manager.
+    pub remote_qmgr: String,
+    /// MSGS: messages sent or received since the channel started.
+    pub messages: u64,
+    /// BATCHES: batches completed.
+    pub batches: u64,
+    /// BYTSSENT.
+    pub bytes_sent: u64,
+    /// BYTSRCVD.
+    pub bytes_received: u64,
+    /// CURSEQNO: the last sequence number sent or received.
+    pub current_seq: u32,
+    /// LSTSEQNO: the last sequence number of the last committed batch.
+    pub last_seq: u32,
+    /// CURLUWID: the batch in progress.
+    pub current_luwid: u64,
+    /// LSTLUWID: the last committed batch.
+    pub last_luwid: u64,
+    /// INDOUBT: the sending end waits for the partner to confirm a batch.
+    pub in_doubt: bool,
+    /// CURMSGS: messages in the current batch.
+    pub current_messages: u32,
+    /// SHORTRTS: short retries left.
+    pub short_retries_left: u64,
+    /// LONGRTS: long retries left.
+    pub long_retries_left: u64,
+    /// BATCHSZ agreed with the partner.
+    pub batch_size: u32,
+    /// HBINT agreed with the partner, seconds.
+    pub heartbeat_interval: u32,
+    /// MAXMSGL agreed with the partner.
+    pub max_msg_length: u32,
+    /// NPMSPEED agreed with the partner: true for FAST.
+    pub np_speed_fast: bool,
+    /// CHSTADA/CHSTATI: when the conversation started, ms since epoch.
+    pub started_ms: Option<u64>,
+    /// LSTMSGDA/LSTMSGTI: last message sent or received, ms since epoch.
+    pub last_message_ms: Option<u64>,
+    /// NETTIME: microseconds of the last batch's confirmation round trip.
+    pub network_time_us: Option<u64>,
+    /// XQTIME: microseconds the last message sent spent on the transmission queue.
+    pub xmitq_time_us: Option<u64>,
+    /// STOPREQ: a STOP CHANNEL is waiting to take effect.
+    pub stop_requested: bool,
+}
+
+impl MessageChannelStatus {
+    /// An agent in `state` with no conversation yet.
+    pub fn new(state: MessageChannelState) -> Self {
+        MessageChannelStatus {
+            state,
+            substate: String::new(),
+            connection_name: String::new(),
+            xmit_q: String::new(),
+            remote_qmgr: String::new(),
+            messages: 0,
+            batches: 0,
+            bytes_sent: 0,
+            bytes_received: 0,
+            current_seq: 0,
+            last_seq: 0,
+            current_luwid: 0,
+            last_luwid: 0,
+            in_doubt: false,
+            current_messages: 0,
+            short_retries_left: 0,
+            long_retries_left: 0,
+            batch_size: 0,
+            heartbeat_interval: 0,
+            max_msg_length: 0,
+            np_speed_fast: true,
+            started_ms: None,
+            last_message_ms: None,
+            network_time_us: None,
+            xmitq_time_us: None,
+            stop_requested: false,
+        }
+    }
 }
 
 impl ChannelStatus {
@@ -228,6 +358,7 @@ impl ChannelStatus {
             last_message_ms: None,
             clients: Vec::new(),
             instances: Vec::new(),
+            message: None,
         }
     }
 }

@@ -9,8 +9,8 @@ use crate::command::{
     Command, ConnType, Filter, FilterValue, NamePattern, Op, QueueStatusType, Request, Selection,
 };
 use crate::display::{
-    FieldKind, StatusField, CHSTATUS_CLIENT_FIELDS, CHSTATUS_FIELDS, CHSTATUS_STATUSES,
-    CHSTATUS_SVRCONN_FIELDS, CONN_FIELDS, CONN_HANDLE_FIELDS, QMSTATUS_FIELDS,
+    FieldKind, StatusField, CHSTATUS_CLIENT_FIELDS, CHSTATUS_FIELDS, CHSTATUS_MESSAGE_FIELDS,
+    CHSTATUS_STATUSES, CHSTATUS_SVRCONN_FIELDS, CONN_FIELDS, CONN_HANDLE_FIELDS, QMSTATUS_FIELDS,
     QSTATUS_HANDLE_FIELDS, QSTATUS_QUEUE_FIELDS, QUEUE_LIVE_FIELDS,
 };
 use crate::error::{ParseError, ParseErrorKind as K};
@@ -426,10 +426,12 @@ impl Parser<'_> {
             }
             match channel_type {
                 Some(ChannelType::Amqp) => field_vocab(CHSTATUS_FIELDS, kw),
-                Some(_) => field_vocab(CHSTATUS_SVRCONN_FIELDS, kw),
+                Some(ChannelType::Svrconn) => field_vocab(CHSTATUS_SVRCONN_FIELDS, kw),
+                Some(_) => field_vocab(CHSTATUS_MESSAGE_FIELDS, kw),
                 None if kw == "STATUS" => Some(("STATUS", FilterKind::Keyword(CHSTATUS_STATUSES))),
                 None => field_vocab(CHSTATUS_FIELDS, kw)
-                    .or_else(|| field_vocab(CHSTATUS_SVRCONN_FIELDS, kw)),
+                    .or_else(|| field_vocab(CHSTATUS_SVRCONN_FIELDS, kw))
+                    .or_else(|| field_vocab(CHSTATUS_MESSAGE_FIELDS, kw)),
             }
         };
         let selection = self.selection(name, &rest, "CHSTATUS", &vocab, true)?;

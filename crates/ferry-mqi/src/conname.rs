@@ -5,7 +5,7 @@
 //! managers). IPv6 addresses work unbracketed because the port is in parentheses:
 //! `::1(1414)`.
 
-use ferry_mqi::{MqError, ReasonCode};
+use crate::{MqError, ReasonCode};
 
 /// The default MQ listener port.
 pub const DEFAULT_PORT: u16 = 1414;
@@ -26,7 +26,7 @@ pub struct HostPort {
 /// fails with 2539 MQRC_CHANNEL_CONFIG_ERROR, as MQ reports a bad channel definition.
 ///
 /// ```
-/// use ferry_client::conname::{parse_conname, HostPort};
+/// use ferry_mqi::conname::{parse_conname, HostPort};
 /// let hosts = parse_conname("localhost(1414), backup").unwrap();
 /// assert_eq!(hosts[0], HostPort { host: "localhost".into(), port: 1414 });
 /// assert_eq!(hosts[1].port, 1414);
