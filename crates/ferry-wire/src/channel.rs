@@ -1270,3 +1270,592 @@ fn decode_body(kind: u8, body: &Bytes) -> Result<ChannelFrame, WireError> {
     r.finish()?;
     Ok(frame)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::handshake::peek_hello_kind;
+    use crate::ClientHello;
+    use ferry_mqi::PropertyValue;
+
+    fn hello() -> ChannelHello {
+        ChannelHello {
+            channel: FixedStr::new("QM1.TO.QM2").unwrap(),
+            qmgr_name: FixedStr::new("QM1").unwrap(),
+            qmid: FixedStr::new("QM1_2026-11-29_05.36.25").unwrap(),
+            last_committed_seq: 41,
+            in_doubt: Some(InDoubtBatch {
+                luwid: 9,
+                first_seq: 42,
+                last_seq: 50,
+            }),
+            reset_seq: Some(7),
+            compress_header: vec![HeaderCompression::System],
+            compress_message: vec![MessageCompression::Lz4Fast, MessageCompression::None],
+            ..ChannelHello::default()
+        }
+    }
+
+    fn limits() -> ChannelLimits {
+        ChannelLimits {
+            channel_type: ResponderType::Receiver,
+            batch_size: 100,
+            max_msg_length: 1 << 20,
+            seq_wrap: DEFAULT_SEQ_WRAP,
+            heartbeat_interval: 60,
+            npm_speed: NpmSpeed::Fast,
+            batch_heartbeat: 500,
+        }
+    }
+
+    fn accepted() -> ChannelHelloReply {
+        ChannelHelloReply::Accepted(ChannelAccepted {
+            qmgr_name: FixedStr::new("QM2").unwrap(),
+            qmid: FixedStr::BLANK,
+            agreement: negotiate_channel(&hello(), &limits()).unwrap(),
+            last_committed_seq: 50,
+            last_luwid: 9,
+        })
+    }
+
+    fn encoded(frame: &ChannelFrame) -> BytesMut {
+        let mut b = BytesMut::new();
+        encode_channel_frame(frame, &mut b).unwrap();
+        b
+    }
+
+    fn every_frame() -> Vec<ChannelFrame> {
+        vec![
+            ChannelFrame::Message {
+                seq: 42,
+                flags: MessageFlags::IN_BATCH_UNIT,
+                properties: Bytes::new(),
+                payload: Bytes::from_static(b"header and data"),
+            },
+            ChannelFrame::Message {
+                seq: 43,
+                flags: MessageFlags::empty(),
+                properties: Bytes::from_static(&[1, 0, 0, 0, 0]),
+                payload: Bytes::new(),
+            },
+            ChannelFrame::ConfirmRequest {
+                luwid: u64::MAX,
+                first_seq: 42,
+                last_seq: 43,
+                messages: 2,
+            },
+            ChannelFrame::Confirm {
+                luwid: 10,
+                last_seq: 43,
+            },
+            ChannelFrame::batch_failed(10, ChannelStatusCode::BatchFailure, 2053, "Q full"),
+            ChannelFrame::Heartbeat { token: 1 },
+            ChannelFrame::HeartbeatReply { token: 1 },
+            ChannelFrame::Ping {
+                data: Bytes::from(vec![0xA5; MIN_PING_DATA_LEN]),
+            },
+            ChannelFrame::PingReply {
+                data: Bytes::from(vec![0x5A; MAX_PING_DATA_LEN]),
+            },
+            ChannelFrame::status(ChannelStatusCode::Other(0x77), -1, "ü"),
+            ChannelFrame::Close {
+                mode: CloseMode::Quiesce,
+            },
+            ChannelFrame::Close {
+                mode: CloseMode::Force,
+            },
+        ]
+    }
+
+    #[test]
+    fn channel_hello_round_trips_at_every_split() {
+        let mut full = BytesMut::new();
+        hello().encode(&mut full).unwrap();
+        for cut in 0..full.len() {
+            let mut part = BytesMut::from(&full[..cut]);
+            assert_eq!(ChannelHello::decode(&mut part), Ok(None), "cut {cut}");
+        }
+        let mut all = full.clone();
+        assert_eq!(ChannelHello::decode(&mut all), Ok(Some(hello())));
+        assert!(all.is_empty());
+        let plain = ChannelHello::default();
+        plain.encode(&mut all).unwrap();
+        assert_eq!(ChannelHello::decode(&mut all), Ok(Some(plain)));
+    }
+
+    #[test]
+    fn a_listener_tells_a_channel_from_a_client() {
+        let mut ch = BytesMut::new();
+        hello().encode(&mut ch).unwrap();
+        let mut cl = BytesMut::new();
+        ClientHello::default().encode(&mut cl).unwrap();
+        assert_eq!(peek_hello_kind(&ch[..8]), Ok(None));
+        assert_eq!(peek_hello_kind(&ch), Ok(Some(HelloKind::Channel)));
+        assert_eq!(peek_hello_kind(&cl[..9]), Ok(Some(HelloKind::Client)));
+        assert!(matches!(
+            peek_hello_kind(b"GET "),
+            Err(WireError::BadMagic(_))
+        ));
+        assert!(matches!(
+            peek_hello_kind(b"FRY\x01\x09\x00\x00\x00\x07"),
+            Err(WireError::UnexpectedVerb { verb: 7, .. })
+        ));
+        assert!(matches!(
+            ClientHello::decode(&mut ch.clone()),
+            Err(WireError::UnexpectedVerb { verb: 3, .. })
+        ));
+        assert!(matches!(
+            ChannelHello::decode(&mut cl),
+            Err(WireError::UnexpectedVerb { verb: 1, .. })
+        ));
+    }
+
+    /// The body of `h` (after the 9-byte prefix), to damage and re-frame.
+    fn body_of(h: &ChannelHello) -> Vec<u8> {
+        let mut b = BytesMut::new();
+        h.encode(&mut b).unwrap();
+        b[9..].to_vec()
+    }
+
+    fn framed(kind: u8, body: &[u8]) -> BytesMut {
+        let mut b = BytesMut::new();
+        b.put_slice(&crate::MAGIC);
+        b.put_u32_le((body.len() + 9) as u32);
+        b.put_u8(kind);
+        b.put_slice(body);
+        b
+    }
+
+    #[test]
+    fn damaged_channel_hellos_are_refused() {
+        let base = body_of(&ChannelHello::default());
+        let with = |at: usize, v: u8| {
+            let mut b = base.clone();
+            b[at] = v;
+            ChannelHello::decode(&mut framed(3, &b))
+        };
+        assert!(
+            matches!(with(4, 3), Err(WireError::InvalidValue { .. })),
+            "receiver cannot initiate"
+        );
+        assert!(matches!(with(5, 2), Err(WireError::InvalidValue { .. })));
+        assert!(matches!(with(6, 0), Err(WireError::InvalidValue { .. })));
+        assert!(matches!(with(7, 4), Err(WireError::ReservedBits { .. })));
+        // In-doubt fields without the flag, or the flag with LUWID 0.
+        assert!(matches!(with(40, 1), Err(WireError::ReservedBits { .. })));
+        assert!(matches!(with(7, 1), Err(WireError::InvalidValue { .. })));
+        assert!(matches!(with(48, 1), Err(WireError::ReservedBits { .. })));
+        let mut long = base.clone();
+        long.push(0);
+        assert_eq!(
+            ChannelHello::decode(&mut framed(3, &long)),
+            Err(WireError::TrailingBytes { extra: 1 })
+        );
+        // A later minor's added fields are skipped.
+        long[2] = 1;
+        let later = ChannelHello::decode(&mut framed(3, &long))
+            .unwrap()
+            .unwrap();
+        assert_eq!(later.minor, 1);
+        assert_eq!(
+            ChannelHello::decode(&mut framed(3, &base[..base.len() - 1])),
+            Err(WireError::Truncated)
+        );
+        let too_many = ChannelHello {
+            compress_header: vec![HeaderCompression::None; 3],
+            ..ChannelHello::default()
+        };
+        let mut out = BytesMut::from(&b"kept"[..]);
+        assert!(too_many.encode(&mut out).is_err());
+        assert_eq!(&out[..], b"kept");
+    }
+
+    #[test]
+    fn replies_round_trip_accepted_and_refused() {
+        let mut b = BytesMut::new();
+        accepted().encode(&mut b).unwrap();
+        for cut in 0..b.len() {
+            let mut part = BytesMut::from(&b[..cut]);
+            assert_eq!(ChannelHelloReply::decode(&mut part), Ok(None), "cut {cut}");
+        }
+        assert_eq!(ChannelHelloReply::decode(&mut b), Ok(Some(accepted())));
+        let refusals = [
+            ChannelStatusCode::NoChannel,
+            ChannelStatusCode::ChannelType,
+            ChannelStatusCode::QmUnavailable,
+            ChannelStatusCode::SequenceError,
+            ChannelStatusCode::Stopped,
+            ChannelStatusCode::BatchFailure,
+            ChannelStatusCode::SecurityFailure,
+            ChannelStatusCode::WrapValueError,
+            ChannelStatusCode::CipherSpec,
+            ChannelStatusCode::PeerName,
+            ChannelStatusCode::ProtocolError,
+            ChannelStatusCode::Other(0xABCD),
+        ];
+        for code in refusals {
+            assert_eq!(ChannelStatusCode::from_code(code.code()), code);
+            let r = ChannelHelloReply::Refused(ChannelRefused::new(code, "channel QM1.TO.QM2"));
+            r.encode(&mut b).unwrap();
+            assert_eq!(ChannelHelloReply::decode(&mut b), Ok(Some(r)));
+        }
+        // A long refusal text is cut (at a character boundary) so that it fits a hello.
+        let cut = ChannelRefused::new(ChannelStatusCode::Stopped, "é".repeat(600));
+        assert_eq!(cut.text.len(), MAX_REFUSAL_TEXT_LEN);
+        let over = ChannelHelloReply::Refused(ChannelRefused {
+            text: "x".repeat(MAX_REFUSAL_TEXT_LEN + 1),
+            ..cut
+        });
+        let mut out = BytesMut::new();
+        assert!(matches!(
+            over.encode(&mut out),
+            Err(WireError::NameTooLong { .. })
+        ));
+        assert!(out.is_empty());
+        // A refusal from another major still reads; an acceptance does not.
+        let other_major = ChannelRefused {
+            major: 2,
+            ..ChannelRefused::new(ChannelStatusCode::ProtocolError, "")
+        };
+        ChannelHelloReply::Refused(other_major.clone())
+            .encode(&mut out)
+            .unwrap();
+        assert_eq!(
+            ChannelHelloReply::decode(&mut out),
+            Ok(Some(ChannelHelloReply::Refused(other_major)))
+        );
+        accepted().encode(&mut out).unwrap();
+        out[9] = 2;
+        assert!(matches!(
+            ChannelHelloReply::decode(&mut out),
+            Err(WireError::InvalidValue { .. })
+        ));
+    }
+
+    #[test]
+    fn negotiation_rules() {
+        let mut h = hello();
+        h.batch_size = 500;
+        h.max_msg_length = 100;
+        h.heartbeat_interval = 300;
+        h.batch_heartbeat = 250;
+        let g = negotiate_channel(&h, &limits()).unwrap();
+        assert_eq!((g.batch_size, g.max_msg_length), (100, 100), "the lower");
+        assert_eq!(g.heartbeat_interval, 300, "the higher");
+        assert_eq!(g.npm_speed, NpmSpeed::Fast);
+        assert_eq!(g.batch_heartbeat, 250, "the sender's (the initiator)");
+        assert_eq!(g.minor, CHANNEL_PROTOCOL_MINOR);
+        assert_eq!(g.compression, Techniques::default(), "not agreed in 1.0");
+        h.npm_speed = NpmSpeed::Normal;
+        h.batch_size = 0;
+        h.max_msg_length = 0;
+        let g = negotiate_channel(&h, &limits()).unwrap();
+        assert_eq!(g.npm_speed, NpmSpeed::Normal);
+        assert_eq!(
+            (g.batch_size, g.max_msg_length),
+            (100, 1 << 20),
+            "0: the other's"
+        );
+        let normal = ChannelLimits {
+            npm_speed: NpmSpeed::Normal,
+            ..limits()
+        };
+        assert_eq!(
+            negotiate_channel(&hello(), &normal).unwrap().npm_speed,
+            NpmSpeed::Normal
+        );
+        h.seq_wrap = 999_999;
+        assert_eq!(
+            negotiate_channel(&h, &limits()),
+            Err(ChannelStatusCode::WrapValueError)
+        );
+        h = hello();
+        h.major = 2;
+        assert_eq!(
+            negotiate_channel(&h, &limits()),
+            Err(ChannelStatusCode::ProtocolError)
+        );
+        h = hello();
+        h.minor = 9;
+        assert_eq!(
+            negotiate_channel(&h, &limits()).unwrap().minor,
+            CHANNEL_PROTOCOL_MINOR
+        );
+    }
+
+    #[test]
+    fn channel_types_must_pair() {
+        use InitiatorType as I;
+        use ResponderType as R;
+        let pairs = [
+            (I::Sender, R::Receiver),
+            (I::Server, R::Receiver),
+            (I::Requester, R::Server),
+            (I::Requester, R::Sender),
+            (I::ClusterSender, R::ClusterReceiver),
+        ];
+        for i in [I::Sender, I::Server, I::Requester, I::ClusterSender] {
+            assert_eq!(I::from_code(i.code()), Some(i));
+            for r in [R::Sender, R::Server, R::Receiver, R::ClusterReceiver] {
+                assert_eq!(R::from_code(r.code()), Some(r));
+                let h = ChannelHello {
+                    channel_type: i,
+                    ..hello()
+                };
+                let l = ChannelLimits {
+                    channel_type: r,
+                    ..limits()
+                };
+                let got = negotiate_channel(&h, &l);
+                if pairs.contains(&(i, r)) {
+                    let g = got.unwrap();
+                    let sender_hb = if i == I::Requester { 500 } else { 0 };
+                    assert_eq!(g.batch_heartbeat, sender_hb, "{i:?} {r:?}");
+                } else {
+                    assert_eq!(got, Err(ChannelStatusCode::ChannelType), "{i:?} {r:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn resynchronisation_rule() {
+        let mut h = hello();
+        h.reset_seq = None;
+        // The receiver committed the in-doubt batch: the sender commits it too.
+        assert_eq!(
+            resynchronise(&h, 50, 9),
+            Ok(Resynchronisation {
+                in_doubt: Some(InDoubtOutcome::Commit),
+                last_committed_seq: 50
+            })
+        );
+        // It did not: the sender backs it out, and both stand at 41.
+        assert_eq!(
+            resynchronise(&h, 41, 8),
+            Ok(Resynchronisation {
+                in_doubt: Some(InDoubtOutcome::BackOut),
+                last_committed_seq: 41
+            })
+        );
+        assert_eq!(
+            resynchronise(&h, 50, 8),
+            Err(ChannelStatusCode::SequenceError)
+        );
+        // RESET CHANNEL SEQNUM settles any disagreement.
+        h.reset_seq = Some(1000);
+        assert_eq!(resynchronise(&h, 3, 8).unwrap().last_committed_seq, 1000);
+        h.in_doubt = None;
+        h.reset_seq = None;
+        assert_eq!(
+            resynchronise(&h, 41, 0),
+            Ok(Resynchronisation {
+                in_doubt: None,
+                last_committed_seq: 41
+            })
+        );
+        assert_eq!(next_seq(41, 999), 42);
+        assert_eq!(next_seq(999, 999), 1);
+    }
+
+    #[test]
+    fn every_frame_round_trips_at_every_split() {
+        let max = max_channel_frame_len(1 << 20);
+        let mut all = BytesMut::new();
+        for f in every_frame() {
+            let full = encoded(&f);
+            assert_eq!(
+                full.len(),
+                u32::from_le_bytes([full[0], full[1], full[2], full[3]]) as usize
+            );
+            for cut in 0..full.len() {
+                let mut part = BytesMut::from(&full[..cut]);
+                assert_eq!(
+                    decode_channel_frame(&mut part, max),
+                    Ok(None),
+                    "type {} cut {cut}",
+                    f.type_code()
+                );
+                assert_eq!(part.len(), cut, "nothing consumed");
+            }
+            encode_channel_frame(&f, &mut all).unwrap();
+        }
+        for f in every_frame() {
+            assert_eq!(decode_channel_frame(&mut all, max), Ok(Some(f)));
+        }
+        assert_eq!(decode_channel_frame(&mut all, max), Ok(None));
+    }
+
+    #[test]
+    fn message_payloads_are_slices_of_the_read_buffer() {
+        let mut b = encoded(&every_frame()[0]);
+        let start = b.as_ptr() as usize;
+        let end = start + b.len();
+        let Some(ChannelFrame::Message { payload, .. }) =
+            decode_channel_frame(&mut b, max_channel_frame_len(0)).unwrap()
+        else {
+            panic!("not a message");
+        };
+        let p = payload.as_ptr() as usize;
+        assert!(start <= p && p + payload.len() <= end, "no copy");
+    }
+
+    #[test]
+    fn lengths_are_checked_before_buffering() {
+        let max = max_channel_frame_len(4096);
+        assert_eq!(max, MAX_PING_DATA_LEN + CHANNEL_FRAME_OVERHEAD);
+        let mut b = BytesMut::new();
+        b.put_u32_le(max as u32 + 1);
+        assert_eq!(
+            decode_channel_frame(&mut b, max),
+            Err(WireError::FrameTooLarge {
+                len: max as u64 + 1,
+                max: max as u64
+            })
+        );
+        assert_eq!(b.len(), 4, "refused on its length alone");
+        let mut b = BytesMut::new();
+        b.put_u32_le(4);
+        assert_eq!(
+            decode_channel_frame(&mut b, max),
+            Err(WireError::FrameTooSmall { len: 4 })
+        );
+        let mut b = BytesMut::new();
+        b.put_u32_le(1000);
+        b.put_u8(0x0B);
+        assert_eq!(
+            decode_channel_frame(&mut b, max),
+            Err(WireError::UnknownChannelFrame(0x0B)),
+            "an unknown type is refused before its body arrives"
+        );
+        assert_eq!(
+            decode_channel_frame(&mut framed_frame(0, &[]), max),
+            Err(WireError::UnknownChannelFrame(0))
+        );
+    }
+
+    fn framed_frame(kind: u8, body: &[u8]) -> BytesMut {
+        let mut b = BytesMut::new();
+        b.put_u32_le((body.len() + CHANNEL_FRAME_HEADER_LEN) as u32);
+        b.put_u8(kind);
+        b.put_slice(body);
+        b
+    }
+
+    #[test]
+    fn malformed_bodies_are_typed_errors() {
+        let max = max_channel_frame_len(1 << 20);
+        let dec = |kind: u8, body: &[u8]| decode_channel_frame(&mut framed_frame(kind, body), max);
+        for f in every_frame() {
+            let full = encoded(&f);
+            let body = &full[CHANNEL_FRAME_HEADER_LEN..];
+            let mut long = body.to_vec();
+            long.push(0);
+            match f {
+                // Their last field is the rest of the frame: more data, not garbage.
+                ChannelFrame::Message { .. } => {}
+                ChannelFrame::Ping { .. } => {}
+                ChannelFrame::PingReply { .. } => {
+                    assert!(matches!(
+                        dec(f.type_code(), &long),
+                        Err(WireError::InvalidValue { .. })
+                    ))
+                }
+                _ => assert_eq!(
+                    dec(f.type_code(), &long),
+                    Err(WireError::TrailingBytes { extra: 1 }),
+                    "type {}",
+                    f.type_code()
+                ),
+            }
+            // One byte short is an error, except where the last field is the rest.
+            let rest_is_data = matches!(
+                f,
+                ChannelFrame::Message { .. } | ChannelFrame::PingReply { .. }
+            );
+            if !rest_is_data {
+                let t = f.type_code();
+                assert!(dec(t, &body[..body.len() - 1]).is_err(), "type {t}");
+            }
+        }
+        assert_eq!(dec(TYPE_CONFIRM, &[0; 3]), Err(WireError::Truncated));
+        assert_eq!(dec(TYPE_MESSAGE, &[0; 4]), Err(WireError::Truncated));
+        assert!(matches!(
+            dec(TYPE_MESSAGE, &[0, 0, 0, 0, 2, 0, 0, 0, 0]),
+            Err(WireError::ReservedBits { .. })
+        ));
+        assert_eq!(
+            dec(TYPE_MESSAGE, &[0, 0, 0, 0, 1, 9, 0, 0, 0, 1]),
+            Err(WireError::Truncated),
+            "a properties length past the frame"
+        );
+        assert!(matches!(
+            dec(TYPE_CLOSE, &[2]),
+            Err(WireError::InvalidValue { .. })
+        ));
+        assert!(matches!(
+            dec(TYPE_PING, &[0; MIN_PING_DATA_LEN - 1]),
+            Err(WireError::InvalidValue { .. })
+        ));
+        let mut status = vec![1, 0, 0, 0, 0, 0, 0, 0];
+        status.extend_from_slice(&(MAX_CHANNEL_TEXT_LEN as u32 + 1).to_le_bytes());
+        assert!(matches!(
+            dec(TYPE_STATUS, &status),
+            Err(WireError::NameTooLong { .. })
+        ));
+        let mut bad_utf8 = vec![1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0xFF];
+        assert!(matches!(
+            dec(TYPE_STATUS, &bad_utf8),
+            Err(WireError::InvalidUtf8 { .. })
+        ));
+        bad_utf8[12] = b'x';
+        assert!(dec(TYPE_STATUS, &bad_utf8).is_ok());
+    }
+
+    #[test]
+    fn unencodable_frames_leave_the_buffer_as_it_was() {
+        let mut out = BytesMut::from(&b"earlier frames"[..]);
+        let too_long = ChannelFrame::Status {
+            code: ChannelStatusCode::Stopped,
+            reason: 0,
+            text: "x".repeat(MAX_CHANNEL_TEXT_LEN + 1),
+        };
+        assert!(encode_channel_frame(&too_long, &mut out).is_err());
+        let short_ping = ChannelFrame::Ping {
+            data: Bytes::from_static(b"short"),
+        };
+        assert!(encode_channel_frame(&short_ping, &mut out).is_err());
+        assert_eq!(&out[..], b"earlier frames");
+        // The constructors cut a text to fit.
+        let ChannelFrame::Status { text, .. } = ChannelFrame::status(
+            ChannelStatusCode::Stopped,
+            0,
+            "é".repeat(MAX_CHANNEL_TEXT_LEN),
+        ) else {
+            panic!("not a status");
+        };
+        assert_eq!(text.len(), MAX_CHANNEL_TEXT_LEN);
+    }
+
+    #[test]
+    fn properties_travel_in_the_get_reply_encoding() {
+        let mut props = MessageProperties::new();
+        props
+            .set("colour", PropertyValue::String("blue".into()))
+            .unwrap();
+        let f = ChannelFrame::message(1, MessageFlags::IN_BATCH_UNIT, &props, Bytes::new());
+        let mut b = encoded(&f);
+        let Some(ChannelFrame::Message { properties, .. }) =
+            decode_channel_frame(&mut b, max_channel_frame_len(0)).unwrap()
+        else {
+            panic!("not a message");
+        };
+        assert_eq!(properties, props.encode());
+        assert_eq!(decode_message_properties(&properties), Ok(props));
+        assert_eq!(decode_message_properties(&[]), Ok(MessageProperties::new()));
+        assert!(matches!(
+            decode_message_properties(&[1, 5]),
+            Err(WireError::MalformedProperties(_))
+        ));
+    }
+}
