@@ -276,9 +276,13 @@ pub struct ChannelHello {
     /// alive before a batch when it heard nothing for this long.
     pub batch_heartbeat: u32,
     /// The sequence number of the last message of the last batch the initiating end
-    /// committed (0: none yet).
+    /// committed, as sender or receiver (0: none yet).
     pub last_committed_seq: u32,
-    /// The batch the initiating end sent and has no confirmation of, if any.
+    /// The LUWID of the last batch the initiating end committed as the receiving end (a
+    /// requester; 0 for a sending initiator, or none yet).
+    pub last_luwid: u64,
+    /// The batch the initiating end sent and has no confirmation of, if any (only a
+    /// sending initiator has one).
     pub in_doubt: Option<InDoubtBatch>,
     /// RESET CHANNEL SEQNUM: the last committed sequence number both ends take instead
     /// of comparing theirs.
@@ -310,6 +314,7 @@ impl Default for ChannelHello {
             npm_speed: NpmSpeed::Fast,
             batch_heartbeat: 0,
             last_committed_seq: 0,
+            last_luwid: 0,
             in_doubt: None,
             reset_seq: None,
             compress_header: Vec::new(),
@@ -483,7 +488,7 @@ fn lower_non_zero(a: u32, b: u32) -> u32 {
     }
 }
 
-/// What becomes of the initiator's in-doubt batch.
+/// What becomes of the sending end's in-doubt batch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum InDoubtOutcome {
     /// The receiver committed it (its last LUWID is the batch's): the sender commits
@@ -493,41 +498,93 @@ pub enum InDoubtOutcome {
     BackOut,
 }
 
+/// The synchronisation state of the sending end of a channel at a start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SenderSync {
+    /// The last sequence number of the last batch it committed (a confirmed one).
+    pub last_committed_seq: u32,
+    /// The batch it sent and has no confirmation of, if any.
+    pub in_doubt: Option<InDoubtBatch>,
+}
+
+/// The synchronisation state of the receiving end of a channel at a start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReceiverSync {
+    /// The last sequence number of the last batch it committed.
+    pub last_committed_seq: u32,
+    /// The LUWID of that batch (0: none).
+    pub last_luwid: u64,
+}
+
+impl ChannelHello {
+    /// The hello's state as the sending end's (an SDR, SVR or CLUSSDR initiator).
+    pub fn sender_sync(&self) -> SenderSync {
+        SenderSync {
+            last_committed_seq: self.last_committed_seq,
+            in_doubt: self.in_doubt,
+        }
+    }
+
+    /// The hello's state as the receiving end's (an RQSTR initiator).
+    pub fn receiver_sync(&self) -> ReceiverSync {
+        ReceiverSync {
+            last_committed_seq: self.last_committed_seq,
+            last_luwid: self.last_luwid,
+        }
+    }
+}
+
+impl ChannelAccepted {
+    /// The reply's state as the receiving end's (the responder to an SDR, SVR or
+    /// CLUSSDR initiator).
+    pub fn receiver_sync(&self) -> ReceiverSync {
+        ReceiverSync {
+            last_committed_seq: self.last_committed_seq,
+            last_luwid: self.last_luwid,
+        }
+    }
+}
+
 /// The synchronisation both ends agree on at a start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Resynchronisation {
-    /// The outcome of the initiator's in-doubt batch (None: there was none).
+    /// The outcome of the sender's in-doubt batch (None: there was none).
     pub in_doubt: Option<InDoubtOutcome>,
     /// The last committed sequence number both ends continue from: the next message is
-    /// numbered one more (1 after SEQWRAP).
+    /// numbered [`next_seq`] of it.
     pub last_committed_seq: u32,
 }
 
-/// The resynchronisation rule at a start, the same at both ends: the responder runs it
-/// with the hello and its own state (and refuses with
-/// [`ChannelStatusCode::SequenceError`]), the initiator with its own hello and the
-/// accepted reply's state.
+/// The resynchronisation rule at a start, the same at both ends, given the sending
+/// end's and the receiving end's state and the hello's `reset_seq`.
 ///
-/// The initiator's in-doubt batch is committed if the responder's last LUWID is the
-/// batch's (the receiver committed it) and backed out otherwise. The initiator's last
-/// committed sequence number is then the batch's last one when committed, else the
-/// hello's; it must equal the responder's, else SequenceError, unless the hello carries
-/// `reset_seq`, which both ends then take.
+/// The sender's in-doubt batch is committed if the receiver's last LUWID is the batch's
+/// (the receiver committed it) and backed out otherwise. The sender's last committed
+/// sequence number is then the batch's last one when committed, else its own; it must
+/// equal the receiver's, else [`ChannelStatusCode::SequenceError`], unless `reset_seq`
+/// (RESET CHANNEL SEQNUM) is given, which both ends then take.
+///
+/// With an SDR, SVR or CLUSSDR initiator the responder runs it with
+/// [`ChannelHello::sender_sync`] and its own receiver state (and refuses with the
+/// error); the initiator with its own state and [`ChannelAccepted::receiver_sync`], to
+/// resolve its batch. With an RQSTR initiator the responder is the sender: it runs it
+/// with its own state and [`ChannelHello::receiver_sync`], resolves its batch and answers
+/// the resulting `last_committed_seq` (and `last_luwid` 0).
 pub fn resynchronise(
-    hello: &ChannelHello,
-    responder_last_committed_seq: u32,
-    responder_last_luwid: u64,
+    sender: SenderSync,
+    receiver: ReceiverSync,
+    reset_seq: Option<u32>,
 ) -> Result<Resynchronisation, ChannelStatusCode> {
-    let (in_doubt, initiator_seq) = match hello.in_doubt {
-        Some(b) if b.luwid != 0 && b.luwid == responder_last_luwid => {
+    let (in_doubt, sender_seq) = match sender.in_doubt {
+        Some(b) if b.luwid != 0 && b.luwid == receiver.last_luwid => {
             (Some(InDoubtOutcome::Commit), b.last_seq)
         }
-        Some(_) => (Some(InDoubtOutcome::BackOut), hello.last_committed_seq),
-        None => (None, hello.last_committed_seq),
+        Some(_) => (Some(InDoubtOutcome::BackOut), sender.last_committed_seq),
+        None => (None, sender.last_committed_seq),
     };
-    let last_committed_seq = match hello.reset_seq {
+    let last_committed_seq = match reset_seq {
         Some(n) => n,
-        None if initiator_seq == responder_last_committed_seq => initiator_seq,
+        None if sender_seq == receiver.last_committed_seq => sender_seq,
         None => return Err(ChannelStatusCode::SequenceError),
     };
     Ok(Resynchronisation {
@@ -554,10 +611,12 @@ pub struct ChannelAccepted {
     pub qmid: FixedStr<48>,
     /// The agreed values ([`negotiate_channel`]).
     pub agreement: ChannelAgreement,
-    /// The sequence number of the last message the responding end committed (after a
+    /// The sequence number of the last message of the last batch the responding end
+    /// committed (when it is the sending end: after resolving its in-doubt batch; after a
     /// `reset_seq`: the number taken).
     pub last_committed_seq: u32,
-    /// The LUWID of the last batch the responding end committed (0: none).
+    /// The LUWID of the last batch the responding end committed as the receiving end (0:
+    /// none, or it is the sending end).
     pub last_luwid: u64,
 }
 
@@ -647,6 +706,7 @@ impl ChannelHello {
         out.put_u32_le(self.heartbeat_interval);
         out.put_u32_le(self.batch_heartbeat);
         out.put_u32_le(self.last_committed_seq);
+        out.put_u64_le(self.last_luwid);
         let b = self.in_doubt.unwrap_or(InDoubtBatch {
             luwid: 0,
             first_seq: 0,
@@ -699,6 +759,7 @@ impl ChannelHello {
         let heartbeat_interval = r.u32()?;
         let batch_heartbeat = r.u32()?;
         let last_committed_seq = r.u32()?;
+        let last_luwid = r.u64()?;
         let batch = InDoubtBatch {
             luwid: r.u64()?,
             first_seq: r.u32()?,
@@ -743,6 +804,7 @@ impl ChannelHello {
             npm_speed,
             batch_heartbeat,
             last_committed_seq,
+            last_luwid,
             in_doubt,
             reset_seq,
             compress_header: get_list(
@@ -1443,8 +1505,9 @@ mod tests {
         assert!(matches!(with(7, 4), Err(WireError::ReservedBits { .. })));
         // In-doubt fields without the flag, or the flag with LUWID 0.
         assert!(matches!(with(40, 1), Err(WireError::ReservedBits { .. })));
-        assert!(matches!(with(7, 1), Err(WireError::InvalidValue { .. })));
         assert!(matches!(with(48, 1), Err(WireError::ReservedBits { .. })));
+        assert!(matches!(with(7, 1), Err(WireError::InvalidValue { .. })));
+        assert!(matches!(with(56, 1), Err(WireError::ReservedBits { .. })));
         let mut long = base.clone();
         long.push(0);
         assert_eq!(
@@ -1620,11 +1683,17 @@ mod tests {
 
     #[test]
     fn resynchronisation_rule() {
-        let mut h = hello();
-        h.reset_seq = None;
+        let h = ChannelHello {
+            reset_seq: None,
+            ..hello()
+        };
+        let receiver = |last_committed_seq, last_luwid| ReceiverSync {
+            last_committed_seq,
+            last_luwid,
+        };
         // The receiver committed the in-doubt batch: the sender commits it too.
         assert_eq!(
-            resynchronise(&h, 50, 9),
+            resynchronise(h.sender_sync(), receiver(50, 9), None),
             Ok(Resynchronisation {
                 in_doubt: Some(InDoubtOutcome::Commit),
                 last_committed_seq: 50
@@ -1632,26 +1701,53 @@ mod tests {
         );
         // It did not: the sender backs it out, and both stand at 41.
         assert_eq!(
-            resynchronise(&h, 41, 8),
+            resynchronise(h.sender_sync(), receiver(41, 8), None),
             Ok(Resynchronisation {
                 in_doubt: Some(InDoubtOutcome::BackOut),
                 last_committed_seq: 41
             })
         );
         assert_eq!(
-            resynchronise(&h, 50, 8),
+            resynchronise(h.sender_sync(), receiver(50, 8), None),
             Err(ChannelStatusCode::SequenceError)
         );
         // RESET CHANNEL SEQNUM settles any disagreement.
-        h.reset_seq = Some(1000);
-        assert_eq!(resynchronise(&h, 3, 8).unwrap().last_committed_seq, 1000);
-        h.in_doubt = None;
-        h.reset_seq = None;
+        let reset = resynchronise(h.sender_sync(), receiver(3, 8), Some(1000));
+        assert_eq!(reset.unwrap().last_committed_seq, 1000);
+        let no_batch = SenderSync {
+            last_committed_seq: 41,
+            in_doubt: None,
+        };
         assert_eq!(
-            resynchronise(&h, 41, 0),
+            resynchronise(no_batch, receiver(41, 0), None),
             Ok(Resynchronisation {
                 in_doubt: None,
                 last_committed_seq: 41
+            })
+        );
+        // A requester's hello carries its receiver state; the sending responder resolves
+        // its own batch with it.
+        let rqstr = ChannelHello {
+            channel_type: InitiatorType::Requester,
+            last_committed_seq: 70,
+            last_luwid: 12,
+            in_doubt: None,
+            reset_seq: None,
+            ..hello()
+        };
+        let server = SenderSync {
+            last_committed_seq: 60,
+            in_doubt: Some(InDoubtBatch {
+                luwid: 12,
+                first_seq: 61,
+                last_seq: 70,
+            }),
+        };
+        assert_eq!(
+            resynchronise(server, rqstr.receiver_sync(), rqstr.reset_seq),
+            Ok(Resynchronisation {
+                in_doubt: Some(InDoubtOutcome::Commit),
+                last_committed_seq: 70
             })
         );
         assert_eq!(next_seq(41, 999), 42);

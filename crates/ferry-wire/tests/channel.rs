@@ -74,7 +74,7 @@ fn hello() -> impl Strategy<Value = ChannelHello> {
             prop_oneof![Just(ChannelPurpose::Run), Just(ChannelPurpose::Ping)],
             npm_speed(),
         ),
-        any::<[u32; 6]>(),
+        (any::<[u32; 6]>(), any::<u64>()),
         proptest::option::of((1u64.., any::<u32>(), any::<u32>())),
         proptest::option::of(any::<u32>()),
         proptest::collection::vec(header, 0..=2),
@@ -84,7 +84,7 @@ fn hello() -> impl Strategy<Value = ChannelHello> {
             |(
                 (major, minor, channel, qmgr_name, qmid),
                 (channel_type, purpose, npm_speed),
-                n,
+                (n, last_luwid),
                 in_doubt,
                 reset_seq,
                 compress_header,
@@ -104,6 +104,7 @@ fn hello() -> impl Strategy<Value = ChannelHello> {
                 npm_speed,
                 batch_heartbeat: n[4],
                 last_committed_seq: n[5],
+                last_luwid,
                 in_doubt: in_doubt.map(|(luwid, first_seq, last_seq)| InDoubtBatch {
                     luwid,
                     first_seq,
