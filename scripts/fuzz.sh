@@ -10,6 +10,7 @@ targets=(
   "crates/ferry-wire/fuzz frame_decoder"
   "crates/ferry-wire/fuzz inbound_sequence"
   "crates/ferry-wire/fuzz compressed_frame"
+  "crates/ferry-wire/fuzz channel_frame"
   "crates/ferry-mqsc/fuzz mqsc_parser"
   "crates/ferry-amqp/fuzz amqp_frame"
   "crates/ferry-amqp/fuzz amqp_sequence"

@@ -57,6 +57,11 @@ impl<'a> Reader<'a> {
         Ok(u32::from_le_bytes(self.array()?))
     }
 
+    /// A little-endian u64.
+    pub(crate) fn u64(&mut self) -> Result<u64, WireError> {
+        Ok(u64::from_le_bytes(self.array()?))
+    }
+
     /// A little-endian i32.
     pub(crate) fn i32(&mut self) -> Result<i32, WireError> {
         Ok(i32::from_le_bytes(self.array()?))

@@ -125,6 +125,13 @@ pub enum WireError {
     /// A compressed frame reached a payload decoder without being expanded.
     #[error("a compressed frame must be expanded before it is decoded")]
     NotExpanded,
+    /// The type byte of a message channel frame names no frame of the channel protocol
+    /// ([`crate::channel`]).
+    #[error("unknown message channel frame type 0x{0:02x}")]
+    UnknownChannelFrame(u8),
+    /// Message properties whose encoding (`ferry_mqi::MessageProperties`) is malformed.
+    #[error("message properties: {0}")]
+    MalformedProperties(ferry_mqi::PropertyError),
 }
 
 impl WireError {

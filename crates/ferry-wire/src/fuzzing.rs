@@ -16,15 +16,23 @@
 //! - `compressed_frame` → [`expand_compressed`]: arbitrary bytes as the payload of a
 //!   compressed PUT, expanded under techniques drawn from the first byte; it must never
 //!   expand past the limit, and whatever expands must compress and expand back to itself.
+//! - `channel_frame` → [`decode_channel`]: one buffer as a message channel's bytes: a
+//!   channel hello or hello reply, then channel frames; whatever decodes re-encodes to
+//!   something that decodes to the same value (a frame to the very bytes it came from),
+//!   and no frame passes the length limit.
 
 use bytes::{BufMut, BytesMut};
 
+use crate::channel::{
+    decode_channel_frame, encode_channel_frame, max_channel_frame_len, ChannelHello,
+    ChannelHelloReply,
+};
 use crate::compression::{FrameCompressor, FrameExpander, Techniques, PREFIX_LEN};
 use crate::frame::{FrameFlags, Verb, HEADER_LEN};
 use crate::inbound::{Inbound, Received, READ_MAX};
 use crate::{
-    decode_frame, encode_reply_at, encode_request_at, ClientHello, CloseNotice, Frame, Reply,
-    Request, ServerHello, WireError, MINOR_WITH_PUBSUB, PROTOCOL_MINOR,
+    decode_frame, encode_reply_at, encode_request_at, peek_hello_kind, ClientHello, CloseNotice,
+    Frame, HelloKind, Reply, Request, ServerHello, WireError, MINOR_WITH_PUBSUB, PROTOCOL_MINOR,
 };
 
 /// The minors every frame is decoded as: the newest, and the last one without
@@ -271,4 +279,58 @@ pub fn expand_compressed(data: &[u8]) {
         again.payload, expanded.payload,
         "compress and expand round trip"
     );
+}
+
+/// The channel frame limit used while fuzzing: [`max_channel_frame_len`] of 64 KiB.
+pub fn fuzz_max_channel_frame() -> usize {
+    max_channel_frame_len(64 * 1024)
+}
+
+/// Decodes `data` as a channel hello reply, and as a channel hello followed by channel
+/// frames (the whole of `data` as frames when it is no hello). Panics only on a codec
+/// bug: a decoded hello, reply or frame that does not re-encode to the same value, a
+/// frame whose encoding differs from the bytes it was decoded from, a frame longer than
+/// the limit, or a hello whose kind [`peek_hello_kind`] does not report.
+pub fn decode_channel(data: &[u8]) {
+    let kind = peek_hello_kind(data);
+    if let Ok(Some(reply)) = ChannelHelloReply::decode(&mut BytesMut::from(data)) {
+        assert_eq!(kind, Ok(Some(HelloKind::ChannelReply)));
+        let mut out = BytesMut::new();
+        if reply.encode(&mut out).is_ok() {
+            assert_eq!(ChannelHelloReply::decode(&mut out), Ok(Some(reply)));
+            assert!(out.is_empty());
+        }
+    }
+    let mut buf = BytesMut::from(data);
+    match ChannelHello::decode(&mut buf) {
+        Ok(Some(hello)) => {
+            assert_eq!(kind, Ok(Some(HelloKind::Channel)));
+            let mut out = BytesMut::new();
+            if hello.encode(&mut out).is_ok() {
+                assert_eq!(ChannelHello::decode(&mut out), Ok(Some(hello)));
+                assert!(out.is_empty());
+            }
+        }
+        _ => buf = BytesMut::from(data),
+    }
+    let max = fuzz_max_channel_frame();
+    loop {
+        let offset = data.len() - buf.len();
+        let Ok(Some(frame)) = decode_channel_frame(&mut buf, max) else {
+            break;
+        };
+        let consumed = data.len() - buf.len() - offset;
+        assert!(
+            consumed <= max,
+            "a frame of {consumed} bytes passed the limit"
+        );
+        let mut out = BytesMut::new();
+        encode_channel_frame(&frame, &mut out).expect("a decoded frame encodes");
+        assert_eq!(
+            &out[..],
+            &data[offset..offset + consumed],
+            "a frame re-encodes to its own bytes"
+        );
+        assert_eq!(decode_channel_frame(&mut out, max), Ok(Some(frame)));
+    }
 }

@@ -55,7 +55,71 @@ pub const DEFAULT_SHARECNV: u32 = 10;
 
 const KIND_CLIENT_HELLO: u8 = 1;
 const KIND_SERVER_HELLO: u8 = 2;
+const KIND_CHANNEL_HELLO: u8 = 3;
+const KIND_CHANNEL_HELLO_REPLY: u8 = 4;
+/// Magic (4) + total length (4) + kind (1).
 const HELLO_PREFIX: usize = 9;
+
+/// What a hello is, by its kind byte: how a listener tells an application's client
+/// connection from a partner queue manager's message channel before decoding anything.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum HelloKind {
+    /// A [`ClientHello`]: an application connecting (client or bindings).
+    Client = KIND_CLIENT_HELLO,
+    /// A [`ServerHello`]: the queue manager's answer to a client.
+    Server = KIND_SERVER_HELLO,
+    /// A [`crate::channel::ChannelHello`]: the initiating end of a message channel.
+    Channel = KIND_CHANNEL_HELLO,
+    /// A [`crate::channel::ChannelHelloReply`]: the responding end's answer.
+    ChannelReply = KIND_CHANNEL_HELLO_REPLY,
+}
+
+impl HelloKind {
+    /// The kind for a kind byte, if there is one.
+    pub fn from_code(code: u8) -> Option<HelloKind> {
+        Some(match code {
+            KIND_CLIENT_HELLO => HelloKind::Client,
+            KIND_SERVER_HELLO => HelloKind::Server,
+            KIND_CHANNEL_HELLO => HelloKind::Channel,
+            KIND_CHANNEL_HELLO_REPLY => HelloKind::ChannelReply,
+            _ => return None,
+        })
+    }
+
+    /// The kind byte.
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            HelloKind::Client => "ClientHello",
+            HelloKind::Server => "ServerHello",
+            HelloKind::Channel => "ChannelHello",
+            HelloKind::ChannelReply => "ChannelHelloReply",
+        }
+    }
+}
+
+/// The kind of the hello at the front of `buf`, without consuming anything: `Ok(None)`
+/// until its first 9 bytes are there. A listener calls it on the first bytes of a
+/// connection to choose [`ClientHello::decode`] or
+/// [`crate::channel::ChannelHello::decode`]. Bad magic, a length outside 9 to
+/// [`MAX_HELLO_LEN`] or an unknown kind byte is refused as the decoders refuse it.
+pub fn peek_hello_kind(buf: &[u8]) -> Result<Option<HelloKind>, WireError> {
+    check_magic(buf)?;
+    if buf.len() < HELLO_PREFIX {
+        return Ok(None);
+    }
+    check_hello_len(buf)?;
+    HelloKind::from_code(buf[8])
+        .map(Some)
+        .ok_or(WireError::UnexpectedVerb {
+            verb: buf[8],
+            expected: "a hello kind (1 client, 2 server, 3 channel, 4 channel reply)",
+        })
+}
 
 bitflags! {
     /// Capability bits requested in `ClientHello` and granted in `ServerHello`.
@@ -270,15 +334,18 @@ fn negotiate_minor(client: u16) -> u16 {
     client.min(PROTOCOL_MINOR)
 }
 
-fn begin_hello(out: &mut BytesMut, kind: u8) -> usize {
+/// Appends a hello prefix with a zero length; [`finish_hello`] patches the length.
+pub(crate) fn begin_hello(out: &mut BytesMut, kind: HelloKind) -> usize {
     let start = out.len();
     out.put_slice(&MAGIC);
     out.put_u32_le(0);
-    out.put_u8(kind);
+    out.put_u8(kind.code());
     start
 }
 
-fn finish_hello(out: &mut BytesMut, start: usize) -> Result<(), WireError> {
+/// Patches the length of the hello started at `start`; a hello over [`MAX_HELLO_LEN`] is
+/// removed from `out` again and refused.
+pub(crate) fn finish_hello(out: &mut BytesMut, start: usize) -> Result<(), WireError> {
     let len = out.len() - start;
     if len > MAX_HELLO_LEN as usize {
         out.truncate(start);
@@ -291,17 +358,20 @@ fn finish_hello(out: &mut BytesMut, start: usize) -> Result<(), WireError> {
     Ok(())
 }
 
-/// Splits one hello of `kind` off `buf`: `Ok(None)` until complete.
-fn split_hello(buf: &mut BytesMut, kind: u8) -> Result<Option<Bytes>, WireError> {
+/// Refuses a buffer whose first bytes (as many as are there, up to 4) are not [`MAGIC`].
+fn check_magic(buf: &[u8]) -> Result<(), WireError> {
     let avail = buf.len().min(4);
     if buf[..avail] != MAGIC[..avail] {
         let mut m = [0u8; 4];
         m[..avail].copy_from_slice(&buf[..avail]);
         return Err(WireError::BadMagic(m));
     }
-    if buf.len() < HELLO_PREFIX {
-        return Ok(None);
-    }
+    Ok(())
+}
+
+/// The announced length of the hello whose 9-byte prefix is in `buf`, refused outside
+/// 9 to [`MAX_HELLO_LEN`].
+fn check_hello_len(buf: &[u8]) -> Result<u32, WireError> {
     let len = u32::from_le_bytes([buf[4], buf[5], buf[6], buf[7]]);
     if len > MAX_HELLO_LEN {
         return Err(WireError::FrameTooLarge {
@@ -312,14 +382,21 @@ fn split_hello(buf: &mut BytesMut, kind: u8) -> Result<Option<Bytes>, WireError>
     if (len as usize) < HELLO_PREFIX {
         return Err(WireError::FrameTooSmall { len });
     }
-    if buf[8] != kind {
+    Ok(len)
+}
+
+/// Splits one hello of `kind` off `buf`: `Ok(None)` until complete; the body (after the
+/// prefix) as a slice of the buffer.
+pub(crate) fn split_hello(buf: &mut BytesMut, kind: HelloKind) -> Result<Option<Bytes>, WireError> {
+    check_magic(buf)?;
+    if buf.len() < HELLO_PREFIX {
+        return Ok(None);
+    }
+    let len = check_hello_len(buf)?;
+    if buf[8] != kind.code() {
         return Err(WireError::UnexpectedVerb {
             verb: buf[8],
-            expected: if kind == KIND_CLIENT_HELLO {
-                "ClientHello"
-            } else {
-                "ServerHello"
-            },
+            expected: kind.name(),
         });
     }
     if buf.len() < len as usize {
@@ -333,7 +410,7 @@ fn split_hello(buf: &mut BytesMut, kind: u8) -> Result<Option<Bytes>, WireError>
 impl ClientHello {
     /// Appends the encoded hello to `out`.
     pub fn encode(&self, out: &mut BytesMut) -> Result<(), WireError> {
-        let start = begin_hello(out, KIND_CLIENT_HELLO);
+        let start = begin_hello(out, HelloKind::Client);
         out.put_u16_le(self.major);
         out.put_u16_le(self.minor);
         out.put_u32_le(self.flags.bits());
@@ -358,7 +435,7 @@ impl ClientHello {
     /// [`PROTOCOL_MAJOR`] still decodes as long as its prefix does; the body of another
     /// major version may not, in which case the server refuses with 2539.
     pub fn decode(buf: &mut BytesMut) -> Result<Option<ClientHello>, WireError> {
-        let Some(body) = split_hello(buf, KIND_CLIENT_HELLO)? else {
+        let Some(body) = split_hello(buf, HelloKind::Client)? else {
             return Ok(None);
         };
         let mut r = Reader::new(&body);
@@ -396,7 +473,7 @@ impl ClientHello {
 impl ServerHello {
     /// Appends the encoded hello to `out`.
     pub fn encode(&self, out: &mut BytesMut) -> Result<(), WireError> {
-        let start = begin_hello(out, KIND_SERVER_HELLO);
+        let start = begin_hello(out, HelloKind::Server);
         put_status(out, &self.status);
         out.put_u16_le(self.major);
         out.put_u16_le(self.minor);
@@ -416,7 +493,7 @@ impl ServerHello {
 
     /// Takes a server hello off the front of `buf`; `Ok(None)` until it is complete.
     pub fn decode(buf: &mut BytesMut) -> Result<Option<ServerHello>, WireError> {
-        let Some(body) = split_hello(buf, KIND_SERVER_HELLO)? else {
+        let Some(body) = split_hello(buf, HelloKind::Server)? else {
             return Ok(None);
         };
         let mut r = Reader::new(&body);
@@ -445,7 +522,7 @@ impl ServerHello {
 }
 
 /// Writes a compression list: `count u8` + one `u32` MQCOMPRESS value each.
-fn put_list<T: Technique>(out: &mut BytesMut, list: &[T]) {
+pub(crate) fn put_list<T: Technique>(out: &mut BytesMut, list: &[T]) {
     debug_assert!(
         list.len() <= usize::from(u8::MAX),
         "compression list too long"
@@ -457,7 +534,7 @@ fn put_list<T: Technique>(out: &mut BytesMut, list: &[T]) {
 }
 
 /// Reads a compression list of at most `max` known techniques.
-fn get_list<T: Technique>(
+pub(crate) fn get_list<T: Technique>(
     r: &mut Reader<'_>,
     max: usize,
     field: &'static str,
@@ -481,7 +558,7 @@ fn get_list<T: Technique>(
 }
 
 /// A technique agreed by a server: a known one, and never ANY.
-fn get_technique<T: Technique>(value: u32, field: &'static str) -> Result<T, WireError> {
+pub(crate) fn get_technique<T: Technique>(value: u32, field: &'static str) -> Result<T, WireError> {
     T::from_value(value)
         .filter(|t| Some(*t) != T::ANY)
         .ok_or(WireError::InvalidValue {

@@ -30,6 +30,7 @@
 
 #![deny(missing_docs)]
 
+pub mod channel;
 pub mod compression;
 mod cursor;
 pub mod error;
@@ -49,9 +50,9 @@ pub use frame::{
     FRAME_OVERHEAD, HEADER_LEN, SOCKET_CONVERSATION,
 };
 pub use handshake::{
-    negotiate, negotiate_heartbeat, ClientHello, HelloFlags, Negotiated, ServerHello, ServerLimits,
-    MAGIC, MINOR_WITH_COMPRESSION, MINOR_WITH_CONTEXT, MINOR_WITH_CREDENTIALS, MINOR_WITH_PUBSUB,
-    MINOR_WITH_SET, PROTOCOL_MAJOR, PROTOCOL_MINOR,
+    negotiate, negotiate_heartbeat, peek_hello_kind, ClientHello, HelloFlags, HelloKind,
+    Negotiated, ServerHello, ServerLimits, MAGIC, MINOR_WITH_COMPRESSION, MINOR_WITH_CONTEXT,
+    MINOR_WITH_CREDENTIALS, MINOR_WITH_PUBSUB, MINOR_WITH_SET, PROTOCOL_MAJOR, PROTOCOL_MINOR,
 };
 pub use inbound::{Inbound, Received};
 pub use notice::CloseNotice;
