@@ -252,6 +252,27 @@ impl QueueDefinition {
     }
 }
 
+/// SYSTEM.CHANNEL.SYNCQ: where message channels keep their synchronization data
+/// (sequence numbers, in-doubt batches), on every queue manager.
+pub const CHANNEL_SYNC_QUEUE: &str = "SYSTEM.CHANNEL.SYNCQ";
+/// SYSTEM.CHANNEL.INITQ: the channel initiation queue, where trigger messages that
+/// start sender channels arrive, on every queue manager.
+pub const CHANNEL_INITIATION_QUEUE: &str = "SYSTEM.CHANNEL.INITQ";
+
+/// The channel queues every queue manager has, as MQ ships them on distributed
+/// platforms: SYSTEM.CHANNEL.SYNCQ (persistent by default, deep, since it holds a
+/// record per channel) and SYSTEM.CHANNEL.INITQ (a plain local queue). MQ's INDXTYPE of
+/// the sync queue is z/OS only.
+pub fn shipped_channel_queues() -> [QueueDefinition; 2] {
+    let mut sync = QueueDefinition::new(CHANNEL_SYNC_QUEUE, QueueType::Local);
+    sync.attributes.def_persistence = YesNo::Yes;
+    sync.attributes.max_depth = 999_999_999;
+    sync.attributes.descr = "Channel synchronization data".into();
+    let mut init = QueueDefinition::new(CHANNEL_INITIATION_QUEUE, QueueType::Local);
+    init.attributes.descr = "Channel initiation queue".into();
+    [sync, init]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
