@@ -143,8 +143,7 @@ impl Qm {
             options: GetOptionFlags::NO_SYNCPOINT,
             ..GetOptions::default()
         };
-        let got = self
-            .qm
+        self.qm
             .get(
                 self.conn,
                 h,
@@ -156,8 +155,7 @@ impl Qm {
             )
             .done()
             .expect("get finished")
-            .expect("a message");
-        got
+            .expect("a message")
     }
 }
 
