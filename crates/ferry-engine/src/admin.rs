@@ -103,7 +103,8 @@ impl QueueManager {
     }
 
     /// ALTER Qxxx: replaces an existing queue's attributes. While open, changing
-    /// SHARE to NOSHARE with several input handles, or changing USAGE, needs `force`.
+    /// SHARE to NOSHARE with several input handles, or changing USAGE, needs `force`;
+    /// USAGE never changes on a queue holding messages (NotEmpty).
     /// Disabling GET ends waiting gets with 2016.
     pub fn alter_queue(
         &mut self,
@@ -129,6 +130,15 @@ impl QueueManager {
             }
             let old = &entry.def.attributes;
             let new = &def.attributes;
+            let holds_messages = entry
+                .local
+                .as_ref()
+                .is_some_and(|q| q.store.depth() > 0 || q.uncommitted() > 0);
+            if old.usage != new.usage && holds_messages {
+                // MQ: a queue's messages were put for its usage (a transmission queue's
+                // carry an MQXQH), so USAGE changes only on an empty queue, FORCE or not.
+                return Err(AdminError::NotEmpty { name: def.name });
+            }
             if !force {
                 let input_handles = entry.local.as_ref().map_or(0, |q| q.open_input());
                 if old.shareable && !new.shareable && input_handles > 1 {
