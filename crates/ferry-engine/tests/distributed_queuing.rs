@@ -205,6 +205,25 @@ fn a_remote_definition_resolves_to_its_transmission_queue() {
         ),
         ("APP.IN", "QM2")
     );
+    // MQINQ on a remote definition: its own attributes.
+    use ferry_mqi::inquire::selector as sel;
+    use ferry_mqi::InquireValue;
+    let asked = [
+        sel::Q_TYPE,
+        sel::REMOTE_Q_NAME,
+        sel::REMOTE_Q_MGR_NAME,
+        sel::XMIT_Q_NAME,
+    ];
+    let values = q.qm.inquire(q.conn, opened.hobj, &asked).unwrap();
+    assert_eq!(
+        values,
+        [
+            InquireValue::Int(6),
+            InquireValue::Str("APP.IN".into()),
+            InquireValue::Str("QM2".into()),
+            InquireValue::Str("X".into()),
+        ]
+    );
     // RQMNAME names this queue manager: RNAME is a queue here.
     let here = q.open("R.HERE", OUT).unwrap();
     assert_eq!(

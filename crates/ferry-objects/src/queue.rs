@@ -168,11 +168,11 @@ attribute_table! {
     target_type: TargetType = "TARGTYPE", Keyword { values: TargetType::KEYWORDS }, default TargetType::Queue,
         applies ALIAS, inq None, rw, "Whether TARGET names a queue or a topic.";
     remote_name: String = "RNAME", Name { max_len: 48 }, default String::new(),
-        applies REMOTE, inq None, rw, "Name of the queue on the remote queue manager.";
+        applies REMOTE, inq Some(sel::REMOTE_Q_NAME), rw, "Name of the queue on the remote queue manager.";
     remote_qmgr_name: String = "RQMNAME", Name { max_len: 48 }, default String::new(),
-        applies REMOTE, inq None, rw, "Name of the remote queue manager.";
+        applies REMOTE, inq Some(sel::REMOTE_Q_MGR_NAME), rw, "Name of the remote queue manager.";
     xmit_q: String = "XMITQ", Name { max_len: 48 }, default String::new(),
-        applies REMOTE, inq None, rw, "Transmission queue to use (blank: the one named like RQMNAME).";
+        applies REMOTE, inq Some(sel::XMIT_Q_NAME), rw, "Transmission queue to use (blank: the one named like RQMNAME).";
     monitoring: MonitoringLevel = "MONQ", Keyword { values: MonitoringLevel::KEYWORDS }, default MonitoringLevel::QMgr,
         applies LM, inq None, rw, "Monitoring data collection (MSGAGE, QTIME).";
     np_msg_class: NonPersistentClass = "NPMCLASS", Keyword { values: NonPersistentClass::KEYWORDS }, default NonPersistentClass::Normal,
