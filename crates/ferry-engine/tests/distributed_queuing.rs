@@ -461,8 +461,8 @@ fn reply_to_queue_manager_is_filled_as_mq_does() {
 fn sent_from_qm1(remote: &str, qmgr: &str, xmitq: &str) -> (TransmissionHeader, Vec<u8>) {
     let mut q1 = qm1();
     q1.xmitq("QM2.OLD");
-    // QM3 is reached through QM2 (reference example: the alias routes, the header
-    // keeps QM3).
+    // QM3 is reached through QM2, as MQ documents it: the alias chooses the route, the
+    // header keeps QM3.
     q1.remote("QM3", "", "QM3", "QM2");
     let h = q1.open_in(qmgr, remote, OUT).unwrap().hobj;
     let mut md = MessageDescriptor {
