@@ -12,6 +12,7 @@ use crate::objects::QueueId;
 use crate::qmgr::QueueManager;
 use ferry_mqi::{validate_channel_name, validate_object_name, ReasonCode};
 use ferry_objects::authinfo::{AuthInfoType, DEFAULT_IDPWOS};
+use ferry_objects::queue::shipped_channel_queues;
 use ferry_objects::queue::{DefinitionType, Enablement};
 use ferry_objects::status::{ConnectionStatus, HandleStatus, QueueStatus};
 use ferry_objects::topic::shipped_model_queues;
@@ -102,7 +103,8 @@ impl QueueManager {
     }
 
     /// ALTER Qxxx: replaces an existing queue's attributes. While open, changing
-    /// SHARE to NOSHARE with several input handles, or changing USAGE, needs `force`.
+    /// SHARE to NOSHARE with several input handles, or changing USAGE, needs `force`;
+    /// USAGE never changes on a queue holding messages (NotEmpty).
     /// Disabling GET ends waiting gets with 2016.
     pub fn alter_queue(
         &mut self,
@@ -128,6 +130,15 @@ impl QueueManager {
             }
             let old = &entry.def.attributes;
             let new = &def.attributes;
+            let holds_messages = entry
+                .local
+                .as_ref()
+                .is_some_and(|q| q.store.depth() > 0 || q.uncommitted() > 0);
+            if old.usage != new.usage && holds_messages {
+                // MQ: a queue's messages were put for its usage (a transmission queue's
+                // carry an MQXQH), so USAGE changes only on an empty queue, FORCE or not.
+                return Err(AdminError::NotEmpty { name: def.name });
+            }
             if !force {
                 let input_handles = entry.local.as_ref().map_or(0, |q| q.open_input());
                 if old.shareable && !new.shareable && input_handles > 1 {
@@ -701,7 +712,8 @@ impl QueueManager {
     /// Creates the objects `crtmqm` makes, where missing: SYSTEM.DEFAULT.LOCAL.QUEUE,
     /// SYSTEM.DEFAULT.MODEL.QUEUE, SYSTEM.DEFAULT.ALIAS.QUEUE,
     /// SYSTEM.DEFAULT.REMOTE.QUEUE, SYSTEM.DEAD.LETTER.QUEUE, SYSTEM.ADMIN.COMMAND.QUEUE,
-    /// SYSTEM.RETAINED.PUB.QUEUE (retained publications),
+    /// SYSTEM.RETAINED.PUB.QUEUE (retained publications), the channel queues
+    /// SYSTEM.CHANNEL.SYNCQ and SYSTEM.CHANNEL.INITQ,
     /// the model queues of managed subscriptions SYSTEM.DURABLE.MODEL.QUEUE (PERMDYN) and
     /// SYSTEM.NDURABLE.MODEL.QUEUE (TEMPDYN), topic objects SYSTEM.BASE.TOPIC (the root,
     /// with MQ's shipped values) and SYSTEM.DEFAULT.TOPIC (the DEFINE template), channels SYSTEM.DEF.SVRCONN, SYSTEM.DEF.AMQP (PORT(5672): the AMQP channel a new
@@ -722,7 +734,8 @@ impl QueueManager {
         let queues = queues
             .into_iter()
             .map(|(name, qt)| QueueDefinition::new(name, qt))
-            .chain(shipped_model_queues());
+            .chain(shipped_model_queues())
+            .chain(shipped_channel_queues());
         for mut def in queues {
             if self.queues.lookup(&def.name).is_none() {
                 def.attributes.creation_date = date.clone();
@@ -781,6 +794,43 @@ impl QueueManager {
             self.qmgr.creation_date = date;
             self.qmgr.creation_time = time;
         }
+    }
+}
+
+impl QueueManager {
+    /// Defines the channel queues ([`shipped_channel_queues`]) a queue manager made by
+    /// a Ferry from before distributed queuing lacks, once: recovery calls it at every
+    /// start, and it adds only what is missing from a queue manager that has the
+    /// shipped objects (SYSTEM.DEFAULT.LOCAL.QUEUE; an engine made bare, as tests make
+    /// them, gets nothing). Each addition is a [`CatalogueChange`], so the server saves
+    /// the definitions. Returns the names added.
+    pub fn define_missing_channel_queues(
+        &mut self,
+        now: Timestamp,
+        fx: &mut Effects,
+    ) -> Vec<String> {
+        if self.queues.lookup("SYSTEM.DEFAULT.LOCAL.QUEUE").is_none() {
+            return Vec::new();
+        }
+        let (date, time) = admin_date_time(now);
+        let mut added = Vec::new();
+        for mut def in shipped_channel_queues() {
+            if self.queues.lookup(&def.name).is_some() {
+                continue;
+            }
+            def.attributes.creation_date = date.clone();
+            def.attributes.creation_time = time.clone();
+            def.attributes.alteration_date = date.clone();
+            def.attributes.alteration_time = time.clone();
+            let name = def.name.clone();
+            self.queues.insert(def);
+            fx.push(Effect::CatalogueChanged(CatalogueChange::Queue(
+                name.clone(),
+            )));
+            added.push(name);
+        }
+        debug_assert!(added.iter().all(|n| self.queues.lookup(n).is_some()));
+        added
     }
 }
 

@@ -8,7 +8,7 @@ use crate::objects::QueueId;
 use crate::queue::{Criteria, MsgKey};
 use crate::selection::SharedFilter;
 use crate::uow::UnitOfWork;
-use ferry_mqi::{GetOptions, OpenOptions};
+use ferry_mqi::{FixedStr, GetOptions, OpenOptions};
 use std::fmt;
 
 /// A connection (MQ's Hconn), unique for the life of the queue manager.
@@ -62,6 +62,23 @@ pub(crate) enum HandleTarget {
     Topic,
     /// A subscription (MQ's Hsub).
     Subscription(crate::pubsub::subscription::SubKey),
+    /// A queue on another queue manager (`crate::name_resolution`): puts go onto a
+    /// transmission queue with a transmission queue header naming it.
+    Remote(RemoteTarget),
+}
+
+/// Where a handle to a remote destination sends its messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RemoteTarget {
+    /// The first definition in the resolution path (the QREMOTE opened, or the
+    /// queue-manager alias ObjectQMgrName named): its PUT, DEFPSIST and DEFPRTY apply.
+    pub definition: Option<QueueId>,
+    /// The transmission queue (a local queue, USAGE(XMITQ)) the messages wait on.
+    pub xmit_q: QueueId,
+    /// RemoteQName of the transmission queue header.
+    pub remote_q_name: FixedStr<48>,
+    /// RemoteQMgrName of the transmission queue header.
+    pub remote_qmgr_name: FixedStr<48>,
 }
 
 /// One open handle.

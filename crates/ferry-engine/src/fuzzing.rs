@@ -6,6 +6,11 @@
 //! [`decode_everything`], and a proptest in this crate's tests calls it too, so stable CI
 //! covers the same path. Besides "never panics", it checks that whatever decodes re-encodes
 //! to a payload that decodes to the same record, byte for byte where the versions match.
+//!
+//! The same input also goes through the transmission queue header's decoder
+//! ([`ferry_mqi::fuzzing::decode_transmission_header`]): a message on a transmission
+//! queue comes back from disk as a logged body that starts with an MQXQH, and the
+//! channel that sends it decodes that header.
 
 use crate::journal::{kind, Record, FORMAT_VERSION};
 
@@ -22,6 +27,7 @@ pub fn decode_everything(data: &[u8]) {
     if let Some((&k, payload)) = data.split_first() {
         check(k, payload);
     }
+    ferry_mqi::fuzzing::decode_transmission_header(data);
 }
 
 /// Decodes one payload; if it decodes, re-encodes the record and checks the round trip.

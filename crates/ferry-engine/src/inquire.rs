@@ -75,6 +75,11 @@ impl QueueManager {
             .map(|&s| match h.target {
                 HandleTarget::QMgr => self.inquire_qmgr(s),
                 HandleTarget::Queue { opened, .. } => self.inquire_queue(opened, s),
+                // A remote definition opened by name: its own attributes.
+                HandleTarget::Remote(r) => match r.definition {
+                    Some(def) => self.inquire_queue(def, s),
+                    None => Err(ReasonCode::NotOpenForInquire.into()),
+                },
                 HandleTarget::Topic | HandleTarget::Subscription(_) => {
                     Err(ReasonCode::NotOpenForInquire.into())
                 }

@@ -89,6 +89,19 @@ impl QueueManager {
                         i + 1
                     );
                 }
+                if let HandleTarget::Remote(r) = h.target {
+                    // Name resolution only ever chose a local queue, and a queue's type
+                    // never changes (a deleted one fails the next put with 2052).
+                    let xmitq = self.queues.get(r.xmit_q);
+                    assert!(
+                        xmitq.is_none_or(|q| q.local.is_some()),
+                        "{conn:?}: a remote handle's transmission queue is not local"
+                    );
+                    assert!(
+                        !r.remote_qmgr_name.is_blank(),
+                        "{conn:?}: remote handle without a queue manager"
+                    );
+                }
                 let HandleTarget::Queue { local, .. } = h.target else {
                     continue;
                 };

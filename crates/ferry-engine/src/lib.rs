@@ -14,7 +14,9 @@
 //! Modules: [`clock`] (time and MQ date formats), [`msgid`] (unique ids), `queue`
 //! (storage and indexes), `waiters`, `uow`, `connection`, `objects` (the catalogue),
 //! [`selection`] (message selectors), `handoff` (where a message that becomes available
-//! goes), one module per verb group: `open`, `put`, `get` (with `group`: message groups and
+//! goes), `name_resolution` (where MQOPEN's names lead: a queue here or a transmission
+//! queue towards another queue manager), `remote_put` (messages for other queue
+//! managers, headed by an MQXQH), one module per verb group: `open`, `put`, `get` (with `group`: message groups and
 //! segments), `syncpoint`, `inquire`,
 //! `admin`, `browse_lock` (MQGMO_LOCK/UNLOCK) and `browse_marks`
 //! (MQGMO_MARK_BROWSE_HANDLE), [`consumer`] (async consumers with credit, MQCB-like, for
@@ -104,6 +106,7 @@ pub mod inquire;
 pub(crate) mod invariants;
 pub mod journal;
 pub mod msgid;
+pub(crate) mod name_resolution;
 pub mod objects;
 pub mod open;
 pub mod pubsub;
@@ -113,6 +116,7 @@ pub mod qmgr;
 pub(crate) mod queue;
 pub mod recovery;
 pub(crate) mod redelivery_delay;
+pub(crate) mod remote_put;
 pub(crate) mod report;
 pub mod selection;
 pub mod set;

@@ -3,16 +3,17 @@
 //! queues (temporary ones die with the handle that made them).
 
 use crate::clock::Timestamp;
-use crate::connection::{ConnId, Handle, HandleTarget, Hobj, InputMode};
+use crate::connection::{ConnId, Handle, HandleTarget, Hobj, InputMode, RemoteTarget};
 use crate::effects::{CatalogueChange, Effect, Effects};
 use crate::journal::{kind, LogRecord};
+use crate::name_resolution::{NameResolver, RemoteRoute, Resolved};
 use crate::objects::QueueId;
 use crate::qmgr::QueueManager;
 use crate::selection::{MessageFilter, SharedFilter};
 use crate::settle::Settlement;
 use ferry_mqi::{
-    validate_object_name, CloseOptions, MqError, ObjectDescriptor, ObjectType, OpenOptions,
-    ReasonCode,
+    validate_object_name, CloseOptions, FixedStr, MqError, ObjectDescriptor, ObjectType,
+    OpenOptions, ReasonCode,
 };
 use ferry_objects::queue::{DefaultShareOption, DefinitionType};
 use ferry_objects::{QueueDefinition, QueueType};
@@ -26,9 +27,11 @@ pub struct Opened {
     pub hobj: Hobj,
     /// The name opened: for a model queue, the dynamic queue's name (MQOD ObjectName).
     pub object_name: String,
-    /// The local queue the name resolved to (MQOD ResolvedQName); blank for the QM.
+    /// The queue the name resolved to (MQOD ResolvedQName): a local queue, or for a
+    /// remote destination the queue's name on its queue manager; blank for the QM.
     pub resolved_q_name: String,
-    /// The queue manager owning it (MQOD ResolvedQMgrName).
+    /// The queue manager owning it (MQOD ResolvedQMgrName): this one, or the remote
+    /// queue manager the transmission queue header names.
     pub resolved_qmgr_name: String,
 }
 
@@ -118,9 +121,13 @@ impl QueueManager {
         if !for_put1 && c.open_count >= max_handles {
             return Err(ReasonCode::HandleNotAvailable.into());
         }
+        // A queue on another queue manager is checked once resolved (`open_queue`).
+        let qmgr_named = self.names_other_qmgr(od);
         let checked = match od.object_type {
             ObjectType::QMgr => Some((ProfileObjectType::Qmgr, self.name.as_str())),
-            ObjectType::Queue => Some((ProfileObjectType::Queue, od.object_name.as_str())),
+            ObjectType::Queue if !qmgr_named => {
+                Some((ProfileObjectType::Queue, od.object_name.as_str()))
+            }
             _ => None,
         };
         if let Some((object_type, name)) = checked {
@@ -182,17 +189,63 @@ impl QueueManager {
     ) -> Result<Opened, MqError> {
         let name = od.object_name.as_str();
         validate_object_name(name).map_err(|_| MqError::from(ReasonCode::ObjectNameError))?;
-        let qmgr_name = od.object_qmgr_name.as_str();
-        if !qmgr_name.is_empty() && qmgr_name != self.name {
-            return Err(ReasonCode::UnknownObjectQMgr.into());
+        let qmgr_named = self.names_other_qmgr(od);
+        let not_output = access_options() - OpenOptions::OUTPUT;
+        if qmgr_named && options.intersects(not_output) {
+            // MQ: only output reaches a queue named with another queue manager's name
+            // (even an alias of this one).
+            return Err(ReasonCode::OptionNotValidForType.into());
+        }
+        let resolved = NameResolver {
+            local_qmgr: &self.name,
+            default_xmit_q: &self.qmgr.default_xmit_q,
+            lookup: |n: &str| {
+                let id = self.queues.lookup(n)?;
+                self.queues.get(id).map(|e| &e.def)
+            },
+        }
+        .resolve(od.object_qmgr_name.as_str(), name)
+        .map(|r| match r {
+            Resolved::Local { name, via } => Ok((name, via)),
+            Resolved::Remote(route) => Err(route),
+        })?;
+        let (local_name, via) = match resolved {
+            Ok(local) => local,
+            Err(route) => return self.open_remote(conn, od, options, route, fx),
+        };
+        let input_like = OpenOptions::INPUT_AS_Q_DEF
+            | OpenOptions::INPUT_SHARED
+            | OpenOptions::INPUT_EXCLUSIVE
+            | OpenOptions::BROWSE
+            | OpenOptions::SET;
+        if via.is_some() && options.intersects(input_like) {
+            // A remote definition is opened for output or inquire only, even when it
+            // names a queue of this queue manager.
+            return Err(ReasonCode::OptionNotValidForType.into());
+        }
+        if qmgr_named {
+            // A queue-manager alias of this queue manager: the queue it leads to.
+            let alternate = od.alternate_user_id.as_str();
+            self.check_open(
+                conn,
+                ProfileObjectType::Queue,
+                &local_name,
+                options,
+                alternate,
+                fx,
+            )?;
         }
         let id = self
             .queues
-            .lookup(name)
+            .lookup(&local_name)
             .ok_or(ReasonCode::UnknownObjectName)?;
+        let via_id = via.as_deref().and_then(|v| self.queues.lookup(v));
         let entry = self.queues.get(id).ok_or(ReasonCode::UnknownObjectName)?;
         let (opened, local, created) = match entry.def.queue_type {
-            QueueType::Local => (id, id, false),
+            QueueType::Local => (via_id.unwrap_or(id), id, false),
+            QueueType::Alias if via_id.is_some() => {
+                (via_id.unwrap_or(id), self.queues.alias_base(entry)?, false)
+            }
             QueueType::Alias => (id, self.queues.alias_base(entry)?, false),
             QueueType::Model => {
                 let model = entry.def.clone();
@@ -210,8 +263,8 @@ impl QueueManager {
                 self.grant_creator(conn, &created_name, permanent, fx);
                 (nid, nid, true)
             }
-            // Distributed queuing (remote definitions, transmission queues) is not there yet.
-            QueueType::Remote => return Err(ReasonCode::QTypeError.into()),
+            // `crate::name_resolution` never leaves a remote definition here.
+            QueueType::Remote => return Err(ReasonCode::UnexpectedError.into()),
         };
         let entry = self
             .queues
@@ -264,6 +317,84 @@ impl QueueManager {
             object_name,
             resolved_q_name: resolved,
             resolved_qmgr_name: self.name.clone(),
+        })
+    }
+
+    /// True when `od` names a queue manager other than this one (ObjectQMgrName not
+    /// blank and not this queue manager's name).
+    fn names_other_qmgr(&self, od: &ObjectDescriptor) -> bool {
+        let qm = od.object_qmgr_name.as_str().trim();
+        od.object_type == ObjectType::Queue && !qm.is_empty() && qm != self.name
+    }
+
+    /// Opens a handle to a queue on another queue manager, reached through `route`'s
+    /// transmission queue. Only output (and inquire, on a remote definition named by
+    /// ObjectName) is allowed: 2045 otherwise. Authority: the remote definition was
+    /// checked as named, before resolution; a queue named with another queue manager's
+    /// name needs the authorities on the transmission queue (as MQ's OAM checks it).
+    fn open_remote(
+        &mut self,
+        conn: ConnId,
+        od: &ObjectDescriptor,
+        options: OpenOptions,
+        route: RemoteRoute,
+        fx: &mut Effects,
+    ) -> Result<Opened, MqError> {
+        let mut allowed = OpenOptions::OUTPUT;
+        if !route.qmgr_named {
+            allowed |= OpenOptions::INQUIRE;
+        }
+        if options.intersects(access_options() - allowed) {
+            return Err(ReasonCode::OptionNotValidForType.into());
+        }
+        if route.qmgr_named {
+            let alternate = od.alternate_user_id.as_str();
+            self.check_open(
+                conn,
+                ProfileObjectType::Queue,
+                &route.xmit_q,
+                options,
+                alternate,
+                fx,
+            )?;
+        }
+        let xmit_q = self
+            .queues
+            .lookup(&route.xmit_q)
+            .ok_or(ReasonCode::UnknownXmitQ)?;
+        let definition = route
+            .definition
+            .as_deref()
+            .and_then(|d| self.queues.lookup(d));
+        debug_assert!(
+            self.queues.local_mut(xmit_q).is_some(),
+            "resolved to a local queue"
+        );
+        let target = RemoteTarget {
+            definition,
+            xmit_q,
+            remote_q_name: FixedStr::truncating(&route.remote_q_name),
+            remote_qmgr_name: FixedStr::truncating(&route.remote_qmgr_name),
+        };
+        let object_name = od.object_name.as_str().to_string();
+        let c = self.conns.get_mut(&conn).ok_or(ReasonCode::HconnError)?;
+        let hobj = c.add_handle(Handle {
+            target: HandleTarget::Remote(target),
+            options,
+            input: InputMode::None,
+            name: object_name.clone(),
+            cursor: None,
+            lock: None,
+            owns_temp_queue: false,
+            selection: None,
+            saved_context: None,
+            groups: Default::default(),
+        });
+        Ok(Opened {
+            hobj,
+            object_name,
+            resolved_q_name: route.remote_q_name,
+            resolved_qmgr_name: route.remote_qmgr_name,
         })
     }
 

@@ -21,8 +21,8 @@ use bytes::Bytes;
 use ferry_mqi::descriptor::{persistence, NONE_ID};
 use ferry_mqi::report::ReportKind;
 use ferry_mqi::{
-    CloseOptions, FixedStr, MessageDescriptor, MqError, ObjectDescriptor, OpenOptions,
-    PutOptionFlags, PutOptions, ReasonCode,
+    CloseOptions, MessageDescriptor, MqError, ObjectDescriptor, OpenOptions, PutOptionFlags,
+    PutOptions, ReasonCode,
 };
 use ferry_objects::queue::{Enablement, YesNo};
 
@@ -70,12 +70,16 @@ impl QueueManager {
         let result = (|| -> Result<Option<ReasonCode>, MqError> {
             let o = pmo.options;
             self.check_running(o.contains(PutOptionFlags::FAIL_IF_QUIESCING))?;
+            let reply_to = self.reply_to_resolution(md);
             let max_uncommitted = self.qmgr.max_uncommitted_msgs.max(0) as usize;
             let qm_max_len = self.qmgr.max_msg_length.max(0) as usize;
             let c = self.conns.get_mut(&conn).ok_or(ReasonCode::HconnError)?;
             let h = c.handle(hobj).ok_or(ReasonCode::HobjError)?;
             if h.target == HandleTarget::Topic {
                 return self.publish(conn, hobj, md, pmo, body, properties, now, fx);
+            }
+            if let HandleTarget::Remote(target) = h.target {
+                return self.put_remote(conn, hobj, target, md, pmo, body, properties, now, fx);
             }
             let HandleTarget::Queue { opened, local } = h.target else {
                 return Err(ReasonCode::NotOpenForOutput.into());
@@ -137,8 +141,9 @@ impl QueueManager {
                     h.groups.put = p.apply(md, &mut self.ids, h.groups.put);
                 }
             }
-            if !md.reply_to_q.is_blank() && md.reply_to_qmgr.is_blank() {
-                md.reply_to_qmgr = FixedStr::truncating(&self.name);
+            if let Some((q, qm)) = reply_to {
+                md.reply_to_q = q;
+                md.reply_to_qmgr = qm;
             }
             complete_put_context(
                 md,

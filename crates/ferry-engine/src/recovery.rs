@@ -315,6 +315,8 @@ impl Recovery<'_> {
         for (id, m) in expired {
             self.qm.report_expired(id, &m, now, fx);
         }
+        // A queue manager from before distributed queuing gets its channel queues once.
+        self.qm.define_missing_channel_queues(now, fx);
         self.summary
     }
 

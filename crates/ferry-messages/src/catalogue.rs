@@ -3,7 +3,7 @@
 //! Families, as in MQ: 5xxx listener and channel events, 6xxx and 7xxx the queue
 //! manager's storage (recovery log, queue files, object definitions) and configuration,
 //! 8xxx control commands and MQSC responses, 9xxx channels and connections (and MQSC
-//! responses MQ has no number for, FRY9001-FRY9006). The error log suppresses repeats of
+//! responses MQ has no number for, FRY9002-FRY9006). The error log suppresses repeats of
 //! the 9xxx family by default (ferry-server's `error_log::suppression`).
 //!
 //! To add a message: take MQ's number if MQ has the message, else a free number in its
@@ -387,9 +387,6 @@ catalogue! {
         "Correct MQSCConfig in qm.ini or the file's permissions, then restart the queue manager, or run the script with ferry mqsc.";
 
     // ---- 9xxx: channels and connections; MQSC responses without an MQ number -------------
-    REMOTE_QUEUES_LATER = 9001 Error "Remote queue definitions (QREMOTE) come with message channels, which Ferry does not support yet; {0} was not processed.",
-        "QREMOTE objects address queues on other queue managers, which needs message channels between queue managers.",
-        "Define local or alias queues for now.";
     NOT_SUPPORTED = 9002 Error "{0} is valid MQSC but Ferry does not support it yet.",
         "The command is MQ's, but Ferry does not implement it; nothing was changed.",
         "See docs/mqsc.md for the commands Ferry runs.";

@@ -84,6 +84,12 @@ pub mod selector {
     pub const BACKOUT_REQ_Q_NAME: Selector = 2019;
     /// MQCA_Q_MGR_DESC.
     pub const Q_MGR_DESC: Selector = 2014;
+    /// MQCA_REMOTE_Q_MGR_NAME: a remote definition's RQMNAME.
+    pub const REMOTE_Q_MGR_NAME: Selector = 2017;
+    /// MQCA_REMOTE_Q_NAME: a remote definition's RNAME.
+    pub const REMOTE_Q_NAME: Selector = 2018;
+    /// MQCA_XMIT_Q_NAME: a remote definition's XMITQ.
+    pub const XMIT_Q_NAME: Selector = 2024;
 }
 
 /// One answer of MQINQ.

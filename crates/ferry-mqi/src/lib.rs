@@ -11,6 +11,7 @@ pub mod conname;
 pub mod dead_letter;
 pub mod descriptor;
 pub mod fixed;
+pub mod fuzzing;
 pub mod inquire;
 pub mod names;
 pub mod object;
@@ -19,6 +20,7 @@ pub mod properties;
 pub mod reason;
 pub mod report;
 pub mod subscription;
+pub mod transmission;
 
 pub use compression::{HeaderCompression, MessageCompression, Technique};
 pub use descriptor::{CorrelId, MessageDescriptor, MsgId};
@@ -32,3 +34,4 @@ pub use options::{
 pub use properties::{MessageProperties, PropertyError, PropertyRef, PropertyValue};
 pub use reason::{CompCode, MqError, ReasonCode};
 pub use subscription::{SubscribeOptions, SubscriptionDescriptor};
+pub use transmission::{TransmissionHeader, TransmissionHeaderError, FORMAT_XMIT_Q_HEADER};

@@ -186,10 +186,19 @@ reason_codes! {
     UnknownObjectName = 2085, "MQRC_UNKNOWN_OBJECT_NAME", false;
     /// The object's queue manager is not known.
     UnknownObjectQMgr = 2086, "MQRC_UNKNOWN_OBJECT_Q_MGR", false;
-    /// The remote queue manager is not known (a report to another queue manager).
+    /// The remote queue manager is not known: no queue-manager alias, transmission
+    /// queue or DEFXMITQ leads to it (MQOPEN/MQPUT1, or a report to another queue
+    /// manager).
     UnknownRemoteQMgr = 2087, "MQRC_UNKNOWN_REMOTE_Q_MGR", false;
     /// The wait interval is not valid.
     WaitIntervalError = 2090, "MQRC_WAIT_INTERVAL_ERROR", false;
+    /// MQOPEN/MQPUT1 to a remote queue manager: the transmission queue chosen (a
+    /// QREMOTE's XMITQ, or the queue named like the remote queue manager) is not a
+    /// local queue.
+    XmitQTypeError = 2091, "MQRC_XMIT_Q_TYPE_ERROR", false;
+    /// MQOPEN/MQPUT1 to a remote queue manager: the transmission queue chosen is a
+    /// local queue without USAGE(XMITQ).
+    XmitQUsageError = 2092, "MQRC_XMIT_Q_USAGE_ERROR", false;
     /// The object already exists.
     ObjectAlreadyExists = 2100, "MQRC_OBJECT_ALREADY_EXISTS", false;
     /// The object is damaged.
@@ -251,6 +260,14 @@ reason_codes! {
     UnknownEntity = 2292, "MQRC_UNKNOWN_ENTITY", false;
     /// An unexpected error occurred inside the queue manager.
     UnexpectedError = 2195, "MQRC_UNEXPECTED_ERROR", false;
+    /// A QREMOTE's XMITQ names a queue that does not exist.
+    UnknownXmitQ = 2196, "MQRC_UNKNOWN_XMIT_Q", false;
+    /// The queue manager's DEFXMITQ names a queue that does not exist.
+    UnknownDefXmitQ = 2197, "MQRC_UNKNOWN_DEF_XMIT_Q", false;
+    /// The queue manager's DEFXMITQ names a queue that is not a local queue.
+    DefXmitQTypeError = 2198, "MQRC_DEF_XMIT_Q_TYPE_ERROR", false;
+    /// The queue manager's DEFXMITQ names a local queue without USAGE(XMITQ).
+    DefXmitQUsageError = 2199, "MQRC_DEF_XMIT_Q_USAGE_ERROR", false;
     /// The connection is quiescing.
     ConnectionQuiescing = 2202, "MQRC_CONNECTION_QUIESCING", false;
     /// The connection is stopping.

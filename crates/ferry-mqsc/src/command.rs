@@ -447,11 +447,6 @@ pub enum Command {
         /// Connections and fields.
         selection: Selection,
     },
-    /// A remote queue command: valid MQSC, answered with FRY9001E.
-    RemoteQueue {
-        /// The command as a short phrase, e.g. `DEFINE QREMOTE(X)`.
-        what: String,
-    },
     /// Valid MQSC that Ferry does not implement yet (FRY9002E).
     Unsupported {
         /// The command as a short phrase, e.g. `DEFINE TOPIC`.

@@ -97,7 +97,7 @@ pub fn needed(cmd: &Command, qmgr: &str) -> Vec<Needed> {
         | Command::DisplayAuthRec { .. }
         | Command::DisplayEntAuth { .. }
         | Command::PingQmgr => on(T::Qmgr, qmgr, Dsp),
-        Command::RemoteQueue { .. } | Command::Unsupported { .. } | Command::End => Vec::new(),
+        Command::Unsupported { .. } | Command::End => Vec::new(),
     }
 }
 

@@ -121,7 +121,7 @@ pub fn render_attributes() -> String {
     let mut out = String::new();
     let sections: [(&str, String); 7] = [
         (
-            "Queue attributes (DEFINE/ALTER/DISPLAY QLOCAL, QMODEL, QALIAS)",
+            "Queue attributes (DEFINE/ALTER/DISPLAY QLOCAL, QMODEL, QALIAS, QREMOTE)",
             attribute_table::<QueueAttributes>(&queue_types),
         ),
         (

@@ -327,9 +327,6 @@ pub fn execute(cmd: &Command, target: &mut dyn AdminTarget) -> CommandResult {
             conn_type,
             selection,
         } => display_conn(target, *conn_type, selection),
-        Command::RemoteQueue { what } => {
-            CommandResult::failed(&messages::REMOTE_QUEUES_LATER, &[what])
-        }
         Command::Unsupported { what } => CommandResult::failed(&messages::NOT_SUPPORTED, &[what]),
         Command::PingQmgr => CommandResult::done(&messages::PING_COMPLETE),
         Command::DefineAuthInfo {

@@ -293,12 +293,6 @@ impl Parser<'_> {
             ("STOP", Obj::Conn) => Ok(Command::Unsupported {
                 what: "STOP CONN".into(),
             }),
-            ("DEFINE" | "ALTER" | "DELETE" | "DISPLAY", Obj::Queue(QueueType::Remote)) => {
-                let name = self.name(obj_param, "QREMOTE", NameRule::Object, verb == "DISPLAY")?;
-                Ok(Command::RemoteQueue {
-                    what: format!("{verb} QREMOTE({})", name.text()),
-                })
-            }
             ("DEFINE", Obj::Queue(qt)) => self.define_queue(qt, obj_param, &rest),
             ("ALTER", Obj::Queue(qt)) => self.alter_queue(qt, obj_param, &rest),
             ("DELETE", Obj::Queue(qt)) => self.delete_queue(qt, obj_param, &rest),

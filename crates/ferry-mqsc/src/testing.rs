@@ -95,7 +95,12 @@ impl MemoryTarget {
     /// SYSTEM.BASE.TOPIC.
     pub fn with_defaults(name: &str) -> Self {
         let mut t = Self::new(name);
-        for qt in [QueueType::Local, QueueType::Model, QueueType::Alias] {
+        for qt in [
+            QueueType::Local,
+            QueueType::Model,
+            QueueType::Alias,
+            QueueType::Remote,
+        ] {
             let def = QueueDefinition::new(default_queue_name(qt), qt);
             t.queues.insert(def.name.clone(), def);
         }

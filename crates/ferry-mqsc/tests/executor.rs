@@ -616,14 +616,8 @@ fn connections() {
 }
 
 #[test]
-fn remote_and_unsupported_answer_clearly() {
+fn unsupported_commands_answer_clearly() {
     let mut t = target();
-    let lines = fails(&mut t, "DEFINE QREMOTE(R) RNAME(X) RQMNAME(QM2)");
-    assert_eq!(
-        lines,
-        vec!["FRY9001E: Remote queue definitions (QREMOTE) come with message channels, which Ferry does not support yet; DEFINE QREMOTE(R) was not processed."]
-    );
-    assert!(!t.queues.contains_key("R"));
     let lines = fails(&mut t, "DEFINE NAMELIST(N)");
     assert_eq!(
         lines,
@@ -681,4 +675,53 @@ fn a_display_of_thousands_of_objects_is_cut_at_the_output_bound() {
     // A narrower DISPLAY answers whole.
     let few = ok(&mut t, "DISPLAY QLOCAL(BULK.Q0001*) MAXDEPTH");
     assert_eq!(few.iter().filter(|l| l.contains("QUEUE(BULK.")).count(), 10);
+}
+
+#[test]
+fn remote_queue_definitions_are_defined_altered_shown_and_deleted() {
+    let mut t = target();
+    ok(&mut t, "DEFINE QLOCAL(QM2) USAGE(XMITQ)");
+    assert_eq!(t.queues["QM2"].attributes.usage, Usage::TransmissionQueue);
+    assert_eq!(
+        ok(
+            &mut t,
+            "DEFINE QREMOTE(R) RNAME(APP.IN) RQMNAME(QM2) XMITQ(QM2) DEFPSIST(YES)"
+        ),
+        vec!["FRY8006I: Ferry queue created."]
+    );
+    let r = &t.queues["R"];
+    assert_eq!(r.queue_type, QueueType::Remote);
+    assert_eq!(r.attributes.remote_name, "APP.IN");
+    assert_eq!(r.attributes.remote_qmgr_name, "QM2");
+    assert_eq!(r.attributes.xmit_q, "QM2");
+    // A queue-manager alias and a reply-to alias are QREMOTEs too.
+    ok(
+        &mut t,
+        "DEFINE QREMOTE(QM3) RNAME(' ') RQMNAME(QM3) XMITQ(QM2)",
+    );
+    ok(
+        &mut t,
+        "DEFINE QREMOTE(MY.REPLY) RNAME(REAL.REPLY) RQMNAME(QM2)",
+    );
+    ok(&mut t, "ALTER QREMOTE(R) XMITQ(' ')");
+    assert_eq!(t.queues["R"].attributes.xmit_q, "");
+    let lines = ok(&mut t, "DISPLAY QREMOTE(R)");
+    let text = lines.join("\n");
+    assert!(text.contains("QUEUE(R)"), "{text}");
+    assert!(text.contains("TYPE(QREMOTE)"), "{text}");
+    assert!(text.contains("RNAME(APP.IN)"), "{text}");
+    assert!(text.contains("RQMNAME(QM2)"), "{text}");
+    assert!(text.contains("XMITQ( )"), "{text}");
+    assert!(!text.contains("MAXDEPTH"), "{text}");
+    let lines = ok(&mut t, "DISPLAY QUEUE(*) TYPE(QREMOTE) RQMNAME");
+    let queues: Vec<&String> = lines.iter().filter(|l| l.contains("QUEUE(")).collect();
+    assert_eq!(
+        queues.len(),
+        4,
+        "R, QM3, MY.REPLY and the default: {lines:?}"
+    );
+    assert!(lines.iter().all(|l| !l.contains("QUEUE(QM2)")), "{lines:?}");
+    assert!(fails(&mut t, "ALTER QLOCAL(R) PUT(DISABLED)")[0].starts_with("FRY8147E"));
+    ok(&mut t, "DELETE QREMOTE(R)");
+    assert!(!t.queues.contains_key("R"));
 }

@@ -706,10 +706,38 @@ fn status_commands() {
 #[test]
 fn remote_queues_and_unsupported_commands_parse() {
     assert!(matches!(
-        ok("DEFINE QREMOTE(R) RNAME(X) RQMNAME(QM2)"),
-        Command::RemoteQueue { ref what } if what == "DEFINE QREMOTE(R)"
+        ok("DEFINE QREMOTE(R) RNAME(X) RQMNAME(QM2) XMITQ(QM2)"),
+        Command::DefineQueue { queue_type: QueueType::Remote, ref name, .. } if name == "R"
     ));
-    assert!(matches!(ok("DEF QR(R)"), Command::RemoteQueue { .. }));
+    assert!(matches!(
+        ok("DEF QR(R)"),
+        Command::DefineQueue {
+            queue_type: QueueType::Remote,
+            ..
+        }
+    ));
+    assert!(matches!(
+        ok("ALTER QREMOTE(R) XMITQ(' ')"),
+        Command::AlterQueue {
+            queue_type: QueueType::Remote,
+            ..
+        }
+    ));
+    assert!(matches!(
+        ok("DELETE QR(R)"),
+        Command::DeleteQueue {
+            queue_type: QueueType::Remote,
+            ..
+        }
+    ));
+    assert!(matches!(
+        ok("DIS QREMOTE(*) RNAME RQMNAME XMITQ"),
+        Command::DisplayQueue { .. }
+    ));
+    // Attributes of other queue types do not apply, nor PURGE.
+    assert!(parse_command("DEFINE QREMOTE(R) MAXDEPTH(5)").is_err());
+    assert!(parse_command("DEFINE QLOCAL(L) RNAME(X)").is_err());
+    assert!(parse_command("DELETE QREMOTE(R) PURGE").is_err());
     assert!(matches!(
         ok("DEFINE SUB(S) TOPICSTR('a/b')"),
         Command::DefineSubscription { .. }

@@ -168,11 +168,11 @@ attribute_table! {
     target_type: TargetType = "TARGTYPE", Keyword { values: TargetType::KEYWORDS }, default TargetType::Queue,
         applies ALIAS, inq None, rw, "Whether TARGET names a queue or a topic.";
     remote_name: String = "RNAME", Name { max_len: 48 }, default String::new(),
-        applies REMOTE, inq None, rw, "Name of the queue on the remote queue manager.";
+        applies REMOTE, inq Some(sel::REMOTE_Q_NAME), rw, "Name of the queue on the remote queue manager.";
     remote_qmgr_name: String = "RQMNAME", Name { max_len: 48 }, default String::new(),
-        applies REMOTE, inq None, rw, "Name of the remote queue manager.";
+        applies REMOTE, inq Some(sel::REMOTE_Q_MGR_NAME), rw, "Name of the remote queue manager.";
     xmit_q: String = "XMITQ", Name { max_len: 48 }, default String::new(),
-        applies REMOTE, inq None, rw, "Transmission queue to use (blank: the one named like RQMNAME).";
+        applies REMOTE, inq Some(sel::XMIT_Q_NAME), rw, "Transmission queue to use (blank: the one named like RQMNAME).";
     monitoring: MonitoringLevel = "MONQ", Keyword { values: MonitoringLevel::KEYWORDS }, default MonitoringLevel::QMgr,
         applies LM, inq None, rw, "Monitoring data collection (MSGAGE, QTIME).";
     np_msg_class: NonPersistentClass = "NPMCLASS", Keyword { values: NonPersistentClass::KEYWORDS }, default NonPersistentClass::Normal,
@@ -250,6 +250,27 @@ impl QueueDefinition {
             attributes,
         }
     }
+}
+
+/// SYSTEM.CHANNEL.SYNCQ: where message channels keep their synchronization data
+/// (sequence numbers, in-doubt batches), on every queue manager.
+pub const CHANNEL_SYNC_QUEUE: &str = "SYSTEM.CHANNEL.SYNCQ";
+/// SYSTEM.CHANNEL.INITQ: the channel initiation queue, where trigger messages that
+/// start sender channels arrive, on every queue manager.
+pub const CHANNEL_INITIATION_QUEUE: &str = "SYSTEM.CHANNEL.INITQ";
+
+/// The channel queues every queue manager has, as MQ ships them on distributed
+/// platforms: SYSTEM.CHANNEL.SYNCQ (persistent by default, deep, since it holds a
+/// record per channel) and SYSTEM.CHANNEL.INITQ (a plain local queue). MQ's INDXTYPE of
+/// the sync queue is z/OS only.
+pub fn shipped_channel_queues() -> [QueueDefinition; 2] {
+    let mut sync = QueueDefinition::new(CHANNEL_SYNC_QUEUE, QueueType::Local);
+    sync.attributes.def_persistence = YesNo::Yes;
+    sync.attributes.max_depth = 999_999_999;
+    sync.attributes.descr = "Channel synchronization data".into();
+    let mut init = QueueDefinition::new(CHANNEL_INITIATION_QUEUE, QueueType::Local);
+    init.attributes.descr = "Channel initiation queue".into();
+    [sync, init]
 }
 
 #[cfg(test)]

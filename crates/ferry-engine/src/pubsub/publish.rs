@@ -228,8 +228,9 @@ impl QueueManager {
         if o.contains(PutOptionFlags::NEW_CORREL_ID) {
             md.correl_id = self.ids.next_id();
         }
-        if !md.reply_to_q.is_blank() && md.reply_to_qmgr.is_blank() {
-            md.reply_to_qmgr = FixedStr::truncating(&self.name);
+        if let Some((q, qm)) = self.reply_to_resolution(md) {
+            md.reply_to_q = q;
+            md.reply_to_qmgr = qm;
         }
         let c = self.conns.get(&conn).ok_or(ReasonCode::HconnError)?;
         complete_put_context(

@@ -139,6 +139,25 @@ fn alter_needs_force_for_noshare_and_usage_while_open() {
 }
 
 #[test]
+fn usage_changes_only_on_an_empty_queue() {
+    let mut h = Harness::new();
+    h.local("Q");
+    let c = h.conn();
+    let o = h.open(c, "Q", IO);
+    h.put(c, o, b"x");
+    let now = t(&h);
+    let mut d = h.qm.queue("Q").unwrap();
+    d.attributes.usage = Usage::TransmissionQueue;
+    assert_eq!(
+        h.qm.alter_queue(d.clone(), true, now, &mut h.fx),
+        Err(AdminError::NotEmpty { name: "Q".into() }),
+        "FORCE or not"
+    );
+    h.get_body(c, o).unwrap();
+    h.qm.alter_queue(d, true, now, &mut h.fx).unwrap();
+}
+
+#[test]
 fn delete_rules() {
     let mut h = Harness::new();
     h.local("Q");

@@ -375,3 +375,46 @@ fn topics_need_pub_and_sub_on_the_node_or_an_administrative_node_above_it() {
     );
     h.qm.subscribe(fred, &sd, None, None, t, &mut h.fx).unwrap();
 }
+
+/// Distributed queuing (`crate::name_resolution`): a remote definition is checked as
+/// named, as an alias is; a queue named with another queue manager's name is checked on
+/// the transmission queue it resolves to.
+#[test]
+fn remote_destinations_are_checked_on_the_definition_or_the_transmission_queue() {
+    let mut h = checked();
+    h.define("QM2", QueueType::Local, |a| {
+        a.usage = ferry_objects::queue::Usage::TransmissionQueue
+    });
+    h.define("R", QueueType::Remote, |a| {
+        a.remote_name = "APP".into();
+        a.remote_qmgr_name = "QM2".into();
+    });
+    let (t, e) = (ProfileObjectType::Queue, EntityType::Group);
+    grant(
+        &mut h,
+        ProfileObjectType::Qmgr,
+        QMGR_PROFILE,
+        e,
+        "apps",
+        &[Authority::Connect],
+    );
+    grant(&mut h, t, "R", e, "apps", &[Authority::Put]);
+    let c = connect(&mut h, "bob-apps").unwrap();
+    h.try_open(c, "R", OpenOptions::OUTPUT).unwrap();
+    let mut od = ObjectDescriptor::queue("APP").unwrap();
+    od.object_qmgr_name = ferry_mqi::FixedStr::new("QM2").unwrap();
+    let tm = h.t();
+    let refused = h.qm.open(c, &od, OpenOptions::OUTPUT, tm, &mut h.fx);
+    assert_eq!(rc(refused), ReasonCode::NotAuthorized);
+    assert_eq!(
+        denials(&mut h),
+        [(
+            "bob-apps".to_string(),
+            "QM2".to_string(),
+            Authorities::of(&[Authority::Put])
+        )]
+    );
+    grant(&mut h, t, "QM2", e, "apps", &[Authority::Put]);
+    h.qm.open(c, &od, OpenOptions::OUTPUT, tm, &mut h.fx)
+        .unwrap();
+}

@@ -35,7 +35,8 @@ fn needs_an_access_option_and_one_input_option() {
     od.object_qmgr_name = ferry_mqi::FixedStr::new("OTHER").unwrap();
     assert_eq!(
         rc(h.qm.open(c, &od, OpenOptions::OUTPUT, t, &mut h.fx)),
-        ReasonCode::UnknownObjectQMgr
+        ReasonCode::UnknownRemoteQMgr,
+        "no alias, transmission queue or DEFXMITQ leads to OTHER"
     );
     assert_eq!(
         rc(h.qm.open(
