@@ -1,5 +1,8 @@
 //! The receiving side of a native connection as the queue manager reads it: one client
-//! hello, then frames, out of one read buffer that grows with what arrives.
+//! hello, then frames, out of one read buffer that grows with what arrives. A connection
+//! that opens with a channel hello instead (another queue manager's message channel) is
+//! reported as such, and its buffer handed to the channel code with
+//! [`Inbound::into_buffer`].
 //!
 //! A socket task asks [`Inbound::read_buffer`] for the buffer to read into, reads into
 //! its spare capacity, reports the count with [`Inbound::filled`], then takes whatever
@@ -15,7 +18,9 @@
 
 use bytes::BytesMut;
 
+use crate::channel::ChannelHello;
 use crate::handshake::MAX_HELLO_LEN;
+use crate::handshake::{peek_hello_kind, HelloKind};
 use crate::{decode_frame, ClientHello, Frame, WireError};
 
 /// The least room offered to a read once the hello is done: a request or a few.
@@ -29,6 +34,9 @@ pub const READ_MAX: usize = 64 * 1024;
 pub enum Received {
     /// The client's hello (always first, exactly once).
     Hello(ClientHello),
+    /// Instead of a client hello: another queue manager's message channel starts. The
+    /// rest of the conversation is the channel protocol's ([`Inbound::into_buffer`]).
+    ChannelHello(Box<ChannelHello>),
     /// A frame after the hello.
     Frame(Frame),
 }
@@ -94,6 +102,12 @@ impl Inbound {
     /// complete. An error is a protocol violation: the connection must be closed.
     pub fn take(&mut self) -> Result<Option<Received>, WireError> {
         if !self.hello_done {
+            if peek_hello_kind(&self.buf)? == Some(HelloKind::Channel) {
+                return Ok(ChannelHello::decode(&mut self.buf)?.map(|h| {
+                    self.hello_done = true;
+                    Received::ChannelHello(Box::new(h))
+                }));
+            }
             return Ok(ClientHello::decode(&mut self.buf)?.map(|h| {
                 self.hello_done = true;
                 Received::Hello(h)
@@ -118,6 +132,11 @@ impl Inbound {
     /// allocator to return them to the system).
     pub fn take_released(&mut self) -> usize {
         std::mem::take(&mut self.released)
+    }
+
+    /// The bytes read and not taken, for the code a channel hello hands the connection to.
+    pub fn into_buffer(self) -> BytesMut {
+        self.buf
     }
 
     /// Whether the hello was taken.

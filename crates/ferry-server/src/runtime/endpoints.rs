@@ -58,6 +58,32 @@ pub trait ChannelEndpoints {
     fn stop_all(&self, why: &str);
 }
 
+/// A protocol's channels shared with the rest of its module (the message channels,
+/// which the native listeners hand their partners' conversations).
+impl<T: ChannelEndpoints> ChannelEndpoints for std::rc::Rc<T> {
+    fn serves(&self, kind: ChannelType) -> bool {
+        (**self).serves(kind)
+    }
+    fn start(&self, name: &str) -> Result<(), AdminError> {
+        (**self).start(name)
+    }
+    fn stop(&self, name: &str, mode: StopMode) -> Result<(), AdminError> {
+        (**self).stop(name, mode)
+    }
+    fn status(&self, matches: &dyn Fn(&str) -> bool) -> Vec<ChannelStatus> {
+        (**self).status(matches)
+    }
+    fn listening_ports(&self) -> Vec<u16> {
+        (**self).listening_ports()
+    }
+    fn start_all(&self) -> Vec<String> {
+        (**self).start_all()
+    }
+    fn stop_all(&self, why: &str) {
+        (**self).stop_all(why)
+    }
+}
+
 /// Every protocol's listeners and channels, one handle.
 pub struct Endpoints {
     listeners: Box<dyn ListenerEndpoints>,

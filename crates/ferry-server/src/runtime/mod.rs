@@ -24,6 +24,7 @@ mod import_layers;
 mod log_driver;
 mod log_tasks;
 mod memory;
+mod message_channel;
 mod native;
 mod queue_files;
 mod reply_wait;
@@ -46,6 +47,7 @@ use ferry_engine::QueueManager;
 use ferry_objects::listener::ListenerControl;
 use ferry_objects::ListenerDefinition;
 use server::Server;
+
 use std::rc::Rc;
 use std::time::Duration;
 use tokio::signal::unix::{signal, SignalKind};
@@ -402,12 +404,16 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
         Some(recovered.log),
         catalogue_writer,
         |server| {
+            // Message channel conversations arrive on the native listeners.
+            let message_channels = message_channel::MessageChannels::new(server);
+            svrconns.hand_channels_to(message_channels.clone());
             // Every protocol's listeners and channels: a new protocol registers here.
             Endpoints::new(
                 Box::new(native::NativeListeners::new(server, svrconns.clone())),
                 vec![
                     Box::new(amqp::AmqpChannels::new(server)),
                     Box::new(native::SvrconnChannels::new(svrconns.clone())),
+                    Box::new(message_channels),
                 ],
             )
         },

@@ -295,6 +295,7 @@ impl ChannelEndpoints for AmqpChannels {
         let why = match mode {
             StopMode::Quiesce => "the channel was stopped (STOP CHANNEL MODE(QUIESCE))",
             StopMode::Force => "the channel was stopped (STOP CHANNEL MODE(FORCE))",
+            StopMode::Terminate => "the channel was stopped (STOP CHANNEL MODE(TERMINATE))",
         };
         close_ended(server, name, conns, why);
         server.publish_status();

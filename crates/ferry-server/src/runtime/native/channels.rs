@@ -31,9 +31,22 @@ pub struct Svrconns {
     admitted: Cell<u32>,
     /// Every socket, client or bindings, for closing them all at an immediate stop.
     sockets: RefCell<Vec<Weak<SocketShared>>>,
+    /// Where a socket that opens with a channel hello (another queue manager's message
+    /// channel) is handed.
+    partners: std::cell::OnceCell<Rc<crate::runtime::message_channel::MessageChannels>>,
 }
 
 impl Svrconns {
+    /// Sockets opening with a channel hello go to `channels` from now on.
+    pub fn hand_channels_to(&self, channels: Rc<crate::runtime::message_channel::MessageChannels>) {
+        let _ = self.partners.set(channels);
+    }
+
+    /// Where channel conversations go, once set.
+    pub(super) fn partners(&self) -> Option<Rc<crate::runtime::message_channel::MessageChannels>> {
+        self.partners.get().cloned()
+    }
+
     /// Client sockets admitted on a channel and not yet closed (MaxChannels counts them).
     pub(super) fn admitted(&self) -> u32 {
         self.admitted.get()

@@ -508,7 +508,33 @@ pub async fn serve<R, W>(
     )
     .await
     {
-        Ok(Ok(Some(h))) => h,
+        Ok(Ok(Some(Opening::Client(h)))) => h,
+        Ok(Ok(Some(Opening::Channel(hello)))) => {
+            // Another queue manager's message channel: not a client instance.
+            drop(registered);
+            match (svrconns.partners(), transport) {
+                (Some(partners), Transport::Tcp { peer, .. }) => {
+                    crate::runtime::message_channel::serve_partner(
+                        partners,
+                        server.clone(),
+                        *hello,
+                        reader,
+                        writer,
+                        inbound.into_buffer(),
+                        peer,
+                    )
+                    .await;
+                }
+                _ => {
+                    server.error_log.borrow_mut().write(
+                        &messages::PROTOCOL_ERROR,
+                        &[&peer_text, &"a channel hello on the bindings socket"],
+                    );
+                }
+            }
+            server.lifecycle_wake.notify_one();
+            return;
+        }
         Ok(Ok(None)) => return,
         Ok(Err(e)) => {
             server
@@ -647,16 +673,26 @@ pub async fn serve<R, W>(
     server.lifecycle_wake.notify_one();
 }
 
-/// Reads the client hello (at most [`ferry_wire::handshake::MAX_HELLO_LEN`] bytes are
-/// buffered for it); `None` when the peer goes before sending it. Counts the bytes read.
+/// What a connection opens with.
+enum Opening {
+    /// An application's client hello.
+    Client(ClientHello),
+    /// Another queue manager's message channel.
+    Channel(Box<ferry_wire::channel::ChannelHello>),
+}
+
+/// Reads the client hello, or a channel hello (at most
+/// [`ferry_wire::handshake::MAX_HELLO_LEN`] bytes are buffered for it); `None` when the
+/// peer goes before sending it. Counts the bytes read.
 async fn read_hello<R: AsyncRead + Unpin>(
     reader: &mut R,
     inbound: &mut Inbound,
     bytes_read: &mut u64,
-) -> Result<Option<ClientHello>, WireError> {
+) -> Result<Option<Opening>, WireError> {
     loop {
         match inbound.take()? {
-            Some(Received::Hello(h)) => return Ok(Some(h)),
+            Some(Received::Hello(h)) => return Ok(Some(Opening::Client(h))),
+            Some(Received::ChannelHello(h)) => return Ok(Some(Opening::Channel(h))),
             Some(Received::Frame(f)) => {
                 return Err(WireError::UnexpectedVerb {
                     verb: f.verb.code(),
@@ -917,7 +953,7 @@ fn decode_batch(
 ) -> Option<ReadEnd> {
     loop {
         match inbound.take() {
-            Ok(Some(Received::Hello(_))) => {
+            Ok(Some(Received::Hello(_) | Received::ChannelHello(_))) => {
                 return Some(ReadEnd::Protocol(WireError::UnexpectedVerb {
                     verb: 0,
                     expected: "a frame after the hello",

@@ -1,0 +1,388 @@
+//! Message channels: the agents that move messages between queue managers.
+//!
+//! A message channel has two ends with one name. The **sending** end (SDR, or SVR with a
+//! CONNAME) drains its transmission queue: it connects to the partner's listener, agrees
+//! on the channel's values, and sends each message in batches that the receiving end
+//! confirms ([`sender`]). The **receiving** end (RCVR) is a conversation the native
+//! listener hands over when a channel hello arrives: it puts each message where its
+//! transmission header says, and commits each batch before confirming it
+//! ([`receiver`]). Assured delivery rests on the synchronisation records both ends keep
+//! on SYSTEM.CHANNEL.SYNCQ ([`sync_record`]); each agent reaches the engine through a
+//! connection of its own ([`engine_session`]).
+//!
+//! [`MessageChannels`] is what START, STOP, RESET and RESOLVE CHANNEL and DISPLAY
+//! CHSTATUS reach (through `endpoints`): one [`Agent`] per channel that has run, holding
+//! the status MQ shows. The wire protocol is `ferry_wire::channel` (docs/protocol.md).
+
+mod dead_letter;
+mod engine_session;
+mod io;
+mod receiver;
+mod sender;
+mod sync_record;
+
+pub(crate) use receiver::serve_partner;
+
+use crate::messages;
+use crate::runtime::clock;
+use crate::runtime::endpoints::ChannelEndpoints;
+use crate::runtime::server::Server;
+use engine_session::EngineSession;
+use ferry_objects::channel::ChannelType;
+use ferry_objects::status::{ChannelStatus, MessageChannelState, MessageChannelStatus};
+use ferry_objects::{AdminError, ChannelDefinition, StopMode};
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+use std::rc::{Rc, Weak};
+use tokio::sync::Notify;
+use tokio::task::AbortHandle;
+
+/// The agent of one message channel: its status, and how a stop reaches it.
+pub(crate) struct Agent {
+    /// The channel's name.
+    pub name: String,
+    /// Its type.
+    pub channel_type: ChannelType,
+    /// What DISPLAY CHSTATUS shows.
+    pub status: RefCell<MessageChannelStatus>,
+    /// STOP CHANNEL asked for this, and the agent has not ended yet.
+    stop: Cell<Option<StopMode>>,
+    /// Wakes the agent when a stop is asked.
+    pub stop_wake: Notify,
+    /// The agent's task, while it runs.
+    task: RefCell<Option<AbortHandle>>,
+    /// The agent's engine connection, while it has one: ended at once by a forced stop
+    /// or an adopting conversation, so its unit of work is backed out before anything
+    /// else reads the synchronisation record.
+    session: RefCell<Option<Rc<EngineSession>>>,
+    /// RESET CHANNEL asked the next start to tell the partner this sequence number.
+    pub reset_seq: Cell<Option<u32>>,
+    /// Counts the receiving conversations: only the latest may change the status.
+    generation: Cell<u64>,
+}
+
+impl Agent {
+    fn new(name: &str, channel_type: ChannelType) -> Rc<Agent> {
+        Rc::new(Agent {
+            name: name.to_string(),
+            channel_type,
+            status: RefCell::new(MessageChannelStatus::new(MessageChannelState::Inactive)),
+            stop: Cell::new(None),
+            stop_wake: Notify::new(),
+            task: RefCell::new(None),
+            session: RefCell::new(None),
+            reset_seq: Cell::new(None),
+            generation: Cell::new(0),
+        })
+    }
+
+    /// A receiving conversation takes the channel over: the one before it (if still
+    /// running) is ended at once, its batch backed out, and told it is superseded.
+    /// Returns the new conversation's generation.
+    pub fn adopt(&self) -> u64 {
+        self.end_now();
+        let g = self.generation.get() + 1;
+        self.generation.set(g);
+        self.stop_wake.notify_one();
+        g
+    }
+
+    /// Whether the conversation of generation `g` is still the channel's.
+    pub fn is_current(&self, g: u64) -> bool {
+        self.generation.get() == g
+    }
+
+    /// The channel's state now.
+    pub fn state(&self) -> MessageChannelState {
+        self.status.borrow().state
+    }
+
+    /// Moves to `state` (a substate belongs to the state it was set in).
+    pub fn set_state(&self, state: MessageChannelState) {
+        let mut s = self.status.borrow_mut();
+        s.state = state;
+        s.substate.clear();
+        if !state.is_active() {
+            s.stop_requested = false;
+            s.in_doubt = false;
+            s.current_messages = 0;
+        }
+    }
+
+    /// What the agent does now (SUBSTATE).
+    pub fn set_substate(&self, substate: &str) {
+        let mut s = self.status.borrow_mut();
+        s.substate.clear();
+        s.substate.push_str(substate);
+    }
+
+    /// The stop asked for, if any.
+    pub fn stop_requested(&self) -> Option<StopMode> {
+        self.stop.get()
+    }
+
+    /// The agent's engine connection is `session` (or none).
+    pub fn hold_session(&self, session: Option<Rc<EngineSession>>) {
+        *self.session.borrow_mut() = session;
+    }
+
+    /// Ends the agent now: its engine connection first (backing out a batch in
+    /// progress), then its task.
+    fn end_now(&self) {
+        if let Some(session) = self.session.borrow_mut().take() {
+            session.end(false);
+        }
+        if let Some(task) = self.task.borrow_mut().take() {
+            task.abort();
+        }
+    }
+
+    /// The record DISPLAY CHSTATUS shows.
+    fn channel_status(&self) -> ChannelStatus {
+        let status = self.status.borrow().clone();
+        let mut c = ChannelStatus::new(
+            self.name.clone(),
+            self.channel_type,
+            status.state.is_active(),
+            0,
+        );
+        c.started_ms = status.started_ms;
+        c.messages_sent = status.messages;
+        c.bytes_sent = status.bytes_sent;
+        c.bytes_received = status.bytes_received;
+        c.last_message_ms = status.last_message_ms;
+        c.message = Some(status);
+        c
+    }
+}
+
+/// Every message channel's agent, and how START and STOP CHANNEL reach them.
+pub struct MessageChannels {
+    server: Weak<Server>,
+    agents: RefCell<BTreeMap<String, Rc<Agent>>>,
+}
+
+impl MessageChannels {
+    /// No agent yet, for the server `server` will point at.
+    pub fn new(server: &Weak<Server>) -> Rc<Self> {
+        Rc::new(MessageChannels {
+            server: server.clone(),
+            agents: RefCell::new(BTreeMap::new()),
+        })
+    }
+
+    fn server(&self) -> Result<Rc<Server>, AdminError> {
+        self.server.upgrade().ok_or_else(|| AdminError::Failed {
+            reason: ferry_mqi::ReasonCode::QMgrStopping,
+            text: "the queue manager is ending".to_string(),
+        })
+    }
+
+    /// The agent of channel `name` (made on first use).
+    pub(crate) fn agent(&self, name: &str, channel_type: ChannelType) -> Rc<Agent> {
+        let mut agents = self.agents.borrow_mut();
+        let agent = agents
+            .entry(name.to_string())
+            .or_insert_with(|| Agent::new(name, channel_type));
+        if agent.channel_type != channel_type {
+            // Redefined with another type: a fresh agent.
+            *agent = Agent::new(name, channel_type);
+        }
+        agent.clone()
+    }
+
+    /// Starts the sending agent of `def` (`triggered`: it first waits, INACTIVE, for a
+    /// message on its transmission queue).
+    fn spawn_sender(&self, server: &Rc<Server>, def: &ChannelDefinition, triggered: bool) {
+        let agent = self.agent(&def.name, def.channel_type);
+        agent.stop.set(None);
+        agent.set_state(if triggered {
+            MessageChannelState::Inactive
+        } else {
+            MessageChannelState::Starting
+        });
+        let task = tokio::task::spawn_local(sender::run(server.clone(), agent.clone(), triggered));
+        let old = agent.task.borrow_mut().replace(task.abort_handle());
+        if let Some(old) = old {
+            old.abort();
+        }
+    }
+}
+
+/// The definition of channel `name`, if it is a message channel.
+fn definition(server: &Server, name: &str) -> Result<ChannelDefinition, AdminError> {
+    server
+        .engine
+        .borrow()
+        .channel(name)
+        .filter(|d| d.channel_type.is_message_channel())
+        .ok_or_else(|| AdminError::NotFound {
+            name: name.to_string(),
+        })
+}
+
+/// Whether the sending channel `def`'s transmission queue asks for triggering: then the
+/// queue manager starts the channel when a message arrives (the channel initiator's
+/// role), after it ended for DISCINT, and when the queue manager starts.
+fn triggered(server: &Server, def: &ChannelDefinition) -> bool {
+    let xmitq = def.attributes.xmit_q.trim();
+    !xmitq.is_empty()
+        && server
+            .engine
+            .borrow()
+            .queue(xmitq)
+            .is_some_and(|q| q.attributes.trigger)
+}
+
+impl ChannelEndpoints for MessageChannels {
+    fn serves(&self, kind: ChannelType) -> bool {
+        kind.is_message_channel()
+    }
+
+    /// START CHANNEL: a sending channel connects to its partner now; a receiving channel
+    /// that was stopped lets its partner in again.
+    fn start(&self, name: &str) -> Result<(), AdminError> {
+        let server = self.server()?;
+        let def = definition(&server, name)?;
+        match def.channel_type {
+            ChannelType::Sender | ChannelType::Server => {
+                if def.channel_type == ChannelType::Server
+                    && def.attributes.connection_name.trim().is_empty()
+                {
+                    return Err(AdminError::Invalid(format!(
+                        "channel {name} is a server channel without CONNAME: it starts when its requester calls, which Ferry does not support yet"
+                    )));
+                }
+                let agent = self.agent(name, def.channel_type);
+                if agent.state().is_active() && agent.task.borrow().is_some() {
+                    return Err(AdminError::Failed {
+                        reason: ferry_mqi::ReasonCode::ObjectInUse,
+                        text: format!("channel {name} is in use ({})", agent.state().keyword()),
+                    });
+                }
+                self.spawn_sender(&server, &def, false);
+                Ok(())
+            }
+            ChannelType::Receiver => {
+                let agent = self.agent(name, def.channel_type);
+                agent.stop.set(None);
+                if agent.state() == MessageChannelState::Stopped {
+                    agent.set_state(MessageChannelState::Inactive);
+                }
+                Ok(())
+            }
+            _ => Err(AdminError::Invalid(format!(
+                "channel {name} is a requester channel, which Ferry does not support yet"
+            ))),
+        }
+    }
+
+    /// STOP CHANNEL: QUIESCE ends after the batch in progress; FORCE and TERMINATE end
+    /// at once, backing the batch out (the sending end resolves it at its next start).
+    fn stop(&self, name: &str, mode: StopMode) -> Result<(), AdminError> {
+        let agent =
+            self.agents
+                .borrow()
+                .get(name)
+                .cloned()
+                .ok_or_else(|| AdminError::NotFound {
+                    name: name.to_string(),
+                })?;
+        agent.stop.set(Some(mode));
+        agent.status.borrow_mut().stop_requested = true;
+        match mode {
+            StopMode::Quiesce => agent.stop_wake.notify_one(),
+            StopMode::Force | StopMode::Terminate => {
+                agent.end_now();
+                agent.stop_wake.notify_one();
+                agent.set_state(MessageChannelState::Stopped);
+                if let Ok(server) = self.server() {
+                    server
+                        .error_log
+                        .borrow_mut()
+                        .write(&messages::CHANNEL_ENDED, &[&name, &"STOP CHANNEL"]);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn status(&self, matches: &dyn Fn(&str) -> bool) -> Vec<ChannelStatus> {
+        self.agents
+            .borrow()
+            .values()
+            .filter(|a| matches(&a.name))
+            .filter(|a| {
+                a.state() != MessageChannelState::Inactive || a.status.borrow().started_ms.is_some()
+            })
+            .map(|a| a.channel_status())
+            .collect()
+    }
+
+    fn listening_ports(&self) -> Vec<u16> {
+        Vec::new()
+    }
+
+    /// Arms the sending channels whose transmission queue is triggered: each waits,
+    /// INACTIVE, for a message.
+    fn start_all(&self) -> Vec<String> {
+        let Ok(server) = self.server() else {
+            return Vec::new();
+        };
+        let senders: Vec<ChannelDefinition> = server
+            .engine
+            .borrow()
+            .channels()
+            .into_iter()
+            .filter(|d| d.channel_type.sends_messages())
+            .filter(|d| !d.attributes.connection_name.trim().is_empty())
+            .collect();
+        for def in senders {
+            if triggered(&server, &def) {
+                self.spawn_sender(&server, &def, true);
+            }
+        }
+        Vec::new()
+    }
+
+    fn stop_all(&self, why: &str) {
+        let agents: Vec<Rc<Agent>> = self.agents.borrow().values().cloned().collect();
+        for agent in agents {
+            if agent.state().is_active() || agent.task.borrow().is_some() {
+                agent.end_now();
+                if agent.state().is_active() {
+                    if let Ok(server) = self.server() {
+                        server
+                            .error_log
+                            .borrow_mut()
+                            .write(&messages::CHANNEL_ENDED, &[&agent.name, &why]);
+                    }
+                }
+                agent.set_state(MessageChannelState::Inactive);
+            }
+        }
+    }
+}
+
+/// A fresh logical unit of work id: unique for the life of the channel (time and a
+/// counter, mixed with randomness so two queue managers never collide).
+pub(crate) fn new_luwid() -> u64 {
+    thread_local! {
+        static NEXT: Cell<u64> = const { Cell::new(0) };
+    }
+    let salt = NEXT.with(|n| {
+        if n.get() == 0 {
+            let mut b = [0u8; 8];
+            // Without randomness the clock alone still orders the batches.
+            let _ = getrandom::fill(&mut b);
+            n.set(u64::from_le_bytes(b) | 1);
+        }
+        let v = n.get().wrapping_add(0x9E37_79B9_7F4A_7C15);
+        n.set(v);
+        v
+    });
+    match (clock::now().0 << 20) ^ salt {
+        0 => 1,
+        id => id,
+    }
+}

@@ -1,0 +1,414 @@
+//! Message channels between two real queue managers, set up with MQSC only: a sender
+//! drains a transmission queue to its receiver; persistent and fast non-persistent
+//! messages arrive with their descriptor and context; replies find their way back over
+//! the channel pair the other way; a message for an unknown queue goes to the
+//! dead-letter queue; DISPLAY CHSTATUS shows what an administrator expects; and the
+//! channel carries on after its receiver's queue manager is killed and restarted, with
+//! every persistent message delivered exactly once.
+
+mod common;
+
+use common::*;
+use ferry_client::Connection;
+use ferry_mqi::descriptor::{msg_type, persistence};
+use ferry_mqi::{
+    FixedStr, GetOptionFlags, MessageDescriptor, OpenOptions, PutOptionFlags, PutOptions,
+};
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// Defines on `from` what sends to `to`: the transmission queue named like `to`, the
+/// sender channel `FROM.TO.TO` (short retries every second) and its receiver on `to`.
+fn link(from: &TestQueueManager, to: &TestQueueManager) -> String {
+    let channel = format!("{}.TO.{}", from.name(), to.name());
+    mqsc_ok(
+        to,
+        &format!("DEFINE CHANNEL({channel}) CHLTYPE(RCVR) REPLACE\n"),
+    );
+    mqsc_ok(
+        from,
+        &format!(
+            "DEFINE QLOCAL({to}) USAGE(XMITQ) REPLACE\n\
+             DEFINE CHANNEL({channel}) CHLTYPE(SDR) CONNAME('localhost({port})') XMITQ({to}) SHORTTMR(1) HBINT(5) REPLACE\n",
+            to = to.name(),
+            port = to.port(),
+        ),
+    );
+    channel
+}
+
+/// Starts channel `channel` on `qm` and waits until DISPLAY CHSTATUS says RUNNING.
+fn start_channel(qm: &TestQueueManager, channel: &str) {
+    mqsc_ok(qm, &format!("START CHANNEL({channel})\n"));
+    wait_until(&format!("{channel} RUNNING on {}", qm.name()), || {
+        chstatus(qm, channel).get("STATUS").map(String::as_str) == Some("RUNNING")
+    });
+}
+
+/// DISPLAY CHSTATUS(channel) ALL as keyword → value (empty when it has no status).
+fn chstatus(qm: &TestQueueManager, channel: &str) -> BTreeMap<String, String> {
+    let out = qm.mqsc(&format!("DISPLAY CHSTATUS({channel}) ALL\n"));
+    let text = stdout(&out);
+    let mut fields = BTreeMap::new();
+    for key in [
+        "STATUS", "SUBSTATE", "MSGS", "BATCHES", "CURSEQNO", "LSTSEQNO", "INDOUBT", "RQMNAME",
+        "XMITQ", "CONNAME", "NPMSPEED", "BATCHSZ", "LSTLUWID",
+    ] {
+        if let Some(v) = attr(&text, key) {
+            fields.insert(key.to_string(), v);
+        }
+    }
+    fields
+}
+
+/// Puts `count` messages named `prefix-N` to `queue` (a remote queue definition).
+async fn put_many(conn: &Connection, queue: &str, prefix: &str, count: usize, persistent: bool) {
+    let q = open(conn, queue, OpenOptions::OUTPUT).await;
+    for i in 0..count {
+        let mut md = MessageDescriptor {
+            persistence: if persistent {
+                persistence::PERSISTENT
+            } else {
+                persistence::NOT_PERSISTENT
+            },
+            ..MessageDescriptor::default()
+        };
+        put_md(
+            &q,
+            &mut md,
+            PutOptions::new(PutOptionFlags::NO_SYNCPOINT),
+            &format!("{prefix}-{i}"),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("put {prefix}-{i} to {queue}: {e}"));
+    }
+}
+
+/// Gets every message from `queue` until none arrives for `quiet_ms`: their bodies.
+async fn drain(conn: &Connection, queue: &str, quiet_ms: i32) -> Vec<String> {
+    let q = open(conn, queue, OpenOptions::INPUT_SHARED).await;
+    let mut bodies = Vec::new();
+    loop {
+        match get_with(
+            &q,
+            gmo(
+                GetOptionFlags::WAIT | GetOptionFlags::NO_SYNCPOINT,
+                quiet_ms,
+            ),
+        )
+        .await
+        {
+            Ok((_, got)) => bodies.push(String::from_utf8(got.data.to_vec()).expect("utf-8")),
+            Err(e) if e.reason == ferry_mqi::ReasonCode::NoMsgAvailable => return bodies,
+            Err(e) => panic!("get from {queue}: {e}"),
+        }
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn messages_cross_a_sender_receiver_pair_with_their_context() {
+    let qma = start("QMA");
+    let qmb = start("QMB");
+    let channel = link(&qma, &qmb);
+    mqsc_ok(&qmb, "DEFINE QLOCAL(APP.IN)\n");
+    mqsc_ok(
+        &qma,
+        "DEFINE QREMOTE(APP.REMOTE) RNAME(APP.IN) RQMNAME(QMB) XMITQ(QMB)\n",
+    );
+    start_channel(&qma, &channel);
+
+    let a = connect(&qma.client()).await;
+    put_many(&a, "APP.REMOTE", "persistent", 40, true).await;
+    put_many(&a, "APP.REMOTE", "fast", 40, false).await;
+    // A message with its own MsgId, CorrelId, ReplyToQ and type keeps them.
+    let q = open(&a, "APP.REMOTE", OpenOptions::OUTPUT).await;
+    let mut md = MessageDescriptor {
+        msg_type: msg_type::REQUEST,
+        msg_id: *b"ferry-channel-msgid-0001",
+        correl_id: *b"ferry-channel-correl-001",
+        reply_to_q: FixedStr::truncating("APP.REPLY"),
+        persistence: persistence::PERSISTENT,
+        priority: 7,
+        ..MessageDescriptor::default()
+    };
+    put_md(
+        &q,
+        &mut md,
+        PutOptions::new(PutOptionFlags::NO_SYNCPOINT),
+        "request",
+    )
+    .await
+    .expect("put the request");
+    assert_eq!(
+        md.reply_to_qmgr.as_str(),
+        "QMA",
+        "ReplyToQMgr filled with the local QM"
+    );
+
+    let b = connect(&qmb.client()).await;
+    let inq = open(&b, "APP.IN", OpenOptions::INPUT_SHARED).await;
+    let mut bodies = Vec::new();
+    let mut request = None;
+    for _ in 0..81 {
+        let (md, got) = get_with(
+            &inq,
+            gmo(GetOptionFlags::WAIT | GetOptionFlags::NO_SYNCPOINT, 20_000),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("message {} did not arrive: {e}", bodies.len()));
+        let body = String::from_utf8(got.data.to_vec()).expect("utf-8");
+        if body == "request" {
+            request = Some(md);
+        }
+        bodies.push(body);
+    }
+    let persistent: Vec<&String> = bodies
+        .iter()
+        .filter(|b| b.starts_with("persistent-"))
+        .collect();
+    let fast: Vec<&String> = bodies.iter().filter(|b| b.starts_with("fast-")).collect();
+    assert_eq!(persistent.len(), 40);
+    assert_eq!(fast.len(), 40);
+    // One channel keeps the order of one transmission queue.
+    let expected: Vec<String> = (0..40).map(|i| format!("persistent-{i}")).collect();
+    assert_eq!(persistent, expected.iter().collect::<Vec<_>>());
+    let request = request.expect("the request arrived");
+    assert_eq!(&request.msg_id, b"ferry-channel-msgid-0001");
+    assert_eq!(&request.correl_id, b"ferry-channel-correl-001");
+    assert_eq!(request.msg_type, msg_type::REQUEST);
+    assert_eq!(request.reply_to_q.as_str(), "APP.REPLY");
+    assert_eq!(request.reply_to_qmgr.as_str(), "QMA");
+    assert_eq!(request.priority, 7);
+    assert_eq!(request.persistence, persistence::PERSISTENT);
+    assert!(
+        !request.user_identifier.as_str().is_empty(),
+        "context crossed"
+    );
+    assert_eq!(curdepth(&qma, "QMB"), 0, "the transmission queue drained");
+
+    let sender = chstatus(&qma, &channel);
+    assert_eq!(sender["STATUS"], "RUNNING");
+    assert_eq!(sender["RQMNAME"], "QMB");
+    assert_eq!(sender["XMITQ"], "QMB");
+    assert_eq!(sender["MSGS"], "81");
+    assert_eq!(sender["INDOUBT"], "NO");
+    let receiver = chstatus(&qmb, &channel);
+    assert_eq!(receiver["STATUS"], "RUNNING");
+    assert_eq!(receiver["RQMNAME"], "QMA");
+    assert_eq!(receiver["MSGS"], "81");
+    assert_eq!(
+        sender.get("LSTLUWID"),
+        receiver.get("LSTLUWID"),
+        "both ends name the same last committed batch"
+    );
+
+    mqsc_ok(&qma, &format!("STOP CHANNEL({channel})\n"));
+    wait_until("the sender STOPPED", || {
+        chstatus(&qma, &channel).get("STATUS").map(String::as_str) == Some("STOPPED")
+    });
+    wait_until("the receiver INACTIVE", || {
+        chstatus(&qmb, &channel).get("STATUS").map(String::as_str) != Some("RUNNING")
+    });
+    // Messages put while the channel is stopped wait on the transmission queue.
+    put_many(&a, "APP.REMOTE", "later", 3, true).await;
+    assert_eq!(curdepth(&qma, "QMB"), 3);
+    start_channel(&qma, &channel);
+    let later = drain(&b, "APP.IN", 3000).await;
+    assert_eq!(later, ["later-0", "later-1", "later-2"]);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn replies_come_back_over_the_channel_pair_the_other_way() {
+    let qma = start("QMA");
+    let qmb = start("QMB");
+    let ab = link(&qma, &qmb);
+    let ba = link(&qmb, &qma);
+    mqsc_ok(&qmb, "DEFINE QLOCAL(SERVICE.IN)\n");
+    mqsc_ok(&qma, "DEFINE QREMOTE(SERVICE) RNAME(SERVICE.IN) RQMNAME(QMB) XMITQ(QMB)\nDEFINE QLOCAL(APP.REPLY)\n");
+    start_channel(&qma, &ab);
+    start_channel(&qmb, &ba);
+
+    let a = connect(&qma.client()).await;
+    let b = connect(&qmb.client()).await;
+    let requests = open(&a, "SERVICE", OpenOptions::OUTPUT).await;
+    let service = open(&b, "SERVICE.IN", OpenOptions::INPUT_SHARED).await;
+    let replies = open(&a, "APP.REPLY", OpenOptions::INPUT_SHARED).await;
+    for i in 0..5 {
+        let mut md = MessageDescriptor {
+            msg_type: msg_type::REQUEST,
+            reply_to_q: FixedStr::truncating("APP.REPLY"),
+            ..MessageDescriptor::default()
+        };
+        put_md(
+            &requests,
+            &mut md,
+            PutOptions::new(PutOptionFlags::NO_SYNCPOINT),
+            &format!("ask-{i}"),
+        )
+        .await
+        .expect("put the request");
+        let (req, got) = get_with(
+            &service,
+            gmo(GetOptionFlags::WAIT | GetOptionFlags::NO_SYNCPOINT, 20_000),
+        )
+        .await
+        .expect("the request crossed");
+        assert_eq!(String::from_utf8_lossy(&got.data), format!("ask-{i}"));
+        assert_eq!(req.reply_to_qmgr.as_str(), "QMA");
+        // The responder replies to ReplyToQ at ReplyToQMgr, as MQ applications do.
+        let od = ferry_mqi::ObjectDescriptor {
+            object_name: req.reply_to_q,
+            object_qmgr_name: req.reply_to_qmgr,
+            ..ferry_mqi::ObjectDescriptor::default()
+        };
+        let mut reply = MessageDescriptor {
+            msg_type: msg_type::REPLY,
+            correl_id: req.msg_id,
+            ..MessageDescriptor::default()
+        };
+        within(
+            "put1 the reply",
+            b.put1(
+                &od,
+                &mut reply,
+                &PutOptions::new(PutOptionFlags::NO_SYNCPOINT),
+                format!("answer-{i}"),
+            ),
+        )
+        .await
+        .expect("put1 the reply");
+        let mut want = MessageDescriptor {
+            correl_id: req.msg_id,
+            ..MessageDescriptor::default()
+        };
+        let got = within(
+            "the reply",
+            replies.get(
+                &mut want,
+                &ferry_mqi::GetOptions {
+                    options: GetOptionFlags::WAIT | GetOptionFlags::NO_SYNCPOINT,
+                    wait_interval: 20_000,
+                    match_options: ferry_mqi::options::MatchOptions::CORREL_ID,
+                },
+                1024,
+            ),
+        )
+        .await
+        .expect("the reply came back");
+        assert_eq!(String::from_utf8_lossy(&got.data), format!("answer-{i}"));
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_message_for_an_unknown_queue_goes_to_the_dead_letter_queue() {
+    let qma = start("QMA");
+    let qmb = start("QMB");
+    let channel = link(&qma, &qmb);
+    mqsc_ok(
+        &qma,
+        "DEFINE QREMOTE(NOWHERE) RNAME(NO.SUCH.QUEUE) RQMNAME(QMB) XMITQ(QMB)\n",
+    );
+    start_channel(&qma, &channel);
+    let a = connect(&qma.client()).await;
+    put_many(&a, "NOWHERE", "lost", 2, true).await;
+    wait_until("two dead letters on QMB", || {
+        curdepth(&qmb, "SYSTEM.DEAD.LETTER.QUEUE") == 2
+    });
+    let b = connect(&qmb.client()).await;
+    let dlq = open(&b, "SYSTEM.DEAD.LETTER.QUEUE", OpenOptions::INPUT_SHARED).await;
+    let (md, got) = get(&dlq).await.expect("a dead letter");
+    assert_eq!(md.format.as_str(), "MQDEAD");
+    assert_eq!(&got.data[..4], b"DLH ");
+    let reason = i32::from_le_bytes(got.data[8..12].try_into().expect("4 bytes"));
+    assert_eq!(reason, 2085, "MQRC_UNKNOWN_OBJECT_NAME");
+    assert_eq!(
+        String::from_utf8_lossy(&got.data[12..60]).trim_end(),
+        "NO.SUCH.QUEUE"
+    );
+    assert!(got.data.ends_with(b"lost-0"));
+    assert!(qmb.error_log().contains("FRY9561W"), "{}", qmb.error_log());
+    assert_eq!(
+        chstatus(&qma, &channel)["STATUS"],
+        "RUNNING",
+        "the channel carries on"
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_channel_to_a_queue_manager_without_that_channel_retries_then_runs() {
+    let qma = start("QMA");
+    let qmb = start("QMB");
+    let channel = format!("{}.TO.{}", qma.name(), qmb.name());
+    mqsc_ok(
+        &qma,
+        &format!(
+            "DEFINE QLOCAL(QMB) USAGE(XMITQ)\n\
+             DEFINE CHANNEL({channel}) CHLTYPE(SDR) CONNAME('localhost({})') XMITQ(QMB) SHORTTMR(1)\n\
+             DEFINE QREMOTE(R) RNAME(IN) RQMNAME(QMB) XMITQ(QMB)\n",
+            qmb.port()
+        ),
+    );
+    mqsc_ok(&qma, &format!("START CHANNEL({channel})\n"));
+    wait_until("the sender RETRYING", || {
+        chstatus(&qma, &channel).get("STATUS").map(String::as_str) == Some("RETRYING")
+    });
+    assert!(qma.error_log().contains("FRY9503E"), "{}", qma.error_log());
+    assert!(qmb.error_log().contains("FRY9503E"), "{}", qmb.error_log());
+    // Defining the receiver lets the next retry through.
+    mqsc_ok(
+        &qmb,
+        &format!("DEFINE CHANNEL({channel}) CHLTYPE(RCVR)\nDEFINE QLOCAL(IN)\n"),
+    );
+    let a = connect(&qma.client()).await;
+    put_many(&a, "R", "m", 1, true).await;
+    wait_until("the message crossed", || curdepth(&qmb, "IN") == 1);
+    assert_eq!(chstatus(&qma, &channel)["STATUS"], "RUNNING");
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn persistent_messages_cross_exactly_once_when_the_receiver_is_killed() {
+    let qma = start("QMA");
+    let mut qmb = start("QMB");
+    let channel = link(&qma, &qmb);
+    mqsc_ok(&qmb, "DEFINE QLOCAL(APP.IN) MAXDEPTH(100000)\n");
+    mqsc_ok(
+        &qma,
+        "DEFINE QREMOTE(APP.REMOTE) RNAME(APP.IN) RQMNAME(QMB) XMITQ(QMB)\n",
+    );
+    mqsc_ok(&qma, "ALTER QLOCAL(QMB) MAXDEPTH(100000)\n");
+    start_channel(&qma, &channel);
+    let a = connect(&qma.client()).await;
+    let total = 600;
+    let putter = async {
+        put_many(&a, "APP.REMOTE", "p", total, true).await;
+    };
+    let killer = async {
+        // Kill QMB while batches cross, then start it again.
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        qmb.kill9();
+        qmb.wait_exit(Duration::from_secs(10));
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        qmb.launch();
+    };
+    tokio::join!(putter, killer);
+    let b = connect(&qmb.client()).await;
+    // Everything crosses once the channel is back (short retries every second).
+    wait_until("the transmission queue drained", || {
+        curdepth(&qma, "QMB") == 0
+    });
+    let bodies = drain(&b, "APP.IN", 3000).await;
+    let mut seen = std::collections::BTreeSet::new();
+    for body in &bodies {
+        assert!(seen.insert(body.clone()), "{body} arrived twice");
+    }
+    for i in 0..total {
+        assert!(seen.contains(&format!("p-{i}")), "p-{i} was lost");
+    }
+    assert_eq!(bodies.len(), total);
+    let log = qma.error_log();
+    assert!(
+        log.contains("FRY9547W"),
+        "the channel broke and retried: {log}"
+    );
+    eprintln!("{log}");
+}
