@@ -1,7 +1,8 @@
 //! `ferry perf ...`: the command-line face of the harness. One subcommand per workload
-//! of the reports (`rr-cc`, `rr-bb`, `rr-cb`, `sr-cc`, `ps-cc`, `connect`; `rr-dq-bb`
-//! says what it waits for), `recovery` (deep queues and restart time), plus `report` (re-render and overlay runs'
-//! JSON) and `suite` (a defined set of runs, see [`crate::suite`]). Options shared by
+//! of the reports (`rr-cc`, `rr-bb`, `rr-cb`, `sr-cc`, `ps-cc`, `connect`, `rr-dq-bb`
+//! and its client-mode variant `rr-dq-cc`), `recovery` (deep queues and restart time),
+//! plus `report` (re-render and overlay runs' JSON) and `suite` (a defined set of runs,
+//! see [`crate::suite`]). Options shared by
 //! every workload (steps, target) are separate structs flattened into each.
 //!
 //! Exit codes: 0 all steps valid, 1 setup failed or interrupted, 2 bad usage or a
@@ -22,6 +23,7 @@ use crate::progress::Progress;
 use crate::report::{self, RunReport, StepReport};
 use crate::target::{self, QueueManager};
 use crate::workload::connect::{self, ConnectConfig};
+use crate::workload::distributed;
 use crate::workload::native::{Native, NativeStreams};
 use crate::workload::native_ps::NativeTopics;
 use crate::workload::ps::{self, PsConfig};
@@ -71,21 +73,18 @@ pub enum Workload {
     /// the topics; the rate is copies delivered per second.
     #[command(name = "ps-cc")]
     PsCc(Box<PsArgs>),
-    /// RR-DQ-BB (distributed queuing between two queue managers): not available yet.
+    /// RR-DQ-BB (distributed queuing): bindings requesters on one embedded queue manager,
+    /// bindings responders on another; requests and replies cross sender/receiver
+    /// channels (one pair each way). Server CPU is both queue managers'.
     #[command(name = "rr-dq-bb")]
-    RrDqBb(Unavailable),
+    RrDqBb(Box<RrArgs>),
+    /// RR-DQ-CC: RR-DQ-BB with client-mode requesters and responders.
+    #[command(name = "rr-dq-cc")]
+    RrDqCc(Box<RrArgs>),
     /// Re-render and overlay runs' JSON files: tables, CSV, Markdown, charts.
     Report(Box<ReportArgs>),
     /// Run a defined set of runs (`standard`: about 15 minutes on a 2-CPU machine).
     Suite(Box<SuiteArgs>),
-}
-
-/// Arguments of a workload that is not available yet (all accepted, none used).
-#[derive(Args, Debug, Clone)]
-pub struct Unavailable {
-    /// Ignored.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
-    pub rest: Vec<String>,
 }
 
 /// The line that opens a run: workload, sizes, clients (`who`: `clients`,
@@ -265,7 +264,7 @@ pub struct ProtocolArgs {
     pub password: Option<String>,
 }
 
-/// `ferry perf rr-cc`, `rr-bb`, `rr-cb`, `sr-cc`.
+/// `ferry perf rr-cc`, `rr-bb`, `rr-cb`, `sr-cc`, `rr-dq-bb`, `rr-dq-cc`.
 #[derive(Args, Debug, Clone)]
 pub struct RrArgs {
     /// Steps and output.
@@ -532,12 +531,8 @@ pub fn run(args: PerfArgs) -> ExitCode {
         Workload::Connect(a) => run_connect(*a),
         Workload::Recovery(a) => run_recovery(*a),
         Workload::PsCc(a) => run_ps(*a),
-        Workload::RrDqBb(_) => {
-            return unavailable(
-                "RR-DQ-BB",
-                "channels between queue managers (sender/receiver channels, remote queues)",
-            )
-        }
+        Workload::RrDqBb(a) => run_and_write(Kind::RrDqBb, *a),
+        Workload::RrDqCc(a) => run_and_write(Kind::RrDqCc, *a),
         Workload::Report(a) => run_report(*a),
         Workload::Suite(a) => suite::run(*a),
     };
@@ -553,14 +548,6 @@ pub fn run(args: PerfArgs) -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-fn unavailable(name: &str, needs: &str) -> ExitCode {
-    eprintln!(
-        "ferry perf: {name} is not available yet: it needs {needs}, which Ferry does not have \
-         yet. Available now: rr-cc, rr-bb, rr-cb, sr-cc, ps-cc, connect, recovery."
-    );
-    ExitCode::from(2)
 }
 
 /// Resolves after SIGINT (Ctrl-C), SIGTERM or SIGHUP; names the signal.
@@ -590,7 +577,17 @@ pub fn check_args(kind: Kind, s: &StepArgs, relay: Option<&Path>) -> Result<(), 
             compression::describe(&c.0)
         )));
     }
-    if matches!(kind, Kind::RrCc | Kind::RrBb | Kind::RrCb | Kind::Connect) {
+    if kind.is_distributed() && s.compress.is_some() {
+        return Err(PerfError::Usage(
+            "--compress: RR-DQ runs measure the channels between queue managers, not a \
+             client channel's compression"
+                .into(),
+        ));
+    }
+    if matches!(
+        kind,
+        Kind::RrCc | Kind::RrBb | Kind::RrCb | Kind::Connect | Kind::RrDqBb | Kind::RrDqCc
+    ) {
         if let Responders::Fixed(n) = s.responders {
             if n < s.queues {
                 return Err(PerfError::Usage(format!(
@@ -803,7 +800,28 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
         (Kind::Connect, _) => most + steps.queues,
         _ => most + steps.responders.count(most, steps.queues),
     };
-    let mut qm = make_target(target_args, max_size, channels)?;
+    if kind.is_distributed() && (target_args.connect.is_some() || target_args.cipherspec.is_some())
+    {
+        return Err(PerfError::Usage(format!(
+            "{kind} runs two embedded queue managers linked by channels: --connect and \
+             --cipherspec are not available for it"
+        )));
+    }
+    let (mut qm, mut partner) = if kind.is_distributed() {
+        let tuning =
+            target::reports_tuning(max_size, u32::try_from(channels + 16).unwrap_or(u32::MAX));
+        let bin = target::ferry_binary()?;
+        (
+            QueueManager::embedded_named(&bin, distributed::REQUESTERS_QMGR, &tuning)?,
+            Some(QueueManager::embedded_named(
+                &bin,
+                distributed::RESPONDERS_QMGR,
+                &tuning,
+            )?),
+        )
+    } else {
+        (make_target(target_args, max_size, channels)?, None)
+    };
     let (req_mode, resp_mode) = kind.modes();
     qm.options_for(req_mode)?;
     qm.options_for(resp_mode)?;
@@ -811,12 +829,20 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
         Some(p) => format!("{}, SHARECNV {sharecnv}", p.shape()),
         None => format!("SHARECNV {sharecnv}"),
     };
+    let target_text = match &partner {
+        Some(p) => format!(
+            "requesters on {}, responders on {}",
+            qm.description(),
+            p.description()
+        ),
+        None => qm.description().to_string(),
+    };
     progress.line(&plan_line(
         &kind.to_string(),
         kind.clients_are(),
         steps,
         &sharing,
-        qm.description(),
+        &target_text,
     ));
     if qm.server_pid().is_none() {
         progress.line("note: server CPU is not measured (give --server-pid with --connect)");
@@ -831,6 +857,15 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
     let outcome = local.block_on(&rt, async {
         let work = async {
             let admin = qm.wait_ready().await?;
+            let partner_admin = match partner.as_mut() {
+                Some(p) => {
+                    let admin_b = p.wait_ready().await?;
+                    progress.status("linking the queue managers with channels");
+                    distributed::link(&qm, &admin, p, &admin_b).await?;
+                    Some(admin_b)
+                }
+                None => None,
+            };
             if let (Some(spec), None) = (&target_args.cipherspec, &target_args.connect) {
                 qm.embedded_tls(&admin, spec).await?;
                 progress.line(&format!(
@@ -923,6 +958,15 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
                     Kind::Connect => connect::prepare_queues(&admin, &conn_cfg).await?,
                     // Topics need no definition; managed subscriptions make their queues.
                     Kind::PsCc => {}
+                    Kind::RrDqBb | Kind::RrDqCc => {
+                        let (Some(p), Some(admin_b)) = (partner.as_ref(), partner_admin.as_ref())
+                        else {
+                            return Err(PerfError::Setup(
+                                "RR-DQ without its second queue manager".into(),
+                            ));
+                        };
+                        distributed::prepare_queues(&admin, p, admin_b, &rr_cfg).await?
+                    }
                     _ => rr::prepare_queues(&admin, &rr_cfg).await?,
                 }
                 series.borrow_mut().push(RunReport {
@@ -947,7 +991,7 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
                         (_, Some(p)) => p.shape(),
                         _ => steps.responders.to_string(),
                     },
-                    target: qm.description().to_string(),
+                    target: target_text.clone(),
                     cpus: measure::online_cpus(),
                     ticks_per_sec: measure::clock_ticks_per_sec(),
                     steps: Vec::new(),
@@ -974,11 +1018,29 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
                             ps::run_step(&mut native, pid, Some(&admin), &cfg, clients, progress)
                                 .await
                         }
+                        Kind::RrDqBb | Kind::RrDqCc => {
+                            let (Some(p), Some(admin_b)) =
+                                (partner.as_ref(), partner_admin.as_ref())
+                            else {
+                                return Err(PerfError::Setup(
+                                    "RR-DQ without its second queue manager".into(),
+                                ));
+                            };
+                            distributed_step(&qm, p, &admin, admin_b, &rr_cfg, clients, progress)
+                                .await
+                        }
                         _ => {
                             let mut native = Native::new(&qm, &admin, &rr_cfg)?;
                             let pid = qm.server_pid();
-                            rr::run_step(&mut native, pid, Some(&admin), &rr_cfg, clients, progress)
-                                .await
+                            rr::run_step(
+                                &mut native,
+                                pid.as_slice(),
+                                Some(&admin),
+                                &rr_cfg,
+                                clients,
+                                progress,
+                            )
+                            .await
                         }
                     };
                     let ferry = match ferry {
@@ -1009,6 +1071,9 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
                 }
             }
             let _ = admin.disconnect().await;
+            if let Some(admin_b) = partner_admin {
+                let _ = admin_b.disconnect().await;
+            }
             Ok(())
         };
         tokio::select! {
@@ -1019,10 +1084,45 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
     drop(local);
     drop(rt);
     qm.shutdown();
+    if let Some(p) = partner.as_mut() {
+        p.shutdown();
+    }
     Ok(Measured {
         series: finished_series(series.into_inner()),
         outcome,
     })
+}
+
+/// One RR-DQ step: the requesters on `a`, the responders on `b`, both queue managers'
+/// CPU measured, and the channels' messages per batch read around the step.
+async fn distributed_step(
+    a: &QueueManager,
+    b: &QueueManager,
+    admin_a: &ferry_client::Connection,
+    admin_b: &ferry_client::Connection,
+    cfg: &RrConfig,
+    clients: usize,
+    progress: &Progress,
+) -> Result<crate::workload::step::StepOutcome, PerfError> {
+    let a_to_b = distributed::channel_name(a.name(), b.name());
+    let b_to_a = distributed::channel_name(b.name(), a.name());
+    let before = [
+        distributed::channel_figures(admin_a, &a_to_b).await?.1,
+        distributed::channel_figures(admin_b, &b_to_a).await?.1,
+    ];
+    let mut native = Native::distributed(a, b, admin_a, admin_b, cfg)?;
+    let servers: Vec<u32> = [a.server_pid(), b.server_pid()]
+        .into_iter()
+        .flatten()
+        .collect();
+    let mut outcome =
+        rr::run_step(&mut native, &servers, Some(admin_a), cfg, clients, progress).await?;
+    let after = [
+        distributed::channel_figures(admin_a, &a_to_b).await?.1,
+        distributed::channel_figures(admin_b, &b_to_a).await?.1,
+    ];
+    outcome.messages_per_batch = distributed::messages_per_batch(&before, &after);
+    Ok(outcome)
 }
 
 /// The series of a run as reported: those that measured at least one step, each with
@@ -1334,6 +1434,17 @@ pub(crate) fn step_line(test: &str, kind: Kind, s: &StepReport) -> String {
             f.lost
                 .filter(|&n| n > 0)
                 .map_or(String::new(), |n| format!(", {n} copies lost"))
+        ),
+        _ => depth,
+    };
+    let depth = match (
+        f.window.requesters_qmgr_us_per_rt,
+        f.window.responders_qmgr_us_per_rt,
+    ) {
+        (Some(a), Some(b)) => format!(
+            "{depth} (requesters' QM {a:.1}, responders' QM {b:.1}), {} messages per batch",
+            f.messages_per_batch
+                .map_or("-".into(), |m| format!("{m:.1}"))
         ),
         _ => depth,
     };

@@ -75,14 +75,17 @@ pub fn process_ticks(pid: Option<u32>) -> Option<u64> {
 }
 
 /// One sample of everything a step measures, taken at the start and end of the window.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Sample {
     /// When.
     pub at: Instant,
     /// Valid round trips completed so far.
     pub round_trips: u64,
-    /// Server CPU ticks, when the server's pid is known and readable.
+    /// Server CPU ticks, when the server's pid is known and readable: every server
+    /// process's together (RR-DQ-BB measures two queue managers).
     pub server_ticks: Option<u64>,
+    /// Each server process's CPU ticks, in the order given.
+    pub server_ticks_each: Vec<Option<u64>>,
     /// This process's CPU ticks.
     pub harness_ticks: Option<u64>,
     /// The machine's ticks, when `/proc/stat` is readable.
@@ -90,12 +93,20 @@ pub struct Sample {
 }
 
 impl Sample {
-    /// Takes a sample now.
-    pub fn take(round_trips: u64, server_pid: Option<u32>) -> Sample {
+    /// Takes a sample now, of the server processes `servers` (none, one, or a queue
+    /// manager and its partner).
+    pub fn take(round_trips: u64, servers: &[u32]) -> Sample {
+        let each: Vec<Option<u64>> = servers.iter().map(|p| process_ticks(Some(*p))).collect();
+        let server_ticks = if each.is_empty() {
+            None
+        } else {
+            each.iter().copied().sum::<Option<u64>>()
+        };
         Sample {
             at: Instant::now(),
             round_trips,
-            server_ticks: server_pid.and_then(|p| process_ticks(Some(p))),
+            server_ticks,
+            server_ticks_each: each,
             harness_ticks: process_ticks(None),
             machine_ticks: std::fs::read_to_string("/proc/stat")
                 .ok()
@@ -127,6 +138,13 @@ pub struct WindowFigures {
     /// few % and more: other guests competed for the host, rates are not comparable).
     #[serde(default)]
     pub steal_pct: Option<f64>,
+    /// With two queue managers (RR-DQ-BB): the requesters' queue manager's CPU
+    /// microseconds per round trip (`server_us_per_rt` is both together).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requesters_qmgr_us_per_rt: Option<f64>,
+    /// With two queue managers: the responders' queue manager's share.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub responders_qmgr_us_per_rt: Option<f64>,
 }
 
 /// Turns two samples into rates and CPU figures.
@@ -139,6 +157,12 @@ pub fn window(a: &Sample, b: &Sample, ticks_per_sec: u64, cpus: usize) -> Window
     };
     let server = delta(a.server_ticks, b.server_ticks);
     let harness = delta(a.harness_ticks, b.harness_ticks);
+    let two = a.server_ticks_each.len() == 2 && b.server_ticks_each.len() == 2;
+    let each = |i: usize| {
+        two.then(|| delta(a.server_ticks_each[i], b.server_ticks_each[i]))
+            .flatten()
+            .and_then(|t| us_per_rt(t, ticks_per_sec, rts))
+    };
     WindowFigures {
         elapsed_secs: elapsed,
         round_trips: rts,
@@ -149,6 +173,8 @@ pub fn window(a: &Sample, b: &Sample, ticks_per_sec: u64, cpus: usize) -> Window
         harness_us_per_rt: harness.and_then(|t| us_per_rt(t, ticks_per_sec, rts)),
         harness_cpu_pct: harness.map(|t| cpu_pct_of_machine(t, ticks_per_sec, elapsed, cpus)),
         steal_pct: steal_pct(a.machine_ticks, b.machine_ticks),
+        requesters_qmgr_us_per_rt: each(0),
+        responders_qmgr_us_per_rt: each(1),
     }
 }
 
@@ -262,6 +288,7 @@ mod tests {
             at: t0,
             round_trips: 1_000,
             server_ticks: Some(500),
+            server_ticks_each: vec![Some(200), Some(300)],
             harness_ticks: Some(40),
             machine_ticks: Some(MachineTicks {
                 total: 10_000,
@@ -272,6 +299,7 @@ mod tests {
             at: t0 + Duration::from_secs(10),
             round_trips: 501_000,
             server_ticks: Some(1_500),
+            server_ticks_each: vec![Some(600), Some(900)],
             harness_ticks: Some(540),
             machine_ticks: Some(MachineTicks {
                 total: 12_000,
@@ -282,6 +310,9 @@ mod tests {
         assert_eq!(w.round_trips, 500_000);
         assert!((w.rate - 50_000.0).abs() < 1e-6);
         assert!((w.server_cpu_pct.unwrap_or(0.0) - 50.0).abs() < 1e-9);
+        // Two queue managers: each one's share of the 20 µs per round trip.
+        assert!((w.requesters_qmgr_us_per_rt.unwrap_or(0.0) - 8.0).abs() < 1e-9);
+        assert!((w.responders_qmgr_us_per_rt.unwrap_or(0.0) - 12.0).abs() < 1e-9);
         assert!((w.server_cores.unwrap_or(0.0) - 1.0).abs() < 1e-9);
         assert!((w.server_us_per_rt.unwrap_or(0.0) - 20.0).abs() < 1e-9);
         assert!((w.harness_us_per_rt.unwrap_or(0.0) - 10.0).abs() < 1e-9);

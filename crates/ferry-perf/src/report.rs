@@ -553,6 +553,8 @@ mod tests {
                 harness_us_per_rt: Some(9.0),
                 harness_cpu_pct: Some(40.0),
                 steal_pct: Some(0.5),
+                requesters_qmgr_us_per_rt: None,
+                responders_qmgr_us_per_rt: None,
             },
             latency: Latency {
                 count: 10,
@@ -569,6 +571,7 @@ mod tests {
             log: None,
             compression: None,
             lost: None,
+            messages_per_batch: None,
             problems: if valid {
                 vec![]
             } else {

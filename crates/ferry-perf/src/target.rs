@@ -56,6 +56,8 @@ pub const TLS_CHANNEL: &str = "PERF.TLS.SVRCONN";
 /// A queue manager the harness drives.
 pub struct QueueManager {
     opts: ConnectOptions,
+    /// Where its listener is (CONNAME syntax).
+    conn_name: String,
     /// The SVRCONN channel the applications connect through.
     channel: String,
     qmgr: String,
@@ -137,8 +139,16 @@ impl QueueManager {
     /// allowing `max_channels` client sockets (qm.ini Channels/MaxChannels).
     /// Call [`QueueManager::wait_ready`] before using it.
     pub fn embedded(bin: &Path, tuning: &[(&'static str, u32)]) -> Result<QueueManager, PerfError> {
-        let mut e =
-            QueueManagerProcess::create(bin, EMBEDDED_QMGR, "ferry-perf-", &[]).map_err(setup)?;
+        QueueManager::embedded_named(bin, EMBEDDED_QMGR, tuning)
+    }
+
+    /// [`QueueManager::embedded`] with another name (RR-DQ-BB runs two).
+    pub fn embedded_named(
+        bin: &Path,
+        name: &str,
+        tuning: &[(&'static str, u32)],
+    ) -> Result<QueueManager, PerfError> {
+        let mut e = QueueManagerProcess::create(bin, name, "ferry-perf-", &[]).map_err(setup)?;
         e.set_on_drop(OnDrop::Terminate);
         e.set_detached(true);
         e.set_env(
@@ -149,16 +159,17 @@ impl QueueManager {
         e.spawn().map_err(setup)?;
         let conn_name = e.conname();
         let pid = e.pid();
-        let opts = ConnectOptions::client(&conn_name, DEFAULT_CHANNEL).queue_manager(EMBEDDED_QMGR);
+        let opts = ConnectOptions::client(&conn_name, DEFAULT_CHANNEL).queue_manager(name);
         Ok(QueueManager {
             opts,
+            conn_name: conn_name.clone(),
             channel: DEFAULT_CHANNEL.to_string(),
-            qmgr: EMBEDDED_QMGR.to_string(),
+            qmgr: name.to_string(),
             bindings: Some(e.bindings_socket()),
             tuning: tuning.iter().map(|(k, v)| format!("{k}={v}")).collect(),
             server_pid: pid,
             description: format!(
-                "embedded {EMBEDDED_QMGR} at {conn_name} (pid {})",
+                "embedded {name} at {conn_name} (pid {})",
                 pid.unwrap_or_default()
             ),
             embedded: Some(e),
@@ -178,6 +189,7 @@ impl QueueManager {
     ) -> QueueManager {
         let opts = ConnectOptions::client(conn_name, channel).queue_manager(qmgr);
         let qm = if qmgr.is_empty() { "(any)" } else { qmgr };
+        let conn = conn_name.to_string();
         let server_pid = server_pid.or_else(|| {
             if qmgr.is_empty() {
                 None
@@ -191,6 +203,7 @@ impl QueueManager {
         });
         QueueManager {
             opts,
+            conn_name: conn,
             channel: channel.to_string(),
             qmgr: qmgr.to_string(),
             bindings,
@@ -303,6 +316,16 @@ impl QueueManager {
                 )),
             },
         }
+    }
+
+    /// The queue manager's name (blank for a --connect target named by nobody).
+    pub fn name(&self) -> &str {
+        &self.qmgr
+    }
+
+    /// Where its listener is, as a CONNAME (`localhost(1414)`).
+    pub fn conn_name(&self) -> &str {
+        &self.conn_name
     }
 
     /// The qm.ini values the embedded queue manager was given (empty for --connect).

@@ -99,6 +99,44 @@ fn rr_bb_counts_matched_replies() {
 }
 
 #[test]
+fn rr_dq_bb_crosses_two_queue_managers_and_reports_both() {
+    let dir = Scratch::new();
+    let mut args = vec!["rr-dq-bb", "--clients", "1,4", "--persistent"];
+    args.extend(TINY);
+    let o = perf(&args, dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("requesters on embedded PERFQMA"),
+        "{}",
+        text(&o)
+    );
+    let doc = read(&dir.path().join("rr-dq-bb.json"));
+    assert_eq!(doc.series[0].workload, "RR-DQ-BB");
+    for s in &doc.series[0].steps {
+        let f = &s.ferry;
+        assert!(f.valid, "{f:?}");
+        assert!(f.window.round_trips > 5, "{f:?}");
+        // Both queue managers' CPU, and their sum as the server's.
+        let (a, b) = (
+            f.window
+                .requesters_qmgr_us_per_rt
+                .expect("requesters' QM CPU"),
+            f.window
+                .responders_qmgr_us_per_rt
+                .expect("responders' QM CPU"),
+        );
+        let both = f.window.server_us_per_rt.expect("server CPU");
+        assert!(
+            (a + b - both).abs() < 0.01 * both + 0.5,
+            "{a} + {b} vs {both}"
+        );
+        let batch = f.messages_per_batch.expect("messages per batch");
+        assert!(batch >= 1.0, "{batch}");
+    }
+}
+
+#[test]
 fn sr_cc_reports_messages_and_queue_depth() {
     let dir = Scratch::new();
     let mut args = vec!["sr-cc", "--clients", "2"];
@@ -512,7 +550,11 @@ fn bad_flags_and_missing_workloads_get_clear_messages() {
         "every topic needs a subscriber",
     );
     refused(&["ps-cc", "--no-ack"], 2, "add --protocol amqp");
-    refused(&["rr-dq-bb"], 2, "needs channels between queue managers");
+    refused(
+        &["rr-dq-bb", "--connect", "localhost(1414)"],
+        2,
+        "two embedded queue managers",
+    );
     refused(&["suite", "nightly"], 2, "unknown suite 'nightly'");
     refused(&["report"], 2, "FILES");
 }

@@ -249,7 +249,8 @@ pub fn measure_run(
                             let cfg = rr_config(size, steps);
                             let mut amqp = super::rr::Amqp::new(&s, &cfg, clients);
                             let admin = admin.as_ref();
-                            rr::run_step(&mut amqp, pid, admin, &cfg, clients, progress).await
+                            rr::run_step(&mut amqp, pid.as_slice(), admin, &cfg, clients, progress)
+                                .await
                         }
                     };
                     let outcome = match outcome {

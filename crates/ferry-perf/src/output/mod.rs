@@ -222,6 +222,8 @@ pub(crate) mod testdata {
                     harness_us_per_rt: Some(9.5),
                     harness_cpu_pct: Some(30.0),
                     steal_pct: Some(0.5),
+                    requesters_qmgr_us_per_rt: None,
+                    responders_qmgr_us_per_rt: None,
                 },
                 latency: Latency {
                     count: 100,
@@ -238,6 +240,7 @@ pub(crate) mod testdata {
                 log: None,
                 compression: None,
                 lost: None,
+                messages_per_batch: None,
                 problems: if valid {
                     vec![]
                 } else {

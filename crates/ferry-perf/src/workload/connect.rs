@@ -168,7 +168,7 @@ pub async fn run_step(
 
     let (stop_tx, stop_rx) = watch::channel(false);
     let pid = qm.server_pid();
-    let start = Sample::take(0, pid);
+    let start = Sample::take(0, pid.as_slice());
     let handles: Vec<_> = (0..clients)
         .map(|id| {
             tokio::task::spawn_local(client_task(
@@ -190,7 +190,7 @@ pub async fn run_step(
         }
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-    let end = Sample::take(connected.round_trips(), pid);
+    let end = Sample::take(connected.round_trips(), pid.as_slice());
     if connected.round_trips() + connected.errors() < clients as u64 {
         connected.error(format!(
             "only {} of {clients} clients connected within {:.0} s",
@@ -238,6 +238,7 @@ pub async fn run_step(
         log: None,
         compression: None,
         lost: None,
+        messages_per_batch: None,
         problems,
         valid: errors == 0 && mismatches == 0 && window.round_trips == clients as u64,
     })

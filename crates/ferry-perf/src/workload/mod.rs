@@ -8,6 +8,8 @@
 //! - [`sr`]: SR-CC, senders each to its own queue, two receivers per queue.
 //! - [`ps`]: PS-CC, publishers each on its topic, subscribers spread over the topics
 //!   (native: [`native_ps`]; AMQP: [`crate::amqp::ps`]).
+//! - [`distributed`]: RR-DQ-BB and RR-DQ-CC, request/reply across two queue managers
+//!   linked by message channels (seed 000 section 3.2).
 //! - [`connect`]: the connection test (seed 002 section 6).
 //! - [`recovery`]: recovery time and deep queues (fill, restart, drain; issue 3), its
 //!   results and tables in [`recovery_report`].
@@ -16,6 +18,7 @@
 
 pub mod app;
 pub mod connect;
+pub mod distributed;
 pub mod native;
 pub mod native_ps;
 pub mod ps;
@@ -54,6 +57,11 @@ pub enum Kind {
     /// Client publishers, each on its topic, and client subscribers spread over the
     /// topics.
     PsCc,
+    /// Bindings requesters on one queue manager, bindings responders on another; requests
+    /// and replies cross message channels.
+    RrDqBb,
+    /// RR-DQ-BB with client-mode requesters and responders.
+    RrDqCc,
 }
 
 impl Kind {
@@ -66,14 +74,23 @@ impl Kind {
             Kind::SrCc => "SR-CC",
             Kind::Connect => "CONN",
             Kind::PsCc => "PS-CC",
+            Kind::RrDqBb => "RR-DQ-BB",
+            Kind::RrDqCc => "RR-DQ-CC",
         }
+    }
+
+    /// True for the workloads across two queue managers.
+    pub fn is_distributed(self) -> bool {
+        matches!(self, Kind::RrDqBb | Kind::RrDqCc)
     }
 
     /// How requesters (senders, clients) and responders (receivers) connect.
     pub fn modes(self) -> (Mode, Mode) {
         match self {
-            Kind::RrCc | Kind::SrCc | Kind::Connect | Kind::PsCc => (Mode::Client, Mode::Client),
-            Kind::RrBb => (Mode::Bindings, Mode::Bindings),
+            Kind::RrCc | Kind::SrCc | Kind::Connect | Kind::PsCc | Kind::RrDqCc => {
+                (Mode::Client, Mode::Client)
+            }
+            Kind::RrBb | Kind::RrDqBb => (Mode::Bindings, Mode::Bindings),
             Kind::RrCb => (Mode::Client, Mode::Bindings),
         }
     }
@@ -90,7 +107,7 @@ impl Kind {
     /// `Deliveries/s` (copies subscribers received).
     pub fn rate_unit(self) -> &'static str {
         match self {
-            Kind::RrCc | Kind::RrBb | Kind::RrCb => "Round trips/s",
+            Kind::RrCc | Kind::RrBb | Kind::RrCb | Kind::RrDqBb | Kind::RrDqCc => "Round trips/s",
             Kind::SrCc => "Messages/s",
             Kind::Connect => "Connections/s",
             Kind::PsCc => "Deliveries/s",

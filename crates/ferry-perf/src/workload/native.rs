@@ -35,7 +35,12 @@ use crate::PerfError;
 
 /// Request/reply over the native protocol against one queue manager.
 pub struct Native<'a> {
+    /// The requesters' queue manager's administration connection.
     admin: &'a Connection,
+    /// The responders' (the same queue manager, except for RR-DQ-BB).
+    responder_admin: &'a Connection,
+    /// Requesters and responders are on two queue managers linked by channels.
+    distributed: bool,
     cfg: RrConfig,
     requester_opts: ConnectOptions,
     responder_opts: ConnectOptions,
@@ -51,9 +56,35 @@ impl<'a> Native<'a> {
     ) -> Result<Native<'a>, PerfError> {
         Ok(Native {
             admin,
+            responder_admin: admin,
+            distributed: false,
             cfg: cfg.clone(),
             requester_opts: qm.options_for(cfg.requester_mode)?.sharecnv(cfg.sharecnv),
             responder_opts: qm.options_for(cfg.responder_mode)?.sharecnv(cfg.sharecnv),
+        })
+    }
+
+    /// RR-DQ-BB: requesters on `requesters` (administered through `admin`), responders
+    /// on `responders` (through `responder_admin`); requests and replies cross the
+    /// channels between them ([`super::distributed`]).
+    pub fn distributed(
+        requesters: &QueueManager,
+        responders: &QueueManager,
+        admin: &'a Connection,
+        responder_admin: &'a Connection,
+        cfg: &RrConfig,
+    ) -> Result<Native<'a>, PerfError> {
+        Ok(Native {
+            admin,
+            responder_admin,
+            distributed: true,
+            cfg: cfg.clone(),
+            requester_opts: requesters
+                .options_for(cfg.requester_mode)?
+                .sharecnv(cfg.sharecnv),
+            responder_opts: responders
+                .options_for(cfg.responder_mode)?
+                .sharecnv(cfg.sharecnv),
         })
     }
 }
@@ -77,7 +108,8 @@ pub struct NativeRequester {
 pub struct NativeResponder {
     conn: Connection,
     request_q: Queue,
-    reply_queues: Vec<(FixedStr<48>, Queue)>,
+    /// Reply queues opened so far, by ReplyToQ and ReplyToQMgr.
+    reply_queues: Vec<((FixedStr<48>, FixedStr<48>), Queue)>,
     size: usize,
     syncpoint: bool,
     fault: Fault,
@@ -90,7 +122,12 @@ impl Protocol for Native<'_> {
     type Responder = NativeResponder;
 
     async fn drain(&mut self) -> Result<u64, PerfError> {
-        drain(self.admin, &queue_names(&self.cfg)).await
+        if !self.distributed {
+            return drain(self.admin, &queue_names(&self.cfg)).await;
+        }
+        let requests: Vec<String> = (0..self.cfg.queues).map(request_queue_name).collect();
+        let left = drain(self.responder_admin, &requests).await?;
+        Ok(left + drain(self.admin, &[REPLY_QUEUE.to_string()]).await?)
     }
 
     async fn open_requester(&mut self, id: usize) -> Result<NativeRequester, PerfError> {
@@ -162,7 +199,7 @@ impl Protocol for Native<'_> {
                 continue;
             }
             let name = request_queue_name(q);
-            put_stop_messages(self.admin, &name, on_this).await?;
+            put_stop_messages(self.responder_admin, &name, on_this).await?;
         }
         Ok(())
     }
@@ -260,15 +297,15 @@ impl Responder for NativeResponder {
                 md.msg_type
             )));
         }
-        let idx = match self
-            .reply_queues
-            .iter()
-            .position(|(n, _)| *n == md.reply_to_q)
-        {
+        // Replies go to ReplyToQ at ReplyToQMgr, as MQ applications send them: on another
+        // queue manager (RR-DQ-BB) they cross a channel.
+        let to = (md.reply_to_q, md.reply_to_qmgr);
+        let idx = match self.reply_queues.iter().position(|(n, _)| *n == to) {
             Some(i) => i,
             None => {
                 let od = ObjectDescriptor {
                     object_name: md.reply_to_q,
+                    object_qmgr_name: md.reply_to_qmgr,
                     ..ObjectDescriptor::default()
                 };
                 let q = self
@@ -282,7 +319,7 @@ impl Responder for NativeResponder {
                             e.reason
                         )
                     })?;
-                self.reply_queues.push((md.reply_to_q, q));
+                self.reply_queues.push((to, q));
                 self.reply_queues.len() - 1
             }
         };

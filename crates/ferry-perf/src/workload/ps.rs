@@ -203,7 +203,7 @@ pub async fn run_step<P: Topics>(
 
     let window = measure_window(
         &tally,
-        server_pid,
+        server_pid.as_slice(),
         admin,
         cfg.warmup,
         cfg.secs,

@@ -281,7 +281,7 @@ impl Slicer {
             bounds,
             done: Cell::new(0),
             errors: Cell::new(0),
-            marks: RefCell::new(vec![Sample::take(0, pid)]),
+            marks: RefCell::new(vec![Sample::take(0, pid.as_slice())]),
             problems: RefCell::new(Vec::new()),
             pid,
         }
@@ -292,7 +292,9 @@ impl Slicer {
         self.done.set(d);
         let k = self.marks.borrow().len() - 1;
         if self.bounds.get(k).is_some_and(|b| d >= *b) {
-            self.marks.borrow_mut().push(Sample::take(d, self.pid));
+            self.marks
+                .borrow_mut()
+                .push(Sample::take(d, self.pid.as_slice()));
         }
     }
 
@@ -316,7 +318,7 @@ impl Slicer {
             .last()
             .is_some_and(|m| m.round_trips < self.done.get())
         {
-            marks.push(Sample::take(self.done.get(), self.pid));
+            marks.push(Sample::take(self.done.get(), self.pid.as_slice()));
         }
         let (tps, cpus) = (measure::clock_ticks_per_sec(), measure::online_cpus());
         let depth = |n: u64| {
@@ -581,7 +583,10 @@ async fn run_phase(
         .is_some_and(|m| m.round_trips < slicer.done.get())
     {
         let d = slicer.done.get();
-        slicer.marks.borrow_mut().push(Sample::take(d, slicer.pid));
+        slicer
+            .marks
+            .borrow_mut()
+            .push(Sample::take(d, slicer.pid.as_slice()));
     }
     done.set(true);
     let logs = monitor

@@ -253,11 +253,11 @@ async fn responder_loop<R: Responder>(mut r: R, tally: Rc<Tally>) {
 
 /// Runs one step with `clients` requesters over `protocol`. `admin`, when the broker is
 /// a Ferry queue manager, sets the put-inhibited fault and is asked for the recovery
-/// log's counters; `server_pid` is the broker's process, for its CPU. Must run inside a
-/// `LocalSet`.
+/// log's counters; `servers` are the broker's processes, for their CPU (RR-DQ-BB: the
+/// requesters' queue manager, then the responders'). Must run inside a `LocalSet`.
 pub async fn run_step<P: Protocol>(
     protocol: &mut P,
-    server_pid: Option<u32>,
+    servers: &[u32],
     admin: Option<&Connection>,
     cfg: &RrConfig,
     clients: usize,
@@ -296,7 +296,7 @@ pub async fn run_step<P: Protocol>(
 
     let window = measure_window(
         &tally,
-        server_pid,
+        servers,
         admin,
         cfg.warmup,
         cfg.secs,

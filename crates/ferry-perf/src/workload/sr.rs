@@ -296,7 +296,13 @@ pub async fn run_step<P: Streams>(
         .collect();
 
     let window = measure_window(
-        &tally, server_pid, admin, cfg.warmup, cfg.secs, progress, "messages",
+        &tally,
+        server_pid.as_slice(),
+        admin,
+        cfg.warmup,
+        cfg.secs,
+        progress,
+        "messages",
     )
     .await;
     let sent = window.sent;

@@ -54,6 +54,10 @@ pub struct StepOutcome {
     /// COMPRATE and COMPTIME at the end of the window (`--compress` runs only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compression: Option<crate::compression::CompressionFigures>,
+    /// RR-DQ-BB: messages per batch over both sending channels (MSGS / BATCHES of
+    /// DISPLAY CHSTATUS across the step).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub messages_per_batch: Option<f64>,
     /// The first few problems.
     pub problems: Vec<String>,
     /// No errors, no mismatches, at least one operation, everyone ended in time.
@@ -81,7 +85,7 @@ pub struct Window {
 /// (`round trips`, `messages`).
 pub async fn measure_window(
     tally: &Tally,
-    server_pid: Option<u32>,
+    servers: &[u32],
     admin: Option<&Connection>,
     warmup: f64,
     secs: f64,
@@ -91,7 +95,7 @@ pub async fn measure_window(
     let count = |_: f64| format!("{} {what}", group_thousands(tally.round_trips() as f64));
     progress.wait("warm-up", warmup, count).await;
     let log_start = recovery_log::read_if(admin).await;
-    let start = Sample::take(tally.round_trips(), server_pid);
+    let start = Sample::take(tally.round_trips(), servers);
     let sent0 = tally.sent();
     tally.set_measuring(true);
     let base = start.round_trips;
@@ -103,7 +107,7 @@ pub async fn measure_window(
     };
     progress.wait("measuring", secs, live).await;
     tally.set_measuring(false);
-    let end = Sample::take(tally.round_trips(), server_pid);
+    let end = Sample::take(tally.round_trips(), servers);
     let log_end = recovery_log::read_if(admin).await;
     Window {
         start,
@@ -154,6 +158,7 @@ pub fn finish(
         log,
         compression: None,
         lost: None,
+        messages_per_batch: None,
         problems: tally.problems(),
         valid: errors == 0 && mismatches == 0 && window.round_trips > 0,
     }
