@@ -141,6 +141,14 @@ impl EngineSession {
             .map(|o| o.hobj)
     }
 
+    /// MQCLOSE of `hobj` (a handle that is gone already is fine).
+    pub(crate) fn close(&self, hobj: Hobj) {
+        let conn = self.conn;
+        let _ = self.server.with_engine(|e, now, fx| {
+            e.close(conn, hobj, ferry_mqi::CloseOptions::empty(), now, fx)
+        });
+    }
+
     /// MQGET, waiting as `gmo` says; a stop cancels the wait by ending the session.
     pub(crate) async fn get(
         &self,

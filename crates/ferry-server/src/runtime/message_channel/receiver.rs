@@ -31,7 +31,9 @@ use bytes::BytesMut;
 use ferry_engine::ConnectionInfo;
 use ferry_mqi::options::PutOptionFlags;
 use ferry_mqi::transmission::TransmissionHeader;
-use ferry_mqi::{FixedStr, ObjectDescriptor, PutOptions};
+use ferry_mqi::options::OpenOptions;
+use ferry_mqi::{FixedStr, ObjectDescriptor, PutOptions, ReasonCode};
+use std::collections::HashMap;
 use ferry_objects::channel::{ChannelType, NonPersistentSpeed};
 use ferry_objects::status::MessageChannelState;
 use ferry_objects::StopMode;
@@ -263,6 +265,7 @@ pub(crate) async fn serve_partner<R, W>(
         io: &mut io,
         channel: name.clone(),
         batch_in_unit: 0,
+        handles: HashMap::new(),
     };
     let result = conversation.run(silence).await;
     session.end(result.is_ok());
@@ -311,7 +314,13 @@ struct Conversation<'a> {
     channel: String,
     /// Messages of the batch in progress that travelled in its unit of work.
     batch_in_unit: u32,
+    /// Handles opened for the destinations met so far ([`Conversation::put_to`]).
+    handles: HashMap<(FixedStr<48>, FixedStr<48>), ferry_engine::Hobj>,
 }
+
+/// Destinations a receiving conversation keeps handles open for; beyond it they are
+/// all closed and opened again as messages need them.
+const MAX_OPEN_DESTINATIONS: usize = 64;
 
 impl Conversation<'_> {
     async fn run(&mut self, silence: Duration) -> Result<(), ConversationEnd> {
@@ -458,8 +467,7 @@ impl Conversation<'_> {
             syncpoint | PutOptionFlags::SET_ALL_CONTEXT | PutOptionFlags::FAIL_IF_QUIESCING,
         );
         match self
-            .session
-            .put1(&od, &mut md, &pmo, data.clone(), properties.clone())
+            .put_to(&od, &mut md, &pmo, data.clone(), properties.clone())
             .await
         {
             Ok(_) => Ok(()),
@@ -476,6 +484,56 @@ impl Conversation<'_> {
                 .await
             }
         }
+    }
+
+    /// Puts to `od`'s destination through a handle kept open for it, as MQ's channel
+    /// agents keep theirs: a stream of messages for a few queues costs one MQOPEN each,
+    /// not one per message. A handle whose queue went (2052, 2019) is opened again once.
+    async fn put_to(
+        &mut self,
+        od: &ObjectDescriptor,
+        md: &mut ferry_mqi::MessageDescriptor,
+        pmo: &PutOptions,
+        data: bytes::Bytes,
+        properties: bytes::Bytes,
+    ) -> Result<(), ferry_mqi::MqError> {
+        let key = (od.object_name, od.object_qmgr_name);
+        for attempt in 0..2 {
+            let hobj = match self.handles.get(&key) {
+                Some(h) => *h,
+                None => {
+                    let h = self.session.open(
+                        od,
+                        OpenOptions::OUTPUT
+                            | OpenOptions::SET_ALL_CONTEXT
+                            | OpenOptions::FAIL_IF_QUIESCING,
+                    )?;
+                    if self.handles.len() >= MAX_OPEN_DESTINATIONS {
+                        for (_, old) in self.handles.drain() {
+                            self.session.close(old);
+                        }
+                    }
+                    self.handles.insert(key, h);
+                    h
+                }
+            };
+            match self
+                .session
+                .put(hobj, md, pmo, data.clone(), properties.clone())
+                .await
+            {
+                Ok(_) => return Ok(()),
+                Err(e)
+                    if attempt == 0
+                        && matches!(e.reason, ReasonCode::QDeleted | ReasonCode::HobjError) =>
+                {
+                    self.handles.remove(&key);
+                    self.session.close(hobj);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Err(ReasonCode::QDeleted.into())
     }
 
     /// A message that cannot be put: to the dead-letter queue, else the batch fails.
@@ -541,7 +599,15 @@ impl Conversation<'_> {
     /// unit of work is committed and durable, then the batch is confirmed.
     async fn end_batch(&mut self, luwid: u64, last_seq: u32) -> Result<(), ConversationEnd> {
         self.agent.set_substate("ENDBATCH");
-        if self.batch_in_unit > 0 {
+        if self.batch_in_unit == 0 {
+            // Only fast non-persistent messages, put already: nothing to commit, and the
+            // sender does not wait for a confirmation (docs/protocol.md).
+            let mut s = self.agent.status.borrow_mut();
+            s.batches += 1;
+            s.current_messages = 0;
+            return Ok(());
+        }
+        {
             let state = SyncState {
                 committed_seq: last_seq,
                 committed_luwid: luwid,
@@ -587,10 +653,8 @@ impl Conversation<'_> {
         let mut s = self.agent.status.borrow_mut();
         s.batches += 1;
         s.current_messages = 0;
-        if self.batch_in_unit > 0 {
-            s.last_seq = last_seq;
-            s.last_luwid = luwid;
-        }
+        s.last_seq = last_seq;
+        s.last_luwid = luwid;
         self.batch_in_unit = 0;
         Ok(())
     }

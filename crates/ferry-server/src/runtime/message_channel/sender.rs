@@ -774,6 +774,16 @@ impl BatchLoop<'_> {
             .flush()
             .await
             .map_err(|e| Failure::abnormal(self.agent, self.partner, e))?;
+        if in_unit_ids.is_empty() {
+            // Only fast non-persistent messages: nothing to commit at either end, so the
+            // receiver does not confirm and the next batch goes at once.
+            let mut s = self.agent.status.borrow_mut();
+            s.messages += u64::from(count);
+            s.batches += 1;
+            s.current_messages = 0;
+            s.last_message_ms = Some(clock::now().0);
+            return Ok(());
+        }
         self.agent.set_substate("RECEIVE");
         let timeout = if self.heartbeat.is_zero() {
             CONFIRM_TIMEOUT_DEFAULT
@@ -818,24 +828,16 @@ impl BatchLoop<'_> {
             .commit()
             .await
             .map_err(|e| Failure::engine(self.agent, "commit the batch", e))?;
-        if !in_unit_ids.is_empty() {
-            // The record still names the batch as in doubt: resolved as committed at the
-            // next start (the partner's last LUWID is the batch's), which then removes
-            // nothing more. The next batch's record carries these values.
-            self.sync.state.committed_seq = last_seq;
-            self.sync.state.committed_luwid = luwid;
-        }
+        // The record still names the batch as in doubt: resolved as committed at the next
+        // start (the partner's last LUWID is the batch's), which then removes nothing
+        // more. The next batch's record carries these values.
+        self.sync.state.committed_seq = last_seq;
+        self.sync.state.committed_luwid = luwid;
         let mut s = self.agent.status.borrow_mut();
         s.messages += u64::from(count);
         s.batches += 1;
-        s.last_seq = if in_unit_ids.is_empty() {
-            s.last_seq
-        } else {
-            last_seq
-        };
-        if !in_unit_ids.is_empty() {
-            s.last_luwid = luwid;
-        }
+        s.last_seq = last_seq;
+        s.last_luwid = luwid;
         s.in_doubt = false;
         s.current_messages = 0;
         s.network_time_us = Some(network_us);
