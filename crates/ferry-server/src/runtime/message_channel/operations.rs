@@ -17,17 +17,23 @@
 //!   leaves them to be sent again, and the record no longer names the batch. It holds the
 //!   transmission queue exclusively while it works, so the channel cannot start under
 //!   it; the command answers once the change is durable.
+//!
+//! The sending agent leaves its record naming the last batch it sent until its next
+//! start, confirmed or not; both commands first look whether that batch's messages are
+//! still on the transmission queue (an unconfirmed batch's gets are backed out, a
+//! confirmed one's committed), and bring a record whose batch was confirmed up to date.
 
 use super::engine_session::EngineSession;
 use super::sender::{self, Opened};
-use super::sync_record::{End, SyncStore};
+use super::sync_record::{msg_id_from_hex, End, SyncState, SyncStore};
 use super::{definition, Agent, MessageChannels};
 use crate::messages;
 use crate::runtime::endpoints::ChannelWork;
 use crate::runtime::server::Server;
 use bytes::Bytes;
-use ferry_mqi::options::OpenOptions;
-use ferry_mqi::{MqError, ObjectDescriptor, ReasonCode};
+use ferry_engine::Hobj;
+use ferry_mqi::options::{GetOptionFlags, MatchOptions, OpenOptions};
+use ferry_mqi::{GetOptions, MessageDescriptor, MqError, MsgId, ObjectDescriptor, ReasonCode};
 use ferry_objects::channel::{ChannelOperation, ResolveAction};
 use ferry_objects::{AdminError, ChannelDefinition};
 use ferry_wire::channel::{ChannelFrame, ChannelPurpose, CloseMode, InDoubtOutcome};
@@ -142,6 +148,87 @@ async fn ping(
     Ok(())
 }
 
+/// The sending end's record, read with the transmission queue held exclusively (as the
+/// sending agent holds it, so the channel cannot start meanwhile).
+struct SendingEnd {
+    session: EngineSession,
+    xq: Hobj,
+    sync: SyncStore,
+}
+
+/// Opens `def`'s transmission queue and synchronisation record. A batch the record
+/// names whose messages are all gone from the transmission queue was confirmed: the
+/// sending agent commits its gets only once the partner confirms, and leaves the record
+/// naming the batch until its next start. The record is brought up to date then, so
+/// only a batch really in doubt remains.
+async fn open_sending_end(
+    server: &Rc<Server>,
+    def: &ChannelDefinition,
+) -> Result<SendingEnd, AdminError> {
+    let xmitq = def.attributes.xmit_q.trim().to_string();
+    let session = EngineSession::connect(server, sender::connection_info(server, def))
+        .map_err(|e| engine_failure("connect", e))?;
+    let od = ObjectDescriptor::queue(&xmitq)
+        .map_err(|_| engine_failure("XMITQ", ReasonCode::ObjectNameError.into()))?;
+    let xq = session
+        .open(
+            &od,
+            OpenOptions::INPUT_EXCLUSIVE | OpenOptions::BROWSE | OpenOptions::FAIL_IF_QUIESCING,
+        )
+        .map_err(|e| match e.reason {
+            ReasonCode::ObjectInUse => AdminError::InUse {
+                name: def.name.clone(),
+            },
+            _ => engine_failure(&format!("open {xmitq}"), e),
+        })?;
+    let mut sync = SyncStore::open(&session, &def.name, End::Sending)
+        .await
+        .map_err(|e| engine_failure("read the synchronisation record", e))?;
+    if let Some(batch) = sync.state.in_doubt.clone() {
+        let mut queued = false;
+        for id in batch.msg_ids.iter().filter_map(|h| msg_id_from_hex(h)) {
+            if is_queued(&session, xq, id)
+                .await
+                .map_err(|e| engine_failure(&format!("browse {xmitq}"), e))?
+            {
+                queued = true;
+                break;
+            }
+        }
+        if !queued {
+            let state = SyncState {
+                in_doubt: None,
+                committed_seq: batch.last_seq,
+                committed_luwid: batch.luwid,
+                ..sync.state.clone()
+            };
+            sync.replace(&session, state, false)
+                .await
+                .map_err(|e| engine_failure("write the synchronisation record", e))?;
+        }
+    }
+    Ok(SendingEnd { session, xq, sync })
+}
+
+/// Whether message `msg_id` is on `xq`'s queue.
+async fn is_queued(session: &EngineSession, xq: Hobj, msg_id: MsgId) -> Result<bool, MqError> {
+    let md = MessageDescriptor {
+        msg_id,
+        ..MessageDescriptor::default()
+    };
+    let gmo = GetOptions {
+        options: GetOptionFlags::BROWSE_FIRST | GetOptionFlags::ACCEPT_TRUNCATED_MSG,
+        wait_interval: 0,
+        match_options: MatchOptions::MSG_ID,
+    };
+    match session.get(xq, &md, &gmo, 0).await {
+        Ok(_) => Ok(true),
+        Err(e) if e.error.reason == ReasonCode::TruncatedMsgAccepted => Ok(true),
+        Err(e) if e.error.reason == ReasonCode::NoMsgAvailable => Ok(false),
+        Err(e) => Err(e.error),
+    }
+}
+
 /// RESET CHANNEL: the next start tells the partner `seqnum`.
 async fn reset(
     server: Rc<Server>,
@@ -150,13 +237,8 @@ async fn reset(
     seqnum: u32,
 ) -> Result<(), AdminError> {
     refuse_if_running(&agent)?;
-    let session = EngineSession::connect(&server, sender::connection_info(&server, &def))
-        .map_err(|e| engine_failure("connect", e))?;
-    let sync = SyncStore::open(&session, &def.name, End::Sending)
-        .await
-        .map_err(|e| engine_failure("read the synchronisation record", e))?;
-    session.end(true);
-    if let Some(batch) = &sync.state.in_doubt {
+    let end = open_sending_end(&server, &def).await?;
+    if let Some(batch) = &end.sync.state.in_doubt {
         return Err(AdminError::Invalid(format!(
             "batch {:016X} ({} persistent messages, sequence numbers {} to {}) is in doubt: RESOLVE CHANNEL({}) ACTION(COMMIT or BACKOUT) first",
             batch.luwid,
@@ -166,6 +248,7 @@ async fn reset(
             def.name
         )));
     }
+    end.session.end(true);
     // Checked again: the channel may have started while the record was read.
     refuse_if_running(&agent)?;
     agent.reset_seq.set(Some(seqnum));
@@ -180,26 +263,11 @@ async fn resolve(
     action: ResolveAction,
 ) -> Result<(), AdminError> {
     refuse_if_running(&agent)?;
-    let xmitq = def.attributes.xmit_q.trim().to_string();
-    let session = EngineSession::connect(&server, sender::connection_info(&server, &def))
-        .map_err(|e| engine_failure("connect", e))?;
-    let od = ObjectDescriptor::queue(&xmitq)
-        .map_err(|_| engine_failure("XMITQ", ReasonCode::ObjectNameError.into()))?;
-    // Exclusive, as the sending agent opens it: the channel cannot start meanwhile.
-    let xq = session
-        .open(
-            &od,
-            OpenOptions::INPUT_EXCLUSIVE | OpenOptions::FAIL_IF_QUIESCING,
-        )
-        .map_err(|e| match e.reason {
-            ReasonCode::ObjectInUse => AdminError::InUse {
-                name: def.name.clone(),
-            },
-            _ => engine_failure(&format!("open {xmitq}"), e),
-        })?;
-    let mut sync = SyncStore::open(&session, &def.name, End::Sending)
-        .await
-        .map_err(|e| engine_failure("read the synchronisation record", e))?;
+    let SendingEnd {
+        session,
+        xq,
+        mut sync,
+    } = open_sending_end(&server, &def).await?;
     let Some(batch) = sync.state.in_doubt.clone() else {
         return Err(AdminError::Invalid(
             "no batch is in doubt; START CHANNEL resynchronises with the partner by itself".into(),
