@@ -169,6 +169,9 @@ catalogue! {
     QUEUE_CHANGED = 8008 Info "Ferry queue changed.",
         "ALTER of a queue changed its attributes.",
         "None.";
+    CHANNEL_RESOLVED = 8012 Info "Ferry channel resolved.",
+        "RESOLVE CHANNEL settled the sending end's in-doubt batch: COMMIT removed its messages from the transmission queue, BACKOUT left them to be sent again. The error log (FRY9548I) says how many messages the batch had.",
+        "None. START CHANNEL sends what the transmission queue holds.";
     CHANNEL_CREATED = 8014 Info "Ferry channel created.",
         "DEFINE CHANNEL created the channel (or replaced it, with REPLACE).",
         "None.";
@@ -184,12 +187,18 @@ catalogue! {
     STOP_CHANNEL_ACCEPTED = 8019 Info "Stop Ferry channel accepted.",
         "STOP CHANNEL was accepted: the channel closes its port and its connections.",
         "None.";
+    PING_CHANNEL_COMPLETE = 8020 Info "Ping Ferry channel complete.",
+        "PING CHANNEL reached the partner queue manager, which has a receiving channel of that name and echoed the data sent. No message moved and neither end's synchronisation record changed.",
+        "None.";
     START_LISTENER_ACCEPTED = 8021 Info "Request to start Ferry listener accepted.",
         "START LISTENER was accepted: the listener binds its port; FRY5026I or FRY9212E in the error log says whether it could.",
         "Check the listener with DISPLAY LSSTATUS.";
     QUEUE_CLEARED = 8022 Info "Ferry queue cleared.",
         "CLEAR QLOCAL removed every message from the queue.",
         "None.";
+    CHANNEL_RESET = 8023 Info "Ferry channel reset.",
+        "RESET CHANNEL took the sequence number: the next start of the sending channel tells the partner, and both ends take it as the last committed sequence number.",
+        "START CHANNEL (or the next trigger) starts the channel with it.";
     QMGR_STARTING = 8024 Info "Ferry queue manager '{0}' starting.",
         "The queue manager is restoring its objects and opening its listeners.",
         "None.";
@@ -253,6 +262,15 @@ catalogue! {
     OBJECT_EXISTS = 8150 Error "Ferry object {0} already exists.",
         "DEFINE named an object that exists (without REPLACE), or one of another type of the same name.",
         "Use REPLACE, ALTER the object, or choose another name.";
+    CHANNEL_PING_FAILED = 8161 Error "Ping of channel '{0}' failed: {1}",
+        "PING CHANNEL could not complete its exchange with the partner: the reason says whether the partner could not be reached, refused the channel (no receiving channel of that name, stopped, TLS settings), or did not echo the data.",
+        "Correct what the reason names (CONNAME, the partner's listener and channel definition, SSLCIPH at both ends) and ping again.";
+    CHANNEL_RESET_REFUSED = 8162 Error "Channel '{0}' cannot be reset: {1}",
+        "RESET CHANNEL applies to a sending channel that is not running and has no batch in doubt: a batch in doubt must be resolved first, or its messages could be lost or sent twice.",
+        "Stop the channel first; with a batch in doubt, RESOLVE CHANNEL it (compare the partner's LSTLUWID with this end's CURLUWID), then reset.";
+    CHANNEL_RESOLVE_REFUSED = 8163 Error "Channel '{0}' cannot be resolved: {1}",
+        "RESOLVE CHANNEL applies to a sending channel that is not running and whose synchronisation record names a batch in doubt.",
+        "Stop the channel first; when nothing is in doubt there is nothing to resolve: START CHANNEL resynchronises with the partner by itself.";
     DISPLAY_CONNECTION = 8276 Info "Display Connection details.",
         "The header of each connection DISPLAY CONN shows.",
         "None.";

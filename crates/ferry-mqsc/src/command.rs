@@ -4,7 +4,7 @@
 //! attribute tables; a [`Setting`] names its row by the row's canonical keyword. Names
 //! are validated; DISPLAY names may be generic ([`NamePattern`]).
 
-use ferry_objects::channel::{ChannelType, StopMode};
+use ferry_objects::channel::{ChannelOperation, ChannelType, StopMode};
 use ferry_objects::queue::QueueType;
 use ferry_objects::AttrValue;
 
@@ -370,6 +370,15 @@ pub enum Command {
         name: String,
         /// MODE(QUIESCE), the default, or MODE(FORCE).
         mode: StopMode,
+    },
+    /// PING, RESET or RESOLVE CHANNEL: work on a message channel that the command server
+    /// answers once it is done (a network exchange, a durable change of the channel's
+    /// synchronisation record).
+    OperateChannel {
+        /// Channel name.
+        name: String,
+        /// What to do.
+        operation: ChannelOperation,
     },
     /// DISPLAY CHSTATUS: a summary per channel, or with CLIENTID one record per client.
     DisplayChannelStatus {

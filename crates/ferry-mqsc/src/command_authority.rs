@@ -2,8 +2,9 @@
 //! who is not an administrator: DSP to display an object (or the queue manager's status,
 //! connections and security records), CHG to alter it, CRT on the type's `@class`
 //! profile to define one, DLT to delete, CLR to clear a queue, CTRL to start and stop
-//! channels and listeners, and CHG on the queue manager for ALTER QMGR, SET CHLAUTH, SET
-//! and DELETE AUTHREC and REFRESH SECURITY. Subscriptions: CRT on the TOPIC class to
+//! channels and listeners and to ping a channel, CTRLX to reset or resolve one, and CHG
+//! on the queue manager for ALTER QMGR, SET CHLAUTH, SET and DELETE AUTHREC and REFRESH
+//! SECURITY. Subscriptions: CRT on the TOPIC class to
 //! define one, CHG on the queue manager to alter or delete one or to clear a retained
 //! publication, DSP on the queue manager for DISPLAY SUB, SBSTATUS, TPSTATUS and PUBSUB.
 //!
@@ -11,6 +12,7 @@
 //! itself: it needs DSP through a profile that covers that name (`APP.**`, `**`).
 
 use crate::command::Command;
+use ferry_objects::channel::ChannelOperation;
 use ferry_security::oam::{Authority, ProfileObjectType, CLASS_PROFILE};
 
 /// One authority a command needs on one object.
@@ -50,6 +52,11 @@ pub fn needed(cmd: &Command, qmgr: &str) -> Vec<Needed> {
         Command::StartChannel { name } | Command::StopChannel { name, .. } => {
             on(T::Channel, name, Ctrl)
         }
+        // MQ: PING needs +ctrl, RESET and RESOLVE +ctrlx.
+        Command::OperateChannel { name, operation } => match operation {
+            ChannelOperation::Ping { .. } => on(T::Channel, name, Ctrl),
+            _ => on(T::Channel, name, Ctrlx),
+        },
         Command::DisplayChannel { selection, .. }
         | Command::DisplayChannelStatus { selection, .. } => {
             on(T::Channel, &selection.name.text(), Dsp)

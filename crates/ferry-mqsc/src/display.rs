@@ -666,13 +666,13 @@ macro_rules! with_tls_fields {
             StatusField {
                 keyword: "SSLPEER",
                 kind: FieldKind::Text,
-                doc: "Subject of the client's certificate (blank without one).",
+                doc: "Subject of the partner's certificate: the client's, or the other queue manager's (blank without one).",
                 get: |c| FieldValue::Text(c.tls.peer.clone()),
             },
             StatusField {
                 keyword: "SSLCERTI",
                 kind: FieldKind::Text,
-                doc: "Issuer of the client's certificate.",
+                doc: "Issuer of the partner's certificate.",
                 get: |c| FieldValue::Text(c.tls.cert_issuer.clone()),
             },
             StatusField {
@@ -721,7 +721,7 @@ fn micros(v: Option<u64>) -> FieldValue {
 }
 
 /// DISPLAY CHSTATUS fields of a message channel (SDR, RCVR, SVR, RQSTR), in MQ's names.
-pub static CHSTATUS_MESSAGE_FIELDS: &[StatusField<MessageChannelStatus>] = &[
+pub static CHSTATUS_MESSAGE_FIELDS: &[StatusField<MessageChannelStatus>] = &with_tls_fields![
     StatusField {
         keyword: "STATUS",
         kind: FieldKind::Keyword(MessageChannelState::KEYWORDS),

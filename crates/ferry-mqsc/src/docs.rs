@@ -8,10 +8,10 @@
 //! rewrites that section.
 
 use crate::display::{
-    StatusField, CHSTATUS_CLIENT_FIELDS, CHSTATUS_FIELDS, CHSTATUS_SVRCONN_FIELDS, CONN_FIELDS,
-    CONN_HANDLE_FIELDS, LSSTATUS_FIELDS, PUBSUB_FIELDS, QMSTATUS_FIELDS, QSTATUS_HANDLE_FIELDS,
-    QSTATUS_QUEUE_FIELDS, QUEUE_LIVE_FIELDS, SBSTATUS_FIELDS, TPSTATUS_PUB_FIELDS,
-    TPSTATUS_SUB_FIELDS, TPSTATUS_TOPIC_FIELDS,
+    StatusField, CHSTATUS_CLIENT_FIELDS, CHSTATUS_FIELDS, CHSTATUS_MESSAGE_FIELDS,
+    CHSTATUS_SVRCONN_FIELDS, CONN_FIELDS, CONN_HANDLE_FIELDS, LSSTATUS_FIELDS, PUBSUB_FIELDS,
+    QMSTATUS_FIELDS, QSTATUS_HANDLE_FIELDS, QSTATUS_QUEUE_FIELDS, QUEUE_LIVE_FIELDS,
+    SBSTATUS_FIELDS, TPSTATUS_PUB_FIELDS, TPSTATUS_SUB_FIELDS, TPSTATUS_TOPIC_FIELDS,
 };
 use crate::runmqsc_lines::LINES;
 use ferry_objects::channel::ChannelType;
@@ -170,7 +170,7 @@ pub fn render_attributes() -> String {
     for (title, table) in sections {
         let _ = write!(out, "### {title}\n\n{table}\n");
     }
-    let status: [(&str, String); 15] = [
+    let status: [(&str, String); 16] = [
         (
             "Live fields of DISPLAY QLOCAL / QUEUE",
             status_table(QUEUE_LIVE_FIELDS),
@@ -201,6 +201,10 @@ pub fn render_attributes() -> String {
         (
             "DISPLAY CHSTATUS CHLTYPE(SVRCONN): one record per client socket",
             status_table(CHSTATUS_SVRCONN_FIELDS),
+        ),
+        (
+            "DISPLAY CHSTATUS of a message channel (SDR, SVR, RCVR)",
+            status_table(CHSTATUS_MESSAGE_FIELDS),
         ),
         (
             "DISPLAY SBSTATUS (after SUB and SUBID)",

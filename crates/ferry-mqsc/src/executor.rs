@@ -19,7 +19,7 @@ use crate::display::{
 use crate::error::ParseError;
 use crate::target::AdminTarget;
 use ferry_messages::{self as messages, Message};
-use ferry_objects::channel::{ChannelType, StopMode};
+use ferry_objects::channel::{ChannelOperation, ChannelType, StopMode};
 use ferry_objects::queue::{DefinitionType, QueueType};
 use ferry_objects::{
     AdminError, AttrError, AttributeSet, ChannelAttributes, ChannelDefinition, ListenerAttributes,
@@ -216,6 +216,16 @@ pub fn execute(cmd: &Command, target: &mut dyn AdminTarget) -> CommandResult {
         }
         Command::StartChannel { name } => start_channel(target, name),
         Command::StopChannel { name, mode } => stop_channel(target, name, *mode),
+        Command::OperateChannel { name, operation } => {
+            match check_channel_operation(&*target, name, *operation) {
+                Err(refused) => refused,
+                Ok(()) => channel_operation_result(
+                    name,
+                    *operation,
+                    target.operate_channel(name, *operation),
+                ),
+            }
+        }
         Command::DisplayChannelStatus {
             channel_type,
             client_id,
@@ -646,6 +656,80 @@ fn stop_channel(target: &mut dyn AdminTarget, name: &str, mode: StopMode) -> Com
         &messages::STOP_CHANNEL_ACCEPTED,
         false,
     )
+}
+
+/// PING, RESET and RESOLVE CHANNEL: what is checked before the work starts. The channel
+/// must exist and be a sending channel (SDR, or SVR): only the sending end pings, keeps
+/// the in-doubt batch and tells the partner a new sequence number. A target that answers
+/// later (the queue manager's command server) calls this, runs the operation, and
+/// answers with [`channel_operation_result`].
+pub fn check_channel_operation(
+    target: &dyn AdminTarget,
+    name: &str,
+    operation: ChannelOperation,
+) -> Result<(), CommandResult> {
+    let Some(def) = target.channel(name) else {
+        return Err(CommandResult::failed(&messages::OBJECT_NOT_FOUND, &[name]));
+    };
+    if !def.channel_type.sends_messages() {
+        let why = format!(
+            "{} CHANNEL applies to sending channels (SDR, SVR), and {name} is a {} channel",
+            operation.verb(),
+            def.channel_type.keyword()
+        );
+        return Err(channel_operation_result(
+            name,
+            operation,
+            Err(AdminError::Invalid(why)),
+        ));
+    }
+    if operation.verb() == "PING"
+        && def.channel_type == ChannelType::Server
+        && def.attributes.connection_name.trim().is_empty()
+    {
+        let why = format!("server channel {name} has no CONNAME, so it cannot call its partner");
+        return Err(channel_operation_result(
+            name,
+            operation,
+            Err(AdminError::Invalid(why)),
+        ));
+    }
+    Ok(())
+}
+
+/// The answer to PING, RESET or RESOLVE CHANNEL once its work is done: MQ's success
+/// message, or the operation's failure with the reason.
+pub fn channel_operation_result(
+    name: &str,
+    operation: ChannelOperation,
+    result: Result<(), AdminError>,
+) -> CommandResult {
+    let (done, refused) = match operation {
+        ChannelOperation::Ping { .. } => (
+            &messages::PING_CHANNEL_COMPLETE,
+            &messages::CHANNEL_PING_FAILED,
+        ),
+        ChannelOperation::Reset { .. } => {
+            (&messages::CHANNEL_RESET, &messages::CHANNEL_RESET_REFUSED)
+        }
+        ChannelOperation::Resolve { .. } => (
+            &messages::CHANNEL_RESOLVED,
+            &messages::CHANNEL_RESOLVE_REFUSED,
+        ),
+    };
+    match result {
+        Ok(()) => CommandResult::done(done),
+        Err(AdminError::NotFound { name }) => {
+            CommandResult::failed(&messages::OBJECT_NOT_FOUND, &[&name])
+        }
+        Err(AdminError::InUse { .. }) => {
+            CommandResult::failed(refused, &[name, "the channel is running; stop it first"])
+        }
+        Err(AdminError::Invalid(text) | AdminError::Failed { text, .. }) => {
+            CommandResult::failed(refused, &[name, &text])
+        }
+        Err(other) => CommandResult::failed(refused, &[name, &other.to_string()]),
+    }
 }
 
 /// DISPLAY CHSTATUS: one summary per started channel, or with CLIENTID one record per

@@ -37,7 +37,9 @@ pub mod topic;
 
 pub use command::Command;
 pub use error::{ParseError, ParseErrorKind};
-pub use executor::{execute, CommandResult, MAX_COMMAND_OUTPUT};
+pub use executor::{
+    channel_operation_result, check_channel_operation, execute, CommandResult, MAX_COMMAND_OUTPUT,
+};
 pub use parser::{parse_command, MAX_COMMAND_LENGTH};
 pub use script::{
     exit_status, parse_script, run_script, CommandRunner, LogicalCommand, ReadItem, RunOptions,

@@ -19,7 +19,7 @@ mod subscription;
 mod topic;
 
 use display::{field_vocab, table_vocab};
-use ferry_objects::channel::{ChannelType, StopMode};
+use ferry_objects::channel::{self, ChannelOperation, ChannelType, ResolveAction, StopMode};
 use ferry_objects::queue::{DefinitionType, QueueType};
 use ferry_objects::{
     AttrDef, AttrError, AttrKind, AttrValue, AttributeSet, ChannelAttributes, ListenerAttributes,
@@ -126,8 +126,8 @@ const VERBS: &[(&str, Option<&str>)] = &[
     ("END", Some("END")),
     ("SET", Some("SET")),
     ("PING", Some("PING")),
-    ("RESET", None),
-    ("RESOLVE", None),
+    ("RESET", Some("RESET")),
+    ("RESOLVE", Some("RESOLVE")),
     ("REFRESH", Some("REFRESH")),
     ("SUSPEND", None),
     ("RESUME", None),
@@ -385,9 +385,12 @@ impl Parser<'_> {
                 self.no_more(&rest)?;
                 Ok(Command::PingQmgr)
             }
-            // PING CHANNEL tests a message channel, which Ferry does not have yet.
-            ("PING", _) => Ok(Command::Unsupported {
-                what: format!("PING {}", obj_param.keyword),
+            ("PING" | "RESET" | "RESOLVE", Obj::Channel) => {
+                self.operate_channel(verb, obj_param, &rest)
+            }
+            // RESET QMGR, RESET QSTATS, RESET CLUSTER and the like.
+            ("RESET", _) => Ok(Command::Unsupported {
+                what: format!("RESET {}", obj_param.keyword),
             }),
             _ => Err(self.unknown_object(verb, obj_param)),
         }
@@ -951,6 +954,92 @@ impl Parser<'_> {
             return Err(self.err(kind, p.end));
         }
         Ok(Command::StopChannel { name, mode })
+    }
+
+    /// PING CHANNEL(name) [DATALEN(16-32768)], RESET CHANNEL(name) [SEQNUM(n)] and
+    /// RESOLVE CHANNEL(name) ACTION(COMMIT|BACKOUT).
+    fn operate_channel(
+        &self,
+        verb: &str,
+        obj: &Param,
+        rest: &[&Param],
+    ) -> Result<Command, ParseError> {
+        let name = self.exact_name(obj, "CHANNEL", NameRule::Channel)?;
+        let mut rest: Vec<&Param> = rest.to_vec();
+        let (keyword, object) = match verb {
+            "PING" => ("DATALEN", "PING CHANNEL"),
+            "RESET" => ("SEQNUM", "RESET CHANNEL"),
+            _ => ("ACTION", "RESOLVE CHANNEL"),
+        };
+        let value = self.take_option(&mut rest, keyword)?;
+        if let Some(p) = rest.first() {
+            let kind = if p.keyword == keyword {
+                K::ValueRequired {
+                    keyword: keyword.into(),
+                }
+            } else {
+                K::UnknownKeyword {
+                    keyword: p.keyword.clone(),
+                    object: object.into(),
+                }
+            };
+            return Err(self.err(kind, p.end));
+        }
+        let number = |value: Option<(String, usize)>, default: u32, min: u32, max: u32| {
+            let Some((text, pos)) = value else {
+                return Ok(default);
+            };
+            let out_of_range = |n: i64| {
+                self.err(
+                    AttrError::OutOfRange {
+                        keyword,
+                        value: n,
+                        min: min as i32,
+                        max: max as i32,
+                    }
+                    .into(),
+                    pos,
+                )
+            };
+            match text.trim().parse::<i64>() {
+                Ok(n) if n >= i64::from(min) && n <= i64::from(max) => Ok(n as u32),
+                Ok(n) => Err(out_of_range(n)),
+                Err(_) => Err(self.err(
+                    K::NumberTooLarge {
+                        keyword: keyword.to_string(),
+                        value: text,
+                    },
+                    pos,
+                )),
+            }
+        };
+        let operation = match verb {
+            "PING" => ChannelOperation::Ping {
+                data_length: number(
+                    value,
+                    channel::PING_DATA_LEN_MIN,
+                    channel::PING_DATA_LEN_MIN,
+                    channel::PING_DATA_LEN_MAX,
+                )?,
+            },
+            "RESET" => ChannelOperation::Reset {
+                seqnum: number(value, 1, 1, channel::RESET_SEQNUM_MAX)?,
+            },
+            _ => {
+                let Some((text, pos)) = value else {
+                    return Err(self.err(
+                        K::ValueRequired {
+                            keyword: "ACTION".into(),
+                        },
+                        obj.value_end,
+                    ));
+                };
+                let action = ResolveAction::from_keyword(&text)
+                    .ok_or_else(|| self.bad_option("ACTION", text, ResolveAction::KEYWORDS, pos))?;
+                ChannelOperation::Resolve { action }
+            }
+        };
+        Ok(Command::OperateChannel { name, operation })
     }
 
     fn alter_qmgr(&self, obj: &Param, rest: &[&Param]) -> Result<Command, ParseError> {

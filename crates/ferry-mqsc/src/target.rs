@@ -5,6 +5,7 @@
 //! target (the running queue manager) only stores, checks in-use rules and reports status.
 
 use crate::command::{NamePattern, SecurityRefresh};
+use ferry_objects::channel::ChannelOperation;
 use ferry_objects::status::{
     ChannelStatus, ConnectionStatus, HandleStatus, ListenerStatus, PubSubStatus, PublisherStatus,
     QmgrStatus, QueueStatus, SubscriptionStatusRecord, TopicNodeStatus,
@@ -142,6 +143,21 @@ pub trait AdminTarget {
     /// Stops a running AMQP channel: stops listening and ends its connections as `mode`
     /// says; its status record stays, STOPPED, until the channel starts again.
     fn stop_channel(&mut self, name: &str, mode: StopMode) -> Result<(), AdminError>;
+    /// PING, RESET or RESOLVE CHANNEL `name` (a sending channel: the executor has
+    /// checked, [`crate::check_channel_operation`]), done before it returns. The queue
+    /// manager's command server does this work asynchronously, answering once it is done,
+    /// so it takes these commands before they reach the executor; the default refuses.
+    fn operate_channel(
+        &mut self,
+        name: &str,
+        operation: ChannelOperation,
+    ) -> Result<(), AdminError> {
+        let _ = name;
+        Err(AdminError::Invalid(format!(
+            "{} CHANNEL needs a running queue manager",
+            operation.verb()
+        )))
+    }
     /// Status records of the channels whose names match `name` (started channels only:
     /// a channel never started has none), sorted by name.
     fn channel_status(&self, name: &NamePattern) -> Vec<ChannelStatus>;

@@ -78,6 +78,10 @@ pub struct MemoryTarget {
     pub publishers: Vec<PublisherStatus>,
     /// The user DEFINE SUB gives a blank SUBUSER.
     pub command_user: String,
+    /// PING, RESET and RESOLVE CHANNEL asked of the target, in order.
+    pub channel_operations: Vec<(String, ferry_objects::ChannelOperation)>,
+    /// What the next channel operation answers (done when `None`).
+    pub channel_operation_refusal: Option<AdminError>,
 }
 
 impl MemoryTarget {
@@ -755,6 +759,18 @@ impl AdminTarget for MemoryTarget {
         s.clients.clear();
         self.last_stop_mode = Some(mode);
         Ok(())
+    }
+
+    fn operate_channel(
+        &mut self,
+        name: &str,
+        operation: ferry_objects::ChannelOperation,
+    ) -> Result<(), AdminError> {
+        self.channel_operations.push((name.to_string(), operation));
+        match self.channel_operation_refusal.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 
     fn channel_status(&self, name: &NamePattern) -> Vec<ChannelStatus> {

@@ -628,7 +628,10 @@ fn channels_need_chltype_on_define() {
     ));
     assert!(matches!(
         ok("DEFINE CHANNEL(C) CHLTYPE(SDR)"),
-        Command::Unsupported { .. }
+        Command::DefineChannel {
+            channel_type: ChannelType::Sender,
+            ..
+        }
     ));
     assert!(matches!(
         err("DEFINE CHANNEL(C) CHLTYPE(BOGUS)"),
@@ -746,7 +749,10 @@ fn remote_queues_and_unsupported_commands_parse() {
         ok("DEFINE NAMELIST(N)"),
         Command::Unsupported { .. }
     ));
-    assert!(matches!(ok("PING CHANNEL(C)"), Command::Unsupported { .. }));
+    assert!(matches!(
+        ok("PING CHANNEL(C)"),
+        Command::OperateChannel { .. }
+    ));
     assert_eq!(ok("PING QMGR"), Command::PingQmgr);
 }
 

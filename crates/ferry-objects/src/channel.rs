@@ -178,6 +178,58 @@ keyword_enum! {
     }
 }
 
+keyword_enum! {
+    /// RESOLVE CHANNEL ACTION: what becomes of the sending end's in-doubt batch.
+    ResolveAction {
+        /// The partner committed the batch: its messages leave the transmission queue.
+        Commit = "COMMIT",
+        /// The partner did not commit it: its messages stay to be sent again.
+        Backout = "BACKOUT",
+    }
+}
+
+/// The least data PING CHANNEL sends (DATALEN's minimum, and its default).
+pub const PING_DATA_LEN_MIN: u32 = 16;
+/// The most data PING CHANNEL sends (DATALEN's maximum).
+pub const PING_DATA_LEN_MAX: u32 = 32_768;
+/// The largest RESET CHANNEL SEQNUM, as in MQ.
+pub const RESET_SEQNUM_MAX: u32 = 999_999_999;
+
+/// PING, RESET and RESOLVE CHANNEL: the operations on a message channel that take a
+/// network exchange or a durable change of its synchronisation record, so the command
+/// server answers them once they are done.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChannelOperation {
+    /// PING CHANNEL DATALEN(n): a short conversation that exchanges `data_length` bytes
+    /// with the partner and checks the echo; no message moves.
+    Ping {
+        /// DATALEN, 16 to 32768.
+        data_length: u32,
+    },
+    /// RESET CHANNEL SEQNUM(n): the next start tells the partner to take `seqnum` as
+    /// the last committed sequence number, as this end does.
+    Reset {
+        /// SEQNUM, 1 to 999999999.
+        seqnum: u32,
+    },
+    /// RESOLVE CHANNEL ACTION(..): settles the sending end's in-doubt batch by hand.
+    Resolve {
+        /// COMMIT or BACKOUT.
+        action: ResolveAction,
+    },
+}
+
+impl ChannelOperation {
+    /// The command's verb, as MQSC spells it.
+    pub fn verb(&self) -> &'static str {
+        match self {
+            ChannelOperation::Ping { .. } => "PING",
+            ChannelOperation::Reset { .. } => "RESET",
+            ChannelOperation::Resolve { .. } => "RESOLVE",
+        }
+    }
+}
+
 attribute_table! {
     /// The attributes of a channel.
     pub struct ChannelAttributes;

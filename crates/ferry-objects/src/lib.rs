@@ -26,7 +26,8 @@ pub use admin::AdminError;
 pub use attribute::{AttrDef, AttrError, AttrKind, AttrType, AttrValue, AttributeSet, TextRule};
 pub use authinfo::{AuthInfoAttributes, AuthInfoDefinition, AuthInfoType, AUTHINFO_ATTRIBUTES};
 pub use channel::{
-    ChannelAttributes, ChannelDefinition, ChannelType, StopMode, CHANNEL_ATTRIBUTES,
+    ChannelAttributes, ChannelDefinition, ChannelOperation, ChannelType, ResolveAction, StopMode,
+    CHANNEL_ATTRIBUTES,
 };
 pub use listener::{ListenerAttributes, ListenerDefinition, LISTENER_ATTRIBUTES};
 pub use qmgr::{QmgrAttributes, QMGR_ATTRIBUTES};

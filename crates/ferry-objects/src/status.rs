@@ -301,6 +301,9 @@ pub struct MessageChannelStatus {
     pub xmitq_time_us: Option<u64>,
     /// STOPREQ: a STOP CHANNEL is waiting to take effect.
     pub stop_requested: bool,
+    /// SSLCIPH, SSLPEER, SSLCERTI and SSLRKEYS of the conversation (blank without TLS).
+    #[serde(default)]
+    pub tls: TlsStatus,
 }
 
 impl MessageChannelStatus {
@@ -333,6 +336,7 @@ impl MessageChannelStatus {
             network_time_us: None,
             xmitq_time_us: None,
             stop_requested: false,
+            tls: TlsStatus::default(),
         }
     }
 }

@@ -424,7 +424,7 @@ mod tests {
         for (key, value) in [
             ("SuppressMessage", "8003"),
             ("ExcludeMessage", "7466"),
-            ("ExcludeMessage", "9999"),
+            ("ExcludeMessage", "9998"),
             ("SuppressMessage", "9504,abc"),
             ("SuppressInterval", "0"),
             ("SuppressInterval", "86401"),

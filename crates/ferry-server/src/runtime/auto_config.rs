@@ -48,24 +48,41 @@ pub(crate) fn apply(server: &Rc<Server>) {
             }
             // Nothing waits for the replies: the definitions writer saves the changes.
             let mut wait = ReplyWait::default();
-            let output = command_server::run(server, &command.text, None, &mut wait);
+            let place = format!("{}:{}", script.display(), command.line_number);
             run += 1;
-            if output.failed {
-                failed += 1;
-                server.error_log.borrow_mut().write(
-                    &messages::AUTO_CONFIG_COMMAND_FAILED,
-                    &[
-                        &format!("{}:{}", script.display(), command.line_number),
-                        &command.text,
-                        &output.lines.join(" "),
-                    ],
-                );
+            match command_server::run(server, &command.text, None, &mut wait) {
+                command_server::Answer::Now(output) => {
+                    if output.failed {
+                        failed += 1;
+                        command_failed(server, &place, &command.text, &output.lines);
+                    }
+                }
+                command_server::Answer::Later(work) => {
+                    // PING, RESET, RESOLVE CHANNEL: the script goes on; a failure is
+                    // logged when the work ends.
+                    let server = server.clone();
+                    let text = command.text.clone();
+                    tokio::task::spawn_local(async move {
+                        let output = work.await;
+                        if output.failed {
+                            command_failed(&server, &place, &text, &output.lines);
+                        }
+                    });
+                }
             }
         }
     }
     server.error_log.borrow_mut().write(
         &messages::AUTO_CONFIG_APPLIED,
         &[&path.display(), &run, &failed],
+    );
+}
+
+/// Logs an AutoConfig command at `place` that failed, with its output.
+fn command_failed(server: &Server, place: &str, text: &str, lines: &[String]) {
+    server.error_log.borrow_mut().write(
+        &messages::AUTO_CONFIG_COMMAND_FAILED,
+        &[&place, &text, &lines.join(" ")],
     );
 }
 

@@ -8,9 +8,9 @@
 use super::clock;
 use super::reply_wait::ReplyWait;
 use super::server::Server;
-use ferry_mqsc::command::{NamePattern, SecurityRefresh};
+use ferry_mqsc::command::{Command, NamePattern, SecurityRefresh};
 use ferry_mqsc::AdminTarget;
-use ferry_objects::channel::ChannelType;
+use ferry_objects::channel::{ChannelOperation, ChannelType};
 use ferry_objects::status::{
     ChannelStatus, ConnectionStatus, HandleStatus, ListenerStatus, QmgrStatus, QueueStatus,
     RecoveryLogStatus,
@@ -19,7 +19,21 @@ use ferry_objects::{
     AdminError, ChannelDefinition, ListenerDefinition, QmgrAttributes, QueueDefinition, StopMode,
 };
 use ferry_wire::MqscOutput;
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
+
+/// The answer to one MQSC command.
+pub(crate) enum Answer {
+    /// Done: the output to send (once what `wait` names is durable).
+    Now(MqscOutput),
+    /// PING, RESET or RESOLVE CHANNEL: the output once the work is done. The work is a
+    /// conversation with the partner queue manager or engine calls that wait for the
+    /// recovery log, so it runs as a task on the queue manager's thread instead of
+    /// blocking it; the caller spawns it and sends the output when it ends (RESOLVE's
+    /// changes are durable by then).
+    Later(Pin<Box<dyn Future<Output = MqscOutput>>>),
+}
 
 /// Parses and runs one MQSC command for `issuer` (`None`: the queue manager itself, or
 /// a connection whose authorities are not checked), returning its output lines; what they
@@ -31,7 +45,7 @@ pub(crate) fn run(
     command: &str,
     issuer: Option<&ferry_security::oam::Principal>,
     wait: &mut ReplyWait,
-) -> MqscOutput {
+) -> Answer {
     let user = issuer
         .map(|p| p.user.clone())
         .unwrap_or_else(|| server.administrators.process_user().to_string());
@@ -39,14 +53,52 @@ pub(crate) fn run(
     let result = match ferry_mqsc::parse_command(command) {
         Ok(cmd) => match issuer.and_then(|p| lacking(server, &cmd, p)) {
             Some(refused) => refused,
-            None => ferry_mqsc::execute(&cmd, &mut target),
+            None => match cmd {
+                Command::OperateChannel { name, operation } => {
+                    return operate_channel(&target, name, operation)
+                }
+                cmd => ferry_mqsc::execute(&cmd, &mut target),
+            },
         },
         Err(e) => ferry_mqsc::CommandResult::syntax_error(&e),
     };
+    Answer::Now(output(result))
+}
+
+fn output(result: ferry_mqsc::CommandResult) -> MqscOutput {
     MqscOutput {
         lines: result.lines,
         failed: !result.ok,
     }
+}
+
+/// PING, RESET or RESOLVE CHANNEL: checked as the executor checks it, then handed to the
+/// protocol that serves the channel; the answer comes when its work ends.
+fn operate_channel(target: &Target<'_>, name: String, operation: ChannelOperation) -> Answer {
+    if let Err(refused) = ferry_mqsc::check_channel_operation(target, &name, operation) {
+        return Answer::Now(output(refused));
+    }
+    let kind = match target.channel_type(&name) {
+        Ok(kind) => kind,
+        Err(e) => {
+            return Answer::Now(output(ferry_mqsc::channel_operation_result(
+                &name,
+                operation,
+                Err(e),
+            )))
+        }
+    };
+    let work = target
+        .server
+        .endpoints
+        .operate_channel(&name, kind, operation);
+    Answer::Later(Box::pin(async move {
+        output(ferry_mqsc::channel_operation_result(
+            &name,
+            operation,
+            work.await,
+        ))
+    }))
 }
 
 /// The refusal of `cmd` when `issuer` lacks an authority it needs.

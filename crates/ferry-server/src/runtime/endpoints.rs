@@ -5,8 +5,8 @@
 //! protocol's TCP listeners) or [`ChannelEndpoints`] (channels of the types it serves:
 //! AMQP channels listen on their own port, SVRCONN channels are the native protocol's
 //! client sockets) and is registered once, where the runtime builds its [`Server`]
-//! (`runtime/mod.rs`). START/STOP LISTENER and CHANNEL, DISPLAY LSSTATUS and CHSTATUS go
-//! through [`Endpoints`], so the command server knows no protocol: adding one means adding
+//! (`runtime/mod.rs`). START/STOP LISTENER and CHANNEL, PING/RESET/RESOLVE CHANNEL, DISPLAY
+//! LSSTATUS and CHSTATUS go through [`Endpoints`], so the command server knows no protocol: adding one means adding
 //! its module and one registration line, not editing the command server.
 //!
 //! The implementations hold a weak reference to the server; this module names no other
@@ -15,9 +15,16 @@
 //! [`Server`]: super::server::Server
 
 use crate::lifecycle::PublishedListener;
-use ferry_objects::channel::ChannelType;
+use ferry_objects::channel::{ChannelOperation, ChannelType};
 use ferry_objects::status::{ChannelStatus, ListenerStatus};
 use ferry_objects::{AdminError, StopMode};
+use std::future::Future;
+use std::pin::Pin;
+
+/// PING, RESET or RESOLVE CHANNEL in progress: it runs on the queue manager's thread
+/// (a conversation with the partner, or durable engine calls) and ends with the
+/// command's outcome.
+pub type ChannelWork = Pin<Box<dyn Future<Output = Result<(), AdminError>>>>;
 
 /// The LISTENER objects of one protocol: what START/STOP LISTENER and DISPLAY LSSTATUS do.
 pub trait ListenerEndpoints {
@@ -56,6 +63,16 @@ pub trait ChannelEndpoints {
     fn start_all(&self) -> Vec<String>;
     /// Stops every running channel and closes its connections, saying `why`.
     fn stop_all(&self, why: &str);
+    /// PING, RESET or RESOLVE CHANNEL `name` (a sending channel): the work, which the
+    /// command server awaits before it answers. Protocols without message channels
+    /// refuse.
+    fn operate(&self, name: &str, operation: ChannelOperation) -> ChannelWork {
+        let refused = AdminError::Invalid(format!(
+            "{} CHANNEL does not apply to channel {name}",
+            operation.verb()
+        ));
+        Box::pin(std::future::ready(Err(refused)))
+    }
 }
 
 /// A protocol's channels shared with the rest of its module (the message channels,
@@ -81,6 +98,9 @@ impl<T: ChannelEndpoints> ChannelEndpoints for std::rc::Rc<T> {
     }
     fn stop_all(&self, why: &str) {
         (**self).stop_all(why)
+    }
+    fn operate(&self, name: &str, operation: ChannelOperation) -> ChannelWork {
+        (**self).operate(name, operation)
     }
 }
 
@@ -129,6 +149,20 @@ impl Endpoints {
         self.channel_protocol(kind)
             .ok_or_else(|| not_served(name, kind))?
             .stop(name, mode)
+    }
+
+    /// PING, RESET or RESOLVE CHANNEL `name` of type `kind`, by the protocol that
+    /// serves that type: the work to await.
+    pub fn operate_channel(
+        &self,
+        name: &str,
+        kind: ChannelType,
+        operation: ChannelOperation,
+    ) -> ChannelWork {
+        match self.channel_protocol(kind) {
+            Some(protocol) => protocol.operate(name, operation),
+            None => Box::pin(std::future::ready(Err(not_served(name, kind)))),
+        }
     }
 
     /// DISPLAY CHSTATUS over every protocol, in registration order.

@@ -6,8 +6,12 @@
 //! Ferry's hello). For TLS, the ClientHello's SNI names the channel the way MQ clients
 //! send it (`ferry_security::sni`), so the handshake already offers that channel's
 //! CipherSpecs, presents its certificate and demands a client certificate when SSLCAUTH
-//! says so. An AMQP channel with SSLCIPH takes only TLS on its port (AMQPS: TLS before the
-//! AMQP header).
+//! says so. A sending queue manager names its message channel the same way; a receiving
+//! channel (RCVR) presents its certificate and applies SSLCAUTH in the handshake too, but
+//! agrees any offered suite so that [`check`] reports a CipherSpec mismatch by channel
+//! name. An AMQP channel with SSLCIPH takes only TLS on its port (AMQPS: TLS before the
+//! AMQP header). The sending end of a message channel makes its handshake in
+//! `message_channel::sender`.
 //!
 //! Whatever the handshake did, [`check`] decides once the channel is known: a channel
 //! with SSLCIPH refuses plain conversations and suites its SSLCIPH does not allow, a
@@ -157,8 +161,18 @@ pub async fn accept_native(
             .server_name()
             .and_then(ferry_security::sni::channel_for_host)
             .and_then(|name| server.engine.borrow().channel(&name))
-            .filter(|d| d.channel_type == ChannelType::Svrconn);
-        let settings = channel_tls(server, channel.as_ref());
+            .filter(|d| matches!(d.channel_type, ChannelType::Svrconn | ChannelType::Receiver));
+        let mut settings = channel_tls(server, channel.as_ref());
+        if channel
+            .as_ref()
+            .is_some_and(|d| d.channel_type == ChannelType::Receiver)
+        {
+            // A receiving channel agrees any offered suite and checks it against its
+            // SSLCIPH once the hello arrives ([`check`]): a mismatch is then refused with
+            // FRY9631E naming the channel, at both ends, as MQ reports it, rather than a
+            // handshake without a shared suite.
+            settings.cipher = None;
+        }
         let config = server.tls.borrow().config(&settings).map_err(|e| {
             let what = channel
                 .as_ref()

@@ -60,6 +60,11 @@ impl ChannelIo {
         }
     }
 
+    /// Counts the bytes on `agent` from now on (a ping's own scratch agent).
+    pub(crate) fn count_for(&mut self, agent: Rc<Agent>) {
+        self.agent = agent;
+    }
+
     /// The largest frame accepted from now on (once the channel's values are agreed).
     pub(crate) fn set_max_frame(&mut self, max_frame: usize) {
         self.max_frame = max_frame;

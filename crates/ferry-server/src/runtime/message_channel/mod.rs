@@ -8,7 +8,8 @@
 //! transmission header says, and commits each batch before confirming it
 //! ([`receiver`]). Assured delivery rests on the synchronisation records both ends keep
 //! on SYSTEM.CHANNEL.SYNCQ ([`sync_record`]); each agent reaches the engine through a
-//! connection of its own ([`engine_session`]).
+//! connection of its own ([`engine_session`]). PING, RESET and RESOLVE CHANNEL are
+//! [`operations`].
 //!
 //! [`MessageChannels`] is what START, STOP, RESET and RESOLVE CHANNEL and DISPLAY
 //! CHSTATUS reach (through `endpoints`): one [`Agent`] per channel that has run, holding
@@ -17,18 +18,19 @@
 mod dead_letter;
 mod engine_session;
 mod io;
+mod operations;
 mod receiver;
 mod sender;
 mod sync_record;
 
-pub(crate) use receiver::serve_partner;
+pub(crate) use receiver::{serve_partner, Caller};
 
 use crate::messages;
 use crate::runtime::clock;
-use crate::runtime::endpoints::ChannelEndpoints;
+use crate::runtime::endpoints::{ChannelEndpoints, ChannelWork};
 use crate::runtime::server::Server;
 use engine_session::EngineSession;
-use ferry_objects::channel::ChannelType;
+use ferry_objects::channel::{ChannelOperation, ChannelType};
 use ferry_objects::status::{ChannelStatus, MessageChannelState, MessageChannelStatus};
 use ferry_objects::{AdminError, ChannelDefinition, StopMode};
 use std::cell::{Cell, RefCell};
@@ -321,6 +323,11 @@ impl ChannelEndpoints for MessageChannels {
 
     fn listening_ports(&self) -> Vec<u16> {
         Vec::new()
+    }
+
+    /// PING, RESET and RESOLVE CHANNEL ([`operations`]).
+    fn operate(&self, name: &str, operation: ChannelOperation) -> ChannelWork {
+        operations::run(self, name, operation)
     }
 
     /// Arms the sending channels whose transmission queue is triggered: each waits,

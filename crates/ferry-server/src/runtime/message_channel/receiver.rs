@@ -15,6 +15,11 @@
 //! persistent messages), the unit of work is committed and durable, and only then is the
 //! batch confirmed.
 //!
+//! TLS is checked as for a client channel (`runtime::tls::check`: SSLCIPH, SSLCAUTH,
+//! SSLPEER) and refused with the CipherSpec or PeerName status code. A hello with the
+//! purpose Ping (PING CHANNEL at the sender) is answered by a short conversation of its
+//! own that only echoes: it neither adopts the channel nor reads its record.
+//!
 //! A second conversation for a channel whose first one still runs adopts the channel:
 //! the first is ended, its batch backed out, before the second reads the record (MQ's
 //! AdoptNewMCA, which a sender restarting after a failure needs).
@@ -27,21 +32,22 @@ use super::{Agent, MessageChannels};
 use crate::messages;
 use crate::runtime::clock;
 use crate::runtime::server::Server;
+use crate::runtime::tls::{self, TlsSession};
 use bytes::BytesMut;
 use ferry_engine::ConnectionInfo;
+use ferry_mqi::options::OpenOptions;
 use ferry_mqi::options::PutOptionFlags;
 use ferry_mqi::transmission::TransmissionHeader;
-use ferry_mqi::options::OpenOptions;
 use ferry_mqi::{FixedStr, ObjectDescriptor, PutOptions, ReasonCode};
-use std::collections::HashMap;
 use ferry_objects::channel::{ChannelType, NonPersistentSpeed};
 use ferry_objects::status::MessageChannelState;
 use ferry_objects::StopMode;
 use ferry_wire::channel::{
-    max_channel_frame_len, negotiate_channel, resynchronise, ChannelAccepted, ChannelFrame,
-    ChannelHello, ChannelHelloReply, ChannelLimits, ChannelRefused, ChannelStatusCode,
-    MessageFlags, NpmSpeed, ResponderType,
+    max_channel_frame_len, negotiate_channel, resynchronise, ChannelAccepted, ChannelAgreement,
+    ChannelFrame, ChannelHello, ChannelHelloReply, ChannelLimits, ChannelPurpose, ChannelRefused,
+    ChannelStatusCode, MessageFlags, NpmSpeed, ResponderType,
 };
+use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -49,7 +55,15 @@ use tokio::io::{AsyncRead, AsyncWrite};
 /// How long the receiving end waits for anything when HBINT is 0.
 const SILENCE_LIMIT_DEFAULT: Duration = Duration::from_secs(600);
 
-/// Serves a channel conversation that began with `hello` from `peer`.
+/// Who opened a channel conversation.
+pub(crate) struct Caller {
+    /// The partner's address, as CONNAME shows it.
+    pub peer: String,
+    /// What TLS agreed, when the conversation uses it.
+    pub tls: Option<Rc<TlsSession>>,
+}
+
+/// Serves a channel conversation that began with `hello` from `caller`.
 pub(crate) async fn serve_partner<R, W>(
     partners: Rc<MessageChannels>,
     server: Rc<Server>,
@@ -57,11 +71,12 @@ pub(crate) async fn serve_partner<R, W>(
     reader: R,
     writer: W,
     inbound: BytesMut,
-    peer: String,
+    caller: Caller,
 ) where
     R: AsyncRead + Unpin + 'static,
     W: AsyncWrite + Unpin + 'static,
 {
+    let Caller { peer, tls } = caller;
     let name = hello.channel.as_str().to_string();
     let def = server
         .engine
@@ -100,6 +115,19 @@ pub(crate) async fn serve_partner<R, W>(
         let _ = io.send_raw(&out).await;
         return;
     };
+    // SSLCIPH, SSLCAUTH and SSLPEER as for a client channel (the refusal is logged).
+    if let Err(refusal) = tls::check(&server, &def, tls.as_deref(), &peer) {
+        let code = if refusal.reason == ReasonCode::SslPeerNameMismatch {
+            ChannelStatusCode::PeerName
+        } else {
+            ChannelStatusCode::CipherSpec
+        };
+        let mut out = BytesMut::new();
+        let _ =
+            ChannelHelloReply::Refused(ChannelRefused::new(code, refusal.text)).encode(&mut out);
+        let _ = io.send_raw(&out).await;
+        return;
+    }
     let agent = scratch;
     if agent.stop_requested().is_some() || agent.state() == MessageChannelState::Stopped {
         let out = refuse(
@@ -109,9 +137,6 @@ pub(crate) async fn serve_partner<R, W>(
         let _ = io.send_raw(&out).await;
         return;
     }
-    // Adopt: a conversation still running for this channel ends first, its batch
-    // backed out, so the record read below is the committed one.
-    let generation = agent.adopt();
     let a = &def.attributes;
     let limits = ChannelLimits {
         channel_type: ResponderType::Receiver,
@@ -144,6 +169,16 @@ pub(crate) async fn serve_partner<R, W>(
             return;
         }
     };
+    if hello.purpose == ChannelPurpose::Ping {
+        // PING CHANNEL: a conversation of its own that echoes; a running conversation
+        // of the channel, its status and its synchronisation record are not touched.
+        io.count_for(Agent::new(&name, ChannelType::Receiver));
+        answer_ping(&server, &mut io, agreement).await;
+        return;
+    }
+    // Adopt: a conversation still running for this channel ends first, its batch
+    // backed out, so the record read below is the committed one.
+    let generation = agent.adopt();
     let user = if a.mca_user.trim().is_empty() {
         server.administrators.process_user().to_string()
     } else {
@@ -249,6 +284,7 @@ pub(crate) async fn serve_partner<R, W>(
         s.last_seq = sync.state.committed_seq;
         s.last_luwid = sync.state.committed_luwid;
         s.started_ms = Some(clock::now().0);
+        s.tls = tls.as_ref().map(|t| t.status()).unwrap_or_default();
     }
     let partner = format!("{} at {peer}", hello.qmgr_name.as_str());
     let silence = if agreement.heartbeat_interval == 0 {
@@ -287,6 +323,49 @@ pub(crate) async fn serve_partner<R, W>(
                 &messages::CHANNEL_ENDED_ABNORMALLY,
                 &[&name, &partner, &why],
             );
+        }
+    }
+}
+
+/// How long a ping conversation may stay silent.
+const PING_SILENCE_LIMIT: Duration = Duration::from_secs(60);
+
+/// Answers a ping hello: accepted with the agreed values and no synchronisation state,
+/// then each Ping is echoed until the pinging end closes.
+async fn answer_ping(server: &Server, io: &mut ChannelIo, agreement: ChannelAgreement) {
+    let accepted = ChannelAccepted {
+        qmgr_name: FixedStr::truncating(&server.name),
+        qmid: FixedStr::BLANK,
+        agreement,
+        last_committed_seq: 0,
+        last_luwid: 0,
+    };
+    let mut out = BytesMut::new();
+    if ChannelHelloReply::Accepted(accepted)
+        .encode(&mut out)
+        .is_err()
+        || io.send_raw(&out).await.is_err()
+    {
+        return;
+    }
+    loop {
+        match tokio::time::timeout(PING_SILENCE_LIMIT, io.recv()).await {
+            Ok(Ok(ChannelFrame::Ping { data })) => {
+                if io.send(&ChannelFrame::PingReply { data }).await.is_err() {
+                    return;
+                }
+            }
+            Ok(Ok(ChannelFrame::Heartbeat { token })) => {
+                if io
+                    .send(&ChannelFrame::HeartbeatReply { token })
+                    .await
+                    .is_err()
+                {
+                    return;
+                }
+            }
+            // A close, anything else, a broken or silent socket: the ping is over.
+            _ => return,
         }
     }
 }

@@ -37,11 +37,14 @@ use ferry_mqi::FixedStr;
 use ferry_mqi::{GetOptions, MessageDescriptor, MqError, ObjectDescriptor, ReasonCode};
 use ferry_objects::channel::{ChannelType, NonPersistentSpeed};
 use ferry_objects::status::MessageChannelState;
+use ferry_objects::status::TlsStatus;
 use ferry_objects::{ChannelDefinition, StopMode};
+use ferry_security::PeerNameFilter;
+use ferry_tls::tokio_rustls::rustls::pki_types::ServerName;
 use ferry_wire::channel::{
     max_channel_frame_len, next_seq, resynchronise, ChannelAccepted, ChannelFrame, ChannelHello,
-    ChannelHelloReply, ChannelStatusCode, CloseMode, InDoubtOutcome, InitiatorType, MessageFlags,
-    NpmSpeed,
+    ChannelHelloReply, ChannelPurpose, ChannelStatusCode, CloseMode, InDoubtOutcome, InitiatorType,
+    MessageFlags, NpmSpeed,
 };
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -62,13 +65,23 @@ enum Ended {
 }
 
 /// Why a conversation failed: what the error log says, and whether retrying may help.
-struct Failure {
+pub(super) struct Failure {
     message: &'static ferry_messages::Message,
     inserts: Vec<String>,
     retry: bool,
 }
 
 impl Failure {
+    /// The error-log line.
+    pub(super) fn text(&self) -> String {
+        let inserts: Vec<&dyn std::fmt::Display> = self
+            .inserts
+            .iter()
+            .map(|s| s as &dyn std::fmt::Display)
+            .collect();
+        self.message.format(&inserts)
+    }
+
     fn abnormal(agent: &Agent, partner: &str, why: impl std::fmt::Display) -> Failure {
         Failure {
             message: &messages::CHANNEL_ENDED_ABNORMALLY,
@@ -257,7 +270,7 @@ async fn wait_for_message(server: &Rc<Server>, agent: &Rc<Agent>, def: &ChannelD
 
 /// Who the agent is to the engine: the channel, its partner, the queue manager's own
 /// user.
-fn connection_info(server: &Server, def: &ChannelDefinition) -> ConnectionInfo {
+pub(super) fn connection_info(server: &Server, def: &ChannelDefinition) -> ConnectionInfo {
     ConnectionInfo {
         application_name: format!("{} (sending channel)", def.name),
         channel: def.name.clone(),
@@ -287,17 +300,6 @@ async fn conversation(
             retry: false,
         });
     }
-    if a.tls_requested() {
-        return Err(Failure {
-            message: &messages::CHANNEL_NEGOTIATION_FAILED,
-            inserts: vec![
-                agent.name.clone(),
-                conname,
-                "SSLCIPH is set: TLS on message channels is not supported yet".into(),
-            ],
-            retry: false,
-        });
-    }
     let session = Rc::new(
         EngineSession::connect(server, connection_info(server, def))
             .map_err(|e| Failure::engine(agent, "connect", e))?,
@@ -320,37 +322,7 @@ async fn conversation(
         s.xmit_q = xmitq.clone();
         s.substate = "NETCONNECT".into();
     }
-    let (stream, partner) = connect(&conname).await.map_err(|why| Failure {
-        message: &messages::CHANNEL_CONNECT_FAILED,
-        inserts: vec![agent.name.clone(), conname.clone(), why],
-        retry: true,
-    })?;
-    let _ = stream.set_nodelay(true);
-    let (r, w) = stream.into_split();
-    let mut io = ChannelIo::new(
-        Box::new(r),
-        Box::new(w),
-        BytesMut::new(),
-        max_channel_frame_len(a.max_msg_length.max(0) as u32),
-        agent.clone(),
-    );
     let hello = ChannelHello {
-        channel: FixedStr::truncating(&def.name),
-        channel_type: if def.channel_type == ChannelType::Server {
-            InitiatorType::Server
-        } else {
-            InitiatorType::Sender
-        },
-        qmgr_name: FixedStr::truncating(&server.name),
-        batch_size: a.batch_size.max(1) as u32,
-        max_msg_length: a.max_msg_length.max(0) as u32,
-        seq_wrap: a.sequence_wrap.max(1) as u32,
-        heartbeat_interval: a.heartbeat_interval.max(0) as u32,
-        npm_speed: match a.np_speed {
-            NonPersistentSpeed::Fast => NpmSpeed::Fast,
-            NonPersistentSpeed::Normal => NpmSpeed::Normal,
-        },
-        batch_heartbeat: a.batch_heartbeat.max(0) as u32,
         last_committed_seq: sync.state.committed_seq,
         last_luwid: sync.state.committed_luwid,
         in_doubt: sync
@@ -363,48 +335,15 @@ async fn conversation(
                 last_seq: d.last_seq,
             }),
         reset_seq: agent.reset_seq.get(),
-        ..ChannelHello::default()
+        ..hello(server, def, ChannelPurpose::Run)
     };
-    let mut out = BytesMut::new();
-    hello
-        .encode(&mut out)
-        .map_err(|e| Failure::abnormal(agent, &partner, e))?;
-    io.send_raw(&out)
-        .await
-        .map_err(|e| Failure::abnormal(agent, &partner, e))?;
-    let reply = tokio::time::timeout(CONNECT_TIMEOUT, read_reply(&mut io))
-        .await
-        .map_err(|_| Failure::abnormal(agent, &partner, "no answer to the channel hello"))?
-        .map_err(|e| Failure::abnormal(agent, &partner, e))?;
-    let accepted: ChannelAccepted = match reply {
-        ChannelHelloReply::Accepted(a) => a,
-        ChannelHelloReply::Refused(r) => {
-            let retry = !matches!(
-                r.code,
-                ChannelStatusCode::SequenceError | ChannelStatusCode::WrapValueError
-            );
-            let message = if r.code == ChannelStatusCode::SequenceError {
-                &messages::CHANNEL_SEQUENCE_ERROR
-            } else {
-                &messages::CHANNEL_NEGOTIATION_FAILED
-            };
-            let inserts = if r.code == ChannelStatusCode::SequenceError {
-                vec![
-                    agent.name.clone(),
-                    partner.clone(),
-                    sync.state.committed_seq.to_string(),
-                    r.text.clone(),
-                ]
-            } else {
-                vec![agent.name.clone(), partner.clone(), r.text.clone()]
-            };
-            return Err(Failure {
-                message,
-                inserts,
-                retry,
-            });
-        }
-    };
+    let Opened {
+        mut io,
+        accepted,
+        partner,
+        tls,
+    } = open(server, agent, def, &hello).await?;
+    agent.status.borrow_mut().tls = tls;
     agent.reset_seq.set(None);
     let agreement = accepted.agreement;
     io.set_max_frame(max_channel_frame_len(agreement.max_msg_length));
@@ -516,6 +455,257 @@ async fn conversation(
     ended
 }
 
+/// The hello of `def`'s sending end for `purpose`: the channel's values, and no
+/// synchronisation state (a start adds its own).
+pub(super) fn hello(
+    server: &Server,
+    def: &ChannelDefinition,
+    purpose: ChannelPurpose,
+) -> ChannelHello {
+    let a = &def.attributes;
+    ChannelHello {
+        channel: FixedStr::truncating(&def.name),
+        channel_type: if def.channel_type == ChannelType::Server {
+            InitiatorType::Server
+        } else {
+            InitiatorType::Sender
+        },
+        purpose,
+        qmgr_name: FixedStr::truncating(&server.name),
+        batch_size: a.batch_size.max(1) as u32,
+        max_msg_length: a.max_msg_length.max(0) as u32,
+        seq_wrap: a.sequence_wrap.max(1) as u32,
+        heartbeat_interval: a.heartbeat_interval.max(0) as u32,
+        npm_speed: match a.np_speed {
+            NonPersistentSpeed::Fast => NpmSpeed::Fast,
+            NonPersistentSpeed::Normal => NpmSpeed::Normal,
+        },
+        batch_heartbeat: a.batch_heartbeat.max(0) as u32,
+        ..ChannelHello::default()
+    }
+}
+
+/// A conversation with the partner, opened: connected (over TLS when the channel has
+/// SSLCIPH), the hello sent and accepted.
+pub(super) struct Opened {
+    /// The conversation's socket.
+    pub io: ChannelIo,
+    /// The partner's answer.
+    pub accepted: ChannelAccepted,
+    /// The partner's address, for messages.
+    pub partner: String,
+    /// What TLS agreed (blank without TLS), for DISPLAY CHSTATUS.
+    pub tls: TlsStatus,
+}
+
+/// Connects to `def`'s partner, with TLS when the channel has SSLCIPH, and sends
+/// `hello` (a start or a ping); `agent` counts the bytes. A refusal is a failure
+/// with the partner's reason.
+pub(super) async fn open(
+    server: &Rc<Server>,
+    agent: &Rc<Agent>,
+    def: &ChannelDefinition,
+    hello: &ChannelHello,
+) -> Result<Opened, Failure> {
+    let a = &def.attributes;
+    let conname = a.connection_name.trim().to_string();
+    let (stream, partner) = connect(&conname).await.map_err(|why| Failure {
+        message: &messages::CHANNEL_CONNECT_FAILED,
+        inserts: vec![agent.name.clone(), conname.clone(), why],
+        retry: true,
+    })?;
+    let _ = stream.set_nodelay(true);
+    let max_frame = max_channel_frame_len(a.max_msg_length.max(0) as u32);
+    let (mut io, tls) = if a.tls_requested() {
+        let (tls, status) = tls_handshake(server, agent, def, stream, &partner).await?;
+        let every =
+            ferry_tls::key_reset_bytes(i64::from(server.engine.borrow().qmgr().ssl_reset_count));
+        let (r, w, _counters) = ferry_tls::split(tls, every);
+        let io = ChannelIo::new(
+            Box::new(r),
+            Box::new(w),
+            BytesMut::new(),
+            max_frame,
+            agent.clone(),
+        );
+        (io, status)
+    } else {
+        let (r, w) = stream.into_split();
+        let io = ChannelIo::new(
+            Box::new(r),
+            Box::new(w),
+            BytesMut::new(),
+            max_frame,
+            agent.clone(),
+        );
+        (io, TlsStatus::default())
+    };
+    let mut out = BytesMut::new();
+    hello
+        .encode(&mut out)
+        .map_err(|e| Failure::abnormal(agent, &partner, e))?;
+    io.send_raw(&out)
+        .await
+        .map_err(|e| Failure::abnormal(agent, &partner, e))?;
+    let reply = tokio::time::timeout(CONNECT_TIMEOUT, read_reply(&mut io))
+        .await
+        .map_err(|_| Failure::abnormal(agent, &partner, "no answer to the channel hello"))?
+        .map_err(|e| Failure::abnormal(agent, &partner, e))?;
+    match reply {
+        ChannelHelloReply::Accepted(accepted) => Ok(Opened {
+            io,
+            accepted,
+            partner,
+            tls,
+        }),
+        ChannelHelloReply::Refused(r) => {
+            let retry = !matches!(
+                r.code,
+                ChannelStatusCode::SequenceError | ChannelStatusCode::WrapValueError
+            );
+            let (message, inserts) = if r.code == ChannelStatusCode::SequenceError {
+                (
+                    &messages::CHANNEL_SEQUENCE_ERROR,
+                    vec![
+                        agent.name.clone(),
+                        partner.clone(),
+                        hello.last_committed_seq.to_string(),
+                        r.text.clone(),
+                    ],
+                )
+            } else {
+                (
+                    &messages::CHANNEL_NEGOTIATION_FAILED,
+                    vec![agent.name.clone(), partner.clone(), r.text.clone()],
+                )
+            };
+            Err(Failure {
+                message,
+                inserts,
+                retry,
+            })
+        }
+    }
+}
+
+/// The TLS handshake of a sending channel with SSLCIPH, as an MQ sender makes it: the
+/// channel's CipherSpec, its certificate (CERTLABL, else the queue manager's) from the
+/// key repository, the partner's chain checked against trust.pem, the channel named in
+/// SNI so the partner presents that channel's certificate, then SSLPEER on the partner's
+/// certificate.
+async fn tls_handshake(
+    server: &Rc<Server>,
+    agent: &Rc<Agent>,
+    def: &ChannelDefinition,
+    stream: tokio::net::TcpStream,
+    partner: &str,
+) -> Result<
+    (
+        ferry_tls::tokio_rustls::client::TlsStream<tokio::net::TcpStream>,
+        TlsStatus,
+    ),
+    Failure,
+> {
+    let a = &def.attributes;
+    let refused = |message: &'static ferry_messages::Message, inserts: Vec<String>| Failure {
+        message,
+        inserts,
+        retry: true,
+    };
+    let qmgr = server.engine.borrow().qmgr();
+    let label = match a.cert_label.trim() {
+        "" => qmgr.certificate_label(&server.name),
+        l => l.to_string(),
+    };
+    let has_certificate = server
+        .tls
+        .borrow()
+        .repository()
+        .certificate(&label)
+        .is_some();
+    let options = ferry_tls::ClientTlsOptions {
+        cipher_spec: a.ssl_cipher.trim().to_string(),
+        key_repository: qmgr.key_repository_dir(&server.paths.dir),
+        // Without its certificate the channel still offers TLS: a partner with
+        // SSLCAUTH(OPTIONAL) accepts it.
+        certificate_label: has_certificate.then_some(label),
+        peer_name: None,
+    };
+    let filter = PeerNameFilter::parse(&a.ssl_peer).map_err(|e| Failure {
+        message: &messages::CHANNEL_NEGOTIATION_FAILED,
+        inserts: vec![
+            agent.name.clone(),
+            partner.to_string(),
+            format!("SSLPEER('{}') is not valid: {e}", a.ssl_peer.trim()),
+        ],
+        retry: false,
+    })?;
+    // The user part of MQ's default label is not used: the label is given or absent.
+    let config = ferry_tls::client_config(&options, "").map_err(|e| {
+        refused(
+            &messages::TLS_SETUP_FAILED,
+            vec![format!("channel '{}'", agent.name), e.to_string()],
+        )
+    })?;
+    let name = ServerName::try_from(ferry_security::sni::host_for_channel(&def.name))
+        .map_err(|e| Failure::abnormal(agent, partner, format!("SNI: {e}")))?;
+    let tls = tokio::time::timeout(
+        CONNECT_TIMEOUT,
+        ferry_tls::tokio_rustls::TlsConnector::from(config).connect(name, stream),
+    )
+    .await
+    .map_err(|_| {
+        refused(
+            &messages::TLS_HANDSHAKE_FAILED,
+            vec![
+                format!("{partner} (channel '{}')", agent.name),
+                "it did not complete within 30 seconds".into(),
+            ],
+        )
+    })?
+    .map_err(|e| {
+        refused(
+            &messages::TLS_HANDSHAKE_FAILED,
+            vec![
+                format!("{partner} (channel '{}')", agent.name),
+                e.to_string(),
+            ],
+        )
+    })?;
+    let negotiated = ferry_tls::negotiated(tls.get_ref().1);
+    let peer = negotiated.as_ref().and_then(|n| n.peer.clone());
+    if let Some(filter) = filter {
+        let subject = peer.as_ref().map(|p| p.subject.clone()).unwrap_or_default();
+        if !filter.matches(&subject) {
+            return Err(refused(
+                &messages::TLS_PEER_NAME_MISMATCH,
+                vec![
+                    partner.to_string(),
+                    subject.to_string(),
+                    a.ssl_peer.trim().to_string(),
+                    agent.name.clone(),
+                ],
+            ));
+        }
+    }
+    let status = TlsStatus {
+        cipher_spec: negotiated
+            .as_ref()
+            .map(|n| n.cipher_spec.name.to_string())
+            .unwrap_or_default(),
+        peer: peer
+            .as_ref()
+            .map(|p| p.subject.to_string())
+            .unwrap_or_default(),
+        cert_issuer: peer
+            .as_ref()
+            .map(|p| p.issuer.to_string())
+            .unwrap_or_default(),
+        key_resets: 0,
+    };
+    Ok((tls, status))
+}
+
 /// Connects to the first address of `conname` that answers: the stream and the address.
 async fn connect(conname: &str) -> Result<(tokio::net::TcpStream, String), String> {
     let addresses =
@@ -550,7 +740,7 @@ async fn read_reply(io: &mut ChannelIo) -> Result<ChannelHelloReply, Conversatio
 /// Resolves the in-doubt `batch`: committed at the partner, its messages leave the
 /// transmission queue; backed out, they stay to be sent again. Either way the record no
 /// longer names it.
-async fn resolve(
+pub(super) async fn resolve(
     session: &EngineSession,
     xq: ferry_engine::Hobj,
     sync: &mut SyncStore,

@@ -338,13 +338,28 @@ fn handle(
         },
         Request::Mqsc { command } => {
             let issuer = server.engine.borrow().connection_principal(conn);
-            let output = command_server::run(server, &command, issuer.as_deref(), &mut wait);
             // The status is the transport's outcome (protocol.md, `Reply::Mqsc`): a
             // command that failed is reported by `output.failed` and its lines (e.g.
             // FRY8147E), which a FAILED status would make the client discard.
-            Reply::Mqsc {
-                status: Status::OK,
-                output,
+            match command_server::run(server, &command, issuer.as_deref(), &mut wait) {
+                command_server::Answer::Now(output) => Reply::Mqsc {
+                    status: Status::OK,
+                    output,
+                },
+                command_server::Answer::Later(work) => {
+                    // PING, RESET, RESOLVE CHANNEL: answered when the work ends; the
+                    // socket's other conversations carry on meanwhile.
+                    let socket = socket.clone();
+                    tokio::task::spawn_local(async move {
+                        let output = work.await;
+                        let reply = Reply::Mqsc {
+                            status: Status::OK,
+                            output,
+                        };
+                        socket.send_reply(conv, rid, &reply);
+                    });
+                    return Ok(());
+                }
             }
         }
     };

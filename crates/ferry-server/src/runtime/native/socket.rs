@@ -513,7 +513,7 @@ pub async fn serve<R, W>(
             // Another queue manager's message channel: not a client instance.
             drop(registered);
             match (svrconns.partners(), transport) {
-                (Some(partners), Transport::Tcp { peer, .. }) => {
+                (Some(partners), Transport::Tcp { peer, tls }) => {
                     crate::runtime::message_channel::serve_partner(
                         partners,
                         server.clone(),
@@ -521,7 +521,7 @@ pub async fn serve<R, W>(
                         reader,
                         writer,
                         inbound.into_buffer(),
-                        peer,
+                        crate::runtime::message_channel::Caller { peer, tls },
                     )
                     .await;
                 }
