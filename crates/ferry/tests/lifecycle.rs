@@ -45,12 +45,21 @@ fn create_defines_system_objects_and_a_listener() {
         "SYSTEM.DEFAULT.ALIAS.QUEUE",
         "SYSTEM.DEAD.LETTER.QUEUE",
         "SYSTEM.ADMIN.COMMAND.QUEUE",
+        "SYSTEM.CHANNEL.SYNCQ",
+        "SYSTEM.CHANNEL.INITQ",
     ] {
         assert!(attrs(&text, "QUEUE").iter().any(|n| n == q), "{q}: {text}");
     }
     assert_eq!(
         attrs(&text, "CHANNEL"),
-        ["SYSTEM.DEF.AMQP", "SYSTEM.DEF.SVRCONN"],
+        [
+            "SYSTEM.DEF.AMQP",
+            "SYSTEM.DEF.RECEIVER",
+            "SYSTEM.DEF.REQUESTER",
+            "SYSTEM.DEF.SENDER",
+            "SYSTEM.DEF.SERVER",
+            "SYSTEM.DEF.SVRCONN",
+        ],
         "{text}"
     );
     let model = mqsc_ok(&qm, "DISPLAY QUEUE(SYSTEM.DEFAULT.MODEL.QUEUE) TYPE");
