@@ -9,8 +9,9 @@
 //! QMA restarts: `start_all` arms it and the first message on the queue starts it), the
 //! remote queue `AUDIT.REMOTE` (RNAME AUDIT.IN, RQMNAME QMB), and the sender channel,
 //! whose CONNAME is **a TCP proxy run by this test** in front of QMB's listener. The
-//! proxy can cut every live connection at once (closing them, or resetting them) and
-//! refuse new ones for a while. SHORTTMR(1), LONGTMR(1) and HBINT(1) bring a cut
+//! proxy can cut every live connection at once (closing them, or resetting them),
+//! refuse new ones for a while, and delay what it forwards (half the rounds, 0.2-3 ms a
+//! chunk, so kills and cuts find batches in flight and in doubt more often). SHORTTMR(1), LONGTMR(1) and HBINT(1) bring a cut
 //! channel back within a second or two.
 //!
 //! # A round
@@ -60,7 +61,7 @@
 //!
 //! # Running
 //!
-//! `FERRY_CHANNEL_AUDIT_ROUNDS` (default 12, for CI) sets the rounds and
+//! `FERRY_CHANNEL_AUDIT_ROUNDS` (default 20, for CI) sets the rounds and
 //! `FERRY_CHANNEL_AUDIT_SEED` replays a run's random choices (printed at the start and in
 //! every failure; thread timing is not replayed). `scripts/channel-crash-audit.sh` runs
 //! a long version against the release build.
@@ -808,6 +809,9 @@ struct Proxy {
     refusing: Arc<AtomicBool>,
     /// Connections forwarded so far.
     forwarded: Arc<AtomicU64>,
+    /// Microseconds each chunk waits before it is forwarded (0: none): a slow network
+    /// widens the window in which a batch is in flight or in doubt.
+    latency_us: Arc<AtomicU64>,
 }
 
 impl Proxy {
@@ -824,12 +828,14 @@ impl Proxy {
             reset: Arc::new(AtomicBool::new(false)),
             refusing: Arc::new(AtomicBool::new(false)),
             forwarded: Arc::new(AtomicU64::new(0)),
+            latency_us: Arc::new(AtomicU64::new(0)),
         };
-        let (cut_rx, reset, refusing, forwarded) = (
+        let (cut_rx, reset, refusing, forwarded, latency) = (
             proxy.cut.subscribe(),
             proxy.reset.clone(),
             proxy.refusing.clone(),
             proxy.forwarded.clone(),
+            proxy.latency_us.clone(),
         );
         tokio::spawn(async move {
             loop {
@@ -842,7 +848,13 @@ impl Proxy {
                     continue;
                 }
                 forwarded.fetch_add(1, Ordering::SeqCst);
-                tokio::spawn(forward(down, upstream, cut_rx.clone(), reset.clone()));
+                tokio::spawn(forward(
+                    down,
+                    upstream,
+                    cut_rx.clone(),
+                    reset.clone(),
+                    latency.clone(),
+                ));
             }
         });
         proxy
@@ -857,14 +869,45 @@ impl Proxy {
     fn refuse(&self, on: bool) {
         self.refusing.store(on, Ordering::SeqCst);
     }
+
+    /// Delays every forwarded chunk by `us` microseconds from now on.
+    fn set_latency(&self, us: u64) {
+        self.latency_us.store(us, Ordering::SeqCst);
+    }
 }
 
-/// Forwards one connection until either side ends or the proxy cuts it.
+/// Copies `from` to `to`, each chunk after the proxy's latency, until `from` ends or
+/// either side fails.
+async fn pump(
+    mut from: tokio::net::tcp::ReadHalf<'_>,
+    mut to: tokio::net::tcp::WriteHalf<'_>,
+    latency_us: &AtomicU64,
+) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        let n = match from.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        let us = latency_us.load(Ordering::Relaxed);
+        if us > 0 {
+            tokio::time::sleep(Duration::from_micros(us)).await;
+        }
+        if to.write_all(&buf[..n]).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// Forwards one connection until either side ends (then both are closed) or the proxy
+/// cuts it.
 async fn forward(
     mut down: TcpStream,
     upstream: u16,
     mut cut: tokio::sync::watch::Receiver<u64>,
     reset: Arc<AtomicBool>,
+    latency_us: Arc<AtomicU64>,
 ) {
     cut.borrow_and_update();
     let Ok(mut up) = TcpStream::connect(("127.0.0.1", upstream)).await else {
@@ -872,8 +915,11 @@ async fn forward(
     };
     let _ = down.set_nodelay(true);
     let _ = up.set_nodelay(true);
+    let (down_r, down_w) = down.split();
+    let (up_r, up_w) = up.split();
     tokio::select! {
-        _ = tokio::io::copy_bidirectional(&mut down, &mut up) => {}
+        _ = pump(down_r, up_w, &latency_us) => {}
+        _ = pump(up_r, down_w, &latency_us) => {}
         _ = cut.changed() => {
             if reset.load(Ordering::SeqCst) {
                 let _ = down.set_zero_linger();
@@ -1301,7 +1347,7 @@ async fn channel_crash_audit_persistent_messages_cross_exactly_once() {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(1, |d| d.as_nanos() as u64)
     });
-    let rounds = env_number("FERRY_CHANNEL_AUDIT_ROUNDS", || 12) as u32;
+    let rounds = env_number("FERRY_CHANNEL_AUDIT_ROUNDS", || 20) as u32;
     eprintln!(
         "channel crash audit: seed {seed}, {rounds} rounds (FERRY_CHANNEL_AUDIT_SEED={seed} \
          replays)"
@@ -1351,6 +1397,13 @@ async fn channel_crash_audit_persistent_messages_cross_exactly_once() {
             let s = rng.next_u64();
             tasks.push(tokio::spawn(getter(shared.clone(), opts, g, s)));
         }
+        // Half the rounds run over a slow network (0.2-3 ms per forwarded chunk).
+        let latency_us = if rng.below(2) == 0 {
+            0
+        } else {
+            200 + rng.below(2801) as u64
+        };
+        proxy.set_latency(latency_us);
         let delay = 100 + rng.below(601) as u64;
         let mut cuts = 0;
         if rng.below(3) == 0 {
@@ -1487,7 +1540,7 @@ async fn channel_crash_audit_persistent_messages_cross_exactly_once() {
         let c = std::mem::take(&mut ledger.counts);
         total.add(&c);
         eprintln!(
-            "round {round}: {fault:?} after {delay} ms ({cuts} cuts); puts acked {} (attempted \
+            "round {round}: {fault:?} after {delay} ms ({cuts} cuts, latency {latency_us} us); puts acked {} (attempted \
              {}, backed out {}), gets acked {} (backed out {}), found {} ({backlog} carried{}); \
              in doubt: puts {} (crossed {}, gone {}), gets {}, unknown gets {} (took {}); \
              drained in {:.1}s; {:.1}s",
