@@ -11,7 +11,10 @@
 //! whose CONNAME is **a TCP proxy run by this test** in front of QMB's listener. The
 //! proxy can cut every live connection at once (closing them, or resetting them),
 //! refuse new ones for a while, and delay what it forwards (half the rounds, 0.2-3 ms a
-//! chunk, so kills and cuts find batches in flight and in doubt more often). SHORTTMR(1), LONGTMR(1) and HBINT(1) bring a cut
+//! chunk, so kills and cuts find batches in flight and in doubt more often). In a third
+//! of the rounds, when the sender's side of a connection goes, the proxy keeps QMB's side
+//! open and silent for a few seconds, so the sender's next conversation must adopt the
+//! channel from a receiving conversation that still holds its batch. SHORTTMR(1), LONGTMR(1) and HBINT(1) bring a cut
 //! channel back within a second or two.
 //!
 //! # A round
@@ -56,8 +59,9 @@
 //!   not at all;
 //! - per putter and priority, messages are on `AUDIT.IN` in put order.
 //!
-//! After the last round `AUDIT.IN` is also drained destructively and compared with the
-//! browse, both dead-letter queues must be empty, and the sender must not be in doubt.
+//! Every [`DRAIN_EVERY`] rounds, when the backlog grows large, and after the last round,
+//! `AUDIT.IN` is also drained destructively and the gets must return exactly what the
+//! browse showed; both dead-letter queues must then be empty.
 //!
 //! # Running
 //!
@@ -99,6 +103,12 @@ const GETTERS: usize = 2;
 const MAX_BODY: usize = 256 * 1024;
 /// Size of the largest messages (~100 KiB).
 const BIG_BODY: usize = 100 * 1024;
+/// The audit drains QMB's queue destructively every this many rounds...
+const DRAIN_EVERY: u32 = 10;
+/// ...or when more messages than this are carried over.
+const BACKLOG_MSGS: usize = 3000;
+/// How long an orphaned receiving side stays open (`Proxy::orphan`).
+const ORPHAN_HOLD: Duration = Duration::from_secs(4);
 /// How long the channel may take to drain the transmission queue after a round.
 const DRAIN_DEADLINE: Duration = Duration::from_secs(60);
 /// The formats put.
@@ -812,6 +822,11 @@ struct Proxy {
     /// Microseconds each chunk waits before it is forwarded (0: none): a slow network
     /// widens the window in which a batch is in flight or in doubt.
     latency_us: Arc<AtomicU64>,
+    /// When the sender's side of a connection ends or is cut, keep the receiver's side
+    /// open, silent, for [`ORPHAN_HOLD`]: the receiving conversation does not learn its
+    /// partner is gone (a lost FIN, a partition), so the sender's next conversation must
+    /// adopt the channel while the old one still holds its batch.
+    orphan: Arc<AtomicBool>,
 }
 
 impl Proxy {
@@ -829,7 +844,9 @@ impl Proxy {
             refusing: Arc::new(AtomicBool::new(false)),
             forwarded: Arc::new(AtomicU64::new(0)),
             latency_us: Arc::new(AtomicU64::new(0)),
+            orphan: Arc::new(AtomicBool::new(false)),
         };
+        let orphan = proxy.orphan.clone();
         let (cut_rx, reset, refusing, forwarded, latency) = (
             proxy.cut.subscribe(),
             proxy.reset.clone(),
@@ -854,6 +871,7 @@ impl Proxy {
                     cut_rx.clone(),
                     reset.clone(),
                     latency.clone(),
+                    orphan.clone(),
                 ));
             }
         });
@@ -868,6 +886,11 @@ impl Proxy {
 
     fn refuse(&self, on: bool) {
         self.refusing.store(on, Ordering::SeqCst);
+    }
+
+    /// Whether receiving sides are left open when the sending side goes (see `orphan`).
+    fn set_orphan(&self, on: bool) {
+        self.orphan.store(on, Ordering::SeqCst);
     }
 
     /// Delays every forwarded chunk by `us` microseconds from now on.
@@ -908,6 +931,7 @@ async fn forward(
     mut cut: tokio::sync::watch::Receiver<u64>,
     reset: Arc<AtomicBool>,
     latency_us: Arc<AtomicU64>,
+    orphan: Arc<AtomicBool>,
 ) {
     cut.borrow_and_update();
     let Ok(mut up) = TcpStream::connect(("127.0.0.1", upstream)).await else {
@@ -917,15 +941,20 @@ async fn forward(
     let _ = up.set_nodelay(true);
     let (down_r, down_w) = down.split();
     let (up_r, up_w) = up.split();
-    tokio::select! {
-        _ = pump(down_r, up_w, &latency_us) => {}
-        _ = pump(up_r, down_w, &latency_us) => {}
+    let sender_gone = tokio::select! {
+        _ = pump(down_r, up_w, &latency_us) => true,
+        _ = pump(up_r, down_w, &latency_us) => false,
         _ = cut.changed() => {
             if reset.load(Ordering::SeqCst) {
                 let _ = down.set_zero_linger();
                 let _ = up.set_zero_linger();
             }
+            true
         }
+    };
+    if sender_gone && orphan.load(Ordering::SeqCst) {
+        drop(down);
+        tokio::time::sleep(ORPHAN_HOLD).await;
     }
 }
 
@@ -1404,6 +1433,8 @@ async fn channel_crash_audit_persistent_messages_cross_exactly_once() {
             200 + rng.below(2801) as u64
         };
         proxy.set_latency(latency_us);
+        let orphan = rng.below(3) == 0;
+        proxy.set_orphan(orphan);
         let delay = 100 + rng.below(601) as u64;
         let mut cuts = 0;
         if rng.below(3) == 0 {
@@ -1507,7 +1538,9 @@ async fn channel_crash_audit_persistent_messages_cross_exactly_once() {
         let found = read_all(&queue, true).await;
         ledger.audit(&found);
         let last = round + 1 == rounds;
-        if last && ledger.violations.is_empty() {
+        let drain =
+            last || round % DRAIN_EVERY == DRAIN_EVERY - 1 || ledger.backlog() > BACKLOG_MSGS;
+        if drain && ledger.violations.is_empty() {
             let got = read_all(&queue, false).await;
             let (want, have) = (keys_of(&found), keys_of(&got));
             if want != have {
@@ -1540,17 +1573,18 @@ async fn channel_crash_audit_persistent_messages_cross_exactly_once() {
         let c = std::mem::take(&mut ledger.counts);
         total.add(&c);
         eprintln!(
-            "round {round}: {fault:?} after {delay} ms ({cuts} cuts, latency {latency_us} us); puts acked {} (attempted \
+            "round {round}: {fault:?} after {delay} ms ({cuts} cuts, latency {latency_us} us{}); puts acked {} (attempted \
              {}, backed out {}), gets acked {} (backed out {}), found {} ({backlog} carried{}); \
              in doubt: puts {} (crossed {}, gone {}), gets {}, unknown gets {} (took {}); \
              drained in {:.1}s; {:.1}s",
+            if orphan { ", orphaning" } else { "" },
             c.puts_acked,
             c.puts_attempted,
             c.puts_backed_out,
             c.gets_acked,
             c.gets_backed_out,
             c.found,
-            if last { ", drained" } else { "" },
+            if drain { ", drained" } else { "" },
             c.in_doubt_puts,
             c.in_doubt_crossed,
             c.in_doubt_gone,
