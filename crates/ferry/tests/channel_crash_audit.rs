@@ -827,6 +827,8 @@ struct Proxy {
     /// partner is gone (a lost FIN, a partition), so the sender's next conversation must
     /// adopt the channel while the old one still holds its batch.
     orphan: Arc<AtomicBool>,
+    /// What QMB sends is discarded instead of forwarded (a one-way failure).
+    drop_replies: Arc<AtomicBool>,
 }
 
 impl Proxy {
@@ -845,8 +847,10 @@ impl Proxy {
             forwarded: Arc::new(AtomicU64::new(0)),
             latency_us: Arc::new(AtomicU64::new(0)),
             orphan: Arc::new(AtomicBool::new(false)),
+            drop_replies: Arc::new(AtomicBool::new(false)),
         };
         let orphan = proxy.orphan.clone();
+        let drop_replies = proxy.drop_replies.clone();
         let (cut_rx, reset, refusing, forwarded, latency) = (
             proxy.cut.subscribe(),
             proxy.reset.clone(),
@@ -872,6 +876,7 @@ impl Proxy {
                     reset.clone(),
                     latency.clone(),
                     orphan.clone(),
+                    drop_replies.clone(),
                 ));
             }
         });
@@ -893,18 +898,24 @@ impl Proxy {
         self.orphan.store(on, Ordering::SeqCst);
     }
 
+    /// Whether what QMB sends is discarded (see `drop_replies`).
+    fn set_drop_replies(&self, on: bool) {
+        self.drop_replies.store(on, Ordering::SeqCst);
+    }
+
     /// Delays every forwarded chunk by `us` microseconds from now on.
     fn set_latency(&self, us: u64) {
         self.latency_us.store(us, Ordering::SeqCst);
     }
 }
 
-/// Copies `from` to `to`, each chunk after the proxy's latency, until `from` ends or
-/// either side fails.
+/// Copies `from` to `to`, each chunk after the proxy's latency (or discards it while
+/// `discard` is set), until `from` ends or either side fails.
 async fn pump(
     mut from: tokio::net::tcp::ReadHalf<'_>,
     mut to: tokio::net::tcp::WriteHalf<'_>,
     latency_us: &AtomicU64,
+    discard: Option<&AtomicBool>,
 ) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut buf = vec![0u8; 16 * 1024];
@@ -916,6 +927,9 @@ async fn pump(
         let us = latency_us.load(Ordering::Relaxed);
         if us > 0 {
             tokio::time::sleep(Duration::from_micros(us)).await;
+        }
+        if discard.is_some_and(|d| d.load(Ordering::SeqCst)) {
+            continue;
         }
         if to.write_all(&buf[..n]).await.is_err() {
             return;
@@ -932,6 +946,7 @@ async fn forward(
     reset: Arc<AtomicBool>,
     latency_us: Arc<AtomicU64>,
     orphan: Arc<AtomicBool>,
+    drop_replies: Arc<AtomicBool>,
 ) {
     cut.borrow_and_update();
     let Ok(mut up) = TcpStream::connect(("127.0.0.1", upstream)).await else {
@@ -942,8 +957,8 @@ async fn forward(
     let (down_r, down_w) = down.split();
     let (up_r, up_w) = up.split();
     let sender_gone = tokio::select! {
-        _ = pump(down_r, up_w, &latency_us) => true,
-        _ = pump(up_r, down_w, &latency_us) => false,
+        _ = pump(down_r, up_w, &latency_us, None) => true,
+        _ = pump(up_r, down_w, &latency_us, Some(&drop_replies)) => false,
         _ = cut.changed() => {
             if reset.load(Ordering::SeqCst) {
                 let _ = down.set_zero_linger();
@@ -1369,6 +1384,98 @@ fn wait_drained(qma: &TestQueueManager) -> Result<Duration, String> {
     }
 }
 
+/// Defines the pair and starts the channel: on QMB the destination queue and the
+/// receiver; on QMA the triggered transmission queue, the remote queue and the sender,
+/// whose CONNAME is the proxy on `proxy_port`.
+fn define_pair(qma: &TestQueueManager, qmb: &TestQueueManager, proxy_port: u16) {
+    mqsc_ok(
+        qmb,
+        &format!(
+            "DEFINE QLOCAL({QUEUE}) MAXDEPTH(999999999)\n\
+             DEFINE CHANNEL({CHANNEL}) CHLTYPE(RCVR) HBINT(1)\n"
+        ),
+    );
+    mqsc_ok(
+        qma,
+        &format!(
+            "DEFINE QLOCAL({XMITQ}) USAGE(XMITQ) MAXDEPTH(999999999) TRIGGER \
+             INITQ(SYSTEM.CHANNEL.INITQ) TRIGDATA({CHANNEL})\n\
+             DEFINE QREMOTE({REMOTE}) RNAME({QUEUE}) RQMNAME(QMB) XMITQ({XMITQ})\n\
+             DEFINE CHANNEL({CHANNEL}) CHLTYPE(SDR) CONNAME('127.0.0.1({proxy_port})') \
+             XMITQ({XMITQ}) SHORTTMR(1) SHORTRTY(999999999) LONGTMR(1) HBINT(1)\n\
+             START CHANNEL({CHANNEL})\n"
+        ),
+    );
+}
+
+/// A batch whose confirmation is lost after the receiver committed it: when the channel
+/// comes back the sender resolves it as committed (nothing is sent again), and DISPLAY
+/// CHSTATUS stops saying INDOUBT(YES) once the channel runs again, as an administrator
+/// deciding whether to RESOLVE CHANNEL relies on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_whose_confirmation_is_lost_is_resolved_as_committed() {
+    let qma = start("QMA");
+    let qmb = start("QMB");
+    let proxy = Proxy::start(qmb.port()).await;
+    define_pair(&qma, &qmb, proxy.port);
+    tokio::task::block_in_place(|| {
+        wait_until("the sender RUNNING", || {
+            sender_view(&qma).status == "RUNNING"
+        })
+    });
+    // QMB's answers are lost from now on: the receiver commits, its CONFIRM never arrives.
+    proxy.set_drop_replies(true);
+    let a = connect(&qma.client()).await;
+    let q = open(&a, REMOTE, OpenOptions::OUTPUT).await;
+    let mut md = MessageDescriptor {
+        persistence: persistence::PERSISTENT,
+        ..MessageDescriptor::default()
+    };
+    put_md(
+        &q,
+        &mut md,
+        PutOptions::new(PutOptionFlags::NO_SYNCPOINT),
+        "confirm-lost",
+    )
+    .await
+    .expect("put to the remote queue");
+    tokio::task::block_in_place(|| {
+        wait_until("the batch committed on QMB", || curdepth(&qmb, QUEUE) == 1);
+        wait_until("the sender in doubt", || {
+            sender_view(&qma).in_doubt == "YES"
+        });
+    });
+    proxy.set_drop_replies(false);
+    proxy.cut(false);
+    tokio::task::block_in_place(|| {
+        wait_until("the batch resolved as committed", || {
+            qma.error_log().contains(") by commit:")
+        });
+        wait_until("the sender RUNNING again", || {
+            sender_view(&qma).status == "RUNNING"
+        });
+    });
+    let view = tokio::task::block_in_place(|| sender_view(&qma));
+    assert_eq!(view.depth, 0, "the batch left the transmission queue");
+    assert_eq!(
+        view.in_doubt, "NO",
+        "the in-doubt batch was resolved: DISPLAY CHSTATUS must not show INDOUBT(YES)"
+    );
+    // Nothing was sent twice.
+    let b = connect(&qmb.client()).await;
+    let inq = open(&b, QUEUE, OpenOptions::INPUT_SHARED).await;
+    assert_eq!(get_text(&inq).await, "confirm-lost");
+    let again = get_with(
+        &inq,
+        gmo(GetOptionFlags::WAIT | GetOptionFlags::NO_SYNCPOINT, 1500),
+    )
+    .await;
+    assert!(
+        matches!(&again, Err(e) if e.reason == ReasonCode::NoMsgAvailable),
+        "the message arrived twice: {again:?}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn channel_crash_audit_persistent_messages_cross_exactly_once() {
     let seed = env_number("FERRY_CHANNEL_AUDIT_SEED", || {
@@ -1386,24 +1493,7 @@ async fn channel_crash_audit_persistent_messages_cross_exactly_once() {
     let mut qma = start("QMA");
     let mut qmb = start("QMB");
     let proxy = Proxy::start(qmb.port()).await;
-    mqsc_ok(
-        &qmb,
-        &format!(
-            "DEFINE QLOCAL({QUEUE}) MAXDEPTH(999999999)\n\
-             DEFINE CHANNEL({CHANNEL}) CHLTYPE(RCVR) HBINT(1)\n"
-        ),
-    );
-    mqsc_ok(
-        &qma,
-        &format!(
-            "DEFINE QLOCAL({XMITQ}) USAGE(XMITQ) MAXDEPTH(999999999) TRIGGER INITQ(SYSTEM.CHANNEL.INITQ) TRIGDATA({CHANNEL})\n\
-             DEFINE QREMOTE({REMOTE}) RNAME({QUEUE}) RQMNAME(QMB) XMITQ({XMITQ})\n\
-             DEFINE CHANNEL({CHANNEL}) CHLTYPE(SDR) CONNAME('127.0.0.1({port})') XMITQ({XMITQ}) \
-             SHORTTMR(1) SHORTRTY(999999999) LONGTMR(1) HBINT(1)\n\
-             START CHANNEL({CHANNEL})\n",
-            port = proxy.port
-        ),
-    );
+    define_pair(&qma, &qmb, proxy.port);
     let mut ledger = Ledger::default();
     let mut total = Counts::default();
     for round in 0..rounds {
