@@ -14,8 +14,8 @@
 //! chunk, so kills and cuts find batches in flight and in doubt more often). In a third
 //! of the rounds, when the sender's side of a connection goes, the proxy keeps QMB's side
 //! open and silent for a few seconds, so the sender's next conversation must adopt the
-//! channel from a receiving conversation that still holds its batch. SHORTTMR(1), LONGTMR(1) and HBINT(1) bring a cut
-//! channel back within a second or two.
+//! channel from a receiving conversation that still holds its batch. SHORTTMR(1),
+//! LONGTMR(1) and HBINT(1) bring a cut channel back within a second or two.
 //!
 //! # A round
 //!
@@ -62,6 +62,10 @@
 //! Every [`DRAIN_EVERY`] rounds, when the backlog grows large, and after the last round,
 //! `AUDIT.IN` is also drained destructively and the gets must return exactly what the
 //! browse showed; both dead-letter queues must then be empty.
+//!
+//! A second test, `a_batch_whose_confirmation_is_lost_is_resolved_as_committed`, uses
+//! the proxy's one-way mode (QMB's answers discarded) to lose the confirmation of a
+//! batch the receiver committed, and checks its resolution by commit.
 //!
 //! # Running
 //!
