@@ -65,7 +65,10 @@
 //!
 //! A second test, `a_batch_whose_confirmation_is_lost_is_resolved_as_committed`, uses
 //! the proxy's one-way mode (QMB's answers discarded) to lose the confirmation of a
-//! batch the receiver committed, and checks its resolution by commit.
+//! batch the receiver committed, and checks its resolution by commit. A third,
+//! `a_receiver_answers_a_reconnecting_sender_only_with_what_is_durable`, slows QMB's log
+//! flushes (FERRY_LOG_GATHER_US) so the sender reconnects while the receiver's commit is
+//! applied but not durable, and kills QMB before the flush.
 //!
 //! # Running
 //!
@@ -1469,6 +1472,90 @@ async fn a_batch_whose_confirmation_is_lost_is_resolved_as_committed() {
     let b = connect(&qmb.client()).await;
     let inq = open(&b, QUEUE, OpenOptions::INPUT_SHARED).await;
     assert_eq!(get_text(&inq).await, "confirm-lost");
+    let again = get_with(
+        &inq,
+        gmo(GetOptionFlags::WAIT | GetOptionFlags::NO_SYNCPOINT, 1500),
+    )
+    .await;
+    assert!(
+        matches!(&again, Err(e) if e.reason == ReasonCode::NoMsgAvailable),
+        "the message arrived twice: {again:?}"
+    );
+}
+
+/// A sender that reconnects while its partner's commit of the last batch is applied but
+/// not yet durable must not be told that batch is committed: it would remove the batch
+/// from its transmission queue, and a crash of the receiving queue manager before the
+/// log write would lose it on both sides. QMB's log writer gathers records for 4 s
+/// before each flush (FERRY_LOG_GATHER_US), the batch's CONFIRM is lost, the sender
+/// reconnects, and QMB is killed before the commit can be durable: the message must
+/// still arrive, exactly once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_receiver_answers_a_reconnecting_sender_only_with_what_is_durable() {
+    let qma = start("QMA");
+    let mut qmb = TestQueueManager::create_with(bin(), "QMB", &[]);
+    qmb.set_env("FERRY_LOG_GATHER_US", "4000000");
+    qmb.launch();
+    let proxy = Proxy::start(qmb.port()).await;
+    define_pair(&qma, &qmb, proxy.port);
+    tokio::task::block_in_place(|| {
+        wait_until("the sender RUNNING", || {
+            sender_view(&qma).status == "RUNNING"
+        })
+    });
+    proxy.set_drop_replies(true);
+    let a = connect(&qma.client()).await;
+    let q = open(&a, REMOTE, OpenOptions::OUTPUT).await;
+    let mut md = MessageDescriptor {
+        persistence: persistence::PERSISTENT,
+        ..MessageDescriptor::default()
+    };
+    put_md(
+        &q,
+        &mut md,
+        PutOptions::new(PutOptionFlags::NO_SYNCPOINT),
+        "durable-answer",
+    )
+    .await
+    .expect("put to the remote queue");
+    // Committed in QMB's engine; its log flush comes about 4 s after the batch began.
+    tokio::task::block_in_place(|| {
+        wait_until("the batch committed in QMB's engine", || {
+            curdepth(&qmb, QUEUE) == 1
+        })
+    });
+    let committed = Instant::now();
+    proxy.set_drop_replies(false);
+    proxy.cut(false);
+    // The sender reconnects after SHORTTMR(1); give it until 2.5 s to hear an answer,
+    // then kill QMB before its log flush.
+    tokio::task::block_in_place(|| {
+        while committed.elapsed() < Duration::from_millis(2500)
+            && !qma.error_log().contains(") by commit:")
+        {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        qmb.kill9();
+        qmb.launch();
+        wait_until("the transmission queue drained", || {
+            let v = sender_view(&qma);
+            v.depth == 0 && v.in_doubt != "YES"
+        });
+    });
+    let b = connect(&qmb.client()).await;
+    let inq = open(&b, QUEUE, OpenOptions::INPUT_SHARED).await;
+    let first = get_with(
+        &inq,
+        gmo(GetOptionFlags::WAIT | GetOptionFlags::NO_SYNCPOINT, 10_000),
+    )
+    .await;
+    let (_, got) = first.unwrap_or_else(|e| {
+        panic!(
+            "the message was lost on both queue managers ({e}); QMA's log:\n{}",
+            log_tail(&qma, 3000)
+        )
+    });
+    assert_eq!(String::from_utf8_lossy(&got.data), "durable-answer");
     let again = get_with(
         &inq,
         gmo(GetOptionFlags::WAIT | GetOptionFlags::NO_SYNCPOINT, 1500),
