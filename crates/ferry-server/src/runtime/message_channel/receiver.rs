@@ -217,6 +217,22 @@ pub(crate) async fn serve_partner<R, W>(
             return;
         }
     };
+    // What this end answers must be durable: the conversation adopted above may have
+    // committed its batch in the engine and still be waiting for the log (a change is
+    // applied at once; only its caller waits for the log), and the sender removes an
+    // in-doubt batch from its transmission queue on the strength of this answer. If the
+    // queue manager then ended before the log write, the batch would be lost on both
+    // sides. The log is written in order, so rewriting the record (a put that returns
+    // once durable) makes every commit before it durable too.
+    let current = sync.state.clone();
+    if let Err(e) = sync.replace(&session, current, false).await {
+        let out = refuse(
+            ChannelStatusCode::QmUnavailable,
+            format!("the synchronisation record cannot be written: {}", e.reason),
+        );
+        let _ = io.send_raw(&out).await;
+        return;
+    }
     let ours = ferry_wire::channel::ReceiverSync {
         last_committed_seq: sync.state.committed_seq,
         last_luwid: sync.state.committed_luwid,

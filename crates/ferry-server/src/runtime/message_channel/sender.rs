@@ -418,6 +418,10 @@ async fn conversation(
         s.started_ms = Some(clock::now().0);
         s.messages = 0;
         s.batches = 0;
+        // A batch the last conversation left in doubt (INDOUBT YES while RETRYING) is
+        // resolved by now: the record no longer names it.
+        s.in_doubt = false;
+        s.current_messages = 0;
     }
     agent.set_state(MessageChannelState::Running);
     server.error_log.borrow_mut().write(
