@@ -233,6 +233,22 @@ impl EngineSession {
         r
     }
 
+    /// MQCMIT, returning once the engine has applied it, before it is durable (for a
+    /// caller whose own durable record covers a failure in between); fails only when its
+    /// records could not be logged.
+    pub(crate) async fn commit_without_waiting(&self) -> Result<(), MqError> {
+        self.log_room(LogUse::Small).await?;
+        let conn = self.conn;
+        let mut wait = ReplyWait::default();
+        let r = self
+            .server
+            .call(&mut wait, |e, now, fx| e.commit(conn, now, fx));
+        if wait.log == ReplyHold::Fail {
+            return Err(ReasonCode::ResourceProblem.into());
+        }
+        r
+    }
+
     /// MQBACK.
     pub(crate) async fn backout(&self) -> Result<(), MqError> {
         let conn = self.conn;

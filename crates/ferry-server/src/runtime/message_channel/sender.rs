@@ -1018,8 +1018,12 @@ impl BatchLoop<'_> {
         }
         let network_us = sent_at.elapsed().as_micros() as u64;
         self.agent.set_substate("ENDBATCH");
+        // The gets' commit is not waited for: until it is durable, the durable record
+        // naming the batch says what to do with it after a failure (the partner has its
+        // LUWID, so it resolves as committed), and the next batch's record, written after
+        // it, cannot be durable before it.
         self.session
-            .commit()
+            .commit_without_waiting()
             .await
             .map_err(|e| Failure::engine(self.agent, "commit the batch", e))?;
         // The record still names the batch as in doubt: resolved as committed at the next
