@@ -85,6 +85,8 @@ pub fn default_channel_name(ct: ChannelType) -> &'static str {
         ChannelType::Receiver => "SYSTEM.DEF.RECEIVER",
         ChannelType::Server => "SYSTEM.DEF.SERVER",
         ChannelType::Requester => "SYSTEM.DEF.REQUESTER",
+        ChannelType::ClusterSender => "SYSTEM.DEF.CLUSSDR",
+        ChannelType::ClusterReceiver => "SYSTEM.DEF.CLUSRCVR",
     }
 }
 

@@ -134,7 +134,11 @@ const VERBS: &[(&str, Option<&str>)] = &[
 ];
 
 /// MQ channel types Ferry does not serve yet (DEFINE answers FRY9002E, not a syntax error).
-const LATER_CHANNEL_TYPES: &[&str] = &["CLNTCONN", "CLUSSDR", "CLUSRCVR", "MQTT"];
+const LATER_CHANNEL_TYPES: &[&str] = &["CLNTCONN", "MQTT"];
+
+/// Attributes that name a NAMELIST, an object Ferry does not have: refused with a
+/// pointer to the single-name attribute that does the same for one cluster.
+const NAMELIST_ATTRIBUTES: &[(&str, &str)] = &[("CLUSNL", "CLUSTER"), ("REPOSNL", "REPOS")];
 
 /// How a name is checked.
 #[derive(Clone, Copy)]
@@ -549,6 +553,17 @@ impl Parser<'_> {
         object: &'static str,
         seen: &mut Vec<&'static str>,
     ) -> Result<Setting, ParseError> {
+        if let Some((keyword, instead)) = NAMELIST_ATTRIBUTES
+            .iter()
+            .find(|(k, _)| p.keyword.eq_ignore_ascii_case(k))
+        {
+            return Err(self.err(
+                K::Generic(format!(
+                    "{keyword} names a namelist, and Ferry has no NAMELIST objects yet: use {instead}(name) for one cluster"
+                )),
+                p.end,
+            ));
+        }
         let (row, flag) = D::lookup(&p.keyword).ok_or_else(|| {
             self.err(
                 K::UnknownKeyword {
