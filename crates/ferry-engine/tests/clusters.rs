@@ -323,10 +323,8 @@ fn suspend_and_refresh() {
         .cluster_suspend("DEMO", true, T0 + 50)
         .expect("a record");
     assert!(matches!(&r, ClusterRecord::QueueManager(q) if q.suspended));
-    assert!(
-        qm3.publish(T0 + 60).is_empty(),
-        "SUSPEND survives a publish"
-    );
+    assert_eq!(qm3.publish(T0 + 60), vec![r], "SUSPEND is published");
+    assert!(qm3.publish(T0 + 70).is_empty(), "and survives a publish");
     assert!(qm3.qm.cluster_suspend("OTHER", true, T0).is_none());
     qm3.qm.cluster_refresh("DEMO");
     assert_eq!(qm3.qm.cluster_repository().instances("APP.Q").len(), 0);

@@ -295,6 +295,15 @@ catalogue! {
     STATUS_NOT_FOUND = 8420 Info "{0} Status not found.",
         "DISPLAY QSTATUS or DISPLAY CHSTATUS found no status to show: the queue is not open, or the channel has no running instance.",
         "None, if that is expected.";
+    DISPLAY_CLUSTER_QMGR = 8441 Info "Display Cluster Queue Manager details.",
+        "The header of each cluster queue manager DISPLAY CLUSQMGR shows: those this queue manager knows of its clusters (a full repository knows every member), its own CLUSRCVR entry, and its manual CLUSSDRs.",
+        "None.";
+    CLUSTER_SUSPENDED = 8445 Info "Suspend Queue Manager Cluster accepted.",
+        "SUSPEND QMGR CLUSTER changed this queue manager's record in the cluster; the other members hear of it through the full repositories and send to it only when no other instance will do.",
+        "RESUME QMGR CLUSTER to take a full share again.";
+    CLUSTER_RESUMED = 8446 Info "Resume Queue Manager Cluster accepted.",
+        "RESUME QMGR CLUSTER changed this queue manager's record in the cluster; the other members hear of it through the full repositories.",
+        "None.";
     DISPLAY_QUEUE_STATUS = 8450 Info "Display queue status details.",
         "The header of each record DISPLAY QSTATUS shows.",
         "None.";

@@ -432,6 +432,25 @@ pub enum Command {
         /// Fields to show.
         request: Request,
     },
+    /// DISPLAY CLUSQMGR.
+    DisplayClusterQmgr {
+        /// Cluster queue managers and fields.
+        selection: Selection,
+        /// CLUSTER(name): only that cluster's.
+        cluster: Option<String>,
+    },
+    /// DISPLAY QCLUSTER.
+    DisplayQueueCluster {
+        /// Cluster queues and fields.
+        selection: Selection,
+    },
+    /// SUSPEND QMGR CLUSTER(c) (`suspend`) or RESUME QMGR CLUSTER(c).
+    SuspendQmgr {
+        /// The cluster.
+        cluster: String,
+        /// SUSPEND (true) or RESUME.
+        suspend: bool,
+    },
     /// DISPLAY LSSTATUS.
     DisplayListenerStatus {
         /// Listeners and fields.

@@ -50,6 +50,8 @@ enum Obj {
     Conn,
     LsStatus,
     ChStatus,
+    ClusQmgr,
+    QCluster,
     QmStatus,
     AuthInfo,
     Topic,
@@ -103,8 +105,8 @@ const OBJECTS: &[(&str, Obj)] = &[
     ("SBSTATUS", Obj::SbStatus),
     ("TPSTATUS", Obj::TpStatus),
     ("PUBSUB", Obj::PubSub),
-    ("CLUSQMGR", Obj::Other("CLUSQMGR")),
-    ("QCLUSTER", Obj::Other("QCLUSTER")),
+    ("CLUSQMGR", Obj::ClusQmgr),
+    ("QCLUSTER", Obj::QCluster),
     ("POLICY", Obj::Other("POLICY")),
     ("SECURITY", Obj::Other("SECURITY")),
     ("CLUSTER", Obj::Other("CLUSTER")),
@@ -129,8 +131,8 @@ const VERBS: &[(&str, Option<&str>)] = &[
     ("RESET", Some("RESET")),
     ("RESOLVE", Some("RESOLVE")),
     ("REFRESH", Some("REFRESH")),
-    ("SUSPEND", None),
-    ("RESUME", None),
+    ("SUSPEND", Some("SUSPEND")),
+    ("RESUME", Some("RESUME")),
 ];
 
 /// MQ channel types Ferry does not serve yet (DEFINE answers FRY9002E, not a syntax error).
@@ -261,6 +263,54 @@ impl Parser<'_> {
         let rest: Vec<&Param> = params[2..].iter().collect();
         match (verb, obj) {
             ("REFRESH", Obj::Other("SECURITY")) => self.refresh_security(obj_param, &rest),
+            ("DISPLAY", Obj::ClusQmgr) => {
+                let vocab = |kw: &str| field_vocab(crate::display::CLUSQMGR_FIELDS, kw);
+                let name = self.name(obj_param, "CLUSQMGR", NameRule::Object, true)?;
+                let mut rest = rest.clone();
+                let cluster = self.take_option(&mut rest, "CLUSTER")?;
+                let selection = self.selection(name, &rest, "CLUSQMGR", &vocab, true)?;
+                Ok(Command::DisplayClusterQmgr {
+                    selection,
+                    cluster: cluster.map(|(c, _)| c),
+                })
+            }
+            ("DISPLAY", Obj::QCluster) => {
+                let vocab = |kw: &str| field_vocab(crate::display::QCLUSTER_FIELDS, kw);
+                let name = self.name(obj_param, "QCLUSTER", NameRule::Object, true)?;
+                let selection = self.selection(name, &rest, "QCLUSTER", &vocab, true)?;
+                Ok(Command::DisplayQueueCluster { selection })
+            }
+            ("SUSPEND" | "RESUME", Obj::Qmgr) => {
+                self.bare(obj_param)?;
+                let mut rest = rest.clone();
+                let Some((cluster, _)) = self.take_option(&mut rest, "CLUSTER")? else {
+                    return Err(self.err(
+                        K::Missing {
+                            command: format!("{verb} QMGR"),
+                            keyword: "CLUSTER".into(),
+                        },
+                        self.text.len(),
+                    ));
+                };
+                if let Some(p) = rest.iter().find(|p| p.keyword == "CLUSNL") {
+                    return Err(self.err(
+                        K::Generic(
+                            "CLUSNL names a namelist, and Ferry has no NAMELIST objects yet: use CLUSTER(name)".into(),
+                        ),
+                        p.end,
+                    ));
+                }
+                // MODE(QUIESCE|FORCE) is accepted; Ferry treats both alike.
+                let _ = self.take_option(&mut rest, "MODE")?;
+                self.no_more(&rest)?;
+                Ok(Command::SuspendQmgr {
+                    cluster,
+                    suspend: verb == "SUSPEND",
+                })
+            }
+            ("REFRESH" | "RESET", Obj::Other("CLUSTER")) => Ok(Command::Unsupported {
+                what: format!("{verb} CLUSTER (not yet: a partial repository relearns what it lost when the full repositories next publish)"),
+            }),
             ("SET", Obj::Other("CHLAUTH")) => self.set_chlauth(obj_param, &rest),
             ("DEFINE", Obj::AuthInfo) => self.define_authinfo(obj_param, &rest),
             ("ALTER", Obj::AuthInfo) => self.alter_authinfo(obj_param, &rest),

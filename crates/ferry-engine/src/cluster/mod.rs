@@ -117,6 +117,15 @@ impl QueueManager {
                 priority: a.cluster_workload_priority,
                 weight: a.cluster_workload_weight,
                 network_priority: a.network_priority,
+                channel_values: Some(repository::ClusterChannelValues {
+                    short_retry_count: a.short_retry_count,
+                    short_retry_interval: a.short_retry_interval,
+                    long_retry_count: a.long_retry_count,
+                    long_retry_interval: a.long_retry_interval,
+                    heartbeat_interval: a.heartbeat_interval,
+                    disconnect_interval: a.disconnect_interval,
+                    batch_size: a.batch_size,
+                }),
                 sequence: 0,
                 removed: false,
             }));
@@ -150,7 +159,7 @@ impl QueueManager {
             }
             wanted.push(gone);
         }
-        let mut changed = Vec::new();
+        let mut changed = self.cluster.take_pending();
         for mut w in wanted {
             let old = self
                 .cluster
@@ -184,6 +193,7 @@ impl QueueManager {
         r.sequence = now_ms.max(r.sequence + 1);
         let record = ClusterRecord::QueueManager(r);
         self.cluster.apply(record.clone());
+        self.cluster.hold_for_publication(record.clone());
         Some(record)
     }
 

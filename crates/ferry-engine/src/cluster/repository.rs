@@ -42,10 +42,34 @@ pub struct ClusterQmgrRecord {
     pub weight: i32,
     /// NETPRTY of its CLUSRCVR.
     pub network_priority: i32,
+    /// The CLUSRCVR's values the cluster-senders auto-defined from it take (absent in
+    /// records of Ferry versions before them: Ferry's defaults apply).
+    #[serde(default)]
+    pub channel_values: Option<ClusterChannelValues>,
     /// The version, numbered by the queue manager described.
     pub sequence: u64,
     /// The queue manager left the cluster (its CLUSRCVR was deleted or left it).
     pub removed: bool,
+}
+
+/// The values of a CLUSRCVR that the cluster-senders auto-defined from it copy, as MQ
+/// copies them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClusterChannelValues {
+    /// SHORTRTY.
+    pub short_retry_count: i32,
+    /// SHORTTMR.
+    pub short_retry_interval: i32,
+    /// LONGRTY.
+    pub long_retry_count: i32,
+    /// LONGTMR.
+    pub long_retry_interval: i32,
+    /// HBINT.
+    pub heartbeat_interval: i32,
+    /// DISCINT.
+    pub disconnect_interval: i32,
+    /// BATCHSZ.
+    pub batch_size: i32,
 }
 
 /// A cluster queue: one instance, on the queue manager hosting it.
@@ -183,6 +207,8 @@ pub struct ClusterRepository {
     usage: BTreeMap<String, ChannelUse>,
     /// Counts choices, for `last_used`.
     choices: u64,
+    /// Own records changed by command (SUSPEND, RESUME) not yet published.
+    pending: Vec<ClusterRecord>,
 }
 
 impl ClusterRepository {
@@ -275,6 +301,16 @@ impl ClusterRepository {
         self.usage.get(qmgr).copied().unwrap_or_default()
     }
 
+    /// Keeps `record` (an own record a command changed) for the next publication.
+    pub fn hold_for_publication(&mut self, record: ClusterRecord) {
+        self.pending.push(record);
+    }
+
+    /// The own records held for publication, emptied.
+    pub fn take_pending(&mut self) -> Vec<ClusterRecord> {
+        std::mem::take(&mut self.pending)
+    }
+
     /// Counts a message sent to `qmgr` ("" for the local instance).
     pub fn note_chosen(&mut self, qmgr: &str) {
         self.choices += 1;
@@ -302,6 +338,7 @@ mod tests {
             priority: 0,
             weight: 50,
             network_priority: 0,
+            channel_values: None,
             sequence: seq,
             removed: false,
         }
