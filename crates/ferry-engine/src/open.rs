@@ -212,14 +212,10 @@ impl QueueManager {
             cluster_channel: &|qm: &str| self.cluster_channel_to(qm),
         }
         .resolve(od.object_qmgr_name.as_str(), name)
-        .map_err(|reason| self.cluster_resolution_reason(reason))
-        .map(|r| match r {
-            Resolved::Local { name, via } => Ok((name, via)),
-            Resolved::Remote(route) => Err(route),
-        })?;
+        .map_err(|reason| self.cluster_resolution_reason(reason))?;
         let (local_name, via) = match resolved {
-            Ok(local) => local,
-            Err(route) => {
+            Resolved::Local { name, via } => (name, via),
+            Resolved::Remote(route) => {
                 let binding = route.cluster_channel.as_deref().map(|c| ClusterBinding {
                     channel: FixedStr::truncating(c),
                     not_fixed: false,

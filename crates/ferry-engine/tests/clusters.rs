@@ -237,9 +237,7 @@ fn a_put_disabled_instance_gets_nothing() {
 fn a_local_instance_is_used_first_unless_clwluseq_any() {
     let (mut qm1, _, _) = three();
     let (_, _, qm3) = three();
-    for r in [qm3.qm.cluster_repository().records()] {
-        qm1.qm.cluster_apply(r);
-    }
+    qm1.qm.cluster_apply(qm3.qm.cluster_repository().records());
     let mut qm2_records = Qm::new("QM2", true);
     qm2_records.cluster_queue("APP.Q", |_| {});
     let r = qm2_records.publish(T0);
@@ -263,7 +261,7 @@ fn a_local_instance_is_used_first_unless_clwluseq_any() {
         remote += qm1.drain_sctq().len();
     }
     assert!(
-        remote >= 1 && remote < 4,
+        (1..4).contains(&remote),
         "ANY shares: {remote} of 4 went away"
     );
 }

@@ -1341,76 +1341,6 @@ pub static PUBSUB_FIELDS: &[StatusField<PubSubStatus>] = &[
     },
 ];
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn two_column_layout_matches_mq() {
-        let fields = [
-            Field::new("QUEUE", FieldValue::Text("APP.Q".into())),
-            Field::new("TYPE", FieldValue::Keyword("QLOCAL")),
-            Field::new("CURDEPTH", FieldValue::Int(0)),
-            Field::new("MAXDEPTH", FieldValue::Int(5000)),
-            Field::new(
-                "SHARE",
-                FieldValue::Flag {
-                    shown: "NOSHARE",
-                    on: false,
-                },
-            ),
-        ];
-        assert_eq!(
-            render_block(&ferry_messages::DISPLAY_QUEUE, &fields),
-            vec![
-                "FRY8409I: Display Queue details.",
-                "   QUEUE(APP.Q)                            TYPE(QLOCAL)",
-                "   CURDEPTH(0)                             MAXDEPTH(5000)",
-                "   NOSHARE",
-            ]
-        );
-    }
-
-    #[test]
-    fn wide_cells_take_their_own_line() {
-        let long = "D".repeat(45);
-        let lines = two_columns([
-            format!("DESCR({long})"),
-            "PUT(ENABLED)".into(),
-            "GET(ENABLED)".into(),
-        ]);
-        assert_eq!(lines.len(), 2);
-        assert_eq!(lines[0], format!("   DESCR({long})"));
-        assert!(lines[1].starts_with("   PUT(ENABLED)"));
-    }
-
-    #[test]
-    fn blank_text_shows_as_a_blank() {
-        assert_eq!(
-            Field::new("DESCR", FieldValue::Text(String::new())).cell(),
-            "DESCR( )"
-        );
-        assert_eq!(
-            Field::new("UNCOM", FieldValue::NoOrCount(0)).cell(),
-            "UNCOM(NO)"
-        );
-        assert_eq!(
-            Field::new("UNCOM", FieldValue::NoOrCount(3)).cell(),
-            "UNCOM(3)"
-        );
-    }
-
-    #[test]
-    fn dates_are_utc_in_mq_form() {
-        assert_eq!(date_time(0), ("1970-01-01".into(), "00.00.00".into()));
-        // 2024-02-29T13:14:15Z
-        assert_eq!(
-            date_time(1_709_212_455_000),
-            ("2024-02-29".into(), "13.14.15".into())
-        );
-    }
-}
-
 /// What DISPLAY CLUSQMGR shows of each cluster queue manager (CLUSQMGR and CLUSTER
 /// always).
 pub static CLUSQMGR_FIELDS: &[StatusField<ferry_objects::status::ClusterQmgrStatus>] = &[
@@ -1527,3 +1457,73 @@ pub static QCLUSTER_FIELDS: &[StatusField<ferry_objects::status::ClusterQueueSta
         get: |q| FieldValue::Int(i64::from(q.priority)),
     },
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_column_layout_matches_mq() {
+        let fields = [
+            Field::new("QUEUE", FieldValue::Text("APP.Q".into())),
+            Field::new("TYPE", FieldValue::Keyword("QLOCAL")),
+            Field::new("CURDEPTH", FieldValue::Int(0)),
+            Field::new("MAXDEPTH", FieldValue::Int(5000)),
+            Field::new(
+                "SHARE",
+                FieldValue::Flag {
+                    shown: "NOSHARE",
+                    on: false,
+                },
+            ),
+        ];
+        assert_eq!(
+            render_block(&ferry_messages::DISPLAY_QUEUE, &fields),
+            vec![
+                "FRY8409I: Display Queue details.",
+                "   QUEUE(APP.Q)                            TYPE(QLOCAL)",
+                "   CURDEPTH(0)                             MAXDEPTH(5000)",
+                "   NOSHARE",
+            ]
+        );
+    }
+
+    #[test]
+    fn wide_cells_take_their_own_line() {
+        let long = "D".repeat(45);
+        let lines = two_columns([
+            format!("DESCR({long})"),
+            "PUT(ENABLED)".into(),
+            "GET(ENABLED)".into(),
+        ]);
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0], format!("   DESCR({long})"));
+        assert!(lines[1].starts_with("   PUT(ENABLED)"));
+    }
+
+    #[test]
+    fn blank_text_shows_as_a_blank() {
+        assert_eq!(
+            Field::new("DESCR", FieldValue::Text(String::new())).cell(),
+            "DESCR( )"
+        );
+        assert_eq!(
+            Field::new("UNCOM", FieldValue::NoOrCount(0)).cell(),
+            "UNCOM(NO)"
+        );
+        assert_eq!(
+            Field::new("UNCOM", FieldValue::NoOrCount(3)).cell(),
+            "UNCOM(3)"
+        );
+    }
+
+    #[test]
+    fn dates_are_utc_in_mq_form() {
+        assert_eq!(date_time(0), ("1970-01-01".into(), "00.00.00".into()));
+        // 2024-02-29T13:14:15Z
+        assert_eq!(
+            date_time(1_709_212_455_000),
+            ("2024-02-29".into(), "13.14.15".into())
+        );
+    }
+}

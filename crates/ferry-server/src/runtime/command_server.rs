@@ -478,10 +478,10 @@ impl AdminTarget for Target<'_> {
         self.server.endpoints.listeners().status(name)
     }
     fn cluster_qmgrs(&self) -> Vec<ferry_objects::status::ClusterQmgrStatus> {
-        crate::runtime::message_channel::cluster_qmgrs(&self.server)
+        crate::runtime::message_channel::cluster_qmgrs(self.server)
     }
     fn cluster_queues(&self) -> Vec<ferry_objects::status::ClusterQueueStatus> {
-        crate::runtime::message_channel::cluster_queues(&self.server)
+        crate::runtime::message_channel::cluster_queues(self.server)
     }
     fn suspend_cluster(&mut self, cluster: &str, suspend: bool) -> Result<(), AdminError> {
         let now = crate::runtime::clock::now().0;
