@@ -414,7 +414,9 @@ impl QueueManager {
     /// instance is chosen now ([`QueueManager::cluster_choose`]); BIND_NOT_FIXED (or
     /// DEFBIND(NOTFIXED) with BIND_AS_Q_DEF) makes each put choose again. `None` when
     /// the choice is the local instance: the caller opens it as any local queue. Only
-    /// output and inquire reach a cluster queue elsewhere (2045 otherwise).
+    /// output and inquire reach a cluster queue elsewhere (2045 otherwise); authority is
+    /// checked on SYSTEM.CLUSTER.TRANSMIT.QUEUE, as MQ's default
+    /// ClusterQueueAccessControl=Xmitq does.
     fn open_cluster(
         &mut self,
         conn: ConnId,
@@ -438,6 +440,20 @@ impl QueueManager {
             self.cluster_default_bind(&name) == ferry_objects::queue::DefaultBind::NotFixed
         };
         let choice = self.cluster_choose(&name, true)?;
+        if choice.channel.is_some() {
+            // MQ's default ClusterQueueAccessControl=Xmitq: the authority to put to a
+            // cluster queue elsewhere is that on the cluster transmission queue.
+            let alternate = od.alternate_user_id.as_str();
+            let xmit_q = self.cluster_xmit_q();
+            self.check_open(
+                conn,
+                ProfileObjectType::Queue,
+                xmit_q,
+                options,
+                alternate,
+                fx,
+            )?;
+        }
         let Some(channel) = choice.channel else {
             // Puts to the local instance are not seen here: count the handle.
             self.cluster.note_chosen("");
