@@ -332,3 +332,14 @@ fn suspend_and_refresh() {
         "FRs and self kept"
     );
 }
+
+#[test]
+fn a_backed_out_round_is_rolled_back_and_published_again() {
+    let mut qm1 = Qm::new("QM1", true);
+    let saved = qm1.qm.cluster_checkpoint();
+    let first = qm1.publish(T0);
+    assert_eq!(first.len(), 1);
+    qm1.qm.cluster_roll_back(saved);
+    assert_eq!(qm1.publish(T0 + 1).len(), 1, "published again");
+    assert!(qm1.publish(T0 + 2).is_empty());
+}

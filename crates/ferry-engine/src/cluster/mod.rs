@@ -58,6 +58,18 @@ impl QueueManager {
         &self.cluster
     }
 
+    /// A copy of the repository, for [`QueueManager::cluster_roll_back`]: the
+    /// repository task takes one before a round whose unit of work may be backed out.
+    pub fn cluster_checkpoint(&self) -> ClusterRepository {
+        self.cluster.clone()
+    }
+
+    /// Puts back the repository `saved` (the round that changed it was backed out, so
+    /// its records are read, and its own changes published, again).
+    pub fn cluster_roll_back(&mut self, saved: ClusterRepository) {
+        self.cluster = saved;
+    }
+
     /// This queue manager's QMID: its name and creation time, as MQ forms it.
     pub fn qmid(&self) -> String {
         format!(

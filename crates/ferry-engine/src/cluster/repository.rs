@@ -306,6 +306,11 @@ impl ClusterRepository {
         self.pending.push(record);
     }
 
+    /// True when own records wait for publication.
+    pub fn has_pending(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
     /// The own records held for publication, emptied.
     pub fn take_pending(&mut self) -> Vec<ClusterRecord> {
         std::mem::take(&mut self.pending)

@@ -365,6 +365,9 @@ struct Repository {
     command_q: Hobj,
     repository_q: Hobj,
     xmit_q: Hobj,
+    /// The definitions' generation (the catalogue's last ticket) own records were last
+    /// published for: they are only looked at again when a definition changed.
+    published_for: Option<u64>,
 }
 
 /// Runs the repository task for as long as the queue manager runs.
@@ -380,9 +383,14 @@ pub(super) async fn run_repository(server: Rc<Server>, channels: Rc<MessageChann
         tracing::warn!("the cluster repository could not be read: {}", e.reason);
     }
     loop {
+        let saved = server.engine.borrow().cluster_checkpoint();
         if let Err(e) = repository.tick().await {
+            // The round's gets and puts are backed out: so are its changes, and the
+            // next round reads the records and publishes the changes again.
             tracing::warn!("cluster repository: {}", e.reason);
             let _ = repository.session.backout().await;
+            server.engine.borrow_mut().cluster_roll_back(saved);
+            repository.published_for = None;
         }
         ensure_senders(&server, &channels);
         tokio::time::sleep(TICK).await;
@@ -423,6 +431,7 @@ impl Repository {
             command_q,
             repository_q,
             xmit_q,
+            published_for: None,
         })
     }
 
@@ -542,11 +551,22 @@ impl Repository {
                 }
             }
         }
-        let own = self
+        let generation = self.server.catalogue.last_ticket();
+        let pending = self
             .server
             .engine
-            .borrow_mut()
-            .cluster_publish(clock::now().0);
+            .borrow()
+            .cluster_repository()
+            .has_pending();
+        let own = if pending || self.published_for != Some(generation) {
+            self.published_for = Some(generation);
+            self.server
+                .engine
+                .borrow_mut()
+                .cluster_publish(clock::now().0)
+        } else {
+            Vec::new()
+        };
         for record in own {
             dirty = true;
             for channel in destinations(&self.server, record.cluster(), &[]) {
