@@ -324,8 +324,9 @@ fn suspend_and_refresh() {
     assert_eq!(qm3.publish(T0 + 60), vec![r], "SUSPEND is published");
     assert!(qm3.publish(T0 + 70).is_empty(), "and survives a publish");
     assert!(qm3.qm.cluster_suspend("OTHER", true, T0).is_none());
-    qm3.qm.cluster_refresh("DEMO");
+    qm3.qm.cluster_refresh("DEMO").unwrap();
     assert_eq!(qm3.qm.cluster_repository().instances("APP.Q").len(), 0);
+    assert_eq!(qm3.qm.cluster_take_refresh(), vec!["DEMO".to_string()]);
     assert_eq!(
         qm3.qm.cluster_repository().qmgrs().count(),
         3,
@@ -342,4 +343,31 @@ fn a_backed_out_round_is_rolled_back_and_published_again() {
     qm1.qm.cluster_roll_back(saved);
     assert_eq!(qm1.publish(T0 + 1).len(), 1, "published again");
     assert!(qm1.publish(T0 + 2).is_empty());
+}
+
+#[test]
+fn a_full_repository_forces_a_member_out() {
+    let (mut qm1, _, _) = three();
+    let mut qm3 = Qm::new("QM3", false);
+    qm3.cluster_queue("APP.Q", |_| {});
+    let r = qm3.publish(T0);
+    qm1.qm.cluster_apply(r);
+    assert!(qm3.qm.cluster_refresh("DEMO").is_ok());
+    assert!(
+        qm1.qm.cluster_refresh("DEMO").is_err(),
+        "not on a full repository"
+    );
+    assert!(qm1.qm.cluster_force_remove("DEMO", "QM1").is_err());
+    assert!(qm1.qm.cluster_force_remove("DEMO", "NOPE").is_err());
+    qm1.qm.cluster_force_remove("DEMO", "QM3").unwrap();
+    assert!(qm1.qm.cluster_repository().qmgr("DEMO", "QM3").is_none());
+    assert!(qm1
+        .qm
+        .cluster_repository()
+        .instances("APP.Q")
+        .iter()
+        .all(|i| i.qmgr != "QM3"));
+    let published = qm1.publish(T0 + 5);
+    assert_eq!(published.len(), 2, "both withdrawals go out: {published:?}");
+    assert!(published.iter().all(|r| r.owner() == "QM3"));
 }

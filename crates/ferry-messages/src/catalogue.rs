@@ -304,6 +304,12 @@ catalogue! {
     CLUSTER_RESUMED = 8446 Info "Resume Queue Manager Cluster accepted.",
         "RESUME QMGR CLUSTER changed this queue manager's record in the cluster; the other members hear of it through the full repositories.",
         "None.";
+    CLUSTER_REFRESHED = 8447 Info "Refresh Cluster accepted.",
+        "REFRESH CLUSTER REPOS(NO): this queue manager forgot what other members told it of the cluster, but for the full repositories, and asked them for everything again; it is learnt again within seconds while the channels run.",
+        "None.";
+    CLUSTER_RESET = 8448 Info "Reset Cluster accepted.",
+        "RESET CLUSTER ACTION(FORCEREMOVE): this full repository withdrew the queue manager and its queues from the cluster and tells every member. The queue manager is back when it next publishes a change of its own.",
+        "Delete or correct the removed queue manager's cluster channels so it does not publish again.";
     DISPLAY_QUEUE_STATUS = 8450 Info "Display queue status details.",
         "The header of each record DISPLAY QSTATUS shows.",
         "None.";

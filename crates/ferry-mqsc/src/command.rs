@@ -451,6 +451,18 @@ pub enum Command {
         /// SUSPEND (true) or RESUME.
         suspend: bool,
     },
+    /// REFRESH CLUSTER(c) REPOS(NO).
+    RefreshCluster {
+        /// The cluster.
+        cluster: String,
+    },
+    /// RESET CLUSTER(c) ACTION(FORCEREMOVE) QMNAME(q).
+    ResetCluster {
+        /// The cluster.
+        cluster: String,
+        /// The queue manager to remove.
+        qmgr: String,
+    },
     /// DISPLAY LSSTATUS.
     DisplayListenerStatus {
         /// Listeners and fields.

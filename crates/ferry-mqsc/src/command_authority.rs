@@ -97,7 +97,9 @@ pub fn needed(cmd: &Command, qmgr: &str) -> Vec<Needed> {
         | Command::SetAuthRec { .. }
         | Command::DeleteAuthRec { .. }
         | Command::RefreshSecurity(_)
-        | Command::SuspendQmgr { .. } => on(T::Qmgr, qmgr, Chg),
+        | Command::SuspendQmgr { .. }
+        | Command::RefreshCluster { .. }
+        | Command::ResetCluster { .. } => on(T::Qmgr, qmgr, Chg),
         Command::DisplayQmgr { .. }
         | Command::DisplayQmgrStatus { .. }
         | Command::DisplayConnection { .. }

@@ -305,6 +305,16 @@ pub fn execute(cmd: &Command, target: &mut dyn AdminTarget) -> CommandResult {
             display_clusqmgr(target, selection, cluster.as_deref())
         }
         Command::DisplayQueueCluster { selection } => display_qcluster(target, selection),
+        Command::RefreshCluster { cluster } => outcome(
+            target.refresh_cluster(cluster),
+            &messages::CLUSTER_REFRESHED,
+            false,
+        ),
+        Command::ResetCluster { cluster, qmgr } => outcome(
+            target.reset_cluster(cluster, qmgr),
+            &messages::CLUSTER_RESET,
+            false,
+        ),
         Command::SuspendQmgr { cluster, suspend } => outcome(
             target.suspend_cluster(cluster, *suspend),
             if *suspend {

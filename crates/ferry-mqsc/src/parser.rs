@@ -308,9 +308,51 @@ impl Parser<'_> {
                     suspend: verb == "SUSPEND",
                 })
             }
-            ("REFRESH" | "RESET", Obj::Other("CLUSTER")) => Ok(Command::Unsupported {
-                what: format!("{verb} CLUSTER (not yet: a partial repository relearns what it lost when the full repositories next publish)"),
-            }),
+            ("REFRESH", Obj::Other("CLUSTER")) => {
+                let cluster = self.exact_name(obj_param, "CLUSTER", NameRule::Object)?;
+                let mut rest = rest.clone();
+                match self.take_option(&mut rest, "REPOS")? {
+                    None => {}
+                    Some((v, _)) if v == "NO" => {}
+                    Some((v, _)) if v == "YES" => {
+                        return Ok(Command::Unsupported {
+                            what: "REFRESH CLUSTER REPOS(YES) (not yet: use REPOS(NO))".into(),
+                        })
+                    }
+                    Some((v, pos)) => return Err(self.bad_option("REPOS", v, &["NO", "YES"], pos)),
+                }
+                self.no_more(&rest)?;
+                Ok(Command::RefreshCluster { cluster })
+            }
+            ("RESET", Obj::Other("CLUSTER")) => {
+                let cluster = self.exact_name(obj_param, "CLUSTER", NameRule::Object)?;
+                let mut rest = rest.clone();
+                match self.take_option(&mut rest, "ACTION")? {
+                    Some((v, _)) if v == "FORCEREMOVE" => {}
+                    Some((v, pos)) => {
+                        return Err(self.bad_option("ACTION", v, &["FORCEREMOVE"], pos))
+                    }
+                    None => {
+                        return Err(self.err(
+                            K::Missing {
+                                command: "RESET CLUSTER".into(),
+                                keyword: "ACTION".into(),
+                            },
+                            self.text.len(),
+                        ))
+                    }
+                }
+                let Some((qmgr, _)) = self.take_option(&mut rest, "QMNAME")? else {
+                    return Ok(Command::Unsupported {
+                        what: "RESET CLUSTER QMID (not yet: name the queue manager with QMNAME)"
+                            .into(),
+                    });
+                };
+                // QUEUES(YES|NO): Ferry withdraws the queue manager's queues either way.
+                let _ = self.take_option(&mut rest, "QUEUES")?;
+                self.no_more(&rest)?;
+                Ok(Command::ResetCluster { cluster, qmgr })
+            }
             ("SET", Obj::Other("CHLAUTH")) => self.set_chlauth(obj_param, &rest),
             ("DEFINE", Obj::AuthInfo) => self.define_authinfo(obj_param, &rest),
             ("ALTER", Obj::AuthInfo) => self.alter_authinfo(obj_param, &rest),

@@ -189,6 +189,19 @@ pub trait AdminTarget {
     fn cluster_queues(&self) -> Vec<ferry_objects::status::ClusterQueueStatus> {
         Vec::new()
     }
+    /// REFRESH CLUSTER(`cluster`) REPOS(NO).
+    fn refresh_cluster(&mut self, cluster: &str) -> Result<(), AdminError> {
+        Err(AdminError::Invalid(format!(
+            "this queue manager does not belong to cluster {cluster}"
+        )))
+    }
+    /// RESET CLUSTER(`cluster`) ACTION(FORCEREMOVE) QMNAME(`qmgr`).
+    fn reset_cluster(&mut self, cluster: &str, qmgr: &str) -> Result<(), AdminError> {
+        let _ = qmgr;
+        Err(AdminError::Invalid(format!(
+            "this queue manager is not a full repository of cluster {cluster}"
+        )))
+    }
     /// SUSPEND (`suspend`) or RESUME QMGR CLUSTER(`cluster`).
     fn suspend_cluster(&mut self, cluster: &str, suspend: bool) -> Result<(), AdminError> {
         let _ = suspend;

@@ -189,6 +189,24 @@ async fn a_partial_repository_shares_puts_among_the_instances_it_learnt() {
             && curdepth(&qm1, "APP.Q") + curdepth(&qm2, "APP.Q") == 30
     });
     assert!(curdepth(&qm1, "APP.Q") >= 1, "QM1 takes its share again");
+
+    // REFRESH CLUSTER on QM3: it forgets the instances, and the full repositories tell
+    // it again.
+    let out = mqsc_ok(&qm3, "REFRESH CLUSTER(DEMO) REPOS(NO)\n");
+    assert!(out.contains("FRY8447I"), "{out}");
+    assert!(instances(&qm3, "APP.Q", false).is_empty());
+    wait_until("QM3 relearns both instances", || {
+        instances(&qm3, "APP.Q", false) == ["QM1", "QM2"]
+    });
+    // RESET CLUSTER on a full repository takes QM3 out of both repositories.
+    let out = mqsc_ok(
+        &qm1,
+        "RESET CLUSTER(DEMO) ACTION(FORCEREMOVE) QMNAME(QM3) QUEUES(YES)\n",
+    );
+    assert!(out.contains("FRY8448I"), "{out}");
+    wait_until("QM2 forgets QM3", || {
+        !attrs(&stdout(&qm2.mqsc("DISPLAY CLUSQMGR(*)\n")), "CLUSQMGR").contains(&"QM3".to_string())
+    });
     tokio::time::sleep(Duration::from_millis(10)).await;
 }
 
@@ -221,7 +239,13 @@ async fn cluster_commands_answer_as_mq() {
     let out = qm1.mqsc("SUSPEND QMGR CLUSTER(NOPE)\n");
     assert!(!out.status.success());
     let out = qm1.mqsc("REFRESH CLUSTER(DEMO) REPOS(NO)\n");
-    assert!(stdout(&out).contains("not yet"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("full repository"), "{}", stdout(&out));
+    let out = qm1.mqsc("RESET CLUSTER(DEMO) ACTION(FORCEREMOVE) QMNAME(QMA)\n");
+    assert!(
+        stdout(&out).contains("cannot remove itself"),
+        "{}",
+        stdout(&out)
+    );
     let out = qm1.mqsc("DEFINE QLOCAL(X) CLUSNL(NL)\n");
     assert!(stdout(&out).contains("namelist"), "{}", stdout(&out));
 }

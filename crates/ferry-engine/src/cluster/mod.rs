@@ -210,10 +210,73 @@ impl QueueManager {
     }
 
     /// REFRESH CLUSTER(`cluster`) REPOS(NO): forgets what other members told, but for
-    /// the full repositories' records, so it is learnt again.
-    pub fn cluster_refresh(&mut self, cluster: &str) {
+    /// the full repositories' records, and asks them for everything again (the
+    /// repository task sends the request). Refused on a full repository of the cluster,
+    /// as MQ refuses it there.
+    pub fn cluster_refresh(&mut self, cluster: &str) -> Result<(), ferry_objects::AdminError> {
+        if self.qmgr.repository.trim() == cluster {
+            return Err(ferry_objects::AdminError::Invalid(format!(
+                "this queue manager is a full repository of cluster {cluster}: REFRESH CLUSTER applies to partial repositories"
+            )));
+        }
         let me = self.name.clone();
         self.cluster.forget_others(cluster, &me);
+        self.cluster.request_refresh(cluster);
+        Ok(())
+    }
+
+    /// RESET CLUSTER(`cluster`) ACTION(FORCEREMOVE) QMNAME(`qmgr`): on a full
+    /// repository, withdraws the queue manager and its queues from the cluster (records
+    /// one version above theirs, published to every member). It is back when it next
+    /// publishes a change of its own. Refused elsewhere, and for this queue manager.
+    pub fn cluster_force_remove(
+        &mut self,
+        cluster: &str,
+        qmgr: &str,
+    ) -> Result<(), ferry_objects::AdminError> {
+        use ferry_objects::AdminError;
+        if self.qmgr.repository.trim() != cluster {
+            return Err(AdminError::Invalid(format!(
+                "RESET CLUSTER is issued on a full repository of cluster {cluster}"
+            )));
+        }
+        if qmgr == self.name {
+            return Err(AdminError::Invalid(
+                "a queue manager cannot remove itself: delete its CLUSRCVR or take it out of the cluster"
+                    .to_string(),
+            ));
+        }
+        let mut gone: Vec<ClusterRecord> = self
+            .cluster
+            .records_of(qmgr)
+            .into_iter()
+            .filter(|r| r.cluster() == cluster)
+            .collect();
+        if gone.is_empty() {
+            return Err(AdminError::NotFound {
+                name: qmgr.to_string(),
+            });
+        }
+        for r in &mut gone {
+            match r {
+                ClusterRecord::QueueManager(q) => {
+                    q.removed = true;
+                    q.sequence += 1;
+                }
+                ClusterRecord::Queue(q) => {
+                    q.removed = true;
+                    q.sequence += 1;
+                }
+            }
+            self.cluster.apply(r.clone());
+            self.cluster.hold_for_publication(r.clone());
+        }
+        Ok(())
+    }
+
+    /// The clusters REFRESH CLUSTER asks the full repositories about, emptied.
+    pub fn cluster_take_refresh(&mut self) -> Vec<String> {
+        self.cluster.take_refresh()
     }
 
     /// Tells the workload algorithm the state of the cluster-sender to `qmgr`.

@@ -143,6 +143,10 @@ pub struct RepositoryMessage {
     pub sender: String,
     /// The records.
     pub records: Vec<ClusterRecord>,
+    /// REFRESH CLUSTER: the sender forgot what it knew of the clusters it names here
+    /// and asks a full repository for every record of them (absent: none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refresh: Vec<String>,
 }
 
 /// Why a repository message was refused.
@@ -163,6 +167,7 @@ impl RepositoryMessage {
             version: REPOSITORY_FORMAT_VERSION,
             sender: sender.to_string(),
             records,
+            refresh: Vec::new(),
         }
     }
 
@@ -209,6 +214,8 @@ pub struct ClusterRepository {
     choices: u64,
     /// Own records changed by command (SUSPEND, RESUME) not yet published.
     pending: Vec<ClusterRecord>,
+    /// Clusters REFRESH CLUSTER asks the full repositories to tell everything again.
+    refresh: Vec<String>,
 }
 
 impl ClusterRepository {
@@ -306,9 +313,21 @@ impl ClusterRepository {
         self.pending.push(record);
     }
 
-    /// True when own records wait for publication.
+    /// True when own records (or a refresh request) wait for publication.
     pub fn has_pending(&self) -> bool {
-        !self.pending.is_empty()
+        !self.pending.is_empty() || !self.refresh.is_empty()
+    }
+
+    /// Asks the full repositories of `cluster` for everything again.
+    pub fn request_refresh(&mut self, cluster: &str) {
+        if !self.refresh.iter().any(|c| c == cluster) {
+            self.refresh.push(cluster.to_string());
+        }
+    }
+
+    /// The clusters to ask for everything again, emptied.
+    pub fn take_refresh(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.refresh)
     }
 
     /// The own records held for publication, emptied.

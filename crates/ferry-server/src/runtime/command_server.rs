@@ -483,6 +483,15 @@ impl AdminTarget for Target<'_> {
     fn cluster_queues(&self) -> Vec<ferry_objects::status::ClusterQueueStatus> {
         crate::runtime::message_channel::cluster_queues(self.server)
     }
+    fn refresh_cluster(&mut self, cluster: &str) -> Result<(), AdminError> {
+        self.server.engine.borrow_mut().cluster_refresh(cluster)
+    }
+    fn reset_cluster(&mut self, cluster: &str, qmgr: &str) -> Result<(), AdminError> {
+        self.server
+            .engine
+            .borrow_mut()
+            .cluster_force_remove(cluster, qmgr)
+    }
     fn suspend_cluster(&mut self, cluster: &str, suspend: bool) -> Result<(), AdminError> {
         let now = crate::runtime::clock::now().0;
         let changed = self

@@ -525,6 +525,23 @@ impl Repository {
                 .repository
                 .trim()
                 .to_string();
+            // REFRESH CLUSTER at the sender: tell it everything again.
+            for cluster in message.refresh.iter().filter(|c| **c == full_of) {
+                let engine = self.server.engine.borrow();
+                let repository = engine.cluster_repository();
+                let Some(channel) = repository
+                    .qmgr(cluster, &message.sender)
+                    .map(|r| r.channel.clone())
+                else {
+                    continue;
+                };
+                let all: Vec<ClusterRecord> = repository
+                    .records()
+                    .into_iter()
+                    .filter(|r| r.cluster() == cluster && r.owner() != message.sender)
+                    .collect();
+                outgoing.entry(channel).or_default().extend(all);
+            }
             for record in &changed {
                 if record.cluster() != full_of {
                     continue;
@@ -573,12 +590,34 @@ impl Repository {
                 outgoing.entry(channel).or_default().push(record.clone());
             }
         }
+        let refresh = self.server.engine.borrow_mut().cluster_take_refresh();
+        let mut refresh_to: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for cluster in refresh {
+            dirty = true;
+            let own: Vec<ClusterRecord> = self
+                .server
+                .engine
+                .borrow()
+                .cluster_repository()
+                .records_of(&me)
+                .into_iter()
+                .filter(|r| r.cluster() == cluster)
+                .collect();
+            for channel in destinations(&self.server, &cluster, &[]) {
+                outgoing
+                    .entry(channel.clone())
+                    .or_default()
+                    .extend(own.clone());
+                refresh_to.entry(channel).or_default().push(cluster.clone());
+            }
+        }
         if !dirty {
             return Ok(());
         }
         for (channel, records) in outgoing {
-            self.send(&channel, RepositoryMessage::new(&me, records))
-                .await?;
+            let mut message = RepositoryMessage::new(&me, records);
+            message.refresh = refresh_to.remove(&channel).unwrap_or_default();
+            self.send(&channel, message).await?;
         }
         self.save().await?;
         self.session.commit().await
