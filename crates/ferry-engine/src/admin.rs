@@ -12,7 +12,7 @@ use crate::objects::QueueId;
 use crate::qmgr::QueueManager;
 use ferry_mqi::{validate_channel_name, validate_object_name, ReasonCode};
 use ferry_objects::authinfo::{AuthInfoType, DEFAULT_IDPWOS};
-use ferry_objects::queue::shipped_channel_queues;
+use ferry_objects::queue::{shipped_channel_queues, shipped_cluster_queues};
 use ferry_objects::queue::{DefinitionType, Enablement};
 use ferry_objects::status::{ConnectionStatus, HandleStatus, QueueStatus};
 use ferry_objects::topic::shipped_model_queues;
@@ -664,6 +664,11 @@ impl QueueManager {
         attrs: QmgrAttributes,
         fx: &mut Effects,
     ) -> Result<(), AdminError> {
+        if attrs.default_cluster_xmit_q == ferry_objects::qmgr::DefaultClusterXmitQueue::Channel {
+            return Err(AdminError::Invalid(
+                "DEFCLXQ(CHANNEL) is not supported yet: every cluster-sender channel uses SYSTEM.CLUSTER.TRANSMIT.QUEUE (DEFCLXQ(SCTQ))".to_string(),
+            ));
+        }
         self.qmgr = attrs;
         fx.push(Effect::CatalogueChanged(CatalogueChange::Qmgr));
         Ok(())
@@ -735,7 +740,8 @@ impl QueueManager {
             .into_iter()
             .map(|(name, qt)| QueueDefinition::new(name, qt))
             .chain(shipped_model_queues())
-            .chain(shipped_channel_queues());
+            .chain(shipped_channel_queues())
+            .chain(shipped_cluster_queues());
         for mut def in queues {
             if self.queues.lookup(&def.name).is_none() {
                 def.attributes.creation_date = date.clone();
@@ -752,6 +758,8 @@ impl QueueManager {
             ("SYSTEM.DEF.RECEIVER", ChannelType::Receiver),
             ("SYSTEM.DEF.SERVER", ChannelType::Server),
             ("SYSTEM.DEF.REQUESTER", ChannelType::Requester),
+            ("SYSTEM.DEF.CLUSSDR", ChannelType::ClusterSender),
+            ("SYSTEM.DEF.CLUSRCVR", ChannelType::ClusterReceiver),
         ];
         for (name, ct) in channels {
             if !self.channels.contains_key(name) {
@@ -798,8 +806,9 @@ impl QueueManager {
 }
 
 impl QueueManager {
-    /// Defines the channel queues ([`shipped_channel_queues`]) a queue manager made by
-    /// a Ferry from before distributed queuing lacks, once: recovery calls it at every
+    /// Defines the channel and cluster queues ([`shipped_channel_queues`],
+    /// [`shipped_cluster_queues`]) a queue manager made by a Ferry from before
+    /// distributed queuing (or clusters) lacks, once: recovery calls it at every
     /// start, and it adds only what is missing from a queue manager that has the
     /// shipped objects (SYSTEM.DEFAULT.LOCAL.QUEUE; an engine made bare, as tests make
     /// them, gets nothing). Each addition is a [`CatalogueChange`], so the server saves
@@ -814,7 +823,10 @@ impl QueueManager {
         }
         let (date, time) = admin_date_time(now);
         let mut added = Vec::new();
-        for mut def in shipped_channel_queues() {
+        for mut def in shipped_channel_queues()
+            .into_iter()
+            .chain(shipped_cluster_queues())
+        {
             if self.queues.lookup(&def.name).is_some() {
                 continue;
             }

@@ -79,6 +79,10 @@ pub(crate) struct RemoteTarget {
     pub remote_q_name: FixedStr<48>,
     /// RemoteQMgrName of the transmission queue header.
     pub remote_qmgr_name: FixedStr<48>,
+    /// For a cluster queue (or a queue manager reached through a cluster): the
+    /// cluster-sender channel, named in each message's CorrelId, and whether each put
+    /// chooses the instance again.
+    pub cluster: Option<crate::cluster::ClusterBinding>,
 }
 
 /// One open handle.

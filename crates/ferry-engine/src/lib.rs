@@ -92,6 +92,7 @@ pub(crate) mod browse_lock;
 pub(crate) mod browse_marks;
 pub mod checkpoint;
 pub mod clock;
+pub mod cluster;
 pub mod connection;
 pub mod consumer;
 pub(crate) mod consumer_index;

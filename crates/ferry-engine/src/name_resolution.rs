@@ -29,8 +29,12 @@
 //! documented order does not say; an alias is the more specific definition). Chains of
 //! definitions (an alias pointing at an alias, a remote definition naming this queue
 //! manager and another remote definition) are followed up to [`MAX_HOPS`] definitions;
-//! a longer chain is a loop and resolves to 2087 MQRC_UNKNOWN_REMOTE_Q_MGR. Ferry has no
-//! clusters, so the cluster steps of MQ's table are not there.
+//! a longer chain is a loop and resolves to 2087 MQRC_UNKNOWN_REMOTE_Q_MGR.
+//!
+//! Clusters: a queue manager with no definition of its own (alias or transmission
+//! queue) that a cluster knows is reached through SYSTEM.CLUSTER.TRANSMIT.QUEUE and its
+//! cluster-sender channel, before DEFXMITQ, as in MQ. Cluster queues themselves are
+//! resolved by `crate::cluster` before this table is consulted.
 
 use ferry_mqi::ReasonCode;
 use ferry_objects::queue::Usage;
@@ -72,6 +76,8 @@ pub(crate) struct RemoteRoute {
     /// True when ObjectQMgrName named another queue manager (rather than ObjectName a
     /// remote definition): authority is then checked on the transmission queue.
     pub qmgr_named: bool,
+    /// The cluster-sender channel, when the route is through a cluster.
+    pub cluster_channel: Option<String>,
 }
 
 /// The route to another queue manager: deliver here after all (an alias of this queue
@@ -82,6 +88,7 @@ enum Route {
         qmgr: String,
         xmit_q: String,
         alias: Option<String>,
+        channel: Option<String>,
     },
 }
 
@@ -93,6 +100,8 @@ pub(crate) struct NameResolver<'a, F: Fn(&str) -> Option<&'a QueueDefinition>> {
     pub default_xmit_q: &'a str,
     /// Finds a queue definition by name.
     pub lookup: F,
+    /// The cluster-sender channel to a queue manager a cluster knows.
+    pub cluster_channel: &'a dyn Fn(&str) -> Option<String>,
 }
 
 impl<'a, F: Fn(&str) -> Option<&'a QueueDefinition>> NameResolver<'a, F> {
@@ -116,12 +125,14 @@ impl<'a, F: Fn(&str) -> Option<&'a QueueDefinition>> NameResolver<'a, F> {
                     qmgr,
                     xmit_q,
                     alias,
+                    channel,
                 } => Ok(Resolved::Remote(RemoteRoute {
                     remote_q_name: q.to_string(),
                     remote_qmgr_name: qmgr,
                     xmit_q,
                     definition: alias,
                     qmgr_named: true,
+                    cluster_channel: channel,
                 })),
             };
         }
@@ -155,7 +166,7 @@ impl<'a, F: Fn(&str) -> Option<&'a QueueDefinition>> NameResolver<'a, F> {
                 }
             };
         }
-        let (qmgr, xmit_q) = if a.xmit_q.trim().is_empty() {
+        let (qmgr, xmit_q, channel) = if a.xmit_q.trim().is_empty() {
             match self.route(rqm, hops + 1)? {
                 // RQMNAME is an alias of this queue manager: RNAME is here.
                 Route::Here => {
@@ -171,10 +182,19 @@ impl<'a, F: Fn(&str) -> Option<&'a QueueDefinition>> NameResolver<'a, F> {
                         }
                     };
                 }
-                Route::Via { qmgr, xmit_q, .. } => (qmgr, xmit_q),
+                Route::Via {
+                    qmgr,
+                    xmit_q,
+                    channel,
+                    ..
+                } => (qmgr, xmit_q, channel),
             }
         } else {
-            (rqm.to_string(), self.xmit_q_attribute(a.xmit_q.trim())?)
+            (
+                rqm.to_string(),
+                self.xmit_q_attribute(a.xmit_q.trim())?,
+                None,
+            )
         };
         Ok(Resolved::Remote(RemoteRoute {
             remote_q_name: rname.to_string(),
@@ -182,6 +202,7 @@ impl<'a, F: Fn(&str) -> Option<&'a QueueDefinition>> NameResolver<'a, F> {
             xmit_q,
             definition: Some(def.name.clone()),
             qmgr_named: false,
+            cluster_channel: channel,
         }))
     }
 
@@ -201,18 +222,21 @@ impl<'a, F: Fn(&str) -> Option<&'a QueueDefinition>> NameResolver<'a, F> {
                 if self.is_local(target) {
                     return Ok(Route::Here);
                 }
-                let xmit_q = if a.xmit_q.trim().is_empty() {
+                let (xmit_q, channel) = if a.xmit_q.trim().is_empty() {
                     match self.route(target, hops + 1)? {
                         Route::Here => return Ok(Route::Here),
-                        Route::Via { xmit_q, .. } => xmit_q,
+                        Route::Via {
+                            xmit_q, channel, ..
+                        } => (xmit_q, channel),
                     }
                 } else {
-                    self.xmit_q_attribute(a.xmit_q.trim())?
+                    (self.xmit_q_attribute(a.xmit_q.trim())?, None)
                 };
                 Ok(Route::Via {
                     qmgr: target.to_string(),
                     xmit_q,
                     alias: Some(def.name.clone()),
+                    channel,
                 })
             }
             Some(def) if def.queue_type == QueueType::Local => {
@@ -223,10 +247,19 @@ impl<'a, F: Fn(&str) -> Option<&'a QueueDefinition>> NameResolver<'a, F> {
                     qmgr: qm.to_string(),
                     xmit_q: def.name.clone(),
                     alias: None,
+                    channel: None,
                 })
             }
             Some(_) => Err(ReasonCode::XmitQTypeError),
             None => {
+                if let Some(channel) = (self.cluster_channel)(qm) {
+                    return Ok(Route::Via {
+                        qmgr: qm.to_string(),
+                        xmit_q: ferry_objects::queue::CLUSTER_TRANSMIT_QUEUE.to_string(),
+                        alias: None,
+                        channel: Some(channel),
+                    });
+                }
                 let dx = self.default_xmit_q.trim();
                 if dx.is_empty() {
                     return Err(ReasonCode::UnknownRemoteQMgr);
@@ -242,6 +275,7 @@ impl<'a, F: Fn(&str) -> Option<&'a QueueDefinition>> NameResolver<'a, F> {
                     qmgr: qm.to_string(),
                     xmit_q: def.name.clone(),
                     alias: None,
+                    channel: None,
                 })
             }
         }
@@ -298,6 +332,7 @@ mod tests {
                 local_qmgr: "QM1",
                 default_xmit_q: dx,
                 lookup: |n: &str| self.0.get(n),
+                cluster_channel: &|n: &str| (n == "CLUSQM").then(|| "TO.CLUSQM".to_string()),
             }
             .resolve(qm, q)
         }
@@ -310,6 +345,7 @@ mod tests {
             xmit_q: x.into(),
             definition: None,
             qmgr_named: true,
+            cluster_channel: None,
         }
     }
 
@@ -440,6 +476,20 @@ mod tests {
         assert_eq!(
             d.resolve("X", "", "R.NOROUTE"),
             Ok(Resolved::Remote(via_default))
+        );
+    }
+
+    #[test]
+    fn a_queue_manager_the_cluster_knows_is_reached_through_the_cluster() {
+        let d = Defs::new().local("X", true);
+        let mut want = remote("APP", "CLUSQM", "SYSTEM.CLUSTER.TRANSMIT.QUEUE");
+        want.cluster_channel = Some("TO.CLUSQM".into());
+        assert_eq!(d.resolve("X", "CLUSQM", "APP"), Ok(Resolved::Remote(want)));
+        let d = d.local("CLUSQM", true);
+        assert_eq!(
+            d.resolve("", "CLUSQM", "APP"),
+            Ok(Resolved::Remote(remote("APP", "CLUSQM", "CLUSQM"))),
+            "a transmission queue of the queue manager's name comes first"
         );
     }
 

@@ -3,6 +3,7 @@
 //! queues (temporary ones die with the handle that made them).
 
 use crate::clock::Timestamp;
+use crate::cluster::ClusterBinding;
 use crate::connection::{ConnId, Handle, HandleTarget, Hobj, InputMode, RemoteTarget};
 use crate::effects::{CatalogueChange, Effect, Effects};
 use crate::journal::{kind, LogRecord};
@@ -196,6 +197,11 @@ impl QueueManager {
             // (even an alias of this one).
             return Err(ReasonCode::OptionNotValidForType.into());
         }
+        if !qmgr_named && self.resolves_in_cluster(name) {
+            if let Some(opened) = self.open_cluster(conn, od, options, fx)? {
+                return Ok(opened);
+            }
+        }
         let resolved = NameResolver {
             local_qmgr: &self.name,
             default_xmit_q: &self.qmgr.default_xmit_q,
@@ -203,15 +209,19 @@ impl QueueManager {
                 let id = self.queues.lookup(n)?;
                 self.queues.get(id).map(|e| &e.def)
             },
+            cluster_channel: &|qm: &str| self.cluster_channel_to(qm),
         }
         .resolve(od.object_qmgr_name.as_str(), name)
-        .map(|r| match r {
-            Resolved::Local { name, via } => Ok((name, via)),
-            Resolved::Remote(route) => Err(route),
-        })?;
+        .map_err(|reason| self.cluster_resolution_reason(reason))?;
         let (local_name, via) = match resolved {
-            Ok(local) => local,
-            Err(route) => return self.open_remote(conn, od, options, route, fx),
+            Resolved::Local { name, via } => (name, via),
+            Resolved::Remote(route) => {
+                let binding = route.cluster_channel.as_deref().map(|c| ClusterBinding {
+                    channel: FixedStr::truncating(c),
+                    not_fixed: false,
+                });
+                return self.open_remote(conn, od, options, route, binding, fx);
+            }
         };
         let input_like = OpenOptions::INPUT_AS_Q_DEF
             | OpenOptions::INPUT_SHARED
@@ -338,6 +348,7 @@ impl QueueManager {
         od: &ObjectDescriptor,
         options: OpenOptions,
         route: RemoteRoute,
+        cluster: Option<ClusterBinding>,
         fx: &mut Effects,
     ) -> Result<Opened, MqError> {
         let mut allowed = OpenOptions::OUTPUT;
@@ -375,6 +386,7 @@ impl QueueManager {
             xmit_q,
             remote_q_name: FixedStr::truncating(&route.remote_q_name),
             remote_qmgr_name: FixedStr::truncating(&route.remote_qmgr_name),
+            cluster,
         };
         let object_name = od.object_name.as_str().to_string();
         let c = self.conns.get_mut(&conn).ok_or(ReasonCode::HconnError)?;
@@ -396,6 +408,71 @@ impl QueueManager {
             resolved_q_name: route.remote_q_name,
             resolved_qmgr_name: route.remote_qmgr_name,
         })
+    }
+
+    /// MQOPEN of a cluster queue with an instance on another queue manager: the
+    /// instance is chosen now ([`QueueManager::cluster_choose`]); BIND_NOT_FIXED (or
+    /// DEFBIND(NOTFIXED) with BIND_AS_Q_DEF) makes each put choose again. `None` when
+    /// the choice is the local instance: the caller opens it as any local queue. Only
+    /// output and inquire reach a cluster queue elsewhere (2045 otherwise); authority is
+    /// checked on SYSTEM.CLUSTER.TRANSMIT.QUEUE, as MQ's default
+    /// ClusterQueueAccessControl=Xmitq does.
+    fn open_cluster(
+        &mut self,
+        conn: ConnId,
+        od: &ObjectDescriptor,
+        options: OpenOptions,
+        fx: &mut Effects,
+    ) -> Result<Option<Opened>, MqError> {
+        let name = od.object_name.as_str().trim().to_string();
+        let local_exists = self.queues.lookup(&name).is_some();
+        if options.intersects(access_options() - (OpenOptions::OUTPUT | OpenOptions::INQUIRE)) {
+            if local_exists {
+                return Ok(None);
+            }
+            return Err(ReasonCode::OptionNotValidForType.into());
+        }
+        let not_fixed = if options.contains(OpenOptions::BIND_NOT_FIXED) {
+            true
+        } else if options.contains(OpenOptions::BIND_ON_OPEN) {
+            false
+        } else {
+            self.cluster_default_bind(&name) == ferry_objects::queue::DefaultBind::NotFixed
+        };
+        let choice = self.cluster_choose(&name, true)?;
+        if choice.channel.is_some() {
+            // MQ's default ClusterQueueAccessControl=Xmitq: the authority to put to a
+            // cluster queue elsewhere is that on the cluster transmission queue.
+            let alternate = od.alternate_user_id.as_str();
+            let xmit_q = self.cluster_xmit_q();
+            self.check_open(
+                conn,
+                ProfileObjectType::Queue,
+                xmit_q,
+                options,
+                alternate,
+                fx,
+            )?;
+        }
+        let Some(channel) = choice.channel else {
+            // Puts to the local instance are not seen here: count the handle.
+            self.cluster.note_chosen("");
+            return Ok(None);
+        };
+        let route = RemoteRoute {
+            remote_q_name: name,
+            remote_qmgr_name: choice.qmgr,
+            xmit_q: self.cluster_xmit_q().to_string(),
+            definition: None,
+            qmgr_named: false,
+            cluster_channel: Some(channel.clone()),
+        };
+        let binding = ClusterBinding {
+            channel: FixedStr::truncating(&channel),
+            not_fixed,
+        };
+        self.open_remote(conn, od, options, route, Some(binding), fx)
+            .map(Some)
     }
 
     /// The definition of a dynamic queue made from `model` as `od` names it.

@@ -90,6 +90,11 @@ pub struct QueueManager {
     pub(crate) expired_to_report: Vec<QueueId>,
     /// Backed-out messages waiting out their queue's BODELAY.
     pub(crate) redelivery: RedeliverySchedule,
+    /// What this queue manager knows of its clusters (`crate::cluster`).
+    pub(crate) cluster: crate::cluster::repository::ClusterRepository,
+    /// The states of the cluster-sender channels, by queue manager, as the server
+    /// reports them (for the workload algorithm).
+    pub(crate) cluster_channel_states: crate::cluster::ChannelStates,
 }
 
 impl QueueManager {
@@ -127,6 +132,8 @@ impl QueueManager {
             backout_requeue_reported: BTreeSet::new(),
             expired_to_report: Vec::new(),
             redelivery: RedeliverySchedule::default(),
+            cluster: Default::default(),
+            cluster_channel_states: Default::default(),
         }
     }
 

@@ -91,6 +91,22 @@ impl QueueManager {
         fx: &mut Effects,
     ) -> Result<Option<ReasonCode>, MqError> {
         let o = pmo.options;
+        // A cluster queue: the instance (fixed at open, or chosen now) and its channel.
+        let (remote_qmgr_name, correl_id) = match target.cluster {
+            Some(b) if b.not_fixed => {
+                let choice = self.cluster_choose(target.remote_q_name.as_str(), false)?;
+                let channel = choice.channel.unwrap_or_default();
+                (
+                    FixedStr::truncating(&choice.qmgr),
+                    Some(crate::cluster::channel_correl_id(&channel)),
+                )
+            }
+            Some(b) => (
+                target.remote_qmgr_name,
+                Some(crate::cluster::channel_correl_id(b.channel.as_str())),
+            ),
+            None => (target.remote_qmgr_name, None),
+        };
         let max_uncommitted = self.qmgr.max_uncommitted_msgs.max(0) as usize;
         let qm_max_len = self.qmgr.max_msg_length.max(0) as usize;
         let qm_ccsid = self.qmgr.ccsid;
@@ -131,7 +147,7 @@ impl QueueManager {
         }
         let header_len = TransmissionHeader {
             remote_q_name: target.remote_q_name,
-            remote_qmgr_name: target.remote_qmgr_name,
+            remote_qmgr_name,
             md: *md,
         }
         .encoded_len();
@@ -192,7 +208,7 @@ impl QueueManager {
 
         let header = TransmissionHeader {
             remote_q_name: target.remote_q_name,
-            remote_qmgr_name: target.remote_qmgr_name,
+            remote_qmgr_name,
             md: *md,
         };
         let mut data = Vec::with_capacity(header.encoded_len() + body.len());
@@ -203,7 +219,10 @@ impl QueueManager {
             Ok((header, header.encoded_len())),
             "the header written decodes to itself"
         );
-        let outer = transmission_descriptor(md, qm_ccsid, self.ids.next_id());
+        let mut outer = transmission_descriptor(md, qm_ccsid, self.ids.next_id());
+        if let Some(id) = correl_id {
+            outer.correl_id = id;
+        }
         let key = lq.store.next_key(rank);
         let expires_at = (md.expiry > 0).then(|| now.0.saturating_add(md.expiry as u64 * 100));
         let mut msg = StoredMsg {
@@ -234,6 +253,9 @@ impl QueueManager {
             });
         } else {
             self.place(target.xmit_q, msg, now, fx);
+        }
+        if target.cluster.is_some() {
+            self.cluster.note_chosen(remote_qmgr_name.as_str());
         }
         Ok(warning)
     }

@@ -295,6 +295,21 @@ catalogue! {
     STATUS_NOT_FOUND = 8420 Info "{0} Status not found.",
         "DISPLAY QSTATUS or DISPLAY CHSTATUS found no status to show: the queue is not open, or the channel has no running instance.",
         "None, if that is expected.";
+    DISPLAY_CLUSTER_QMGR = 8441 Info "Display Cluster Queue Manager details.",
+        "The header of each cluster queue manager DISPLAY CLUSQMGR shows: those this queue manager knows of its clusters (a full repository knows every member), its own CLUSRCVR entry, and its manual CLUSSDRs.",
+        "None.";
+    CLUSTER_SUSPENDED = 8445 Info "Suspend Queue Manager Cluster accepted.",
+        "SUSPEND QMGR CLUSTER changed this queue manager's record in the cluster; the other members hear of it through the full repositories and send to it only when no other instance will do.",
+        "RESUME QMGR CLUSTER to take a full share again.";
+    CLUSTER_RESUMED = 8446 Info "Resume Queue Manager Cluster accepted.",
+        "RESUME QMGR CLUSTER changed this queue manager's record in the cluster; the other members hear of it through the full repositories.",
+        "None.";
+    CLUSTER_REFRESHED = 8447 Info "Refresh Cluster accepted.",
+        "REFRESH CLUSTER REPOS(NO): this queue manager forgot what other members told it of the cluster, but for the full repositories, and asked them for everything again; it is learnt again within seconds while the channels run.",
+        "None.";
+    CLUSTER_RESET = 8448 Info "Reset Cluster accepted.",
+        "RESET CLUSTER ACTION(FORCEREMOVE): this full repository withdrew the queue manager and its queues from the cluster and tells every member. The queue manager is back when it next publishes a change of its own.",
+        "Delete or correct the removed queue manager's cluster channels so it does not publish again.";
     DISPLAY_QUEUE_STATUS = 8450 Info "Display queue status details.",
         "The header of each record DISPLAY QSTATUS shows.",
         "None.";

@@ -260,6 +260,13 @@ reason_codes! {
     UnknownEntity = 2292, "MQRC_UNKNOWN_ENTITY", false;
     /// An unexpected error occurred inside the queue manager.
     UnexpectedError = 2195, "MQRC_UNEXPECTED_ERROR", false;
+    /// A cluster queue could not be resolved: no full repository could be asked about
+    /// a cluster queue this queue manager does not know.
+    ClusterResolutionError = 2189, "MQRC_CLUSTER_RESOLUTION_ERROR", false;
+    /// Every instance of the cluster queue is PUT(DISABLED).
+    ClusterPutInhibited = 2268, "MQRC_CLUSTER_PUT_INHIBITED", false;
+    /// No instance of the cluster queue is left to put to.
+    NoDestinationsAvailable = 2270, "MQRC_NO_DESTINATIONS_AVAILABLE", false;
     /// A QREMOTE's XMITQ names a queue that does not exist.
     UnknownXmitQ = 2196, "MQRC_UNKNOWN_XMIT_Q", false;
     /// The queue manager's DEFXMITQ names a queue that does not exist.

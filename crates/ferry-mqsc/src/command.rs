@@ -432,6 +432,37 @@ pub enum Command {
         /// Fields to show.
         request: Request,
     },
+    /// DISPLAY CLUSQMGR.
+    DisplayClusterQmgr {
+        /// Cluster queue managers and fields.
+        selection: Selection,
+        /// CLUSTER(name): only that cluster's.
+        cluster: Option<String>,
+    },
+    /// DISPLAY QCLUSTER.
+    DisplayQueueCluster {
+        /// Cluster queues and fields.
+        selection: Selection,
+    },
+    /// SUSPEND QMGR CLUSTER(c) (`suspend`) or RESUME QMGR CLUSTER(c).
+    SuspendQmgr {
+        /// The cluster.
+        cluster: String,
+        /// SUSPEND (true) or RESUME.
+        suspend: bool,
+    },
+    /// REFRESH CLUSTER(c) REPOS(NO).
+    RefreshCluster {
+        /// The cluster.
+        cluster: String,
+    },
+    /// RESET CLUSTER(c) ACTION(FORCEREMOVE) QMNAME(q).
+    ResetCluster {
+        /// The cluster.
+        cluster: String,
+        /// The queue manager to remove.
+        qmgr: String,
+    },
     /// DISPLAY LSSTATUS.
     DisplayListenerStatus {
         /// Listeners and fields.

@@ -96,13 +96,18 @@ pub fn needed(cmd: &Command, qmgr: &str) -> Vec<Needed> {
         | Command::SetChlauth { .. }
         | Command::SetAuthRec { .. }
         | Command::DeleteAuthRec { .. }
-        | Command::RefreshSecurity(_) => on(T::Qmgr, qmgr, Chg),
+        | Command::RefreshSecurity(_)
+        | Command::SuspendQmgr { .. }
+        | Command::RefreshCluster { .. }
+        | Command::ResetCluster { .. } => on(T::Qmgr, qmgr, Chg),
         Command::DisplayQmgr { .. }
         | Command::DisplayQmgrStatus { .. }
         | Command::DisplayConnection { .. }
         | Command::DisplayChlauth { .. }
         | Command::DisplayAuthRec { .. }
         | Command::DisplayEntAuth { .. }
+        | Command::DisplayClusterQmgr { .. }
+        | Command::DisplayQueueCluster { .. }
         | Command::PingQmgr => on(T::Qmgr, qmgr, Dsp),
         Command::Unsupported { .. } | Command::End => Vec::new(),
     }

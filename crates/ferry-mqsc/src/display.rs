@@ -1341,6 +1341,123 @@ pub static PUBSUB_FIELDS: &[StatusField<PubSubStatus>] = &[
     },
 ];
 
+/// What DISPLAY CLUSQMGR shows of each cluster queue manager (CLUSQMGR and CLUSTER
+/// always).
+pub static CLUSQMGR_FIELDS: &[StatusField<ferry_objects::status::ClusterQmgrStatus>] = &[
+    StatusField {
+        keyword: "CHANNEL",
+        kind: FieldKind::Text,
+        doc: "Its CLUSRCVR's name: the cluster-sender channel to it.",
+        get: |c| FieldValue::Text(c.channel.clone()),
+    },
+    StatusField {
+        keyword: "QMTYPE",
+        kind: FieldKind::Keyword(&["REPOS", "NORMAL"]),
+        doc: "REPOS for a full repository of the cluster, else NORMAL.",
+        get: |c| FieldValue::Keyword(if c.full_repository { "REPOS" } else { "NORMAL" }),
+    },
+    StatusField {
+        keyword: "STATUS",
+        kind: FieldKind::Text,
+        doc: "State of the cluster channel to it (INACTIVE until a message needs it).",
+        get: |c| FieldValue::Text(c.status.clone()),
+    },
+    StatusField {
+        keyword: "DEFTYPE",
+        kind: FieldKind::Keyword(&["CLUSRCVR", "CLUSSDR", "CLUSSDRA", "CLUSSDRB"]),
+        doc: "CLUSRCVR: this queue manager; CLUSSDR: a manual cluster-sender whose partner has not answered; CLUSSDRA: auto-defined; CLUSSDRB: manual, and the partner's record arrived.",
+        get: |c| FieldValue::Keyword(c.definition_type),
+    },
+    StatusField {
+        keyword: "CONNAME",
+        kind: FieldKind::Text,
+        doc: "Where it listens, as its CLUSRCVR says.",
+        get: |c| FieldValue::Text(c.connection_name.clone()),
+    },
+    StatusField {
+        keyword: "QMID",
+        kind: FieldKind::Text,
+        doc: "Its queue manager identifier.",
+        get: |c| FieldValue::Text(c.qmid.clone()),
+    },
+    StatusField {
+        keyword: "SUSPEND",
+        kind: FieldKind::Keyword(&["YES", "NO"]),
+        doc: "Whether it is suspended from the cluster.",
+        get: |c| FieldValue::Keyword(if c.suspended { "YES" } else { "NO" }),
+    },
+    StatusField {
+        keyword: "CLWLRANK",
+        kind: FieldKind::Int,
+        doc: "Workload rank of its channel.",
+        get: |c| FieldValue::Int(i64::from(c.rank)),
+    },
+    StatusField {
+        keyword: "CLWLPRTY",
+        kind: FieldKind::Int,
+        doc: "Workload priority of its channel.",
+        get: |c| FieldValue::Int(i64::from(c.priority)),
+    },
+    StatusField {
+        keyword: "CLWLWGHT",
+        kind: FieldKind::Int,
+        doc: "Workload weight of its channel.",
+        get: |c| FieldValue::Int(i64::from(c.weight)),
+    },
+    StatusField {
+        keyword: "NETPRTY",
+        kind: FieldKind::Int,
+        doc: "Network priority of its channel.",
+        get: |c| FieldValue::Int(i64::from(c.network_priority)),
+    },
+];
+
+/// What DISPLAY QCLUSTER shows of each cluster queue instance (QUEUE always).
+pub static QCLUSTER_FIELDS: &[StatusField<ferry_objects::status::ClusterQueueStatus>] = &[
+    StatusField {
+        keyword: "CLUSQMGR",
+        kind: FieldKind::Text,
+        doc: "The queue manager hosting the instance.",
+        get: |q| FieldValue::Text(q.qmgr.clone()),
+    },
+    StatusField {
+        keyword: "CLUSTER",
+        kind: FieldKind::Text,
+        doc: "The cluster it is advertised in.",
+        get: |q| FieldValue::Text(q.cluster.clone()),
+    },
+    StatusField {
+        keyword: "QMID",
+        kind: FieldKind::Text,
+        doc: "The hosting queue manager's identifier.",
+        get: |q| FieldValue::Text(q.qmid.clone()),
+    },
+    StatusField {
+        keyword: "DEFBIND",
+        kind: FieldKind::Keyword(&["OPEN", "NOTFIXED", "GROUP"]),
+        doc: "Its DEFBIND.",
+        get: |q| FieldValue::Keyword(q.default_bind),
+    },
+    StatusField {
+        keyword: "PUT",
+        kind: FieldKind::Keyword(&["ENABLED", "DISABLED"]),
+        doc: "Whether it takes puts.",
+        get: |q| FieldValue::Keyword(if q.put_enabled { "ENABLED" } else { "DISABLED" }),
+    },
+    StatusField {
+        keyword: "CLWLRANK",
+        kind: FieldKind::Int,
+        doc: "Its workload rank.",
+        get: |q| FieldValue::Int(i64::from(q.rank)),
+    },
+    StatusField {
+        keyword: "CLWLPRTY",
+        kind: FieldKind::Int,
+        doc: "Its workload priority.",
+        get: |q| FieldValue::Int(i64::from(q.priority)),
+    },
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -85,6 +85,8 @@ pub fn default_channel_name(ct: ChannelType) -> &'static str {
         ChannelType::Receiver => "SYSTEM.DEF.RECEIVER",
         ChannelType::Server => "SYSTEM.DEF.SERVER",
         ChannelType::Requester => "SYSTEM.DEF.REQUESTER",
+        ChannelType::ClusterSender => "SYSTEM.DEF.CLUSSDR",
+        ChannelType::ClusterReceiver => "SYSTEM.DEF.CLUSRCVR",
     }
 }
 
@@ -299,6 +301,29 @@ pub fn execute(cmd: &Command, target: &mut dyn AdminTarget) -> CommandResult {
             )
         }
         Command::DisplayListenerStatus { selection } => display_lsstatus(target, selection),
+        Command::DisplayClusterQmgr { selection, cluster } => {
+            display_clusqmgr(target, selection, cluster.as_deref())
+        }
+        Command::DisplayQueueCluster { selection } => display_qcluster(target, selection),
+        Command::RefreshCluster { cluster } => outcome(
+            target.refresh_cluster(cluster),
+            &messages::CLUSTER_REFRESHED,
+            false,
+        ),
+        Command::ResetCluster { cluster, qmgr } => outcome(
+            target.reset_cluster(cluster, qmgr),
+            &messages::CLUSTER_RESET,
+            false,
+        ),
+        Command::SuspendQmgr { cluster, suspend } => outcome(
+            target.suspend_cluster(cluster, *suspend),
+            if *suspend {
+                &messages::CLUSTER_SUSPENDED
+            } else {
+                &messages::CLUSTER_RESUMED
+            },
+            false,
+        ),
         Command::AlterQmgr { settings, .. } => {
             let mut attrs = target.qmgr();
             apply(&mut attrs, settings);
@@ -985,6 +1010,55 @@ fn display_qstatus(
         &["QUEUE", "TYPE"],
         &messages::DISPLAY_QUEUE_STATUS,
     )
+}
+
+/// DISPLAY CLUSQMGR: CLUSQMGR and CLUSTER head each block, as in MQ.
+fn display_clusqmgr(
+    target: &dyn AdminTarget,
+    selection: &Selection,
+    cluster: Option<&str>,
+) -> CommandResult {
+    let blocks: Vec<Vec<Field>> = target
+        .cluster_qmgrs()
+        .into_iter()
+        .filter(|c| selection.name.matches(&c.name))
+        .filter(|c| cluster.is_none_or(|want| want == c.cluster))
+        .map(|c| {
+            let mut fields = vec![
+                Field::new("CLUSQMGR", FieldValue::Text(c.name.clone())),
+                Field::new("CLUSTER", FieldValue::Text(c.cluster.clone())),
+            ];
+            fields.extend(crate::display::CLUSQMGR_FIELDS.iter().map(|f| f.field(&c)));
+            fields
+        })
+        .collect();
+    if blocks.is_empty() {
+        return CommandResult::failed(&messages::OBJECT_NOT_FOUND, &[&selection.name.text()]);
+    }
+    display(
+        blocks,
+        selection,
+        &["CLUSQMGR", "CLUSTER"],
+        &messages::DISPLAY_CLUSTER_QMGR,
+    )
+}
+
+/// DISPLAY QCLUSTER: one block per instance, QUEUE first.
+fn display_qcluster(target: &dyn AdminTarget, selection: &Selection) -> CommandResult {
+    let blocks: Vec<Vec<Field>> = target
+        .cluster_queues()
+        .into_iter()
+        .filter(|q| selection.name.matches(&q.queue))
+        .map(|q| {
+            let mut fields = vec![Field::new("QUEUE", FieldValue::Text(q.queue.clone()))];
+            fields.extend(crate::display::QCLUSTER_FIELDS.iter().map(|f| f.field(&q)));
+            fields
+        })
+        .collect();
+    if blocks.is_empty() {
+        return CommandResult::failed(&messages::OBJECT_NOT_FOUND, &[&selection.name.text()]);
+    }
+    display(blocks, selection, &["QUEUE"], &messages::DISPLAY_QUEUE)
 }
 
 fn display_lsstatus(target: &dyn AdminTarget, selection: &Selection) -> CommandResult {

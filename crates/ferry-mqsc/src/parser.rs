@@ -50,6 +50,8 @@ enum Obj {
     Conn,
     LsStatus,
     ChStatus,
+    ClusQmgr,
+    QCluster,
     QmStatus,
     AuthInfo,
     Topic,
@@ -103,8 +105,8 @@ const OBJECTS: &[(&str, Obj)] = &[
     ("SBSTATUS", Obj::SbStatus),
     ("TPSTATUS", Obj::TpStatus),
     ("PUBSUB", Obj::PubSub),
-    ("CLUSQMGR", Obj::Other("CLUSQMGR")),
-    ("QCLUSTER", Obj::Other("QCLUSTER")),
+    ("CLUSQMGR", Obj::ClusQmgr),
+    ("QCLUSTER", Obj::QCluster),
     ("POLICY", Obj::Other("POLICY")),
     ("SECURITY", Obj::Other("SECURITY")),
     ("CLUSTER", Obj::Other("CLUSTER")),
@@ -129,12 +131,16 @@ const VERBS: &[(&str, Option<&str>)] = &[
     ("RESET", Some("RESET")),
     ("RESOLVE", Some("RESOLVE")),
     ("REFRESH", Some("REFRESH")),
-    ("SUSPEND", None),
-    ("RESUME", None),
+    ("SUSPEND", Some("SUSPEND")),
+    ("RESUME", Some("RESUME")),
 ];
 
 /// MQ channel types Ferry does not serve yet (DEFINE answers FRY9002E, not a syntax error).
-const LATER_CHANNEL_TYPES: &[&str] = &["CLNTCONN", "CLUSSDR", "CLUSRCVR", "MQTT"];
+const LATER_CHANNEL_TYPES: &[&str] = &["CLNTCONN", "MQTT"];
+
+/// Attributes that name a NAMELIST, an object Ferry does not have: refused with a
+/// pointer to the single-name attribute that does the same for one cluster.
+const NAMELIST_ATTRIBUTES: &[(&str, &str)] = &[("CLUSNL", "CLUSTER"), ("REPOSNL", "REPOS")];
 
 /// How a name is checked.
 #[derive(Clone, Copy)]
@@ -257,6 +263,96 @@ impl Parser<'_> {
         let rest: Vec<&Param> = params[2..].iter().collect();
         match (verb, obj) {
             ("REFRESH", Obj::Other("SECURITY")) => self.refresh_security(obj_param, &rest),
+            ("DISPLAY", Obj::ClusQmgr) => {
+                let vocab = |kw: &str| field_vocab(crate::display::CLUSQMGR_FIELDS, kw);
+                let name = self.name(obj_param, "CLUSQMGR", NameRule::Object, true)?;
+                let mut rest = rest.clone();
+                let cluster = self.take_option(&mut rest, "CLUSTER")?;
+                let selection = self.selection(name, &rest, "CLUSQMGR", &vocab, true)?;
+                Ok(Command::DisplayClusterQmgr {
+                    selection,
+                    cluster: cluster.map(|(c, _)| c),
+                })
+            }
+            ("DISPLAY", Obj::QCluster) => {
+                let vocab = |kw: &str| field_vocab(crate::display::QCLUSTER_FIELDS, kw);
+                let name = self.name(obj_param, "QCLUSTER", NameRule::Object, true)?;
+                let selection = self.selection(name, &rest, "QCLUSTER", &vocab, true)?;
+                Ok(Command::DisplayQueueCluster { selection })
+            }
+            ("SUSPEND" | "RESUME", Obj::Qmgr) => {
+                self.bare(obj_param)?;
+                let mut rest = rest.clone();
+                let Some((cluster, _)) = self.take_option(&mut rest, "CLUSTER")? else {
+                    return Err(self.err(
+                        K::Missing {
+                            command: format!("{verb} QMGR"),
+                            keyword: "CLUSTER".into(),
+                        },
+                        self.text.len(),
+                    ));
+                };
+                if let Some(p) = rest.iter().find(|p| p.keyword == "CLUSNL") {
+                    return Err(self.err(
+                        K::Generic(
+                            "CLUSNL names a namelist, and Ferry has no NAMELIST objects yet: use CLUSTER(name)".into(),
+                        ),
+                        p.end,
+                    ));
+                }
+                // MODE(QUIESCE|FORCE) is accepted; Ferry treats both alike.
+                let _ = self.take_option(&mut rest, "MODE")?;
+                self.no_more(&rest)?;
+                Ok(Command::SuspendQmgr {
+                    cluster,
+                    suspend: verb == "SUSPEND",
+                })
+            }
+            ("REFRESH", Obj::Other("CLUSTER")) => {
+                let cluster = self.exact_name(obj_param, "CLUSTER", NameRule::Object)?;
+                let mut rest = rest.clone();
+                match self.take_option(&mut rest, "REPOS")? {
+                    None => {}
+                    Some((v, _)) if v == "NO" => {}
+                    Some((v, _)) if v == "YES" => {
+                        return Ok(Command::Unsupported {
+                            what: "REFRESH CLUSTER REPOS(YES) (not yet: use REPOS(NO))".into(),
+                        })
+                    }
+                    Some((v, pos)) => return Err(self.bad_option("REPOS", v, &["NO", "YES"], pos)),
+                }
+                self.no_more(&rest)?;
+                Ok(Command::RefreshCluster { cluster })
+            }
+            ("RESET", Obj::Other("CLUSTER")) => {
+                let cluster = self.exact_name(obj_param, "CLUSTER", NameRule::Object)?;
+                let mut rest = rest.clone();
+                match self.take_option(&mut rest, "ACTION")? {
+                    Some((v, _)) if v == "FORCEREMOVE" => {}
+                    Some((v, pos)) => {
+                        return Err(self.bad_option("ACTION", v, &["FORCEREMOVE"], pos))
+                    }
+                    None => {
+                        return Err(self.err(
+                            K::Missing {
+                                command: "RESET CLUSTER".into(),
+                                keyword: "ACTION".into(),
+                            },
+                            self.text.len(),
+                        ))
+                    }
+                }
+                let Some((qmgr, _)) = self.take_option(&mut rest, "QMNAME")? else {
+                    return Ok(Command::Unsupported {
+                        what: "RESET CLUSTER QMID (not yet: name the queue manager with QMNAME)"
+                            .into(),
+                    });
+                };
+                // QUEUES(YES|NO): Ferry withdraws the queue manager's queues either way.
+                let _ = self.take_option(&mut rest, "QUEUES")?;
+                self.no_more(&rest)?;
+                Ok(Command::ResetCluster { cluster, qmgr })
+            }
             ("SET", Obj::Other("CHLAUTH")) => self.set_chlauth(obj_param, &rest),
             ("DEFINE", Obj::AuthInfo) => self.define_authinfo(obj_param, &rest),
             ("ALTER", Obj::AuthInfo) => self.alter_authinfo(obj_param, &rest),
@@ -549,6 +645,17 @@ impl Parser<'_> {
         object: &'static str,
         seen: &mut Vec<&'static str>,
     ) -> Result<Setting, ParseError> {
+        if let Some((keyword, instead)) = NAMELIST_ATTRIBUTES
+            .iter()
+            .find(|(k, _)| p.keyword.eq_ignore_ascii_case(k))
+        {
+            return Err(self.err(
+                K::Generic(format!(
+                    "{keyword} names a namelist, and Ferry has no NAMELIST objects yet: use {instead}(name) for one cluster"
+                )),
+                p.end,
+            ));
+        }
         let (row, flag) = D::lookup(&p.keyword).ok_or_else(|| {
             self.err(
                 K::UnknownKeyword {

@@ -180,6 +180,36 @@ pub trait AdminTarget {
     /// Whether and where a listener runs.
     fn listener_status(&self, name: &str) -> Option<ListenerStatus>;
 
+    /// DISPLAY CLUSQMGR: the cluster queue managers this queue manager knows (none by
+    /// default: a target without clusters).
+    fn cluster_qmgrs(&self) -> Vec<ferry_objects::status::ClusterQmgrStatus> {
+        Vec::new()
+    }
+    /// DISPLAY QCLUSTER: the cluster queue instances this queue manager knows.
+    fn cluster_queues(&self) -> Vec<ferry_objects::status::ClusterQueueStatus> {
+        Vec::new()
+    }
+    /// REFRESH CLUSTER(`cluster`) REPOS(NO).
+    fn refresh_cluster(&mut self, cluster: &str) -> Result<(), AdminError> {
+        Err(AdminError::Invalid(format!(
+            "this queue manager does not belong to cluster {cluster}"
+        )))
+    }
+    /// RESET CLUSTER(`cluster`) ACTION(FORCEREMOVE) QMNAME(`qmgr`).
+    fn reset_cluster(&mut self, cluster: &str, qmgr: &str) -> Result<(), AdminError> {
+        let _ = qmgr;
+        Err(AdminError::Invalid(format!(
+            "this queue manager is not a full repository of cluster {cluster}"
+        )))
+    }
+    /// SUSPEND (`suspend`) or RESUME QMGR CLUSTER(`cluster`).
+    fn suspend_cluster(&mut self, cluster: &str, suspend: bool) -> Result<(), AdminError> {
+        let _ = suspend;
+        Err(AdminError::Invalid(format!(
+            "this queue manager has no cluster-receiver channel in cluster {cluster}"
+        )))
+    }
+
     /// The queue manager's attributes.
     fn qmgr(&self) -> QmgrAttributes;
     /// Replaces the queue manager's attributes.

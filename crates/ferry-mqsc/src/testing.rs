@@ -115,6 +115,8 @@ impl MemoryTarget {
             ChannelType::Receiver,
             ChannelType::Server,
             ChannelType::Requester,
+            ChannelType::ClusterSender,
+            ChannelType::ClusterReceiver,
         ] {
             let ch = ChannelDefinition::new(default_channel_name(ct), ct);
             t.channels.insert(ch.name.clone(), ch);

@@ -494,8 +494,12 @@ fn chstatus_not_found_and_other_channel_types() {
         fails(&mut t, "DIS CHS(*) CHLTYPE(SDR)"),
         vec!["FRY8420I: Channel Status not found."]
     );
+    assert_eq!(
+        fails(&mut t, "DIS CHS(*) CHLTYPE(CLUSSDR)"),
+        vec!["FRY8420I: Channel Status not found."]
+    );
     assert!(matches!(
-        parse_command("DIS CHS(*) CHLTYPE(CLUSSDR)"),
+        parse_command("DIS CHS(*) CHLTYPE(CLNTCONN)"),
         Ok(Command::Unsupported { .. })
     ));
 }

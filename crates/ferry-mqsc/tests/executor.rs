@@ -376,11 +376,55 @@ fn channel_commands() {
         vec!["FRY8015I: Ferry channel deleted."]
     );
     fails(&mut t, "DELETE CHANNEL(APP.SVRCONN)");
-    let lines = fails(&mut t, "DEFINE CHANNEL(TO.QM2) CHLTYPE(CLUSSDR)");
+    let lines = fails(&mut t, "DEFINE CHANNEL(TO.QM2) CHLTYPE(CLNTCONN)");
     assert!(
-        lines[0].starts_with("FRY9002E: CHANNEL CHLTYPE(CLUSSDR) is valid MQSC"),
+        lines[0].starts_with("FRY9002E: CHANNEL CHLTYPE(CLNTCONN) is valid MQSC"),
         "{lines:?}"
     );
+}
+
+#[test]
+fn cluster_objects_take_mqs_attributes_and_namelists_are_refused() {
+    let mut t = target();
+    ok(
+        &mut t,
+        "DEFINE CHANNEL(TO.QM1) CHLTYPE(CLUSRCVR) CONNAME('localhost(1414)') CLUSTER(DEMO) CLWLWGHT(20) NETPRTY(3)",
+    );
+    let lines = ok(
+        &mut t,
+        "DISPLAY CHANNEL(TO.QM1) CLUSTER CLWLWGHT NETPRTY CLWLRANK",
+    );
+    assert!(
+        lines.iter().any(|l| l.contains("CLUSTER(DEMO)")),
+        "{lines:?}"
+    );
+    assert!(
+        lines.iter().any(|l| l.contains("CLWLWGHT(20)")),
+        "{lines:?}"
+    );
+    assert!(lines.iter().any(|l| l.contains("NETPRTY(3)")), "{lines:?}");
+    ok(
+        &mut t,
+        "DEFINE CHANNEL(TO.QM2) CHLTYPE(CLUSSDR) CONNAME('localhost(1415)') CLUSTER(DEMO)",
+    );
+    let refused = |text: &str| parse_command(text).expect_err(text).to_string();
+    assert!(refused("DEFINE CHANNEL(TO.QM3) CHLTYPE(CLUSSDR) XMITQ(X)").contains("XMITQ"));
+    assert!(refused("DEFINE CHANNEL(TO.QM3) CHLTYPE(CLUSSDR) CLUSNL(NL)").contains("namelist"));
+    assert!(refused("ALTER QMGR REPOSNL(NL)").contains("namelist"));
+    refused("DEFINE CHANNEL(TO.QM3) CHLTYPE(CLUSRCVR) CLWLWGHT(0)");
+    ok(&mut t, "ALTER QMGR REPOS(DEMO) CLWLUSEQ(ANY) CLWLMRUC(5)");
+    ok(
+        &mut t,
+        "DEFINE QLOCAL(APP.Q) CLUSTER(DEMO) DEFBIND(NOTFIXED) CLWLRANK(4) CLWLPRTY(2) CLWLUSEQ(ANY)",
+    );
+    let lines = ok(&mut t, "DISPLAY QLOCAL(APP.Q) CLUSTER DEFBIND CLWLUSEQ");
+    assert!(
+        lines.iter().any(|l| l.contains("DEFBIND(NOTFIXED)")),
+        "{lines:?}"
+    );
+    ok(&mut t, "DEFINE QALIAS(APP.A) TARGET(APP.Q) CLUSTER(DEMO)");
+    refused("DEFINE QALIAS(APP.B) TARGET(APP.Q) CLWLUSEQ(ANY)");
+    refused("DEFINE QMODEL(APP.M) CLUSTER(DEMO)");
 }
 
 #[test]

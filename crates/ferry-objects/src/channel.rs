@@ -5,7 +5,9 @@
 //! take it, so an attribute of another type is refused by MQSC (`SHARECNV` on an AMQP
 //! channel, `PORT` on a SVRCONN, `XMITQ` on a receiver). Where MQ's default differs by
 //! type (BATCHINT, DISCINT), [`ChannelDefinition::new`] sets the type's own. Cluster
-//! channels join the same table later.
+//! channels (CLUSSDR, CLUSRCVR) share the table: a CLUSRCVR is also the template its
+//! partners' auto-defined cluster-senders are made from, so it takes the sending
+//! attributes too, as in MQ.
 
 use crate::attribute::AttrKind::{Checked, Int, Keyword, KeywordList, Name, Text};
 use crate::attribute::TextRule;
@@ -27,14 +29,25 @@ pub const RCVR: u32 = 8;
 pub const SVR: u32 = 16;
 /// Applies to requester channels (RQSTR).
 pub const RQSTR: u32 = 32;
+/// Applies to cluster-sender channels (CLUSSDR).
+pub const CLUSSDR: u32 = 64;
+/// Applies to cluster-receiver channels (CLUSRCVR).
+pub const CLUSRCVR: u32 = 128;
+/// The cluster channel types.
+pub const CLUSTER_CHANNELS: u32 = CLUSSDR | CLUSRCVR;
 /// The message channel types: those that move messages between queue managers.
-pub const MESSAGE: u32 = SDR | RCVR | SVR | RQSTR;
-/// The types that send messages from a transmission queue.
-const SENDING: u32 = SDR | SVR;
+pub const MESSAGE: u32 = SDR | RCVR | SVR | RQSTR | CLUSTER_CHANNELS;
+/// The types that send messages from a transmission queue (a CLUSRCVR's values are
+/// those of the cluster-senders made from it).
+const SENDING: u32 = SDR | SVR | CLUSTER_CHANNELS;
+/// The types whose transmission queue is named by XMITQ (cluster-senders use the
+/// cluster transmission queue).
+const XMITQ_NAMED: u32 = SDR | SVR;
 /// The types that put the messages they receive.
-const RECEIVING: u32 = RCVR | RQSTR;
-/// The types that name their partner's address (SVR: optional).
-const CALLING: u32 = SDR | SVR | RQSTR;
+const RECEIVING: u32 = RCVR | RQSTR | CLUSRCVR;
+/// The types that name their partner's address (SVR: optional; CLUSRCVR: its own
+/// address, as the cluster's other members are to call it).
+const CALLING: u32 = SDR | SVR | RQSTR | CLUSTER_CHANNELS;
 /// Every type.
 const ALL_TYPES: u32 = SVRCONN | AMQP | MESSAGE;
 
@@ -57,6 +70,12 @@ keyword_enum! {
         Server = "SVR",
         /// Receives messages: calls a server (or a sender) and asks it to send.
         Requester = "RQSTR",
+        /// Sends messages from the cluster transmission queue to another member of a
+        /// cluster (defined by hand to a full repository, or auto-defined).
+        ClusterSender = "CLUSSDR",
+        /// Receives messages from the cluster's other members; its CONNAME and workload
+        /// attributes are advertised to them.
+        ClusterReceiver = "CLUSRCVR",
     }
 }
 
@@ -70,6 +89,8 @@ impl ChannelType {
             ChannelType::Receiver => RCVR,
             ChannelType::Server => SVR,
             ChannelType::Requester => RQSTR,
+            ChannelType::ClusterSender => CLUSSDR,
+            ChannelType::ClusterReceiver => CLUSRCVR,
         }
     }
 
@@ -80,6 +101,8 @@ impl ChannelType {
             ChannelType::Server => 2,
             ChannelType::Receiver => 3,
             ChannelType::Requester => 4,
+            ChannelType::ClusterSender => 5,
+            ChannelType::ClusterReceiver => 6,
             ChannelType::Svrconn => 7,
             ChannelType::Amqp => 11,
         }
@@ -90,9 +113,15 @@ impl ChannelType {
         self.mask() & MESSAGE != 0
     }
 
-    /// True for the types that send a transmission queue's messages (SDR, SVR).
+    /// True for the types that send a transmission queue's messages (SDR, SVR,
+    /// CLUSSDR).
     pub fn sends_messages(self) -> bool {
-        self.mask() & SENDING != 0
+        self.mask() & (SDR | SVR | CLUSSDR) != 0
+    }
+
+    /// True for the cluster channel types (CLUSSDR, CLUSRCVR).
+    pub fn is_cluster_channel(self) -> bool {
+        self.mask() & CLUSTER_CHANNELS != 0
     }
 
     /// The object as MQSC messages name it, e.g. `CHANNEL CHLTYPE(AMQP)`.
@@ -104,6 +133,8 @@ impl ChannelType {
             ChannelType::Receiver => "CHANNEL CHLTYPE(RCVR)",
             ChannelType::Server => "CHANNEL CHLTYPE(SVR)",
             ChannelType::Requester => "CHANNEL CHLTYPE(RQSTR)",
+            ChannelType::ClusterSender => "CHANNEL CHLTYPE(CLUSSDR)",
+            ChannelType::ClusterReceiver => "CHANNEL CHLTYPE(CLUSRCVR)",
         }
     }
 
@@ -118,7 +149,9 @@ impl ChannelType {
             | ChannelType::Sender
             | ChannelType::Receiver
             | ChannelType::Server
-            | ChannelType::Requester => true,
+            | ChannelType::Requester
+            | ChannelType::ClusterSender
+            | ChannelType::ClusterReceiver => true,
         }
     }
 }
@@ -241,7 +274,17 @@ attribute_table! {
     connection_name: String = "CONNAME", Checked { max_len: 264, rule: TextRule::ConnectionName }, default String::new(),
         applies CALLING, inq None, rw, "Where the partner listens: host(port), a bare host meaning port 1414, or a comma-separated list tried in turn (a SVR with none waits for its requester to call).";
     xmit_q: String = "XMITQ", Name { max_len: 48 }, default String::new(),
-        applies SENDING, inq None, rw, "Transmission queue whose messages the channel sends.";
+        applies XMITQ_NAMED, inq None, rw, "Transmission queue whose messages the channel sends (cluster-senders send from SYSTEM.CLUSTER.TRANSMIT.QUEUE).";
+    cluster: String = "CLUSTER", Name { max_len: 48 }, default String::new(),
+        applies CLUSTER_CHANNELS, inq None, rw, "The cluster the channel belongs to (CLUSNL: namelists are not in Ferry).";
+    cluster_workload_rank: i32 = "CLWLRANK", Int { min: 0, max: 9 }, default 0,
+        applies CLUSTER_CHANNELS, inq None, rw, "Cluster workload rank: messages go to the highest-ranked queue managers' channels first, whatever their state.";
+    cluster_workload_priority: i32 = "CLWLPRTY", Int { min: 0, max: 9 }, default 0,
+        applies CLUSTER_CHANNELS, inq None, rw, "Cluster workload priority: among channels in the best state, the highest priority is chosen (failover).";
+    cluster_workload_weight: i32 = "CLWLWGHT", Int { min: 1, max: 99 }, default 50,
+        applies CLUSTER_CHANNELS, inq None, rw, "Cluster workload weight: the share of messages, relative to the other channels, this channel gets.";
+    network_priority: i32 = "NETPRTY", Int { min: 0, max: 9 }, default 0,
+        applies CLUSRCVR, inq None, rw, "Priority of this network connection among several to the same queue manager (highest first).";
     port: i32 = "PORT", Int { min: 1, max: 65535 }, default i32::from(AMQP_DEFAULT_PORT),
         applies AMQP, inq None, rw, "TCP port the AMQP channel listens on.";
     local_address: String = "LOCLADDR", Text { max_len: 48 }, default String::new(),
@@ -373,7 +416,7 @@ impl ChannelDefinition {
         if channel_type.is_message_channel() {
             attributes.batch_interval = 0;
         }
-        if channel_type.sends_messages() {
+        if channel_type.sends_messages() || channel_type == ChannelType::ClusterReceiver {
             attributes.disconnect_interval = 6000;
         }
         ChannelDefinition {
@@ -493,6 +536,51 @@ mod tests {
             .check(AttrValue::Text("SYSTEM,NONE,SYSTEM".into()))
             .is_err());
         assert!(hdr.check(AttrValue::Text("ZLIBFAST".into())).is_err());
+    }
+
+    #[test]
+    fn cluster_channels_take_mqs_cluster_attributes_and_defaults() {
+        for kw in [
+            "CLUSTER", "CONNAME", "CLWLRANK", "CLWLPRTY", "CLWLWGHT", "NETPRTY", "BATCHSZ",
+            "DISCINT", "SHORTRTY", "LONGTMR", "PUTAUT", "MRRTY", "BATCHINT",
+        ] {
+            assert!(
+                applies(kw, ChannelType::ClusterReceiver),
+                "{kw} on CLUSRCVR"
+            );
+        }
+        for kw in [
+            "CLUSTER", "CONNAME", "CLWLRANK", "CLWLPRTY", "CLWLWGHT", "DISCINT",
+        ] {
+            assert!(applies(kw, ChannelType::ClusterSender), "{kw} on CLUSSDR");
+        }
+        assert!(!applies("XMITQ", ChannelType::ClusterSender));
+        assert!(!applies("XMITQ", ChannelType::ClusterReceiver));
+        assert!(!applies("NETPRTY", ChannelType::ClusterSender));
+        assert!(!applies("PUTAUT", ChannelType::ClusterSender));
+        assert!(!applies("CLUSTER", ChannelType::Sender));
+        let a = ChannelDefinition::new("TO.QM1", ChannelType::ClusterReceiver).attributes;
+        assert_eq!(
+            (
+                a.cluster_workload_rank,
+                a.cluster_workload_priority,
+                a.cluster_workload_weight,
+                a.network_priority
+            ),
+            (0, 0, 50, 0)
+        );
+        assert_eq!((a.disconnect_interval, a.batch_interval), (6000, 0));
+        let check = |kw: &str, n: i32| {
+            let (row, _) = ChannelAttributes::lookup(kw).expect("row");
+            row.check(AttrValue::Int(n)).is_ok()
+        };
+        assert!(check("CLWLWGHT", 1) && check("CLWLWGHT", 99));
+        assert!(!check("CLWLWGHT", 0) && !check("CLWLWGHT", 100));
+        assert!(check("NETPRTY", 9) && !check("NETPRTY", 10));
+        assert!(ChannelType::ClusterSender.sends_messages());
+        assert!(!ChannelType::ClusterReceiver.sends_messages());
+        assert_eq!(ChannelType::ClusterSender.mqcht(), 5);
+        assert_eq!(ChannelType::ClusterReceiver.mqcht(), 6);
     }
 
     #[test]

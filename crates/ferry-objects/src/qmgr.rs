@@ -13,6 +13,26 @@ keyword_enum! {
     Platform { Unix = "UNIX" }
 }
 
+keyword_enum! {
+    /// QMGR CLWLUSEQ: whether a put to a cluster queue with a local instance uses it.
+    ClusterUseQueue {
+        /// The local instance, when there is one (MQ's default).
+        Local = "LOCAL",
+        /// Every instance, local or remote, takes its share.
+        Any = "ANY",
+    }
+}
+
+keyword_enum! {
+    /// DEFCLXQ: which transmission queue auto-defined cluster-sender channels use.
+    DefaultClusterXmitQueue {
+        /// SYSTEM.CLUSTER.TRANSMIT.QUEUE, shared by every cluster-sender (MQ's default).
+        Sctq = "SCTQ",
+        /// A SYSTEM.CLUSTER.TRANSMIT.<channel> queue each (not yet in Ferry).
+        Channel = "CHANNEL",
+    }
+}
+
 attribute_table! {
     /// The attributes of the queue manager.
     pub struct QmgrAttributes;
@@ -51,6 +71,14 @@ attribute_table! {
         applies QMGR, inq None, rw, "Label of the queue manager's certificate in the key repository (blank: ibmwebspheremq followed by the queue manager's name in lower case, as MQ).";
     ssl_reset_count: i32 = "SSLRKEYC", Int { min: 0, max: 999_999_999 }, default 0,
         applies QMGR, inq None, rw, "Bytes sent and received on a TLS conversation between secret-key resets (TLS 1.3 key updates; 0: never; 1 to 32767 mean 32 KB).";
+    repository: String = "REPOS", Name { max_len: 48 }, default String::new(),
+        applies QMGR, inq None, rw, "The cluster this queue manager is a full repository for (blank: none; REPOSNL: namelists are not in Ferry).";
+    cluster_workload_use_q: ClusterUseQueue = "CLWLUSEQ", Keyword { values: ClusterUseQueue::KEYWORDS }, default ClusterUseQueue::Local,
+        applies QMGR, inq None, rw, "For cluster queues with CLWLUSEQ(QMGR): LOCAL puts to the local instance when there is one, ANY shares puts among every instance.";
+    cluster_workload_mruc: i32 = "CLWLMRUC", Int { min: 1, max: 999_999_999 }, default 999_999_999,
+        applies QMGR, inq None, rw, "Most recently used cluster channels the workload algorithm chooses among.";
+    default_cluster_xmit_q: DefaultClusterXmitQueue = "DEFCLXQ", Keyword { values: DefaultClusterXmitQueue::KEYWORDS }, default DefaultClusterXmitQueue::Sctq,
+        applies QMGR, inq None, rw, "Transmission queue of auto-defined cluster-senders: SCTQ (SYSTEM.CLUSTER.TRANSMIT.QUEUE); CHANNEL is refused, Ferry does not make a queue per channel yet.";
     creation_date: String = "CRDATE", Text { max_len: 10 }, default String::new(),
         applies QMGR, inq None, ro, "Date the queue manager was created.";
     creation_time: String = "CRTIME", Text { max_len: 8 }, default String::new(),

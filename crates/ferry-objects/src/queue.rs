@@ -17,6 +17,8 @@ pub const ALIAS: u32 = 4;
 /// Applies to remote queue definitions.
 pub const REMOTE: u32 = 8;
 const LM: u32 = LOCAL | MODEL;
+/// The types that can be cluster queues: local, alias and remote definitions.
+const CLUSTERED: u32 = LOCAL | ALIAS | REMOTE;
 const LAM: u32 = LOCAL | ALIAS | MODEL;
 const ALL: u32 = LOCAL | MODEL | ALIAS | REMOTE;
 
@@ -104,6 +106,30 @@ keyword_enum! {
 keyword_enum! {
     /// NPMCLASS: whether non-persistent messages survive a clean restart.
     NonPersistentClass { Normal = "NORMAL", High = "HIGH" }
+}
+
+keyword_enum! {
+    /// DEFBIND: how a cluster queue opened with MQOO_BIND_AS_Q_DEF binds to an instance.
+    DefaultBind {
+        /// One instance for the handle, chosen at MQOPEN (MQ's default).
+        Open = "OPEN",
+        /// An instance chosen for each put.
+        NotFixed = "NOTFIXED",
+        /// One instance for each message group (Ferry: as OPEN for now).
+        Group = "GROUP",
+    }
+}
+
+keyword_enum! {
+    /// Queue CLWLUSEQ: whether a put uses the local instance of a cluster queue.
+    QueueClusterUseQueue {
+        /// As the queue manager's CLWLUSEQ says (MQ's default).
+        QMgr = "QMGR",
+        /// Every instance, local or remote, takes its share.
+        Any = "ANY",
+        /// The local instance when there is one.
+        Local = "LOCAL",
+    }
 }
 
 keyword_enum! {
@@ -199,6 +225,16 @@ attribute_table! {
         applies ALL, inq None, rw, "How message properties reach applications.";
     retention_interval: i32 = "RETINTVL", Int { min: 0, max: 999_999_999 }, default 999_999_999,
         applies LM, inq None, rw, "Hours the queue is needed (informational).";
+    cluster: String = "CLUSTER", Name { max_len: 48 }, default String::new(),
+        applies CLUSTERED, inq None, rw, "The cluster the queue is advertised in (blank: none; CLUSNL: namelists are not in Ferry).";
+    default_bind: DefaultBind = "DEFBIND", Keyword { values: DefaultBind::KEYWORDS }, default DefaultBind::Open,
+        applies ALL, inq None, rw, "Binding of MQOO_BIND_AS_Q_DEF opens of a cluster queue: OPEN one instance per handle, NOTFIXED one per put.";
+    cluster_workload_rank: i32 = "CLWLRANK", Int { min: 0, max: 9 }, default 0,
+        applies CLUSTERED, inq None, rw, "Cluster workload rank: instances of higher rank are chosen first.";
+    cluster_workload_priority: i32 = "CLWLPRTY", Int { min: 0, max: 9 }, default 0,
+        applies CLUSTERED, inq None, rw, "Cluster workload priority: among reachable instances, the highest is chosen.";
+    cluster_workload_use_q: QueueClusterUseQueue = "CLWLUSEQ", Keyword { values: QueueClusterUseQueue::KEYWORDS }, default QueueClusterUseQueue::QMgr,
+        applies LOCAL, inq None, rw, "Whether puts here use this local instance of the cluster queue (QMGR: the queue manager's CLWLUSEQ).";
     custom: String = "CUSTOM", Text { max_len: 128 }, default String::new(),
         applies ALL, inq None, rw, "Attributes for features to come, as NAME(value) pairs.";
     creation_date: String = "CRDATE", Text { max_len: 10 }, default String::new(),
@@ -258,6 +294,36 @@ pub const CHANNEL_SYNC_QUEUE: &str = "SYSTEM.CHANNEL.SYNCQ";
 /// SYSTEM.CHANNEL.INITQ: the channel initiation queue, where trigger messages that
 /// start sender channels arrive, on every queue manager.
 pub const CHANNEL_INITIATION_QUEUE: &str = "SYSTEM.CHANNEL.INITQ";
+
+/// SYSTEM.CLUSTER.TRANSMIT.QUEUE: where messages for other members of a cluster wait,
+/// each with its cluster-sender channel's name in its CorrelId.
+pub const CLUSTER_TRANSMIT_QUEUE: &str = "SYSTEM.CLUSTER.TRANSMIT.QUEUE";
+/// SYSTEM.CLUSTER.COMMAND.QUEUE: where repository records from other members arrive.
+pub const CLUSTER_COMMAND_QUEUE: &str = "SYSTEM.CLUSTER.COMMAND.QUEUE";
+/// SYSTEM.CLUSTER.REPOSITORY.QUEUE: the queue manager's cluster repository, one
+/// message per record.
+pub const CLUSTER_REPOSITORY_QUEUE: &str = "SYSTEM.CLUSTER.REPOSITORY.QUEUE";
+
+/// The cluster queues every queue manager has, as MQ ships them:
+/// SYSTEM.CLUSTER.TRANSMIT.QUEUE (USAGE(XMITQ), persistent by default, deep),
+/// SYSTEM.CLUSTER.COMMAND.QUEUE and SYSTEM.CLUSTER.REPOSITORY.QUEUE (persistent by
+/// default, deep).
+pub fn shipped_cluster_queues() -> [QueueDefinition; 3] {
+    let mut xmit = QueueDefinition::new(CLUSTER_TRANSMIT_QUEUE, QueueType::Local);
+    xmit.attributes.usage = Usage::TransmissionQueue;
+    xmit.attributes.def_persistence = YesNo::Yes;
+    xmit.attributes.max_depth = 999_999_999;
+    xmit.attributes.descr = "Cluster transmission queue".into();
+    let mut command = QueueDefinition::new(CLUSTER_COMMAND_QUEUE, QueueType::Local);
+    command.attributes.def_persistence = YesNo::Yes;
+    command.attributes.max_depth = 999_999_999;
+    command.attributes.descr = "Cluster command queue".into();
+    let mut repository = QueueDefinition::new(CLUSTER_REPOSITORY_QUEUE, QueueType::Local);
+    repository.attributes.def_persistence = YesNo::Yes;
+    repository.attributes.max_depth = 999_999_999;
+    repository.attributes.descr = "Cluster repository".into();
+    [xmit, command, repository]
+}
 
 /// The channel queues every queue manager has, as MQ ships them on distributed
 /// platforms: SYSTEM.CHANNEL.SYNCQ (persistent by default, deep, since it holds a

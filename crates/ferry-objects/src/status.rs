@@ -529,3 +529,58 @@ pub struct PubSubStatus {
     /// TPCOUNT: nodes of the topic tree.
     pub topic_count: u64,
 }
+
+/// DISPLAY CLUSQMGR: one queue manager of a cluster as this queue manager knows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClusterQmgrStatus {
+    /// CLUSQMGR: its name (for a manual CLUSSDR that has not reached its full
+    /// repository yet, MQ's SYSTEM.TEMPQMGR.<conname>).
+    pub name: String,
+    /// CLUSTER.
+    pub cluster: String,
+    /// CHANNEL: its CLUSRCVR's name (the cluster-sender to it).
+    pub channel: String,
+    /// QMTYPE: REPOS (a full repository) or NORMAL.
+    pub full_repository: bool,
+    /// STATUS of the cluster channel to it (this queue manager's own entry: its
+    /// CLUSRCVR, RUNNING).
+    pub status: String,
+    /// DEFTYPE: CLUSRCVR (this queue manager), CLUSSDR (manual, not confirmed yet),
+    /// CLUSSDRA (auto-defined), CLUSSDRB (manual and confirmed by the member's record).
+    pub definition_type: &'static str,
+    /// CONNAME.
+    pub connection_name: String,
+    /// QMID.
+    pub qmid: String,
+    /// SUSPEND.
+    pub suspended: bool,
+    /// CLWLRANK.
+    pub rank: i32,
+    /// CLWLPRTY.
+    pub priority: i32,
+    /// CLWLWGHT.
+    pub weight: i32,
+    /// NETPRTY.
+    pub network_priority: i32,
+}
+
+/// DISPLAY QCLUSTER: one instance of a cluster queue.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClusterQueueStatus {
+    /// QUEUE.
+    pub queue: String,
+    /// CLUSQMGR: the queue manager hosting it.
+    pub qmgr: String,
+    /// CLUSTER.
+    pub cluster: String,
+    /// QMID of the hosting queue manager.
+    pub qmid: String,
+    /// DEFBIND keyword.
+    pub default_bind: &'static str,
+    /// PUT(ENABLED).
+    pub put_enabled: bool,
+    /// CLWLRANK.
+    pub rank: i32,
+    /// CLWLPRTY.
+    pub priority: i32,
+}

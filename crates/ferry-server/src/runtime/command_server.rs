@@ -477,6 +477,34 @@ impl AdminTarget for Target<'_> {
     fn listener_status(&self, name: &str) -> Option<ListenerStatus> {
         self.server.endpoints.listeners().status(name)
     }
+    fn cluster_qmgrs(&self) -> Vec<ferry_objects::status::ClusterQmgrStatus> {
+        crate::runtime::message_channel::cluster_qmgrs(self.server)
+    }
+    fn cluster_queues(&self) -> Vec<ferry_objects::status::ClusterQueueStatus> {
+        crate::runtime::message_channel::cluster_queues(self.server)
+    }
+    fn refresh_cluster(&mut self, cluster: &str) -> Result<(), AdminError> {
+        self.server.engine.borrow_mut().cluster_refresh(cluster)
+    }
+    fn reset_cluster(&mut self, cluster: &str, qmgr: &str) -> Result<(), AdminError> {
+        self.server
+            .engine
+            .borrow_mut()
+            .cluster_force_remove(cluster, qmgr)
+    }
+    fn suspend_cluster(&mut self, cluster: &str, suspend: bool) -> Result<(), AdminError> {
+        let now = crate::runtime::clock::now().0;
+        let changed = self
+            .server
+            .engine
+            .borrow_mut()
+            .cluster_suspend(cluster, suspend, now);
+        changed.map(|_| ()).ok_or_else(|| {
+            AdminError::Invalid(format!(
+                "this queue manager has no cluster-receiver channel in cluster {cluster}"
+            ))
+        })
+    }
     fn qmgr(&self) -> QmgrAttributes {
         self.server.engine.borrow().qmgr()
     }

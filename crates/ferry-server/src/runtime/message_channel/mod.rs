@@ -15,6 +15,7 @@
 //! CHSTATUS reach (through `endpoints`): one [`Agent`] per channel that has run, holding
 //! the status MQ shows. The wire protocol is `ferry_wire::channel` (docs/protocol.md).
 
+mod cluster;
 mod dead_letter;
 mod engine_session;
 mod io;
@@ -23,6 +24,7 @@ mod receiver;
 mod sender;
 mod sync_record;
 
+pub(crate) use cluster::{cluster_qmgrs, cluster_queues};
 pub(crate) use receiver::{serve_partner, Caller};
 
 use crate::messages;
@@ -161,15 +163,21 @@ impl Agent {
 /// Every message channel's agent, and how START and STOP CHANNEL reach them.
 pub struct MessageChannels {
     server: Weak<Server>,
+    /// Itself, for the tasks it starts.
+    me: Weak<MessageChannels>,
     agents: RefCell<BTreeMap<String, Rc<Agent>>>,
+    /// The cluster repository task, while it runs ([`cluster`]).
+    repository: RefCell<Option<AbortHandle>>,
 }
 
 impl MessageChannels {
     /// No agent yet, for the server `server` will point at.
     pub fn new(server: &Weak<Server>) -> Rc<Self> {
-        Rc::new(MessageChannels {
+        Rc::new_cyclic(|me| MessageChannels {
             server: server.clone(),
+            me: me.clone(),
             agents: RefCell::new(BTreeMap::new()),
+            repository: RefCell::new(None),
         })
     }
 
@@ -190,6 +198,29 @@ impl MessageChannels {
             // Redefined with another type: a fresh agent.
             *agent = Agent::new(name, channel_type);
         }
+        agent.clone()
+    }
+
+    /// The agent of channel `name`, if it has one.
+    pub(crate) fn existing(&self, name: &str) -> Option<Rc<Agent>> {
+        self.agents.borrow().get(name).cloned()
+    }
+
+    /// The agent of one instance of receiving channel `name`: the channel itself, or for
+    /// a cluster-receiver one partner's conversations (`cluster::receiver_instance`).
+    pub(crate) fn instance_agent(
+        &self,
+        instance: &str,
+        name: &str,
+        channel_type: ChannelType,
+    ) -> Rc<Agent> {
+        if instance == name {
+            return self.agent(name, channel_type);
+        }
+        let mut agents = self.agents.borrow_mut();
+        let agent = agents
+            .entry(instance.to_string())
+            .or_insert_with(|| Agent::new(name, channel_type));
         agent.clone()
     }
 
@@ -225,8 +256,12 @@ fn definition(server: &Server, name: &str) -> Result<ChannelDefinition, AdminErr
 
 /// Whether the sending channel `def`'s transmission queue asks for triggering: then the
 /// queue manager starts the channel when a message arrives (the channel initiator's
-/// role), after it ended for DISCINT, and when the queue manager starts.
+/// role), after it ended for DISCINT, and when the queue manager starts. Cluster-senders
+/// always start so.
 fn triggered(server: &Server, def: &ChannelDefinition) -> bool {
+    if def.channel_type == ChannelType::ClusterSender {
+        return true;
+    }
     let xmitq = def.attributes.xmit_q.trim();
     !xmitq.is_empty()
         && server
@@ -247,7 +282,7 @@ impl ChannelEndpoints for MessageChannels {
         let server = self.server()?;
         let def = definition(&server, name)?;
         match def.channel_type {
-            ChannelType::Sender | ChannelType::Server => {
+            ChannelType::Sender | ChannelType::Server | ChannelType::ClusterSender => {
                 if def.channel_type == ChannelType::Server
                     && def.attributes.connection_name.trim().is_empty()
                 {
@@ -262,10 +297,11 @@ impl ChannelEndpoints for MessageChannels {
                         text: format!("channel {name} is in use ({})", agent.state().keyword()),
                     });
                 }
+                let def = cluster::sending_definition(&server, name).unwrap_or(def);
                 self.spawn_sender(&server, &def, false);
                 Ok(())
             }
-            ChannelType::Receiver => {
+            ChannelType::Receiver | ChannelType::ClusterReceiver => {
                 let agent = self.agent(name, def.channel_type);
                 agent.stop.set(None);
                 if agent.state() == MessageChannelState::Stopped {
@@ -345,14 +381,24 @@ impl ChannelEndpoints for MessageChannels {
             .filter(|d| !d.attributes.connection_name.trim().is_empty())
             .collect();
         for def in senders {
-            if triggered(&server, &def) {
+            if def.channel_type != ChannelType::ClusterSender && triggered(&server, &def) {
                 self.spawn_sender(&server, &def, true);
+            }
+        }
+        // Cluster-senders are armed by the repository task.
+        if let Some(me) = self.me.upgrade() {
+            let task = tokio::task::spawn_local(cluster::run_repository(server.clone(), me));
+            if let Some(old) = self.repository.borrow_mut().replace(task.abort_handle()) {
+                old.abort();
             }
         }
         Vec::new()
     }
 
     fn stop_all(&self, why: &str) {
+        if let Some(task) = self.repository.borrow_mut().take() {
+            task.abort();
+        }
         let agents: Vec<Rc<Agent>> = self.agents.borrow().values().cloned().collect();
         for agent in agents {
             if agent.state().is_active() || agent.task.borrow().is_some() {

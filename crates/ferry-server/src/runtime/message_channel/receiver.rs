@@ -78,12 +78,17 @@ pub(crate) async fn serve_partner<R, W>(
 {
     let Caller { peer, tls } = caller;
     let name = hello.channel.as_str().to_string();
-    let def = server
-        .engine
-        .borrow()
-        .channel(&name)
-        .filter(|d| d.channel_type == ChannelType::Receiver);
-    let scratch = partners.agent(&name, ChannelType::Receiver);
+    let def = server.engine.borrow().channel(&name).filter(|d| {
+        matches!(
+            d.channel_type,
+            ChannelType::Receiver | ChannelType::ClusterReceiver
+        )
+    });
+    let channel_type = def
+        .as_ref()
+        .map_or(ChannelType::Receiver, |d| d.channel_type);
+    let instance = super::cluster::receiver_instance(&name, channel_type, hello.qmgr_name.as_str());
+    let scratch = partners.instance_agent(&instance, &name, channel_type);
     let mut io = ChannelIo::new(
         Box::new(reader),
         Box::new(writer),
@@ -139,7 +144,11 @@ pub(crate) async fn serve_partner<R, W>(
     }
     let a = &def.attributes;
     let limits = ChannelLimits {
-        channel_type: ResponderType::Receiver,
+        channel_type: if channel_type == ChannelType::ClusterReceiver {
+            ResponderType::ClusterReceiver
+        } else {
+            ResponderType::Receiver
+        },
         batch_size: a.batch_size.max(1) as u32,
         max_msg_length: a.max_msg_length.max(0) as u32,
         seq_wrap: a.sequence_wrap.max(1) as u32,
@@ -206,7 +215,7 @@ pub(crate) async fn serve_partner<R, W>(
         }
     };
     agent.hold_session(Some(session.clone()));
-    let mut sync = match SyncStore::open(&session, &name, End::Receiving).await {
+    let mut sync = match SyncStore::open(&session, &instance, End::Receiving).await {
         Ok(s) => s,
         Err(e) => {
             let out = refuse(

@@ -31,7 +31,7 @@ use bytes::BytesMut;
 use ferry_engine::ConnectionInfo;
 use ferry_mqi::conname::parse_conname;
 use ferry_mqi::descriptor::persistence;
-use ferry_mqi::options::{GetOptionFlags, MatchOptions, OpenOptions};
+use ferry_mqi::options::{GetOptionFlags, OpenOptions};
 use ferry_mqi::transmission::TransmissionHeader;
 use ferry_mqi::FixedStr;
 use ferry_mqi::{GetOptions, MessageDescriptor, MqError, ObjectDescriptor, ReasonCode};
@@ -140,7 +140,7 @@ impl Retries {
 /// exhausted, or DISCINT without triggering). `triggered`: wait first for a message.
 pub(crate) async fn run(server: Rc<Server>, agent: Rc<Agent>, mut waiting_for_trigger: bool) {
     loop {
-        let Some(def) = server.engine.borrow().channel(&agent.name) else {
+        let Some(def) = super::cluster::sending_definition(&server, &agent.name) else {
             agent.set_state(MessageChannelState::Inactive);
             return;
         };
@@ -251,10 +251,10 @@ async fn wait_for_message(server: &Rc<Server>, agent: &Rc<Agent>, def: &ChannelD
                 | GetOptionFlags::ACCEPT_TRUNCATED_MSG
                 | GetOptionFlags::FAIL_IF_QUIESCING,
             wait_interval: WAIT_SLICE_MS,
-            match_options: MatchOptions::empty(),
+            match_options: super::cluster::get_match(def).1,
         };
         match session
-            .get(hobj, &MessageDescriptor::default(), &gmo, 0)
+            .get(hobj, &super::cluster::get_match(def).0, &gmo, 0)
             .await
         {
             Ok(_) => break,
@@ -310,7 +310,7 @@ async fn conversation(
     let xq = session
         .open(
             &od,
-            OpenOptions::INPUT_EXCLUSIVE | OpenOptions::FAIL_IF_QUIESCING,
+            super::cluster::xmit_q_input(def) | OpenOptions::FAIL_IF_QUIESCING,
         )
         .map_err(|e| Failure::engine(agent, &format!("open {xmitq}"), e))?;
     let mut sync = SyncStore::open(&session, &def.name, End::Sending)
@@ -469,10 +469,10 @@ pub(super) fn hello(
     let a = &def.attributes;
     ChannelHello {
         channel: FixedStr::truncating(&def.name),
-        channel_type: if def.channel_type == ChannelType::Server {
-            InitiatorType::Server
-        } else {
-            InitiatorType::Sender
+        channel_type: match def.channel_type {
+            ChannelType::Server => InitiatorType::Server,
+            ChannelType::ClusterSender => InitiatorType::ClusterSender,
+            _ => InitiatorType::Sender,
         },
         purpose,
         qmgr_name: FixedStr::truncating(&server.name),
@@ -852,11 +852,16 @@ impl BatchLoop<'_> {
         let gmo = GetOptions {
             options: flags | syncpoint | GetOptionFlags::FAIL_IF_QUIESCING,
             wait_interval: interval,
-            match_options: MatchOptions::empty(),
+            match_options: super::cluster::get_match(self.def).1,
         };
         match self
             .session
-            .get(self.xq, &MessageDescriptor::default(), &gmo, usize::MAX)
+            .get(
+                self.xq,
+                &super::cluster::get_match(self.def).0,
+                &gmo,
+                usize::MAX,
+            )
             .await
         {
             Ok(got) => Ok(Some(Got {
