@@ -54,6 +54,8 @@ fn create_defines_system_objects_and_a_listener() {
         attrs(&text, "CHANNEL"),
         [
             "SYSTEM.DEF.AMQP",
+            "SYSTEM.DEF.CLUSRCVR",
+            "SYSTEM.DEF.CLUSSDR",
             "SYSTEM.DEF.RECEIVER",
             "SYSTEM.DEF.REQUESTER",
             "SYSTEM.DEF.SENDER",
