@@ -79,6 +79,7 @@
 mod common;
 
 use bytes::Bytes;
+use common::audited::*;
 use common::*;
 use ferry_client::{ConnectOptions, Connection, Queue};
 use ferry_mqi::descriptor::{format, persistence};
@@ -87,7 +88,6 @@ use ferry_mqi::{
     OpenOptions, PutOptionFlags, PutOptions, ReasonCode,
 };
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -116,160 +116,6 @@ const FORMATS: [FixedStr<8>; 3] = [
     format::NONE,
     FixedStr::from_bytes(*b"FERRYBIN"),
 ];
-
-/// A message's identity.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-struct Key {
-    round: u32,
-    putter: u16,
-    seq: u64,
-}
-
-impl fmt::Display for Key {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "r{}-p{}-{}", self.round, self.putter, self.seq)
-    }
-}
-
-/// FNV-1a, 64 bits.
-fn fnv(parts: &[&[u8]]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for part in parts {
-        for &b in *part {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    h
-}
-
-/// The key's 16 bytes at the start of the CorrelId.
-fn key_bytes(key: Key) -> [u8; 16] {
-    let mut b = [0u8; 16];
-    b[..2].copy_from_slice(b"FT");
-    b[2..6].copy_from_slice(&key.round.to_le_bytes());
-    b[6..8].copy_from_slice(&key.putter.to_le_bytes());
-    b[8..16].copy_from_slice(&key.seq.to_le_bytes());
-    b
-}
-
-/// The checksum of a message's key, body and chosen descriptor fields.
-fn checksum(key: Key, body: &[u8], priority: i32, persistence: i32, fmt: &FixedStr<8>) -> u64 {
-    fnv(&[
-        &key_bytes(key),
-        &priority.to_le_bytes(),
-        &persistence.to_le_bytes(),
-        fmt.as_bytes(),
-        &(body.len() as u64).to_le_bytes(),
-        body,
-    ])
-}
-
-/// The CorrelId carrying `key` and `sum`.
-fn correl(key: Key, sum: u64) -> [u8; 24] {
-    let mut c = [0u8; 24];
-    c[..16].copy_from_slice(&key_bytes(key));
-    c[16..].copy_from_slice(&sum.to_le_bytes());
-    c
-}
-
-/// The key and checksum in a CorrelId, if it has the torture layout.
-fn parse_correl(c: &[u8; 24]) -> Option<(Key, u64)> {
-    if &c[..2] != b"FT" {
-        return None;
-    }
-    let u32_at = |i: usize| u32::from_le_bytes([c[i], c[i + 1], c[i + 2], c[i + 3]]);
-    let u64_at = |i: usize| {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(&c[i..i + 8]);
-        u64::from_le_bytes(b)
-    };
-    let key = Key {
-        round: u32_at(2),
-        putter: u16::from_le_bytes([c[6], c[7]]),
-        seq: u64_at(8),
-    };
-    Some((key, u64_at(16)))
-}
-
-/// The body of `key` with `len` bytes: empty, or the key's text, `:` and filler.
-fn make_body(key: Key, len: usize) -> Vec<u8> {
-    if len == 0 {
-        return Vec::new();
-    }
-    let mut body = format!("{key}:").into_bytes();
-    let mut x = fnv(&[&key_bytes(key)]) | 1;
-    while body.len() < len {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        body.push(b'a' + (x % 26) as u8);
-    }
-    body
-}
-
-/// Checks a received message against its own checksum and regenerated body; its key.
-fn verify(md: &MessageDescriptor, body: &[u8]) -> Result<Key, String> {
-    let (key, sum) = parse_correl(&md.correl_id)
-        .ok_or_else(|| format!("foreign CorrelId {:02x?}", md.correl_id))?;
-    let want = checksum(key, body, md.priority, md.persistence, &md.format);
-    if want != sum {
-        return Err(format!(
-            "{key}: checksum mismatch (descriptor or body corrupt): priority {} persistence {} \
-             format {:?} length {}",
-            md.priority,
-            md.persistence,
-            md.format,
-            body.len()
-        ));
-    }
-    if body != make_body(key, body.len()).as_slice() {
-        return Err(format!(
-            "{key}: body differs from what was put (length {})",
-            body.len()
-        ));
-    }
-    Ok(key)
-}
-
-/// Where a put stands, from the putter's point of view.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum PutState {
-    /// MQPUT outside syncpoint sent, not answered: in doubt.
-    Sending,
-    /// Put under syncpoint in unit of work `u`, commit not sent: invisible.
-    InUow(u64),
-    /// MQCMIT of unit of work `u` sent, not answered: in doubt.
-    Committing(u64),
-    /// Backed out (MQBACK, or uncommitted at the crash): must never be seen.
-    BackedOut,
-    /// Acknowledged, or shown present by an audit.
-    Present,
-    /// In doubt and not found by the audit: must never be seen.
-    Gone,
-}
-
-/// How a get under syncpoint holds a message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Hold {
-    /// Got, commit or backout not sent.
-    Open,
-    /// MQCMIT sent, not answered.
-    Committing,
-    /// MQBACK sent, not answered.
-    BackingOut,
-}
-
-/// Where a message stands with the getters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum GetState {
-    /// Available.
-    Free,
-    /// Got under syncpoint in unit of work `u`.
-    Held(u64, Hold),
-    /// Acknowledged as got: must never be seen again.
-    Consumed,
-}
 
 /// One message as put.
 #[derive(Clone, Debug)]

@@ -25,6 +25,7 @@ use ferry_wire::{decode_frame, max_frame_len, ClientHello, Frame, Reply, Request
 #[allow(unused_imports)]
 pub use ferry_test_support::{free_port, TestQueueManager};
 
+pub mod audited;
 pub mod slapd;
 
 /// How long anything may take before a test calls it a hang.
