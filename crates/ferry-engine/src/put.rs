@@ -7,18 +7,18 @@
 
 use crate::clock::Timestamp;
 use crate::connection::{ConnId, HandleTarget, Hobj};
-use crate::context::{
-    check_put_context, complete_put_context, passed_context, put1_open_options, GeneratedContext,
-};
+use crate::context::{check_put_context, passed_context, put1_open_options};
 use crate::effects::Effects;
 use crate::journal::LogRecord;
-use crate::put_checks::{check_descriptor, place_for, stored_priority_persistence};
+use crate::put_checks::{
+    check_descriptor, complete_descriptor, place_for, stored_priority_persistence, Settled,
+};
 use crate::qmgr::QueueManager;
 use crate::queue::{MsgState, StoredMsg};
 use crate::report::{wants_coa, Original, ReportUow};
 use crate::uow::UowEntry;
 use bytes::Bytes;
-use ferry_mqi::descriptor::{persistence, NONE_ID};
+use ferry_mqi::descriptor::persistence;
 use ferry_mqi::report::ReportKind;
 use ferry_mqi::{
     CloseOptions, MessageDescriptor, MqError, ObjectDescriptor, OpenOptions, PutOptionFlags,
@@ -127,34 +127,14 @@ impl QueueManager {
             }
 
             // All checks passed: complete the descriptor.
-            md.priority = prio;
-            md.persistence = pers;
-            md.backout_count = 0;
-            if md.msg_id == NONE_ID || o.contains(PutOptionFlags::NEW_MSG_ID) {
-                md.msg_id = self.ids.next_id();
-            }
-            if o.contains(PutOptionFlags::NEW_CORREL_ID) {
-                md.correl_id = self.ids.next_id();
-            }
-            if let Some(p) = group_plan {
-                if let Some(h) = c.handle_mut(hobj) {
-                    h.groups.put = p.apply(md, &mut self.ids, h.groups.put);
-                }
-            }
-            if let Some((q, qm)) = reply_to {
-                md.reply_to_q = q;
-                md.reply_to_qmgr = qm;
-            }
-            complete_put_context(
-                md,
-                o,
-                passed.as_ref(),
-                &GeneratedContext {
-                    user_id: &c.info.user_id,
-                    appl_name: &c.info.application_name,
-                    put_date_time: self.put_stamp.of(now),
-                },
-            );
+            let settled = Settled {
+                priority_persistence: (prio, pers),
+                group_plan,
+                reply_to,
+                passed: passed.as_ref(),
+                put_date_time: self.put_stamp.of(now),
+            };
+            complete_descriptor(md, o, settled, &mut self.ids, c, hobj);
 
             let key = lq.store.next_key(rank);
             let expires_at = (md.expiry > 0).then(|| now.0.saturating_add(md.expiry as u64 * 100));

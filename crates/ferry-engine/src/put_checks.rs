@@ -88,3 +88,62 @@ pub(crate) fn place_for(
     }
     Ok(rank)
 }
+
+/// What a put has settled when every check passed, for [`complete_descriptor`].
+pub(crate) struct Settled<'a> {
+    /// The stored priority and persistence ([`stored_priority_persistence`]).
+    pub priority_persistence: (i32, i32),
+    /// The group or segment fields to apply (`crate::group::plan_put`).
+    pub group_plan: Option<crate::group::PutPlan>,
+    /// The ReplyToQ and ReplyToQMgr MQ fills (`reply_to_resolution`).
+    pub reply_to: Option<(ferry_mqi::FixedStr<48>, ferry_mqi::FixedStr<48>)>,
+    /// The context passed from an input handle (PASS_*_CONTEXT).
+    pub passed: Option<&'a crate::context::SavedContext>,
+    /// PutDate and PutTime of the put.
+    pub put_date_time: (ferry_mqi::FixedStr<8>, ferry_mqi::FixedStr<8>),
+}
+
+/// Completes the application's descriptor once every check has passed, the same for a
+/// put to a local queue and to a transmission queue (`crate::remote_put`): priority and
+/// persistence resolved, BackoutCount 0, MsgId and CorrelId generated as asked, the group
+/// fields, ReplyToQ/ReplyToQMgr, and the context.
+pub(crate) fn complete_descriptor(
+    md: &mut MessageDescriptor,
+    o: ferry_mqi::PutOptionFlags,
+    settled: Settled<'_>,
+    ids: &mut crate::msgid::IdGenerator,
+    c: &mut crate::connection::Connection,
+    hobj: crate::connection::Hobj,
+) {
+    use ferry_mqi::descriptor::NONE_ID;
+    use ferry_mqi::PutOptionFlags;
+    let (prio, pers) = settled.priority_persistence;
+    md.priority = prio;
+    md.persistence = pers;
+    md.backout_count = 0;
+    if md.msg_id == NONE_ID || o.contains(PutOptionFlags::NEW_MSG_ID) {
+        md.msg_id = ids.next_id();
+    }
+    if o.contains(PutOptionFlags::NEW_CORREL_ID) {
+        md.correl_id = ids.next_id();
+    }
+    if let Some(p) = settled.group_plan {
+        if let Some(h) = c.handle_mut(hobj) {
+            h.groups.put = p.apply(md, ids, h.groups.put);
+        }
+    }
+    if let Some((q, qm)) = settled.reply_to {
+        md.reply_to_q = q;
+        md.reply_to_qmgr = qm;
+    }
+    crate::context::complete_put_context(
+        md,
+        o,
+        settled.passed,
+        &crate::context::GeneratedContext {
+            user_id: &c.info.user_id,
+            appl_name: &c.info.application_name,
+            put_date_time: settled.put_date_time,
+        },
+    );
+}
