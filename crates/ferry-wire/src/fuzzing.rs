@@ -141,6 +141,21 @@ fn check_frame_at(frame: &Frame, minor: u16) {
 fn decode_whole(stream: &[u8]) -> (Vec<Received>, bool) {
     let mut buf = BytesMut::from(stream);
     let mut got = Vec::new();
+    // A channel hello hands the rest of the connection to the channel protocol.
+    match crate::handshake::peek_hello_kind(&buf) {
+        Err(_) => return (got, true),
+        Ok(Some(crate::handshake::HelloKind::Channel)) => {
+            return match crate::channel::ChannelHello::decode(&mut buf) {
+                Ok(Some(h)) => {
+                    got.push(Received::ChannelHello(Box::new(h)));
+                    (got, false)
+                }
+                Ok(None) => (got, false),
+                Err(_) => (got, true),
+            };
+        }
+        Ok(_) => {}
+    }
     match ClientHello::decode(&mut buf) {
         Ok(Some(h)) => got.push(Received::Hello(h)),
         Ok(None) => return (got, false),
@@ -157,7 +172,7 @@ fn decode_whole(stream: &[u8]) -> (Vec<Received>, bool) {
 
 /// Feeds `data[1..]` to an [`Inbound`] in reads of sizes drawn from `data[0]` (each at
 /// most the room the buffer offers, as a socket read), taking every hello and frame
-/// after each read, with [`FUZZ_MAX_FRAME`] once the hello is in. Panics if the result
+/// after each read (up to a channel hello, after which the channel code takes over), with [`FUZZ_MAX_FRAME`] once the hello is in. Panics if the result
 /// differs from decoding the whole sequence at once, or if the buffer's allocation ever
 /// exceeds twice what was fed plus [`READ_MAX`] (a buffer sized by a header's claim).
 pub fn drive_inbound(data: &[u8]) {
@@ -195,7 +210,12 @@ pub fn drive_inbound(data: &[u8]) {
                     if matches!(r, Received::Hello(_)) {
                         inbound.set_max_frame(FUZZ_MAX_FRAME);
                     }
+                    let channel = matches!(r, Received::ChannelHello(_));
                     got.push(r);
+                    if channel {
+                        // The channel code takes the connection from here.
+                        break 'feed;
+                    }
                 }
                 Ok(None) => break,
                 Err(_) => {
