@@ -304,6 +304,7 @@ impl QueueManager {
             _ => {}
         }
         lq.handle_opened(input, options);
+        let first_input = input != InputMode::None && lq.open_input() == 1;
         let object_name = if created {
             resolved.clone()
         } else {
@@ -322,6 +323,11 @@ impl QueueManager {
             saved_context: None,
             groups: Default::default(),
         });
+        if first_input {
+            // A trigger monitor (or the channel initiator) opening its initiation queue:
+            // the queues it serves that hold messages trigger now.
+            self.trigger_initiation_queue_opened(local, now, fx);
+        }
         Ok(Opened {
             hobj,
             object_name,
@@ -634,10 +640,16 @@ impl QueueManager {
         let HandleTarget::Queue { local, .. } = h.target else {
             return;
         };
+        let mut last_input = false;
         if let Some(lq) = self.queues.local_mut(local) {
             lq.handle_closed(h.input, h.options);
+            last_input = h.input != InputMode::None && lq.open_input() == 0;
             let last_co_op = crate::browse_marks::cooperates(&h) && lq.open_co_op() == 0;
             crate::browse_marks::handle_closed(&mut lq.marks, conn, hobj, last_co_op);
+        }
+        if last_input && !h.owns_temp_queue {
+            // The server found the queue empty and went: a message since triggers.
+            self.trigger_reevaluate(local, true, now, fx);
         }
         if let Some(k) = h.lock {
             self.unlock_message(local, k, now, fx);
@@ -673,6 +685,7 @@ impl QueueManager {
         for c in self.conns.values_mut() {
             c.uow.forget_queue(id);
         }
+        self.triggers.forget(id);
         if let Some(e) = self.queues.remove(id) {
             self.forget_dynamic_creator(&e.def.name);
             if e.def.attributes.definition_type != DefinitionType::TemporaryDynamic

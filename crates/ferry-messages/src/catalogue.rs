@@ -143,6 +143,9 @@ catalogue! {
     SUBSCRIPTION_NOT_RESTORED = 7484 Error "Durable subscription '{0}' of queue manager '{1}' was not restored: {2}.",
         "A durable subscription saved in the catalogue could not be made again at start: its selector no longer compiles, or another subscription has its name. It receives no publications; its queue and the messages on it are kept.",
         "Delete the subscription's queue if it is no longer wanted, and make the subscription again with MQSUB or DEFINE SUB.";
+    TRIGGER_MESSAGE_DISCARDED = 7485 Warning "A trigger message for queue '{0}' could be put neither on its initiation queue '{1}' nor on the dead-letter queue ({2}); it was discarded.",
+        "A trigger event happened on the queue, but its initiation queue (INITQ) could not take the trigger message (it is full, put-inhibited or was deleted), and the dead-letter queue (DEADQ) was not defined or could not take it either. The application or channel the trigger message would have started was not started.",
+        "Make room on the initiation queue or enable puts on it, or define DEADQ. The queue triggers again at its next trigger event (for TRIGTYPE(FIRST): when the trigger monitor opens the initiation queue again, or when TRIGGER is set on again).";
 
     // ---- 8xxx: control commands and MQSC responses ---------------------------------------
     QMGR_CREATED = 8001 Info "Ferry queue manager '{0}' created.",
@@ -169,9 +172,18 @@ catalogue! {
     QUEUE_CHANGED = 8008 Info "Ferry queue changed.",
         "ALTER of a queue changed its attributes.",
         "None.";
+    PROCESS_CREATED = 8010 Info "Ferry process created.",
+        "DEFINE PROCESS stored the process definition. Queues whose PROCESS names it put its APPLTYPE, APPLICID, ENVRDATA and USERDATA in their trigger messages.",
+        "None.";
+    PROCESS_CHANGED = 8011 Info "Ferry process changed.",
+        "ALTER PROCESS stored the change; the next trigger message of a queue naming the process carries it.",
+        "None.";
     CHANNEL_RESOLVED = 8012 Info "Ferry channel resolved.",
         "RESOLVE CHANNEL settled the sending end's in-doubt batch: COMMIT removed its messages from the transmission queue, BACKOUT left them to be sent again. The error log (FRY9548I) says how many messages the batch had.",
         "None. START CHANNEL sends what the transmission queue holds.";
+    PROCESS_DELETED = 8013 Info "Ferry process deleted.",
+        "DELETE PROCESS removed the process definition. A queue whose PROCESS still names it makes no trigger messages (unless it is a transmission queue) until the process is defined again.",
+        "None.";
     CHANNEL_CREATED = 8014 Info "Ferry channel created.",
         "DEFINE CHANNEL created the channel (or replaced it, with REPLACE).",
         "None.";
@@ -277,6 +289,9 @@ catalogue! {
     SYNTAX_ERROR = 8405 Info "Syntax error detected at or near end of command segment below:-",
         "The MQSC command could not be parsed; the command up to the word in error follows, then FRY9405E with the reason.",
         "Correct the command (docs/mqsc.md lists the commands and attributes) and run it again.";
+    DISPLAY_PROCESS = 8407 Info "Display process details.",
+        "DISPLAY PROCESS: one block per process definition.",
+        "None.";
     DISPLAY_QMGR = 8408 Info "Display Queue Manager details.",
         "The header of DISPLAY QMGR's answer.",
         "None.";

@@ -66,6 +66,12 @@ pub mod selector {
     pub const TRIGGER_DEPTH: Selector = 29;
     /// MQIA_DIST_LISTS (Ferry has no distribution lists: MQSET refuses it, 2067).
     pub const DIST_LISTS: Selector = 34;
+    /// MQIA_TRIGGER_INTERVAL (the queue manager's TRIGINT, ms).
+    pub const TRIGGER_INTERVAL: Selector = 25;
+    /// MQCA_INITIATION_Q_NAME.
+    pub const INITIATION_Q_NAME: Selector = 2008;
+    /// MQCA_PROCESS_NAME.
+    pub const PROCESS_NAME: Selector = 2012;
     /// MQCA_TRIGGER_DATA.
     pub const TRIGGER_DATA: Selector = 2023;
     /// MQIA_MAX_HANDLES.
