@@ -492,6 +492,15 @@ catalogue! {
     CHANNEL_UNKNOWN = 9519 Error "Channel '{0}' not found (from {1}).",
         "A client asked for a channel that is not defined: 2540 MQRC_UNKNOWN_CHANNEL_NAME.",
         "Define the channel or correct the client's channel name.";
+    TRIGGERED_CHANNEL_UNKNOWN = 9520 Warning "Channel '{0}', which a trigger message of transmission queue '{1}' names, is not a sender or server channel with a CONNAME: the channel initiator did not start it.",
+        "The channel initiator got a trigger message from SYSTEM.CHANNEL.INITQ. The transmission queue's TRIGDATA names the channel to start (blank: the sender or server channel whose XMITQ is the queue), and no such channel is defined, or it is of another type, or it has no CONNAME to call.",
+        "Set the transmission queue's TRIGDATA to the sender channel's name (ALTER QLOCAL(xmitq) TRIGDATA(channel)), or define the channel. Messages stay on the transmission queue; START CHANNEL sends them.";
+    TRIGGER_MESSAGE_INVALID = 9521 Warning "A message on initiation queue '{0}' is not a trigger message ({1}); it was discarded.",
+        "An application put a message on the initiation queue that is not an MQTM of format MQTRIG, so the channel initiator (or trigger monitor) cannot act on it.",
+        "Put only trigger messages on initiation queues; the queue manager makes them itself.";
+    CHANNEL_INITIATOR_FAILED = 9522 Error "The channel initiator could not open initiation queue '{0}' ({1}): channels whose transmission queues are triggered are not started.",
+        "The queue manager runs a channel initiator that reads SYSTEM.CHANNEL.INITQ. It could not open the queue for input, so no trigger message starts a channel.",
+        "Check that SYSTEM.CHANNEL.INITQ is a local queue with GET(ENABLED) (DISPLAY QLOCAL(SYSTEM.CHANNEL.INITQ)), then restart the queue manager. START CHANNEL still starts channels.";
     CHANNEL_SEQUENCE_ERROR = 9526 Error "Message sequence number error for channel '{0}' with {1}: the sender's last committed batch ends at {2}, the receiver's at {3}.",
         "The two ends of a message channel remember different last committed batches, which happens when one end was deleted and defined again, or its queue manager was recreated. Starting anyway could lose or repeat persistent messages, so the channel stops.",
         "Check that no message is in doubt (DISPLAY CHSTATUS SAVED at both ends), then RESET CHANNEL at the sending end (it tells the receiver at the next start) and START CHANNEL.";
