@@ -45,6 +45,24 @@ catalogue! {
     BINDINGS_STARTED = 5028 Info "Local (bindings) connections are accepted at {0}.",
         "Applications on this host can connect through the Unix socket.",
         "None.";
+    TRIGGER_MONITOR_STARTED = 5030 Info "Ferry trigger monitor started for queue manager '{0}' on initiation queue '{1}'.",
+        "ferry trigmon (runmqtrm) has the initiation queue open for input: the queue manager makes trigger messages for the queues whose INITQ names it, and the monitor starts the applications their processes name.",
+        "None.";
+    TRIGGER_MONITOR_ENDED = 5031 Info "Ferry trigger monitor on initiation queue '{0}' ended ({1}).",
+        "The trigger monitor stopped getting trigger messages: the queue manager is quiescing or stopping (2161, 2162), the connection ended, or it was sent SIGTERM or SIGINT.",
+        "Start it again (ferry trigmon) when the queue manager runs again; trigger messages made meanwhile wait on the initiation queue, and queues holding messages trigger when it opens the queue.";
+    TRIGGER_APPL_STARTED = 5032 Info "Trigger monitor starting application '{0}' for queue '{1}' (process '{2}').",
+        "A trigger message arrived; the monitor runs APPLICID with the MQTMC2 structure as its argument, followed by ENVRDATA, through /bin/sh. It waits for the application unless ENVRDATA ends the command line with '&'.",
+        "None.";
+    TRIGGER_APPL_FAILED = 5033 Error "Trigger monitor could not start application '{0}' for queue '{1}': {2}.",
+        "The shell could not run the command line made of the process's APPLICID, the MQTMC2 argument and ENVRDATA (the program does not exist or may not be run), as MQ's MQFB_APPL_CANNOT_BE_STARTED.",
+        "Check the process's APPLICID (DISPLAY PROCESS) and that the user running the trigger monitor may run it.";
+    TRIGGER_APPL_TYPE_UNSUPPORTED = 5034 Warning "Trigger monitor cannot start applications of type {0} (process '{1}', queue '{2}'); the trigger message was dropped.",
+        "Ferry's trigger monitor starts processes of APPLTYPE(UNIX) (6). The process names another type, which another trigger monitor serves on MQ (MQFB_APPL_TYPE_ERROR).",
+        "ALTER PROCESS(name) APPLTYPE(UNIX), or serve the initiation queue with a monitor for that type.";
+    TRIGGER_MONITOR_FAILED = 5035 Error "Trigger monitor cannot open initiation queue '{0}' for input ({1}).",
+        "ferry trigmon opens its initiation queue for input; the queue manager refused (2085: no such queue; 2035: not authorized; 2042: another application has it open exclusively).",
+        "Name an existing local queue with --initq (runmqtrm -q), or define it: DEFINE QLOCAL(name) LIKE(SYSTEM.DEFAULT.INITIATION.QUEUE).";
     AMQP_CHANNEL_STARTED = 5041 Info "The AMQP channel '{0}' has started. Port {1}.",
         "AMQP 1.0 clients (Qpid JMS, proton, any AMQP 1.0 client) can connect to the port.",
         "None.";

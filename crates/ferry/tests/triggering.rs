@@ -260,3 +260,108 @@ async fn a_triggered_transmission_queue_holding_messages_starts_its_channel_at_r
         vec!["kept over the restart".to_string()]
     );
 }
+
+/// Ends a `ferry trigmon` child with SIGTERM and returns what it printed.
+fn end_trigmon(child: std::process::Child) -> String {
+    // SAFETY: kill(2) on our own child's pid, which has not been reaped yet.
+    let pid = i32::try_from(child.id()).expect("pid");
+    unsafe {
+        libc::kill(pid, libc::SIGTERM);
+    }
+    let out = child.wait_with_output().expect("trigmon output");
+    assert!(out.status.success(), "trigmon exit: {}", out.status);
+    format!("{}{}", stdout(&out), stderr(&out))
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn trigmon_starts_the_process_with_the_mqtmc2_argument() {
+    let qm = start("TRIGM");
+    let dir = tempfile::tempdir().unwrap();
+    let out_file = dir.path().join("argument.txt");
+    let script = dir.path().join("served.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nprintf '%s' \"$1\" > {out}.tmp\nprintf '%s' \"$2\" > {out}.env\nmv {out}.tmp {out}\n",
+            out = out_file.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    mqsc_ok(
+        &qm,
+        &format!(
+            "DEFINE PROCESS(TM.PROC) APPLTYPE(UNIX) APPLICID('{}') USERDATA('user data') ENVRDATA('extra')\n\
+             DEFINE QLOCAL(TM.Q) TRIGGER TRIGTYPE(FIRST) INITQ(SYSTEM.DEFAULT.INITIATION.QUEUE) PROCESS(TM.PROC) TRIGDATA('trigger data')\n",
+            script.display()
+        ),
+    );
+    let monitor = qm.ferry_spawn(&["trigmon", qm.name()]);
+    // The monitor has the initiation queue open once IPPROCS says so.
+    wait_until("trigmon opened the initiation queue", || {
+        let out = mqsc_ok(
+            &qm,
+            "DISPLAY QSTATUS(SYSTEM.DEFAULT.INITIATION.QUEUE) IPPROCS\n",
+        );
+        attr(&out, "IPPROCS").is_some_and(|n| n != "0")
+    });
+    let conn = connect(&qm.client()).await;
+    put_n(&conn, "TM.Q", 2).await;
+    wait_until("the served script wrote its argument", || out_file.exists());
+    let arg = std::fs::read(&out_file).unwrap();
+    assert_eq!(arg.len(), 732, "MQTMC2 is 732 characters");
+    assert_eq!(&arg[..8], b"TMC    2");
+    let field = |from: usize, len: usize| {
+        String::from_utf8_lossy(&arg[from..from + len])
+            .trim_end()
+            .to_string()
+    };
+    assert_eq!(field(8, 48), "TM.Q");
+    assert_eq!(field(56, 48), "TM.PROC");
+    assert_eq!(field(104, 64), "trigger data");
+    assert_eq!(field(168, 4), "", "ApplType is blanks in MQTMC2");
+    assert_eq!(field(172, 256), script.display().to_string());
+    assert_eq!(field(428, 128), "extra");
+    assert_eq!(field(556, 128), "user data");
+    assert_eq!(field(684, 48), "TRIGM");
+    let env = std::fs::read_to_string(out_file.with_extension("txt.env")).unwrap();
+    assert_eq!(
+        env, "extra",
+        "ENVRDATA follows the MQTMC2 on the command line"
+    );
+    assert_eq!(
+        curdepth(&qm, "TM.Q"),
+        2,
+        "the monitor does not touch the messages"
+    );
+    conn.disconnect().await.unwrap();
+
+    let printed = end_trigmon(monitor);
+    assert!(printed.contains("FRY5030I"), "{printed}");
+    assert!(printed.contains("FRY5032I"), "{printed}");
+    assert!(printed.contains("TM.Q"), "{printed}");
+    assert!(printed.contains("FRY5031I"), "{printed}");
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn trigmon_ends_when_the_queue_manager_stops() {
+    let mut qm = start("TRIGN");
+    mqsc_ok(&qm, "DEFINE QLOCAL(MY.INITQ)\n");
+    let monitor = qm.ferry_spawn(&["runmqtrm", "-m", qm.name(), "-q", "MY.INITQ"]);
+    wait_until("runmqtrm opened its initiation queue", || {
+        let out = mqsc_ok(&qm, "DISPLAY QSTATUS(MY.INITQ) IPPROCS\n");
+        attr(&out, "IPPROCS").is_some_and(|n| n != "0")
+    });
+    stop_qm(&mut qm);
+    let out = monitor.wait_with_output().expect("runmqtrm output");
+    let printed = stdout(&out);
+    assert!(out.status.success(), "{printed}{}", stderr(&out));
+    assert!(printed.contains("FRY5031I"), "{printed}");
+    // No such initiation queue: MQ's 2085, and a non-zero exit.
+    let mut qm = start("TRIGO");
+    let out = qm.ferry(&["trigmon", qm.name(), "--initq", "NO.SUCH.Q"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("FRY5035E"), "{}", stderr(&out));
+    stop_qm(&mut qm);
+}
