@@ -261,6 +261,20 @@ mod tests {
         assert_eq!(back.qmgr_name.as_str(), "QM1");
     }
 
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..800), prefix in 0usize..3) {
+            let mut data = bytes;
+            // Give some inputs the right StrucId so the field decoding runs.
+            match prefix {
+                0 if data.len() >= 8 => data[..8].copy_from_slice(b"TM  \x01\0\0\0"),
+                1 if data.len() >= 8 => data[..8].copy_from_slice(b"TMC    2"),
+                _ => {}
+            }
+            crate::fuzzing::decode_trigger_messages(&data);
+        }
+    }
+
     #[test]
     fn bad_input_is_refused() {
         assert!(matches!(
