@@ -126,6 +126,7 @@ impl QueueManager {
         let qmgr_named = self.names_other_qmgr(od);
         let checked = match od.object_type {
             ObjectType::QMgr => Some((ProfileObjectType::Qmgr, self.name.as_str())),
+            ObjectType::Process => Some((ProfileObjectType::Process, od.object_name.as_str())),
             ObjectType::Queue if !qmgr_named => {
                 Some((ProfileObjectType::Queue, od.object_name.as_str()))
             }
@@ -137,12 +138,49 @@ impl QueueManager {
         }
         match od.object_type {
             ObjectType::QMgr => self.open_qmgr(conn, od, options),
+            ObjectType::Process => self.open_process(conn, od, options),
             ObjectType::Queue => self.open_queue(conn, od, options, now, fx),
             ObjectType::Topic => {
                 self.open_topic_inner(conn, od.object_name.as_str(), "", options, for_put1, fx)
             }
             _ => Err(ReasonCode::ObjectTypeError.into()),
         }
+    }
+
+    /// MQOPEN of a process definition: MQOO_INQUIRE only (2045 otherwise), 2085 for a
+    /// name no process has.
+    fn open_process(
+        &mut self,
+        conn: ConnId,
+        od: &ObjectDescriptor,
+        options: OpenOptions,
+    ) -> Result<Opened, MqError> {
+        let name = od.object_name.as_str().to_string();
+        if !self.processes.contains_key(&name) {
+            return Err(ReasonCode::UnknownObjectName.into());
+        }
+        if options.intersects(access_options() - OpenOptions::INQUIRE) {
+            return Err(ReasonCode::OptionNotValidForType.into());
+        }
+        let c = self.conns.get_mut(&conn).ok_or(ReasonCode::HconnError)?;
+        let hobj = c.add_handle(Handle {
+            target: HandleTarget::Process,
+            options,
+            input: InputMode::None,
+            name: name.clone(),
+            cursor: None,
+            lock: None,
+            owns_temp_queue: false,
+            selection: None,
+            saved_context: None,
+            groups: Default::default(),
+        });
+        Ok(Opened {
+            hobj,
+            object_name: name,
+            resolved_q_name: String::new(),
+            resolved_qmgr_name: self.name.clone(),
+        })
     }
 
     fn open_qmgr(

@@ -9,6 +9,7 @@
 
 use crate::attribute::AttrKind::{Keyword, Text};
 use crate::{attribute_table, keyword_enum};
+use ferry_mqi::inquire::selector as sel;
 
 /// Process definitions are one kind; every row applies.
 pub const PROCESS: u32 = 1;
@@ -72,15 +73,15 @@ attribute_table! {
     pub struct ProcessAttributes;
     pub static PROCESS_ATTRIBUTES;
     descr: String = "DESCR", Text { max_len: 64 }, default String::new(),
-        applies PROCESS, inq None, rw, "Description for operators.";
+        applies PROCESS, inq Some(sel::PROCESS_DESC), rw, "Description for operators.";
     appl_type: ApplType = "APPLTYPE", Keyword { values: ApplType::KEYWORDS }, default ApplType::Unix,
-        applies PROCESS, inq None, rw, "Kind of application APPLICID names (DEF: the platform's, UNIX). Ferry's trigger monitor starts UNIX programs; it dead-letters trigger messages of other types (MQFB_APPL_TYPE_ERROR).";
+        applies PROCESS, inq Some(sel::APPL_TYPE), rw, "Kind of application APPLICID names (DEF: the platform's, UNIX). Ferry's trigger monitor starts UNIX programs; it dead-letters trigger messages of other types (MQFB_APPL_TYPE_ERROR).";
     appl_id: String = "APPLICID", Text { max_len: 256 }, default String::new(),
-        applies PROCESS, inq None, rw, "The application to start: for UNIX, a command line the trigger monitor runs with the MQTMC2 structure as its argument.";
+        applies PROCESS, inq Some(sel::APPL_ID), rw, "The application to start: for UNIX, a command line the trigger monitor runs with the MQTMC2 structure as its argument.";
     user_data: String = "USERDATA", Text { max_len: 128 }, default String::new(),
-        applies PROCESS, inq None, rw, "Data for the application, passed in the trigger message (UserData).";
+        applies PROCESS, inq Some(sel::USER_DATA), rw, "Data for the application, passed in the trigger message (UserData).";
     env_data: String = "ENVRDATA", Text { max_len: 128 }, default String::new(),
-        applies PROCESS, inq None, rw, "Environment data, passed in the trigger message (EnvData); the trigger monitor appends it to the command line.";
+        applies PROCESS, inq Some(sel::ENV_DATA), rw, "Environment data, passed in the trigger message (EnvData); the trigger monitor appends it to the command line.";
     alteration_date: String = "ALTDATE", Text { max_len: 10 }, default String::new(),
         applies PROCESS, inq None, ro, "Date of the last change (yyyy-mm-dd).";
     alteration_time: String = "ALTTIME", Text { max_len: 8 }, default String::new(),

@@ -65,6 +65,28 @@ async fn first_every_and_depth_put_mqs_trigger_messages() {
     assert!(shown.contains("APPLICID(/opt/app/serve)"), "{shown}");
 
     let conn = connect(&qm.client()).await;
+    // MQOPEN of the process (MQOT_PROCESS) for MQINQ.
+    let od = ferry_mqi::ObjectDescriptor {
+        object_type: ferry_mqi::ObjectType::Process,
+        object_name: ferry_mqi::FixedStr::truncating("APP.PROC"),
+        ..Default::default()
+    };
+    let process = conn
+        .open(&od, OpenOptions::INQUIRE)
+        .await
+        .expect("open the process");
+    use ferry_mqi::inquire::selector as sel;
+    assert_eq!(
+        process
+            .inquire(&[sel::APPL_TYPE, sel::APPL_ID, sel::USER_DATA])
+            .await
+            .unwrap(),
+        vec![
+            ferry_mqi::InquireValue::Int(6),
+            ferry_mqi::InquireValue::Str("/opt/app/serve".into()),
+            ferry_mqi::InquireValue::Str("user data".into()),
+        ]
+    );
     // A plain getter holding the initiation queue open is the trigger monitor.
     let initq = open(&conn, "APP.INITQ", OpenOptions::INPUT_SHARED).await;
 

@@ -494,3 +494,55 @@ fn older_queue_managers_get_the_triggering_objects_once() {
     );
     assert!(qm.define_missing_channel_queues(t, &mut h.fx).is_empty());
 }
+
+#[test]
+fn a_process_opens_for_inquire_only_and_answers_its_attributes() {
+    use ferry_mqi::inquire::selector as sel;
+    use ferry_mqi::{InquireValue, ObjectType};
+    let mut h = triggered(TriggerType::First, |_| {});
+    let c = h.conn();
+    let od = |name: &str| ObjectDescriptor {
+        object_type: ObjectType::Process,
+        object_name: ferry_mqi::FixedStr::truncating(name),
+        ..ObjectDescriptor::default()
+    };
+    let t = h.t();
+    let opened =
+        h.qm.open(c, &od(PROC), OpenOptions::INQUIRE, t, &mut h.fx)
+            .unwrap();
+    let values =
+        h.qm.inquire(
+            c,
+            opened.hobj,
+            &[
+                sel::PROCESS_NAME,
+                sel::APPL_TYPE,
+                sel::APPL_ID,
+                sel::USER_DATA,
+                sel::ENV_DATA,
+            ],
+        )
+        .unwrap();
+    assert_eq!(
+        values,
+        vec![
+            InquireValue::Str(PROC.into()),
+            InquireValue::Int(6),
+            InquireValue::Str("/usr/local/bin/serve".into()),
+            InquireValue::Str("user data".into()),
+            InquireValue::Str("env data".into()),
+        ]
+    );
+    assert_eq!(
+        rc(h.qm.inquire(c, opened.hobj, &[sel::Q_NAME])),
+        ReasonCode::SelectorError
+    );
+    assert_eq!(
+        rc(h.qm.open(c, &od(PROC), OpenOptions::OUTPUT, t, &mut h.fx)),
+        ReasonCode::OptionNotValidForType
+    );
+    assert_eq!(
+        rc(h.qm.open(c, &od("NO.SUCH"), OpenOptions::INQUIRE, t, &mut h.fx)),
+        ReasonCode::UnknownObjectName
+    );
+}
