@@ -221,14 +221,18 @@ impl QueueManager {
         now: Timestamp,
         fx: &mut Effects,
     ) {
-        let last = self.triggers.last_made(qid);
-        let interval = self.qmgr.trigger_interval;
         let Some(entry) = self.queues.get(qid) else {
             return;
         };
         let Some(lq) = entry.local.as_ref() else {
             return;
         };
+        if !entry.def.attributes.trigger {
+            // Most queues: nothing more to look at.
+            return;
+        }
+        let last = self.triggers.last_made(qid);
+        let interval = self.qmgr.trigger_interval;
         if let Some(kind) = on_arrival(&entry.def.attributes, lq, priority, last, interval, now) {
             self.fire_trigger(qid, kind, uow, now, fx);
         }
