@@ -338,6 +338,9 @@ pub enum ChannelStatusCode {
     SequenceError,
     /// The channel is stopped at the responding end.
     Stopped,
+    /// The channel is already running at the responding end (a requester calling a
+    /// server that runs, started from its own side or by another requester).
+    InUse,
     /// A batch could not be committed.
     BatchFailure,
     /// A security exit or check refused the channel.
@@ -364,6 +367,7 @@ impl ChannelStatusCode {
             ChannelStatusCode::QmUnavailable => 0x03,
             ChannelStatusCode::SequenceError => 0x04,
             ChannelStatusCode::Stopped => 0x05,
+            ChannelStatusCode::InUse => 0x06,
             ChannelStatusCode::BatchFailure => 0x11,
             ChannelStatusCode::SecurityFailure => 0x14,
             ChannelStatusCode::WrapValueError => 0x15,
@@ -383,6 +387,7 @@ impl ChannelStatusCode {
             0x03 => ChannelStatusCode::QmUnavailable,
             0x04 => ChannelStatusCode::SequenceError,
             0x05 => ChannelStatusCode::Stopped,
+            0x06 => ChannelStatusCode::InUse,
             0x11 => ChannelStatusCode::BatchFailure,
             0x14 => ChannelStatusCode::SecurityFailure,
             0x15 => ChannelStatusCode::WrapValueError,
