@@ -777,6 +777,42 @@ pub static CHSTATUS_MESSAGE_FIELDS: &[StatusField<MessageChannelStatus>] = &with
         get: |c| count(c.bytes_received),
     },
     StatusField {
+        keyword: "BUFSSENT",
+        kind: FieldKind::Int,
+        doc: "Transmission buffers (channel frames) sent, control frames included.",
+        get: |c| count(c.buffers_sent),
+    },
+    StatusField {
+        keyword: "BUFSRCVD",
+        kind: FieldKind::Int,
+        doc: "Transmission buffers (channel frames) received, control frames included.",
+        get: |c| count(c.buffers_received),
+    },
+    StatusField {
+        keyword: "COMPHDR",
+        kind: FieldKind::Text,
+        doc: "Header compression: the technique agreed at the start, and the one the last message used.",
+        get: |c| pair(c.compression.header.0, c.compression.header.1),
+    },
+    StatusField {
+        keyword: "COMPMSG",
+        kind: FieldKind::Text,
+        doc: "Message data compression: the technique agreed at the start, and the one the last message used (NONE when its data did not shrink).",
+        get: |c| pair(c.compression.message.0, c.compression.message.1),
+    },
+    StatusField {
+        keyword: "COMPRATE",
+        kind: FieldKind::Text,
+        doc: "Percent of the compressible bytes saved on the messages sent (or, at the receiving end, received): short term, long term.",
+        get: |c| pair(c.compression.rate.0, c.compression.rate.1),
+    },
+    StatusField {
+        keyword: "COMPTIME",
+        kind: FieldKind::Text,
+        doc: "Microseconds spent compressing (or expanding) one message: short term, long term.",
+        get: |c| pair(c.compression.time.0, c.compression.time.1),
+    },
+    StatusField {
         keyword: "CURSEQNO",
         kind: FieldKind::Int,
         doc: "Sequence number of the last message sent or received.",

@@ -437,3 +437,113 @@ async fn a_requester_calls_its_server_and_receives_what_it_holds() {
         qmb.error_log()
     );
 }
+
+/// COMPMSG and COMPHDR on a sender/receiver pair: the first technique of the sender's
+/// list that the receiver's has is agreed, compressible messages travel compressed and
+/// arrive byte for byte, and DISPLAY CHSTATUS shows the techniques, COMPRATE and the
+/// buffers at both ends. A partner without a common technique agrees NONE.
+#[tokio::test(flavor = "current_thread")]
+async fn messages_travel_compressed_when_both_ends_agree_a_technique() {
+    let qma = start("QMA");
+    let qmb = start("QMB");
+    let channel = link_with(
+        &qma,
+        &qmb,
+        "COMPMSG(LZ4FAST,ZLIBFAST) COMPHDR(SYSTEM)",
+        "COMPMSG(ZLIBFAST) COMPHDR(SYSTEM,NONE)",
+    );
+    mqsc_ok(&qmb, "DEFINE QLOCAL(APP.IN)\n");
+    mqsc_ok(
+        &qma,
+        "DEFINE QREMOTE(APP.REMOTE) RNAME(APP.IN) RQMNAME(QMB) XMITQ(QMB)\n",
+    );
+    let a = connect(&qma.client()).await;
+    let q = open(&a, "APP.REMOTE", OpenOptions::OUTPUT).await;
+    let mut sent = Vec::new();
+    for i in 0..30u32 {
+        // Text that compresses well, and every tenth message bytes that do not.
+        let body = if i % 10 == 9 {
+            let mut x = 0x9E37_79B9u32.wrapping_mul(i + 1);
+            (0..3000)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 17;
+                    x ^= x << 5;
+                    char::from(b'!' + (x % 90) as u8)
+                })
+                .collect::<String>()
+        } else {
+            format!("order {i}: ").repeat(300)
+        };
+        let mut md = MessageDescriptor {
+            persistence: persistence::PERSISTENT,
+            ..MessageDescriptor::default()
+        };
+        put_md(
+            &q,
+            &mut md,
+            PutOptions::new(PutOptionFlags::NO_SYNCPOINT),
+            &body,
+        )
+        .await
+        .expect("put");
+        sent.push(body);
+    }
+    start_channel(&qma, &channel);
+    let b = connect(&qmb.client()).await;
+    let mut got = drain(&b, "APP.IN", 3_000).await;
+    got.sort();
+    sent.sort();
+    assert!(got == sent, "every message arrives byte for byte");
+
+    let sender = chstatus(&qma, &channel);
+    assert_eq!(
+        sender.get("COMPMSG").map(String::as_str).map(|v| &v[..8]),
+        Some("ZLIBFAST"),
+        "{sender:?}"
+    );
+    assert!(sender["COMPHDR"].starts_with("SYSTEM,"), "{sender:?}");
+    let rate: Vec<u32> = sender["COMPRATE"]
+        .split(',')
+        .map(|v| v.parse().unwrap())
+        .collect();
+    assert!(
+        rate[1] > 50,
+        "text compresses by more than half: {sender:?}"
+    );
+    assert!(
+        sender["BUFSSENT"].parse::<u64>().unwrap() >= 30,
+        "{sender:?}"
+    );
+    let receiver = chstatus(&qmb, &channel);
+    assert!(receiver["COMPMSG"].starts_with("ZLIBFAST,"), "{receiver:?}");
+    assert!(receiver["COMPRATE"] != "0,0", "{receiver:?}");
+    assert!(
+        receiver["BUFSRCVD"].parse::<u64>().unwrap() >= 30,
+        "{receiver:?}"
+    );
+    let bytes_received: u64 = receiver["BYTSRCVD"].parse().unwrap();
+    assert!(
+        bytes_received < 30 * 3000 / 2,
+        "compressed on the wire: {bytes_received} bytes for 30 messages of 3000"
+    );
+
+    // No technique in common: NONE.
+    stop_channel(&qma, &channel);
+    mqsc_ok(
+        &qmb,
+        &format!("ALTER CHANNEL({channel}) CHLTYPE(RCVR) COMPMSG(RLE) COMPHDR(NONE)\n"),
+    );
+    start_channel(&qma, &channel);
+    let sender = chstatus(&qma, &channel);
+    assert_eq!(
+        sender.get("COMPMSG").map(String::as_str),
+        Some("NONE,NONE"),
+        "{sender:?}"
+    );
+    assert_eq!(
+        sender.get("COMPHDR").map(String::as_str),
+        Some("NONE,NONE"),
+        "{sender:?}"
+    );
+}

@@ -47,6 +47,7 @@ use ferry_wire::channel::{
     ChannelFrame, ChannelHello, ChannelHelloReply, ChannelLimits, ChannelPurpose, ChannelRefused,
     ChannelStatusCode, InitiatorType, MessageFlags, NpmSpeed, ResponderType,
 };
+use ferry_wire::compression::{CompressionMeter, FrameExpander};
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::Duration;
@@ -164,7 +165,9 @@ pub(crate) async fn serve_partner<R, W>(
             NonPersistentSpeed::Fast => NpmSpeed::Fast,
             NonPersistentSpeed::Normal => NpmSpeed::Normal,
         },
-        batch_heartbeat: 0,
+        batch_heartbeat: a.batch_heartbeat.max(0) as u32,
+        compress_header: a.header_compression.clone(),
+        compress_message: a.message_compression.clone(),
     };
     let agreement = match negotiate_channel(&hello, &limits) {
         Ok(a) => a,
@@ -409,6 +412,7 @@ impl Receiving<'_> {
             s.last_luwid = sync.state.committed_luwid;
             s.started_ms = Some(clock::now().0);
             s.tls = self.tls.clone();
+            s.compression = super::sender::agreed_compression(&agreement.compression);
         }
         let silence = if agreement.heartbeat_interval == 0 {
             SILENCE_LIMIT_DEFAULT
@@ -425,6 +429,9 @@ impl Receiving<'_> {
             channel: self.channel.to_string(),
             batch_in_unit: 0,
             handles: HashMap::new(),
+            expander: FrameExpander::new(agreement.compression),
+            meter: CompressionMeter::default(),
+            max_payload: max_channel_frame_len(agreement.max_msg_length),
         };
         conversation.run(silence).await
     }
@@ -508,6 +515,12 @@ struct Conversation<'a> {
     batch_in_unit: u32,
     /// Handles opened for the destinations met so far ([`Conversation::put_to`]).
     handles: HashMap<(FixedStr<48>, FixedStr<48>), ferry_engine::Hobj>,
+    /// Expands compressed messages (only with the agreed techniques).
+    expander: FrameExpander,
+    /// COMPRATE and COMPTIME of the messages received compressed.
+    meter: CompressionMeter,
+    /// The largest payload a message may expand to.
+    max_payload: usize,
 }
 
 /// Destinations a receiving conversation keeps handles open for; beyond it they are
@@ -605,6 +618,24 @@ impl Conversation<'_> {
     }
 
     /// Puts one arriving message where its transmission header says.
+    /// A compressed payload expanded; a technique not agreed or damaged data ends the
+    /// conversation (a protocol error: the batch backs out and is sent again).
+    fn expand(&mut self, payload: &[u8]) -> Result<bytes::Bytes, ConversationEnd> {
+        let started = std::time::Instant::now();
+        let (expanded, flow) = self
+            .expander
+            .expand_payload(payload, self.max_payload)
+            .map_err(|e| ConversationEnd::Failed(format!("a compressed message: {e}")))?;
+        self.meter
+            .record(&flow, started.elapsed().as_secs_f64() * 1e6);
+        let mut s = self.agent.status.borrow_mut();
+        s.compression.header.1 = flow.header;
+        s.compression.message.1 = flow.message;
+        s.compression.rate = self.meter.rate();
+        s.compression.time = self.meter.time();
+        Ok(expanded.freeze())
+    }
+
     async fn message(
         &mut self,
         seq: u32,
@@ -614,6 +645,11 @@ impl Conversation<'_> {
     ) -> Result<(), ConversationEnd> {
         self.agent.set_substate("MQPUT");
         let in_unit = flags.contains(MessageFlags::IN_BATCH_UNIT);
+        let payload = if flags.contains(MessageFlags::COMPRESSED) {
+            self.expand(&payload)?
+        } else {
+            payload
+        };
         {
             let mut s = self.agent.status.borrow_mut();
             s.current_seq = seq;

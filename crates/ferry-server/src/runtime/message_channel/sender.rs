@@ -36,8 +36,7 @@ use ferry_mqi::transmission::TransmissionHeader;
 use ferry_mqi::FixedStr;
 use ferry_mqi::{GetOptions, MessageDescriptor, MqError, ObjectDescriptor, ReasonCode};
 use ferry_objects::channel::{ChannelType, NonPersistentSpeed};
-use ferry_objects::status::MessageChannelState;
-use ferry_objects::status::TlsStatus;
+use ferry_objects::status::{CompressionStatus, MessageChannelState, TlsStatus};
 use ferry_objects::{ChannelDefinition, StopMode};
 use ferry_security::PeerNameFilter;
 use ferry_tls::tokio_rustls::rustls::pki_types::ServerName;
@@ -46,6 +45,7 @@ use ferry_wire::channel::{
     ChannelFrame, ChannelHello, ChannelHelloReply, ChannelPurpose, ChannelStatusCode, CloseMode,
     InDoubtOutcome, InitiatorType, MessageFlags, NpmSpeed, Resynchronisation,
 };
+use ferry_wire::compression::{CompressionMeter, FrameCompressor, Techniques};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -497,6 +497,7 @@ impl Sending<'_> {
             // resolved by now: the record no longer names it.
             s.in_doubt = false;
             s.current_messages = 0;
+            s.compression = agreed_compression(&agreement.compression);
         }
         agent.set_state(MessageChannelState::Running);
         server.error_log.borrow_mut().write(
@@ -524,6 +525,11 @@ impl Sending<'_> {
             batch_size: agreement.batch_size.max(1),
             max_msg_length: agreement.max_msg_length,
             heartbeat: Duration::from_secs(u64::from(agreement.heartbeat_interval)),
+            compressor: agreement
+                .compression
+                .any()
+                .then(|| FrameCompressor::new(agreement.compression)),
+            meter: CompressionMeter::default(),
         };
         batches.run().await
     }
@@ -556,6 +562,8 @@ pub(super) fn hello(
             NonPersistentSpeed::Normal => NpmSpeed::Normal,
         },
         batch_heartbeat: a.batch_heartbeat.max(0) as u32,
+        compress_header: a.header_compression.clone(),
+        compress_message: a.message_compression.clone(),
         ..ChannelHello::default()
     }
 }
@@ -855,6 +863,20 @@ struct BatchLoop<'a> {
     batch_size: u32,
     max_msg_length: u32,
     heartbeat: Duration,
+    /// COMPHDR/COMPMSG agreed other than NONE: compresses each message's payload.
+    compressor: Option<FrameCompressor>,
+    /// COMPRATE and COMPTIME of the messages sent.
+    meter: CompressionMeter,
+}
+
+/// DISPLAY CHSTATUS's COMPHDR and COMPMSG at the start of a conversation: the agreed
+/// techniques, twice (no message has travelled yet).
+pub(super) fn agreed_compression(t: &Techniques) -> CompressionStatus {
+    CompressionStatus {
+        header: (t.header, t.header),
+        message: (t.message, t.message),
+        ..CompressionStatus::default()
+    }
 }
 
 /// A message got for the batch.
@@ -949,6 +971,39 @@ impl BatchLoop<'_> {
         }
     }
 
+    /// The payload as it travels: compressed with the agreed techniques when they
+    /// shrink it (the head being the transmission header), marked COMPRESSED then.
+    fn compress(
+        &mut self,
+        payload: bytes::Bytes,
+        flags: MessageFlags,
+    ) -> (bytes::Bytes, MessageFlags) {
+        let Some(compressor) = self.compressor.as_mut() else {
+            return (payload, flags);
+        };
+        // `sendable` checked the header; a message without one goes as it is.
+        let Ok((_, head_len)) = TransmissionHeader::decode(&payload) else {
+            return (payload, flags);
+        };
+        let started = Instant::now();
+        let mut buf = BytesMut::from(&payload[..]);
+        let (flow, compressed) = compressor.compress_payload(&mut buf, payload.len() - head_len);
+        self.meter
+            .record(&flow, started.elapsed().as_secs_f64() * 1e6);
+        {
+            let mut s = self.agent.status.borrow_mut();
+            s.compression.header.1 = flow.header;
+            s.compression.message.1 = flow.message;
+            s.compression.rate = self.meter.rate();
+            s.compression.time = self.meter.time();
+        }
+        if compressed {
+            (buf.freeze(), flags | MessageFlags::COMPRESSED)
+        } else {
+            (payload, flags)
+        }
+    }
+
     /// Sends one batch, starting with `first`, and commits it once confirmed.
     async fn batch(&mut self, first: Got) -> Result<(), Failure> {
         let luwid = new_luwid();
@@ -980,12 +1035,13 @@ impl BatchLoop<'_> {
                     MessageFlags::empty()
                 };
                 let xq_time = xq_time_us(&got.md);
+                let (payload, flags) = self.compress(got.data, flags);
                 self.io
                     .queue(&ChannelFrame::Message {
                         seq: self.seq,
                         flags,
                         properties: got.properties,
-                        payload: got.data,
+                        payload,
                     })
                     .map_err(|e| Failure::abnormal(self.agent, self.partner, e))?;
                 let mut s = self.agent.status.borrow_mut();
