@@ -187,6 +187,17 @@ pub fn parse_queues(text: &str) -> Result<usize, String> {
     }
 }
 
+/// Parses `--channel-pairs`: 1 to [`crate::workload::distributed::MAX_CHANNEL_PAIRS`].
+pub fn parse_channel_pairs(text: &str) -> Result<usize, String> {
+    let max = crate::workload::distributed::MAX_CHANNEL_PAIRS;
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "invalid channel pair count '{text}': give a whole number from 1 to {max}"
+        )),
+    }
+}
+
 /// Parses `--cipherspec`: a CipherSpec name or alias Ferry offers, as SSLCIPH takes it.
 pub fn parse_cipherspec(text: &str) -> Result<String, String> {
     match ferry_security::CipherSpecChoice::parse(text) {

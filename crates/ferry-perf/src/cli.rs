@@ -75,7 +75,7 @@ pub enum Workload {
     PsCc(Box<PsArgs>),
     /// RR-DQ-BB (distributed queuing): bindings requesters on one embedded queue manager,
     /// bindings responders on another; requests and replies cross sender/receiver
-    /// channels (one pair each way). Server CPU is both queue managers'.
+    /// channels (--channel-pairs each way). Server CPU is both queue managers'.
     #[command(name = "rr-dq-bb")]
     RrDqBb(Box<RrArgs>),
     /// RR-DQ-CC: RR-DQ-BB with client-mode requesters and responders.
@@ -135,6 +135,10 @@ pub struct StepArgs {
     /// Request queues (REQUEST.1..N), used round-robin (RR workloads).
     #[arg(long, default_value = "10", value_parser = args::parse_queues)]
     pub queues: usize,
+    /// RR-DQ: sender/receiver channel pairs per direction (1 to 9); request queue i
+    /// and its replies go over pair i mod N.
+    #[arg(long, default_value = "1", value_parser = args::parse_channel_pairs)]
+    pub channel_pairs: usize,
     /// RR: responders, 'auto' (one per requester, at least one per request queue) or a
     /// number (at least --queues). SR-CC: receivers per queue, 'auto' = 2.
     #[arg(long, default_value = "auto", value_parser = args::parse_responders)]
@@ -861,7 +865,7 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
                 Some(p) => {
                     let admin_b = p.wait_ready().await?;
                     progress.status("linking the queue managers with channels");
-                    distributed::link(&qm, &admin, p, &admin_b).await?;
+                    distributed::link(&qm, &admin, p, &admin_b, steps.channel_pairs).await?;
                     Some(admin_b)
                 }
                 None => None,
@@ -935,6 +939,7 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
                     fault: steps.fault,
                     body: steps.body_kind(),
                     compression_channel: compression_channel.clone(),
+                    channel_pairs: steps.channel_pairs,
                 };
                 let sr_cfg = SrConfig {
                     size,
@@ -1104,12 +1109,8 @@ async fn distributed_step(
     clients: usize,
     progress: &Progress,
 ) -> Result<crate::workload::step::StepOutcome, PerfError> {
-    let a_to_b = distributed::channel_name(a.name(), b.name());
-    let b_to_a = distributed::channel_name(b.name(), a.name());
-    let before = [
-        distributed::channel_figures(admin_a, &a_to_b).await?.1,
-        distributed::channel_figures(admin_b, &b_to_a).await?.1,
-    ];
+    let pairs = cfg.channel_pairs;
+    let before = distributed::batch_counts(a, admin_a, b, admin_b, pairs).await?;
     let mut native = Native::distributed(a, b, admin_a, admin_b, cfg)?;
     let servers: Vec<u32> = [a.server_pid(), b.server_pid()]
         .into_iter()
@@ -1117,10 +1118,7 @@ async fn distributed_step(
         .collect();
     let mut outcome =
         rr::run_step(&mut native, &servers, Some(admin_a), cfg, clients, progress).await?;
-    let after = [
-        distributed::channel_figures(admin_a, &a_to_b).await?.1,
-        distributed::channel_figures(admin_b, &b_to_a).await?.1,
-    ];
+    let after = distributed::batch_counts(a, admin_a, b, admin_b, pairs).await?;
     outcome.messages_per_batch = distributed::messages_per_batch(&before, &after);
     Ok(outcome)
 }

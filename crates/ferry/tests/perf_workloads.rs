@@ -101,7 +101,16 @@ fn rr_bb_counts_matched_replies() {
 #[test]
 fn rr_dq_bb_crosses_two_queue_managers_and_reports_both() {
     let dir = Scratch::new();
-    let mut args = vec!["rr-dq-bb", "--clients", "1,4", "--persistent"];
+    // Two channel pairs each way: requesters 1 and 3 (queues 2 and 4) go over the second
+    // pair and get their replies back over it through the queue-manager alias.
+    let mut args = vec![
+        "rr-dq-bb",
+        "--clients",
+        "1,4",
+        "--persistent",
+        "--channel-pairs",
+        "2",
+    ];
     args.extend(TINY);
     let o = perf(&args, dir.path());
     assert!(o.status.success(), "{}", text(&o));
@@ -554,6 +563,11 @@ fn bad_flags_and_missing_workloads_get_clear_messages() {
         &["rr-dq-bb", "--connect", "localhost(1414)"],
         2,
         "two embedded queue managers",
+    );
+    refused(
+        &["rr-dq-bb", "--channel-pairs", "10"],
+        2,
+        "give a whole number from 1 to 9",
     );
     refused(&["suite", "nightly"], 2, "unknown suite 'nightly'");
     refused(&["report"], 2, "FILES");

@@ -313,6 +313,7 @@ fn rr_config(size: usize, s: &StepArgs) -> RrConfig {
         fault: s.fault,
         body: s.body_kind(),
         compression_channel: None,
+        channel_pairs: 1,
     }
 }
 

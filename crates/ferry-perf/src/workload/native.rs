@@ -39,8 +39,9 @@ pub struct Native<'a> {
     admin: &'a Connection,
     /// The responders' (the same queue manager, except for RR-DQ-BB).
     responder_admin: &'a Connection,
-    /// Requesters and responders are on two queue managers linked by channels.
-    distributed: bool,
+    /// Requesters and responders are on two queue managers linked by channels: the
+    /// requesters' queue manager's name.
+    distributed: Option<String>,
     cfg: RrConfig,
     requester_opts: ConnectOptions,
     responder_opts: ConnectOptions,
@@ -57,7 +58,7 @@ impl<'a> Native<'a> {
         Ok(Native {
             admin,
             responder_admin: admin,
-            distributed: false,
+            distributed: None,
             cfg: cfg.clone(),
             requester_opts: qm.options_for(cfg.requester_mode)?.sharecnv(cfg.sharecnv),
             responder_opts: qm.options_for(cfg.responder_mode)?.sharecnv(cfg.sharecnv),
@@ -77,7 +78,7 @@ impl<'a> Native<'a> {
         Ok(Native {
             admin,
             responder_admin,
-            distributed: true,
+            distributed: Some(requesters.name().to_string()),
             cfg: cfg.clone(),
             requester_opts: requesters
                 .options_for(cfg.requester_mode)?
@@ -96,6 +97,8 @@ pub struct NativeRequester {
     request_q: Queue,
     reply_q: Queue,
     reply_to: FixedStr<48>,
+    /// ReplyToQMgr of the requests (blank: the queue manager fills in its own name).
+    reply_to_qmgr: FixedStr<48>,
     persistent: bool,
     syncpoint: bool,
     size: usize,
@@ -122,7 +125,7 @@ impl Protocol for Native<'_> {
     type Responder = NativeResponder;
 
     async fn drain(&mut self) -> Result<u64, PerfError> {
-        if !self.distributed {
+        if self.distributed.is_none() {
             return drain(self.admin, &queue_names(&self.cfg)).await;
         }
         let requests: Vec<String> = (0..self.cfg.queues).map(request_queue_name).collect();
@@ -133,7 +136,14 @@ impl Protocol for Native<'_> {
     async fn open_requester(&mut self, id: usize) -> Result<NativeRequester, PerfError> {
         let cfg = &self.cfg;
         let conn = connect(&self.requester_opts).await?;
-        let name = request_queue_name(queue_for(id, cfg.queues));
+        let queue = queue_for(id, cfg.queues);
+        let name = request_queue_name(queue);
+        let reply_to_qmgr = match &self.distributed {
+            Some(qmgr) => super::distributed::reply_to_qmgr(qmgr, queue, cfg.channel_pairs),
+            None => String::new(),
+        };
+        let reply_to_qmgr = FixedStr::new(&reply_to_qmgr)
+            .map_err(|e| PerfError::Setup(format!("reply-to queue manager: {e}")))?;
         let request_q = conn
             .open(&queue_od(&name)?, OpenOptions::OUTPUT)
             .await
@@ -155,6 +165,7 @@ impl Protocol for Native<'_> {
             request_q,
             reply_q,
             reply_to,
+            reply_to_qmgr,
             persistent: cfg.persistent,
             syncpoint: cfg.syncpoint,
             size: cfg.size,
@@ -217,6 +228,7 @@ impl Requester for NativeRequester {
                 persistence::NOT_PERSISTENT
             },
             reply_to_q: self.reply_to,
+            reply_to_qmgr: self.reply_to_qmgr,
             ..MessageDescriptor::default()
         };
         self.request_q

@@ -73,6 +73,8 @@ pub struct RrConfig {
     /// The channel whose COMPRATE and COMPTIME are read at the end of the window
     /// (`--compress` runs against a Ferry queue manager).
     pub compression_channel: Option<String>,
+    /// RR-DQ: sender/receiver pairs per direction between the two queue managers.
+    pub channel_pairs: usize,
 }
 
 /// A deliberate fault the responders make, so tests can see a step marked invalid.
