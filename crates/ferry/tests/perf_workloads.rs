@@ -145,6 +145,37 @@ fn rr_dq_bb_crosses_two_queue_managers_and_reports_both() {
     }
 }
 
+/// RR-CLUSTER-BB forms a cluster of three queue managers with MQSC, and requests bound
+/// not fixed are shared between the two instances of each cluster queue, the replies
+/// coming back over the cluster.
+#[test]
+fn rr_cluster_bb_shares_requests_between_the_instances() {
+    let dir = Scratch::new();
+    let mut args = vec!["rr-cluster-bb", "--clients", "4", "--bind", "not-fixed"];
+    args.extend(TINY);
+    let o = perf(&args, dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let doc = read(&dir.path().join("rr-cluster-bb.json"));
+    assert_eq!(doc.series[0].workload, "RR-CLUSTER-BB");
+    for s in &doc.series[0].steps {
+        let f = &s.ferry;
+        assert!(f.valid, "{f:?}");
+        assert!(f.window.round_trips > 5, "{f:?}");
+        let shares = f.instances.as_ref().expect("the instances' shares");
+        let names: Vec<&str> = shares.iter().map(|s| s.qmgr.as_str()).collect();
+        assert_eq!(names, ["PERFQMB", "PERFQMC"]);
+        let total: u64 = shares.iter().map(|s| s.requests).sum();
+        assert!(total >= f.window.round_trips, "{shares:?}");
+        for share in shares {
+            assert!(
+                share.requests * 3 > total,
+                "not fixed: each instance gets about half, not {shares:?}"
+            );
+        }
+        assert!(f.window.responders_qmgr_us_per_rt.is_some(), "{f:?}");
+    }
+}
+
 #[test]
 fn sr_cc_reports_messages_and_queue_depth() {
     let dir = Scratch::new();
