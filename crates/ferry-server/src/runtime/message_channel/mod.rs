@@ -132,6 +132,20 @@ impl Agent {
         self.stop.get()
     }
 
+    /// COMPHDR/COMPMSG's second values, COMPRATE and COMPTIME after one message was
+    /// compressed or expanded (`flow`), `meter` having recorded it.
+    pub fn show_compression(
+        &self,
+        flow: &ferry_wire::FlowSize,
+        meter: &ferry_wire::CompressionMeter,
+    ) {
+        let mut s = self.status.borrow_mut();
+        s.compression.header.1 = flow.header;
+        s.compression.message.1 = flow.message;
+        s.compression.rate = meter.rate();
+        s.compression.time = meter.time();
+    }
+
     /// The agent's engine connection is `session` (or none).
     pub fn hold_session(&self, session: Option<Rc<EngineSession>>) {
         *self.session.borrow_mut() = session;

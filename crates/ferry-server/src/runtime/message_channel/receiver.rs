@@ -628,11 +628,7 @@ impl Conversation<'_> {
             .map_err(|e| ConversationEnd::Failed(format!("a compressed message: {e}")))?;
         self.meter
             .record(&flow, started.elapsed().as_secs_f64() * 1e6);
-        let mut s = self.agent.status.borrow_mut();
-        s.compression.header.1 = flow.header;
-        s.compression.message.1 = flow.message;
-        s.compression.rate = self.meter.rate();
-        s.compression.time = self.meter.time();
+        self.agent.show_compression(&flow, &self.meter);
         Ok(expanded.freeze())
     }
 

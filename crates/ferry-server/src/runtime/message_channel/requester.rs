@@ -32,7 +32,7 @@ use ferry_objects::status::MessageChannelState;
 use ferry_objects::ChannelDefinition;
 use ferry_wire::channel::{
     max_channel_frame_len, resynchronise, ChannelAccepted, ChannelAgreement, ChannelHello,
-    ChannelHelloReply, ChannelPurpose, ChannelRefused, ChannelStatusCode, SenderSync,
+    ChannelHelloReply, ChannelPurpose, ChannelRefused, ChannelStatusCode,
 };
 use std::rc::Rc;
 
@@ -213,19 +213,11 @@ pub(super) async fn answer(
         }
     };
     let (session, xq, mut sync) = prepared;
-    let ours = SenderSync {
-        last_committed_seq: sync.state.committed_seq,
-        in_doubt: sync
-            .state
-            .in_doubt
-            .as_ref()
-            .map(|d| ferry_wire::channel::InDoubtBatch {
-                luwid: d.luwid,
-                first_seq: d.first_seq,
-                last_seq: d.last_seq,
-            }),
-    };
-    let resync = match resynchronise(ours, hello.receiver_sync(), hello.reset_seq) {
+    let resync = match resynchronise(
+        sync.state.sender_sync(),
+        hello.receiver_sync(),
+        hello.reset_seq,
+    ) {
         Ok(r) => r,
         Err(code) => {
             server.error_log.borrow_mut().write(

@@ -335,15 +335,7 @@ async fn conversation(
     let hello = ChannelHello {
         last_committed_seq: sync.state.committed_seq,
         last_luwid: sync.state.committed_luwid,
-        in_doubt: sync
-            .state
-            .in_doubt
-            .as_ref()
-            .map(|d| ferry_wire::channel::InDoubtBatch {
-                luwid: d.luwid,
-                first_seq: d.first_seq,
-                last_seq: d.last_seq,
-            }),
+        in_doubt: sync.state.sender_sync().in_doubt,
         reset_seq: agent.reset_seq.get(),
         ..hello(server, def, ChannelPurpose::Run)
     };
@@ -990,13 +982,7 @@ impl BatchLoop<'_> {
         let (flow, compressed) = compressor.compress_payload(&mut buf, payload.len() - head_len);
         self.meter
             .record(&flow, started.elapsed().as_secs_f64() * 1e6);
-        {
-            let mut s = self.agent.status.borrow_mut();
-            s.compression.header.1 = flow.header;
-            s.compression.message.1 = flow.message;
-            s.compression.rate = self.meter.rate();
-            s.compression.time = self.meter.time();
-        }
+        self.agent.show_compression(&flow, &self.meter);
         if compressed {
             (buf.freeze(), flags | MessageFlags::COMPRESSED)
         } else {
