@@ -1185,6 +1185,42 @@ pub fn encode_channel_frame(frame: &ChannelFrame, out: &mut BytesMut) -> Result<
     }
 }
 
+/// Encodes a MESSAGE frame up to its payload, its length counting the `payload_len`
+/// bytes the caller sends next: [`encode_channel_frame`] of the whole frame is these
+/// bytes then the payload. A sender writes the payload from where it lies (a vectored
+/// write) instead of copying it into the output buffer.
+pub fn encode_message_head(
+    seq: u32,
+    flags: MessageFlags,
+    properties: &[u8],
+    payload_len: usize,
+    out: &mut BytesMut,
+) -> Result<(), WireError> {
+    let start = out.len();
+    out.put_u32_le(0);
+    out.put_u8(TYPE_MESSAGE);
+    out.put_u32_le(seq);
+    out.put_u8(flags.bits());
+    if let Err(e) = put_bytes(out, properties) {
+        out.truncate(start);
+        return Err(e);
+    }
+    let len = (out.len() - start) as u64 + payload_len as u64;
+    match u32::try_from(len) {
+        Ok(l) => {
+            out[start..start + 4].copy_from_slice(&l.to_le_bytes());
+            Ok(())
+        }
+        Err(_) => {
+            out.truncate(start);
+            Err(WireError::FrameTooLarge {
+                len,
+                max: u64::from(u32::MAX),
+            })
+        }
+    }
+}
+
 fn put_body(frame: &ChannelFrame, out: &mut BytesMut) -> Result<(), WireError> {
     match frame {
         ChannelFrame::Message {
@@ -1615,6 +1651,36 @@ mod tests {
             ChannelHelloReply::decode(&mut out),
             Err(WireError::InvalidValue { .. })
         ));
+    }
+
+    #[test]
+    fn a_message_head_then_its_payload_is_the_whole_frame() {
+        let mut props = MessageProperties::default();
+        props
+            .set("colour", PropertyValue::String("blue".into()))
+            .unwrap();
+        let properties = encode_message_properties(&props);
+        for payload in [Bytes::new(), Bytes::from(vec![7u8; 3000])] {
+            let frame = ChannelFrame::Message {
+                seq: 42,
+                flags: MessageFlags::IN_BATCH_UNIT | MessageFlags::COMPRESSED,
+                properties: properties.clone(),
+                payload: payload.clone(),
+            };
+            let mut whole = BytesMut::new();
+            encode_channel_frame(&frame, &mut whole).unwrap();
+            let mut parts = BytesMut::from(&b"before"[..]);
+            encode_message_head(
+                42,
+                MessageFlags::IN_BATCH_UNIT | MessageFlags::COMPRESSED,
+                &properties,
+                payload.len(),
+                &mut parts,
+            )
+            .unwrap();
+            parts.extend_from_slice(&payload);
+            assert_eq!(&parts[6..], &whole[..]);
+        }
     }
 
     #[test]

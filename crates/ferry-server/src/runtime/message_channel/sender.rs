@@ -1023,12 +1023,7 @@ impl BatchLoop<'_> {
                 let xq_time = xq_time_us(&got.md);
                 let (payload, flags) = self.compress(got.data, flags);
                 self.io
-                    .queue(&ChannelFrame::Message {
-                        seq: self.seq,
-                        flags,
-                        properties: got.properties,
-                        payload,
-                    })
+                    .queue_message(self.seq, flags, &got.properties, payload)
                     .map_err(|e| Failure::abnormal(self.agent, self.partner, e))?;
                 let mut s = self.agent.status.borrow_mut();
                 s.current_seq = self.seq;
