@@ -216,6 +216,25 @@ impl fmt::Display for Bind {
     }
 }
 
+/// Parses `--qm-ini KEY=N`: a qm.ini key (letters only, as qm.ini spells them) and a
+/// whole number. The key is kept for the life of the process (it names a qm.ini line).
+pub fn parse_qm_ini(text: &str) -> Result<(&'static str, u32), String> {
+    let (key, value) = text.split_once('=').ok_or_else(|| {
+        format!("invalid qm.ini value '{text}': give KEY=N, e.g. WakeCoalescing=0")
+    })?;
+    let key = key.trim();
+    if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric()) {
+        return Err(format!(
+            "invalid qm.ini key '{key}': a qm.ini key such as WakeCoalescing"
+        ));
+    }
+    let value: u32 = value
+        .trim()
+        .parse()
+        .map_err(|_| format!("invalid qm.ini value '{value}' for {key}: give a whole number"))?;
+    Ok((Box::leak(key.to_string().into_boxed_str()), value))
+}
+
 /// Parses `--channel-pairs`: 1 to [`crate::workload::distributed::MAX_CHANNEL_PAIRS`].
 pub fn parse_channel_pairs(text: &str) -> Result<usize, String> {
     let max = crate::workload::distributed::MAX_CHANNEL_PAIRS;

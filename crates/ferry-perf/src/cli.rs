@@ -228,6 +228,10 @@ pub struct TargetArgs {
     /// Label of the client certificate in --key-repository.
     #[arg(long, value_name = "LABEL", requires = "key_repository")]
     pub cert_label: Option<String>,
+    /// A numeric qm.ini value for the embedded queue managers, over the reports' tuning
+    /// (repeatable), e.g. `--qm-ini WakeCoalescing=0`; the key must be one qm.ini lists.
+    #[arg(long, value_name = "KEY=N", value_parser = args::parse_qm_ini, conflicts_with = "connect")]
+    pub qm_ini: Vec<(&'static str, u32)>,
 }
 
 /// The protocol the applications speak: Ferry's MQI client (default) or AMQP 1.0, to
@@ -742,7 +746,7 @@ fn make_target(
             let channels = u32::try_from(channels + 16).unwrap_or(u32::MAX);
             QueueManager::embedded(
                 &target::ferry_binary()?,
-                &target::reports_tuning(max_size, channels),
+                &target::with_values(target::reports_tuning(max_size, channels), &t.qm_ini),
             )
         }
     }
@@ -835,8 +839,10 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
         &[]
     };
     let (mut qm, mut partners) = if kind.is_multi_qmgr() {
-        let tuning =
-            target::reports_tuning(max_size, u32::try_from(channels + 16).unwrap_or(u32::MAX));
+        let tuning = target::with_values(
+            target::reports_tuning(max_size, u32::try_from(channels + 16).unwrap_or(u32::MAX)),
+            &target_args.qm_ini,
+        );
         let bin = target::ferry_binary()?;
         let partners = hosts
             .iter()

@@ -593,12 +593,18 @@ fn bad_flags_and_missing_workloads_get_clear_messages() {
     refused(
         &["rr-dq-bb", "--connect", "localhost(1414)"],
         2,
-        "two embedded queue managers",
+        "runs embedded queue managers linked by channels",
     );
     refused(
         &["rr-dq-bb", "--channel-pairs", "10"],
         2,
         "give a whole number from 1 to 9",
+    );
+    refused(&["rr-bb", "--qm-ini", "WakeCoalescing"], 2, "give KEY=N");
+    refused(
+        &["rr-bb", "--qm-ini", "NoSuchKey=1", "--clients", "1"],
+        2,
+        "qm.ini has no key NoSuchKey",
     );
     refused(&["suite", "nightly"], 2, "unknown suite 'nightly'");
     refused(&["report"], 2, "FILES");

@@ -162,7 +162,10 @@ pub fn measure_run(
                 _ => most + steps.responders.count(most, steps.queues),
             };
             let channels = u32::try_from(channels + 16).unwrap_or(u32::MAX);
-            AmqpTarget::embedded(&target::reports_tuning(max_size, channels))?
+            AmqpTarget::embedded(&target::with_values(
+                target::reports_tuning(max_size, channels),
+                &a.target.qm_ini,
+            ))?
         }
     };
     let s = settings(a, tgt.url.clone());
