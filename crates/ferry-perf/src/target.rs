@@ -88,6 +88,21 @@ pub fn reports_tuning(max_size: usize, channels: u32) -> Vec<(&'static str, u32)
     ]
 }
 
+/// `tuning` with `values` (`--qm-ini`) set over it: a key already there takes the new
+/// value, another is added.
+pub fn with_values(
+    mut tuning: Vec<(&'static str, u32)>,
+    values: &[(&'static str, u32)],
+) -> Vec<(&'static str, u32)> {
+    for &(key, value) in values {
+        match tuning.iter_mut().find(|(k, _)| *k == key) {
+            Some(entry) => entry.1 = value,
+            None => tuning.push((key, value)),
+        }
+    }
+    tuning
+}
+
 /// What the embedded queue manager does not take from the reports, and why.
 pub const TUNING_NOT_APPLIED: &str = "MQIBindType=FASTPATH: no key in Ferry (no channel exits; \
 every channel is trusted); LogFilePages=32767/LogPrimaryFiles=64: left at Ferry's defaults so a \
@@ -155,6 +170,17 @@ impl QueueManager {
             "FERRY_LOG",
             &std::env::var("FERRY_LOG").unwrap_or_else(|_| "warn".into()),
         );
+        let ini_path = e.qm_dir().join("qm.ini");
+        let ini = std::fs::read_to_string(&ini_path)
+            .map_err(|err| PerfError::Setup(format!("{}: {err}", ini_path.display())))?;
+        if let Some((key, _)) = tuning.iter().find(|(key, _)| {
+            !ini.lines()
+                .any(|l| l.trim_start().starts_with(&format!("{key}=")))
+        }) {
+            return Err(PerfError::Usage(format!(
+                "qm.ini has no key {key} to set (a numeric key of its stanzas, e.g. WakeCoalescing)"
+            )));
+        }
         e.set_ini_values(tuning).map_err(setup)?;
         e.spawn().map_err(setup)?;
         let conn_name = e.conname();

@@ -85,8 +85,8 @@ use common::*;
 use ferry_client::{ConnectOptions, Connection, Queue};
 use ferry_mqi::descriptor::{format, persistence};
 use ferry_mqi::{
-    FixedStr, GetOptionFlags, GetOptions, MessageDescriptor, MqError, ObjectDescriptor,
-    OpenOptions, PutOptionFlags, PutOptions, ReasonCode,
+    FixedStr, GetOptionFlags, MessageDescriptor, MqError, ObjectDescriptor, OpenOptions,
+    PutOptionFlags, PutOptions, ReasonCode,
 };
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -180,9 +180,6 @@ impl Counts {
         self.cuts += o.cuts;
     }
 }
-
-/// Messages as read from a queue: descriptor, data, full length.
-type Found = Vec<(MessageDescriptor, Bytes, usize)>;
 
 /// Everything the clients did, as they know it.
 #[derive(Default)]
@@ -826,30 +823,6 @@ async fn forward(
     }
 }
 
-/// Connect options for client `n` of `qm`: TCP or bindings, own socket or shared.
-fn client_opts(qm: &TestQueueManager, n: usize) -> ConnectOptions {
-    let opts = if n.is_multiple_of(2) {
-        qm.client()
-    } else {
-        qm.bindings()
-    };
-    let opts = if n.is_multiple_of(3) {
-        opts
-    } else {
-        opts.sharecnv(1)
-    };
-    opts.connect_timeout(Duration::from_secs(5))
-}
-
-/// A random pause, sometimes: lets a kill find units of work open.
-async fn maybe_pause(rng: &mut Rng) {
-    match rng.below(100) {
-        0..=14 => tokio::time::sleep(Duration::from_millis(1 + rng.below(10) as u64)).await,
-        15..=16 => tokio::time::sleep(Duration::from_millis(50 + rng.below(150) as u64)).await,
-        _ => {}
-    }
-}
-
 /// Picks the next message of putter `p`, records it as `state`, and returns the put's
 /// descriptor and body.
 fn next_message(
@@ -1019,20 +992,6 @@ async fn putter(shared: Arc<Shared>, opts: ConnectOptions, p: u16, seed: u64) {
     let _ = conn.disconnect().await;
 }
 
-/// Get options: WAIT up to `wait_ms`, under syncpoint or not.
-fn wait_gmo(sync: bool, wait_ms: i32) -> GetOptions {
-    let sp = if sync {
-        GetOptionFlags::SYNCPOINT
-    } else {
-        GetOptionFlags::NO_SYNCPOINT
-    };
-    GetOptions {
-        options: GetOptionFlags::WAIT | sp,
-        wait_interval: wait_ms,
-        ..Default::default()
-    }
-}
-
 /// One getter on QMB: gets with wait outside syncpoint and in committed or backed-out
 /// units of work, until the round ends or QMB is killed.
 async fn getter(shared: Arc<Shared>, opts: ConnectOptions, g: usize, seed: u64) {
@@ -1115,41 +1074,6 @@ async fn getter(shared: Arc<Shared>, opts: ConnectOptions, g: usize, seed: u64) 
         }
     }
     let _ = conn.disconnect().await;
-}
-
-/// Every message on `q` in order, by browsing (`browse`) or by destructive gets.
-async fn read_all(q: &Queue, browse: bool) -> Found {
-    let mut out = Vec::new();
-    let mut flags = if browse {
-        GetOptionFlags::BROWSE_FIRST
-    } else {
-        GetOptionFlags::empty()
-    };
-    loop {
-        let mut md = MessageDescriptor::default();
-        let opts = gmo(flags | GetOptionFlags::NO_SYNCPOINT, 0);
-        match within("audit get", q.get(&mut md, &opts, MAX_BODY)).await {
-            Ok(got) => out.push((md, got.data, got.data_length)),
-            Err(e) if e.reason == ReasonCode::NoMsgAvailable => return out,
-            Err(e) => panic!(
-                "audit {} of {}: {e}",
-                if browse { "browse" } else { "get" },
-                q.name()
-            ),
-        }
-        if browse {
-            flags = GetOptionFlags::BROWSE_NEXT;
-        }
-    }
-}
-
-/// The keys (or `?` for foreign messages) of a list of messages.
-fn keys_of(list: &Found) -> Vec<String> {
-    list.iter()
-        .map(|(md, _, _)| {
-            parse_correl(&md.correl_id).map_or_else(|| "?".to_string(), |(k, _)| k.to_string())
-        })
-        .collect()
 }
 
 /// An environment variable as a number, or `default`.

@@ -162,7 +162,10 @@ pub fn measure_run(
                 _ => most + steps.responders.count(most, steps.queues),
             };
             let channels = u32::try_from(channels + 16).unwrap_or(u32::MAX);
-            AmqpTarget::embedded(&target::reports_tuning(max_size, channels))?
+            AmqpTarget::embedded(&target::with_values(
+                target::reports_tuning(max_size, channels),
+                &a.target.qm_ini,
+            ))?
         }
     };
     let s = settings(a, tgt.url.clone());
@@ -313,6 +316,9 @@ fn rr_config(size: usize, s: &StepArgs) -> RrConfig {
         fault: s.fault,
         body: s.body_kind(),
         compression_channel: None,
+        channel_pairs: 1,
+        responder_hosts: 1,
+        bind: ferry_mqi::OpenOptions::empty(),
     }
 }
 

@@ -1,11 +1,16 @@
 //! Messages a crash audit can recognise and check wherever they turn up: a key (round,
 //! putter, sequence number) and a checksum of the body and the descriptor fields that must
 //! survive carried in the CorrelId, a body regenerated from the key, and the states a put
-//! and a get go through in the audit's ledger. Shared by the crash torture of one queue
-//! manager (crash_torture.rs) and the crash audit across two (channel_crash_audit.rs).
+//! and a get go through in the audit's ledger, and what both audits do alike: reading a
+//! queue back, pausing at random, the applications' connect options. Shared by the crash
+//! torture of one queue manager (crash_torture.rs) and the crash audit across two
+//! (channel_crash_audit.rs).
 
-use ferry_mqi::{FixedStr, MessageDescriptor};
+use super::{gmo, within, Rng, TestQueueManager};
+use ferry_client::{ConnectOptions, Queue};
+use ferry_mqi::{FixedStr, GetOptionFlags, GetOptions, MessageDescriptor, ReasonCode};
 use std::fmt;
+use std::time::Duration;
 
 /// A message's identity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -162,4 +167,83 @@ pub enum GetState {
     Held(u64, Hold),
     /// Acknowledged as got: must never be seen again.
     Consumed,
+}
+
+/// Messages read off a queue by an audit: descriptor, body, length.
+pub type Found = Vec<(MessageDescriptor, bytes::Bytes, usize)>;
+
+/// The largest body an audit reads back.
+const AUDIT_MAX_BODY: usize = 256 * 1024;
+
+/// Every message on `q` in order, by browsing (`browse`) or by destructive gets.
+pub async fn read_all(q: &Queue, browse: bool) -> Found {
+    let mut out = Vec::new();
+    let mut flags = if browse {
+        GetOptionFlags::BROWSE_FIRST
+    } else {
+        GetOptionFlags::empty()
+    };
+    loop {
+        let mut md = MessageDescriptor::default();
+        let opts = gmo(flags | GetOptionFlags::NO_SYNCPOINT, 0);
+        match within("audit get", q.get(&mut md, &opts, AUDIT_MAX_BODY)).await {
+            Ok(got) => out.push((md, got.data, got.data_length)),
+            Err(e) if e.reason == ReasonCode::NoMsgAvailable => return out,
+            Err(e) => panic!(
+                "audit {} of {}: {e}",
+                if browse { "browse" } else { "get" },
+                q.name()
+            ),
+        }
+        if browse {
+            flags = GetOptionFlags::BROWSE_NEXT;
+        }
+    }
+}
+
+/// The keys (or `?` for foreign messages) of a list of messages.
+pub fn keys_of(list: &Found) -> Vec<String> {
+    list.iter()
+        .map(|(md, _, _)| {
+            parse_correl(&md.correl_id).map_or_else(|| "?".to_string(), |(k, _)| k.to_string())
+        })
+        .collect()
+}
+
+/// A random pause of 1-10 ms, sometimes: lets the kill find units of work open.
+pub async fn maybe_pause(rng: &mut Rng) {
+    match rng.below(100) {
+        0..=14 => tokio::time::sleep(Duration::from_millis(1 + rng.below(10) as u64)).await,
+        15..=16 => tokio::time::sleep(Duration::from_millis(50 + rng.below(150) as u64)).await,
+        _ => {}
+    }
+}
+
+/// Get options: WAIT up to `wait_ms`, under syncpoint or not.
+pub fn wait_gmo(sync: bool, wait_ms: i32) -> GetOptions {
+    let sp = if sync {
+        GetOptionFlags::SYNCPOINT
+    } else {
+        GetOptionFlags::NO_SYNCPOINT
+    };
+    GetOptions {
+        options: GetOptionFlags::WAIT | sp,
+        wait_interval: wait_ms,
+        ..Default::default()
+    }
+}
+
+/// Connect options for client `n`: TCP or bindings, own socket or shared.
+pub fn client_opts(qm: &TestQueueManager, n: usize) -> ConnectOptions {
+    let opts = if n.is_multiple_of(2) {
+        qm.client()
+    } else {
+        qm.bindings()
+    };
+    let opts = if n.is_multiple_of(3) {
+        opts
+    } else {
+        opts.sharecnv(1)
+    };
+    opts.connect_timeout(Duration::from_secs(5))
 }
