@@ -16,6 +16,7 @@ targets=(
   "crates/ferry-amqp/fuzz amqp_sequence"
   "crates/ferry-selector/fuzz selector_parser"
   "crates/ferry-engine/fuzz journal_record"
+  "crates/ferry-engine/fuzz trigger_message"
   "crates/ferry-store/fuzz log_recovery"
   "crates/ferry-store/fuzz queue_file_open"
   "crates/ferry-server/fuzz catalogue_journal"

@@ -12,7 +12,9 @@ use crate::objects::QueueId;
 use crate::qmgr::QueueManager;
 use ferry_mqi::{validate_channel_name, validate_object_name, ReasonCode};
 use ferry_objects::authinfo::{AuthInfoType, DEFAULT_IDPWOS};
-use ferry_objects::queue::{shipped_channel_queues, shipped_cluster_queues};
+use ferry_objects::queue::{
+    shipped_channel_queues, shipped_cluster_queues, shipped_trigger_queues,
+};
 use ferry_objects::queue::{DefinitionType, Enablement};
 use ferry_objects::status::{ConnectionStatus, HandleStatus, QueueStatus};
 use ferry_objects::topic::shipped_model_queues;
@@ -110,7 +112,7 @@ impl QueueManager {
         &mut self,
         def: QueueDefinition,
         force: bool,
-        _now: Timestamp,
+        now: Timestamp,
         fx: &mut Effects,
     ) -> Result<(), AdminError> {
         self.debug_check();
@@ -149,6 +151,10 @@ impl QueueManager {
                 }
             }
             let get_disabled = old.get == Enablement::Enabled && new.get == Enablement::Disabled;
+            // TRIGGER turned on, or GET enabled again, on a queue holding messages: MQ
+            // looks at the trigger conditions again (`crate::trigger`).
+            let rearmed = (!old.trigger && new.trigger)
+                || (old.get == Enablement::Disabled && new.get == Enablement::Enabled);
             let temporary = entry.is_temporary();
             entry.def.attributes = def.attributes;
             if get_disabled {
@@ -175,6 +181,9 @@ impl QueueManager {
             }
             if !temporary {
                 fx.push(Effect::CatalogueChanged(CatalogueChange::Queue(def.name)));
+            }
+            if rearmed {
+                self.trigger_reevaluate(id, false, now, fx);
             }
             Ok(())
         })();
@@ -718,7 +727,8 @@ impl QueueManager {
     /// SYSTEM.DEFAULT.MODEL.QUEUE, SYSTEM.DEFAULT.ALIAS.QUEUE,
     /// SYSTEM.DEFAULT.REMOTE.QUEUE, SYSTEM.DEAD.LETTER.QUEUE, SYSTEM.ADMIN.COMMAND.QUEUE,
     /// SYSTEM.RETAINED.PUB.QUEUE (retained publications), the channel queues
-    /// SYSTEM.CHANNEL.SYNCQ and SYSTEM.CHANNEL.INITQ,
+    /// SYSTEM.CHANNEL.SYNCQ and SYSTEM.CHANNEL.INITQ, SYSTEM.DEFAULT.INITIATION.QUEUE and
+    /// process SYSTEM.DEFAULT.PROCESS (triggering),
     /// the model queues of managed subscriptions SYSTEM.DURABLE.MODEL.QUEUE (PERMDYN) and
     /// SYSTEM.NDURABLE.MODEL.QUEUE (TEMPDYN), topic objects SYSTEM.BASE.TOPIC (the root,
     /// with MQ's shipped values) and SYSTEM.DEFAULT.TOPIC (the DEFINE template), channels SYSTEM.DEF.SVRCONN, SYSTEM.DEF.AMQP (PORT(5672): the AMQP channel a new
@@ -741,7 +751,8 @@ impl QueueManager {
             .map(|(name, qt)| QueueDefinition::new(name, qt))
             .chain(shipped_model_queues())
             .chain(shipped_channel_queues())
-            .chain(shipped_cluster_queues());
+            .chain(shipped_cluster_queues())
+            .chain(shipped_trigger_queues());
         for mut def in queues {
             if self.queues.lookup(&def.name).is_none() {
                 def.attributes.creation_date = date.clone();
@@ -777,6 +788,7 @@ impl QueueManager {
             l.attributes.alteration_time = time.clone();
             self.listeners.insert(l.name.clone(), l);
         }
+        self.define_default_process(now);
         if !self.authinfos.contains_key(DEFAULT_IDPWOS) {
             let mut a = AuthInfoDefinition::new(DEFAULT_IDPWOS, AuthInfoType::IdPwOs);
             a.attributes.alteration_date = date.clone();
@@ -806,9 +818,10 @@ impl QueueManager {
 }
 
 impl QueueManager {
-    /// Defines the channel and cluster queues ([`shipped_channel_queues`],
-    /// [`shipped_cluster_queues`]) a queue manager made by a Ferry from before
-    /// distributed queuing (or clusters) lacks, once: recovery calls it at every
+    /// Defines the channel, cluster and triggering objects ([`shipped_channel_queues`],
+    /// [`shipped_cluster_queues`], [`shipped_trigger_queues`], SYSTEM.DEFAULT.PROCESS) a
+    /// queue manager made by a Ferry from before distributed queuing (or clusters, or
+    /// triggering) lacks, once: recovery calls it at every
     /// start, and it adds only what is missing from a queue manager that has the
     /// shipped objects (SYSTEM.DEFAULT.LOCAL.QUEUE; an engine made bare, as tests make
     /// them, gets nothing). Each addition is a [`CatalogueChange`], so the server saves
@@ -826,6 +839,7 @@ impl QueueManager {
         for mut def in shipped_channel_queues()
             .into_iter()
             .chain(shipped_cluster_queues())
+            .chain(shipped_trigger_queues())
         {
             if self.queues.lookup(&def.name).is_some() {
                 continue;
@@ -842,6 +856,13 @@ impl QueueManager {
             added.push(name);
         }
         debug_assert!(added.iter().all(|n| self.queues.lookup(n).is_some()));
+        if self.define_default_process(now) {
+            let name = ferry_objects::process::DEFAULT_PROCESS.to_string();
+            fx.push(Effect::CatalogueChanged(CatalogueChange::Process(
+                name.clone(),
+            )));
+            added.push(name);
+        }
         added
     }
 }

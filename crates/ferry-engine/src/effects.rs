@@ -96,6 +96,16 @@ pub enum Effect {
         /// Why the last put was refused.
         reason: ReasonCode,
     },
+    /// A trigger message could be put neither on its initiation queue nor on DEADQ, and
+    /// was dropped (`crate::trigger`): the server writes it to the error log.
+    TriggerMessageDiscarded {
+        /// The application queue that triggered.
+        queue: String,
+        /// Its initiation queue.
+        initiation_q: String,
+        /// Why the last put was refused.
+        reason: ReasonCode,
+    },
     /// An MQCONN or MQOPEN was refused 2035 for want of authority: the server writes it
     /// to the error log, as MQ's AMQ8077W.
     NotAuthorized {
@@ -132,6 +142,8 @@ pub enum CatalogueChange {
     Chlauth(String),
     /// The authentication information object of this name.
     AuthInfo(String),
+    /// The process definition of this name.
+    Process(String),
     /// The topic object of this name.
     Topic(String),
     /// The authority record with this key.

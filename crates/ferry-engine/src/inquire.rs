@@ -5,7 +5,7 @@ use crate::connection::{ConnId, HandleTarget, Hobj};
 use crate::qmgr::QueueManager;
 use ferry_mqi::inquire::selector as sel;
 use ferry_mqi::{InquireValue, MqError, OpenOptions, ReasonCode, Selector};
-use ferry_objects::{AttrValue, AttributeSet, QmgrAttributes, QueueAttributes};
+use ferry_objects::{AttrValue, AttributeSet, ProcessAttributes, QmgrAttributes, QueueAttributes};
 
 /// MQPL_UNIX.
 pub const PLATFORM_UNIX: i32 = 3;
@@ -33,6 +33,7 @@ fn keyword_number(selector: Selector, kw: &str) -> Option<i32> {
         (sel::TRIGGER_TYPE, "FIRST") => 1,
         (sel::TRIGGER_TYPE, "EVERY") => 2,
         (sel::TRIGGER_TYPE, "DEPTH") => 3,
+        (sel::APPL_TYPE, kw) => ferry_objects::ApplType::from_keyword(kw)?.mqat(),
         _ => return None,
     })
 }
@@ -74,6 +75,7 @@ impl QueueManager {
             .iter()
             .map(|&s| match h.target {
                 HandleTarget::QMgr => self.inquire_qmgr(s),
+                HandleTarget::Process => self.inquire_process(&h.name, s),
                 HandleTarget::Queue { opened, .. } => self.inquire_queue(opened, s),
                 // A remote definition opened by name: its own attributes.
                 HandleTarget::Remote(r) => match r.definition {
@@ -85,6 +87,19 @@ impl QueueManager {
                 }
             })
             .collect()
+    }
+
+    /// A process definition's attributes (deleted since the open: 2085).
+    fn inquire_process(&self, name: &str, s: Selector) -> Result<InquireValue, MqError> {
+        let p = self
+            .processes
+            .get(name)
+            .ok_or(ReasonCode::UnknownObjectName)?;
+        if s == sel::PROCESS_NAME {
+            return Ok(InquireValue::Str(p.name.clone()));
+        }
+        let row = ProcessAttributes::by_selector(s).ok_or(ReasonCode::SelectorError)?;
+        to_inquire(s, (row.get)(&p.attributes))
     }
 
     fn inquire_qmgr(&self, s: Selector) -> Result<InquireValue, MqError> {

@@ -110,6 +110,7 @@ pub mod msgid;
 pub(crate) mod name_resolution;
 pub mod objects;
 pub mod open;
+pub mod process;
 pub mod pubsub;
 pub mod put;
 pub(crate) mod put_checks;
@@ -124,6 +125,7 @@ pub mod set;
 pub mod settle;
 pub mod spill;
 pub mod syncpoint;
+pub(crate) mod trigger;
 pub(crate) mod uow;
 pub(crate) mod waiters;
 

@@ -160,6 +160,9 @@ pub struct Catalogue {
     pub chlauth: ferry_security::chlauth::ChlauthRules,
     /// Authentication information objects (DEFINE AUTHINFO), sorted by name.
     pub authinfos: Vec<ferry_objects::AuthInfoDefinition>,
+    /// Process definitions (DEFINE PROCESS), sorted by name. Absent in catalogues
+    /// written before Ferry had them (then none: recovery adds SYSTEM.DEFAULT.PROCESS).
+    pub processes: Vec<ferry_objects::ProcessDefinition>,
     /// Topic objects (DEFINE TOPIC), sorted by name.
     pub topics: Vec<ferry_objects::TopicDefinition>,
     /// Authority records (SET AUTHREC).

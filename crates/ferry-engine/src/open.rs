@@ -126,6 +126,7 @@ impl QueueManager {
         let qmgr_named = self.names_other_qmgr(od);
         let checked = match od.object_type {
             ObjectType::QMgr => Some((ProfileObjectType::Qmgr, self.name.as_str())),
+            ObjectType::Process => Some((ProfileObjectType::Process, od.object_name.as_str())),
             ObjectType::Queue if !qmgr_named => {
                 Some((ProfileObjectType::Queue, od.object_name.as_str()))
             }
@@ -137,12 +138,49 @@ impl QueueManager {
         }
         match od.object_type {
             ObjectType::QMgr => self.open_qmgr(conn, od, options),
+            ObjectType::Process => self.open_process(conn, od, options),
             ObjectType::Queue => self.open_queue(conn, od, options, now, fx),
             ObjectType::Topic => {
                 self.open_topic_inner(conn, od.object_name.as_str(), "", options, for_put1, fx)
             }
             _ => Err(ReasonCode::ObjectTypeError.into()),
         }
+    }
+
+    /// MQOPEN of a process definition: MQOO_INQUIRE only (2045 otherwise), 2085 for a
+    /// name no process has.
+    fn open_process(
+        &mut self,
+        conn: ConnId,
+        od: &ObjectDescriptor,
+        options: OpenOptions,
+    ) -> Result<Opened, MqError> {
+        let name = od.object_name.as_str().to_string();
+        if !self.processes.contains_key(&name) {
+            return Err(ReasonCode::UnknownObjectName.into());
+        }
+        if options.intersects(access_options() - OpenOptions::INQUIRE) {
+            return Err(ReasonCode::OptionNotValidForType.into());
+        }
+        let c = self.conns.get_mut(&conn).ok_or(ReasonCode::HconnError)?;
+        let hobj = c.add_handle(Handle {
+            target: HandleTarget::Process,
+            options,
+            input: InputMode::None,
+            name: name.clone(),
+            cursor: None,
+            lock: None,
+            owns_temp_queue: false,
+            selection: None,
+            saved_context: None,
+            groups: Default::default(),
+        });
+        Ok(Opened {
+            hobj,
+            object_name: name,
+            resolved_q_name: String::new(),
+            resolved_qmgr_name: self.name.clone(),
+        })
     }
 
     fn open_qmgr(
@@ -304,6 +342,7 @@ impl QueueManager {
             _ => {}
         }
         lq.handle_opened(input, options);
+        let first_input = input != InputMode::None && lq.open_input() == 1;
         let object_name = if created {
             resolved.clone()
         } else {
@@ -322,6 +361,11 @@ impl QueueManager {
             saved_context: None,
             groups: Default::default(),
         });
+        if first_input {
+            // A trigger monitor (or the channel initiator) opening its initiation queue:
+            // the queues it serves that hold messages trigger now.
+            self.trigger_initiation_queue_opened(local, now, fx);
+        }
         Ok(Opened {
             hobj,
             object_name,
@@ -639,10 +683,16 @@ impl QueueManager {
         let HandleTarget::Queue { local, .. } = h.target else {
             return;
         };
+        let mut last_input = false;
         if let Some(lq) = self.queues.local_mut(local) {
             lq.handle_closed(h.input, h.options);
+            last_input = h.input != InputMode::None && lq.open_input() == 0;
             let last_co_op = crate::browse_marks::cooperates(&h) && lq.open_co_op() == 0;
             crate::browse_marks::handle_closed(&mut lq.marks, conn, hobj, last_co_op);
+        }
+        if last_input && !h.owns_temp_queue {
+            // The server found the queue empty and went: a message since triggers.
+            self.trigger_reevaluate(local, true, now, fx);
         }
         if let Some(k) = h.lock {
             self.unlock_message(local, k, now, fx);
@@ -678,6 +728,7 @@ impl QueueManager {
         for c in self.conns.values_mut() {
             c.uow.forget_queue(id);
         }
+        self.triggers.forget(id);
         if let Some(e) = self.queues.remove(id) {
             self.forget_dynamic_creator(&e.def.name);
             if e.def.attributes.definition_type != DefinitionType::TemporaryDynamic

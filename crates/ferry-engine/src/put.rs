@@ -168,6 +168,15 @@ impl QueueManager {
                     fx.reply_waits();
                 }
             }
+            // Triggering counts the messages there were before this one.
+            let trigger = crate::trigger::on_arrival(
+                attrs,
+                lq,
+                md.priority,
+                self.triggers.last_made(local),
+                self.qmgr.trigger_interval,
+                now,
+            );
             let to_place = if sync {
                 msg.state = MsgState::UncommittedPut(conn);
                 lq.store.insert(msg);
@@ -191,6 +200,9 @@ impl QueueManager {
             }
             if let Some(msg) = to_place {
                 self.place(local, msg, now, fx);
+            }
+            if let Some(kind) = trigger {
+                self.fire_trigger(local, kind, sync.then_some(conn), now, fx);
             }
             Ok(warning)
         })();

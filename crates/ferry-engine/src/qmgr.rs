@@ -42,6 +42,10 @@ pub struct QueueManager {
     pub(crate) chlauth: ferry_security::chlauth::ChlauthRules,
     /// Authentication information objects by name (CONNAUTH names one).
     pub(crate) authinfos: BTreeMap<String, ferry_objects::AuthInfoDefinition>,
+    /// Process definitions by name (DEFINE PROCESS), SYSTEM.DEFAULT.PROCESS included.
+    pub(crate) processes: BTreeMap<String, ferry_objects::ProcessDefinition>,
+    /// Triggering state: when each queue last made a trigger message (`crate::trigger`).
+    pub(crate) triggers: crate::trigger::TriggerState,
     /// Topic objects by name (DEFINE TOPIC), SYSTEM.DEFAULT.TOPIC included.
     pub(crate) topics: BTreeMap<String, ferry_objects::TopicDefinition>,
     /// The topic objects of the topic tree by topic string (every one but
@@ -109,6 +113,8 @@ impl QueueManager {
             listeners: BTreeMap::new(),
             chlauth: Default::default(),
             authinfos: BTreeMap::new(),
+            processes: BTreeMap::new(),
+            triggers: Default::default(),
             topics: BTreeMap::new(),
             topic_strings: BTreeMap::new(),
             topic_paths: Default::default(),
@@ -178,6 +184,9 @@ impl QueueManager {
         for a in catalogue.authinfos {
             qm.authinfos.insert(a.name.clone(), a);
         }
+        for p in catalogue.processes {
+            qm.processes.insert(p.name.clone(), p);
+        }
         for t in catalogue.topics {
             qm.insert_topic(t);
         }
@@ -185,7 +194,8 @@ impl QueueManager {
     }
 
     /// The definitions to save: queues (not temporary dynamic ones), channels,
-    /// listeners, security records, authentication information and topic objects, and
+    /// listeners, security records, authentication information, process definitions and
+    /// topic objects, and
     /// the queue manager's attributes.
     pub fn catalogue(&self) -> Catalogue {
         Catalogue {
@@ -200,6 +210,7 @@ impl QueueManager {
             listeners: self.listeners.values().cloned().collect(),
             chlauth: self.chlauth.clone(),
             authinfos: self.authinfos.values().cloned().collect(),
+            processes: self.processes.values().cloned().collect(),
             topics: self.topics.values().cloned().collect(),
             authority_records: self.authority_records.clone(),
             subscriptions: self.durable_subscriptions(),

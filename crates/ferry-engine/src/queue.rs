@@ -636,6 +636,34 @@ impl MessageStore {
         self.msgs.len()
     }
 
+    /// Messages stored (committed or not, available or not) of priority `min_priority`
+    /// or higher, counted up to `limit` (what triggering needs: TRIGMPRI's count).
+    /// All of them, in O(1), when `min_priority` is 0; otherwise a scan that stops at
+    /// `limit`. `ranked_by_priority`: the queue is MSGDLVSQ(PRIORITY), so a key's rank
+    /// is its priority; on a FIFO queue each message's own priority is read.
+    pub fn count_at_priority(
+        &self,
+        min_priority: i32,
+        limit: usize,
+        ranked_by_priority: bool,
+    ) -> usize {
+        if min_priority <= 0 {
+            return self.msgs.len().min(limit);
+        }
+        let max_rank = 9 - min_priority.min(9);
+        self.msgs
+            .values()
+            .filter(|m| {
+                if ranked_by_priority {
+                    i32::from(m.key().rank) <= max_rank
+                } else {
+                    m.view().md.priority >= min_priority
+                }
+            })
+            .take(limit)
+            .count()
+    }
+
     /// The arrival number the next message will get.
     pub fn next_seq(&self) -> u64 {
         self.next_seq

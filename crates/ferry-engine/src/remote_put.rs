@@ -225,6 +225,15 @@ impl QueueManager {
                 fx.reply_waits();
             }
         }
+        // A triggered transmission queue starts its channel (`crate::trigger`).
+        let trigger = crate::trigger::on_arrival(
+            attrs,
+            lq,
+            outer.priority,
+            self.triggers.last_made(target.xmit_q),
+            self.qmgr.trigger_interval,
+            now,
+        );
         if sync {
             msg.state = MsgState::UncommittedPut(conn);
             lq.store.insert(msg);
@@ -235,6 +244,9 @@ impl QueueManager {
             });
         } else {
             self.place(target.xmit_q, msg, now, fx);
+        }
+        if let Some(kind) = trigger {
+            self.fire_trigger(target.xmit_q, kind, sync.then_some(conn), now, fx);
         }
         if target.cluster.is_some() {
             self.cluster.note_chosen(remote_qmgr_name.as_str());

@@ -284,6 +284,11 @@ impl QueueManager {
         now: Timestamp,
         fx: &mut Effects,
     ) {
+        let in_uow = match uow {
+            ReportUow::Syncpoint(conn) => Some(conn),
+            _ => None,
+        };
+        self.trigger_on_put(qid, msg.md.priority, in_uow, now, fx);
         match uow {
             ReportUow::Syncpoint(conn) => {
                 let seq = msg.key.seq;

@@ -167,6 +167,7 @@ impl QueueManager {
                 _ => {}
             }
         }
+        self.release_triggers(conn, outcome == Outcome::Commit, now, fx);
         self.recycle(conn, entries);
     }
 

@@ -24,6 +24,9 @@ pub(crate) struct UnitOfWork {
     /// The queue manager backed this unit of work out to free recovery-log space: the
     /// application's next MQCMIT reports 2003 MQRC_BACKED_OUT.
     pub backed_out: bool,
+    /// Trigger messages its puts made, put on their initiation queues when it ends
+    /// (`crate::trigger`).
+    pub triggers: Vec<crate::trigger::PendingTrigger>,
 }
 
 impl UnitOfWork {

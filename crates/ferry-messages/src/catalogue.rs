@@ -45,6 +45,24 @@ catalogue! {
     BINDINGS_STARTED = 5028 Info "Local (bindings) connections are accepted at {0}.",
         "Applications on this host can connect through the Unix socket.",
         "None.";
+    TRIGGER_MONITOR_STARTED = 5030 Info "Ferry trigger monitor started for queue manager '{0}' on initiation queue '{1}'.",
+        "ferry trigmon (runmqtrm) has the initiation queue open for input: the queue manager makes trigger messages for the queues whose INITQ names it, and the monitor starts the applications their processes name.",
+        "None.";
+    TRIGGER_MONITOR_ENDED = 5031 Info "Ferry trigger monitor on initiation queue '{0}' ended ({1}).",
+        "The trigger monitor stopped getting trigger messages: the queue manager is quiescing or stopping (2161, 2162), the connection ended, or it was sent SIGTERM or SIGINT.",
+        "Start it again (ferry trigmon) when the queue manager runs again; trigger messages made meanwhile wait on the initiation queue, and queues holding messages trigger when it opens the queue.";
+    TRIGGER_APPL_STARTED = 5032 Info "Trigger monitor starting application '{0}' for queue '{1}' (process '{2}').",
+        "A trigger message arrived; the monitor runs APPLICID with the MQTMC2 structure as its argument, followed by ENVRDATA, through /bin/sh. It waits for the application unless ENVRDATA ends the command line with '&'.",
+        "None.";
+    TRIGGER_APPL_FAILED = 5033 Error "Trigger monitor could not start application '{0}' for queue '{1}': {2}.",
+        "The shell could not run the command line made of the process's APPLICID, the MQTMC2 argument and ENVRDATA (the program does not exist or may not be run), as MQ's MQFB_APPL_CANNOT_BE_STARTED.",
+        "Check the process's APPLICID (DISPLAY PROCESS) and that the user running the trigger monitor may run it.";
+    TRIGGER_APPL_TYPE_UNSUPPORTED = 5034 Warning "Trigger monitor cannot start applications of type {0} (process '{1}', queue '{2}'); the trigger message was dropped.",
+        "Ferry's trigger monitor starts processes of APPLTYPE(UNIX) (6). The process names another type, which another trigger monitor serves on MQ (MQFB_APPL_TYPE_ERROR).",
+        "ALTER PROCESS(name) APPLTYPE(UNIX), or serve the initiation queue with a monitor for that type.";
+    TRIGGER_MONITOR_FAILED = 5035 Error "Trigger monitor cannot open initiation queue '{0}' for input ({1}).",
+        "ferry trigmon opens its initiation queue for input; the queue manager refused (2085: no such queue; 2035: not authorized; 2042: another application has it open exclusively).",
+        "Name an existing local queue with --initq (runmqtrm -q), or define it: DEFINE QLOCAL(name) LIKE(SYSTEM.DEFAULT.INITIATION.QUEUE).";
     AMQP_CHANNEL_STARTED = 5041 Info "The AMQP channel '{0}' has started. Port {1}.",
         "AMQP 1.0 clients (Qpid JMS, proton, any AMQP 1.0 client) can connect to the port.",
         "None.";
@@ -143,6 +161,9 @@ catalogue! {
     SUBSCRIPTION_NOT_RESTORED = 7484 Error "Durable subscription '{0}' of queue manager '{1}' was not restored: {2}.",
         "A durable subscription saved in the catalogue could not be made again at start: its selector no longer compiles, or another subscription has its name. It receives no publications; its queue and the messages on it are kept.",
         "Delete the subscription's queue if it is no longer wanted, and make the subscription again with MQSUB or DEFINE SUB.";
+    TRIGGER_MESSAGE_DISCARDED = 7485 Warning "A trigger message for queue '{0}' could be put neither on its initiation queue '{1}' nor on the dead-letter queue ({2}); it was discarded.",
+        "A trigger event happened on the queue, but its initiation queue (INITQ) could not take the trigger message (it is full, put-inhibited or was deleted), and the dead-letter queue (DEADQ) was not defined or could not take it either. The application or channel the trigger message would have started was not started.",
+        "Make room on the initiation queue or enable puts on it, or define DEADQ. The queue triggers again at its next trigger event (for TRIGTYPE(FIRST): when the trigger monitor opens the initiation queue again, or when TRIGGER is set on again).";
 
     // ---- 8xxx: control commands and MQSC responses ---------------------------------------
     QMGR_CREATED = 8001 Info "Ferry queue manager '{0}' created.",
@@ -169,9 +190,18 @@ catalogue! {
     QUEUE_CHANGED = 8008 Info "Ferry queue changed.",
         "ALTER of a queue changed its attributes.",
         "None.";
+    PROCESS_CREATED = 8010 Info "Ferry process created.",
+        "DEFINE PROCESS stored the process definition. Queues whose PROCESS names it put its APPLTYPE, APPLICID, ENVRDATA and USERDATA in their trigger messages.",
+        "None.";
+    PROCESS_CHANGED = 8011 Info "Ferry process changed.",
+        "ALTER PROCESS stored the change; the next trigger message of a queue naming the process carries it.",
+        "None.";
     CHANNEL_RESOLVED = 8012 Info "Ferry channel resolved.",
         "RESOLVE CHANNEL settled the sending end's in-doubt batch: COMMIT removed its messages from the transmission queue, BACKOUT left them to be sent again. The error log (FRY9548I) says how many messages the batch had.",
         "None. START CHANNEL sends what the transmission queue holds.";
+    PROCESS_DELETED = 8013 Info "Ferry process deleted.",
+        "DELETE PROCESS removed the process definition. A queue whose PROCESS still names it makes no trigger messages (unless it is a transmission queue) until the process is defined again.",
+        "None.";
     CHANNEL_CREATED = 8014 Info "Ferry channel created.",
         "DEFINE CHANNEL created the channel (or replaced it, with REPLACE).",
         "None.";
@@ -277,6 +307,9 @@ catalogue! {
     SYNTAX_ERROR = 8405 Info "Syntax error detected at or near end of command segment below:-",
         "The MQSC command could not be parsed; the command up to the word in error follows, then FRY9405E with the reason.",
         "Correct the command (docs/mqsc.md lists the commands and attributes) and run it again.";
+    DISPLAY_PROCESS = 8407 Info "Display process details.",
+        "DISPLAY PROCESS: one block per process definition.",
+        "None.";
     DISPLAY_QMGR = 8408 Info "Display Queue Manager details.",
         "The header of DISPLAY QMGR's answer.",
         "None.";
@@ -477,6 +510,15 @@ catalogue! {
     CHANNEL_UNKNOWN = 9519 Error "Channel '{0}' not found (from {1}).",
         "A client asked for a channel that is not defined: 2540 MQRC_UNKNOWN_CHANNEL_NAME.",
         "Define the channel or correct the client's channel name.";
+    TRIGGERED_CHANNEL_UNKNOWN = 9520 Warning "Channel '{0}', which a trigger message of transmission queue '{1}' names, is not a sender or server channel with a CONNAME: the channel initiator did not start it.",
+        "The channel initiator got a trigger message from SYSTEM.CHANNEL.INITQ. The transmission queue's TRIGDATA names the channel to start (blank: the sender or server channel whose XMITQ is the queue), and no such channel is defined, or it is of another type, or it has no CONNAME to call.",
+        "Set the transmission queue's TRIGDATA to the sender channel's name (ALTER QLOCAL(xmitq) TRIGDATA(channel)), or define the channel. Messages stay on the transmission queue; START CHANNEL sends them.";
+    TRIGGER_MESSAGE_INVALID = 9521 Warning "A message on initiation queue '{0}' is not a trigger message ({1}); it was discarded.",
+        "An application put a message on the initiation queue that is not an MQTM of format MQTRIG, so the channel initiator (or trigger monitor) cannot act on it.",
+        "Put only trigger messages on initiation queues; the queue manager makes them itself.";
+    CHANNEL_INITIATOR_FAILED = 9522 Error "The channel initiator could not open initiation queue '{0}' ({1}): channels whose transmission queues are triggered are not started.",
+        "The queue manager runs a channel initiator that reads SYSTEM.CHANNEL.INITQ. It could not open the queue for input, so no trigger message starts a channel.",
+        "Check that SYSTEM.CHANNEL.INITQ is a local queue with GET(ENABLED) (DISPLAY QLOCAL(SYSTEM.CHANNEL.INITQ)), then restart the queue manager. START CHANNEL still starts channels.";
     CHANNEL_SEQUENCE_ERROR = 9526 Error "Message sequence number error for channel '{0}' with {1}: the sender's last committed batch ends at {2}, the receiver's at {3}.",
         "The two ends of a message channel remember different last committed batches, which happens when one end was deleted and defined again, or its queue manager was recreated. Starting anyway could lose or repeat persistent messages, so the channel stops.",
         "Check that no message is in doubt (DISPLAY CHSTATUS SAVED at both ends), then RESET CHANNEL at the sending end (it tells the receiver at the next start) and START CHANNEL.";

@@ -1,6 +1,11 @@
 //! Entry points that push arbitrary bytes through this crate's decoders of structures
 //! that come from outside: the transmission queue header ([`crate::transmission`]) heads
-//! messages that arrive over channels and that come back from disk at restart.
+//! messages that arrive over channels and that come back from disk at restart; trigger
+//! messages ([`crate::trigger`]) are read from initiation queues any application may
+//! put to.
+//!
+//! ferry-engine's cargo-fuzz target `trigger_message` calls
+//! [`decode_trigger_messages`], and this crate's proptests call it too.
 //!
 //! ferry-engine's cargo-fuzz target `journal_record` (crates/ferry-engine/fuzz) calls
 //! [`decode_transmission_header`] on every input, and this crate's proptests call it too,
@@ -8,6 +13,7 @@
 //! decodes re-encodes to a header that decodes to the same value.
 
 use crate::transmission::TransmissionHeader;
+use crate::trigger::{TriggerMessage, TriggerMessageChars};
 
 /// Decodes `data` as an MQXQH (and MQMDE); if it decodes, re-encodes it and checks the
 /// round trip. Panics only on a codec bug.
@@ -24,4 +30,22 @@ pub fn decode_transmission_header(data: &[u8]) {
     header.encode(&mut again);
     let (back, _) = TransmissionHeader::decode(&again).expect("a re-encoded header decodes");
     assert_eq!(back, header, "re-encoded header decodes differently");
+}
+
+/// Decodes `data` as an MQTM in both byte orders and as an MQTMC2; whatever decodes is
+/// re-encoded and must decode to the same value. Panics only on a codec bug.
+pub fn decode_trigger_messages(data: &[u8]) {
+    for encoding in [crate::descriptor::ENCODING_NATIVE, 0x111] {
+        if let Ok(tm) = TriggerMessage::decode(data, encoding) {
+            let mut again = Vec::new();
+            tm.encode(encoding, &mut again);
+            let back = TriggerMessage::decode(&again, encoding).expect("a re-encoded MQTM decodes");
+            assert_eq!(back, tm, "re-encoded MQTM decodes differently");
+        }
+    }
+    if let Ok(c) = TriggerMessageChars::decode(data) {
+        let again = c.encode();
+        let back = TriggerMessageChars::decode(&again).expect("a re-encoded MQTMC2 decodes");
+        assert_eq!(back, c, "re-encoded MQTMC2 decodes differently");
+    }
 }

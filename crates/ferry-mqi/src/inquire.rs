@@ -66,6 +66,22 @@ pub mod selector {
     pub const TRIGGER_DEPTH: Selector = 29;
     /// MQIA_DIST_LISTS (Ferry has no distribution lists: MQSET refuses it, 2067).
     pub const DIST_LISTS: Selector = 34;
+    /// MQIA_APPL_TYPE (a process's APPLTYPE, MQAT_*).
+    pub const APPL_TYPE: Selector = 1;
+    /// MQCA_APPL_ID (a process's APPLICID).
+    pub const APPL_ID: Selector = 2001;
+    /// MQCA_ENV_DATA (a process's ENVRDATA).
+    pub const ENV_DATA: Selector = 2007;
+    /// MQCA_PROCESS_DESC (a process's DESCR).
+    pub const PROCESS_DESC: Selector = 2011;
+    /// MQCA_USER_DATA (a process's USERDATA).
+    pub const USER_DATA: Selector = 2021;
+    /// MQIA_TRIGGER_INTERVAL (the queue manager's TRIGINT, ms).
+    pub const TRIGGER_INTERVAL: Selector = 25;
+    /// MQCA_INITIATION_Q_NAME.
+    pub const INITIATION_Q_NAME: Selector = 2008;
+    /// MQCA_PROCESS_NAME.
+    pub const PROCESS_NAME: Selector = 2012;
     /// MQCA_TRIGGER_DATA.
     pub const TRIGGER_DATA: Selector = 2023;
     /// MQIA_MAX_HANDLES.

@@ -21,6 +21,7 @@ pub mod reason;
 pub mod report;
 pub mod subscription;
 pub mod transmission;
+pub mod trigger;
 
 pub use compression::{HeaderCompression, MessageCompression, Technique};
 pub use descriptor::{CorrelId, MessageDescriptor, MsgId};

@@ -530,6 +530,34 @@ pub enum Command {
         /// Objects and attributes.
         selection: Selection,
     },
+    /// DEFINE PROCESS.
+    DefineProcess {
+        /// Its name.
+        name: String,
+        /// LIKE(name).
+        like: Option<String>,
+        /// REPLACE given.
+        replace: bool,
+        /// Attributes named.
+        settings: Vec<Setting>,
+    },
+    /// ALTER PROCESS.
+    AlterProcess {
+        /// Its name.
+        name: String,
+        /// Attributes to change.
+        settings: Vec<Setting>,
+    },
+    /// DELETE PROCESS.
+    DeleteProcess {
+        /// Its name.
+        name: String,
+    },
+    /// DISPLAY PROCESS.
+    DisplayProcess {
+        /// Process definitions and attributes.
+        selection: Selection,
+    },
     /// DEFINE TOPIC (TYPE(LOCAL)).
     DefineTopic {
         /// Its name.

@@ -384,6 +384,15 @@ pub fn execute(cmd: &Command, target: &mut dyn AdminTarget) -> CommandResult {
             settings,
         } => crate::authinfo::alter(target, *auth_type, name, settings),
         Command::DeleteAuthInfo { name } => crate::authinfo::delete(target, name),
+        Command::DefineProcess {
+            name,
+            like,
+            replace,
+            settings,
+        } => crate::process::define(target, name, like.as_deref(), *replace, settings),
+        Command::AlterProcess { name, settings } => crate::process::alter(target, name, settings),
+        Command::DeleteProcess { name } => crate::process::delete(target, name),
+        Command::DisplayProcess { selection } => crate::process::display(target, selection),
         Command::DisplayAuthInfo {
             auth_type,
             selection,

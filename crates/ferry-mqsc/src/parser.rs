@@ -15,6 +15,7 @@ mod authinfo;
 mod authrec;
 mod chlauth;
 mod display;
+mod process;
 mod subscription;
 mod topic;
 
@@ -54,6 +55,7 @@ enum Obj {
     QCluster,
     QmStatus,
     AuthInfo,
+    Process,
     Topic,
     Sub,
     SbStatus,
@@ -91,8 +93,8 @@ const OBJECTS: &[(&str, Obj)] = &[
     ("AUTHINFO", Obj::AuthInfo),
     ("NAMELIST", Obj::Other("NAMELIST")),
     ("NL", Obj::Other("NAMELIST")),
-    ("PROCESS", Obj::Other("PROCESS")),
-    ("PRO", Obj::Other("PROCESS")),
+    ("PROCESS", Obj::Process),
+    ("PRO", Obj::Process),
     ("SERVICE", Obj::Other("SERVICE")),
     ("COMMINFO", Obj::Other("COMMINFO")),
     ("CHLAUTH", Obj::Other("CHLAUTH")),
@@ -362,6 +364,14 @@ impl Parser<'_> {
                 Ok(Command::DeleteAuthInfo { name })
             }
             ("DISPLAY", Obj::AuthInfo) => self.display_authinfo(obj_param, &rest),
+            ("DEFINE", Obj::Process) => self.define_process(obj_param, &rest),
+            ("ALTER", Obj::Process) => self.alter_process(obj_param, &rest),
+            ("DELETE", Obj::Process) => {
+                let name = self.exact_name(obj_param, "PROCESS", NameRule::Object)?;
+                self.no_more(&rest)?;
+                Ok(Command::DeleteProcess { name })
+            }
+            ("DISPLAY", Obj::Process) => self.display_process(obj_param, &rest),
             ("DEFINE", Obj::Topic) => self.define_topic(obj_param, &rest),
             ("ALTER", Obj::Topic) => self.alter_topic(obj_param, &rest),
             ("DELETE", Obj::Topic) => {

@@ -34,6 +34,20 @@ pub trait AdminTarget {
     fn alter_authinfo(&mut self, def: AuthInfoDefinition) -> Result<(), AdminError>;
     /// Deletes an AUTHINFO object (refused while QMGR CONNAUTH names it).
     fn delete_authinfo(&mut self, name: &str) -> Result<(), AdminError>;
+    /// A process definition by exact name.
+    fn process(&self, name: &str) -> Option<ferry_objects::ProcessDefinition>;
+    /// Every process definition, sorted by name.
+    fn processes(&self) -> Vec<ferry_objects::ProcessDefinition>;
+    /// Stores a new process definition (or with `replace` replaces one).
+    fn define_process(
+        &mut self,
+        def: ferry_objects::ProcessDefinition,
+        replace: bool,
+    ) -> Result<(), AdminError>;
+    /// Replaces a process definition's attributes.
+    fn alter_process(&mut self, def: ferry_objects::ProcessDefinition) -> Result<(), AdminError>;
+    /// Deletes a process definition.
+    fn delete_process(&mut self, name: &str) -> Result<(), AdminError>;
     /// A topic object by exact name.
     fn topic(&self, name: &str) -> Option<TopicDefinition>;
     /// Every topic object, sorted by name.

@@ -62,6 +62,8 @@ pub struct MemoryTarget {
     pub privileged: Vec<String>,
     /// Authentication information objects by name.
     pub authinfos: BTreeMap<String, AuthInfoDefinition>,
+    /// Process definitions by name.
+    pub processes: BTreeMap<String, ferry_objects::ProcessDefinition>,
     /// Topic objects by name.
     pub topics: BTreeMap<String, TopicDefinition>,
     /// Authority records.
@@ -126,6 +128,8 @@ impl MemoryTarget {
         for topic in TopicDefinition::shipped() {
             t.topics.insert(topic.name.clone(), topic);
         }
+        let p = ferry_objects::ProcessDefinition::new(ferry_objects::process::DEFAULT_PROCESS);
+        t.processes.insert(p.name.clone(), p);
         t
     }
 
@@ -329,6 +333,31 @@ impl AdminTarget for MemoryTarget {
             return Err(AdminError::InUse { name: name.into() });
         }
         self.authinfos.remove(name);
+        Ok(())
+    }
+    fn process(&self, name: &str) -> Option<ferry_objects::ProcessDefinition> {
+        self.processes.get(name).cloned()
+    }
+    fn processes(&self) -> Vec<ferry_objects::ProcessDefinition> {
+        self.processes.values().cloned().collect()
+    }
+    fn define_process(
+        &mut self,
+        def: ferry_objects::ProcessDefinition,
+        replace: bool,
+    ) -> Result<(), AdminError> {
+        if self.processes.contains_key(&def.name) && !replace {
+            return Err(AdminError::AlreadyExists { name: def.name });
+        }
+        self.processes.insert(def.name.clone(), def);
+        Ok(())
+    }
+    fn alter_process(&mut self, def: ferry_objects::ProcessDefinition) -> Result<(), AdminError> {
+        self.processes.insert(def.name.clone(), def);
+        Ok(())
+    }
+    fn delete_process(&mut self, name: &str) -> Result<(), AdminError> {
+        self.processes.remove(name);
         Ok(())
     }
     fn topic(&self, name: &str) -> Option<TopicDefinition> {

@@ -51,6 +51,8 @@ attribute_table! {
         applies QMGR, inq Some(sel::MAX_UNCOMMITTED_MSGS), rw, "Messages in one unit of work (then 2024).";
     msg_mark_browse_interval: i32 = "MARKINT", IntOrWord { min: 0, max: 999_999_999, word: "NOLIMIT" }, default 5_000,
         applies QMGR, inq Some(sel::MSG_MARK_BROWSE_INTERVAL), rw, "Milliseconds a cooperative browse mark (MQGMO_MARK_BROWSE_CO_OP) lasts unless its message is got.";
+    trigger_interval: i32 = "TRIGINT", Int { min: 0, max: 999_999_999 }, default 999_999_999,
+        applies QMGR, inq Some(sel::TRIGGER_INTERVAL), rw, "Milliseconds: TRIGTYPE(FIRST) queues that hold messages and that no application has open for input get another trigger message at most this often.";
     max_priority: i32 = "MAXPRTY", Int { min: 9, max: 9 }, default 9,
         applies QMGR, inq Some(sel::MAX_PRIORITY), ro, "Highest message priority.";
     ccsid: i32 = "CCSID", Int { min: 1, max: 65535 }, default 1208,

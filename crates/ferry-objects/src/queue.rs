@@ -208,7 +208,7 @@ attribute_table! {
     depth_low: i32 = "QDEPTHLO", Int { min: 0, max: 100 }, default 20,
         applies LM, inq None, rw, "Queue depth low event threshold, percent of MAXDEPTH.";
     trigger: bool = "TRIGGER", Flag { on: "TRIGGER", off: "NOTRIGGER" }, default false,
-        applies LM, inq Some(sel::TRIGGER_CONTROL), rw, "Whether trigger messages are made.";
+        applies LM, inq Some(sel::TRIGGER_CONTROL), rw, "Whether trigger messages are made (TRIGTYPE(DEPTH) turns it off when it triggers).";
     trigger_type: TriggerType = "TRIGTYPE", Keyword { values: TriggerType::KEYWORDS }, default TriggerType::First,
         applies LM, inq Some(sel::TRIGGER_TYPE), rw, "When a trigger message is made.";
     trigger_depth: i32 = "TRIGDPTH", Int { min: 1, max: 999_999_999 }, default 1,
@@ -216,11 +216,11 @@ attribute_table! {
     trigger_msg_priority: i32 = "TRIGMPRI", Int { min: 0, max: 9 }, default 0,
         applies LM, inq Some(sel::TRIGGER_MSG_PRIORITY), rw, "Lowest priority that counts for triggering.";
     initiation_q: String = "INITQ", Name { max_len: 48 }, default String::new(),
-        applies LM, inq None, rw, "Initiation queue for trigger messages.";
+        applies LM, inq Some(sel::INITIATION_Q_NAME), rw, "Initiation queue trigger messages for this queue go to (a local queue a trigger monitor or the channel initiator reads).";
     process: String = "PROCESS", Name { max_len: 48 }, default String::new(),
-        applies LM, inq None, rw, "Process definition for triggering.";
+        applies LM, inq Some(sel::PROCESS_NAME), rw, "Process definition trigger messages name (may be blank on a transmission queue).";
     trigger_data: String = "TRIGDATA", Text { max_len: 64 }, default String::new(),
-        applies LM, inq Some(sel::TRIGGER_DATA), rw, "Data passed in trigger messages.";
+        applies LM, inq Some(sel::TRIGGER_DATA), rw, "Data passed in trigger messages (a transmission queue's: the channel the channel initiator starts).";
     property_control: PropertyControl = "PROPCTL", Keyword { values: PropertyControl::KEYWORDS }, default PropertyControl::Compat,
         applies ALL, inq None, rw, "How message properties reach applications.";
     retention_interval: i32 = "RETINTVL", Int { min: 0, max: 999_999_999 }, default 999_999_999,
@@ -294,6 +294,18 @@ pub const CHANNEL_SYNC_QUEUE: &str = "SYSTEM.CHANNEL.SYNCQ";
 /// SYSTEM.CHANNEL.INITQ: the channel initiation queue, where trigger messages that
 /// start sender channels arrive, on every queue manager.
 pub const CHANNEL_INITIATION_QUEUE: &str = "SYSTEM.CHANNEL.INITQ";
+
+/// SYSTEM.DEFAULT.INITIATION.QUEUE: the initiation queue a trigger monitor reads when
+/// it is given none, on every queue manager.
+pub const DEFAULT_INITIATION_QUEUE: &str = "SYSTEM.DEFAULT.INITIATION.QUEUE";
+
+/// The triggering queue every queue manager has, as MQ ships it:
+/// SYSTEM.DEFAULT.INITIATION.QUEUE (a plain local queue).
+pub fn shipped_trigger_queues() -> [QueueDefinition; 1] {
+    let mut init = QueueDefinition::new(DEFAULT_INITIATION_QUEUE, QueueType::Local);
+    init.attributes.descr = "Default initiation queue".into();
+    [init]
+}
 
 /// SYSTEM.CLUSTER.TRANSMIT.QUEUE: where messages for other members of a cluster wait,
 /// each with its cluster-sender channel's name in its CorrelId.

@@ -156,6 +156,19 @@ impl TestQueueManager {
         self.process.ferry(args).unwrap_or_else(|e| panic!("{e}"))
     }
 
+    /// Starts `ferry ARGS` against this installation without waiting for it (stdout and
+    /// stderr piped): for long-running commands such as `ferry trigmon`.
+    pub fn ferry_spawn(&self, args: &[&str]) -> std::process::Child {
+        self.process
+            .ferry_command()
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run ferry")
+    }
+
     /// Runs `ferry mqsc NAME` with `script` on stdin.
     pub fn mqsc(&self, script: &str) -> Output {
         let name = self.name().to_string();

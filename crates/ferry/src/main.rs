@@ -2,7 +2,8 @@
 //!
 //! One binary with MQ's control commands as subcommands, under Ferry's names and MQ's
 //! (`create`/`crtmqm`, `start`/`strmqm`, `stop`/`endmqm`, `status`/`dspmq`,
-//! `delete`/`dltmqm`, `mqsc`/`runmqsc`, `version`/`dspmqver`, and MQ's own names only for
+//! `delete`/`dltmqm`, `mqsc`/`runmqsc`, `trigmon`/`runmqtrm`, `version`/`dspmqver`, and
+//! MQ's own names only for
 //! `setmqaut`, `dspmqaut` and `dmpmqaut`), plus `perf`, which runs
 //! the performance harness: a separate `ferry-perf` executable installed beside this one,
 //! so the queue manager's binary carries none of the harness's code. Every failure prints
@@ -15,6 +16,7 @@ mod mqsc;
 mod open_files;
 mod output;
 mod perf;
+mod trigmon;
 mod user;
 
 use clap::{Parser, Subcommand};
@@ -144,6 +146,19 @@ enum Command {
         /// Verify syntax only; do not run anything (runmqsc -v).
         #[arg(short = 'v')]
         verify: bool,
+    },
+    /// Run a trigger monitor (runmqtrm): get trigger messages from an initiation queue
+    /// and start the applications their processes name.
+    #[command(alias = "runmqtrm")]
+    Trigmon {
+        /// Queue manager name.
+        name: Option<String>,
+        /// MQ's runmqtrm flag for the queue manager.
+        #[arg(short = 'm')]
+        m: Option<String>,
+        /// The initiation queue (runmqtrm -q); SYSTEM.DEFAULT.INITIATION.QUEUE by default.
+        #[arg(short = 'q', long = "initq", value_name = "NAME")]
+        initq: Option<String>,
     },
     /// Grant or revoke object authorities (MQ's setmqaut): -m QM -n PROFILE -t TYPE
     /// (-p USER | -g GROUP)... followed by +auth to grant and -auth to revoke (or -remove
@@ -353,6 +368,17 @@ fn main() -> ExitCode {
             verify,
         } => {
             return mqsc::run(&home, &name, file.as_deref(), !no_echo, verify);
+        }
+        Command::Trigmon { name, m, initq } => {
+            let Some(name) = name.or(m) else {
+                eprintln!(
+                    "ferry trigmon: name the queue manager (ferry trigmon QM1, runmqtrm -m QM1)"
+                );
+                return ExitCode::from(20);
+            };
+            let initq =
+                initq.unwrap_or_else(|| ferry_objects::queue::DEFAULT_INITIATION_QUEUE.to_string());
+            return trigmon::run(&home, &name, &initq);
         }
         Command::Perf { args } => return perf::run(&args),
         Command::Setmqaut { args } => authority::setmqaut(&home, &args).map(print_lines),

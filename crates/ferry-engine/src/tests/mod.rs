@@ -18,6 +18,7 @@ mod pubsub_admin;
 mod redelivery_delay;
 mod report;
 mod syncpoint;
+mod trigger;
 mod wait;
 
 use crate::{

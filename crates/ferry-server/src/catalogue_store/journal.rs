@@ -61,6 +61,12 @@ pub enum JournalRecord {
     AuthInfo(ferry_objects::AuthInfoDefinition),
     /// The authentication information object of this name was deleted.
     DeleteAuthInfo(String),
+    /// A process definition defined or altered. Added with triggering: a Ferry from
+    /// before it refuses to start on a journal holding one, naming the record that does
+    /// not decode.
+    Process(ferry_objects::ProcessDefinition),
+    /// The process definition of this name was deleted.
+    DeleteProcess(String),
     /// A topic object defined or altered. Added with topic objects: a Ferry from before
     /// them refuses to start on a journal holding one, naming the record that does not
     /// decode.

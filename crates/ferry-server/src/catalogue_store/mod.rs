@@ -135,6 +135,10 @@ struct SnapshotIn {
     /// Absent in catalogues written before Ferry had topic objects.
     #[serde(default)]
     topics: Option<Vec<TopicDefinition>>,
+    /// Absent in catalogues written before Ferry had process definitions: none (the
+    /// engine adds SYSTEM.DEFAULT.PROCESS at start).
+    #[serde(default)]
+    processes: Vec<ferry_objects::ProcessDefinition>,
     /// Absent in catalogues written before Ferry had durable subscriptions: none.
     #[serde(default)]
     subscriptions: Vec<ferry_objects::DurableSubscription>,
@@ -156,6 +160,7 @@ struct Image {
     /// added, with CONNAUTH blank so no password is asked for that was not before.
     connauth_added: bool,
     authority_records: ferry_security::oam::AuthorityRecords,
+    processes: BTreeMap<String, ferry_objects::ProcessDefinition>,
     topics: BTreeMap<String, TopicDefinition>,
     /// The snapshot predates topic objects: SYSTEM.BASE.TOPIC, SYSTEM.DEFAULT.TOPIC and
     /// the model queues of managed subscriptions (where missing) were added.
@@ -205,6 +210,11 @@ impl Image {
                 .collect(),
             topics: topics.into_iter().map(|t| (t.name.clone(), t)).collect(),
             topics_added,
+            processes: s
+                .processes
+                .into_iter()
+                .map(|p| (p.name.clone(), p))
+                .collect(),
             authority_records: s.authority_records,
             chlauth,
             chlauth_added,
@@ -255,6 +265,12 @@ impl Image {
             JournalRecord::DeleteAuthInfo(name) => {
                 self.authinfos.remove(&name);
             }
+            JournalRecord::Process(p) => {
+                self.processes.insert(p.name.clone(), p);
+            }
+            JournalRecord::DeleteProcess(name) => {
+                self.processes.remove(&name);
+            }
             JournalRecord::Topic(t) => {
                 self.topics.insert(t.name.clone(), t);
             }
@@ -295,6 +311,7 @@ impl Image {
             listeners: self.listeners.into_values().collect(),
             chlauth: self.chlauth,
             authinfos: self.authinfos.into_values().collect(),
+            processes: self.processes.into_values().collect(),
             topics: self.topics.into_values().collect(),
             authority_records: self.authority_records,
             subscriptions: self.subscriptions.into_values().collect(),

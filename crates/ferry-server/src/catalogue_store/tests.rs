@@ -15,6 +15,7 @@ fn catalogue(queues: &[&str]) -> Catalogue {
         listeners: Vec::new(),
         chlauth: Default::default(),
         authinfos: Vec::new(),
+        processes: Vec::new(),
         topics: Vec::new(),
         authority_records: Default::default(),
         subscriptions: Vec::new(),
@@ -448,6 +449,42 @@ fn topic_records_define_alter_and_delete() {
     let opened = open(&path).unwrap();
     assert!(opened.events.is_empty(), "{:?}", opened.events);
     assert_eq!(opened.catalogue.topics, [prices]);
+}
+
+#[test]
+fn process_records_define_alter_and_delete_and_old_catalogues_have_none() {
+    use ferry_objects::ProcessDefinition;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("objects.json");
+    let mut state = create(&path, &catalogue(&["A"])).unwrap();
+    let mut serve = ProcessDefinition::new("SERVE");
+    append(
+        &mut state,
+        &[
+            JournalRecord::Process(serve.clone()),
+            JournalRecord::Process(ProcessDefinition::new("GONE")),
+        ],
+    );
+    serve.attributes.appl_id = "/opt/serve".into();
+    append(
+        &mut state,
+        &[
+            JournalRecord::Process(serve.clone()),
+            JournalRecord::DeleteProcess("GONE".into()),
+        ],
+    );
+    let opened = open(&path).unwrap();
+    assert_eq!(opened.catalogue.processes, [serve]);
+
+    // A snapshot written before process definitions reads as having none (the engine
+    // adds SYSTEM.DEFAULT.PROCESS at start).
+    let old = dir.path().join("old.json");
+    create(&old, &catalogue(&["A"])).unwrap();
+    let mut text: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&old).unwrap()).unwrap();
+    text.as_object_mut().unwrap().remove("processes");
+    std::fs::write(&old, serde_json::to_vec(&text).unwrap()).unwrap();
+    assert!(open(&old).unwrap().catalogue.processes.is_empty());
 }
 
 #[test]

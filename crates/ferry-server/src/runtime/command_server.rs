@@ -213,6 +213,25 @@ impl AdminTarget for Target<'_> {
         }
         Ok(done.join("; "))
     }
+    fn process(&self, name: &str) -> Option<ferry_objects::ProcessDefinition> {
+        self.server.engine.borrow().process(name)
+    }
+    fn processes(&self) -> Vec<ferry_objects::ProcessDefinition> {
+        self.server.engine.borrow().processes()
+    }
+    fn define_process(
+        &mut self,
+        def: ferry_objects::ProcessDefinition,
+        replace: bool,
+    ) -> Result<(), AdminError> {
+        self.admin(|e, _, fx| e.define_process(def, replace, fx))
+    }
+    fn alter_process(&mut self, def: ferry_objects::ProcessDefinition) -> Result<(), AdminError> {
+        self.admin(|e, _, fx| e.alter_process(def, fx))
+    }
+    fn delete_process(&mut self, name: &str) -> Result<(), AdminError> {
+        self.admin(|e, _, fx| e.delete_process(name, fx))
+    }
     fn authinfo(&self, name: &str) -> Option<ferry_objects::AuthInfoDefinition> {
         self.server.engine.borrow().authinfo(name)
     }

@@ -447,6 +447,16 @@ impl Server {
                         &[&reply_to_q, &reply_to_qmgr, &feedback, &reason],
                     );
                 }
+                Effect::TriggerMessageDiscarded {
+                    queue,
+                    initiation_q,
+                    reason,
+                } => {
+                    self.error_log.borrow_mut().write(
+                        &messages::TRIGGER_MESSAGE_DISCARDED,
+                        &[&queue, &initiation_q, &reason],
+                    );
+                }
                 Effect::Delivered {
                     conn,
                     consumer,
@@ -708,6 +718,10 @@ fn journal_record(engine: &QueueManager, change: CatalogueChange) -> JournalReco
         CatalogueChange::AuthInfo(name) => match engine.authinfo(&name) {
             Some(a) => JournalRecord::AuthInfo(a),
             None => JournalRecord::DeleteAuthInfo(name),
+        },
+        CatalogueChange::Process(name) => match engine.process(&name) {
+            Some(p) => JournalRecord::Process(p),
+            None => JournalRecord::DeleteProcess(name),
         },
         CatalogueChange::Topic(name) => match engine.topic(&name) {
             Some(t) => JournalRecord::Topic(t),

@@ -296,7 +296,7 @@ fn ensure_senders(server: &Rc<Server>, channels: &MessageChannels) {
             .as_ref()
             .is_some_and(|t| !t.is_finished());
         if !running && agent.state() != MessageChannelState::Stopped {
-            channels.spawn_sender(server, &def, true);
+            channels.spawn_agent(server, &def, true);
         }
     }
     let states: Vec<(String, ChannelPreference)> = {

@@ -10,7 +10,8 @@
 //! sends over that connection ([`requester`]). Assured delivery rests on the synchronisation records both ends keep
 //! on SYSTEM.CHANNEL.SYNCQ ([`sync_record`]); each agent reaches the engine through a
 //! connection of its own ([`engine_session`]). PING, RESET and RESOLVE CHANNEL are
-//! [`operations`].
+//! [`operations`]. The channel initiator ([`initiator`]) starts sending channels from the
+//! trigger messages their transmission queues put on SYSTEM.CHANNEL.INITQ.
 //!
 //! [`MessageChannels`] is what START, STOP, RESET and RESOLVE CHANNEL and DISPLAY
 //! CHSTATUS reach (through `endpoints`): one [`Agent`] per channel that has run, holding
@@ -19,6 +20,7 @@
 mod cluster;
 mod dead_letter;
 mod engine_session;
+mod initiator;
 mod io;
 mod operations;
 mod receiver;
@@ -189,6 +191,8 @@ pub struct MessageChannels {
     agents: RefCell<BTreeMap<String, Rc<Agent>>>,
     /// The cluster repository task, while it runs ([`cluster`]).
     repository: RefCell<Option<AbortHandle>>,
+    /// The channel initiator, while it runs ([`initiator`]).
+    initiator: RefCell<Option<AbortHandle>>,
 }
 
 impl MessageChannels {
@@ -199,6 +203,7 @@ impl MessageChannels {
             me: me.clone(),
             agents: RefCell::new(BTreeMap::new()),
             repository: RefCell::new(None),
+            initiator: RefCell::new(None),
         })
     }
 
@@ -245,17 +250,22 @@ impl MessageChannels {
         agent.clone()
     }
 
-    /// Starts the sending agent of `def` (`triggered`: it first waits, INACTIVE, for a
-    /// message on its transmission queue).
-    fn spawn_sender(&self, server: &Rc<Server>, def: &ChannelDefinition, triggered: bool) {
+    /// Starts the sending agent of `def` now (START CHANNEL, the channel initiator).
+    fn spawn_sender(&self, server: &Rc<Server>, def: &ChannelDefinition) {
+        self.spawn_agent(server, def, false);
+    }
+
+    /// Starts the sending agent of `def`; `armed`: it first waits, INACTIVE, for a
+    /// message on its transmission queue (a cluster-sender, `cluster`).
+    fn spawn_agent(&self, server: &Rc<Server>, def: &ChannelDefinition, armed: bool) {
         let agent = self.agent(&def.name, def.channel_type);
         agent.stop.set(None);
-        agent.set_state(if triggered {
+        agent.set_state(if armed {
             MessageChannelState::Inactive
         } else {
             MessageChannelState::Starting
         });
-        let task = tokio::task::spawn_local(sender::run(server.clone(), agent.clone(), triggered));
+        let task = tokio::task::spawn_local(sender::run(server.clone(), agent.clone(), armed));
         let old = agent.task.borrow_mut().replace(task.abort_handle());
         if let Some(old) = old {
             old.abort();
@@ -275,21 +285,13 @@ fn definition(server: &Server, name: &str) -> Result<ChannelDefinition, AdminErr
         })
 }
 
-/// Whether the sending channel `def`'s transmission queue asks for triggering: then the
-/// queue manager starts the channel when a message arrives (the channel initiator's
-/// role), after it ended for DISCINT, and when the queue manager starts. Cluster-senders
-/// always start so.
-fn triggered(server: &Server, def: &ChannelDefinition) -> bool {
-    if def.channel_type == ChannelType::ClusterSender {
-        return true;
-    }
-    let xmitq = def.attributes.xmit_q.trim();
-    !xmitq.is_empty()
-        && server
-            .engine
-            .borrow()
-            .queue(xmitq)
-            .is_some_and(|q| q.attributes.trigger)
+/// Whether the sending channel `def` waits, INACTIVE, for a message on its
+/// transmission queue after DISCINT ended it: cluster-senders, which share
+/// SYSTEM.CLUSTER.TRANSMIT.QUEUE and start on their own messages there (`cluster`).
+/// Other channels end INACTIVE, and the channel initiator starts them again on the
+/// next trigger message ([`initiator`]).
+fn waits_for_messages(def: &ChannelDefinition) -> bool {
+    def.channel_type == ChannelType::ClusterSender
 }
 
 impl ChannelEndpoints for MessageChannels {
@@ -324,7 +326,7 @@ impl ChannelEndpoints for MessageChannels {
                     });
                 }
                 let def = cluster::sending_definition(&server, name).unwrap_or(def);
-                self.spawn_sender(&server, &def, false);
+                self.spawn_sender(&server, &def);
                 Ok(())
             }
             ChannelType::Receiver | ChannelType::ClusterReceiver => {
@@ -392,26 +394,19 @@ impl ChannelEndpoints for MessageChannels {
         operations::run(self, name, operation)
     }
 
-    /// Arms the sending channels whose transmission queue is triggered: each waits,
-    /// INACTIVE, for a message.
+    /// Starts the channel initiator (which, opening SYSTEM.CHANNEL.INITQ, makes every
+    /// triggered transmission queue holding messages trigger: their channels start) and
+    /// the cluster repository task (which arms the cluster-senders).
     fn start_all(&self) -> Vec<String> {
         let Ok(server) = self.server() else {
             return Vec::new();
         };
-        let senders: Vec<ChannelDefinition> = server
-            .engine
-            .borrow()
-            .channels()
-            .into_iter()
-            .filter(|d| d.channel_type.sends_messages())
-            .filter(|d| !d.attributes.connection_name.trim().is_empty())
-            .collect();
-        for def in senders {
-            if def.channel_type != ChannelType::ClusterSender && triggered(&server, &def) {
-                self.spawn_sender(&server, &def, true);
+        if let Some(me) = self.me.upgrade() {
+            let task = tokio::task::spawn_local(initiator::run(server.clone(), me));
+            if let Some(old) = self.initiator.borrow_mut().replace(task.abort_handle()) {
+                old.abort();
             }
         }
-        // Cluster-senders are armed by the repository task.
         if let Some(me) = self.me.upgrade() {
             let task = tokio::task::spawn_local(cluster::run_repository(server.clone(), me));
             if let Some(old) = self.repository.borrow_mut().replace(task.abort_handle()) {
@@ -423,6 +418,9 @@ impl ChannelEndpoints for MessageChannels {
 
     fn stop_all(&self, why: &str) {
         if let Some(task) = self.repository.borrow_mut().take() {
+            task.abort();
+        }
+        if let Some(task) = self.initiator.borrow_mut().take() {
             task.abort();
         }
         let agents: Vec<Rc<Agent>> = self.agents.borrow().values().cloned().collect();

@@ -13,9 +13,10 @@
 //!
 //! Around conversations: a failure is retried SHORTRTY times every SHORTTMR seconds,
 //! then LONGRTY times every LONGTMR seconds, then the channel is STOPPED; DISCINT seconds
-//! with nothing to send end the conversation normally (INACTIVE); a channel whose
-//! transmission queue is triggered then waits for the next message and starts again,
-//! which is the channel initiator's job in MQ.
+//! with nothing to send end the conversation normally (INACTIVE): the channel initiator
+//! starts it again when its transmission queue triggers (`initiator`), except a
+//! cluster-sender, which waits for its next message on SYSTEM.CLUSTER.TRANSMIT.QUEUE
+//! itself.
 
 use super::dead_letter::{self, Undelivered};
 use super::engine_session::EngineSession;
@@ -23,7 +24,7 @@ use super::io::{ChannelIo, ConversationError};
 use super::sync_record::{
     msg_id_from_hex, msg_id_hex, remove_message, End, InDoubtBatch, SyncState, SyncStore,
 };
-use super::{new_luwid, triggered, Agent};
+use super::{new_luwid, waits_for_messages, Agent};
 use crate::messages;
 use crate::runtime::clock;
 use crate::runtime::server::Server;
@@ -141,8 +142,8 @@ impl Retries {
 
 /// Runs the initiating agent of `agent`'s channel (a sender, a server with a CONNAME, a
 /// cluster-sender, or a requester, whose conversation is [`super::requester::call`])
-/// until it stops (STOP CHANNEL, retries exhausted, or DISCINT without triggering).
-/// `triggered`: wait first for a message.
+/// until it stops (STOP CHANNEL, retries exhausted, or DISCINT). `waiting_for_trigger`:
+/// wait first for a message (a cluster-sender armed by the repository task).
 pub(crate) async fn run(server: Rc<Server>, agent: Rc<Agent>, mut waiting_for_trigger: bool) {
     loop {
         let Some(def) = super::cluster::sending_definition(&server, &agent.name) else {
@@ -227,7 +228,7 @@ pub(crate) async fn run(server: Rc<Server>, agent: Rc<Agent>, mut waiting_for_tr
                     &[&agent.name, &def.attributes.disconnect_interval],
                 );
                 agent.set_state(MessageChannelState::Inactive);
-                if !triggered(&server, &def) {
+                if !waits_for_messages(&def) {
                     return;
                 }
                 waiting_for_trigger = true;
@@ -236,8 +237,8 @@ pub(crate) async fn run(server: Rc<Server>, agent: Rc<Agent>, mut waiting_for_tr
     }
 }
 
-/// Waits, INACTIVE, until the transmission queue has a message (true) or the channel is
-/// stopped or gone (false): the channel initiator's trigger.
+/// Waits, INACTIVE, until the transmission queue has a message for the channel (true)
+/// or the channel is stopped or gone (false): how a cluster-sender starts.
 async fn wait_for_message(server: &Rc<Server>, agent: &Rc<Agent>, def: &ChannelDefinition) -> bool {
     let info = connection_info(server, def);
     let Ok(session) = EngineSession::connect(server, info) else {
