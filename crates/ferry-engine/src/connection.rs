@@ -55,6 +55,8 @@ pub(crate) enum InputMode {
 pub(crate) enum HandleTarget {
     /// The queue manager object (inquire only).
     QMgr,
+    /// A namelist (inquire only): the handle's `name` is the namelist's.
+    Namelist,
     /// A queue: `opened` is the definition named (alias or local), `local` the local
     /// queue it resolves to.
     Queue { opened: QueueId, local: QueueId },

@@ -132,6 +132,8 @@ pub enum CatalogueChange {
     Chlauth(String),
     /// The authentication information object of this name.
     AuthInfo(String),
+    /// The namelist of this name.
+    Namelist(String),
     /// The topic object of this name.
     Topic(String),
     /// The authority record with this key.

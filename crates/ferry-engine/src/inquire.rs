@@ -33,6 +33,14 @@ fn keyword_number(selector: Selector, kw: &str) -> Option<i32> {
         (sel::TRIGGER_TYPE, "FIRST") => 1,
         (sel::TRIGGER_TYPE, "EVERY") => 2,
         (sel::TRIGGER_TYPE, "DEPTH") => 3,
+        (sel::DEF_BIND, "OPEN") => 0,
+        (sel::DEF_BIND, "NOTFIXED") => 1,
+        (sel::DEF_BIND, "GROUP") => 2,
+        (sel::CLWL_USEQ, "LOCAL") => 0,
+        (sel::CLWL_USEQ, "ANY") => 1,
+        (sel::CLWL_USEQ, "QMGR") => -3,
+        (sel::DEF_CLUSTER_XMIT_Q_TYPE, "SCTQ") => 0,
+        (sel::DEF_CLUSTER_XMIT_Q_TYPE, "CHANNEL") => 1,
         _ => return None,
     })
 }
@@ -74,6 +82,7 @@ impl QueueManager {
             .iter()
             .map(|&s| match h.target {
                 HandleTarget::QMgr => self.inquire_qmgr(s),
+                HandleTarget::Namelist => self.inquire_namelist(&h.name, s),
                 HandleTarget::Queue { opened, .. } => self.inquire_queue(opened, s),
                 // A remote definition opened by name: its own attributes.
                 HandleTarget::Remote(r) => match r.definition {

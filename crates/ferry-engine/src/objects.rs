@@ -160,6 +160,8 @@ pub struct Catalogue {
     pub chlauth: ferry_security::chlauth::ChlauthRules,
     /// Authentication information objects (DEFINE AUTHINFO), sorted by name.
     pub authinfos: Vec<ferry_objects::AuthInfoDefinition>,
+    /// Namelists (DEFINE NAMELIST), sorted by name.
+    pub namelists: Vec<ferry_objects::NamelistDefinition>,
     /// Topic objects (DEFINE TOPIC), sorted by name.
     pub topics: Vec<ferry_objects::TopicDefinition>,
     /// Authority records (SET AUTHREC).

@@ -126,6 +126,7 @@ impl QueueManager {
         let qmgr_named = self.names_other_qmgr(od);
         let checked = match od.object_type {
             ObjectType::QMgr => Some((ProfileObjectType::Qmgr, self.name.as_str())),
+            ObjectType::Namelist => Some((ProfileObjectType::Namelist, od.object_name.as_str())),
             ObjectType::Queue if !qmgr_named => {
                 Some((ProfileObjectType::Queue, od.object_name.as_str()))
             }
@@ -137,6 +138,7 @@ impl QueueManager {
         }
         match od.object_type {
             ObjectType::QMgr => self.open_qmgr(conn, od, options),
+            ObjectType::Namelist => self.open_namelist(conn, od, options),
             ObjectType::Queue => self.open_queue(conn, od, options, now, fx),
             ObjectType::Topic => {
                 self.open_topic_inner(conn, od.object_name.as_str(), "", options, for_put1, fx)

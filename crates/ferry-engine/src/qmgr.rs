@@ -42,6 +42,8 @@ pub struct QueueManager {
     pub(crate) chlauth: ferry_security::chlauth::ChlauthRules,
     /// Authentication information objects by name (CONNAUTH names one).
     pub(crate) authinfos: BTreeMap<String, ferry_objects::AuthInfoDefinition>,
+    /// Namelists by name (DEFINE NAMELIST): cluster objects' CLUSNL and REPOSNL name them.
+    pub(crate) namelists: BTreeMap<String, ferry_objects::NamelistDefinition>,
     /// Topic objects by name (DEFINE TOPIC), SYSTEM.DEFAULT.TOPIC included.
     pub(crate) topics: BTreeMap<String, ferry_objects::TopicDefinition>,
     /// The topic objects of the topic tree by topic string (every one but
@@ -109,6 +111,7 @@ impl QueueManager {
             listeners: BTreeMap::new(),
             chlauth: Default::default(),
             authinfos: BTreeMap::new(),
+            namelists: BTreeMap::new(),
             topics: BTreeMap::new(),
             topic_strings: BTreeMap::new(),
             topic_paths: Default::default(),
@@ -178,6 +181,9 @@ impl QueueManager {
         for a in catalogue.authinfos {
             qm.authinfos.insert(a.name.clone(), a);
         }
+        for n in catalogue.namelists {
+            qm.namelists.insert(n.name.clone(), n);
+        }
         for t in catalogue.topics {
             qm.insert_topic(t);
         }
@@ -200,6 +206,7 @@ impl QueueManager {
             listeners: self.listeners.values().cloned().collect(),
             chlauth: self.chlauth.clone(),
             authinfos: self.authinfos.values().cloned().collect(),
+            namelists: self.namelists.values().cloned().collect(),
             topics: self.topics.values().cloned().collect(),
             authority_records: self.authority_records.clone(),
             subscriptions: self.durable_subscriptions(),

@@ -313,6 +313,18 @@ catalogue! {
     DISPLAY_QUEUE_STATUS = 8450 Info "Display queue status details.",
         "The header of each record DISPLAY QSTATUS shows.",
         "None.";
+    DISPLAY_NAMELIST = 8550 Info "Display namelist details.",
+        "DISPLAY NAMELIST: one block per namelist, NAMCOUNT the number of names.",
+        "None.";
+    NAMELIST_CHANGED = 8551 Info "Ferry namelist changed.",
+        "ALTER NAMELIST stored the change. Cluster objects that name it (QMGR REPOSNL, CLUSNL of queues and cluster channels) follow it from the cluster repository's next round.",
+        "None.";
+    NAMELIST_CREATED = 8552 Info "Ferry namelist created.",
+        "DEFINE NAMELIST stored the namelist (or replaced it, with REPLACE).",
+        "None.";
+    NAMELIST_DELETED = 8553 Info "Ferry namelist deleted.",
+        "DELETE NAMELIST removed the namelist.",
+        "None.";
     SECURITY_REFRESHED = 8560 Info "Security refreshed: {0}.",
         "REFRESH SECURITY reloaded what it names. TYPE(SSL): the key repository was read again; new TLS handshakes use its certificates and CAs, and conversations already connected carry on with the keys they agreed. TYPE(CONNAUTH): the AUTHINFO object QMGR CONNAUTH names and the user repository were read again, for the connections that follow. TYPE(AUTHSERV): group memberships remembered were forgotten.",
         "None.";

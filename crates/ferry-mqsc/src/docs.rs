@@ -119,7 +119,7 @@ pub fn render_attributes() -> String {
             .join(" ")
     };
     let mut out = String::new();
-    let sections: [(&str, String); 7] = [
+    let sections: [(&str, String); 8] = [
         (
             "Queue attributes (DEFINE/ALTER/DISPLAY QLOCAL, QMODEL, QALIAS, QREMOTE)",
             attribute_table::<QueueAttributes>(&queue_types),
@@ -144,6 +144,10 @@ pub fn render_attributes() -> String {
                     .collect::<Vec<_>>()
                     .join(" ")
             }),
+        ),
+        (
+            "Namelist attributes (DEFINE/ALTER/DISPLAY NAMELIST)",
+            attribute_table::<ferry_objects::NamelistAttributes>(&|_| "NAMELIST".to_string()),
         ),
         (
             "Topic attributes (DEFINE/ALTER/DISPLAY TOPIC)",

@@ -8,6 +8,7 @@
 //!   sees it) and answers in MQ's layout with FRY messages (the ferry-messages table,
 //!   [`display`]); [`runmqsc_lines`] holds runmqsc's few unnumbered lines.
 //! * [`authinfo`] runs DEFINE, ALTER, DELETE and DISPLAY AUTHINFO.
+//! * [`namelist`] runs DEFINE, ALTER, DELETE and DISPLAY NAMELIST.
 //! * [`topic`] runs DEFINE, ALTER, DELETE and DISPLAY TOPIC.
 //! * [`subscription`] runs DEFINE, ALTER, DELETE and DISPLAY SUB, DISPLAY SBSTATUS,
 //!   TPSTATUS and PUBSUB, and CLEAR TOPICSTR.
@@ -27,6 +28,7 @@ pub mod docs;
 pub mod error;
 pub mod executor;
 pub mod lexer;
+pub mod namelist;
 pub mod parser;
 pub mod runmqsc_lines;
 pub mod script;

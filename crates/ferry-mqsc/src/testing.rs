@@ -21,7 +21,7 @@ use ferry_objects::{
     AdminError, ChannelDefinition, ListenerDefinition, QmgrAttributes, QueueDefinition, StopMode,
 };
 use ferry_objects::{AttributeSet, SubscriptionAttributes, SubscriptionDefinition};
-use ferry_objects::{AuthInfoDefinition, TopicDefinition};
+use ferry_objects::{AuthInfoDefinition, NamelistDefinition, TopicDefinition};
 use std::collections::BTreeMap;
 
 /// A queue manager held in memory.
@@ -62,6 +62,8 @@ pub struct MemoryTarget {
     pub privileged: Vec<String>,
     /// Authentication information objects by name.
     pub authinfos: BTreeMap<String, AuthInfoDefinition>,
+    /// Namelists by name.
+    pub namelists: BTreeMap<String, NamelistDefinition>,
     /// Topic objects by name.
     pub topics: BTreeMap<String, TopicDefinition>,
     /// Authority records.
@@ -125,6 +127,9 @@ impl MemoryTarget {
         t.listeners.insert(l.name.clone(), l);
         for topic in TopicDefinition::shipped() {
             t.topics.insert(topic.name.clone(), topic);
+        }
+        for nl in NamelistDefinition::shipped() {
+            t.namelists.insert(nl.name.clone(), nl);
         }
         t
     }
@@ -329,6 +334,31 @@ impl AdminTarget for MemoryTarget {
             return Err(AdminError::InUse { name: name.into() });
         }
         self.authinfos.remove(name);
+        Ok(())
+    }
+    fn namelist(&self, name: &str) -> Option<NamelistDefinition> {
+        self.namelists.get(name).cloned()
+    }
+    fn namelists(&self) -> Vec<NamelistDefinition> {
+        self.namelists.values().cloned().collect()
+    }
+    fn define_namelist(
+        &mut self,
+        def: NamelistDefinition,
+        replace: bool,
+    ) -> Result<(), AdminError> {
+        if self.namelists.contains_key(&def.name) && !replace {
+            return Err(AdminError::AlreadyExists { name: def.name });
+        }
+        self.namelists.insert(def.name.clone(), def);
+        Ok(())
+    }
+    fn alter_namelist(&mut self, def: NamelistDefinition) -> Result<(), AdminError> {
+        self.namelists.insert(def.name.clone(), def);
+        Ok(())
+    }
+    fn delete_namelist(&mut self, name: &str) -> Result<(), AdminError> {
+        self.namelists.remove(name);
         Ok(())
     }
     fn topic(&self, name: &str) -> Option<TopicDefinition> {

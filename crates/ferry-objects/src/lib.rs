@@ -1,5 +1,5 @@
 //! Ferry's object model: definitions of queues, channels, listeners, authentication
-//! information, topic objects and subscriptions, and the queue manager.
+//! information, namelists, topic objects and subscriptions, and the queue manager.
 //!
 //! Every attribute is defined once, as a row of an attribute table (see [`attribute`]):
 //! its MQSC keyword, value kind and range, default, which object types it applies to,
@@ -16,6 +16,7 @@ pub mod attribute;
 pub mod authinfo;
 pub mod channel;
 pub mod listener;
+pub mod namelist;
 pub mod qmgr;
 pub mod queue;
 pub mod status;
@@ -30,6 +31,7 @@ pub use channel::{
     CHANNEL_ATTRIBUTES,
 };
 pub use listener::{ListenerAttributes, ListenerDefinition, LISTENER_ATTRIBUTES};
+pub use namelist::{NamelistAttributes, NamelistDefinition, NAMELIST_ATTRIBUTES};
 pub use qmgr::{QmgrAttributes, QMGR_ATTRIBUTES};
 pub use queue::{QueueAttributes, QueueDefinition, QueueType, QUEUE_ATTRIBUTES};
 pub use subscription::{

@@ -246,6 +246,7 @@ async fn cluster_commands_answer_as_mq() {
         "{}",
         stdout(&out)
     );
+    // CLUSNL names a namelist that must be defined, as MQ checks.
     let out = qm1.mqsc("DEFINE QLOCAL(X) CLUSNL(NL)\n");
-    assert!(stdout(&out).contains("namelist"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("NL not found"), "{}", stdout(&out));
 }

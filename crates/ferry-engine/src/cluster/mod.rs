@@ -109,56 +109,59 @@ impl QueueManager {
         let mut wanted: Vec<ClusterRecord> = Vec::new();
         for ch in self.channels.values() {
             let a = &ch.attributes;
-            if ch.channel_type != ChannelType::ClusterReceiver || a.cluster.trim().is_empty() {
+            if ch.channel_type != ChannelType::ClusterReceiver {
                 continue;
             }
-            let cluster = a.cluster.trim().to_string();
-            let suspended = self
-                .cluster
-                .qmgr(&cluster, &self.name)
-                .is_some_and(|r| r.suspended);
-            wanted.push(ClusterRecord::QueueManager(ClusterQmgrRecord {
-                full_repository: self.qmgr.repository.trim() == cluster,
-                cluster,
-                qmgr: self.name.clone(),
-                qmid: qmid.clone(),
-                channel: ch.name.clone(),
-                conname: a.connection_name.trim().to_string(),
-                suspended,
-                rank: a.cluster_workload_rank,
-                priority: a.cluster_workload_priority,
-                weight: a.cluster_workload_weight,
-                network_priority: a.network_priority,
-                channel_values: Some(repository::ClusterChannelValues {
-                    short_retry_count: a.short_retry_count,
-                    short_retry_interval: a.short_retry_interval,
-                    long_retry_count: a.long_retry_count,
-                    long_retry_interval: a.long_retry_interval,
-                    heartbeat_interval: a.heartbeat_interval,
-                    disconnect_interval: a.disconnect_interval,
-                    batch_size: a.batch_size,
-                }),
-                sequence: 0,
-                removed: false,
-            }));
+            for cluster in self.clusters_named(&a.cluster, &a.cluster_namelist) {
+                let suspended = self
+                    .cluster
+                    .qmgr(&cluster, &self.name)
+                    .is_some_and(|r| r.suspended);
+                wanted.push(ClusterRecord::QueueManager(ClusterQmgrRecord {
+                    full_repository: self.is_full_repository(&cluster),
+                    cluster,
+                    qmgr: self.name.clone(),
+                    qmid: qmid.clone(),
+                    channel: ch.name.clone(),
+                    conname: a.connection_name.trim().to_string(),
+                    suspended,
+                    rank: a.cluster_workload_rank,
+                    priority: a.cluster_workload_priority,
+                    weight: a.cluster_workload_weight,
+                    network_priority: a.network_priority,
+                    channel_values: Some(repository::ClusterChannelValues {
+                        short_retry_count: a.short_retry_count,
+                        short_retry_interval: a.short_retry_interval,
+                        long_retry_count: a.long_retry_count,
+                        long_retry_interval: a.long_retry_interval,
+                        heartbeat_interval: a.heartbeat_interval,
+                        disconnect_interval: a.disconnect_interval,
+                        batch_size: a.batch_size,
+                    }),
+                    sequence: 0,
+                    removed: false,
+                }));
+            }
         }
         for (_, e) in self.queues.iter() {
             let a = &e.def.attributes;
-            if a.cluster.trim().is_empty() || e.def.queue_type == QueueType::Model {
+            if e.def.queue_type == QueueType::Model {
                 continue;
             }
-            wanted.push(ClusterRecord::Queue(ClusterQueueRecord {
-                cluster: a.cluster.trim().to_string(),
-                queue: e.def.name.clone(),
-                qmgr: self.name.clone(),
-                qmid: qmid.clone(),
-                default_bind: a.default_bind,
-                put_enabled: a.put == Enablement::Enabled,
-                rank: a.cluster_workload_rank,
-                priority: a.cluster_workload_priority,
-                sequence: 0,
-                removed: false,
-            }));
+            for cluster in self.clusters_named(&a.cluster, &a.cluster_namelist) {
+                wanted.push(ClusterRecord::Queue(ClusterQueueRecord {
+                    cluster,
+                    queue: e.def.name.clone(),
+                    qmgr: self.name.clone(),
+                    qmid: qmid.clone(),
+                    default_bind: a.default_bind,
+                    put_enabled: a.put == Enablement::Enabled,
+                    rank: a.cluster_workload_rank,
+                    priority: a.cluster_workload_priority,
+                    sequence: 0,
+                    removed: false,
+                }));
+            }
         }
         // Own records no longer wanted are withdrawn.
         let mut held = self.cluster.records_of(&self.name);
@@ -214,7 +217,7 @@ impl QueueManager {
     /// repository task sends the request). Refused on a full repository of the cluster,
     /// as MQ refuses it there.
     pub fn cluster_refresh(&mut self, cluster: &str) -> Result<(), ferry_objects::AdminError> {
-        if self.qmgr.repository.trim() == cluster {
+        if self.is_full_repository(cluster) {
             return Err(ferry_objects::AdminError::Invalid(format!(
                 "this queue manager is a full repository of cluster {cluster}: REFRESH CLUSTER applies to partial repositories"
             )));
@@ -235,7 +238,7 @@ impl QueueManager {
         qmgr: &str,
     ) -> Result<(), ferry_objects::AdminError> {
         use ferry_objects::AdminError;
-        if self.qmgr.repository.trim() != cluster {
+        if !self.is_full_repository(cluster) {
             return Err(AdminError::Invalid(format!(
                 "RESET CLUSTER is issued on a full repository of cluster {cluster}"
             )));
@@ -305,10 +308,15 @@ impl QueueManager {
             Some(e) => {
                 remote_instances
                     && e.def.queue_type == QueueType::Local
-                    && !e.def.attributes.cluster.trim().is_empty()
+                    && !self.queue_clusters(&e.def.attributes).is_empty()
                     && !self.use_local(Some(e.def.attributes.cluster_workload_use_q))
             }
         }
+    }
+
+    /// The clusters a queue with attributes `a` is advertised in (CLUSTER or CLUSNL).
+    fn queue_clusters(&self, a: &ferry_objects::QueueAttributes) -> Vec<String> {
+        self.clusters_named(&a.cluster, &a.cluster_namelist)
     }
 
     fn use_local(&self, queue: Option<QueueClusterUseQueue>) -> bool {
@@ -327,7 +335,10 @@ impl QueueManager {
     /// whether the cluster has the queue.
     pub(crate) fn cluster_resolution_reason(&self, reason: ReasonCode) -> ReasonCode {
         let in_cluster = self.channels.values().any(|c| {
-            c.channel_type == ChannelType::ClusterSender && !c.attributes.cluster.trim().is_empty()
+            c.channel_type == ChannelType::ClusterSender
+                && !self
+                    .clusters_named(&c.attributes.cluster, &c.attributes.cluster_namelist)
+                    .is_empty()
         });
         let repository_heard = self
             .cluster
@@ -336,7 +347,7 @@ impl QueueManager {
         if reason == ReasonCode::UnknownObjectName
             && in_cluster
             && !repository_heard
-            && self.qmgr.repository.trim().is_empty()
+            && self.full_repository_clusters().is_empty()
         {
             ReasonCode::ClusterResolutionError
         } else {
@@ -392,9 +403,15 @@ impl QueueManager {
             });
             channels.push(Some(q.channel.clone()));
         }
-        if let Some(a) = local_def.filter(|a| include_local && !a.cluster.trim().is_empty()) {
+        let local_clusters = local_def
+            .as_ref()
+            .map(|a| self.queue_clusters(a))
+            .unwrap_or_default();
+        if let Some(a) = local_def.filter(|_| include_local && !local_clusters.is_empty()) {
             let usage = self.cluster.usage("");
-            let me = self.cluster.qmgr(a.cluster.trim(), &self.name);
+            let me = local_clusters
+                .iter()
+                .find_map(|c| self.cluster.qmgr(c, &self.name));
             candidates.push(Candidate {
                 qmgr: self.name.clone(),
                 local: true,

@@ -129,6 +129,10 @@ struct SnapshotIn {
     /// Absent in catalogues written before Ferry had connection authentication.
     #[serde(default)]
     authinfos: Option<Vec<AuthInfoDefinition>>,
+    /// Absent in catalogues written before Ferry had namelists: none (recovery then adds
+    /// the shipped ones once).
+    #[serde(default)]
+    namelists: Vec<ferry_objects::NamelistDefinition>,
     /// Absent in catalogues written before Ferry had authority records: none.
     #[serde(default)]
     authority_records: ferry_security::oam::AuthorityRecords,
@@ -156,6 +160,7 @@ struct Image {
     /// added, with CONNAUTH blank so no password is asked for that was not before.
     connauth_added: bool,
     authority_records: ferry_security::oam::AuthorityRecords,
+    namelists: BTreeMap<String, ferry_objects::NamelistDefinition>,
     topics: BTreeMap<String, TopicDefinition>,
     /// The snapshot predates topic objects: SYSTEM.BASE.TOPIC, SYSTEM.DEFAULT.TOPIC and
     /// the model queues of managed subscriptions (where missing) were added.
@@ -205,6 +210,11 @@ impl Image {
                 .collect(),
             topics: topics.into_iter().map(|t| (t.name.clone(), t)).collect(),
             topics_added,
+            namelists: s
+                .namelists
+                .into_iter()
+                .map(|n| (n.name.clone(), n))
+                .collect(),
             authority_records: s.authority_records,
             chlauth,
             chlauth_added,
@@ -255,6 +265,12 @@ impl Image {
             JournalRecord::DeleteAuthInfo(name) => {
                 self.authinfos.remove(&name);
             }
+            JournalRecord::Namelist(n) => {
+                self.namelists.insert(n.name.clone(), n);
+            }
+            JournalRecord::DeleteNamelist(name) => {
+                self.namelists.remove(&name);
+            }
             JournalRecord::Topic(t) => {
                 self.topics.insert(t.name.clone(), t);
             }
@@ -295,6 +311,7 @@ impl Image {
             listeners: self.listeners.into_values().collect(),
             chlauth: self.chlauth,
             authinfos: self.authinfos.into_values().collect(),
+            namelists: self.namelists.into_values().collect(),
             topics: self.topics.into_values().collect(),
             authority_records: self.authority_records,
             subscriptions: self.subscriptions.into_values().collect(),

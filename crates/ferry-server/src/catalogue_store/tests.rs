@@ -15,6 +15,7 @@ fn catalogue(queues: &[&str]) -> Catalogue {
         listeners: Vec::new(),
         chlauth: Default::default(),
         authinfos: Vec::new(),
+        namelists: Vec::new(),
         topics: Vec::new(),
         authority_records: Default::default(),
         subscriptions: Vec::new(),

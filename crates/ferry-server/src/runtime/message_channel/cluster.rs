@@ -164,15 +164,16 @@ fn channel_state(server: &Server, channel: &str) -> String {
 /// manual CLUSSDRs whose partner has not answered yet.
 pub(crate) fn cluster_qmgrs(server: &Server) -> Vec<ClusterQmgrStatus> {
     let engine = server.engine.borrow();
-    let manual: BTreeMap<String, ChannelDefinition> = engine
+    let manual: BTreeMap<String, (ChannelDefinition, Vec<String>)> = engine
         .channels()
         .into_iter()
         .filter(|d| d.channel_type == ChannelType::ClusterSender)
-        .filter(|d| {
-            !d.attributes.cluster.trim().is_empty()
-                && !d.attributes.connection_name.trim().is_empty()
+        .filter(|d| !d.attributes.connection_name.trim().is_empty())
+        .filter_map(|d| {
+            let clusters =
+                engine.clusters_named(&d.attributes.cluster, &d.attributes.cluster_namelist);
+            (!clusters.is_empty()).then(|| (d.name.clone(), (d, clusters)))
         })
-        .map(|d| (d.name.clone(), d))
         .collect();
     let mut out: Vec<ClusterQmgrStatus> = Vec::new();
     let mut confirmed: BTreeSet<String> = BTreeSet::new();
@@ -206,26 +207,28 @@ pub(crate) fn cluster_qmgrs(server: &Server) -> Vec<ClusterQmgrStatus> {
             network_priority: r.network_priority,
         });
     }
-    for (name, d) in manual {
+    for (name, (d, clusters)) in manual {
         if confirmed.contains(&name) {
             continue;
         }
         let a = &d.attributes;
-        out.push(ClusterQmgrStatus {
-            name: format!("SYSTEM.TEMPQMGR.{}", a.connection_name.trim()),
-            cluster: a.cluster.trim().to_string(),
-            channel: name.clone(),
-            full_repository: true,
-            status: channel_state(server, &name),
-            definition_type: "CLUSSDR",
-            connection_name: a.connection_name.trim().to_string(),
-            qmid: String::new(),
-            suspended: false,
-            rank: a.cluster_workload_rank,
-            priority: a.cluster_workload_priority,
-            weight: a.cluster_workload_weight,
-            network_priority: 0,
-        });
+        for cluster in clusters {
+            out.push(ClusterQmgrStatus {
+                name: format!("SYSTEM.TEMPQMGR.{}", a.connection_name.trim()),
+                cluster,
+                channel: name.clone(),
+                full_repository: true,
+                status: channel_state(server, &name),
+                definition_type: "CLUSSDR",
+                connection_name: a.connection_name.trim().to_string(),
+                qmid: String::new(),
+                suspended: false,
+                rank: a.cluster_workload_rank,
+                priority: a.cluster_workload_priority,
+                weight: a.cluster_workload_weight,
+                network_priority: 0,
+            });
+        }
     }
     out
 }
@@ -328,7 +331,7 @@ type Destinations = BTreeSet<String>;
 fn destinations(server: &Server, cluster: &str, except: &[&str]) -> Destinations {
     let engine = server.engine.borrow();
     let me = server.name.as_str();
-    let full = engine.qmgr().repository.trim() == cluster;
+    let full = engine.is_full_repository(cluster);
     let mut out: Destinations = engine
         .cluster_repository()
         .qmgrs()
@@ -343,8 +346,11 @@ fn destinations(server: &Server, cluster: &str, except: &[&str]) -> Destinations
         .collect();
     for d in engine.channels() {
         if d.channel_type == ChannelType::ClusterSender
-            && d.attributes.cluster.trim() == cluster
             && !d.attributes.connection_name.trim().is_empty()
+            && engine
+                .clusters_named(&d.attributes.cluster, &d.attributes.cluster_namelist)
+                .iter()
+                .any(|c| c == cluster)
         {
             // A manual CLUSSDR to a member already known and excluded stays out.
             let excluded = known_channels
@@ -517,16 +523,9 @@ impl Repository {
                 .engine
                 .borrow_mut()
                 .cluster_apply(message.records);
-            let full_of = self
-                .server
-                .engine
-                .borrow()
-                .qmgr()
-                .repository
-                .trim()
-                .to_string();
+            let full_of = self.server.engine.borrow().full_repository_clusters();
             // REFRESH CLUSTER at the sender: tell it everything again.
-            for cluster in message.refresh.iter().filter(|c| **c == full_of) {
+            for cluster in message.refresh.iter().filter(|c| full_of.contains(c)) {
                 let engine = self.server.engine.borrow();
                 let repository = engine.cluster_repository();
                 let Some(channel) = repository
@@ -543,7 +542,7 @@ impl Repository {
                 outgoing.entry(channel).or_default().extend(all);
             }
             for record in &changed {
-                if record.cluster() != full_of {
+                if !full_of.iter().any(|c| c == record.cluster()) {
                     continue;
                 }
                 // A full repository passes every newer record on.
