@@ -213,8 +213,12 @@ impl QueueManager {
             },
             cluster_channel: &|qm: &str| self.cluster_channel_to(qm),
         }
-        .resolve(od.object_qmgr_name.as_str(), name)
-        .map_err(|reason| self.cluster_resolution_reason(reason))?;
+        .resolve(od.object_qmgr_name.as_str(), name);
+        let resolved = match resolved {
+            Ok(r) => r,
+            Err(reason) if qmgr_named => return Err(self.cluster_resolution_reason(reason).into()),
+            Err(reason) => return Err(self.cluster_unknown_queue(name, reason, now.0).into()),
+        };
         let (local_name, via) = match resolved {
             Resolved::Local { name, via } => (name, via),
             Resolved::Remote(route) => {

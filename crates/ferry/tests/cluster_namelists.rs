@@ -1,7 +1,8 @@
 //! Overlapping clusters through namelists, on three real queue managers: QM1 is the full
 //! repository of clusters CLUS1 and CLUS2 (REPOSNL) with one CLUSRCVR in both (CLUSNL)
 //! and a queue advertised in both; QM2 belongs to CLUS1 only, QM3 to CLUS2 only. Each
-//! partial learns QM1's shared queue and nothing of the other cluster; QM1 reaches the
+//! partial learns QM1's shared queue at its first MQOPEN, and nothing of the other
+//! cluster (an MQOPEN of the other cluster's queue gets 2085); QM1 reaches the
 //! queues of both; a message from QM2 to the shared queue arrives on QM1; a queue
 //! moved to a namelist naming one cluster leaves the other.
 
@@ -64,14 +65,28 @@ async fn a_full_repository_serves_two_clusters_through_namelists() {
         instances(&qm1, "ONE.Q") == [pair("CLUS1", "QM2")]
             && instances(&qm1, "TWO.Q") == [pair("CLUS2", "QM3")]
     });
-    wait_until(
-        "each partial learns the shared queue in its cluster",
-        || {
-            instances(&qm2, "SHARED.Q") == [pair("CLUS1", "QM1")]
-                && instances(&qm3, "SHARED.Q") == [pair("CLUS2", "QM1")]
-        },
+    // Each partial learns the shared queue, in its own cluster, at its first MQOPEN.
+    for qm in [&qm2, &qm3] {
+        wait_until("the partial hears of its full repository", || {
+            attrs(&stdout(&qm.mqsc("DISPLAY CLUSQMGR(QM1)\n")), "CLUSQMGR") == ["QM1"]
+        });
+        assert!(
+            instances(qm, "SHARED.Q").is_empty(),
+            "not before it is used"
+        );
+        let app = connect(&qm.client()).await;
+        drop(open(&app, "SHARED.Q", OpenOptions::OUTPUT).await);
+        app.disconnect().await.expect("disconnect");
+    }
+    assert_eq!(instances(&qm2, "SHARED.Q"), [pair("CLUS1", "QM1")]);
+    assert_eq!(instances(&qm3, "SHARED.Q"), [pair("CLUS2", "QM1")]);
+    // Nothing of the other cluster reaches a partial repository, even when asked.
+    let app = connect(&qm2.client()).await;
+    assert_reason(
+        try_open(&app, "TWO.Q", OpenOptions::OUTPUT).await,
+        ferry_mqi::ReasonCode::UnknownObjectName,
     );
-    // Nothing of the other cluster reaches a partial repository.
+    app.disconnect().await.expect("disconnect");
     assert!(instances(&qm2, "TWO.Q").is_empty());
     assert!(instances(&qm3, "ONE.Q").is_empty());
     let qmgrs = mqsc_ok(&qm2, "DISPLAY CLUSQMGR(*)\n");

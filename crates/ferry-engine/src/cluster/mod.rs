@@ -9,6 +9,7 @@
 //! manager's own records ([`QueueManager::cluster_publish`]) and keeps the repository
 //! on SYSTEM.CLUSTER.REPOSITORY.QUEUE.
 
+pub mod partial;
 pub mod repository;
 pub mod workload;
 
@@ -182,7 +183,9 @@ impl QueueManager {
                 .into_iter()
                 .find(|h| same_object(h, std::slice::from_ref(&w)));
             let old_seq = old.as_ref().map_or(0, |o| o.sequence());
-            if old.is_some_and(|o| with_sequence(o, 0) == w) {
+            let renew_due = old_seq < now_ms.saturating_sub(partial::REPUBLISH_AFTER_MS)
+                && !partial::is_removed(&w);
+            if !renew_due && old.is_some_and(|o| with_sequence(o, 0) == w) {
                 continue;
             }
             let seq = now_ms.max(old_seq + 1);

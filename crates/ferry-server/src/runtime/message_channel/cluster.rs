@@ -33,7 +33,7 @@ use crate::runtime::clock;
 use crate::runtime::server::Server;
 use bytes::Bytes;
 use ferry_engine::cluster::channel_correl_id;
-use ferry_engine::cluster::repository::{ClusterRecord, RepositoryMessage};
+use ferry_engine::cluster::repository::{ClusterQuery, ClusterRecord, RepositoryMessage};
 use ferry_engine::cluster::workload::ChannelPreference;
 use ferry_engine::{ConnectionInfo, Hobj};
 use ferry_mqi::descriptor::persistence;
@@ -364,6 +364,19 @@ fn destinations(server: &Server, cluster: &str, except: &[&str]) -> Destinations
     out
 }
 
+/// What one round of the repository task sends, by channel.
+#[derive(Default)]
+struct Outgoing {
+    /// Records.
+    records: BTreeMap<String, Vec<ClusterRecord>>,
+    /// REFRESH CLUSTER requests.
+    refresh: BTreeMap<String, Vec<String>>,
+    /// Questions about queues, to full repositories.
+    queries: BTreeMap<String, Vec<ClusterQuery>>,
+    /// Answers to questions, to partial repositories.
+    answers: BTreeMap<String, Vec<ClusterQuery>>,
+}
+
 /// The repository task's engine connection and open handles.
 struct Repository {
     server: Rc<Server>,
@@ -472,7 +485,9 @@ impl Repository {
             options.options = GetOptionFlags::BROWSE_NEXT | GetOptionFlags::NO_SYNCPOINT;
         }
         if let Some(m) = newest {
-            self.server.engine.borrow_mut().cluster_restore(m.records);
+            let mut engine = self.server.engine.borrow_mut();
+            engine.cluster_restore(m.records);
+            engine.cluster_restore_subscriptions(m.subscriptions);
         }
         Ok(())
     }
@@ -480,7 +495,7 @@ impl Repository {
     /// One round: what arrived, what changed here, saved and sent in one unit of work.
     async fn tick(&mut self) -> Result<(), MqError> {
         let mut dirty = false;
-        let mut outgoing: BTreeMap<String, Vec<ClusterRecord>> = BTreeMap::new();
+        let mut out = Outgoing::default();
         let me = self.server.name.clone();
         loop {
             let gmo = GetOptions {
@@ -510,87 +525,40 @@ impl Repository {
                     continue;
                 }
             };
-            let known_before: BTreeSet<(String, String)> = {
-                let engine = self.server.engine.borrow();
-                engine
-                    .cluster_repository()
-                    .qmgrs()
-                    .map(|r| (r.cluster.clone(), r.qmgr.clone()))
-                    .collect()
-            };
-            let changed = self
-                .server
-                .engine
-                .borrow_mut()
-                .cluster_apply(message.records);
-            let full_of = self.server.engine.borrow().full_repository_clusters();
-            // REFRESH CLUSTER at the sender: tell it everything again.
-            for cluster in message.refresh.iter().filter(|c| full_of.contains(c)) {
-                let engine = self.server.engine.borrow();
-                let repository = engine.cluster_repository();
-                let Some(channel) = repository
-                    .qmgr(cluster, &message.sender)
-                    .map(|r| r.channel.clone())
-                else {
-                    continue;
-                };
-                let all: Vec<ClusterRecord> = repository
-                    .records()
-                    .into_iter()
-                    .filter(|r| r.cluster() == cluster && r.owner() != message.sender)
-                    .collect();
-                outgoing.entry(channel).or_default().extend(all);
-            }
-            for record in &changed {
-                if !full_of.iter().any(|c| c == record.cluster()) {
-                    continue;
-                }
-                // A full repository passes every newer record on.
-                let except = [record.owner(), message.sender.as_str()];
-                for channel in destinations(&self.server, record.cluster(), &except) {
-                    outgoing.entry(channel).or_default().push(record.clone());
-                }
-                // And tells a member it hears of for the first time all it knows.
-                if let ClusterRecord::QueueManager(q) = record {
-                    if !q.removed && !known_before.contains(&(q.cluster.clone(), q.qmgr.clone())) {
-                        let all: Vec<ClusterRecord> = self
-                            .server
-                            .engine
-                            .borrow()
-                            .cluster_repository()
-                            .records()
-                            .into_iter()
-                            .filter(|r| r.cluster() == q.cluster && r.owner() != q.qmgr)
-                            .collect();
-                        outgoing.entry(q.channel.clone()).or_default().extend(all);
-                    }
-                }
-            }
+            self.received(message, &mut out);
+        }
+        let now_ms = clock::now().0;
+        // Records not renewed for 30 days are forgotten.
+        let expired = self.server.engine.borrow_mut().cluster_expire(now_ms);
+        for r in &expired {
+            dirty = true;
+            tracing::info!(
+                "cluster {}: the record of {} expired (not renewed for 30 days)",
+                r.cluster(),
+                r.owner()
+            );
         }
         let generation = self.server.catalogue.last_ticket();
-        let pending = self
-            .server
-            .engine
-            .borrow()
-            .cluster_repository()
-            .has_pending();
-        let own = if pending || self.published_for != Some(generation) {
+        let (pending, renew) = {
+            let engine = self.server.engine.borrow();
+            (
+                engine.cluster_repository().has_pending(),
+                engine.cluster_republish_due(now_ms),
+            )
+        };
+        let own = if pending || renew || self.published_for != Some(generation) {
             self.published_for = Some(generation);
-            self.server
-                .engine
-                .borrow_mut()
-                .cluster_publish(clock::now().0)
+            self.server.engine.borrow_mut().cluster_publish(now_ms)
         } else {
             Vec::new()
         };
         for record in own {
             dirty = true;
-            for channel in destinations(&self.server, record.cluster(), &[]) {
-                outgoing.entry(channel).or_default().push(record.clone());
+            for channel in self.audience(&record, &[]) {
+                out.records.entry(channel).or_default().push(record.clone());
             }
         }
         let refresh = self.server.engine.borrow_mut().cluster_take_refresh();
-        let mut refresh_to: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for cluster in refresh {
             dirty = true;
             let own: Vec<ClusterRecord> = self
@@ -603,23 +571,174 @@ impl Repository {
                 .filter(|r| r.cluster() == cluster)
                 .collect();
             for channel in destinations(&self.server, &cluster, &[]) {
-                outgoing
+                out.records
                     .entry(channel.clone())
                     .or_default()
                     .extend(own.clone());
-                refresh_to.entry(channel).or_default().push(cluster.clone());
+                out.refresh
+                    .entry(channel)
+                    .or_default()
+                    .push(cluster.clone());
+            }
+        }
+        // Questions from MQOPEN go to the full repositories of their cluster.
+        let queries = self.server.engine.borrow_mut().cluster_take_queries();
+        for q in queries {
+            dirty = true;
+            for channel in destinations(&self.server, &q.cluster, &[]) {
+                out.queries.entry(channel).or_default().push(q.clone());
             }
         }
         if !dirty {
             return Ok(());
         }
-        for (channel, records) in outgoing {
-            let mut message = RepositoryMessage::new(&me, records);
-            message.refresh = refresh_to.remove(&channel).unwrap_or_default();
+        let channels: BTreeSet<String> = out
+            .records
+            .keys()
+            .chain(out.refresh.keys())
+            .chain(out.queries.keys())
+            .chain(out.answers.keys())
+            .cloned()
+            .collect();
+        for channel in channels {
+            let mut message =
+                RepositoryMessage::new(&me, out.records.remove(&channel).unwrap_or_default());
+            message.refresh = out.refresh.remove(&channel).unwrap_or_default();
+            message.queries = out.queries.remove(&channel).unwrap_or_default();
+            message.answers = out.answers.remove(&channel).unwrap_or_default();
             self.send(&channel, message).await?;
         }
         self.save().await?;
         self.session.commit().await
+    }
+
+    /// A repository message from another member: its records merged, its questions
+    /// answered, and on a full repository what changed passed on.
+    fn received(&self, message: RepositoryMessage, out: &mut Outgoing) {
+        let known_before: BTreeSet<(String, String)> = {
+            let engine = self.server.engine.borrow();
+            engine
+                .cluster_repository()
+                .qmgrs()
+                .map(|r| (r.cluster.clone(), r.qmgr.clone()))
+                .collect()
+        };
+        let changed = self
+            .server
+            .engine
+            .borrow_mut()
+            .cluster_apply(message.records);
+        if !message.answers.is_empty() {
+            self.server
+                .engine
+                .borrow_mut()
+                .cluster_answered(&message.answers);
+        }
+        let full_of = self.server.engine.borrow().full_repository_clusters();
+        // The channel back to the sender, in each cluster.
+        let back = |cluster: &str| -> Option<String> {
+            self.server
+                .engine
+                .borrow()
+                .cluster_repository()
+                .qmgr(cluster, &message.sender)
+                .map(|r| r.channel.clone())
+        };
+        // REFRESH CLUSTER at the sender: tell it again what it is to know.
+        for cluster in message.refresh.iter().filter(|c| full_of.contains(c)) {
+            let Some(channel) = back(cluster) else {
+                continue;
+            };
+            let records = self
+                .server
+                .engine
+                .borrow()
+                .cluster_join_records(cluster, &message.sender);
+            out.records.entry(channel).or_default().extend(records);
+        }
+        // Questions of a partial repository: subscribe it and answer.
+        if !message.queries.is_empty() {
+            let (records, answers) = self
+                .server
+                .engine
+                .borrow_mut()
+                .cluster_answer(&message.sender, &message.queries);
+            for a in answers {
+                let Some(channel) = back(&a.cluster) else {
+                    continue;
+                };
+                let theirs: Vec<ClusterRecord> = records
+                    .iter()
+                    .filter(|r| r.cluster() == a.cluster)
+                    .cloned()
+                    .collect();
+                let entry = out.records.entry(channel.clone()).or_default();
+                for r in theirs {
+                    if !entry.contains(&r) {
+                        entry.push(r);
+                    }
+                }
+                out.answers.entry(channel).or_default().push(a);
+            }
+        }
+        for record in &changed {
+            if !full_of.iter().any(|c| c == record.cluster()) {
+                continue;
+            }
+            // A full repository passes a newer record on to who is to know it.
+            let except = [record.owner(), message.sender.as_str()];
+            for channel in self.audience(record, &except) {
+                out.records.entry(channel).or_default().push(record.clone());
+            }
+            // And tells a member it hears of for the first time what it is to know.
+            if let ClusterRecord::QueueManager(q) = record {
+                if !q.removed && !known_before.contains(&(q.cluster.clone(), q.qmgr.clone())) {
+                    let records = self
+                        .server
+                        .engine
+                        .borrow()
+                        .cluster_join_records(&q.cluster, &q.qmgr);
+                    out.records
+                        .entry(q.channel.clone())
+                        .or_default()
+                        .extend(records);
+                }
+            }
+        }
+    }
+
+    /// The channels `record` goes out on: on a full repository of its cluster, to the
+    /// members that are to know it (`ferry_engine`'s `cluster_audience`) but `except`;
+    /// on a partial repository, to the full repositories.
+    fn audience(&self, record: &ClusterRecord, except: &[&str]) -> Destinations {
+        let engine = self.server.engine.borrow();
+        let cluster = record.cluster();
+        if !engine.is_full_repository(cluster) {
+            drop(engine);
+            return destinations(&self.server, cluster, except);
+        }
+        let repository = engine.cluster_repository();
+        let mut out: Destinations = engine
+            .cluster_audience(record)
+            .into_iter()
+            .filter(|q| !except.contains(&q.as_str()))
+            .filter_map(|q| repository.qmgr(cluster, &q).map(|r| r.channel.clone()))
+            .collect();
+        drop(engine);
+        // The manual CLUSSDRs to full repositories not heard from yet.
+        for channel in destinations(&self.server, cluster, except) {
+            let known = self
+                .server
+                .engine
+                .borrow()
+                .cluster_repository()
+                .qmgrs()
+                .any(|r| r.channel == channel);
+            if !known {
+                out.insert(channel);
+            }
+        }
+        out
     }
 
     /// Puts `message` on the cluster transmission queue for `channel`, in the unit of
@@ -676,8 +795,14 @@ impl Repository {
                 Err(e) => return Err(e.error),
             }
         }
-        let records = self.server.engine.borrow().cluster_repository().records();
-        let body = RepositoryMessage::new(&self.server.name, records).encode();
+        let (records, subscriptions) = {
+            let engine = self.server.engine.borrow();
+            let repository = engine.cluster_repository();
+            (repository.records(), repository.subscriptions())
+        };
+        let mut message = RepositoryMessage::new(&self.server.name, records);
+        message.subscriptions = subscriptions;
+        let body = message.encode();
         let mut md = MessageDescriptor {
             persistence: persistence::PERSISTENT,
             ..MessageDescriptor::default()
