@@ -224,7 +224,7 @@ impl QueueManager {
             Resolved::Remote(route) => {
                 let binding = route.cluster_channel.as_deref().map(|c| ClusterBinding {
                     channel: FixedStr::truncating(c),
-                    not_fixed: false,
+                    mode: crate::cluster::BindMode::OnOpen,
                 });
                 return self.open_remote(conn, od, options, route, binding, fx);
             }
@@ -438,13 +438,7 @@ impl QueueManager {
             }
             return Err(ReasonCode::OptionNotValidForType.into());
         }
-        let not_fixed = if options.contains(OpenOptions::BIND_NOT_FIXED) {
-            true
-        } else if options.contains(OpenOptions::BIND_ON_OPEN) {
-            false
-        } else {
-            self.cluster_default_bind(&name) == ferry_objects::queue::DefaultBind::NotFixed
-        };
+        let mode = crate::cluster::BindMode::of_options(options, self.cluster_default_bind(&name))?;
         let choice = self.cluster_choose(&name, true)?;
         if choice.channel.is_some() {
             // MQ's default ClusterQueueAccessControl=Xmitq: the authority to put to a
@@ -475,7 +469,7 @@ impl QueueManager {
         };
         let binding = ClusterBinding {
             channel: FixedStr::truncating(&channel),
-            not_fixed,
+            mode,
         };
         self.open_remote(conn, od, options, route, Some(binding), fx)
             .map(Some)
@@ -594,6 +588,11 @@ impl QueueManager {
             }
             let target = h.target;
             self.close_handle(conn, hobj, now, fx);
+            if let HandleTarget::Remote(r) = target {
+                if r.cluster.is_some() {
+                    self.cluster_handle_closed(conn, hobj);
+                }
+            }
             if delete {
                 if let HandleTarget::Queue { local, .. } = target {
                     if self.queues.get(local).is_some() {

@@ -97,6 +97,8 @@ pub struct QueueManager {
     /// The states of the cluster-sender channels, by queue manager, as the server
     /// reports them (for the workload algorithm).
     pub(crate) cluster_channel_states: crate::cluster::ChannelStates,
+    /// BIND_ON_GROUP handles in a logical message group: the instance the group goes to.
+    pub(crate) cluster_groups: BTreeMap<(ConnId, Hobj), crate::cluster::ClusterChoice>,
 }
 
 impl QueueManager {
@@ -137,6 +139,7 @@ impl QueueManager {
             redelivery: RedeliverySchedule::default(),
             cluster: Default::default(),
             cluster_channel_states: Default::default(),
+            cluster_groups: BTreeMap::new(),
         }
     }
 

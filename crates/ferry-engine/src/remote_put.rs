@@ -32,7 +32,7 @@ use crate::qmgr::QueueManager;
 use crate::queue::{MsgState, StoredMsg};
 use crate::uow::UowEntry;
 use bytes::Bytes;
-use ferry_mqi::descriptor::{msg_type, persistence, ENCODING_NATIVE};
+use ferry_mqi::descriptor::{msg_flags, msg_type, persistence, ENCODING_NATIVE};
 use ferry_mqi::{
     FixedStr, MessageDescriptor, MqError, OpenOptions, PutOptionFlags, PutOptions, ReasonCode,
     TransmissionHeader, FORMAT_XMIT_Q_HEADER,
@@ -93,22 +93,24 @@ impl QueueManager {
         fx: &mut Effects,
     ) -> Result<Option<ReasonCode>, MqError> {
         let o = pmo.options;
-        // A cluster queue: the instance (fixed at open, or chosen now) and its channel.
+        // A cluster queue: the instance (fixed at open, for the group, or chosen now)
+        // and its channel.
         let (remote_qmgr_name, correl_id) = match target.cluster {
-            Some(b) if b.not_fixed => {
-                let choice = self.cluster_choose(target.remote_q_name.as_str(), false)?;
+            Some(b) => {
+                let choice = self.cluster_put_choice(conn, hobj, b, &target, md)?;
                 let channel = choice.channel.unwrap_or_default();
                 (
                     FixedStr::truncating(&choice.qmgr),
                     Some(crate::cluster::channel_correl_id(&channel)),
                 )
             }
-            Some(b) => (
-                target.remote_qmgr_name,
-                Some(crate::cluster::channel_correl_id(b.channel.as_str())),
-            ),
             None => (target.remote_qmgr_name, None),
         };
+        let reallocatable = target.cluster.is_some_and(|b| {
+            b.mode.reallocatable()
+                || (b.mode == crate::cluster::BindMode::OnGroup
+                    && md.msg_flags & (msg_flags::MSG_IN_GROUP | msg_flags::LAST_MSG_IN_GROUP) == 0)
+        });
         let max_uncommitted = self.qmgr.max_uncommitted_msgs.max(0) as usize;
         let qm_max_len = self.qmgr.max_msg_length.max(0) as usize;
         let qm_ccsid = self.qmgr.ccsid;
@@ -205,6 +207,9 @@ impl QueueManager {
         if let Some(id) = correl_id {
             outer.correl_id = id;
         }
+        if reallocatable {
+            outer.feedback = crate::cluster::REALLOCATABLE_FEEDBACK;
+        }
         let key = lq.store.next_key(rank);
         let expires_at = (md.expiry > 0).then(|| now.0.saturating_add(md.expiry as u64 * 100));
         let mut msg = StoredMsg {
@@ -238,6 +243,10 @@ impl QueueManager {
         }
         if target.cluster.is_some() {
             self.cluster.note_chosen(remote_qmgr_name.as_str());
+            if md.msg_flags & msg_flags::LAST_MSG_IN_GROUP != 0 {
+                // The group is complete: the handle's next group chooses again.
+                self.cluster_groups.remove(&(conn, hobj));
+            }
         }
         Ok(warning)
     }

@@ -9,6 +9,7 @@
 //! manager's own records ([`QueueManager::cluster_publish`]) and keeps the repository
 //! on SYSTEM.CLUSTER.REPOSITORY.QUEUE.
 
+pub mod binding;
 pub mod partial;
 pub mod repository;
 pub mod workload;
@@ -23,25 +24,71 @@ use repository::{ClusterQmgrRecord, ClusterQueueRecord, ClusterRecord, ClusterRe
 use std::collections::BTreeMap;
 use workload::{Candidate, ChannelPreference, WorkloadRules};
 
+pub use binding::REALLOCATABLE_FEEDBACK;
+
 /// Where a cluster queue's message goes: the instance's queue manager and the
 /// cluster-sender channel to it (the CorrelId of the message on the cluster
 /// transmission queue). `None` channel: the local instance.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct ClusterChoice {
+pub struct ClusterChoice {
     /// The queue manager hosting the instance chosen.
     pub qmgr: String,
     /// The channel to it; `None` for the instance on this queue manager.
     pub channel: Option<String>,
 }
 
-/// What a handle to a cluster queue keeps: the channel fixed at open, or that a put
-/// chooses again (BIND_NOT_FIXED).
+/// What a handle to a cluster queue keeps: the channel fixed at open, and when a put
+/// chooses again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct ClusterBinding {
     /// The cluster-sender channel the handle's messages go through (while bound).
     pub channel: FixedStr<20>,
-    /// True for MQOO_BIND_NOT_FIXED (or DEFBIND(NOTFIXED)): each put chooses.
-    pub not_fixed: bool,
+    /// MQOO_BIND_ON_OPEN, BIND_NOT_FIXED or BIND_ON_GROUP (or the queue's DEFBIND).
+    pub mode: BindMode,
+}
+
+/// How a handle to a cluster queue binds its messages to an instance (MQBND_*).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BindMode {
+    /// One instance for the handle, chosen at MQOPEN.
+    OnOpen,
+    /// Each put chooses (and the message may be reallocated while it waits).
+    NotFixed,
+    /// Each logical message group goes to one instance, chosen at its first message;
+    /// a message outside a group chooses as NOT_FIXED.
+    OnGroup,
+}
+
+impl BindMode {
+    /// The binding an MQOPEN's options ask for: 2046 MQRC_OPTIONS_ERROR for more than
+    /// one BIND option; `default` (the queue's DEFBIND) for none (MQOO_BIND_AS_Q_DEF).
+    pub(crate) fn of_options(
+        options: ferry_mqi::OpenOptions,
+        default: DefaultBind,
+    ) -> Result<BindMode, ReasonCode> {
+        use ferry_mqi::OpenOptions as O;
+        let asked = [
+            (O::BIND_ON_OPEN, BindMode::OnOpen),
+            (O::BIND_NOT_FIXED, BindMode::NotFixed),
+            (O::BIND_ON_GROUP, BindMode::OnGroup),
+        ];
+        let mut given = asked.iter().filter(|(o, _)| options.contains(*o));
+        match (given.next(), given.next()) {
+            (Some(_), Some(_)) => Err(ReasonCode::OptionsError),
+            (Some((_, mode)), None) => Ok(*mode),
+            (None, _) => Ok(match default {
+                DefaultBind::Open => BindMode::OnOpen,
+                DefaultBind::NotFixed => BindMode::NotFixed,
+                DefaultBind::Group => BindMode::OnGroup,
+            }),
+        }
+    }
+
+    /// True when the messages may be reallocated to another instance while they wait
+    /// on the cluster transmission queue (MQ reallocates NOT_FIXED ones).
+    pub(crate) fn reallocatable(self) -> bool {
+        self == BindMode::NotFixed
+    }
 }
 
 /// The CorrelId of a message for cluster-sender `channel` on the cluster transmission

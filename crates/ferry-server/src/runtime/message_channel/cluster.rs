@@ -55,6 +55,8 @@ use std::time::Duration;
 
 /// How often the repository task looks for records and changed definitions.
 const TICK: Duration = Duration::from_millis(250);
+/// How often messages waiting for a channel that cannot run are looked at.
+const REALLOCATION_INTERVAL: Duration = Duration::from_secs(1);
 /// The longest repository message read.
 const MAX_RECORD_MESSAGE: usize = 16 << 20;
 
@@ -384,6 +386,13 @@ struct Repository {
     command_q: Hobj,
     repository_q: Hobj,
     xmit_q: Hobj,
+    /// SYSTEM.CLUSTER.TRANSMIT.QUEUE opened to browse and get, for reallocation.
+    xmit_q_in: Hobj,
+    /// Channels of queue managers whose records expired, to the queue manager: their
+    /// reallocatable messages go elsewhere (`cluster_reallocation`).
+    departed: BTreeMap<String, String>,
+    /// When messages were last looked at for reallocation.
+    reallocated_at: std::time::Instant,
     /// The definitions' generation (the catalogue's last ticket) own records were last
     /// published for: they are only looked at again when a definition changed.
     published_for: Option<u64>,
@@ -412,6 +421,26 @@ pub(super) async fn run_repository(server: Rc<Server>, channels: Rc<MessageChann
             repository.published_for = None;
         }
         ensure_senders(&server, &channels);
+        if repository.reallocated_at.elapsed() >= REALLOCATION_INTERVAL {
+            repository.reallocated_at = std::time::Instant::now();
+            let handles = (repository.xmit_q_in, repository.xmit_q);
+            match super::cluster_reallocation::reallocate(
+                &server,
+                &repository.session,
+                handles,
+                &channels,
+                &repository.departed,
+            )
+            .await
+            {
+                Ok(0) => {}
+                Ok(n) => tracing::info!("{n} cluster messages reallocated to other instances"),
+                Err(e) => {
+                    tracing::warn!("cluster reallocation: {}", e.reason);
+                    let _ = repository.session.backout().await;
+                }
+            }
+        }
         tokio::time::sleep(TICK).await;
     }
 }
@@ -444,12 +473,19 @@ impl Repository {
             &queue(CLUSTER_TRANSMIT_QUEUE)?,
             OpenOptions::OUTPUT | OpenOptions::FAIL_IF_QUIESCING,
         )?;
+        let xmit_q_in = session.open(
+            &queue(CLUSTER_TRANSMIT_QUEUE)?,
+            OpenOptions::INPUT_SHARED | OpenOptions::BROWSE | OpenOptions::FAIL_IF_QUIESCING,
+        )?;
         Ok(Repository {
             server: server.clone(),
             session,
             command_q,
             repository_q,
             xmit_q,
+            xmit_q_in,
+            departed: BTreeMap::new(),
+            reallocated_at: std::time::Instant::now(),
             published_for: None,
         })
     }
@@ -532,6 +568,9 @@ impl Repository {
         let expired = self.server.engine.borrow_mut().cluster_expire(now_ms);
         for r in &expired {
             dirty = true;
+            if let ClusterRecord::QueueManager(q) = r {
+                self.departed.insert(q.channel.clone(), q.qmgr.clone());
+            }
             tracing::info!(
                 "cluster {}: the record of {} expired (not renewed for 30 days)",
                 r.cluster(),

@@ -16,6 +16,7 @@
 //! the status MQ shows. The wire protocol is `ferry_wire::channel` (docs/protocol.md).
 
 mod cluster;
+mod cluster_reallocation;
 mod dead_letter;
 mod engine_session;
 mod io;
