@@ -674,11 +674,6 @@ impl QueueManager {
         attrs: QmgrAttributes,
         fx: &mut Effects,
     ) -> Result<(), AdminError> {
-        if attrs.default_cluster_xmit_q == ferry_objects::qmgr::DefaultClusterXmitQueue::Channel {
-            return Err(AdminError::Invalid(
-                "DEFCLXQ(CHANNEL) is not supported yet: every cluster-sender channel uses SYSTEM.CLUSTER.TRANSMIT.QUEUE (DEFCLXQ(SCTQ))".to_string(),
-            ));
-        }
         self.check_namelist_named(&attrs.repository_namelist)?;
         self.qmgr = attrs;
         fx.push(Effect::CatalogueChanged(CatalogueChange::Qmgr));

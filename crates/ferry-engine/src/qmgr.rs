@@ -99,6 +99,8 @@ pub struct QueueManager {
     pub(crate) cluster_channel_states: crate::cluster::ChannelStates,
     /// BIND_ON_GROUP handles in a logical message group: the instance the group goes to.
     pub(crate) cluster_groups: BTreeMap<(ConnId, Hobj), crate::cluster::ClusterChoice>,
+    /// The transmission queue each cluster-sender switched to (`crate::cluster::xmit_queue`).
+    pub(crate) cluster_xmit_qs: BTreeMap<String, String>,
 }
 
 impl QueueManager {
@@ -140,6 +142,7 @@ impl QueueManager {
             cluster: Default::default(),
             cluster_channel_states: Default::default(),
             cluster_groups: BTreeMap::new(),
+            cluster_xmit_qs: BTreeMap::new(),
         }
     }
 

@@ -93,18 +93,20 @@ impl QueueManager {
         fx: &mut Effects,
     ) -> Result<Option<ReasonCode>, MqError> {
         let o = pmo.options;
-        // A cluster queue: the instance (fixed at open, for the group, or chosen now)
-        // and its channel.
-        let (remote_qmgr_name, correl_id) = match target.cluster {
+        // A cluster queue: the instance (fixed at open, for the group, or chosen now),
+        // its channel, and the channel's transmission queue (DEFCLXQ).
+        let (remote_qmgr_name, correl_id, xmit_q) = match target.cluster {
             Some(b) => {
                 let choice = self.cluster_put_choice(conn, hobj, b, &target, md)?;
                 let channel = choice.channel.unwrap_or_default();
+                let xmit_q = self.cluster_xmit_q_for(&channel).unwrap_or(target.xmit_q);
                 (
                     FixedStr::truncating(&choice.qmgr),
                     Some(crate::cluster::channel_correl_id(&channel)),
+                    xmit_q,
                 )
             }
-            None => (target.remote_qmgr_name, None),
+            None => (target.remote_qmgr_name, None, target.xmit_q),
         };
         let reallocatable = target.cluster.is_some_and(|b| {
             b.mode.reallocatable()
@@ -138,10 +140,7 @@ impl QueueManager {
         check_put_context(o, h.options)?;
         let passed = passed_context(c, pmo)?;
 
-        let xq = self
-            .queues
-            .get_mut(target.xmit_q)
-            .ok_or(ReasonCode::QDeleted)?;
+        let xq = self.queues.get_mut(xmit_q).ok_or(ReasonCode::QDeleted)?;
         let xmit_q_name = xq.def.name.clone();
         let attrs = &xq.def.attributes;
         let (first_put, def_priority, def_persistence) =
@@ -235,11 +234,11 @@ impl QueueManager {
             lq.store.insert(msg);
             lq.joined_uow();
             c.uow.entries.push(UowEntry::Put {
-                queue: target.xmit_q,
+                queue: xmit_q,
                 seq: key.seq,
             });
         } else {
-            self.place(target.xmit_q, msg, now, fx);
+            self.place(xmit_q, msg, now, fx);
         }
         if target.cluster.is_some() {
             self.cluster.note_chosen(remote_qmgr_name.as_str());

@@ -83,6 +83,9 @@ catalogue! {
     QUEUE_FILES_LOADED = 7234 Info "Queue manager '{0}' loaded {1} persistent messages from its queue files ({2} queues).",
         "At restart the messages that stayed on queues are read back from their queue files before the recovery log is replayed.",
         "None.";
+    CLUSTER_XMITQ_SWITCHED = 7341 Info "The transmission queue for channel '{0}' is '{1}': {2} waiting messages were moved from '{3}'.",
+        "The cluster-sender channel started with the transmission queue QMGR DEFCLXQ asks for (CHANNEL: SYSTEM.CLUSTER.TRANSMIT.<channel>, made from SYSTEM.CLUSTER.TRANSMIT.MODEL.QUEUE; SCTQ: SYSTEM.CLUSTER.TRANSMIT.QUEUE), and the messages waiting for it on the other were moved to it.",
+        "None.";
     LOG_FULL = 7463 Warning "The log for queue manager '{0}' is full: {1}",
         "A persistent operation could not be logged because the circular log has no free space; it failed with 2102 MQRC_RESOURCE_PROBLEM.",
         "Commit or back out long-running units of work, get messages off deep queues, or make the log bigger (LogPrimaryFiles, LogFilePages) with a new queue manager.";

@@ -28,7 +28,8 @@ keyword_enum! {
     DefaultClusterXmitQueue {
         /// SYSTEM.CLUSTER.TRANSMIT.QUEUE, shared by every cluster-sender (MQ's default).
         Sctq = "SCTQ",
-        /// A SYSTEM.CLUSTER.TRANSMIT.<channel> queue each (not yet in Ferry).
+        /// A SYSTEM.CLUSTER.TRANSMIT.<channel> queue each, made from
+        /// SYSTEM.CLUSTER.TRANSMIT.MODEL.QUEUE when the channel starts.
         Channel = "CHANNEL",
     }
 }
@@ -80,7 +81,7 @@ attribute_table! {
     cluster_workload_mruc: i32 = "CLWLMRUC", Int { min: 1, max: 999_999_999 }, default 999_999_999,
         applies QMGR, inq Some(sel::CLWL_MRU_CHANNELS), rw, "Most recently used cluster channels the workload algorithm chooses among.";
     default_cluster_xmit_q: DefaultClusterXmitQueue = "DEFCLXQ", Keyword { values: DefaultClusterXmitQueue::KEYWORDS }, default DefaultClusterXmitQueue::Sctq,
-        applies QMGR, inq Some(sel::DEF_CLUSTER_XMIT_Q_TYPE), rw, "Transmission queue of auto-defined cluster-senders: SCTQ (SYSTEM.CLUSTER.TRANSMIT.QUEUE); CHANNEL is refused, Ferry does not make a queue per channel yet.";
+        applies QMGR, inq Some(sel::DEF_CLUSTER_XMIT_Q_TYPE), rw, "Transmission queue of cluster-sender channels: SCTQ (SYSTEM.CLUSTER.TRANSMIT.QUEUE, shared), CHANNEL (SYSTEM.CLUSTER.TRANSMIT.<channel> each, made from SYSTEM.CLUSTER.TRANSMIT.MODEL.QUEUE). A channel switches when it next starts, moving its waiting messages.";
     creation_date: String = "CRDATE", Text { max_len: 10 }, default String::new(),
         applies QMGR, inq None, ro, "Date the queue manager was created.";
     creation_time: String = "CRTIME", Text { max_len: 8 }, default String::new(),

@@ -305,12 +305,18 @@ pub const CLUSTER_COMMAND_QUEUE: &str = "SYSTEM.CLUSTER.COMMAND.QUEUE";
 /// SYSTEM.CLUSTER.REPOSITORY.QUEUE: the queue manager's cluster repository, one
 /// message per record.
 pub const CLUSTER_REPOSITORY_QUEUE: &str = "SYSTEM.CLUSTER.REPOSITORY.QUEUE";
+/// SYSTEM.CLUSTER.TRANSMIT.MODEL.QUEUE: the model of the per-channel cluster
+/// transmission queues of QMGR DEFCLXQ(CHANNEL).
+pub const CLUSTER_TRANSMIT_MODEL_QUEUE: &str = "SYSTEM.CLUSTER.TRANSMIT.MODEL.QUEUE";
+/// The start of a per-channel cluster transmission queue's name: the channel follows.
+pub const CLUSTER_TRANSMIT_PREFIX: &str = "SYSTEM.CLUSTER.TRANSMIT.";
 
 /// The cluster queues every queue manager has, as MQ ships them:
 /// SYSTEM.CLUSTER.TRANSMIT.QUEUE (USAGE(XMITQ), persistent by default, deep),
 /// SYSTEM.CLUSTER.COMMAND.QUEUE and SYSTEM.CLUSTER.REPOSITORY.QUEUE (persistent by
-/// default, deep).
-pub fn shipped_cluster_queues() -> [QueueDefinition; 3] {
+/// default, deep), and SYSTEM.CLUSTER.TRANSMIT.MODEL.QUEUE (a permanent-dynamic,
+/// USAGE(XMITQ) model, for DEFCLXQ(CHANNEL)).
+pub fn shipped_cluster_queues() -> [QueueDefinition; 4] {
     let mut xmit = QueueDefinition::new(CLUSTER_TRANSMIT_QUEUE, QueueType::Local);
     xmit.attributes.usage = Usage::TransmissionQueue;
     xmit.attributes.def_persistence = YesNo::Yes;
@@ -324,7 +330,13 @@ pub fn shipped_cluster_queues() -> [QueueDefinition; 3] {
     repository.attributes.def_persistence = YesNo::Yes;
     repository.attributes.max_depth = 999_999_999;
     repository.attributes.descr = "Cluster repository".into();
-    [xmit, command, repository]
+    let mut model = QueueDefinition::new(CLUSTER_TRANSMIT_MODEL_QUEUE, QueueType::Model);
+    model.attributes.definition_type = DefinitionType::PermanentDynamic;
+    model.attributes.usage = Usage::TransmissionQueue;
+    model.attributes.def_persistence = YesNo::Yes;
+    model.attributes.max_depth = 999_999_999;
+    model.attributes.descr = "Model of the per-channel cluster transmission queues".into();
+    [xmit, command, repository, model]
 }
 
 /// The channel queues every queue manager has, as MQ ships them on distributed

@@ -13,6 +13,7 @@ pub mod binding;
 pub mod partial;
 pub mod repository;
 pub mod workload;
+pub mod xmit_queue;
 
 use crate::qmgr::QueueManager;
 use ferry_mqi::{FixedStr, ReasonCode};

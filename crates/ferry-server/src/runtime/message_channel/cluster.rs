@@ -67,7 +67,7 @@ pub(super) fn sending_definition(server: &Server, name: &str) -> Option<ChannelD
     let engine = server.engine.borrow();
     if let Some(mut def) = engine.channel(name) {
         if def.channel_type == ChannelType::ClusterSender {
-            def.attributes.xmit_q = CLUSTER_TRANSMIT_QUEUE.to_string();
+            def.attributes.xmit_q = engine.cluster_xmit_q_name(name);
         }
         return Some(def);
     }
@@ -79,7 +79,7 @@ pub(super) fn sending_definition(server: &Server, name: &str) -> Option<ChannelD
     let a = &mut def.attributes;
     a.cluster = record.cluster.clone();
     a.connection_name = record.conname.clone();
-    a.xmit_q = CLUSTER_TRANSMIT_QUEUE.to_string();
+    a.xmit_q = engine.cluster_xmit_q_name(name);
     a.cluster_workload_rank = record.rank;
     a.cluster_workload_priority = record.priority;
     a.cluster_workload_weight = record.weight;
@@ -809,8 +809,20 @@ impl Repository {
             ..MessageDescriptor::default()
         };
         let pmo = PutOptions::new(PutOptionFlags::SYNCPOINT | PutOptionFlags::NEW_MSG_ID);
+        // The channel's transmission queue: SYSTEM.CLUSTER.TRANSMIT.QUEUE, or its own
+        // with DEFCLXQ(CHANNEL) once it switched.
+        let xmit_q = self.server.engine.borrow().cluster_xmit_q_name(channel);
+        if xmit_q == CLUSTER_TRANSMIT_QUEUE {
+            return self
+                .session
+                .put(self.xmit_q, &mut md, &pmo, Bytes::from(data), Bytes::new())
+                .await
+                .map(|_| ());
+        }
+        let od = ObjectDescriptor::queue(&xmit_q)
+            .map_err(|_| MqError::from(ReasonCode::ObjectNameError))?;
         self.session
-            .put(self.xmit_q, &mut md, &pmo, Bytes::from(data), Bytes::new())
+            .put1(&od, &mut md, &pmo, Bytes::from(data), Bytes::new())
             .await
             .map(|_| ())
     }

@@ -15,9 +15,12 @@ use crate::runtime::server::Server;
 use bytes::Bytes;
 use ferry_engine::cluster::{channel_correl_id, REALLOCATABLE_FEEDBACK};
 use ferry_engine::Hobj;
-use ferry_mqi::options::{GetOptionFlags, MatchOptions, PutOptionFlags};
+use ferry_mqi::options::{GetOptionFlags, MatchOptions, OpenOptions, PutOptionFlags};
 use ferry_mqi::transmission::TransmissionHeader;
-use ferry_mqi::{FixedStr, GetOptions, MessageDescriptor, MqError, PutOptions, ReasonCode};
+use ferry_mqi::{
+    FixedStr, GetOptions, MessageDescriptor, MqError, ObjectDescriptor, PutOptions, ReasonCode,
+};
+use ferry_objects::queue::CLUSTER_TRANSMIT_QUEUE;
 use ferry_objects::status::MessageChannelState;
 use std::collections::BTreeMap;
 
@@ -64,6 +67,8 @@ struct Move {
     correl_id: [u8; 24],
     data: Vec<u8>,
     channel: String,
+    /// The queue it waits on, when not SYSTEM.CLUSTER.TRANSMIT.QUEUE (DEFCLXQ(CHANNEL)).
+    own_queue: Option<Hobj>,
 }
 
 /// One pass: moves the reallocatable messages of stuck channels to other instances.
@@ -82,8 +87,20 @@ pub(super) async fn reallocate(
     }
     let max_len = usize::try_from(server.engine.borrow().qmgr().max_msg_length).unwrap_or(0);
     let mut moves: Vec<Move> = Vec::new();
+    let mut own_queues: Vec<Hobj> = Vec::new();
     for (channel, from) in &stuck {
         let correl_id = channel_correl_id(channel);
+        // The queue the channel's messages wait on.
+        let queue = server.engine.borrow().cluster_xmit_q_name(channel);
+        let (source, own_queue) = if queue == CLUSTER_TRANSMIT_QUEUE {
+            (sctq_in, None)
+        } else {
+            let od = ObjectDescriptor::queue(&queue)
+                .map_err(|_| MqError::from(ReasonCode::ObjectNameError))?;
+            let h = session.open(&od, OpenOptions::INPUT_SHARED | OpenOptions::BROWSE)?;
+            own_queues.push(h);
+            (h, Some(h))
+        };
         let md = MessageDescriptor {
             correl_id,
             ..MessageDescriptor::default()
@@ -96,7 +113,7 @@ pub(super) async fn reallocate(
                 match_options: MatchOptions::CORREL_ID,
             };
             options = GetOptionFlags::BROWSE_NEXT | GetOptionFlags::NO_SYNCPOINT;
-            let got = match session.get(sctq_in, &md, &gmo, max_len).await {
+            let got = match session.get(source, &md, &gmo, max_len).await {
                 Ok(got) => got,
                 Err(e) if e.error.reason == ReasonCode::NoMsgAvailable => break,
                 Err(e) => return Err(e.error),
@@ -122,9 +139,26 @@ pub(super) async fn reallocate(
                 correl_id,
                 data,
                 channel: to,
+                own_queue,
             });
         }
     }
+    let result = move_all(server, session, (sctq_in, sctq_out), moves, max_len).await;
+    for h in own_queues {
+        session.close(h);
+    }
+    result
+}
+
+/// Gets each message of `moves` and puts it again for its new channel, in one unit of
+/// work (on SYSTEM.CLUSTER.TRANSMIT.QUEUE, or the channel's own with DEFCLXQ(CHANNEL)).
+async fn move_all(
+    server: &Server,
+    session: &EngineSession,
+    (sctq_in, sctq_out): (Hobj, Hobj),
+    moves: Vec<Move>,
+    max_len: usize,
+) -> Result<usize, MqError> {
     if moves.is_empty() {
         return Ok(0);
     }
@@ -140,7 +174,8 @@ pub(super) async fn reallocate(
             wait_interval: 0,
             match_options: MatchOptions::MSG_ID | MatchOptions::CORREL_ID,
         };
-        let mut got = match session.get(sctq_in, &md, &gmo, max_len).await {
+        let source = m.own_queue.unwrap_or(sctq_in);
+        let mut got = match session.get(source, &md, &gmo, max_len).await {
             Ok(got) => got,
             // The channel took it meanwhile (it started again): nothing to move.
             Err(e) if e.error.reason == ReasonCode::NoMsgAvailable => continue,
@@ -148,15 +183,19 @@ pub(super) async fn reallocate(
         };
         got.md.correl_id = channel_correl_id(&m.channel);
         let pmo = PutOptions::new(PutOptionFlags::SYNCPOINT);
-        session
-            .put(
-                sctq_out,
-                &mut got.md,
-                &pmo,
-                Bytes::from(m.data),
-                got.properties,
-            )
-            .await?;
+        let to = server.engine.borrow().cluster_xmit_q_name(&m.channel);
+        let data = Bytes::from(m.data);
+        if to == CLUSTER_TRANSMIT_QUEUE {
+            session
+                .put(sctq_out, &mut got.md, &pmo, data, got.properties)
+                .await?;
+        } else {
+            let od = ObjectDescriptor::queue(&to)
+                .map_err(|_| MqError::from(ReasonCode::ObjectNameError))?;
+            session
+                .put1(&od, &mut got.md, &pmo, data, got.properties)
+                .await?;
+        }
         moved += 1;
     }
     session.commit().await?;

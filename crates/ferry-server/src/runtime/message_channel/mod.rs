@@ -17,6 +17,7 @@
 
 mod cluster;
 mod cluster_reallocation;
+mod cluster_xmit_switch;
 mod dead_letter;
 mod engine_session;
 mod io;
