@@ -85,9 +85,15 @@ impl QueueManager {
                 HandleTarget::Namelist => self.inquire_namelist(&h.name, s),
                 HandleTarget::Queue { opened, .. } => self.inquire_queue(opened, s),
                 // A remote definition opened by name: its own attributes.
-                HandleTarget::Remote(r) => match r.definition {
-                    Some(def) => self.inquire_queue(def, s),
-                    None => Err(ReasonCode::NotOpenForInquire.into()),
+                HandleTarget::Remote(r) => match (r.definition, r.cluster) {
+                    (Some(def), _) => self.inquire_queue(def, s),
+                    // A cluster queue elsewhere: what the cluster tells of it.
+                    (None, Some(_)) => self.inquire_cluster_queue(
+                        r.remote_q_name.as_str(),
+                        r.remote_qmgr_name.as_str(),
+                        s,
+                    ),
+                    (None, None) => Err(ReasonCode::NotOpenForInquire.into()),
                 },
                 HandleTarget::Topic | HandleTarget::Subscription(_) => {
                     Err(ReasonCode::NotOpenForInquire.into())

@@ -3,7 +3,8 @@
 //! same for MQOO_BIND_AS_Q_DEF, two BIND options are 2046; NOT_FIXED messages are marked
 //! reallocatable on the cluster transmission queue and bound ones are not; a
 //! reallocatable message of a queue manager whose channel is retrying gets another
-//! instance, and none when there is no other.
+//! instance, and none when there is no other; MQINQ of a cluster queue elsewhere answers
+//! what the cluster tells of it (MQQT_CLUSTER).
 
 use bytes::Bytes;
 use ferry_engine::cluster::workload::ChannelPreference;
@@ -226,4 +227,45 @@ fn not_fixed_messages_are_reallocatable_and_bound_ones_are_not() {
     assert_eq!(choice.qmgr, "QM1");
     assert_eq!(choice.channel.as_deref(), Some("TO.QM1"));
     assert!(qm3.qm.cluster_reallocate("APP.Q", "QM1").is_none());
+}
+
+#[test]
+fn mqinq_of_a_cluster_queue_elsewhere_answers_what_the_cluster_tells() {
+    use ferry_mqi::inquire::selector as sel;
+    use ferry_mqi::InquireValue;
+    let mut qm3 = three(DefaultBind::NotFixed);
+    let h = qm3
+        .open(OpenOptions::OUTPUT | OpenOptions::INQUIRE)
+        .expect("open");
+    let values = qm3
+        .qm
+        .inquire(
+            qm3.conn,
+            h,
+            &[
+                sel::Q_NAME,
+                sel::Q_TYPE,
+                sel::DEF_BIND,
+                sel::INHIBIT_PUT,
+                sel::CLUSTER_NAME,
+            ],
+        )
+        .expect("inquire");
+    assert_eq!(
+        values,
+        [
+            InquireValue::Str("APP.Q".into()),
+            InquireValue::Int(7),
+            InquireValue::Int(1),
+            InquireValue::Int(0),
+            InquireValue::Str("DEMO".into()),
+        ]
+    );
+    assert_eq!(
+        qm3.qm
+            .inquire(qm3.conn, h, &[sel::MAX_Q_DEPTH])
+            .unwrap_err()
+            .reason,
+        ReasonCode::SelectorError
+    );
 }

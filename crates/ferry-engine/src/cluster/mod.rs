@@ -10,6 +10,7 @@
 //! on SYSTEM.CLUSTER.REPOSITORY.QUEUE.
 
 pub mod binding;
+pub mod inquire;
 pub mod partial;
 pub mod repository;
 pub mod workload;
