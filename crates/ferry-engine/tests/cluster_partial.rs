@@ -156,6 +156,19 @@ fn a_partial_repository_learns_a_queue_on_first_use() {
         );
     }
 
+    // QM3 leaving the cluster (its CLUSRCVR deleted) ends its subscriptions.
+    let mut leaving = pr_own
+        .iter()
+        .find_map(|r| match r {
+            ClusterRecord::QueueManager(m) => Some(m.clone()),
+            ClusterRecord::Queue(_) => None,
+        })
+        .expect("QM3's record");
+    leaving.removed = true;
+    leaving.sequence += 1;
+    tell(&mut fr, vec![ClusterRecord::QueueManager(leaving)]);
+    assert!(!fr.qm.cluster_audience(&apq).contains("QM3"));
+
     // A queue the cluster does not have: 2189 while asked, 2085 once answered.
     assert_eq!(
         pr.open_at("NO.SUCH.Q", T0 + 30),

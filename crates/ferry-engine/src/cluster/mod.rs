@@ -138,6 +138,12 @@ impl QueueManager {
                 continue;
             }
             if self.cluster.apply(r.clone()) {
+                if let ClusterRecord::QueueManager(q) = &r {
+                    if q.removed {
+                        // A queue manager that left is subscribed to nothing any more.
+                        self.cluster.unsubscribe_all(&q.cluster, &q.qmgr);
+                    }
+                }
                 changed.push(r);
             }
         }

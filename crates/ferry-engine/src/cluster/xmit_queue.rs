@@ -31,14 +31,13 @@ impl QueueManager {
         if let Some(q) = self.cluster_xmit_qs.get(channel) {
             return q.clone();
         }
-        let own = channel_xmit_q(channel);
-        if self.qmgr.default_cluster_xmit_q == DefaultClusterXmitQueue::Channel
-            && self.queues.lookup(&own).is_some()
-        {
-            own
-        } else {
-            CLUSTER_TRANSMIT_QUEUE.to_string()
+        if self.qmgr.default_cluster_xmit_q == DefaultClusterXmitQueue::Channel {
+            let own = channel_xmit_q(channel);
+            if self.queues.lookup(&own).is_some() {
+                return own;
+            }
         }
+        CLUSTER_TRANSMIT_QUEUE.to_string()
     }
 
     /// The transmission queue DEFCLXQ asks cluster-sender `channel` to use from its
@@ -75,6 +74,12 @@ impl QueueManager {
 
     /// The queue a put of a cluster message for `channel` goes to (its id).
     pub(crate) fn cluster_xmit_q_for(&self, channel: &str) -> Option<QueueId> {
+        if self.cluster_xmit_qs.is_empty()
+            && self.qmgr.default_cluster_xmit_q == DefaultClusterXmitQueue::Sctq
+        {
+            // MQ's default, every put: no name to make.
+            return self.queues.lookup(CLUSTER_TRANSMIT_QUEUE);
+        }
         self.queues.lookup(&self.cluster_xmit_q_name(channel))
     }
 
