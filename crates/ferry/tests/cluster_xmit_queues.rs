@@ -92,6 +92,13 @@ async fn each_cluster_sender_gets_its_own_transmission_queue() {
     );
     assert_eq!(attr(&text, "DEFTYPE").as_deref(), Some("PERMDYN"), "{text}");
     assert_eq!(attr(&text, "USAGE").as_deref(), Some("XMITQ"), "{text}");
+    // DISPLAY CLUSQMGR says which queue each cluster-sender sends from.
+    let text = mqsc_ok(&qm3, "DISPLAY CLUSQMGR(QM2) XMITQ\n");
+    assert_eq!(
+        attr(&text, "XMITQ").as_deref(),
+        Some("SYSTEM.CLUSTER.TRANSMIT.TO.QM2"),
+        "{text}"
+    );
     let log = std::fs::read_to_string(qm_dir_in(&qm3, "QM3").join("errors").join("FRYERR01.LOG"))
         .expect("error log");
     assert!(log.contains("FRY7341I"), "the switch is logged");

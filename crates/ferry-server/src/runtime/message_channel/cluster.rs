@@ -207,6 +207,11 @@ pub(crate) fn cluster_qmgrs(server: &Server) -> Vec<ClusterQmgrStatus> {
             priority: r.priority,
             weight: r.weight,
             network_priority: r.network_priority,
+            xmit_q: if own {
+                String::new()
+            } else {
+                engine.cluster_xmit_q_name(&r.channel)
+            },
         });
     }
     for (name, (d, clusters)) in manual {
@@ -229,6 +234,7 @@ pub(crate) fn cluster_qmgrs(server: &Server) -> Vec<ClusterQmgrStatus> {
                 priority: a.cluster_workload_priority,
                 weight: a.cluster_workload_weight,
                 network_priority: 0,
+                xmit_q: engine.cluster_xmit_q_name(&name),
             });
         }
     }
