@@ -459,6 +459,11 @@ impl QueueManager {
             self.cluster.note_chosen("");
             return Ok(None);
         };
+        if !not_fixed {
+            // A handle bound at open uses its instance from now on: counted now, so
+            // successive opens spread over the instances, as MQ spreads them.
+            self.cluster.note_chosen(&choice.qmgr);
+        }
         let route = RemoteRoute {
             remote_q_name: name,
             remote_qmgr_name: choice.qmgr,

@@ -217,6 +217,26 @@ fn bind_on_open_keeps_one_instance_and_defbind_notfixed_shares() {
     assert_eq!(sent.iter().filter(|s| s.1 == "QM1").count(), 5);
 }
 
+/// Handles opened one after another with BIND_ON_OPEN, before anything is put, are
+/// spread over the instances: each open counts as a use of the instance it binds to.
+#[test]
+fn successive_bind_on_open_handles_spread_over_the_instances() {
+    let (_, _, mut qm3) = three();
+    let handles: Vec<_> = (0..4)
+        .map(|_| {
+            qm3.open("APP.Q", OpenOptions::OUTPUT | OpenOptions::BIND_ON_OPEN)
+                .unwrap()
+                .hobj
+        })
+        .collect();
+    for h in handles {
+        qm3.put(h);
+    }
+    let sent = qm3.drain_sctq();
+    let to1 = sent.iter().filter(|(_, qm)| qm == "QM1").count();
+    assert_eq!((to1, sent.len() - to1), (2, 2), "{sent:?}");
+}
+
 #[test]
 fn a_put_disabled_instance_gets_nothing() {
     let (mut qm1, _, mut qm3) = three();

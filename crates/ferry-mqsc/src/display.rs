@@ -654,6 +654,37 @@ pub static CHSTATUS_FIELDS: &[StatusField<ChannelStatus>] = &[
 /// record's `tls` ([`ferry_objects::status::TlsStatus`]): one definition for every
 /// status record of a conversation that may use TLS.
 macro_rules! with_tls_fields {
+    // A channel instance that compresses: COMPHDR, COMPMSG, COMPRATE and COMPTIME before
+    // the TLS fields.
+    (compression; $($field:expr),* $(,)?) => {
+        with_tls_fields![
+            $($field,)*
+            StatusField {
+                keyword: "COMPHDR",
+                kind: FieldKind::Text,
+                doc: "Header compression: the technique agreed when the channel started, and the one the last message used.",
+                get: |c| pair(c.compression.header.0, c.compression.header.1),
+            },
+            StatusField {
+                keyword: "COMPMSG",
+                kind: FieldKind::Text,
+                doc: "Message data compression: the technique agreed when the channel started, and the one the last message used (NONE when its data did not shrink).",
+                get: |c| pair(c.compression.message.0, c.compression.message.1),
+            },
+            StatusField {
+                keyword: "COMPRATE",
+                kind: FieldKind::Text,
+                doc: "Percent of the compressible bytes saved: short term, long term (a client channel: both directions; a message channel: the messages sent, or at its receiving end received).",
+                get: |c| pair(c.compression.rate.0, c.compression.rate.1),
+            },
+            StatusField {
+                keyword: "COMPTIME",
+                kind: FieldKind::Text,
+                doc: "Microseconds spent compressing or expanding one message: short term, long term.",
+                get: |c| pair(c.compression.time.0, c.compression.time.1),
+            },
+        ]
+    };
     ($($field:expr),* $(,)?) => {
         [
             $($field,)*
@@ -721,7 +752,7 @@ fn micros(v: Option<u64>) -> FieldValue {
 }
 
 /// DISPLAY CHSTATUS fields of a message channel (SDR, RCVR, SVR, RQSTR), in MQ's names.
-pub static CHSTATUS_MESSAGE_FIELDS: &[StatusField<MessageChannelStatus>] = &with_tls_fields![
+pub static CHSTATUS_MESSAGE_FIELDS: &[StatusField<MessageChannelStatus>] = &with_tls_fields![compression;
     StatusField {
         keyword: "STATUS",
         kind: FieldKind::Keyword(MessageChannelState::KEYWORDS),
@@ -775,6 +806,18 @@ pub static CHSTATUS_MESSAGE_FIELDS: &[StatusField<MessageChannelStatus>] = &with
         kind: FieldKind::Int,
         doc: "Bytes received, control data included.",
         get: |c| count(c.bytes_received),
+    },
+    StatusField {
+        keyword: "BUFSSENT",
+        kind: FieldKind::Int,
+        doc: "Transmission buffers (channel frames) sent, control frames included.",
+        get: |c| count(c.buffers_sent),
+    },
+    StatusField {
+        keyword: "BUFSRCVD",
+        kind: FieldKind::Int,
+        doc: "Transmission buffers (channel frames) received, control frames included.",
+        get: |c| count(c.buffers_received),
     },
     StatusField {
         keyword: "CURSEQNO",
@@ -894,7 +937,7 @@ pub static CHSTATUS_MESSAGE_FIELDS: &[StatusField<MessageChannelStatus>] = &with
 
 /// DISPLAY CHSTATUS fields of a SVRCONN channel instance (one client socket), in MQ's
 /// names for server-connection channels.
-pub static CHSTATUS_SVRCONN_FIELDS: &[StatusField<ChannelInstanceStatus>] = &with_tls_fields![
+pub static CHSTATUS_SVRCONN_FIELDS: &[StatusField<ChannelInstanceStatus>] = &with_tls_fields![compression;
     StatusField {
         keyword: "STATUS",
         kind: FieldKind::Keyword(BINDING_RUNNING),
@@ -978,30 +1021,6 @@ pub static CHSTATUS_SVRCONN_FIELDS: &[StatusField<ChannelInstanceStatus>] = &wit
         kind: FieldKind::Text,
         doc: "Time the socket was accepted.",
         get: |c| opt_time(Some(c.started_ms)),
-    },
-    StatusField {
-        keyword: "COMPHDR",
-        kind: FieldKind::Text,
-        doc: "Header compression: the technique agreed at connect, and the one the last message sent used.",
-        get: |c| pair(c.compression.header.0, c.compression.header.1),
-    },
-    StatusField {
-        keyword: "COMPMSG",
-        kind: FieldKind::Text,
-        doc: "Message data compression: the technique agreed at connect, and the one the last message sent used (NONE when its data did not shrink).",
-        get: |c| pair(c.compression.message.0, c.compression.message.1),
-    },
-    StatusField {
-        keyword: "COMPRATE",
-        kind: FieldKind::Text,
-        doc: "Percent of the compressible bytes saved, both directions: short term, long term.",
-        get: |c| pair(c.compression.rate.0, c.compression.rate.1),
-    },
-    StatusField {
-        keyword: "COMPTIME",
-        kind: FieldKind::Text,
-        doc: "Microseconds spent compressing or expanding one message: short term, long term.",
-        get: |c| pair(c.compression.time.0, c.compression.time.1),
     },
 ];
 

@@ -342,9 +342,9 @@ attribute_table! {
     cert_label: String = "CERTLABL", Text { max_len: 64 }, default String::new(),
         applies ALL_TYPES, inq None, rw, "Certificate the channel presents (blank: the queue manager's CERTLABL).";
     header_compression: Vec<HeaderCompression> = "COMPHDR", KeywordList { values: HeaderCompression::KEYWORDS, max: MAX_HEADER_COMPRESSION_LIST }, default vec![HeaderCompression::None],
-        applies SVRCONN | MESSAGE, inq None, rw, "Header compression the channel accepts (SYSTEM: the descriptors of message flows are run-length encoded); the client's first choice the list has is used.";
+        applies SVRCONN | MESSAGE, inq None, rw, "Header compression the channel accepts (SYSTEM: the descriptors of message flows, on a message channel the transmission headers, are run-length encoded); the first choice of the initiating end (the client, or the calling end of a message channel) that the other end's list has is used.";
     message_compression: Vec<MessageCompression> = "COMPMSG", KeywordList { values: MessageCompression::KEYWORDS, max: MAX_MESSAGE_COMPRESSION_LIST }, default vec![MessageCompression::None],
-        applies SVRCONN | MESSAGE, inq None, rw, "Message data compression the channel accepts (ANY: all); the first technique of the client's list that this list has is used, NONE when there is none.";
+        applies SVRCONN | MESSAGE, inq None, rw, "Message data compression the channel accepts (ANY: all); the first technique of the initiating end's list (the client, or the calling end of a message channel) that the other end's list has is used, NONE when there is none. A message channel compresses the messages it sends.";
     batch_size: i32 = "BATCHSZ", Int { min: 1, max: 9999 }, default 50,
         applies AMQP | MESSAGE, inq None, rw, "Accepted AMQP deliveries are removed from their queues in batches of up to this many; message channels: most messages between confirmations (the lower of both ends).";
     batch_interval: i32 = "BATCHINT", Int { min: 0, max: 999_999_999 }, default 50,

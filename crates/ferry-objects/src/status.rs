@@ -304,6 +304,16 @@ pub struct MessageChannelStatus {
     /// SSLCIPH, SSLPEER, SSLCERTI and SSLRKEYS of the conversation (blank without TLS).
     #[serde(default)]
     pub tls: TlsStatus,
+    /// BUFSSENT: transmission buffers (channel frames) sent.
+    #[serde(default)]
+    pub buffers_sent: u64,
+    /// BUFSRCVD: transmission buffers (channel frames) received.
+    #[serde(default)]
+    pub buffers_received: u64,
+    /// COMPHDR, COMPMSG, COMPRATE, COMPTIME: compression of the messages sent (the
+    /// sending end) or received (the receiving end).
+    #[serde(default)]
+    pub compression: CompressionStatus,
 }
 
 impl MessageChannelStatus {
@@ -337,6 +347,9 @@ impl MessageChannelStatus {
             xmitq_time_us: None,
             stop_requested: false,
             tls: TlsStatus::default(),
+            buffers_sent: 0,
+            buffers_received: 0,
+            compression: CompressionStatus::default(),
         }
     }
 }

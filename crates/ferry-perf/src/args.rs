@@ -187,6 +187,46 @@ pub fn parse_queues(text: &str) -> Result<usize, String> {
     }
 }
 
+/// `--bind`: how RR-CLUSTER-BB's requesters bind their request queue to an instance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Bind {
+    /// MQOO_BIND_ON_OPEN: one instance per requester, chosen at MQOPEN.
+    #[default]
+    Open,
+    /// MQOO_BIND_NOT_FIXED: an instance chosen for every put.
+    NotFixed,
+}
+
+impl Bind {
+    /// The MQOPEN option.
+    pub fn open_option(self) -> ferry_mqi::OpenOptions {
+        match self {
+            Bind::Open => ferry_mqi::OpenOptions::BIND_ON_OPEN,
+            Bind::NotFixed => ferry_mqi::OpenOptions::BIND_NOT_FIXED,
+        }
+    }
+}
+
+impl fmt::Display for Bind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Bind::Open => "bind on open",
+            Bind::NotFixed => "bind not fixed",
+        })
+    }
+}
+
+/// Parses `--channel-pairs`: 1 to [`crate::workload::distributed::MAX_CHANNEL_PAIRS`].
+pub fn parse_channel_pairs(text: &str) -> Result<usize, String> {
+    let max = crate::workload::distributed::MAX_CHANNEL_PAIRS;
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "invalid channel pair count '{text}': give a whole number from 1 to {max}"
+        )),
+    }
+}
+
 /// Parses `--cipherspec`: a CipherSpec name or alias Ferry offers, as SSLCIPH takes it.
 pub fn parse_cipherspec(text: &str) -> Result<String, String> {
     match ferry_security::CipherSpecChoice::parse(text) {

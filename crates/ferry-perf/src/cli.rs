@@ -23,7 +23,6 @@ use crate::progress::Progress;
 use crate::report::{self, RunReport, StepReport};
 use crate::target::{self, QueueManager};
 use crate::workload::connect::{self, ConnectConfig};
-use crate::workload::distributed;
 use crate::workload::native::{Native, NativeStreams};
 use crate::workload::native_ps::NativeTopics;
 use crate::workload::ps::{self, PsConfig};
@@ -32,6 +31,7 @@ use crate::workload::recovery_report::{self, RecoveryReport};
 use crate::workload::rr::{self, Fault, RrConfig};
 use crate::workload::sr::{self, SrConfig};
 use crate::workload::Kind;
+use crate::workload::{cluster, distributed};
 use crate::{measure, relay, suite, PerfError};
 
 /// `ferry perf`: run one of the reports' workloads against Ferry.
@@ -75,12 +75,18 @@ pub enum Workload {
     PsCc(Box<PsArgs>),
     /// RR-DQ-BB (distributed queuing): bindings requesters on one embedded queue manager,
     /// bindings responders on another; requests and replies cross sender/receiver
-    /// channels (one pair each way). Server CPU is both queue managers'.
+    /// channels (--channel-pairs each way). Server CPU is both queue managers'.
     #[command(name = "rr-dq-bb")]
     RrDqBb(Box<RrArgs>),
     /// RR-DQ-CC: RR-DQ-BB with client-mode requesters and responders.
     #[command(name = "rr-dq-cc")]
     RrDqCc(Box<RrArgs>),
+    /// RR-CLUSTER-BB: a cluster of three embedded queue managers; bindings requesters on
+    /// a partial repository put to cluster queues hosted, with bindings responders, on
+    /// the two full repositories (--bind open or not-fixed); replies come back over the
+    /// cluster. Shows how the requests were shared between the instances.
+    #[command(name = "rr-cluster-bb")]
+    RrClusterBb(Box<RrArgs>),
     /// Re-render and overlay runs' JSON files: tables, CSV, Markdown, charts.
     Report(Box<ReportArgs>),
     /// Run a defined set of runs (`standard`: about 15 minutes on a 2-CPU machine).
@@ -135,6 +141,13 @@ pub struct StepArgs {
     /// Request queues (REQUEST.1..N), used round-robin (RR workloads).
     #[arg(long, default_value = "10", value_parser = args::parse_queues)]
     pub queues: usize,
+    /// RR-DQ: sender/receiver channel pairs per direction (1 to 9); request queue i
+    /// and its replies go over pair i mod N.
+    #[arg(long, default_value = "1", value_parser = args::parse_channel_pairs)]
+    pub channel_pairs: usize,
+    /// RR-CLUSTER-BB: how requesters bind their request queue to an instance.
+    #[arg(long, value_enum, default_value_t = args::Bind::Open)]
+    pub bind: args::Bind,
     /// RR: responders, 'auto' (one per requester, at least one per request queue) or a
     /// number (at least --queues). SR-CC: receivers per queue, 'auto' = 2.
     #[arg(long, default_value = "auto", value_parser = args::parse_responders)]
@@ -533,6 +546,7 @@ pub fn run(args: PerfArgs) -> ExitCode {
         Workload::PsCc(a) => run_ps(*a),
         Workload::RrDqBb(a) => run_and_write(Kind::RrDqBb, *a),
         Workload::RrDqCc(a) => run_and_write(Kind::RrDqCc, *a),
+        Workload::RrClusterBb(a) => run_and_write(Kind::RrClusterBb, *a),
         Workload::Report(a) => run_report(*a),
         Workload::Suite(a) => suite::run(*a),
     };
@@ -577,16 +591,22 @@ pub fn check_args(kind: Kind, s: &StepArgs, relay: Option<&Path>) -> Result<(), 
             compression::describe(&c.0)
         )));
     }
-    if kind.is_distributed() && s.compress.is_some() {
+    if kind.is_multi_qmgr() && s.compress.is_some() {
         return Err(PerfError::Usage(
-            "--compress: RR-DQ runs measure the channels between queue managers, not a \
-             client channel's compression"
+            "--compress: RR-DQ and RR-CLUSTER runs measure the channels between queue \
+             managers, not a client channel's compression"
                 .into(),
         ));
     }
     if matches!(
         kind,
-        Kind::RrCc | Kind::RrBb | Kind::RrCb | Kind::Connect | Kind::RrDqBb | Kind::RrDqCc
+        Kind::RrCc
+            | Kind::RrBb
+            | Kind::RrCb
+            | Kind::Connect
+            | Kind::RrDqBb
+            | Kind::RrDqCc
+            | Kind::RrClusterBb
     ) {
         if let Responders::Fixed(n) = s.responders {
             if n < s.queues {
@@ -800,27 +820,34 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
         (Kind::Connect, _) => most + steps.queues,
         _ => most + steps.responders.count(most, steps.queues),
     };
-    if kind.is_distributed() && (target_args.connect.is_some() || target_args.cipherspec.is_some())
-    {
+    if kind.is_multi_qmgr() && (target_args.connect.is_some() || target_args.cipherspec.is_some()) {
         return Err(PerfError::Usage(format!(
-            "{kind} runs two embedded queue managers linked by channels: --connect and \
+            "{kind} runs embedded queue managers linked by channels: --connect and \
              --cipherspec are not available for it"
         )));
     }
-    let (mut qm, mut partner) = if kind.is_distributed() {
+    // The responders' queue managers, for the workloads that run several.
+    let hosts: &[&str] = if kind.is_cluster() {
+        &cluster::HOST_QMGRS
+    } else if kind.is_distributed() {
+        &[distributed::RESPONDERS_QMGR]
+    } else {
+        &[]
+    };
+    let (mut qm, mut partners) = if kind.is_multi_qmgr() {
         let tuning =
             target::reports_tuning(max_size, u32::try_from(channels + 16).unwrap_or(u32::MAX));
         let bin = target::ferry_binary()?;
+        let partners = hosts
+            .iter()
+            .map(|name| QueueManager::embedded_named(&bin, name, &tuning))
+            .collect::<Result<Vec<_>, _>>()?;
         (
             QueueManager::embedded_named(&bin, distributed::REQUESTERS_QMGR, &tuning)?,
-            Some(QueueManager::embedded_named(
-                &bin,
-                distributed::RESPONDERS_QMGR,
-                &tuning,
-            )?),
+            partners,
         )
     } else {
-        (make_target(target_args, max_size, channels)?, None)
+        (make_target(target_args, max_size, channels)?, Vec::new())
     };
     let (req_mode, resp_mode) = kind.modes();
     qm.options_for(req_mode)?;
@@ -829,13 +856,15 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
         Some(p) => format!("{}, SHARECNV {sharecnv}", p.shape()),
         None => format!("SHARECNV {sharecnv}"),
     };
-    let target_text = match &partner {
-        Some(p) => format!(
+    let target_text = if partners.is_empty() {
+        qm.description().to_string()
+    } else {
+        let on: Vec<&str> = partners.iter().map(|p| p.description()).collect();
+        format!(
             "requesters on {}, responders on {}",
             qm.description(),
-            p.description()
-        ),
-        None => qm.description().to_string(),
+            on.join(" and ")
+        )
     };
     progress.line(&plan_line(
         &kind.to_string(),
@@ -857,15 +886,24 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
     let outcome = local.block_on(&rt, async {
         let work = async {
             let admin = qm.wait_ready().await?;
-            let partner_admin = match partner.as_mut() {
-                Some(p) => {
-                    let admin_b = p.wait_ready().await?;
-                    progress.status("linking the queue managers with channels");
-                    distributed::link(&qm, &admin, p, &admin_b).await?;
-                    Some(admin_b)
-                }
-                None => None,
-            };
+            let mut partner_admins = Vec::with_capacity(partners.len());
+            for p in partners.iter_mut() {
+                partner_admins.push(p.wait_ready().await?);
+            }
+            if kind.is_distributed() {
+                progress.status("linking the queue managers with channels");
+                distributed::link(
+                    &qm,
+                    &admin,
+                    &partners[0],
+                    &partner_admins[0],
+                    steps.channel_pairs,
+                )
+                .await?;
+            } else if kind.is_cluster() {
+                progress.status("forming the cluster");
+                cluster::join(&qm, &admin, &partners, &partner_admins).await?;
+            }
             if let (Some(spec), None) = (&target_args.cipherspec, &target_args.connect) {
                 qm.embedded_tls(&admin, spec).await?;
                 progress.line(&format!(
@@ -935,6 +973,9 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
                     fault: steps.fault,
                     body: steps.body_kind(),
                     compression_channel: compression_channel.clone(),
+                    channel_pairs: steps.channel_pairs,
+                    responder_hosts: if kind == Kind::RrClusterBb { 2 } else { 1 },
+                    bind: steps.bind.open_option(),
                 };
                 let sr_cfg = SrConfig {
                     size,
@@ -959,13 +1000,17 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
                     // Topics need no definition; managed subscriptions make their queues.
                     Kind::PsCc => {}
                     Kind::RrDqBb | Kind::RrDqCc => {
-                        let (Some(p), Some(admin_b)) = (partner.as_ref(), partner_admin.as_ref())
-                        else {
-                            return Err(PerfError::Setup(
-                                "RR-DQ without its second queue manager".into(),
-                            ));
-                        };
-                        distributed::prepare_queues(&admin, p, admin_b, &rr_cfg).await?
+                        distributed::prepare_queues(
+                            &admin,
+                            &partners[0],
+                            &partner_admins[0],
+                            &rr_cfg,
+                        )
+                        .await?
+                    }
+                    Kind::RrClusterBb => {
+                        progress.status("sharing the cluster queues");
+                        cluster::prepare_queues(&admin, &partner_admins, &rr_cfg).await?
                     }
                     _ => rr::prepare_queues(&admin, &rr_cfg).await?,
                 }
@@ -1018,16 +1063,18 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
                             ps::run_step(&mut native, pid, Some(&admin), &cfg, clients, progress)
                                 .await
                         }
-                        Kind::RrDqBb | Kind::RrDqCc => {
-                            let (Some(p), Some(admin_b)) =
-                                (partner.as_ref(), partner_admin.as_ref())
-                            else {
-                                return Err(PerfError::Setup(
-                                    "RR-DQ without its second queue manager".into(),
-                                ));
-                            };
-                            distributed_step(&qm, p, &admin, admin_b, &rr_cfg, clients, progress)
-                                .await
+                        Kind::RrDqBb | Kind::RrDqCc | Kind::RrClusterBb => {
+                            multi_qmgr_step(
+                                kind,
+                                &qm,
+                                &partners,
+                                &admin,
+                                &partner_admins,
+                                &rr_cfg,
+                                clients,
+                                progress,
+                            )
+                            .await
                         }
                         _ => {
                             let mut native = Native::new(&qm, &admin, &rr_cfg)?;
@@ -1071,7 +1118,7 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
                 }
             }
             let _ = admin.disconnect().await;
-            if let Some(admin_b) = partner_admin {
+            for admin_b in partner_admins {
                 let _ = admin_b.disconnect().await;
             }
             Ok(())
@@ -1084,7 +1131,7 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
     drop(local);
     drop(rt);
     qm.shutdown();
-    if let Some(p) = partner.as_mut() {
+    for p in partners.iter_mut() {
         p.shutdown();
     }
     Ok(Measured {
@@ -1095,33 +1142,47 @@ pub fn measure_run(plan: &Plan, progress: &Progress) -> Result<Measured, PerfErr
 
 /// One RR-DQ step: the requesters on `a`, the responders on `b`, both queue managers'
 /// CPU measured, and the channels' messages per batch read around the step.
-async fn distributed_step(
+/// One step of a workload across several queue managers: requesters on `a`, responders
+/// on `hosts`; server CPU is all of theirs. RR-DQ adds the messages per batch of its
+/// channels, RR-CLUSTER-BB each instance's share of the requests.
+#[allow(clippy::too_many_arguments)]
+async fn multi_qmgr_step(
+    kind: Kind,
     a: &QueueManager,
-    b: &QueueManager,
+    hosts: &[QueueManager],
     admin_a: &ferry_client::Connection,
-    admin_b: &ferry_client::Connection,
+    host_admins: &[ferry_client::Connection],
     cfg: &RrConfig,
     clients: usize,
     progress: &Progress,
 ) -> Result<crate::workload::step::StepOutcome, PerfError> {
-    let a_to_b = distributed::channel_name(a.name(), b.name());
-    let b_to_a = distributed::channel_name(b.name(), a.name());
-    let before = [
-        distributed::channel_figures(admin_a, &a_to_b).await?.1,
-        distributed::channel_figures(admin_b, &b_to_a).await?.1,
-    ];
-    let mut native = Native::distributed(a, b, admin_a, admin_b, cfg)?;
-    let servers: Vec<u32> = [a.server_pid(), b.server_pid()]
-        .into_iter()
+    let pairs = cfg.channel_pairs;
+    let before = if kind.is_distributed() {
+        distributed::batch_counts(a, admin_a, &hosts[0], &host_admins[0], pairs).await?
+    } else {
+        Vec::new()
+    };
+    let sent_before = if kind.is_cluster() {
+        cluster::requests_sent(admin_a, hosts).await?
+    } else {
+        Vec::new()
+    };
+    let mut native = Native::distributed(a, hosts, admin_a, host_admins, cfg)?;
+    let servers: Vec<u32> = std::iter::once(a.server_pid())
+        .chain(hosts.iter().map(|h| h.server_pid()))
         .flatten()
         .collect();
     let mut outcome =
         rr::run_step(&mut native, &servers, Some(admin_a), cfg, clients, progress).await?;
-    let after = [
-        distributed::channel_figures(admin_a, &a_to_b).await?.1,
-        distributed::channel_figures(admin_b, &b_to_a).await?.1,
-    ];
-    outcome.messages_per_batch = distributed::messages_per_batch(&before, &after);
+    if kind.is_distributed() {
+        let after =
+            distributed::batch_counts(a, admin_a, &hosts[0], &host_admins[0], pairs).await?;
+        outcome.messages_per_batch = distributed::messages_per_batch(&before, &after);
+    }
+    if kind.is_cluster() {
+        let sent_after = cluster::requests_sent(admin_a, hosts).await?;
+        outcome.instances = Some(cluster::shares(hosts, &sent_before, &sent_after));
+    }
     Ok(outcome)
 }
 
@@ -1441,11 +1502,17 @@ pub(crate) fn step_line(test: &str, kind: Kind, s: &StepReport) -> String {
         f.window.requesters_qmgr_us_per_rt,
         f.window.responders_qmgr_us_per_rt,
     ) {
-        (Some(a), Some(b)) => format!(
-            "{depth} (requesters' QM {a:.1}, responders' QM {b:.1}), {} messages per batch",
-            f.messages_per_batch
-                .map_or("-".into(), |m| format!("{m:.1}"))
-        ),
+        (Some(a), Some(b)) => match &f.instances {
+            Some(shares) => format!(
+                "{depth} (requesters' QM {a:.1}, responders' QMs {b:.1}), requests {}",
+                cluster::describe_shares(shares)
+            ),
+            None => format!(
+                "{depth} (requesters' QM {a:.1}, responders' QM {b:.1}), {} messages per batch",
+                f.messages_per_batch
+                    .map_or("-".into(), |m| format!("{m:.1}"))
+            ),
+        },
         _ => depth,
     };
     format!(

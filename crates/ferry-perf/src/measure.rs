@@ -138,11 +138,11 @@ pub struct WindowFigures {
     /// few % and more: other guests competed for the host, rates are not comparable).
     #[serde(default)]
     pub steal_pct: Option<f64>,
-    /// With two queue managers (RR-DQ-BB): the requesters' queue manager's CPU
-    /// microseconds per round trip (`server_us_per_rt` is both together).
+    /// With two queue managers or more (RR-DQ-BB, RR-CLUSTER-BB): the requesters' queue
+    /// manager's CPU microseconds per round trip (`server_us_per_rt` is all together).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requesters_qmgr_us_per_rt: Option<f64>,
-    /// With two queue managers: the responders' queue manager's share.
+    /// With two queue managers or more: the responders' queue managers' share (summed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub responders_qmgr_us_per_rt: Option<f64>,
 }
@@ -157,9 +157,18 @@ pub fn window(a: &Sample, b: &Sample, ticks_per_sec: u64, cpus: usize) -> Window
     };
     let server = delta(a.server_ticks, b.server_ticks);
     let harness = delta(a.harness_ticks, b.harness_ticks);
-    let two = a.server_ticks_each.len() == 2 && b.server_ticks_each.len() == 2;
-    let each = |i: usize| {
-        two.then(|| delta(a.server_ticks_each[i], b.server_ticks_each[i]))
+    // With several queue managers: the first is the requesters', the others the
+    // responders' (summed).
+    let n = a.server_ticks_each.len();
+    let several = n >= 2 && b.server_ticks_each.len() == n;
+    let ticks_of = |range: std::ops::Range<usize>| {
+        range
+            .map(|i| delta(a.server_ticks_each[i], b.server_ticks_each[i]))
+            .sum::<Option<u64>>()
+    };
+    let each = |range: std::ops::Range<usize>| {
+        several
+            .then(|| ticks_of(range))
             .flatten()
             .and_then(|t| us_per_rt(t, ticks_per_sec, rts))
     };
@@ -173,8 +182,8 @@ pub fn window(a: &Sample, b: &Sample, ticks_per_sec: u64, cpus: usize) -> Window
         harness_us_per_rt: harness.and_then(|t| us_per_rt(t, ticks_per_sec, rts)),
         harness_cpu_pct: harness.map(|t| cpu_pct_of_machine(t, ticks_per_sec, elapsed, cpus)),
         steal_pct: steal_pct(a.machine_ticks, b.machine_ticks),
-        requesters_qmgr_us_per_rt: each(0),
-        responders_qmgr_us_per_rt: each(1),
+        requesters_qmgr_us_per_rt: each(0..1),
+        responders_qmgr_us_per_rt: each(1..n),
     }
 }
 

@@ -572,6 +572,7 @@ mod tests {
             compression: None,
             lost: None,
             messages_per_batch: None,
+            instances: None,
             problems: if valid {
                 vec![]
             } else {

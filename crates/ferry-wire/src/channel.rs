@@ -58,6 +58,7 @@
 
 use bitflags::bitflags;
 use bytes::{BufMut, Bytes, BytesMut};
+use ferry_mqi::compression::agree;
 use ferry_mqi::compression::{MAX_HEADER_COMPRESSION_LIST, MAX_MESSAGE_COMPRESSION_LIST};
 use ferry_mqi::{FixedStr, HeaderCompression, MessageCompression, MessageProperties, Technique};
 
@@ -74,7 +75,7 @@ use crate::WireError;
 pub const CHANNEL_PROTOCOL_MAJOR: u16 = 1;
 /// The channel protocol minor version this crate speaks. The lower of the two ends' wins.
 /// Its own numbering, independent of the client protocol's ([`crate::PROTOCOL_MINOR`]).
-pub const CHANNEL_PROTOCOL_MINOR: u16 = 0;
+pub const CHANNEL_PROTOCOL_MINOR: u16 = 1;
 
 /// The longest text of a [`ChannelFrame::BatchFailed`] or [`ChannelFrame::Status`], in
 /// bytes.
@@ -287,11 +288,9 @@ pub struct ChannelHello {
     /// RESET CHANNEL SEQNUM: the last committed sequence number both ends take instead
     /// of comparing theirs.
     pub reset_seq: Option<u32>,
-    /// COMPHDR wanted, in order of preference (at most 2); reserved: not agreed in
-    /// channel protocol 1.0.
+    /// COMPHDR wanted, in order of preference (at most 2); agreed from minor 1.
     pub compress_header: Vec<HeaderCompression>,
-    /// COMPMSG wanted, in order of preference (at most 16); reserved: not agreed in
-    /// channel protocol 1.0.
+    /// COMPMSG wanted, in order of preference (at most 16); agreed from minor 1.
     pub compress_message: Vec<MessageCompression>,
 }
 
@@ -338,6 +337,9 @@ pub enum ChannelStatusCode {
     SequenceError,
     /// The channel is stopped at the responding end.
     Stopped,
+    /// The channel is already running at the responding end (a requester calling a
+    /// server that runs, started from its own side or by another requester).
+    InUse,
     /// A batch could not be committed.
     BatchFailure,
     /// A security exit or check refused the channel.
@@ -364,6 +366,7 @@ impl ChannelStatusCode {
             ChannelStatusCode::QmUnavailable => 0x03,
             ChannelStatusCode::SequenceError => 0x04,
             ChannelStatusCode::Stopped => 0x05,
+            ChannelStatusCode::InUse => 0x06,
             ChannelStatusCode::BatchFailure => 0x11,
             ChannelStatusCode::SecurityFailure => 0x14,
             ChannelStatusCode::WrapValueError => 0x15,
@@ -383,6 +386,7 @@ impl ChannelStatusCode {
             0x03 => ChannelStatusCode::QmUnavailable,
             0x04 => ChannelStatusCode::SequenceError,
             0x05 => ChannelStatusCode::Stopped,
+            0x06 => ChannelStatusCode::InUse,
             0x11 => ChannelStatusCode::BatchFailure,
             0x14 => ChannelStatusCode::SecurityFailure,
             0x15 => ChannelStatusCode::WrapValueError,
@@ -395,7 +399,7 @@ impl ChannelStatusCode {
 }
 
 /// What a responding end offers, from its channel definition, before negotiation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChannelLimits {
     /// The responding channel's type.
     pub channel_type: ResponderType,
@@ -411,6 +415,10 @@ pub struct ChannelLimits {
     pub npm_speed: NpmSpeed,
     /// Its BATCHHB in milliseconds (used when the responder is the sending end).
     pub batch_heartbeat: u32,
+    /// Its COMPHDR list (minor 1 and later).
+    pub compress_header: Vec<HeaderCompression>,
+    /// Its COMPMSG list (minor 1 and later).
+    pub compress_message: Vec<MessageCompression>,
 }
 
 /// The values both ends use after the hello.
@@ -431,8 +439,9 @@ pub struct ChannelAgreement {
     pub npm_speed: NpmSpeed,
     /// BATCHHB: the sending end's.
     pub batch_heartbeat: u32,
-    /// The compression techniques agreed: always NONE in channel protocol 1.0 (the
-    /// hello's lists are reserved for a later minor).
+    /// The compression techniques agreed (minor 1 and later; NONE with a 1.0 peer): the
+    /// first of the initiator's COMPHDR and COMPMSG lists that the responder's has, as
+    /// MQ agrees them. The sending end compresses its message frames with them.
     pub compression: Techniques,
 }
 
@@ -463,9 +472,9 @@ pub fn negotiate_channel(
     } else {
         NpmSpeed::Normal
     };
+    let minor = initiator.minor.min(CHANNEL_PROTOCOL_MINOR);
     Ok(ChannelAgreement {
-        #[allow(clippy::unnecessary_min_or_max)]
-        minor: initiator.minor.min(CHANNEL_PROTOCOL_MINOR),
+        minor,
         batch_size: lower_non_zero(initiator.batch_size, limits.batch_size),
         max_msg_length: lower_non_zero(initiator.max_msg_length, limits.max_msg_length),
         seq_wrap: limits.seq_wrap,
@@ -476,7 +485,14 @@ pub fn negotiate_channel(
         } else {
             limits.batch_heartbeat
         },
-        compression: Techniques::default(),
+        compression: if minor >= 1 {
+            Techniques {
+                header: agree(&initiator.compress_header, &limits.compress_header),
+                message: agree(&initiator.compress_message, &limits.compress_message),
+            }
+        } else {
+            Techniques::default()
+        },
     })
 }
 
@@ -959,6 +975,10 @@ bitflags! {
         /// channel runs NPMSPEED(NORMAL). Without it the message is a fast non-persistent
         /// one, which the receiver puts at once, outside the batch.
         const IN_BATCH_UNIT = 0x01;
+        /// The payload is compressed with the agreed techniques (minor 1 and later), in
+        /// the layout of `crate::compression` (docs/protocol.md §3): the head is the
+        /// transmission header, the data the message data.
+        const COMPRESSED = 0x02;
     }
 }
 
@@ -1367,6 +1387,8 @@ mod tests {
             heartbeat_interval: 60,
             npm_speed: NpmSpeed::Fast,
             batch_heartbeat: 500,
+            compress_header: vec![HeaderCompression::None],
+            compress_message: vec![MessageCompression::ZlibFast, MessageCompression::Lz4Fast],
         }
     }
 
@@ -1515,11 +1537,11 @@ mod tests {
             Err(WireError::TrailingBytes { extra: 1 })
         );
         // A later minor's added fields are skipped.
-        long[2] = 1;
+        long[2] = 2;
         let later = ChannelHello::decode(&mut framed(3, &long))
             .unwrap()
             .unwrap();
-        assert_eq!(later.minor, 1);
+        assert_eq!(later.minor, 2);
         assert_eq!(
             ChannelHello::decode(&mut framed(3, &base[..base.len() - 1])),
             Err(WireError::Truncated)
@@ -1608,7 +1630,23 @@ mod tests {
         assert_eq!(g.npm_speed, NpmSpeed::Fast);
         assert_eq!(g.batch_heartbeat, 250, "the sender's (the initiator)");
         assert_eq!(g.minor, CHANNEL_PROTOCOL_MINOR);
-        assert_eq!(g.compression, Techniques::default(), "not agreed in 1.0");
+        assert_eq!(
+            g.compression,
+            Techniques {
+                header: HeaderCompression::None,
+                message: MessageCompression::Lz4Fast,
+            },
+            "the first of the initiator's list that the responder has"
+        );
+        let old_peer = ChannelHello {
+            minor: 0,
+            ..h.clone()
+        };
+        assert_eq!(
+            negotiate_channel(&old_peer, &limits()).unwrap().compression,
+            Techniques::default(),
+            "a 1.0 peer does not compress"
+        );
         h.npm_speed = NpmSpeed::Normal;
         h.batch_size = 0;
         h.max_msg_length = 0;
@@ -1877,7 +1915,7 @@ mod tests {
         assert_eq!(dec(TYPE_CONFIRM, &[0; 3]), Err(WireError::Truncated));
         assert_eq!(dec(TYPE_MESSAGE, &[0; 4]), Err(WireError::Truncated));
         assert!(matches!(
-            dec(TYPE_MESSAGE, &[0, 0, 0, 0, 2, 0, 0, 0, 0]),
+            dec(TYPE_MESSAGE, &[0, 0, 0, 0, 4, 0, 0, 0, 0]),
             Err(WireError::ReservedBits { .. })
         ));
         assert_eq!(

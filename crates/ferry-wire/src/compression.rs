@@ -113,6 +113,36 @@ impl FrameCompressor {
     ) -> FlowSize {
         let payload_at = start + HEADER_LEN;
         debug_assert!(out.len() >= payload_at, "no frame at {start}");
+        let (flow, compressed) = self.compress_tail(out, payload_at, data_len);
+        if compressed {
+            let total = (out.len() - start) as u32;
+            out[start..start + 4].copy_from_slice(&total.to_le_bytes());
+            out[start + 13] |= FrameFlags::COMPRESSED.bits();
+        }
+        flow
+    }
+
+    /// Compresses `payload` in place, a whole message payload whose last `data_len`
+    /// bytes are message data, into the compressed-payload layout (the module comment),
+    /// for a protocol that marks compression its own way (a message channel's
+    /// `MessageFlags::COMPRESSED`). Returns the sizes and whether it was compressed;
+    /// when nothing shrinks the payload is left as it is.
+    pub fn compress_payload(
+        &mut self,
+        payload: &mut BytesMut,
+        data_len: usize,
+    ) -> (FlowSize, bool) {
+        self.compress_tail(payload, 0, data_len)
+    }
+
+    /// Compresses what `out` holds from `payload_at` (a payload ending with `data_len`
+    /// bytes of message data) in place: the sizes, and whether it was rewritten.
+    fn compress_tail(
+        &mut self,
+        out: &mut BytesMut,
+        payload_at: usize,
+        data_len: usize,
+    ) -> (FlowSize, bool) {
         let payload_len = out.len().saturating_sub(payload_at);
         debug_assert!(data_len <= payload_len, "message data beyond the payload");
         let data_len = data_len.min(payload_len);
@@ -127,7 +157,7 @@ impl FrameCompressor {
             flow.after += head_len;
         }
         if !self.techniques.any() {
-            return flow;
+            return (flow, false);
         }
         let (head, data) = out[payload_at..].split_at(head_len);
         let message = self.techniques.message;
@@ -162,7 +192,7 @@ impl FrameCompressor {
                 rle_encode(head, &mut self.head, head_len)
             };
         if !data_used && !head_used {
-            return flow;
+            return (flow, false);
         }
         let header = if head_used {
             HeaderCompression::System
@@ -210,10 +240,7 @@ impl FrameCompressor {
         }
         flow.message = used;
         flow.header = header;
-        let total = (out.len() - start) as u32;
-        out[start..start + 4].copy_from_slice(&total.to_le_bytes());
-        out[start + 13] |= FrameFlags::COMPRESSED.bits();
-        flow
+        (flow, true)
     }
 }
 
@@ -253,7 +280,20 @@ impl FrameExpander {
         if !frame.flags.contains(FrameFlags::COMPRESSED) {
             return Ok((frame, None));
         }
-        let p = &frame.payload[..];
+        let (expanded, flow) = self.expand_payload(&frame.payload, max_payload)?;
+        frame.payload = expanded.freeze();
+        frame.flags.remove(FrameFlags::COMPRESSED);
+        Ok((frame, Some(flow)))
+    }
+
+    /// Expands a payload in the compressed-payload layout (the module comment), as
+    /// [`FrameExpander::expand`] does for a frame: for a protocol that marks
+    /// compression its own way. `max_payload` bounds the expanded payload.
+    pub fn expand_payload(
+        &mut self,
+        p: &[u8],
+        max_payload: usize,
+    ) -> Result<(BytesMut, FlowSize), WireError> {
         if p.len() < PREFIX_LEN {
             return Err(WireError::Truncated);
         }
@@ -330,9 +370,7 @@ impl FrameExpander {
             flow.before += head_len;
             flow.after += head_stored;
         }
-        frame.payload = expanded.freeze();
-        frame.flags.remove(FrameFlags::COMPRESSED);
-        Ok((frame, Some(flow)))
+        Ok((expanded, flow))
     }
 }
 

@@ -351,6 +351,30 @@ pub fn decode_channel(data: &[u8]) {
             &data[offset..offset + consumed],
             "a frame re-encodes to its own bytes"
         );
+        if let crate::channel::ChannelFrame::Message { flags, payload, .. } = &frame {
+            if flags.contains(crate::channel::MessageFlags::COMPRESSED) {
+                expand_channel_payload(payload, max);
+            }
+        }
         assert_eq!(decode_channel_frame(&mut out, max), Ok(Some(frame)));
+    }
+}
+
+/// Expands a compressed MESSAGE payload as a receiving end that agreed SYSTEM and the
+/// technique the payload names: never a panic, never more than `max` bytes.
+fn expand_channel_payload(payload: &[u8], max: usize) {
+    let message = payload
+        .get(1)
+        .and_then(|b| {
+            <ferry_mqi::MessageCompression as ferry_mqi::Technique>::from_value(u32::from(*b))
+        })
+        .unwrap_or_default();
+    let techniques = Techniques {
+        header: ferry_mqi::HeaderCompression::System,
+        message,
+    };
+    if let Ok((expanded, flow)) = FrameExpander::new(techniques).expand_payload(payload, max) {
+        assert!(expanded.len() <= max, "expanded past the limit");
+        assert!(flow.message == message || flow.message == ferry_mqi::MessageCompression::None);
     }
 }

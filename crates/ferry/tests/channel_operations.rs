@@ -10,98 +10,13 @@
 
 mod common;
 
+use common::message_channels::*;
 use common::*;
-use ferry_client::Connection;
-use ferry_mqi::descriptor::persistence;
-use ferry_mqi::{MessageDescriptor, OpenOptions, PutOptionFlags, PutOptions};
 use ferry_tls::self_signed::ThrowawayCa;
-use std::collections::BTreeMap;
-
-/// Defines on `from` what sends to `to`: the transmission queue named like `to`, the
-/// sender channel `FROM.TO.TO` (short retries every second, `sdr` added) and its
-/// receiver on `to` (`rcvr` added).
-fn link_with(from: &TestQueueManager, to: &TestQueueManager, sdr: &str, rcvr: &str) -> String {
-    let channel = format!("{}.TO.{}", from.name(), to.name());
-    mqsc_ok(
-        to,
-        &format!("DEFINE CHANNEL({channel}) CHLTYPE(RCVR) {rcvr} REPLACE\n"),
-    );
-    mqsc_ok(
-        from,
-        &format!(
-            "DEFINE QLOCAL({to}) USAGE(XMITQ) REPLACE\n\
-             DEFINE CHANNEL({channel}) CHLTYPE(SDR) CONNAME('localhost({port})') XMITQ({to}) SHORTTMR(1) HBINT(5) {sdr} REPLACE\n",
-            to = to.name(),
-            port = to.port(),
-        ),
-    );
-    channel
-}
-
-fn link(from: &TestQueueManager, to: &TestQueueManager) -> String {
-    link_with(from, to, "", "")
-}
-
-/// DISPLAY CHSTATUS(channel) ALL as keyword → value (empty when it has no status).
-fn chstatus(qm: &TestQueueManager, channel: &str) -> BTreeMap<String, String> {
-    let out = qm.mqsc(&format!("DISPLAY CHSTATUS({channel}) ALL\n"));
-    let text = stdout(&out);
-    let mut fields = BTreeMap::new();
-    for key in [
-        "STATUS", "MSGS", "CURSEQNO", "LSTSEQNO", "INDOUBT", "SSLCIPH", "SSLPEER", "BYTSSENT",
-    ] {
-        if let Some(v) = attr(&text, key) {
-            fields.insert(key.to_string(), v);
-        }
-    }
-    fields
-}
-
-fn status(qm: &TestQueueManager, channel: &str) -> Option<String> {
-    chstatus(qm, channel).get("STATUS").cloned()
-}
-
-/// Waits until DISPLAY CHSTATUS of `channel` on `qm` says `state`.
-fn wait_status(qm: &TestQueueManager, channel: &str, state: &str) {
-    wait_until(&format!("{channel} {state} on {}", qm.name()), || {
-        status(qm, channel).as_deref() == Some(state)
-    });
-}
-
-/// Starts channel `channel` on `qm` and waits until it runs.
-fn start_channel(qm: &TestQueueManager, channel: &str) {
-    mqsc_ok(qm, &format!("START CHANNEL({channel})\n"));
-    wait_status(qm, channel, "RUNNING");
-}
-
-/// Stops channel `channel` on `qm` and waits until it is stopped.
-fn stop_channel(qm: &TestQueueManager, channel: &str) {
-    mqsc_ok(qm, &format!("STOP CHANNEL({channel}) MODE(FORCE)\n"));
-    wait_status(qm, channel, "STOPPED");
-}
 
 /// The output of a command expected to fail.
 fn mqsc_fails(qm: &TestQueueManager, command: &str) -> String {
     mqsc_exit(qm, &format!("{command}\n"), 10)
-}
-
-/// Puts `count` persistent messages named `prefix-N` to `queue`.
-async fn put_persistent(conn: &Connection, queue: &str, prefix: &str, count: usize) {
-    let q = open(conn, queue, OpenOptions::OUTPUT).await;
-    for i in 0..count {
-        let mut md = MessageDescriptor {
-            persistence: persistence::PERSISTENT,
-            ..MessageDescriptor::default()
-        };
-        put_md(
-            &q,
-            &mut md,
-            PutOptions::new(PutOptionFlags::NO_SYNCPOINT),
-            &format!("{prefix}-{i}"),
-        )
-        .await
-        .unwrap_or_else(|e| panic!("put {prefix}-{i} to {queue}: {e}"));
-    }
 }
 
 #[tokio::test(flavor = "current_thread")]
@@ -126,7 +41,7 @@ async fn ping_reaches_a_partner_with_the_channel_and_says_why_otherwise() {
     // Beside a running conversation: the ping does not disturb it.
     start_channel(&qma, &channel);
     let a = connect(&qma.client()).await;
-    put_persistent(&a, "APP.REMOTE", "before", 3).await;
+    put_many(&a, "APP.REMOTE", "before", 3, true).await;
     wait_until("3 messages crossed", || curdepth(&qmb, "APP.IN") == 3);
     let before = chstatus(&qmb, &channel);
     let out = mqsc_ok(&qma, &format!("PING CHANNEL({channel}) DATALEN(1000)\n"));
@@ -139,7 +54,7 @@ async fn ping_reaches_a_partner_with_the_channel_and_says_why_otherwise() {
         after["BYTSSENT"], before["BYTSSENT"],
         "the ping counts apart"
     );
-    put_persistent(&a, "APP.REMOTE", "after", 2).await;
+    put_many(&a, "APP.REMOTE", "after", 2, true).await;
     wait_until("2 more crossed", || curdepth(&qmb, "APP.IN") == 5);
     assert_eq!(status(&qma, &channel).as_deref(), Some("RUNNING"));
     // RESET and RESOLVE are refused while the channel runs.
@@ -159,7 +74,7 @@ async fn ping_reaches_a_partner_with_the_channel_and_says_why_otherwise() {
     let out = mqsc_fails(&qma, "PING CHANNEL(QMA.TO.NOWHERE)");
     assert!(out.contains("FRY8161E"), "{out}");
     assert!(
-        out.contains("no receiver channel named QMA.TO.NOWHERE"),
+        out.contains("no channel named QMA.TO.NOWHERE that answers a SDR"),
         "{out}"
     );
     // Nobody listening.
@@ -192,7 +107,7 @@ async fn reset_seqnum_is_taken_by_both_ends_at_the_next_start() {
     );
     start_channel(&qma, &channel);
     let a = connect(&qma.client()).await;
-    put_persistent(&a, "APP.REMOTE", "m", 3).await;
+    put_many(&a, "APP.REMOTE", "m", 3, true).await;
     wait_until("3 messages crossed", || curdepth(&qmb, "APP.IN") == 3);
     wait_until("the receiver committed sequence number 3", || {
         chstatus(&qmb, &channel).get("LSTSEQNO").map(String::as_str) == Some("3")
@@ -208,7 +123,7 @@ async fn reset_seqnum_is_taken_by_both_ends_at_the_next_start() {
         chstatus(&qmb, &channel).get("LSTSEQNO").map(String::as_str) == Some("500")
     });
     assert_eq!(chstatus(&qma, &channel)["LSTSEQNO"], "500");
-    put_persistent(&a, "APP.REMOTE", "n", 1).await;
+    put_many(&a, "APP.REMOTE", "n", 1, true).await;
     wait_until("the next message crossed", || curdepth(&qmb, "APP.IN") == 4);
     wait_until("both ends numbered it 501", || {
         chstatus(&qmb, &channel).get("LSTSEQNO").map(String::as_str) == Some("501")
@@ -238,7 +153,7 @@ async fn resolve_backout_keeps_the_batch_and_commit_removes_it() {
          DEFINE QREMOTE(APP.REMOTE) RNAME(APP.IN) RQMNAME(QMB) XMITQ(QMB)\n",
     );
     let a = connect(&qma.client()).await;
-    put_persistent(&a, "TO.MISSING", "lost", 3).await;
+    put_many(&a, "TO.MISSING", "lost", 3, true).await;
     let out = mqsc_fails(&qma, &format!("RESOLVE CHANNEL({channel}) ACTION(COMMIT)"));
     assert!(out.contains("no batch is in doubt"), "never ran: {out}");
 
@@ -293,7 +208,7 @@ async fn resolve_backout_keeps_the_batch_and_commit_removes_it() {
     assert!(out.contains("FRY8023I"), "{out}");
     mqsc_ok(&qmb, "DEFINE QLOCAL(APP.IN)\n");
     start_channel(&qma, &channel);
-    put_persistent(&a, "APP.REMOTE", "ok", 2).await;
+    put_many(&a, "APP.REMOTE", "ok", 2, true).await;
     wait_until("the messages crossed after the reset", || {
         curdepth(&qmb, "APP.IN") == 2
     });
@@ -334,7 +249,7 @@ async fn tls_carries_messages_and_mismatches_refuse_the_channel_at_both_ends() {
     );
     start_channel(&qma, &channel);
     let a = connect(&qma.client()).await;
-    put_persistent(&a, "APP.REMOTE", "secret", 5).await;
+    put_many(&a, "APP.REMOTE", "secret", 5, true).await;
     wait_until("5 messages crossed over TLS", || {
         curdepth(&qmb, "APP.IN") == 5
     });
@@ -417,6 +332,6 @@ async fn tls_carries_messages_and_mismatches_refuse_the_channel_at_both_ends() {
         &format!("ALTER CHANNEL({channel}) CHLTYPE(RCVR) SSLCIPH(TLS_AES_128_GCM_SHA256)\n"),
     );
     start_channel(&qma, &channel);
-    put_persistent(&a, "APP.REMOTE", "again", 1).await;
+    put_many(&a, "APP.REMOTE", "again", 1, true).await;
     wait_until("one more crossed", || curdepth(&qmb, "APP.IN") == 6);
 }

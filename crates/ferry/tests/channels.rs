@@ -8,102 +8,13 @@
 
 mod common;
 
+use common::message_channels::*;
 use common::*;
-use ferry_client::Connection;
 use ferry_mqi::descriptor::{msg_type, persistence};
 use ferry_mqi::{
     FixedStr, GetOptionFlags, MessageDescriptor, OpenOptions, PutOptionFlags, PutOptions,
 };
-use std::collections::BTreeMap;
 use std::time::Duration;
-
-/// Defines on `from` what sends to `to`: the transmission queue named like `to`, the
-/// sender channel `FROM.TO.TO` (short retries every second) and its receiver on `to`.
-fn link(from: &TestQueueManager, to: &TestQueueManager) -> String {
-    let channel = format!("{}.TO.{}", from.name(), to.name());
-    mqsc_ok(
-        to,
-        &format!("DEFINE CHANNEL({channel}) CHLTYPE(RCVR) REPLACE\n"),
-    );
-    mqsc_ok(
-        from,
-        &format!(
-            "DEFINE QLOCAL({to}) USAGE(XMITQ) REPLACE\n\
-             DEFINE CHANNEL({channel}) CHLTYPE(SDR) CONNAME('localhost({port})') XMITQ({to}) SHORTTMR(1) HBINT(5) REPLACE\n",
-            to = to.name(),
-            port = to.port(),
-        ),
-    );
-    channel
-}
-
-/// Starts channel `channel` on `qm` and waits until DISPLAY CHSTATUS says RUNNING.
-fn start_channel(qm: &TestQueueManager, channel: &str) {
-    mqsc_ok(qm, &format!("START CHANNEL({channel})\n"));
-    wait_until(&format!("{channel} RUNNING on {}", qm.name()), || {
-        chstatus(qm, channel).get("STATUS").map(String::as_str) == Some("RUNNING")
-    });
-}
-
-/// DISPLAY CHSTATUS(channel) ALL as keyword → value (empty when it has no status).
-fn chstatus(qm: &TestQueueManager, channel: &str) -> BTreeMap<String, String> {
-    let out = qm.mqsc(&format!("DISPLAY CHSTATUS({channel}) ALL\n"));
-    let text = stdout(&out);
-    let mut fields = BTreeMap::new();
-    for key in [
-        "STATUS", "SUBSTATE", "MSGS", "BATCHES", "CURSEQNO", "LSTSEQNO", "INDOUBT", "RQMNAME",
-        "XMITQ", "CONNAME", "NPMSPEED", "BATCHSZ", "LSTLUWID",
-    ] {
-        if let Some(v) = attr(&text, key) {
-            fields.insert(key.to_string(), v);
-        }
-    }
-    fields
-}
-
-/// Puts `count` messages named `prefix-N` to `queue` (a remote queue definition).
-async fn put_many(conn: &Connection, queue: &str, prefix: &str, count: usize, persistent: bool) {
-    let q = open(conn, queue, OpenOptions::OUTPUT).await;
-    for i in 0..count {
-        let mut md = MessageDescriptor {
-            persistence: if persistent {
-                persistence::PERSISTENT
-            } else {
-                persistence::NOT_PERSISTENT
-            },
-            ..MessageDescriptor::default()
-        };
-        put_md(
-            &q,
-            &mut md,
-            PutOptions::new(PutOptionFlags::NO_SYNCPOINT),
-            &format!("{prefix}-{i}"),
-        )
-        .await
-        .unwrap_or_else(|e| panic!("put {prefix}-{i} to {queue}: {e}"));
-    }
-}
-
-/// Gets every message from `queue` until none arrives for `quiet_ms`: their bodies.
-async fn drain(conn: &Connection, queue: &str, quiet_ms: i32) -> Vec<String> {
-    let q = open(conn, queue, OpenOptions::INPUT_SHARED).await;
-    let mut bodies = Vec::new();
-    loop {
-        match get_with(
-            &q,
-            gmo(
-                GetOptionFlags::WAIT | GetOptionFlags::NO_SYNCPOINT,
-                quiet_ms,
-            ),
-        )
-        .await
-        {
-            Ok((_, got)) => bodies.push(String::from_utf8(got.data.to_vec()).expect("utf-8")),
-            Err(e) if e.reason == ferry_mqi::ReasonCode::NoMsgAvailable => return bodies,
-            Err(e) => panic!("get from {queue}: {e}"),
-        }
-    }
-}
 
 #[tokio::test(flavor = "current_thread")]
 async fn messages_cross_a_sender_receiver_pair_with_their_context() {
@@ -411,4 +322,228 @@ async fn persistent_messages_cross_exactly_once_when_the_receiver_is_killed() {
         "the channel broke and retried: {log}"
     );
     eprintln!("{log}");
+}
+
+/// A requester on QMB calls the server on QMA (which has no CONNAME) and receives what
+/// QMA's transmission queue holds, before and while it runs; after a forced stop and a
+/// new start it carries on from the same sequence number, every message arriving once.
+/// A requester calling a *sender* (MQ's callback) is refused with a clear reason.
+#[tokio::test(flavor = "current_thread")]
+async fn a_requester_calls_its_server_and_receives_what_it_holds() {
+    let qma = start("QMA");
+    let qmb = start("QMB");
+    let channel = "QMA.TO.QMB";
+    mqsc_ok(
+        &qma,
+        &format!(
+            "DEFINE QLOCAL(QMB) USAGE(XMITQ)\n\
+             DEFINE CHANNEL({channel}) CHLTYPE(SVR) XMITQ(QMB) HBINT(5)\n\
+             DEFINE QREMOTE(APP.REMOTE) RNAME(APP.IN) RQMNAME(QMB) XMITQ(QMB)\n"
+        ),
+    );
+    mqsc_ok(
+        &qmb,
+        &format!(
+            "DEFINE QLOCAL(APP.IN)\n\
+             DEFINE CHANNEL({channel}) CHLTYPE(RQSTR) CONNAME('localhost({})') SHORTTMR(1)\n",
+            qma.port()
+        ),
+    );
+    // A server without CONNAME is started by its requester: START only enables it.
+    mqsc_ok(&qma, &format!("START CHANNEL({channel})\n"));
+    let a = connect(&qma.client()).await;
+    put_many(&a, "APP.REMOTE", "held", 20, true).await;
+    put_many(&a, "APP.REMOTE", "fast", 20, false).await;
+
+    start_channel(&qmb, channel);
+    let b = connect(&qmb.client()).await;
+    let mut got = drain(&b, "APP.IN", 3_000).await;
+    let server = chstatus(&qma, channel);
+    assert_eq!(
+        server.get("STATUS").map(String::as_str),
+        Some("RUNNING"),
+        "{server:?}"
+    );
+    assert_eq!(
+        server.get("RQMNAME").map(String::as_str),
+        Some("QMB"),
+        "{server:?}"
+    );
+    assert_eq!(
+        server.get("XMITQ").map(String::as_str),
+        Some("QMB"),
+        "{server:?}"
+    );
+    let requester = chstatus(&qmb, channel);
+    assert_eq!(
+        requester.get("RQMNAME").map(String::as_str),
+        Some("QMA"),
+        "{requester:?}"
+    );
+
+    // While it runs, new messages follow.
+    put_many(&a, "APP.REMOTE", "live", 5, true).await;
+    got.extend(drain(&b, "APP.IN", 3_000).await);
+
+    // Stopped at the requester, started again: the numbers carry on.
+    let seq_before = chstatus(&qma, channel).get("CURSEQNO").cloned();
+    stop_channel(&qmb, channel);
+    put_many(&a, "APP.REMOTE", "after", 3, true).await;
+    wait_until("the server sees its requester go", || {
+        status(&qma, channel).as_deref() != Some("RUNNING")
+    });
+    start_channel(&qmb, channel);
+    got.extend(drain(&b, "APP.IN", 3_000).await);
+    let after = chstatus(&qma, channel);
+    assert_eq!(
+        after.get("STATUS").map(String::as_str),
+        Some("RUNNING"),
+        "{after:?}"
+    );
+    assert_eq!(
+        after.get("CURSEQNO").map(|s| s.parse::<u64>().unwrap_or(0)),
+        seq_before.map(|s| s.parse::<u64>().unwrap_or(0) + 3),
+        "the sequence carries on across the restart: {after:?}"
+    );
+
+    got.sort();
+    let mut expected: Vec<String> = (0..20)
+        .map(|i| format!("held-{i}"))
+        .chain((0..20).map(|i| format!("fast-{i}")))
+        .chain((0..5).map(|i| format!("live-{i}")))
+        .chain((0..3).map(|i| format!("after-{i}")))
+        .collect();
+    expected.sort();
+    assert_eq!(got, expected, "every message arrives once");
+    assert!(qmb.error_log().contains("FRY9530I"), "{}", qmb.error_log());
+
+    // A requester calling a sender: refused at both ends with the reason.
+    mqsc_ok(
+        &qma,
+        "DEFINE CHANNEL(CALLBACK) CHLTYPE(SDR) CONNAME('localhost(1)') XMITQ(QMB)\n",
+    );
+    mqsc_ok(
+        &qmb,
+        &format!(
+            "DEFINE CHANNEL(CALLBACK) CHLTYPE(RQSTR) CONNAME('localhost({})') SHORTRTY(0) LONGRTY(0)\n",
+            qma.port()
+        ),
+    );
+    mqsc_ok(&qmb, "START CHANNEL(CALLBACK)\n");
+    wait_status(&qmb, "CALLBACK", "STOPPED");
+    assert!(
+        qmb.error_log().contains("callback) is not supported"),
+        "{}",
+        qmb.error_log()
+    );
+}
+
+/// COMPMSG and COMPHDR on a sender/receiver pair: the first technique of the sender's
+/// list that the receiver's has is agreed, compressible messages travel compressed and
+/// arrive byte for byte, and DISPLAY CHSTATUS shows the techniques, COMPRATE and the
+/// buffers at both ends. A partner without a common technique agrees NONE.
+#[tokio::test(flavor = "current_thread")]
+async fn messages_travel_compressed_when_both_ends_agree_a_technique() {
+    let qma = start("QMA");
+    let qmb = start("QMB");
+    let channel = link_with(
+        &qma,
+        &qmb,
+        "COMPMSG(LZ4FAST,ZLIBFAST) COMPHDR(SYSTEM)",
+        "COMPMSG(ZLIBFAST) COMPHDR(SYSTEM,NONE)",
+    );
+    mqsc_ok(&qmb, "DEFINE QLOCAL(APP.IN)\n");
+    mqsc_ok(
+        &qma,
+        "DEFINE QREMOTE(APP.REMOTE) RNAME(APP.IN) RQMNAME(QMB) XMITQ(QMB)\n",
+    );
+    let a = connect(&qma.client()).await;
+    let q = open(&a, "APP.REMOTE", OpenOptions::OUTPUT).await;
+    let mut sent = Vec::new();
+    for i in 0..30u32 {
+        // Text that compresses well, and every tenth message bytes that do not.
+        let body = if i % 10 == 9 {
+            let mut x = 0x9E37_79B9u32.wrapping_mul(i + 1);
+            (0..3000)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 17;
+                    x ^= x << 5;
+                    char::from(b'!' + (x % 90) as u8)
+                })
+                .collect::<String>()
+        } else {
+            format!("order {i}: ").repeat(300)
+        };
+        let mut md = MessageDescriptor {
+            persistence: persistence::PERSISTENT,
+            ..MessageDescriptor::default()
+        };
+        put_md(
+            &q,
+            &mut md,
+            PutOptions::new(PutOptionFlags::NO_SYNCPOINT),
+            &body,
+        )
+        .await
+        .expect("put");
+        sent.push(body);
+    }
+    start_channel(&qma, &channel);
+    let b = connect(&qmb.client()).await;
+    let mut got = drain(&b, "APP.IN", 3_000).await;
+    got.sort();
+    sent.sort();
+    assert!(got == sent, "every message arrives byte for byte");
+
+    let sender = chstatus(&qma, &channel);
+    assert_eq!(
+        sender.get("COMPMSG").map(String::as_str).map(|v| &v[..8]),
+        Some("ZLIBFAST"),
+        "{sender:?}"
+    );
+    assert!(sender["COMPHDR"].starts_with("SYSTEM,"), "{sender:?}");
+    let rate: Vec<u32> = sender["COMPRATE"]
+        .split(',')
+        .map(|v| v.parse().unwrap())
+        .collect();
+    assert!(
+        rate[1] > 50,
+        "text compresses by more than half: {sender:?}"
+    );
+    assert!(
+        sender["BUFSSENT"].parse::<u64>().unwrap() >= 30,
+        "{sender:?}"
+    );
+    let receiver = chstatus(&qmb, &channel);
+    assert!(receiver["COMPMSG"].starts_with("ZLIBFAST,"), "{receiver:?}");
+    assert!(receiver["COMPRATE"] != "0,0", "{receiver:?}");
+    assert!(
+        receiver["BUFSRCVD"].parse::<u64>().unwrap() >= 30,
+        "{receiver:?}"
+    );
+    let bytes_received: u64 = receiver["BYTSRCVD"].parse().unwrap();
+    assert!(
+        bytes_received < 30 * 3000 / 2,
+        "compressed on the wire: {bytes_received} bytes for 30 messages of 3000"
+    );
+
+    // No technique in common: NONE.
+    stop_channel(&qma, &channel);
+    mqsc_ok(
+        &qmb,
+        &format!("ALTER CHANNEL({channel}) CHLTYPE(RCVR) COMPMSG(RLE) COMPHDR(NONE)\n"),
+    );
+    start_channel(&qma, &channel);
+    let sender = chstatus(&qma, &channel);
+    assert_eq!(
+        sender.get("COMPMSG").map(String::as_str),
+        Some("NONE,NONE"),
+        "{sender:?}"
+    );
+    assert_eq!(
+        sender.get("COMPHDR").map(String::as_str),
+        Some("NONE,NONE"),
+        "{sender:?}"
+    );
 }

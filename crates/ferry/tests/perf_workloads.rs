@@ -101,7 +101,16 @@ fn rr_bb_counts_matched_replies() {
 #[test]
 fn rr_dq_bb_crosses_two_queue_managers_and_reports_both() {
     let dir = Scratch::new();
-    let mut args = vec!["rr-dq-bb", "--clients", "1,4", "--persistent"];
+    // Two channel pairs each way: requesters 1 and 3 (queues 2 and 4) go over the second
+    // pair and get their replies back over it through the queue-manager alias.
+    let mut args = vec![
+        "rr-dq-bb",
+        "--clients",
+        "1,4",
+        "--persistent",
+        "--channel-pairs",
+        "2",
+    ];
     args.extend(TINY);
     let o = perf(&args, dir.path());
     assert!(o.status.success(), "{}", text(&o));
@@ -133,6 +142,37 @@ fn rr_dq_bb_crosses_two_queue_managers_and_reports_both() {
         );
         let batch = f.messages_per_batch.expect("messages per batch");
         assert!(batch >= 1.0, "{batch}");
+    }
+}
+
+/// RR-CLUSTER-BB forms a cluster of three queue managers with MQSC, and requests bound
+/// not fixed are shared between the two instances of each cluster queue, the replies
+/// coming back over the cluster.
+#[test]
+fn rr_cluster_bb_shares_requests_between_the_instances() {
+    let dir = Scratch::new();
+    let mut args = vec!["rr-cluster-bb", "--clients", "4", "--bind", "not-fixed"];
+    args.extend(TINY);
+    let o = perf(&args, dir.path());
+    assert!(o.status.success(), "{}", text(&o));
+    let doc = read(&dir.path().join("rr-cluster-bb.json"));
+    assert_eq!(doc.series[0].workload, "RR-CLUSTER-BB");
+    for s in &doc.series[0].steps {
+        let f = &s.ferry;
+        assert!(f.valid, "{f:?}");
+        assert!(f.window.round_trips > 5, "{f:?}");
+        let shares = f.instances.as_ref().expect("the instances' shares");
+        let names: Vec<&str> = shares.iter().map(|s| s.qmgr.as_str()).collect();
+        assert_eq!(names, ["PERFQMB", "PERFQMC"]);
+        let total: u64 = shares.iter().map(|s| s.requests).sum();
+        assert!(total >= f.window.round_trips, "{shares:?}");
+        for share in shares {
+            assert!(
+                share.requests * 3 > total,
+                "not fixed: each instance gets about half, not {shares:?}"
+            );
+        }
+        assert!(f.window.responders_qmgr_us_per_rt.is_some(), "{f:?}");
     }
 }
 
@@ -554,6 +594,11 @@ fn bad_flags_and_missing_workloads_get_clear_messages() {
         &["rr-dq-bb", "--connect", "localhost(1414)"],
         2,
         "two embedded queue managers",
+    );
+    refused(
+        &["rr-dq-bb", "--channel-pairs", "10"],
+        2,
+        "give a whole number from 1 to 9",
     );
     refused(&["suite", "nightly"], 2, "unknown suite 'nightly'");
     refused(&["report"], 2, "FILES");

@@ -313,6 +313,9 @@ fn rr_config(size: usize, s: &StepArgs) -> RrConfig {
         fault: s.fault,
         body: s.body_kind(),
         compression_channel: None,
+        channel_pairs: 1,
+        responder_hosts: 1,
+        bind: ferry_mqi::OpenOptions::empty(),
     }
 }
 

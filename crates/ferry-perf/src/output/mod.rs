@@ -241,6 +241,7 @@ pub(crate) mod testdata {
                 compression: None,
                 lost: None,
                 messages_per_batch: None,
+                instances: None,
                 problems: if valid {
                     vec![]
                 } else {

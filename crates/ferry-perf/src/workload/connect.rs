@@ -239,6 +239,7 @@ pub async fn run_step(
         compression: None,
         lost: None,
         messages_per_batch: None,
+        instances: None,
         problems,
         valid: errors == 0 && mismatches == 0 && window.round_trips == clients as u64,
     })

@@ -10,6 +10,8 @@
 //!   (native: [`native_ps`]; AMQP: [`crate::amqp::ps`]).
 //! - [`distributed`]: RR-DQ-BB and RR-DQ-CC, request/reply across two queue managers
 //!   linked by message channels (seed 000 section 3.2).
+//! - [`cluster`]: RR-CLUSTER-BB, request/reply to cluster queues hosted on two queue
+//!   managers, with the requests' share per instance.
 //! - [`connect`]: the connection test (seed 002 section 6).
 //! - [`recovery`]: recovery time and deep queues (fill, restart, drain; issue 3), its
 //!   results and tables in [`recovery_report`].
@@ -17,6 +19,7 @@
 //!   [`step`]: what a step measured and the helpers steps share.
 
 pub mod app;
+pub mod cluster;
 pub mod connect;
 pub mod distributed;
 pub mod native;
@@ -62,6 +65,9 @@ pub enum Kind {
     RrDqBb,
     /// RR-DQ-BB with client-mode requesters and responders.
     RrDqCc,
+    /// Bindings requesters on a partial repository, cluster request queues hosted with
+    /// bindings responders on two full repositories.
+    RrClusterBb,
 }
 
 impl Kind {
@@ -76,12 +82,24 @@ impl Kind {
             Kind::PsCc => "PS-CC",
             Kind::RrDqBb => "RR-DQ-BB",
             Kind::RrDqCc => "RR-DQ-CC",
+            Kind::RrClusterBb => "RR-CLUSTER-BB",
         }
     }
 
-    /// True for the workloads across two queue managers.
+    /// True for the workloads across two queue managers linked by channel pairs.
     pub fn is_distributed(self) -> bool {
         matches!(self, Kind::RrDqBb | Kind::RrDqCc)
+    }
+
+    /// True for the workload across a cluster of queue managers.
+    pub fn is_cluster(self) -> bool {
+        self == Kind::RrClusterBb
+    }
+
+    /// True for the workloads that run their own embedded queue managers (more than
+    /// one).
+    pub fn is_multi_qmgr(self) -> bool {
+        self.is_distributed() || self.is_cluster()
     }
 
     /// How requesters (senders, clients) and responders (receivers) connect.
@@ -90,7 +108,7 @@ impl Kind {
             Kind::RrCc | Kind::SrCc | Kind::Connect | Kind::PsCc | Kind::RrDqCc => {
                 (Mode::Client, Mode::Client)
             }
-            Kind::RrBb | Kind::RrDqBb => (Mode::Bindings, Mode::Bindings),
+            Kind::RrBb | Kind::RrDqBb | Kind::RrClusterBb => (Mode::Bindings, Mode::Bindings),
             Kind::RrCb => (Mode::Client, Mode::Bindings),
         }
     }
@@ -107,7 +125,12 @@ impl Kind {
     /// `Deliveries/s` (copies subscribers received).
     pub fn rate_unit(self) -> &'static str {
         match self {
-            Kind::RrCc | Kind::RrBb | Kind::RrCb | Kind::RrDqBb | Kind::RrDqCc => "Round trips/s",
+            Kind::RrCc
+            | Kind::RrBb
+            | Kind::RrCb
+            | Kind::RrDqBb
+            | Kind::RrDqCc
+            | Kind::RrClusterBb => "Round trips/s",
             Kind::SrCc => "Messages/s",
             Kind::Connect => "Connections/s",
             Kind::PsCc => "Deliveries/s",

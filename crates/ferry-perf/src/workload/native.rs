@@ -37,13 +37,17 @@ use crate::PerfError;
 pub struct Native<'a> {
     /// The requesters' queue manager's administration connection.
     admin: &'a Connection,
-    /// The responders' (the same queue manager, except for RR-DQ-BB).
-    responder_admin: &'a Connection,
-    /// Requesters and responders are on two queue managers linked by channels.
-    distributed: bool,
+    /// The responders' queue managers' (the requesters' one, except for RR-DQ, whose
+    /// responders are on the other queue manager, and RR-CLUSTER-BB, on two); responder
+    /// `id` is on host `id mod` their number.
+    responder_admins: Vec<&'a Connection>,
+    /// Requesters and responders are on two queue managers linked by channels: the
+    /// requesters' queue manager's name.
+    distributed: Option<String>,
     cfg: RrConfig,
     requester_opts: ConnectOptions,
-    responder_opts: ConnectOptions,
+    /// How responders connect, per host.
+    responder_opts: Vec<ConnectOptions>,
 }
 
 impl<'a> Native<'a> {
@@ -56,36 +60,48 @@ impl<'a> Native<'a> {
     ) -> Result<Native<'a>, PerfError> {
         Ok(Native {
             admin,
-            responder_admin: admin,
-            distributed: false,
+            responder_admins: vec![admin],
+            distributed: None,
             cfg: cfg.clone(),
             requester_opts: qm.options_for(cfg.requester_mode)?.sharecnv(cfg.sharecnv),
-            responder_opts: qm.options_for(cfg.responder_mode)?.sharecnv(cfg.sharecnv),
+            responder_opts: vec![qm.options_for(cfg.responder_mode)?.sharecnv(cfg.sharecnv)],
         })
     }
 
-    /// RR-DQ-BB: requesters on `requesters` (administered through `admin`), responders
-    /// on `responders` (through `responder_admin`); requests and replies cross the
-    /// channels between them ([`super::distributed`]).
+    /// RR-DQ-BB and RR-CLUSTER-BB: requesters on `requesters` (administered through
+    /// `admin`), responders on the `hosts` (through `host_admins`, in the same order);
+    /// requests and replies cross the channels between them ([`super::distributed`],
+    /// [`super::cluster`]).
     pub fn distributed(
         requesters: &QueueManager,
-        responders: &QueueManager,
+        hosts: &[QueueManager],
         admin: &'a Connection,
-        responder_admin: &'a Connection,
+        host_admins: &'a [Connection],
         cfg: &RrConfig,
     ) -> Result<Native<'a>, PerfError> {
+        debug_assert_eq!(hosts.len(), host_admins.len());
+        debug_assert_eq!(hosts.len(), cfg.responder_hosts.max(1));
+        let responder_opts = hosts
+            .iter()
+            .map(|h| Ok(h.options_for(cfg.responder_mode)?.sharecnv(cfg.sharecnv)))
+            .collect::<Result<Vec<_>, PerfError>>()?;
         Ok(Native {
             admin,
-            responder_admin,
-            distributed: true,
+            responder_admins: host_admins.iter().collect(),
+            distributed: Some(requesters.name().to_string()),
             cfg: cfg.clone(),
             requester_opts: requesters
                 .options_for(cfg.requester_mode)?
                 .sharecnv(cfg.sharecnv),
-            responder_opts: responders
-                .options_for(cfg.responder_mode)?
-                .sharecnv(cfg.sharecnv),
+            responder_opts,
         })
+    }
+
+    /// Responder `id`'s host (an index into the responders' queue managers) and
+    /// request queue.
+    fn responder_place(&self, id: usize) -> (usize, usize) {
+        let hosts = self.responder_admins.len().max(1);
+        (id % hosts, queue_for(id / hosts, self.cfg.queues))
     }
 }
 
@@ -96,6 +112,8 @@ pub struct NativeRequester {
     request_q: Queue,
     reply_q: Queue,
     reply_to: FixedStr<48>,
+    /// ReplyToQMgr of the requests (blank: the queue manager fills in its own name).
+    reply_to_qmgr: FixedStr<48>,
     persistent: bool,
     syncpoint: bool,
     size: usize,
@@ -122,20 +140,30 @@ impl Protocol for Native<'_> {
     type Responder = NativeResponder;
 
     async fn drain(&mut self) -> Result<u64, PerfError> {
-        if !self.distributed {
+        if self.distributed.is_none() {
             return drain(self.admin, &queue_names(&self.cfg)).await;
         }
         let requests: Vec<String> = (0..self.cfg.queues).map(request_queue_name).collect();
-        let left = drain(self.responder_admin, &requests).await?;
+        let mut left = 0;
+        for admin in &self.responder_admins {
+            left += drain(admin, &requests).await?;
+        }
         Ok(left + drain(self.admin, &[REPLY_QUEUE.to_string()]).await?)
     }
 
     async fn open_requester(&mut self, id: usize) -> Result<NativeRequester, PerfError> {
         let cfg = &self.cfg;
         let conn = connect(&self.requester_opts).await?;
-        let name = request_queue_name(queue_for(id, cfg.queues));
+        let queue = queue_for(id, cfg.queues);
+        let name = request_queue_name(queue);
+        let reply_to_qmgr = match &self.distributed {
+            Some(qmgr) => super::distributed::reply_to_qmgr(qmgr, queue, cfg.channel_pairs),
+            None => String::new(),
+        };
+        let reply_to_qmgr = FixedStr::new(&reply_to_qmgr)
+            .map_err(|e| PerfError::Setup(format!("reply-to queue manager: {e}")))?;
         let request_q = conn
-            .open(&queue_od(&name)?, OpenOptions::OUTPUT)
+            .open(&queue_od(&name)?, OpenOptions::OUTPUT | cfg.bind)
             .await
             .map_err(|e| mq(&format!("open {name} for output"), e))?;
         let reply_q = conn
@@ -155,6 +183,7 @@ impl Protocol for Native<'_> {
             request_q,
             reply_q,
             reply_to,
+            reply_to_qmgr,
             persistent: cfg.persistent,
             syncpoint: cfg.syncpoint,
             size: cfg.size,
@@ -170,8 +199,9 @@ impl Protocol for Native<'_> {
 
     async fn open_responder(&mut self, id: usize) -> Result<NativeResponder, PerfError> {
         let cfg = &self.cfg;
-        let conn = connect(&self.responder_opts).await?;
-        let name = request_queue_name(queue_for(id, cfg.queues));
+        let (host, queue) = self.responder_place(id);
+        let conn = connect(&self.responder_opts[host]).await?;
+        let name = request_queue_name(queue);
         let request_q = conn
             .open(&queue_od(&name)?, OpenOptions::INPUT_SHARED)
             .await
@@ -188,18 +218,20 @@ impl Protocol for Native<'_> {
         })
     }
 
-    /// Puts one stop message per responder on each request queue.
+    /// Puts one stop message per responder on each request queue of each host.
     async fn stop_responders(&mut self, responders: usize) -> Result<(), PerfError> {
-        let queues = self.cfg.queues;
-        for q in 0..queues {
-            let on_this = (0..responders)
-                .filter(|&r| queue_for(r, queues) == q)
-                .count();
-            if on_this == 0 {
-                continue;
+        let hosts = self.responder_admins.len();
+        for host in 0..hosts {
+            for q in 0..self.cfg.queues {
+                let on_this = (0..responders)
+                    .filter(|&r| self.responder_place(r) == (host, q))
+                    .count();
+                if on_this == 0 {
+                    continue;
+                }
+                let name = request_queue_name(q);
+                put_stop_messages(self.responder_admins[host], &name, on_this).await?;
             }
-            let name = request_queue_name(q);
-            put_stop_messages(self.responder_admin, &name, on_this).await?;
         }
         Ok(())
     }
@@ -217,6 +249,7 @@ impl Requester for NativeRequester {
                 persistence::NOT_PERSISTENT
             },
             reply_to_q: self.reply_to,
+            reply_to_qmgr: self.reply_to_qmgr,
             ..MessageDescriptor::default()
         };
         self.request_q

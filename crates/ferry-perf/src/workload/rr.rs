@@ -73,6 +73,14 @@ pub struct RrConfig {
     /// The channel whose COMPRATE and COMPTIME are read at the end of the window
     /// (`--compress` runs against a Ferry queue manager).
     pub compression_channel: Option<String>,
+    /// RR-DQ: sender/receiver pairs per direction between the two queue managers.
+    pub channel_pairs: usize,
+    /// Queue managers hosting an instance of every request queue, each with its own
+    /// responders (1; 2 for RR-CLUSTER-BB's cluster queues).
+    pub responder_hosts: usize,
+    /// The bind option requesters open their request queue with (RR-CLUSTER-BB:
+    /// BIND_ON_OPEN or BIND_NOT_FIXED; empty otherwise).
+    pub bind: ferry_mqi::OpenOptions,
 }
 
 /// A deliberate fault the responders make, so tests can see a step marked invalid.
@@ -263,7 +271,7 @@ pub async fn run_step<P: Protocol>(
     clients: usize,
     progress: &Progress,
 ) -> Result<StepOutcome, PerfError> {
-    let responders = cfg.responders.count(clients, cfg.queues);
+    let responders = cfg.responders.count(clients, cfg.queues) * cfg.responder_hosts.max(1);
     let tally = Rc::new(Tally::default());
     progress.status("draining the queues");
     let left = protocol.drain().await?;

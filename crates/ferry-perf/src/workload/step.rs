@@ -58,6 +58,9 @@ pub struct StepOutcome {
     /// DISPLAY CHSTATUS across the step).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub messages_per_batch: Option<f64>,
+    /// RR-CLUSTER-BB: the requests each instance of the cluster queues got.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instances: Option<Vec<super::cluster::InstanceShare>>,
     /// The first few problems.
     pub problems: Vec<String>,
     /// No errors, no mismatches, at least one operation, everyone ended in time.
@@ -159,6 +162,7 @@ pub fn finish(
         compression: None,
         lost: None,
         messages_per_batch: None,
+        instances: None,
         problems: tally.problems(),
         valid: errors == 0 && mismatches == 0 && window.round_trips > 0,
     }

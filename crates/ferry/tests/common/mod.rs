@@ -26,6 +26,7 @@ use ferry_wire::{decode_frame, max_frame_len, ClientHello, Frame, Reply, Request
 pub use ferry_test_support::{free_port, TestQueueManager};
 
 pub mod audited;
+pub mod message_channels;
 pub mod slapd;
 
 /// How long anything may take before a test calls it a hang.

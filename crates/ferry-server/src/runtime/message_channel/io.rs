@@ -38,6 +38,8 @@ pub(crate) struct ChannelIo {
     out: BytesMut,
     max_frame: usize,
     agent: Rc<Agent>,
+    /// Frames in `out`, counted into BUFSSENT when written.
+    frames_queued: u64,
 }
 
 impl ChannelIo {
@@ -57,6 +59,7 @@ impl ChannelIo {
             out: BytesMut::with_capacity(64 * 1024),
             max_frame,
             agent,
+            frames_queued: 0,
         }
     }
 
@@ -74,6 +77,7 @@ impl ChannelIo {
     /// encode it: a text or ping data out of bounds).
     pub(crate) fn queue(&mut self, frame: &ChannelFrame) -> Result<(), ConversationError> {
         encode_channel_frame(frame, &mut self.out)?;
+        self.frames_queued += 1;
         Ok(())
     }
 
@@ -91,7 +95,9 @@ impl ChannelIo {
         self.writer.write_all(&self.out).await?;
         self.writer.flush().await?;
         self.out.clear();
-        self.agent.status.borrow_mut().bytes_sent += n as u64;
+        let mut status = self.agent.status.borrow_mut();
+        status.bytes_sent += n as u64;
+        status.buffers_sent += std::mem::take(&mut self.frames_queued);
         Ok(())
     }
 
@@ -105,7 +111,9 @@ impl ChannelIo {
     pub(crate) async fn send_raw(&mut self, bytes: &[u8]) -> Result<(), ConversationError> {
         self.writer.write_all(bytes).await?;
         self.writer.flush().await?;
-        self.agent.status.borrow_mut().bytes_sent += bytes.len() as u64;
+        let mut status = self.agent.status.borrow_mut();
+        status.bytes_sent += bytes.len() as u64;
+        status.buffers_sent += 1;
         Ok(())
     }
 
@@ -113,6 +121,7 @@ impl ChannelIo {
     pub(crate) async fn recv(&mut self) -> Result<ChannelFrame, ConversationError> {
         loop {
             if let Some(frame) = decode_channel_frame(&mut self.inbound, self.max_frame)? {
+                self.agent.status.borrow_mut().buffers_received += 1;
                 return Ok(frame);
             }
             self.read_more().await?;

@@ -6,7 +6,8 @@
 //! confirms ([`sender`]). The **receiving** end (RCVR) is a conversation the native
 //! listener hands over when a channel hello arrives: it puts each message where its
 //! transmission header says, and commits each batch before confirming it
-//! ([`receiver`]). Assured delivery rests on the synchronisation records both ends keep
+//! ([`receiver`]). A **requester** (RQSTR) calls a **server** (SVR) instead, which then
+//! sends over that connection ([`requester`]). Assured delivery rests on the synchronisation records both ends keep
 //! on SYSTEM.CHANNEL.SYNCQ ([`sync_record`]); each agent reaches the engine through a
 //! connection of its own ([`engine_session`]). PING, RESET and RESOLVE CHANNEL are
 //! [`operations`].
@@ -23,6 +24,7 @@ mod engine_session;
 mod io;
 mod operations;
 mod receiver;
+mod requester;
 mod sender;
 mod sync_record;
 
@@ -93,6 +95,11 @@ impl Agent {
         g
     }
 
+    /// The generation of the channel's current conversation.
+    pub fn generation(&self) -> u64 {
+        self.generation.get()
+    }
+
     /// Whether the conversation of generation `g` is still the channel's.
     pub fn is_current(&self, g: u64) -> bool {
         self.generation.get() == g
@@ -125,6 +132,20 @@ impl Agent {
     /// The stop asked for, if any.
     pub fn stop_requested(&self) -> Option<StopMode> {
         self.stop.get()
+    }
+
+    /// COMPHDR/COMPMSG's second values, COMPRATE and COMPTIME after one message was
+    /// compressed or expanded (`flow`), `meter` having recorded it.
+    pub fn show_compression(
+        &self,
+        flow: &ferry_wire::FlowSize,
+        meter: &ferry_wire::CompressionMeter,
+    ) {
+        let mut s = self.status.borrow_mut();
+        s.compression.header.1 = flow.header;
+        s.compression.message.1 = flow.message;
+        s.compression.rate = meter.rate();
+        s.compression.time = meter.time();
     }
 
     /// The agent's engine connection is `session` (or none).
@@ -284,14 +305,19 @@ impl ChannelEndpoints for MessageChannels {
         let server = self.server()?;
         let def = definition(&server, name)?;
         match def.channel_type {
-            ChannelType::Sender | ChannelType::Server | ChannelType::ClusterSender => {
-                if def.channel_type == ChannelType::Server
-                    && def.attributes.connection_name.trim().is_empty()
-                {
-                    return Err(AdminError::Invalid(format!(
-                        "channel {name} is a server channel without CONNAME: it starts when its requester calls, which Ferry does not support yet"
-                    )));
+            ChannelType::Server if def.attributes.connection_name.trim().is_empty() => {
+                // Started by its requester's call: START only lets the call in again.
+                let agent = self.agent(name, def.channel_type);
+                agent.stop.set(None);
+                if agent.state() == MessageChannelState::Stopped {
+                    agent.set_state(MessageChannelState::Inactive);
                 }
+                Ok(())
+            }
+            ChannelType::Sender
+            | ChannelType::Server
+            | ChannelType::ClusterSender
+            | ChannelType::Requester => {
                 let agent = self.agent(name, def.channel_type);
                 if agent.state().is_active() && agent.task.borrow().is_some() {
                     return Err(AdminError::Failed {
@@ -311,9 +337,9 @@ impl ChannelEndpoints for MessageChannels {
                 }
                 Ok(())
             }
-            _ => Err(AdminError::Invalid(format!(
-                "channel {name} is a requester channel, which Ferry does not support yet"
-            ))),
+            ChannelType::Svrconn | ChannelType::Amqp => Err(AdminError::NotFound {
+                name: name.to_string(),
+            }),
         }
     }
 

@@ -45,8 +45,9 @@ use ferry_objects::StopMode;
 use ferry_wire::channel::{
     max_channel_frame_len, negotiate_channel, resynchronise, ChannelAccepted, ChannelAgreement,
     ChannelFrame, ChannelHello, ChannelHelloReply, ChannelLimits, ChannelPurpose, ChannelRefused,
-    ChannelStatusCode, MessageFlags, NpmSpeed, ResponderType,
+    ChannelStatusCode, InitiatorType, MessageFlags, NpmSpeed, ResponderType,
 };
+use ferry_wire::compression::{CompressionMeter, FrameExpander};
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::Duration;
@@ -78,10 +79,15 @@ pub(crate) async fn serve_partner<R, W>(
 {
     let Caller { peer, tls } = caller;
     let name = hello.channel.as_str().to_string();
+    // The channel types that answer a caller: a receiver (or cluster-receiver) a sending
+    // caller, a server (or sender) a requester.
     let def = server.engine.borrow().channel(&name).filter(|d| {
         matches!(
             d.channel_type,
-            ChannelType::Receiver | ChannelType::ClusterReceiver
+            ChannelType::Receiver
+                | ChannelType::ClusterReceiver
+                | ChannelType::Server
+                | ChannelType::Sender
         )
     });
     let channel_type = def
@@ -113,8 +119,9 @@ pub(crate) async fn serve_partner<R, W>(
         let out = refuse(
             ChannelStatusCode::NoChannel,
             format!(
-                "queue manager {} has no receiver channel named {name}",
-                server.name
+                "queue manager {} has no channel named {name} that answers a {}",
+                server.name,
+                initiator_keyword(hello.channel_type)
             ),
         );
         let _ = io.send_raw(&out).await;
@@ -144,10 +151,11 @@ pub(crate) async fn serve_partner<R, W>(
     }
     let a = &def.attributes;
     let limits = ChannelLimits {
-        channel_type: if channel_type == ChannelType::ClusterReceiver {
-            ResponderType::ClusterReceiver
-        } else {
-            ResponderType::Receiver
+        channel_type: match channel_type {
+            ChannelType::ClusterReceiver => ResponderType::ClusterReceiver,
+            ChannelType::Server => ResponderType::Server,
+            ChannelType::Sender => ResponderType::Sender,
+            _ => ResponderType::Receiver,
         },
         batch_size: a.batch_size.max(1) as u32,
         max_msg_length: a.max_msg_length.max(0) as u32,
@@ -157,7 +165,9 @@ pub(crate) async fn serve_partner<R, W>(
             NonPersistentSpeed::Fast => NpmSpeed::Fast,
             NonPersistentSpeed::Normal => NpmSpeed::Normal,
         },
-        batch_heartbeat: 0,
+        batch_heartbeat: a.batch_heartbeat.max(0) as u32,
+        compress_header: a.header_compression.clone(),
+        compress_message: a.message_compression.clone(),
     };
     let agreement = match negotiate_channel(&hello, &limits) {
         Ok(a) => a,
@@ -168,8 +178,10 @@ pub(crate) async fn serve_partner<R, W>(
                     limits.seq_wrap, hello.seq_wrap
                 ),
                 ChannelStatusCode::ChannelType => format!(
-                    "channel {name} at {} is a receiver, which does not pair with the caller's type",
-                    server.name
+                    "channel {name} at {} is a {} channel, which does not answer a {}",
+                    server.name,
+                    channel_type.keyword(),
+                    initiator_keyword(hello.channel_type)
                 ),
                 _ => format!("the channel hello was refused ({code:?})"),
             };
@@ -184,6 +196,26 @@ pub(crate) async fn serve_partner<R, W>(
         io.count_for(Agent::new(&name, ChannelType::Receiver));
         answer_ping(&server, &mut io, agreement).await;
         return;
+    }
+    match channel_type {
+        ChannelType::Server => {
+            let caller = Caller { peer, tls };
+            super::requester::answer(&server, &agent, &def, &hello, io, caller, agreement).await;
+            return;
+        }
+        ChannelType::Sender => {
+            // MQ's callback: the sender ends this call and calls the requester back.
+            let out = refuse(
+                ChannelStatusCode::ChannelType,
+                format!(
+                    "channel {name} at {} is a sender: a requester calling a sender (callback) is not supported, define the sending end as a server (CHLTYPE(SVR))",
+                    server.name
+                ),
+            );
+            let _ = io.send_raw(&out).await;
+            return;
+        }
+        _ => {}
     }
     // Adopt: a conversation still running for this channel ends first, its batch
     // backed out, so the record read below is the committed one.
@@ -296,39 +328,20 @@ pub(crate) async fn serve_partner<R, W>(
         return;
     }
     io.set_max_frame(max_channel_frame_len(agreement.max_msg_length));
-    {
-        let mut s = agent.status.borrow_mut();
-        *s = ferry_objects::status::MessageChannelStatus::new(MessageChannelState::Running);
-        s.connection_name = peer.clone();
-        s.remote_qmgr = hello.qmgr_name.as_str().to_string();
-        s.batch_size = agreement.batch_size;
-        s.heartbeat_interval = agreement.heartbeat_interval;
-        s.max_msg_length = agreement.max_msg_length;
-        s.np_speed_fast = agreement.npm_speed == NpmSpeed::Fast;
-        s.current_seq = resync.last_committed_seq;
-        s.last_seq = sync.state.committed_seq;
-        s.last_luwid = sync.state.committed_luwid;
-        s.started_ms = Some(clock::now().0);
-        s.tls = tls.as_ref().map(|t| t.status()).unwrap_or_default();
-    }
     let partner = format!("{} at {peer}", hello.qmgr_name.as_str());
-    let silence = if agreement.heartbeat_interval == 0 {
-        SILENCE_LIMIT_DEFAULT
-    } else {
-        Duration::from_secs(u64::from(agreement.heartbeat_interval) * 2 + 60)
-    };
-    let mut conversation = Conversation {
+    let receiving = Receiving {
         server: &server,
         agent: &agent,
         generation,
         session: &session,
-        sync: &mut sync,
-        io: &mut io,
-        channel: name.clone(),
-        batch_in_unit: 0,
-        handles: HashMap::new(),
+        channel: &name,
+        peer: &peer,
+        partner_qmgr: hello.qmgr_name.as_str(),
+        tls: tls.as_ref().map(|t| t.status()).unwrap_or_default(),
     };
-    let result = conversation.run(silence).await;
+    let result = receiving
+        .batches(&mut sync, &mut io, &agreement, resync.last_committed_seq)
+        .await;
     session.end(result.is_ok());
     if !agent.is_current(generation) {
         // Superseded by a newer conversation, which owns the status now.
@@ -349,6 +362,88 @@ pub(crate) async fn serve_partner<R, W>(
                 &[&name, &partner, &why],
             );
         }
+    }
+}
+
+/// The receiving end of one conversation once the hello is answered, whichever end
+/// initiated (a sender calling this receiver, or this requester calling its server).
+pub(super) struct Receiving<'a> {
+    /// The queue manager.
+    pub server: &'a Rc<Server>,
+    /// The channel's agent.
+    pub agent: &'a Rc<Agent>,
+    /// This conversation's generation ([`Agent::adopt`]).
+    pub generation: u64,
+    /// The agent's engine connection.
+    pub session: &'a EngineSession,
+    /// The channel's name.
+    pub channel: &'a str,
+    /// The partner's address.
+    pub peer: &'a str,
+    /// The partner queue manager's name.
+    pub partner_qmgr: &'a str,
+    /// What TLS agreed (blank without TLS).
+    pub tls: ferry_objects::status::TlsStatus,
+}
+
+impl Receiving<'_> {
+    /// RUNNING: puts the batches that arrive over `io` with the `agreement`, the last
+    /// committed sequence number being `last_committed_seq`, until the sending end
+    /// closes (`Ok`) or the conversation fails or is stopped.
+    pub(super) async fn batches(
+        &self,
+        sync: &mut SyncStore,
+        io: &mut ChannelIo,
+        agreement: &ChannelAgreement,
+        last_committed_seq: u32,
+    ) -> Result<(), ConversationEnd> {
+        let agent = self.agent;
+        {
+            let mut s = agent.status.borrow_mut();
+            *s = ferry_objects::status::MessageChannelStatus::new(MessageChannelState::Running);
+            s.connection_name = self.peer.to_string();
+            s.remote_qmgr = self.partner_qmgr.to_string();
+            s.batch_size = agreement.batch_size;
+            s.heartbeat_interval = agreement.heartbeat_interval;
+            s.max_msg_length = agreement.max_msg_length;
+            s.np_speed_fast = agreement.npm_speed == NpmSpeed::Fast;
+            s.current_seq = last_committed_seq;
+            s.last_seq = sync.state.committed_seq;
+            s.last_luwid = sync.state.committed_luwid;
+            s.started_ms = Some(clock::now().0);
+            s.tls = self.tls.clone();
+            s.compression = super::sender::agreed_compression(&agreement.compression);
+        }
+        let silence = if agreement.heartbeat_interval == 0 {
+            SILENCE_LIMIT_DEFAULT
+        } else {
+            Duration::from_secs(u64::from(agreement.heartbeat_interval) * 2 + 60)
+        };
+        let mut conversation = Conversation {
+            server: self.server,
+            agent,
+            generation: self.generation,
+            session: self.session,
+            sync,
+            io,
+            channel: self.channel.to_string(),
+            batch_in_unit: 0,
+            handles: HashMap::new(),
+            expander: FrameExpander::new(agreement.compression),
+            meter: CompressionMeter::default(),
+            max_payload: max_channel_frame_len(agreement.max_msg_length),
+        };
+        conversation.run(silence).await
+    }
+}
+
+/// The MQSC keyword of a caller's channel type, for messages.
+fn initiator_keyword(t: InitiatorType) -> &'static str {
+    match t {
+        InitiatorType::Sender => "SDR",
+        InitiatorType::Server => "SVR",
+        InitiatorType::Requester => "RQSTR",
+        InitiatorType::ClusterSender => "CLUSSDR",
     }
 }
 
@@ -397,7 +492,7 @@ async fn answer_ping(server: &Server, io: &mut ChannelIo, agreement: ChannelAgre
 
 /// Why a receiving conversation ended other than by the sender's close.
 #[derive(Debug, thiserror::Error)]
-enum ConversationEnd {
+pub(super) enum ConversationEnd {
     #[error("{0}")]
     Io(#[from] ConversationError),
     #[error("{0}")]
@@ -420,6 +515,12 @@ struct Conversation<'a> {
     batch_in_unit: u32,
     /// Handles opened for the destinations met so far ([`Conversation::put_to`]).
     handles: HashMap<(FixedStr<48>, FixedStr<48>), ferry_engine::Hobj>,
+    /// Expands compressed messages (only with the agreed techniques).
+    expander: FrameExpander,
+    /// COMPRATE and COMPTIME of the messages received compressed.
+    meter: CompressionMeter,
+    /// The largest payload a message may expand to.
+    max_payload: usize,
 }
 
 /// Destinations a receiving conversation keeps handles open for; beyond it they are
@@ -517,6 +618,20 @@ impl Conversation<'_> {
     }
 
     /// Puts one arriving message where its transmission header says.
+    /// A compressed payload expanded; a technique not agreed or damaged data ends the
+    /// conversation (a protocol error: the batch backs out and is sent again).
+    fn expand(&mut self, payload: &[u8]) -> Result<bytes::Bytes, ConversationEnd> {
+        let started = std::time::Instant::now();
+        let (expanded, flow) = self
+            .expander
+            .expand_payload(payload, self.max_payload)
+            .map_err(|e| ConversationEnd::Failed(format!("a compressed message: {e}")))?;
+        self.meter
+            .record(&flow, started.elapsed().as_secs_f64() * 1e6);
+        self.agent.show_compression(&flow, &self.meter);
+        Ok(expanded.freeze())
+    }
+
     async fn message(
         &mut self,
         seq: u32,
@@ -526,6 +641,11 @@ impl Conversation<'_> {
     ) -> Result<(), ConversationEnd> {
         self.agent.set_substate("MQPUT");
         let in_unit = flags.contains(MessageFlags::IN_BATCH_UNIT);
+        let payload = if flags.contains(MessageFlags::COMPRESSED) {
+            self.expand(&payload)?
+        } else {
+            payload
+        };
         {
             let mut s = self.agent.status.borrow_mut();
             s.current_seq = seq;

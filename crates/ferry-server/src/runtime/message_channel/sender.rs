@@ -36,16 +36,16 @@ use ferry_mqi::transmission::TransmissionHeader;
 use ferry_mqi::FixedStr;
 use ferry_mqi::{GetOptions, MessageDescriptor, MqError, ObjectDescriptor, ReasonCode};
 use ferry_objects::channel::{ChannelType, NonPersistentSpeed};
-use ferry_objects::status::MessageChannelState;
-use ferry_objects::status::TlsStatus;
+use ferry_objects::status::{CompressionStatus, MessageChannelState, TlsStatus};
 use ferry_objects::{ChannelDefinition, StopMode};
 use ferry_security::PeerNameFilter;
 use ferry_tls::tokio_rustls::rustls::pki_types::ServerName;
 use ferry_wire::channel::{
-    max_channel_frame_len, next_seq, resynchronise, ChannelAccepted, ChannelFrame, ChannelHello,
-    ChannelHelloReply, ChannelPurpose, ChannelStatusCode, CloseMode, InDoubtOutcome, InitiatorType,
-    MessageFlags, NpmSpeed,
+    max_channel_frame_len, next_seq, resynchronise, ChannelAccepted, ChannelAgreement,
+    ChannelFrame, ChannelHello, ChannelHelloReply, ChannelPurpose, ChannelStatusCode, CloseMode,
+    InDoubtOutcome, InitiatorType, MessageFlags, NpmSpeed, Resynchronisation,
 };
+use ferry_wire::compression::{CompressionMeter, FrameCompressor, Techniques};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -57,7 +57,7 @@ const WAIT_SLICE_MS: i32 = 1000;
 const CONFIRM_TIMEOUT_DEFAULT: Duration = Duration::from_secs(60);
 
 /// Why a conversation ended.
-enum Ended {
+pub(super) enum Ended {
     /// DISCINT passed with nothing to send.
     Disconnected,
     /// STOP CHANNEL MODE(QUIESCE).
@@ -66,9 +66,12 @@ enum Ended {
 
 /// Why a conversation failed: what the error log says, and whether retrying may help.
 pub(super) struct Failure {
-    message: &'static ferry_messages::Message,
-    inserts: Vec<String>,
-    retry: bool,
+    /// The error-log message.
+    pub message: &'static ferry_messages::Message,
+    /// Its inserts.
+    pub inserts: Vec<String>,
+    /// Whether retrying may help.
+    pub retry: bool,
 }
 
 impl Failure {
@@ -82,7 +85,7 @@ impl Failure {
         self.message.format(&inserts)
     }
 
-    fn abnormal(agent: &Agent, partner: &str, why: impl std::fmt::Display) -> Failure {
+    pub(super) fn abnormal(agent: &Agent, partner: &str, why: impl std::fmt::Display) -> Failure {
         Failure {
             message: &messages::CHANNEL_ENDED_ABNORMALLY,
             inserts: vec![agent.name.clone(), partner.to_string(), why.to_string()],
@@ -90,7 +93,7 @@ impl Failure {
         }
     }
 
-    fn engine(agent: &Agent, what: &str, e: MqError) -> Failure {
+    pub(super) fn engine(agent: &Agent, what: &str, e: MqError) -> Failure {
         Failure {
             message: &messages::CHANNEL_ENDED_ABNORMALLY,
             inserts: vec![
@@ -136,8 +139,10 @@ impl Retries {
     }
 }
 
-/// Runs the sending agent of `agent`'s channel until it stops (STOP CHANNEL, retries
-/// exhausted, or DISCINT without triggering). `triggered`: wait first for a message.
+/// Runs the initiating agent of `agent`'s channel (a sender, a server with a CONNAME, a
+/// cluster-sender, or a requester, whose conversation is [`super::requester::call`])
+/// until it stops (STOP CHANNEL, retries exhausted, or DISCINT without triggering).
+/// `triggered`: wait first for a message.
 pub(crate) async fn run(server: Rc<Server>, agent: Rc<Agent>, mut waiting_for_trigger: bool) {
     loop {
         let Some(def) = super::cluster::sending_definition(&server, &agent.name) else {
@@ -172,7 +177,12 @@ pub(crate) async fn run(server: Rc<Server>, agent: Rc<Agent>, mut waiting_for_tr
                 break None;
             }
             agent.set_state(MessageChannelState::Binding);
-            match conversation(&server, &agent, &def).await {
+            let conversation = if def.channel_type == ChannelType::Requester {
+                super::requester::call(&server, &agent, &def).await
+            } else {
+                conversation(&server, &agent, &def).await
+            };
+            match conversation {
                 Ok(ended) => break Some(ended),
                 Err(failure) => {
                     agent.hold_session(None);
@@ -356,15 +366,7 @@ async fn conversation(
     let hello = ChannelHello {
         last_committed_seq: sync.state.committed_seq,
         last_luwid: sync.state.committed_luwid,
-        in_doubt: sync
-            .state
-            .in_doubt
-            .as_ref()
-            .map(|d| ferry_wire::channel::InDoubtBatch {
-                luwid: d.luwid,
-                first_seq: d.first_seq,
-                last_seq: d.last_seq,
-            }),
+        in_doubt: sync.state.sender_sync().in_doubt,
         reset_seq: agent.reset_seq.get(),
         ..hello(server, def, ChannelPurpose::Run)
     };
@@ -394,100 +396,166 @@ async fn conversation(
         ],
         retry: false,
     })?;
-    if let (Some(outcome), Some(batch)) = (resync.in_doubt, sync.state.in_doubt.clone()) {
-        agent.set_substate("RESYNCH");
-        resolve(
-            &session,
-            xq,
-            &mut sync,
-            &batch,
-            outcome,
-            resync.last_committed_seq,
-        )
-        .await
-        .map_err(|e| Failure::engine(agent, "resolve the in-doubt batch", e))?;
-        let how = match outcome {
-            InDoubtOutcome::Commit => "commit",
-            InDoubtOutcome::BackOut => "back out",
-        };
-        let why = match outcome {
-            InDoubtOutcome::Commit => format!("{partner} had committed it"),
-            InDoubtOutcome::BackOut => format!("{partner} had not committed it"),
-        };
-        server.error_log.borrow_mut().write(
-            &messages::CHANNEL_INDOUBT_RESOLVED,
-            &[
-                &agent.name,
-                &format!("{:016X}", batch.luwid),
-                &batch.msg_ids.len(),
-                &how,
-                &why,
-            ],
-        );
-    } else if sync.state.committed_seq != resync.last_committed_seq {
-        // RESET CHANNEL: both ends take the number given.
-        let state = SyncState {
-            committed_seq: resync.last_committed_seq,
-            in_doubt: None,
-            ..sync.state.clone()
-        };
-        sync.replace(&session, state, false)
-            .await
-            .map_err(|e| Failure::engine(agent, "write the synchronisation record", e))?;
-    }
-    let fast = agreement.npm_speed == NpmSpeed::Fast;
-    {
-        let mut s = agent.status.borrow_mut();
-        s.remote_qmgr = accepted.qmgr_name.as_str().to_string();
-        s.batch_size = agreement.batch_size;
-        s.heartbeat_interval = agreement.heartbeat_interval;
-        s.max_msg_length = agreement.max_msg_length;
-        s.np_speed_fast = fast;
-        s.current_seq = resync.last_committed_seq;
-        s.last_seq = resync.last_committed_seq;
-        s.last_luwid = sync.state.committed_luwid;
-        s.started_ms = Some(clock::now().0);
-        s.messages = 0;
-        s.batches = 0;
-        // A batch the last conversation left in doubt (INDOUBT YES while RETRYING) is
-        // resolved by now: the record no longer names it.
-        s.in_doubt = false;
-        s.current_messages = 0;
-    }
-    agent.set_state(MessageChannelState::Running);
-    server.error_log.borrow_mut().write(
-        &messages::CHANNEL_RUNNING,
-        &[
-            &agent.name,
-            &accepted.qmgr_name.as_str(),
-            &partner,
-            &agreement.batch_size,
-            &if fast { "FAST" } else { "NORMAL" },
-        ],
-    );
-    let mut batches = BatchLoop {
+    let sending = Sending {
         server,
         agent,
         def,
         session: &session,
         xq,
-        sync: &mut sync,
-        io: &mut io,
         partner: &partner,
-        fast,
-        seq: resync.last_committed_seq,
-        seq_wrap: agreement.seq_wrap,
-        batch_size: agreement.batch_size.max(1),
-        max_msg_length: agreement.max_msg_length,
-        heartbeat: Duration::from_secs(u64::from(agreement.heartbeat_interval)),
+        partner_qmgr: accepted.qmgr_name.as_str(),
     };
-    let ended = batches.run().await;
+    sending.settle(&mut sync, resync).await?;
+    let ended = sending
+        .batches(&mut sync, &mut io, &agreement, resync.last_committed_seq)
+        .await;
     agent.hold_session(None);
     match &ended {
         Ok(_) => session.end(true),
         Err(_) => session.end(false),
     }
     ended
+}
+
+/// The sending end of one conversation once the hello is answered: what settling the
+/// synchronisation and the batches need, whichever end initiated (a sender, or a
+/// server answering its requester).
+pub(super) struct Sending<'a> {
+    /// The queue manager.
+    pub server: &'a Rc<Server>,
+    /// The channel's agent.
+    pub agent: &'a Rc<Agent>,
+    /// The channel.
+    pub def: &'a ChannelDefinition,
+    /// The agent's engine connection.
+    pub session: &'a EngineSession,
+    /// The transmission queue, open for input.
+    pub xq: ferry_engine::Hobj,
+    /// The partner's address, for messages.
+    pub partner: &'a str,
+    /// The partner queue manager's name.
+    pub partner_qmgr: &'a str,
+}
+
+impl Sending<'_> {
+    /// Acts on the agreed resynchronisation: the in-doubt batch committed or backed
+    /// out (FRY9548I), or the sequence number RESET CHANNEL gave written to the record.
+    pub(super) async fn settle(
+        &self,
+        sync: &mut SyncStore,
+        resync: Resynchronisation,
+    ) -> Result<(), Failure> {
+        let (server, agent, partner) = (self.server, self.agent, self.partner);
+        if let (Some(outcome), Some(batch)) = (resync.in_doubt, sync.state.in_doubt.clone()) {
+            agent.set_substate("RESYNCH");
+            resolve(
+                self.session,
+                self.xq,
+                sync,
+                &batch,
+                outcome,
+                resync.last_committed_seq,
+            )
+            .await
+            .map_err(|e| Failure::engine(agent, "resolve the in-doubt batch", e))?;
+            let how = match outcome {
+                InDoubtOutcome::Commit => "commit",
+                InDoubtOutcome::BackOut => "back out",
+            };
+            let why = match outcome {
+                InDoubtOutcome::Commit => format!("{partner} had committed it"),
+                InDoubtOutcome::BackOut => format!("{partner} had not committed it"),
+            };
+            server.error_log.borrow_mut().write(
+                &messages::CHANNEL_INDOUBT_RESOLVED,
+                &[
+                    &agent.name,
+                    &format!("{:016X}", batch.luwid),
+                    &batch.msg_ids.len(),
+                    &how,
+                    &why,
+                ],
+            );
+        } else if sync.state.committed_seq != resync.last_committed_seq {
+            // RESET CHANNEL: both ends take the number given.
+            let state = SyncState {
+                committed_seq: resync.last_committed_seq,
+                in_doubt: None,
+                ..sync.state.clone()
+            };
+            sync.replace(self.session, state, false)
+                .await
+                .map_err(|e| Failure::engine(agent, "write the synchronisation record", e))?;
+        }
+        debug_assert!(sync.state.in_doubt.is_none());
+        debug_assert_eq!(sync.state.committed_seq, resync.last_committed_seq);
+        Ok(())
+    }
+
+    /// RUNNING: sends batches over `io` with the `agreement`, numbering from
+    /// `last_committed_seq`, until the conversation ends.
+    pub(super) async fn batches(
+        &self,
+        sync: &mut SyncStore,
+        io: &mut ChannelIo,
+        agreement: &ChannelAgreement,
+        last_committed_seq: u32,
+    ) -> Result<Ended, Failure> {
+        let (server, agent) = (self.server, self.agent);
+        let fast = agreement.npm_speed == NpmSpeed::Fast;
+        {
+            let mut s = agent.status.borrow_mut();
+            s.remote_qmgr = self.partner_qmgr.to_string();
+            s.batch_size = agreement.batch_size;
+            s.heartbeat_interval = agreement.heartbeat_interval;
+            s.max_msg_length = agreement.max_msg_length;
+            s.np_speed_fast = fast;
+            s.current_seq = last_committed_seq;
+            s.last_seq = last_committed_seq;
+            s.last_luwid = sync.state.committed_luwid;
+            s.started_ms = Some(clock::now().0);
+            s.messages = 0;
+            s.batches = 0;
+            // A batch the last conversation left in doubt (INDOUBT YES while RETRYING) is
+            // resolved by now: the record no longer names it.
+            s.in_doubt = false;
+            s.current_messages = 0;
+            s.compression = agreed_compression(&agreement.compression);
+        }
+        agent.set_state(MessageChannelState::Running);
+        server.error_log.borrow_mut().write(
+            &messages::CHANNEL_RUNNING,
+            &[
+                &agent.name,
+                &self.partner_qmgr,
+                &self.partner,
+                &agreement.batch_size,
+                &if fast { "FAST" } else { "NORMAL" },
+            ],
+        );
+        let mut batches = BatchLoop {
+            server,
+            agent,
+            def: self.def,
+            session: self.session,
+            xq: self.xq,
+            sync,
+            io,
+            partner: self.partner,
+            fast,
+            seq: last_committed_seq,
+            seq_wrap: agreement.seq_wrap,
+            batch_size: agreement.batch_size.max(1),
+            max_msg_length: agreement.max_msg_length,
+            heartbeat: Duration::from_secs(u64::from(agreement.heartbeat_interval)),
+            compressor: agreement
+                .compression
+                .any()
+                .then(|| FrameCompressor::new(agreement.compression)),
+            meter: CompressionMeter::default(),
+        };
+        batches.run().await
+    }
 }
 
 /// The hello of `def`'s sending end for `purpose`: the channel's values, and no
@@ -503,6 +571,7 @@ pub(super) fn hello(
         channel_type: match def.channel_type {
             ChannelType::Server => InitiatorType::Server,
             ChannelType::ClusterSender => InitiatorType::ClusterSender,
+            ChannelType::Requester => InitiatorType::Requester,
             _ => InitiatorType::Sender,
         },
         purpose,
@@ -516,6 +585,8 @@ pub(super) fn hello(
             NonPersistentSpeed::Normal => NpmSpeed::Normal,
         },
         batch_heartbeat: a.batch_heartbeat.max(0) as u32,
+        compress_header: a.header_compression.clone(),
+        compress_message: a.message_compression.clone(),
         ..ChannelHello::default()
     }
 }
@@ -815,6 +886,20 @@ struct BatchLoop<'a> {
     batch_size: u32,
     max_msg_length: u32,
     heartbeat: Duration,
+    /// COMPHDR/COMPMSG agreed other than NONE: compresses each message's payload.
+    compressor: Option<FrameCompressor>,
+    /// COMPRATE and COMPTIME of the messages sent.
+    meter: CompressionMeter,
+}
+
+/// DISPLAY CHSTATUS's COMPHDR and COMPMSG at the start of a conversation: the agreed
+/// techniques, twice (no message has travelled yet).
+pub(super) fn agreed_compression(t: &Techniques) -> CompressionStatus {
+    CompressionStatus {
+        header: (t.header, t.header),
+        message: (t.message, t.message),
+        ..CompressionStatus::default()
+    }
 }
 
 /// A message got for the batch.
@@ -909,6 +994,33 @@ impl BatchLoop<'_> {
         }
     }
 
+    /// The payload as it travels: compressed with the agreed techniques when they
+    /// shrink it (the head being the transmission header), marked COMPRESSED then.
+    fn compress(
+        &mut self,
+        payload: bytes::Bytes,
+        flags: MessageFlags,
+    ) -> (bytes::Bytes, MessageFlags) {
+        let Some(compressor) = self.compressor.as_mut() else {
+            return (payload, flags);
+        };
+        // `sendable` checked the header; a message without one goes as it is.
+        let Ok((_, head_len)) = TransmissionHeader::decode(&payload) else {
+            return (payload, flags);
+        };
+        let started = Instant::now();
+        let mut buf = BytesMut::from(&payload[..]);
+        let (flow, compressed) = compressor.compress_payload(&mut buf, payload.len() - head_len);
+        self.meter
+            .record(&flow, started.elapsed().as_secs_f64() * 1e6);
+        self.agent.show_compression(&flow, &self.meter);
+        if compressed {
+            (buf.freeze(), flags | MessageFlags::COMPRESSED)
+        } else {
+            (payload, flags)
+        }
+    }
+
     /// Sends one batch, starting with `first`, and commits it once confirmed.
     async fn batch(&mut self, first: Got) -> Result<(), Failure> {
         let luwid = new_luwid();
@@ -940,12 +1052,13 @@ impl BatchLoop<'_> {
                     MessageFlags::empty()
                 };
                 let xq_time = xq_time_us(&got.md);
+                let (payload, flags) = self.compress(got.data, flags);
                 self.io
                     .queue(&ChannelFrame::Message {
                         seq: self.seq,
                         flags,
                         properties: got.properties,
-                        payload: got.data,
+                        payload,
                     })
                     .map_err(|e| Failure::abnormal(self.agent, self.partner, e))?;
                 let mut s = self.agent.status.borrow_mut();

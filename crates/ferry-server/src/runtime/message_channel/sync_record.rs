@@ -71,6 +71,24 @@ pub(crate) struct SyncState {
     pub partner_qmgr: String,
 }
 
+impl SyncState {
+    /// The state a sending end tells its partner at a start: its last committed batch
+    /// and the batch it has no confirmation of.
+    pub(crate) fn sender_sync(&self) -> ferry_wire::channel::SenderSync {
+        ferry_wire::channel::SenderSync {
+            last_committed_seq: self.committed_seq,
+            in_doubt: self
+                .in_doubt
+                .as_ref()
+                .map(|d| ferry_wire::channel::InDoubtBatch {
+                    luwid: d.luwid,
+                    first_seq: d.first_seq,
+                    last_seq: d.last_seq,
+                }),
+        }
+    }
+}
+
 /// The CorrelId that finds one end's records: the end (`S` or `R`) then the channel
 /// name, blank-padded.
 pub(crate) fn record_key(channel: &str, end: End) -> CorrelId {
