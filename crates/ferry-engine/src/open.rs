@@ -459,7 +459,7 @@ impl QueueManager {
             self.cluster.note_chosen("");
             return Ok(None);
         };
-        if !not_fixed {
+        if mode == crate::cluster::BindMode::OnOpen {
             // A handle bound at open uses its instance from now on: counted now, so
             // successive opens spread over the instances, as MQ spreads them.
             self.cluster.note_chosen(&choice.qmgr);
