@@ -402,6 +402,10 @@ struct Repository {
     /// The definitions' generation (the catalogue's last ticket) own records were last
     /// published for: they are only looked at again when a definition changed.
     published_for: Option<u64>,
+    /// The clusters this queue manager was a full repository of at the last round: one
+    /// it has become a full repository of since tells the members it knows what they
+    /// are to know, as it tells a member it hears of for the first time.
+    full_of: BTreeSet<String>,
 }
 
 /// Runs the repository task for as long as the queue manager runs.
@@ -493,6 +497,7 @@ impl Repository {
             departed: BTreeMap::new(),
             reallocated_at: std::time::Instant::now(),
             published_for: None,
+            full_of: BTreeSet::new(),
         })
     }
 
@@ -531,6 +536,14 @@ impl Repository {
             engine.cluster_restore(m.records);
             engine.cluster_restore_subscriptions(m.subscriptions);
         }
+        // What it was a full repository of when it stopped: no news to its members.
+        self.full_of = self
+            .server
+            .engine
+            .borrow()
+            .full_repository_clusters()
+            .into_iter()
+            .collect();
         Ok(())
     }
 
@@ -626,6 +639,35 @@ impl Repository {
                     .push(cluster.clone());
             }
         }
+        // Newly a full repository (REPOS, REPOSNL): the members known are told.
+        let full_now: BTreeSet<String> = self
+            .server
+            .engine
+            .borrow()
+            .full_repository_clusters()
+            .into_iter()
+            .collect();
+        for cluster in full_now.difference(&self.full_of) {
+            let members: Vec<(String, String)> = self
+                .server
+                .engine
+                .borrow()
+                .cluster_repository()
+                .qmgrs()
+                .filter(|r| r.cluster == *cluster && r.qmgr != me)
+                .map(|r| (r.qmgr.clone(), r.channel.clone()))
+                .collect();
+            for (qmgr, channel) in members {
+                dirty = true;
+                let records = self
+                    .server
+                    .engine
+                    .borrow()
+                    .cluster_join_records(cluster, &qmgr);
+                out.records.entry(channel).or_default().extend(records);
+            }
+        }
+        self.full_of = full_now;
         // Questions from MQOPEN go to the full repositories of their cluster.
         let queries = self.server.engine.borrow_mut().cluster_take_queries();
         for q in queries {
