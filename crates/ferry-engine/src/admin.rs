@@ -65,6 +65,10 @@ impl QueueManager {
         #[allow(clippy::redundant_closure_call)]
         let result = (|| -> Result<(), AdminError> {
             validate_object_name(&def.name).map_err(|e| AdminError::Invalid(e.to_string()))?;
+            self.check_cluster_attributes(
+                &def.attributes.cluster,
+                &def.attributes.cluster_namelist,
+            )?;
             if let Some(id) = self.queues.lookup(&def.name) {
                 let existing = self.queues.get(id).map(|e| e.def.queue_type);
                 if existing != Some(def.queue_type) {
@@ -118,6 +122,10 @@ impl QueueManager {
         self.debug_check();
         #[allow(clippy::redundant_closure_call)]
         let result = (|| -> Result<(), AdminError> {
+            self.check_cluster_attributes(
+                &def.attributes.cluster,
+                &def.attributes.cluster_namelist,
+            )?;
             let id = self
                 .queues
                 .lookup(&def.name)
@@ -355,6 +363,7 @@ impl QueueManager {
         fx: &mut Effects,
     ) -> Result<(), AdminError> {
         validate_channel_name(&def.name).map_err(|e| AdminError::Invalid(e.to_string()))?;
+        self.check_cluster_attributes(&def.attributes.cluster, &def.attributes.cluster_namelist)?;
         if let Some(old) = self.channels.get(&def.name) {
             if !replace {
                 return Err(AdminError::AlreadyExists { name: def.name });
@@ -375,6 +384,7 @@ impl QueueManager {
         def: ChannelDefinition,
         fx: &mut Effects,
     ) -> Result<(), AdminError> {
+        self.check_cluster_attributes(&def.attributes.cluster, &def.attributes.cluster_namelist)?;
         let old = self
             .channels
             .get_mut(&def.name)
@@ -673,11 +683,7 @@ impl QueueManager {
         attrs: QmgrAttributes,
         fx: &mut Effects,
     ) -> Result<(), AdminError> {
-        if attrs.default_cluster_xmit_q == ferry_objects::qmgr::DefaultClusterXmitQueue::Channel {
-            return Err(AdminError::Invalid(
-                "DEFCLXQ(CHANNEL) is not supported yet: every cluster-sender channel uses SYSTEM.CLUSTER.TRANSMIT.QUEUE (DEFCLXQ(SCTQ))".to_string(),
-            ));
-        }
+        self.check_namelist_named(&attrs.repository_namelist)?;
         self.qmgr = attrs;
         fx.push(Effect::CatalogueChanged(CatalogueChange::Qmgr));
         Ok(())
@@ -794,6 +800,13 @@ impl QueueManager {
             a.attributes.alteration_date = date.clone();
             a.attributes.alteration_time = time.clone();
             self.authinfos.insert(a.name.clone(), a);
+        }
+        for mut n in ferry_objects::NamelistDefinition::shipped() {
+            if !self.namelists.contains_key(&n.name) {
+                n.attributes.alteration_date = date.clone();
+                n.attributes.alteration_time = time.clone();
+                self.namelists.insert(n.name.clone(), n);
+            }
         }
         for mut t in TopicDefinition::shipped() {
             if !self.topics.contains_key(&t.name) {

@@ -57,6 +57,8 @@ pub(crate) enum HandleTarget {
     QMgr,
     /// A process definition (inquire only): the handle's `name` names it.
     Process,
+    /// A namelist (inquire only): the handle's `name` is the namelist's.
+    Namelist,
     /// A queue: `opened` is the definition named (alias or local), `local` the local
     /// queue it resolves to.
     Queue { opened: QueueId, local: QueueId },

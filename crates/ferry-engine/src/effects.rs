@@ -144,6 +144,8 @@ pub enum CatalogueChange {
     AuthInfo(String),
     /// The process definition of this name.
     Process(String),
+    /// The namelist of this name.
+    Namelist(String),
     /// The topic object of this name.
     Topic(String),
     /// The authority record with this key.

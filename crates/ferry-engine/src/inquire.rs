@@ -34,6 +34,14 @@ fn keyword_number(selector: Selector, kw: &str) -> Option<i32> {
         (sel::TRIGGER_TYPE, "EVERY") => 2,
         (sel::TRIGGER_TYPE, "DEPTH") => 3,
         (sel::APPL_TYPE, kw) => ferry_objects::ApplType::from_keyword(kw)?.mqat(),
+        (sel::DEF_BIND, "OPEN") => 0,
+        (sel::DEF_BIND, "NOTFIXED") => 1,
+        (sel::DEF_BIND, "GROUP") => 2,
+        (sel::CLWL_USEQ, "LOCAL") => 0,
+        (sel::CLWL_USEQ, "ANY") => 1,
+        (sel::CLWL_USEQ, "QMGR") => -3,
+        (sel::DEF_CLUSTER_XMIT_Q_TYPE, "SCTQ") => 0,
+        (sel::DEF_CLUSTER_XMIT_Q_TYPE, "CHANNEL") => 1,
         _ => return None,
     })
 }
@@ -76,11 +84,18 @@ impl QueueManager {
             .map(|&s| match h.target {
                 HandleTarget::QMgr => self.inquire_qmgr(s),
                 HandleTarget::Process => self.inquire_process(&h.name, s),
+                HandleTarget::Namelist => self.inquire_namelist(&h.name, s),
                 HandleTarget::Queue { opened, .. } => self.inquire_queue(opened, s),
                 // A remote definition opened by name: its own attributes.
-                HandleTarget::Remote(r) => match r.definition {
-                    Some(def) => self.inquire_queue(def, s),
-                    None => Err(ReasonCode::NotOpenForInquire.into()),
+                HandleTarget::Remote(r) => match (r.definition, r.cluster) {
+                    (Some(def), _) => self.inquire_queue(def, s),
+                    // A cluster queue elsewhere: what the cluster tells of it.
+                    (None, Some(_)) => self.inquire_cluster_queue(
+                        r.remote_q_name.as_str(),
+                        r.remote_qmgr_name.as_str(),
+                        s,
+                    ),
+                    (None, None) => Err(ReasonCode::NotOpenForInquire.into()),
                 },
                 HandleTarget::Topic | HandleTarget::Subscription(_) => {
                     Err(ReasonCode::NotOpenForInquire.into())

@@ -108,6 +108,7 @@ pub(crate) mod invariants;
 pub mod journal;
 pub mod msgid;
 pub(crate) mod name_resolution;
+pub mod namelist;
 pub mod objects;
 pub mod open;
 pub mod process;

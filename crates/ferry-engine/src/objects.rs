@@ -163,6 +163,8 @@ pub struct Catalogue {
     /// Process definitions (DEFINE PROCESS), sorted by name. Absent in catalogues
     /// written before Ferry had them (then none: recovery adds SYSTEM.DEFAULT.PROCESS).
     pub processes: Vec<ferry_objects::ProcessDefinition>,
+    /// Namelists (DEFINE NAMELIST), sorted by name.
+    pub namelists: Vec<ferry_objects::NamelistDefinition>,
     /// Topic objects (DEFINE TOPIC), sorted by name.
     pub topics: Vec<ferry_objects::TopicDefinition>,
     /// Authority records (SET AUTHREC).

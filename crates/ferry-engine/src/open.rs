@@ -127,6 +127,7 @@ impl QueueManager {
         let checked = match od.object_type {
             ObjectType::QMgr => Some((ProfileObjectType::Qmgr, self.name.as_str())),
             ObjectType::Process => Some((ProfileObjectType::Process, od.object_name.as_str())),
+            ObjectType::Namelist => Some((ProfileObjectType::Namelist, od.object_name.as_str())),
             ObjectType::Queue if !qmgr_named => {
                 Some((ProfileObjectType::Queue, od.object_name.as_str()))
             }
@@ -139,6 +140,7 @@ impl QueueManager {
         match od.object_type {
             ObjectType::QMgr => self.open_qmgr(conn, od, options),
             ObjectType::Process => self.open_process(conn, od, options),
+            ObjectType::Namelist => self.open_namelist(conn, od, options),
             ObjectType::Queue => self.open_queue(conn, od, options, now, fx),
             ObjectType::Topic => {
                 self.open_topic_inner(conn, od.object_name.as_str(), "", options, for_put1, fx)
@@ -249,14 +251,18 @@ impl QueueManager {
             },
             cluster_channel: &|qm: &str| self.cluster_channel_to(qm),
         }
-        .resolve(od.object_qmgr_name.as_str(), name)
-        .map_err(|reason| self.cluster_resolution_reason(reason))?;
+        .resolve(od.object_qmgr_name.as_str(), name);
+        let resolved = match resolved {
+            Ok(r) => r,
+            Err(reason) if qmgr_named => return Err(self.cluster_resolution_reason(reason).into()),
+            Err(reason) => return Err(self.cluster_unknown_queue(name, reason, now.0).into()),
+        };
         let (local_name, via) = match resolved {
             Resolved::Local { name, via } => (name, via),
             Resolved::Remote(route) => {
                 let binding = route.cluster_channel.as_deref().map(|c| ClusterBinding {
                     channel: FixedStr::truncating(c),
-                    not_fixed: false,
+                    mode: crate::cluster::BindMode::OnOpen,
                 });
                 return self.open_remote(conn, od, options, route, binding, fx);
             }
@@ -476,13 +482,7 @@ impl QueueManager {
             }
             return Err(ReasonCode::OptionNotValidForType.into());
         }
-        let not_fixed = if options.contains(OpenOptions::BIND_NOT_FIXED) {
-            true
-        } else if options.contains(OpenOptions::BIND_ON_OPEN) {
-            false
-        } else {
-            self.cluster_default_bind(&name) == ferry_objects::queue::DefaultBind::NotFixed
-        };
+        let mode = crate::cluster::BindMode::of_options(options, self.cluster_default_bind(&name))?;
         let choice = self.cluster_choose(&name, true)?;
         if choice.channel.is_some() {
             // MQ's default ClusterQueueAccessControl=Xmitq: the authority to put to a
@@ -503,7 +503,7 @@ impl QueueManager {
             self.cluster.note_chosen("");
             return Ok(None);
         };
-        if !not_fixed {
+        if mode == crate::cluster::BindMode::OnOpen {
             // A handle bound at open uses its instance from now on: counted now, so
             // successive opens spread over the instances, as MQ spreads them.
             self.cluster.note_chosen(&choice.qmgr);
@@ -518,7 +518,7 @@ impl QueueManager {
         };
         let binding = ClusterBinding {
             channel: FixedStr::truncating(&channel),
-            not_fixed,
+            mode,
         };
         self.open_remote(conn, od, options, route, Some(binding), fx)
             .map(Some)
@@ -637,6 +637,11 @@ impl QueueManager {
             }
             let target = h.target;
             self.close_handle(conn, hobj, now, fx);
+            if let HandleTarget::Remote(r) = target {
+                if r.cluster.is_some() {
+                    self.cluster_handle_closed(conn, hobj);
+                }
+            }
             if delete {
                 if let HandleTarget::Queue { local, .. } = target {
                     if self.queues.get(local).is_some() {

@@ -46,6 +46,8 @@ pub struct QueueManager {
     pub(crate) processes: BTreeMap<String, ferry_objects::ProcessDefinition>,
     /// Triggering state: when each queue last made a trigger message (`crate::trigger`).
     pub(crate) triggers: crate::trigger::TriggerState,
+    /// Namelists by name (DEFINE NAMELIST): cluster objects' CLUSNL and REPOSNL name them.
+    pub(crate) namelists: BTreeMap<String, ferry_objects::NamelistDefinition>,
     /// Topic objects by name (DEFINE TOPIC), SYSTEM.DEFAULT.TOPIC included.
     pub(crate) topics: BTreeMap<String, ferry_objects::TopicDefinition>,
     /// The topic objects of the topic tree by topic string (every one but
@@ -99,6 +101,10 @@ pub struct QueueManager {
     /// The states of the cluster-sender channels, by queue manager, as the server
     /// reports them (for the workload algorithm).
     pub(crate) cluster_channel_states: crate::cluster::ChannelStates,
+    /// BIND_ON_GROUP handles in a logical message group: the instance the group goes to.
+    pub(crate) cluster_groups: BTreeMap<(ConnId, Hobj), crate::cluster::ClusterChoice>,
+    /// The transmission queue each cluster-sender switched to (`crate::cluster::xmit_queue`).
+    pub(crate) cluster_xmit_qs: BTreeMap<String, String>,
 }
 
 impl QueueManager {
@@ -115,6 +121,7 @@ impl QueueManager {
             authinfos: BTreeMap::new(),
             processes: BTreeMap::new(),
             triggers: Default::default(),
+            namelists: BTreeMap::new(),
             topics: BTreeMap::new(),
             topic_strings: BTreeMap::new(),
             topic_paths: Default::default(),
@@ -140,6 +147,8 @@ impl QueueManager {
             redelivery: RedeliverySchedule::default(),
             cluster: Default::default(),
             cluster_channel_states: Default::default(),
+            cluster_groups: BTreeMap::new(),
+            cluster_xmit_qs: BTreeMap::new(),
         }
     }
 
@@ -187,6 +196,9 @@ impl QueueManager {
         for p in catalogue.processes {
             qm.processes.insert(p.name.clone(), p);
         }
+        for n in catalogue.namelists {
+            qm.namelists.insert(n.name.clone(), n);
+        }
         for t in catalogue.topics {
             qm.insert_topic(t);
         }
@@ -211,6 +223,7 @@ impl QueueManager {
             chlauth: self.chlauth.clone(),
             authinfos: self.authinfos.values().cloned().collect(),
             processes: self.processes.values().cloned().collect(),
+            namelists: self.namelists.values().cloned().collect(),
             topics: self.topics.values().cloned().collect(),
             authority_records: self.authority_records.clone(),
             subscriptions: self.durable_subscriptions(),

@@ -317,6 +317,8 @@ impl Recovery<'_> {
         }
         // A queue manager from before distributed queuing gets its channel queues once.
         self.qm.define_missing_channel_queues(now, fx);
+        // And one from before namelists its shipped namelists.
+        self.qm.define_missing_namelists(now, fx);
         self.summary
     }
 

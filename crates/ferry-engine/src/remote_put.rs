@@ -32,7 +32,7 @@ use crate::qmgr::QueueManager;
 use crate::queue::{MsgState, StoredMsg};
 use crate::uow::UowEntry;
 use bytes::Bytes;
-use ferry_mqi::descriptor::{msg_type, persistence, ENCODING_NATIVE};
+use ferry_mqi::descriptor::{msg_flags, msg_type, persistence, ENCODING_NATIVE};
 use ferry_mqi::{
     FixedStr, MessageDescriptor, MqError, OpenOptions, PutOptionFlags, PutOptions, ReasonCode,
     TransmissionHeader, FORMAT_XMIT_Q_HEADER,
@@ -93,22 +93,26 @@ impl QueueManager {
         fx: &mut Effects,
     ) -> Result<Option<ReasonCode>, MqError> {
         let o = pmo.options;
-        // A cluster queue: the instance (fixed at open, or chosen now) and its channel.
-        let (remote_qmgr_name, correl_id) = match target.cluster {
-            Some(b) if b.not_fixed => {
-                let choice = self.cluster_choose(target.remote_q_name.as_str(), false)?;
+        // A cluster queue: the instance (fixed at open, for the group, or chosen now),
+        // its channel, and the channel's transmission queue (DEFCLXQ).
+        let (remote_qmgr_name, correl_id, xmit_q) = match target.cluster {
+            Some(b) => {
+                let choice = self.cluster_put_choice(conn, hobj, b, &target, md)?;
                 let channel = choice.channel.unwrap_or_default();
+                let xmit_q = self.cluster_xmit_q_for(&channel).unwrap_or(target.xmit_q);
                 (
                     FixedStr::truncating(&choice.qmgr),
                     Some(crate::cluster::channel_correl_id(&channel)),
+                    xmit_q,
                 )
             }
-            Some(b) => (
-                target.remote_qmgr_name,
-                Some(crate::cluster::channel_correl_id(b.channel.as_str())),
-            ),
-            None => (target.remote_qmgr_name, None),
+            None => (target.remote_qmgr_name, None, target.xmit_q),
         };
+        let reallocatable = target.cluster.is_some_and(|b| {
+            b.mode.reallocatable()
+                || (b.mode == crate::cluster::BindMode::OnGroup
+                    && md.msg_flags & (msg_flags::MSG_IN_GROUP | msg_flags::LAST_MSG_IN_GROUP) == 0)
+        });
         let max_uncommitted = self.qmgr.max_uncommitted_msgs.max(0) as usize;
         let qm_max_len = self.qmgr.max_msg_length.max(0) as usize;
         let qm_ccsid = self.qmgr.ccsid;
@@ -136,10 +140,7 @@ impl QueueManager {
         check_put_context(o, h.options)?;
         let passed = passed_context(c, pmo)?;
 
-        let xq = self
-            .queues
-            .get_mut(target.xmit_q)
-            .ok_or(ReasonCode::QDeleted)?;
+        let xq = self.queues.get_mut(xmit_q).ok_or(ReasonCode::QDeleted)?;
         let xmit_q_name = xq.def.name.clone();
         let attrs = &xq.def.attributes;
         let (first_put, def_priority, def_persistence) =
@@ -205,6 +206,9 @@ impl QueueManager {
         if let Some(id) = correl_id {
             outer.correl_id = id;
         }
+        if reallocatable {
+            outer.feedback = crate::cluster::REALLOCATABLE_FEEDBACK;
+        }
         let key = lq.store.next_key(rank);
         let expires_at = (md.expiry > 0).then(|| now.0.saturating_add(md.expiry as u64 * 100));
         let mut msg = StoredMsg {
@@ -239,17 +243,21 @@ impl QueueManager {
             lq.store.insert(msg);
             lq.joined_uow();
             c.uow.entries.push(UowEntry::Put {
-                queue: target.xmit_q,
+                queue: xmit_q,
                 seq: key.seq,
             });
         } else {
-            self.place(target.xmit_q, msg, now, fx);
+            self.place(xmit_q, msg, now, fx);
         }
         if let Some(kind) = trigger {
             self.fire_trigger(target.xmit_q, kind, sync.then_some(conn), now, fx);
         }
         if target.cluster.is_some() {
             self.cluster.note_chosen(remote_qmgr_name.as_str());
+            if md.msg_flags & msg_flags::LAST_MSG_IN_GROUP != 0 {
+                // The group is complete: the handle's next group chooses again.
+                self.cluster_groups.remove(&(conn, hobj));
+            }
         }
         Ok(warning)
     }

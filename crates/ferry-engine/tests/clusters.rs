@@ -289,6 +289,15 @@ fn a_local_instance_is_used_first_unless_clwluseq_any() {
 #[test]
 fn unknown_queues_are_2085_and_2189_before_a_full_repository_answered() {
     let (_, _, mut qm3) = three();
+    // A partial repository asks its full repositories first: 2189 while the question
+    // is out, 2085 once they answered that the cluster has no such queue.
+    assert_eq!(
+        qm3.open("NOPE", OpenOptions::OUTPUT).unwrap_err().reason,
+        ReasonCode::ClusterResolutionError
+    );
+    let asked = qm3.qm.cluster_take_queries();
+    assert_eq!(asked.len(), 1);
+    qm3.qm.cluster_answered(&asked);
     assert_eq!(
         qm3.open("NOPE", OpenOptions::OUTPUT).unwrap_err().reason,
         ReasonCode::UnknownObjectName

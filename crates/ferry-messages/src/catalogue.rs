@@ -101,6 +101,9 @@ catalogue! {
     QUEUE_FILES_LOADED = 7234 Info "Queue manager '{0}' loaded {1} persistent messages from its queue files ({2} queues).",
         "At restart the messages that stayed on queues are read back from their queue files before the recovery log is replayed.",
         "None.";
+    CLUSTER_XMITQ_SWITCHED = 7341 Info "The transmission queue for channel '{0}' is '{1}': {2} waiting messages were moved from '{3}'.",
+        "The cluster-sender channel started with the transmission queue QMGR DEFCLXQ asks for (CHANNEL: SYSTEM.CLUSTER.TRANSMIT.<channel>, made from SYSTEM.CLUSTER.TRANSMIT.MODEL.QUEUE; SCTQ: SYSTEM.CLUSTER.TRANSMIT.QUEUE), and the messages waiting for it on the other were moved to it.",
+        "None.";
     LOG_FULL = 7463 Warning "The log for queue manager '{0}' is full: {1}",
         "A persistent operation could not be logged because the circular log has no free space; it failed with 2102 MQRC_RESOURCE_PROBLEM.",
         "Commit or back out long-running units of work, get messages off deep queues, or make the log bigger (LogPrimaryFiles, LogFilePages) with a new queue manager.";
@@ -345,6 +348,18 @@ catalogue! {
         "Delete or correct the removed queue manager's cluster channels so it does not publish again.";
     DISPLAY_QUEUE_STATUS = 8450 Info "Display queue status details.",
         "The header of each record DISPLAY QSTATUS shows.",
+        "None.";
+    DISPLAY_NAMELIST = 8550 Info "Display namelist details.",
+        "DISPLAY NAMELIST: one block per namelist, NAMCOUNT the number of names.",
+        "None.";
+    NAMELIST_CHANGED = 8551 Info "Ferry namelist changed.",
+        "ALTER NAMELIST stored the change. Cluster objects that name it (QMGR REPOSNL, CLUSNL of queues and cluster channels) follow it from the cluster repository's next round.",
+        "None.";
+    NAMELIST_CREATED = 8552 Info "Ferry namelist created.",
+        "DEFINE NAMELIST stored the namelist (or replaced it, with REPLACE).",
+        "None.";
+    NAMELIST_DELETED = 8553 Info "Ferry namelist deleted.",
+        "DELETE NAMELIST removed the namelist.",
         "None.";
     SECURITY_REFRESHED = 8560 Info "Security refreshed: {0}.",
         "REFRESH SECURITY reloaded what it names. TYPE(SSL): the key repository was read again; new TLS handshakes use its certificates and CAs, and conversations already connected carry on with the keys they agreed. TYPE(CONNAUTH): the AUTHINFO object QMGR CONNAUTH names and the user repository were read again, for the connections that follow. TYPE(AUTHSERV): group memberships remembered were forgotten.",

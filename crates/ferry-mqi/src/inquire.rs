@@ -86,6 +86,38 @@ pub mod selector {
     pub const TRIGGER_DATA: Selector = 2023;
     /// MQIA_MAX_HANDLES.
     pub const MAX_HANDLES: Selector = 11;
+    /// MQIA_NAME_COUNT: how many names a namelist holds.
+    pub const NAME_COUNT: Selector = 19;
+    /// MQIA_DEF_BIND (MQBND_BIND_ON_OPEN 0, NOT_FIXED 1, ON_GROUP 2).
+    pub const DEF_BIND: Selector = 61;
+    /// MQIA_CLWL_Q_RANK.
+    pub const CLWL_Q_RANK: Selector = 95;
+    /// MQIA_CLWL_Q_PRIORITY.
+    pub const CLWL_Q_PRIORITY: Selector = 96;
+    /// MQIA_CLWL_MRU_CHANNELS.
+    pub const CLWL_MRU_CHANNELS: Selector = 97;
+    /// MQIA_CLWL_USEQ (MQCLWL_USEQ_LOCAL 0, ANY 1, AS_Q_MGR -3).
+    pub const CLWL_USEQ: Selector = 98;
+    /// MQIA_DEF_CLUSTER_XMIT_Q_TYPE (MQCLXQ_SCTQ 0, MQCLXQ_CHANNEL 1).
+    pub const DEF_CLUSTER_XMIT_Q_TYPE: Selector = 250;
+    /// MQCA_NAMELIST_DESC.
+    pub const NAMELIST_DESC: Selector = 2009;
+    /// MQCA_NAMELIST_NAME.
+    pub const NAMELIST_NAME: Selector = 2010;
+    /// MQCA_NAMES: a namelist's names, 48 characters each.
+    pub const NAMES: Selector = 2020;
+    /// MQCA_ALTERATION_DATE.
+    pub const ALTERATION_DATE: Selector = 2027;
+    /// MQCA_ALTERATION_TIME.
+    pub const ALTERATION_TIME: Selector = 2028;
+    /// MQCA_CLUSTER_NAME.
+    pub const CLUSTER_NAME: Selector = 2029;
+    /// MQCA_CLUSTER_NAMELIST.
+    pub const CLUSTER_NAMELIST: Selector = 2030;
+    /// MQCA_REPOSITORY_NAME.
+    pub const REPOSITORY_NAME: Selector = 2035;
+    /// MQCA_REPOSITORY_NAMELIST.
+    pub const REPOSITORY_NAMELIST: Selector = 2036;
     /// MQCA_BASE_Q_NAME.
     pub const BASE_Q_NAME: Selector = 2002;
     /// MQCA_DEAD_LETTER_Q_NAME.

@@ -51,6 +51,8 @@ bitflags! {
         const NO_READ_AHEAD = 524288;
         /// Read-ahead.
         const READ_AHEAD = 1048576;
+        /// Cluster binding fixed for each logical message group (MQOO_BIND_ON_GROUP).
+        const BIND_ON_GROUP = 0x0040_0000;
         const _ = !0;
     }
 }

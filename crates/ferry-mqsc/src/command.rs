@@ -444,10 +444,12 @@ pub enum Command {
         /// Cluster queues and fields.
         selection: Selection,
     },
-    /// SUSPEND QMGR CLUSTER(c) (`suspend`) or RESUME QMGR CLUSTER(c).
+    /// SUSPEND QMGR CLUSTER(c) (`suspend`) or RESUME QMGR CLUSTER(c), or CLUSNL(nl).
     SuspendQmgr {
-        /// The cluster.
+        /// The cluster, or the namelist of clusters when `namelist`.
         cluster: String,
+        /// True for CLUSNL: `cluster` names a namelist.
+        namelist: bool,
         /// SUSPEND (true) or RESUME.
         suspend: bool,
     },
@@ -556,6 +558,34 @@ pub enum Command {
     /// DISPLAY PROCESS.
     DisplayProcess {
         /// Process definitions and attributes.
+        selection: Selection,
+    },
+    /// DEFINE NAMELIST.
+    DefineNamelist {
+        /// Its name.
+        name: String,
+        /// LIKE(name).
+        like: Option<String>,
+        /// REPLACE given.
+        replace: bool,
+        /// Attributes named.
+        settings: Vec<Setting>,
+    },
+    /// ALTER NAMELIST.
+    AlterNamelist {
+        /// Its name.
+        name: String,
+        /// Attributes to change.
+        settings: Vec<Setting>,
+    },
+    /// DELETE NAMELIST.
+    DeleteNamelist {
+        /// Its name.
+        name: String,
+    },
+    /// DISPLAY NAMELIST.
+    DisplayNamelist {
+        /// Namelists and attributes.
         selection: Selection,
     },
     /// DEFINE TOPIC (TYPE(LOCAL)).

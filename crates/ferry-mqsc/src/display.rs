@@ -1394,6 +1394,12 @@ pub static CLUSQMGR_FIELDS: &[StatusField<ferry_objects::status::ClusterQmgrStat
         get: |c| FieldValue::Text(c.connection_name.clone()),
     },
     StatusField {
+        keyword: "XMITQ",
+        kind: FieldKind::Text,
+        doc: "The transmission queue of the cluster-sender to it: SYSTEM.CLUSTER.TRANSMIT.QUEUE, or SYSTEM.CLUSTER.TRANSMIT.<channel> with QMGR DEFCLXQ(CHANNEL) once the channel switched (blank for this queue manager).",
+        get: |c| FieldValue::Text(c.xmit_q.clone()),
+    },
+    StatusField {
         keyword: "QMID",
         kind: FieldKind::Text,
         doc: "Its queue manager identifier.",

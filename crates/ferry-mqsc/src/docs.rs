@@ -119,7 +119,7 @@ pub fn render_attributes() -> String {
             .join(" ")
     };
     let mut out = String::new();
-    let sections: [(&str, String); 8] = [
+    let sections: [(&str, String); 9] = [
         (
             "Queue attributes (DEFINE/ALTER/DISPLAY QLOCAL, QMODEL, QALIAS, QREMOTE)",
             attribute_table::<QueueAttributes>(&queue_types),
@@ -148,6 +148,10 @@ pub fn render_attributes() -> String {
         (
             "Process attributes (DEFINE/ALTER/DISPLAY PROCESS)",
             attribute_table::<ferry_objects::ProcessAttributes>(&|_| "PROCESS".to_string()),
+        ),
+        (
+            "Namelist attributes (DEFINE/ALTER/DISPLAY NAMELIST)",
+            attribute_table::<ferry_objects::NamelistAttributes>(&|_| "NAMELIST".to_string()),
         ),
         (
             "Topic attributes (DEFINE/ALTER/DISPLAY TOPIC)",

@@ -315,15 +315,32 @@ pub fn execute(cmd: &Command, target: &mut dyn AdminTarget) -> CommandResult {
             &messages::CLUSTER_RESET,
             false,
         ),
-        Command::SuspendQmgr { cluster, suspend } => outcome(
-            target.suspend_cluster(cluster, *suspend),
-            if *suspend {
-                &messages::CLUSTER_SUSPENDED
+        Command::SuspendQmgr {
+            cluster,
+            namelist,
+            suspend,
+        } => {
+            let clusters = if *namelist {
+                match target.namelist(cluster) {
+                    Some(nl) => nl.attributes.names,
+                    None => return CommandResult::failed(&messages::OBJECT_NOT_FOUND, &[cluster]),
+                }
             } else {
-                &messages::CLUSTER_RESUMED
-            },
-            false,
-        ),
+                vec![cluster.clone()]
+            };
+            let result = clusters
+                .iter()
+                .try_for_each(|c| target.suspend_cluster(c, *suspend));
+            outcome(
+                result,
+                if *suspend {
+                    &messages::CLUSTER_SUSPENDED
+                } else {
+                    &messages::CLUSTER_RESUMED
+                },
+                false,
+            )
+        }
         Command::AlterQmgr { settings, .. } => {
             let mut attrs = target.qmgr();
             apply(&mut attrs, settings);
@@ -393,6 +410,15 @@ pub fn execute(cmd: &Command, target: &mut dyn AdminTarget) -> CommandResult {
         Command::AlterProcess { name, settings } => crate::process::alter(target, name, settings),
         Command::DeleteProcess { name } => crate::process::delete(target, name),
         Command::DisplayProcess { selection } => crate::process::display(target, selection),
+        Command::DefineNamelist {
+            name,
+            like,
+            replace,
+            settings,
+        } => crate::namelist::define(target, name, like.as_deref(), *replace, settings),
+        Command::AlterNamelist { name, settings } => crate::namelist::alter(target, name, settings),
+        Command::DeleteNamelist { name } => crate::namelist::delete(target, name),
+        Command::DisplayNamelist { selection } => crate::namelist::display(target, selection),
         Command::DisplayAuthInfo {
             auth_type,
             selection,

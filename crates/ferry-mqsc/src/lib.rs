@@ -9,6 +9,7 @@
 //!   [`display`]); [`runmqsc_lines`] holds runmqsc's few unnumbered lines.
 //! * [`authinfo`] runs DEFINE, ALTER, DELETE and DISPLAY AUTHINFO.
 //! * [`process`] runs DEFINE, ALTER, DELETE and DISPLAY PROCESS.
+//! * [`namelist`] runs DEFINE, ALTER, DELETE and DISPLAY NAMELIST.
 //! * [`topic`] runs DEFINE, ALTER, DELETE and DISPLAY TOPIC.
 //! * [`subscription`] runs DEFINE, ALTER, DELETE and DISPLAY SUB, DISPLAY SBSTATUS,
 //!   TPSTATUS and PUBSUB, and CLEAR TOPICSTR.
@@ -28,6 +29,7 @@ pub mod docs;
 pub mod error;
 pub mod executor;
 pub mod lexer;
+pub mod namelist;
 pub mod parser;
 pub mod process;
 pub mod runmqsc_lines;

@@ -15,6 +15,7 @@ mod authinfo;
 mod authrec;
 mod chlauth;
 mod display;
+mod namelist;
 mod process;
 mod subscription;
 mod topic;
@@ -56,6 +57,7 @@ enum Obj {
     QmStatus,
     AuthInfo,
     Process,
+    Namelist,
     Topic,
     Sub,
     SbStatus,
@@ -91,8 +93,8 @@ const OBJECTS: &[(&str, Obj)] = &[
     ("SUB", Obj::Sub),
     ("TOPICSTR", Obj::TopicStr),
     ("AUTHINFO", Obj::AuthInfo),
-    ("NAMELIST", Obj::Other("NAMELIST")),
-    ("NL", Obj::Other("NAMELIST")),
+    ("NAMELIST", Obj::Namelist),
+    ("NL", Obj::Namelist),
     ("PROCESS", Obj::Process),
     ("PRO", Obj::Process),
     ("SERVICE", Obj::Other("SERVICE")),
@@ -139,10 +141,6 @@ const VERBS: &[(&str, Option<&str>)] = &[
 
 /// MQ channel types Ferry does not serve yet (DEFINE answers FRY9002E, not a syntax error).
 const LATER_CHANNEL_TYPES: &[&str] = &["CLNTCONN", "MQTT"];
-
-/// Attributes that name a NAMELIST, an object Ferry does not have: refused with a
-/// pointer to the single-name attribute that does the same for one cluster.
-const NAMELIST_ATTRIBUTES: &[(&str, &str)] = &[("CLUSNL", "CLUSTER"), ("REPOSNL", "REPOS")];
 
 /// How a name is checked.
 #[derive(Clone, Copy)]
@@ -285,28 +283,36 @@ impl Parser<'_> {
             ("SUSPEND" | "RESUME", Obj::Qmgr) => {
                 self.bare(obj_param)?;
                 let mut rest = rest.clone();
-                let Some((cluster, _)) = self.take_option(&mut rest, "CLUSTER")? else {
-                    return Err(self.err(
-                        K::Missing {
-                            command: format!("{verb} QMGR"),
-                            keyword: "CLUSTER".into(),
-                        },
-                        self.text.len(),
-                    ));
+                let cluster = self.take_option(&mut rest, "CLUSTER")?;
+                let namelist = self.take_option(&mut rest, "CLUSNL")?;
+                let (cluster, namelist) = match (cluster, namelist) {
+                    (Some((c, _)), None) => (c, false),
+                    (None, Some((nl, _))) => (nl, true),
+                    (Some(_), Some(_)) => {
+                        return Err(self.err(
+                            K::Conflict {
+                                first: "CLUSTER".into(),
+                                second: "CLUSNL".into(),
+                            },
+                            self.text.len(),
+                        ))
+                    }
+                    (None, None) => {
+                        return Err(self.err(
+                            K::Missing {
+                                command: format!("{verb} QMGR"),
+                                keyword: "CLUSTER".into(),
+                            },
+                            self.text.len(),
+                        ))
+                    }
                 };
-                if let Some(p) = rest.iter().find(|p| p.keyword == "CLUSNL") {
-                    return Err(self.err(
-                        K::Generic(
-                            "CLUSNL names a namelist, and Ferry has no NAMELIST objects yet: use CLUSTER(name)".into(),
-                        ),
-                        p.end,
-                    ));
-                }
                 // MODE(QUIESCE|FORCE) is accepted; Ferry treats both alike.
                 let _ = self.take_option(&mut rest, "MODE")?;
                 self.no_more(&rest)?;
                 Ok(Command::SuspendQmgr {
                     cluster,
+                    namelist,
                     suspend: verb == "SUSPEND",
                 })
             }
@@ -372,6 +378,14 @@ impl Parser<'_> {
                 Ok(Command::DeleteProcess { name })
             }
             ("DISPLAY", Obj::Process) => self.display_process(obj_param, &rest),
+            ("DEFINE", Obj::Namelist) => self.define_namelist(obj_param, &rest),
+            ("ALTER", Obj::Namelist) => self.alter_namelist(obj_param, &rest),
+            ("DELETE", Obj::Namelist) => {
+                let name = self.exact_name(obj_param, "NAMELIST", NameRule::Object)?;
+                self.no_more(&rest)?;
+                Ok(Command::DeleteNamelist { name })
+            }
+            ("DISPLAY", Obj::Namelist) => self.display_namelist(obj_param, &rest),
             ("DEFINE", Obj::Topic) => self.define_topic(obj_param, &rest),
             ("ALTER", Obj::Topic) => self.alter_topic(obj_param, &rest),
             ("DELETE", Obj::Topic) => {
@@ -655,17 +669,6 @@ impl Parser<'_> {
         object: &'static str,
         seen: &mut Vec<&'static str>,
     ) -> Result<Setting, ParseError> {
-        if let Some((keyword, instead)) = NAMELIST_ATTRIBUTES
-            .iter()
-            .find(|(k, _)| p.keyword.eq_ignore_ascii_case(k))
-        {
-            return Err(self.err(
-                K::Generic(format!(
-                    "{keyword} names a namelist, and Ferry has no NAMELIST objects yet: use {instead}(name) for one cluster"
-                )),
-                p.end,
-            ));
-        }
         let (row, flag) = D::lookup(&p.keyword).ok_or_else(|| {
             self.err(
                 K::UnknownKeyword {
@@ -705,8 +708,11 @@ impl Parser<'_> {
     }
 
     fn attr_value<D>(&self, row: &AttrDef<D>, p: &Param) -> Result<AttrValue, ParseError> {
-        if let (AttrKind::KeywordList { .. }, Some(tokens)) = (row.kind, &p.value) {
-            // COMPMSG(LZ4FAST,ZLIBFAST): every word between the parentheses, in order.
+        if let (AttrKind::KeywordList { .. } | AttrKind::NameList { .. }, Some(tokens)) =
+            (row.kind, &p.value)
+        {
+            // COMPMSG(LZ4FAST,ZLIBFAST), NAMES(CLUS1,CLUS2): every word between the
+            // parentheses, in order.
             let words: Vec<String> = tokens
                 .iter()
                 .map(|t| match &t.kind {

@@ -13,7 +13,9 @@ use ferry_objects::status::{
 use ferry_objects::{
     AdminError, ChannelDefinition, ListenerDefinition, QmgrAttributes, QueueDefinition, StopMode,
 };
-use ferry_objects::{AuthInfoDefinition, SubscriptionDefinition, TopicDefinition};
+use ferry_objects::{
+    AuthInfoDefinition, NamelistDefinition, SubscriptionDefinition, TopicDefinition,
+};
 use ferry_security::chlauth::{ChlauthRecord, ChlauthRules, SetAction};
 use ferry_security::oam::{Authorities, AuthorityRecords, Principal, ProfileObjectType, RecordKey};
 
@@ -48,6 +50,17 @@ pub trait AdminTarget {
     fn alter_process(&mut self, def: ferry_objects::ProcessDefinition) -> Result<(), AdminError>;
     /// Deletes a process definition.
     fn delete_process(&mut self, name: &str) -> Result<(), AdminError>;
+    /// A namelist by exact name.
+    fn namelist(&self, name: &str) -> Option<NamelistDefinition>;
+    /// Every namelist, sorted by name.
+    fn namelists(&self) -> Vec<NamelistDefinition>;
+    /// Stores a new namelist (or with `replace` replaces one).
+    fn define_namelist(&mut self, def: NamelistDefinition, replace: bool)
+        -> Result<(), AdminError>;
+    /// Replaces a namelist's attributes.
+    fn alter_namelist(&mut self, def: NamelistDefinition) -> Result<(), AdminError>;
+    /// Deletes a namelist.
+    fn delete_namelist(&mut self, name: &str) -> Result<(), AdminError>;
     /// A topic object by exact name.
     fn topic(&self, name: &str) -> Option<TopicDefinition>;
     /// Every topic object, sorted by name.

@@ -21,7 +21,7 @@ use ferry_objects::{
     AdminError, ChannelDefinition, ListenerDefinition, QmgrAttributes, QueueDefinition, StopMode,
 };
 use ferry_objects::{AttributeSet, SubscriptionAttributes, SubscriptionDefinition};
-use ferry_objects::{AuthInfoDefinition, TopicDefinition};
+use ferry_objects::{AuthInfoDefinition, NamelistDefinition, TopicDefinition};
 use std::collections::BTreeMap;
 
 /// A queue manager held in memory.
@@ -64,6 +64,8 @@ pub struct MemoryTarget {
     pub authinfos: BTreeMap<String, AuthInfoDefinition>,
     /// Process definitions by name.
     pub processes: BTreeMap<String, ferry_objects::ProcessDefinition>,
+    /// Namelists by name.
+    pub namelists: BTreeMap<String, NamelistDefinition>,
     /// Topic objects by name.
     pub topics: BTreeMap<String, TopicDefinition>,
     /// Authority records.
@@ -130,6 +132,9 @@ impl MemoryTarget {
         }
         let p = ferry_objects::ProcessDefinition::new(ferry_objects::process::DEFAULT_PROCESS);
         t.processes.insert(p.name.clone(), p);
+        for nl in NamelistDefinition::shipped() {
+            t.namelists.insert(nl.name.clone(), nl);
+        }
         t
     }
 
@@ -358,6 +363,31 @@ impl AdminTarget for MemoryTarget {
     }
     fn delete_process(&mut self, name: &str) -> Result<(), AdminError> {
         self.processes.remove(name);
+        Ok(())
+    }
+    fn namelist(&self, name: &str) -> Option<NamelistDefinition> {
+        self.namelists.get(name).cloned()
+    }
+    fn namelists(&self) -> Vec<NamelistDefinition> {
+        self.namelists.values().cloned().collect()
+    }
+    fn define_namelist(
+        &mut self,
+        def: NamelistDefinition,
+        replace: bool,
+    ) -> Result<(), AdminError> {
+        if self.namelists.contains_key(&def.name) && !replace {
+            return Err(AdminError::AlreadyExists { name: def.name });
+        }
+        self.namelists.insert(def.name.clone(), def);
+        Ok(())
+    }
+    fn alter_namelist(&mut self, def: NamelistDefinition) -> Result<(), AdminError> {
+        self.namelists.insert(def.name.clone(), def);
+        Ok(())
+    }
+    fn delete_namelist(&mut self, name: &str) -> Result<(), AdminError> {
+        self.namelists.remove(name);
         Ok(())
     }
     fn topic(&self, name: &str) -> Option<TopicDefinition> {

@@ -746,8 +746,12 @@ fn remote_queues_and_unsupported_commands_parse() {
         Command::DefineSubscription { .. }
     ));
     assert!(matches!(
-        ok("DEFINE NAMELIST(N)"),
+        ok("DEFINE SERVICE(N)"),
         Command::Unsupported { .. }
+    ));
+    assert!(matches!(
+        ok("DEFINE NAMELIST(N)"),
+        Command::DefineNamelist { .. }
     ));
     assert!(matches!(
         ok("PING CHANNEL(C)"),

@@ -60,6 +60,15 @@ pub enum AttrKind {
         /// Most keywords in one list.
         max: usize,
     },
+    /// A list of MQ object names, in order, each at most `max_len` characters, at most
+    /// `max` of them, e.g. a namelist's NAMES(CLUS1,CLUS2). Held as [`AttrValue::Text`],
+    /// the names joined by commas (empty: no names).
+    NameList {
+        /// Longest accepted name.
+        max_len: usize,
+        /// Most names in one list.
+        max: usize,
+    },
     /// A bare keyword pair, e.g. SHARE / NOSHARE.
     Flag {
         /// The keyword that sets it.
@@ -266,6 +275,23 @@ impl AttrType for String {
     }
 }
 
+impl AttrType for Vec<String> {
+    fn to_value(&self) -> AttrValue {
+        AttrValue::Text(self.join(","))
+    }
+    fn from_value(v: AttrValue) -> Option<Self> {
+        match v {
+            AttrValue::Text(s) => Some(
+                s.split(',')
+                    .filter(|n| !n.is_empty())
+                    .map(str::to_string)
+                    .collect(),
+            ),
+            _ => None,
+        }
+    }
+}
+
 impl AttrType for bool {
     fn to_value(&self) -> AttrValue {
         AttrValue::Flag(*self)
@@ -393,6 +419,9 @@ impl<D> AttrDef<D> {
             (AttrKind::KeywordList { values, max }, AttrValue::Keyword(k)) => {
                 check_keyword_list(keyword, values, max, k).map(AttrValue::Text)
             }
+            (AttrKind::NameList { max_len, max }, AttrValue::Text(s)) => {
+                check_name_list(keyword, max_len, max, &s).map(AttrValue::Text)
+            }
             (AttrKind::Flag { .. }, AttrValue::Flag(b)) => Ok(AttrValue::Flag(b)),
             (kind, _) => Err(AttrError::WrongKind {
                 keyword,
@@ -447,6 +476,40 @@ fn check_keyword_list(
     Ok(list.join(","))
 }
 
+/// Checks a list of object names written with commas or blanks between them: each a
+/// valid MQ object name of at most `max_len` characters, at most `max` of them (none is
+/// allowed). Returns the list as DISPLAY shows it, the names joined by commas.
+fn check_name_list(
+    keyword: &'static str,
+    max_len: usize,
+    max: usize,
+    text: &str,
+) -> Result<String, AttrError> {
+    let names: Vec<&str> = text
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|w| !w.is_empty())
+        .collect();
+    if names.len() > max {
+        return Err(AttrError::Refused {
+            keyword,
+            value: text.to_string(),
+            reason: format!("give at most {max} names"),
+        });
+    }
+    for name in &names {
+        if name.len() > max_len {
+            return Err(AttrError::TooLong {
+                keyword,
+                len: name.len(),
+                max: max_len,
+            });
+        }
+        ferry_mqi::validate_object_name(name)
+            .map_err(|source| AttrError::BadName { keyword, source })?;
+    }
+    Ok(names.join(","))
+}
+
 impl AttrKind {
     /// "a number from 0 to 9", "ENABLED or DISABLED", ...: for messages and docs.
     pub fn describe(&self) -> String {
@@ -463,6 +526,9 @@ impl AttrKind {
             AttrKind::Keyword { values } => values.join(" or "),
             AttrKind::KeywordList { values, max } => {
                 format!("a list of up to {max} of {}", values.join(", "))
+            }
+            AttrKind::NameList { max_len, max } => {
+                format!("a list of up to {max} names of up to {max_len} characters")
             }
             AttrKind::Flag { on, off } => format!("{on} or {off}"),
         }

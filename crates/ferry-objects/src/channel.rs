@@ -276,7 +276,9 @@ attribute_table! {
     xmit_q: String = "XMITQ", Name { max_len: 48 }, default String::new(),
         applies XMITQ_NAMED, inq None, rw, "Transmission queue whose messages the channel sends (cluster-senders send from SYSTEM.CLUSTER.TRANSMIT.QUEUE).";
     cluster: String = "CLUSTER", Name { max_len: 48 }, default String::new(),
-        applies CLUSTER_CHANNELS, inq None, rw, "The cluster the channel belongs to (CLUSNL: namelists are not in Ferry).";
+        applies CLUSTER_CHANNELS, inq None, rw, "The cluster the channel belongs to (blank: none, or the clusters CLUSNL names).";
+    cluster_namelist: String = "CLUSNL", Name { max_len: 48 }, default String::new(),
+        applies CLUSTER_CHANNELS, inq None, rw, "A namelist of the clusters the channel belongs to (CLUSTER must then be blank).";
     cluster_workload_rank: i32 = "CLWLRANK", Int { min: 0, max: 9 }, default 0,
         applies CLUSTER_CHANNELS, inq None, rw, "Cluster workload rank: messages go to the highest-ranked queue managers' channels first, whatever their state.";
     cluster_workload_priority: i32 = "CLWLPRTY", Int { min: 0, max: 9 }, default 0,

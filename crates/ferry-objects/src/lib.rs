@@ -1,6 +1,6 @@
 //! Ferry's object model: definitions of queues, channels, listeners, authentication
-//! information, process definitions, topic objects and subscriptions, and the queue
-//! manager.
+//! information, process definitions, namelists, topic objects and subscriptions, and the
+//! queue manager.
 //!
 //! Every attribute is defined once, as a row of an attribute table (see [`attribute`]):
 //! its MQSC keyword, value kind and range, default, which object types it applies to,
@@ -17,6 +17,7 @@ pub mod attribute;
 pub mod authinfo;
 pub mod channel;
 pub mod listener;
+pub mod namelist;
 pub mod process;
 pub mod qmgr;
 pub mod queue;
@@ -32,6 +33,7 @@ pub use channel::{
     CHANNEL_ATTRIBUTES,
 };
 pub use listener::{ListenerAttributes, ListenerDefinition, LISTENER_ATTRIBUTES};
+pub use namelist::{NamelistAttributes, NamelistDefinition, NAMELIST_ATTRIBUTES};
 pub use process::{ApplType, ProcessAttributes, ProcessDefinition, PROCESS_ATTRIBUTES};
 pub use qmgr::{QmgrAttributes, QMGR_ATTRIBUTES};
 pub use queue::{QueueAttributes, QueueDefinition, QueueType, QUEUE_ATTRIBUTES};

@@ -28,7 +28,8 @@ keyword_enum! {
     DefaultClusterXmitQueue {
         /// SYSTEM.CLUSTER.TRANSMIT.QUEUE, shared by every cluster-sender (MQ's default).
         Sctq = "SCTQ",
-        /// A SYSTEM.CLUSTER.TRANSMIT.<channel> queue each (not yet in Ferry).
+        /// A SYSTEM.CLUSTER.TRANSMIT.<channel> queue each, made from
+        /// SYSTEM.CLUSTER.TRANSMIT.MODEL.QUEUE when the channel starts.
         Channel = "CHANNEL",
     }
 }
@@ -74,13 +75,15 @@ attribute_table! {
     ssl_reset_count: i32 = "SSLRKEYC", Int { min: 0, max: 999_999_999 }, default 0,
         applies QMGR, inq None, rw, "Bytes sent and received on a TLS conversation between secret-key resets (TLS 1.3 key updates; 0: never; 1 to 32767 mean 32 KB).";
     repository: String = "REPOS", Name { max_len: 48 }, default String::new(),
-        applies QMGR, inq None, rw, "The cluster this queue manager is a full repository for (blank: none; REPOSNL: namelists are not in Ferry).";
+        applies QMGR, inq Some(sel::REPOSITORY_NAME), rw, "The cluster this queue manager is a full repository for (blank: none, or the clusters REPOSNL names).";
+    repository_namelist: String = "REPOSNL", Name { max_len: 48 }, default String::new(),
+        applies QMGR, inq Some(sel::REPOSITORY_NAMELIST), rw, "A namelist of the clusters this queue manager is a full repository for (with REPOS, both count).";
     cluster_workload_use_q: ClusterUseQueue = "CLWLUSEQ", Keyword { values: ClusterUseQueue::KEYWORDS }, default ClusterUseQueue::Local,
-        applies QMGR, inq None, rw, "For cluster queues with CLWLUSEQ(QMGR): LOCAL puts to the local instance when there is one, ANY shares puts among every instance.";
+        applies QMGR, inq Some(sel::CLWL_USEQ), rw, "For cluster queues with CLWLUSEQ(QMGR): LOCAL puts to the local instance when there is one, ANY shares puts among every instance.";
     cluster_workload_mruc: i32 = "CLWLMRUC", Int { min: 1, max: 999_999_999 }, default 999_999_999,
-        applies QMGR, inq None, rw, "Most recently used cluster channels the workload algorithm chooses among.";
+        applies QMGR, inq Some(sel::CLWL_MRU_CHANNELS), rw, "Most recently used cluster channels the workload algorithm chooses among.";
     default_cluster_xmit_q: DefaultClusterXmitQueue = "DEFCLXQ", Keyword { values: DefaultClusterXmitQueue::KEYWORDS }, default DefaultClusterXmitQueue::Sctq,
-        applies QMGR, inq None, rw, "Transmission queue of auto-defined cluster-senders: SCTQ (SYSTEM.CLUSTER.TRANSMIT.QUEUE); CHANNEL is refused, Ferry does not make a queue per channel yet.";
+        applies QMGR, inq Some(sel::DEF_CLUSTER_XMIT_Q_TYPE), rw, "Transmission queue of cluster-sender channels: SCTQ (SYSTEM.CLUSTER.TRANSMIT.QUEUE, shared), CHANNEL (SYSTEM.CLUSTER.TRANSMIT.<channel> each, made from SYSTEM.CLUSTER.TRANSMIT.MODEL.QUEUE). A channel switches when it next starts, moving its waiting messages.";
     creation_date: String = "CRDATE", Text { max_len: 10 }, default String::new(),
         applies QMGR, inq None, ro, "Date the queue manager was created.";
     creation_time: String = "CRTIME", Text { max_len: 8 }, default String::new(),

@@ -226,15 +226,17 @@ attribute_table! {
     retention_interval: i32 = "RETINTVL", Int { min: 0, max: 999_999_999 }, default 999_999_999,
         applies LM, inq None, rw, "Hours the queue is needed (informational).";
     cluster: String = "CLUSTER", Name { max_len: 48 }, default String::new(),
-        applies CLUSTERED, inq None, rw, "The cluster the queue is advertised in (blank: none; CLUSNL: namelists are not in Ferry).";
+        applies CLUSTERED, inq Some(sel::CLUSTER_NAME), rw, "The cluster the queue is advertised in (blank: none, or the clusters CLUSNL names).";
+    cluster_namelist: String = "CLUSNL", Name { max_len: 48 }, default String::new(),
+        applies CLUSTERED, inq Some(sel::CLUSTER_NAMELIST), rw, "A namelist of the clusters the queue is advertised in (CLUSTER must then be blank).";
     default_bind: DefaultBind = "DEFBIND", Keyword { values: DefaultBind::KEYWORDS }, default DefaultBind::Open,
-        applies ALL, inq None, rw, "Binding of MQOO_BIND_AS_Q_DEF opens of a cluster queue: OPEN one instance per handle, NOTFIXED one per put.";
+        applies ALL, inq Some(sel::DEF_BIND), rw, "Binding of MQOO_BIND_AS_Q_DEF opens of a cluster queue: OPEN one instance per handle, NOTFIXED one per put, GROUP one per message group.";
     cluster_workload_rank: i32 = "CLWLRANK", Int { min: 0, max: 9 }, default 0,
-        applies CLUSTERED, inq None, rw, "Cluster workload rank: instances of higher rank are chosen first.";
+        applies CLUSTERED, inq Some(sel::CLWL_Q_RANK), rw, "Cluster workload rank: instances of higher rank are chosen first.";
     cluster_workload_priority: i32 = "CLWLPRTY", Int { min: 0, max: 9 }, default 0,
-        applies CLUSTERED, inq None, rw, "Cluster workload priority: among reachable instances, the highest is chosen.";
+        applies CLUSTERED, inq Some(sel::CLWL_Q_PRIORITY), rw, "Cluster workload priority: among reachable instances, the highest is chosen.";
     cluster_workload_use_q: QueueClusterUseQueue = "CLWLUSEQ", Keyword { values: QueueClusterUseQueue::KEYWORDS }, default QueueClusterUseQueue::QMgr,
-        applies LOCAL, inq None, rw, "Whether puts here use this local instance of the cluster queue (QMGR: the queue manager's CLWLUSEQ).";
+        applies LOCAL, inq Some(sel::CLWL_USEQ), rw, "Whether puts here use this local instance of the cluster queue (QMGR: the queue manager's CLWLUSEQ).";
     custom: String = "CUSTOM", Text { max_len: 128 }, default String::new(),
         applies ALL, inq None, rw, "Attributes for features to come, as NAME(value) pairs.";
     creation_date: String = "CRDATE", Text { max_len: 10 }, default String::new(),
@@ -315,12 +317,18 @@ pub const CLUSTER_COMMAND_QUEUE: &str = "SYSTEM.CLUSTER.COMMAND.QUEUE";
 /// SYSTEM.CLUSTER.REPOSITORY.QUEUE: the queue manager's cluster repository, one
 /// message per record.
 pub const CLUSTER_REPOSITORY_QUEUE: &str = "SYSTEM.CLUSTER.REPOSITORY.QUEUE";
+/// SYSTEM.CLUSTER.TRANSMIT.MODEL.QUEUE: the model of the per-channel cluster
+/// transmission queues of QMGR DEFCLXQ(CHANNEL).
+pub const CLUSTER_TRANSMIT_MODEL_QUEUE: &str = "SYSTEM.CLUSTER.TRANSMIT.MODEL.QUEUE";
+/// The start of a per-channel cluster transmission queue's name: the channel follows.
+pub const CLUSTER_TRANSMIT_PREFIX: &str = "SYSTEM.CLUSTER.TRANSMIT.";
 
 /// The cluster queues every queue manager has, as MQ ships them:
 /// SYSTEM.CLUSTER.TRANSMIT.QUEUE (USAGE(XMITQ), persistent by default, deep),
 /// SYSTEM.CLUSTER.COMMAND.QUEUE and SYSTEM.CLUSTER.REPOSITORY.QUEUE (persistent by
-/// default, deep).
-pub fn shipped_cluster_queues() -> [QueueDefinition; 3] {
+/// default, deep), and SYSTEM.CLUSTER.TRANSMIT.MODEL.QUEUE (a permanent-dynamic,
+/// USAGE(XMITQ) model, for DEFCLXQ(CHANNEL)).
+pub fn shipped_cluster_queues() -> [QueueDefinition; 4] {
     let mut xmit = QueueDefinition::new(CLUSTER_TRANSMIT_QUEUE, QueueType::Local);
     xmit.attributes.usage = Usage::TransmissionQueue;
     xmit.attributes.def_persistence = YesNo::Yes;
@@ -334,7 +342,13 @@ pub fn shipped_cluster_queues() -> [QueueDefinition; 3] {
     repository.attributes.def_persistence = YesNo::Yes;
     repository.attributes.max_depth = 999_999_999;
     repository.attributes.descr = "Cluster repository".into();
-    [xmit, command, repository]
+    let mut model = QueueDefinition::new(CLUSTER_TRANSMIT_MODEL_QUEUE, QueueType::Model);
+    model.attributes.definition_type = DefinitionType::PermanentDynamic;
+    model.attributes.usage = Usage::TransmissionQueue;
+    model.attributes.def_persistence = YesNo::Yes;
+    model.attributes.max_depth = 999_999_999;
+    model.attributes.descr = "Model of the per-channel cluster transmission queues".into();
+    [xmit, command, repository, model]
 }
 
 /// The channel queues every queue manager has, as MQ ships them on distributed

@@ -575,6 +575,10 @@ pub struct ClusterQmgrStatus {
     pub weight: i32,
     /// NETPRTY.
     pub network_priority: i32,
+    /// XMITQ: the transmission queue of the cluster-sender to it
+    /// (SYSTEM.CLUSTER.TRANSMIT.QUEUE, or its own with DEFCLXQ(CHANNEL)); blank for this
+    /// queue manager's own entry.
+    pub xmit_q: String,
 }
 
 /// DISPLAY QCLUSTER: one instance of a cluster queue.

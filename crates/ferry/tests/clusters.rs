@@ -1,7 +1,9 @@
 //! An MQ cluster of three real queue managers, set up with the MQSC an MQ administrator
 //! writes: QM1 and QM2 full repositories joined by manual CLUSSDRs, QM3 a partial
-//! repository with its CLUSRCVR and a manual CLUSSDR to QM1. A cluster queue on QM1 and
-//! QM2 takes an application's messages from QM3: shared with BIND_NOT_FIXED, all to
+//! repository with its CLUSRCVR and a manual CLUSSDR to QM1. QM3 learns the cluster queue
+//! on QM1 and QM2 at its first MQOPEN, which waits for the full repositories' answer (and
+//! a queue the cluster lacks gets 2085). The queue takes QM3's messages: shared with
+//! BIND_NOT_FIXED, all to
 //! one instance with BIND_ON_OPEN, none to a PUT(DISABLED) instance; DISPLAY CLUSQMGR
 //! and QCLUSTER show what QM3 learnt; a restarted queue manager keeps its repository.
 
@@ -116,9 +118,29 @@ async fn a_partial_repository_shares_puts_among_the_instances_it_learnt() {
     for qm in [&qm1, &qm2] {
         mqsc_ok(qm, "DEFINE QLOCAL(APP.Q) CLUSTER(DEMO) MAXDEPTH(10000)\n");
     }
-    wait_until("QM3 knows both instances of APP.Q", || {
-        instances(&qm3, "APP.Q", false) == ["QM1", "QM2"]
+    wait_until("the full repositories know both instances of APP.Q", || {
+        instances(&qm1, "APP.Q", false) == ["QM1", "QM2"]
+            && instances(&qm2, "APP.Q", false) == ["QM1", "QM2"]
     });
+    wait_until("QM3 hears of both full repositories", || {
+        let text = stdout(&qm3.mqsc("DISPLAY CLUSQMGR(*)\n"));
+        let mut names = attrs(&text, "CLUSQMGR");
+        names.sort();
+        names == ["QM1", "QM2", "QM3"]
+    });
+    // A partial repository learns a queue on first use: nothing of APP.Q until an
+    // application opens it; that MQOPEN waits for the full repositories' answer.
+    assert!(instances(&qm3, "APP.Q", false).is_empty());
+    let probe = connect(&qm3.client()).await;
+    let q = open(&probe, "APP.Q", OpenOptions::OUTPUT).await;
+    drop(q);
+    assert_eq!(instances(&qm3, "APP.Q", false), ["QM1", "QM2"]);
+    // A queue the cluster does not have: 2085 once a full repository said so.
+    assert_reason(
+        try_open(&probe, "NO.SUCH.Q", OpenOptions::OUTPUT).await,
+        ferry_mqi::ReasonCode::UnknownObjectName,
+    );
+    probe.disconnect().await.expect("disconnect");
 
     // DISPLAY CLUSQMGR on QM3: itself, QM1 through its manual CLUSSDR, QM2 auto-defined.
     let text = stdout(&qm3.mqsc("DISPLAY CLUSQMGR(*) QMTYPE DEFTYPE\n"));
@@ -246,6 +268,7 @@ async fn cluster_commands_answer_as_mq() {
         "{}",
         stdout(&out)
     );
+    // CLUSNL names a namelist that must be defined, as MQ checks.
     let out = qm1.mqsc("DEFINE QLOCAL(X) CLUSNL(NL)\n");
-    assert!(stdout(&out).contains("namelist"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("NL not found"), "{}", stdout(&out));
 }

@@ -9,8 +9,12 @@
 //! manager's own records ([`QueueManager::cluster_publish`]) and keeps the repository
 //! on SYSTEM.CLUSTER.REPOSITORY.QUEUE.
 
+pub mod binding;
+pub mod inquire;
+pub mod partial;
 pub mod repository;
 pub mod workload;
+pub mod xmit_queue;
 
 use crate::qmgr::QueueManager;
 use ferry_mqi::{FixedStr, ReasonCode};
@@ -22,25 +26,71 @@ use repository::{ClusterQmgrRecord, ClusterQueueRecord, ClusterRecord, ClusterRe
 use std::collections::BTreeMap;
 use workload::{Candidate, ChannelPreference, WorkloadRules};
 
+pub use binding::REALLOCATABLE_FEEDBACK;
+
 /// Where a cluster queue's message goes: the instance's queue manager and the
 /// cluster-sender channel to it (the CorrelId of the message on the cluster
 /// transmission queue). `None` channel: the local instance.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct ClusterChoice {
+pub struct ClusterChoice {
     /// The queue manager hosting the instance chosen.
     pub qmgr: String,
     /// The channel to it; `None` for the instance on this queue manager.
     pub channel: Option<String>,
 }
 
-/// What a handle to a cluster queue keeps: the channel fixed at open, or that a put
-/// chooses again (BIND_NOT_FIXED).
+/// What a handle to a cluster queue keeps: the channel fixed at open, and when a put
+/// chooses again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct ClusterBinding {
     /// The cluster-sender channel the handle's messages go through (while bound).
     pub channel: FixedStr<20>,
-    /// True for MQOO_BIND_NOT_FIXED (or DEFBIND(NOTFIXED)): each put chooses.
-    pub not_fixed: bool,
+    /// MQOO_BIND_ON_OPEN, BIND_NOT_FIXED or BIND_ON_GROUP (or the queue's DEFBIND).
+    pub mode: BindMode,
+}
+
+/// How a handle to a cluster queue binds its messages to an instance (MQBND_*).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BindMode {
+    /// One instance for the handle, chosen at MQOPEN.
+    OnOpen,
+    /// Each put chooses (and the message may be reallocated while it waits).
+    NotFixed,
+    /// Each logical message group goes to one instance, chosen at its first message;
+    /// a message outside a group chooses as NOT_FIXED.
+    OnGroup,
+}
+
+impl BindMode {
+    /// The binding an MQOPEN's options ask for: 2046 MQRC_OPTIONS_ERROR for more than
+    /// one BIND option; `default` (the queue's DEFBIND) for none (MQOO_BIND_AS_Q_DEF).
+    pub(crate) fn of_options(
+        options: ferry_mqi::OpenOptions,
+        default: DefaultBind,
+    ) -> Result<BindMode, ReasonCode> {
+        use ferry_mqi::OpenOptions as O;
+        let asked = [
+            (O::BIND_ON_OPEN, BindMode::OnOpen),
+            (O::BIND_NOT_FIXED, BindMode::NotFixed),
+            (O::BIND_ON_GROUP, BindMode::OnGroup),
+        ];
+        let mut given = asked.iter().filter(|(o, _)| options.contains(*o));
+        match (given.next(), given.next()) {
+            (Some(_), Some(_)) => Err(ReasonCode::OptionsError),
+            (Some((_, mode)), None) => Ok(*mode),
+            (None, _) => Ok(match default {
+                DefaultBind::Open => BindMode::OnOpen,
+                DefaultBind::NotFixed => BindMode::NotFixed,
+                DefaultBind::Group => BindMode::OnGroup,
+            }),
+        }
+    }
+
+    /// True when the messages may be reallocated to another instance while they wait
+    /// on the cluster transmission queue (MQ reallocates NOT_FIXED ones).
+    pub(crate) fn reallocatable(self) -> bool {
+        self == BindMode::NotFixed
+    }
 }
 
 /// The CorrelId of a message for cluster-sender `channel` on the cluster transmission
@@ -88,6 +138,12 @@ impl QueueManager {
                 continue;
             }
             if self.cluster.apply(r.clone()) {
+                if let ClusterRecord::QueueManager(q) = &r {
+                    if q.removed {
+                        // A queue manager that left is subscribed to nothing any more.
+                        self.cluster.unsubscribe_all(&q.cluster, &q.qmgr);
+                    }
+                }
                 changed.push(r);
             }
         }
@@ -109,56 +165,59 @@ impl QueueManager {
         let mut wanted: Vec<ClusterRecord> = Vec::new();
         for ch in self.channels.values() {
             let a = &ch.attributes;
-            if ch.channel_type != ChannelType::ClusterReceiver || a.cluster.trim().is_empty() {
+            if ch.channel_type != ChannelType::ClusterReceiver {
                 continue;
             }
-            let cluster = a.cluster.trim().to_string();
-            let suspended = self
-                .cluster
-                .qmgr(&cluster, &self.name)
-                .is_some_and(|r| r.suspended);
-            wanted.push(ClusterRecord::QueueManager(ClusterQmgrRecord {
-                full_repository: self.qmgr.repository.trim() == cluster,
-                cluster,
-                qmgr: self.name.clone(),
-                qmid: qmid.clone(),
-                channel: ch.name.clone(),
-                conname: a.connection_name.trim().to_string(),
-                suspended,
-                rank: a.cluster_workload_rank,
-                priority: a.cluster_workload_priority,
-                weight: a.cluster_workload_weight,
-                network_priority: a.network_priority,
-                channel_values: Some(repository::ClusterChannelValues {
-                    short_retry_count: a.short_retry_count,
-                    short_retry_interval: a.short_retry_interval,
-                    long_retry_count: a.long_retry_count,
-                    long_retry_interval: a.long_retry_interval,
-                    heartbeat_interval: a.heartbeat_interval,
-                    disconnect_interval: a.disconnect_interval,
-                    batch_size: a.batch_size,
-                }),
-                sequence: 0,
-                removed: false,
-            }));
+            for cluster in self.clusters_named(&a.cluster, &a.cluster_namelist) {
+                let suspended = self
+                    .cluster
+                    .qmgr(&cluster, &self.name)
+                    .is_some_and(|r| r.suspended);
+                wanted.push(ClusterRecord::QueueManager(ClusterQmgrRecord {
+                    full_repository: self.is_full_repository(&cluster),
+                    cluster,
+                    qmgr: self.name.clone(),
+                    qmid: qmid.clone(),
+                    channel: ch.name.clone(),
+                    conname: a.connection_name.trim().to_string(),
+                    suspended,
+                    rank: a.cluster_workload_rank,
+                    priority: a.cluster_workload_priority,
+                    weight: a.cluster_workload_weight,
+                    network_priority: a.network_priority,
+                    channel_values: Some(repository::ClusterChannelValues {
+                        short_retry_count: a.short_retry_count,
+                        short_retry_interval: a.short_retry_interval,
+                        long_retry_count: a.long_retry_count,
+                        long_retry_interval: a.long_retry_interval,
+                        heartbeat_interval: a.heartbeat_interval,
+                        disconnect_interval: a.disconnect_interval,
+                        batch_size: a.batch_size,
+                    }),
+                    sequence: 0,
+                    removed: false,
+                }));
+            }
         }
         for (_, e) in self.queues.iter() {
             let a = &e.def.attributes;
-            if a.cluster.trim().is_empty() || e.def.queue_type == QueueType::Model {
+            if e.def.queue_type == QueueType::Model {
                 continue;
             }
-            wanted.push(ClusterRecord::Queue(ClusterQueueRecord {
-                cluster: a.cluster.trim().to_string(),
-                queue: e.def.name.clone(),
-                qmgr: self.name.clone(),
-                qmid: qmid.clone(),
-                default_bind: a.default_bind,
-                put_enabled: a.put == Enablement::Enabled,
-                rank: a.cluster_workload_rank,
-                priority: a.cluster_workload_priority,
-                sequence: 0,
-                removed: false,
-            }));
+            for cluster in self.clusters_named(&a.cluster, &a.cluster_namelist) {
+                wanted.push(ClusterRecord::Queue(ClusterQueueRecord {
+                    cluster,
+                    queue: e.def.name.clone(),
+                    qmgr: self.name.clone(),
+                    qmid: qmid.clone(),
+                    default_bind: a.default_bind,
+                    put_enabled: a.put == Enablement::Enabled,
+                    rank: a.cluster_workload_rank,
+                    priority: a.cluster_workload_priority,
+                    sequence: 0,
+                    removed: false,
+                }));
+            }
         }
         // Own records no longer wanted are withdrawn.
         let mut held = self.cluster.records_of(&self.name);
@@ -179,7 +238,9 @@ impl QueueManager {
                 .into_iter()
                 .find(|h| same_object(h, std::slice::from_ref(&w)));
             let old_seq = old.as_ref().map_or(0, |o| o.sequence());
-            if old.is_some_and(|o| with_sequence(o, 0) == w) {
+            let renew_due = old_seq < now_ms.saturating_sub(partial::REPUBLISH_AFTER_MS)
+                && !partial::is_removed(&w);
+            if !renew_due && old.is_some_and(|o| with_sequence(o, 0) == w) {
                 continue;
             }
             let seq = now_ms.max(old_seq + 1);
@@ -214,7 +275,7 @@ impl QueueManager {
     /// repository task sends the request). Refused on a full repository of the cluster,
     /// as MQ refuses it there.
     pub fn cluster_refresh(&mut self, cluster: &str) -> Result<(), ferry_objects::AdminError> {
-        if self.qmgr.repository.trim() == cluster {
+        if self.is_full_repository(cluster) {
             return Err(ferry_objects::AdminError::Invalid(format!(
                 "this queue manager is a full repository of cluster {cluster}: REFRESH CLUSTER applies to partial repositories"
             )));
@@ -235,7 +296,7 @@ impl QueueManager {
         qmgr: &str,
     ) -> Result<(), ferry_objects::AdminError> {
         use ferry_objects::AdminError;
-        if self.qmgr.repository.trim() != cluster {
+        if !self.is_full_repository(cluster) {
             return Err(AdminError::Invalid(format!(
                 "RESET CLUSTER is issued on a full repository of cluster {cluster}"
             )));
@@ -305,10 +366,15 @@ impl QueueManager {
             Some(e) => {
                 remote_instances
                     && e.def.queue_type == QueueType::Local
-                    && !e.def.attributes.cluster.trim().is_empty()
+                    && !self.queue_clusters(&e.def.attributes).is_empty()
                     && !self.use_local(Some(e.def.attributes.cluster_workload_use_q))
             }
         }
+    }
+
+    /// The clusters a queue with attributes `a` is advertised in (CLUSTER or CLUSNL).
+    fn queue_clusters(&self, a: &ferry_objects::QueueAttributes) -> Vec<String> {
+        self.clusters_named(&a.cluster, &a.cluster_namelist)
     }
 
     fn use_local(&self, queue: Option<QueueClusterUseQueue>) -> bool {
@@ -327,7 +393,10 @@ impl QueueManager {
     /// whether the cluster has the queue.
     pub(crate) fn cluster_resolution_reason(&self, reason: ReasonCode) -> ReasonCode {
         let in_cluster = self.channels.values().any(|c| {
-            c.channel_type == ChannelType::ClusterSender && !c.attributes.cluster.trim().is_empty()
+            c.channel_type == ChannelType::ClusterSender
+                && !self
+                    .clusters_named(&c.attributes.cluster, &c.attributes.cluster_namelist)
+                    .is_empty()
         });
         let repository_heard = self
             .cluster
@@ -336,7 +405,7 @@ impl QueueManager {
         if reason == ReasonCode::UnknownObjectName
             && in_cluster
             && !repository_heard
-            && self.qmgr.repository.trim().is_empty()
+            && self.full_repository_clusters().is_empty()
         {
             ReasonCode::ClusterResolutionError
         } else {
@@ -392,9 +461,15 @@ impl QueueManager {
             });
             channels.push(Some(q.channel.clone()));
         }
-        if let Some(a) = local_def.filter(|a| include_local && !a.cluster.trim().is_empty()) {
+        let local_clusters = local_def
+            .as_ref()
+            .map(|a| self.queue_clusters(a))
+            .unwrap_or_default();
+        if let Some(a) = local_def.filter(|_| include_local && !local_clusters.is_empty()) {
             let usage = self.cluster.usage("");
-            let me = self.cluster.qmgr(a.cluster.trim(), &self.name);
+            let me = local_clusters
+                .iter()
+                .find_map(|c| self.cluster.qmgr(c, &self.name));
             candidates.push(Candidate {
                 qmgr: self.name.clone(),
                 local: true,

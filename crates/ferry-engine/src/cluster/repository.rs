@@ -12,7 +12,7 @@
 
 use ferry_objects::queue::DefaultBind;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The version of [`RepositoryMessage`] this Ferry writes and reads.
 pub const REPOSITORY_FORMAT_VERSION: u32 = 1;
@@ -147,6 +147,53 @@ pub struct RepositoryMessage {
     /// and asks a full repository for every record of them (absent: none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub refresh: Vec<String>,
+    /// A partial repository's questions: it opened these queues and knows no instance;
+    /// the full repository subscribes it to them and answers (absent: none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub queries: Vec<ClusterQuery>,
+    /// A full repository's answers to `queries`: it sent what it knows of each queue
+    /// (perhaps nothing) and will send the queue's changes (absent: none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub answers: Vec<ClusterQuery>,
+    /// Only in the saved repository: who is subscribed to which cluster queue (this
+    /// queue manager, and on a full repository the partial repositories that asked).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub subscriptions: Vec<ClusterSubscription>,
+}
+
+/// A cluster queue asked about: its cluster and name.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ClusterQuery {
+    /// The cluster.
+    pub cluster: String,
+    /// The queue.
+    pub queue: String,
+}
+
+/// A queue manager subscribed to the records of a cluster queue (and of the queue
+/// managers hosting it).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ClusterSubscription {
+    /// The cluster.
+    pub cluster: String,
+    /// The queue.
+    pub queue: String,
+    /// The queue manager subscribed.
+    pub subscriber: String,
+}
+
+/// Where a partial repository's question about a queue stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueryState {
+    /// Asked at this time (ms), not answered yet; `sent` once the repository task sent it.
+    Pending {
+        /// When MQOPEN asked (the queue manager's clock, ms).
+        asked_ms: u64,
+        /// True once the question left for the full repositories.
+        sent: bool,
+    },
+    /// A full repository answered: what the cluster has of the queue is known here.
+    Answered,
 }
 
 /// Why a repository message was refused.
@@ -168,6 +215,9 @@ impl RepositoryMessage {
             sender: sender.to_string(),
             records,
             refresh: Vec::new(),
+            queries: Vec::new(),
+            answers: Vec::new(),
+            subscriptions: Vec::new(),
         }
     }
 
@@ -216,6 +266,10 @@ pub struct ClusterRepository {
     pending: Vec<ClusterRecord>,
     /// Clusters REFRESH CLUSTER asks the full repositories to tell everything again.
     refresh: Vec<String>,
+    /// Subscriptions: (cluster, queue, subscriber).
+    subscriptions: BTreeSet<(String, String, String)>,
+    /// This queue manager's questions about queues, by queue name.
+    queries: BTreeMap<String, QueryState>,
 }
 
 impl ClusterRepository {
@@ -269,8 +323,11 @@ impl ClusterRepository {
             .collect()
     }
 
-    /// Forgets every record of cluster `cluster` not owned by `keep` (REFRESH CLUSTER).
+    /// Forgets every record of cluster `cluster` not owned by `keep` (REFRESH CLUSTER),
+    /// and which queues were answered (so their next MQOPEN asks again); subscriptions
+    /// stay, so the full repositories tell their records again.
     pub fn forget_others(&mut self, cluster: &str, keep: &str) {
+        self.queries.clear();
         self.qmgrs
             .retain(|(c, q), r| c != cluster || q == keep || r.full_repository);
         self.queues.retain(|(c, _, q), _| c != cluster || q == keep);
@@ -333,6 +390,107 @@ impl ClusterRepository {
     /// The own records held for publication, emptied.
     pub fn take_pending(&mut self) -> Vec<ClusterRecord> {
         std::mem::take(&mut self.pending)
+    }
+
+    /// Subscribes `subscriber` to cluster queue `queue` of `cluster`: true when new.
+    pub fn subscribe(&mut self, cluster: &str, queue: &str, subscriber: &str) -> bool {
+        self.subscriptions.insert((
+            cluster.to_string(),
+            queue.to_string(),
+            subscriber.to_string(),
+        ))
+    }
+
+    /// The queue managers subscribed to `queue` of `cluster`.
+    pub fn subscribers(&self, cluster: &str, queue: &str) -> BTreeSet<String> {
+        self.subscriptions
+            .iter()
+            .filter(|(c, q, _)| c == cluster && q == queue)
+            .map(|(_, _, s)| s.clone())
+            .collect()
+    }
+
+    /// The queues of `cluster` `subscriber` is subscribed to.
+    pub fn subscribed_queues(&self, cluster: &str, subscriber: &str) -> Vec<String> {
+        self.subscriptions
+            .iter()
+            .filter(|(c, _, s)| c == cluster && s == subscriber)
+            .map(|(_, q, _)| q.clone())
+            .collect()
+    }
+
+    /// Every subscription, for the saved repository.
+    pub fn subscriptions(&self) -> Vec<ClusterSubscription> {
+        self.subscriptions
+            .iter()
+            .map(|(cluster, queue, subscriber)| ClusterSubscription {
+                cluster: cluster.clone(),
+                queue: queue.clone(),
+                subscriber: subscriber.clone(),
+            })
+            .collect()
+    }
+
+    /// Forgets the subscriptions of `subscriber` (a queue manager that left the cluster).
+    pub fn unsubscribe_all(&mut self, cluster: &str, subscriber: &str) {
+        self.subscriptions
+            .retain(|(c, _, s)| c != cluster || s != subscriber);
+    }
+
+    /// Where this queue manager's question about `queue` stands.
+    pub fn query(&self, queue: &str) -> Option<QueryState> {
+        self.queries.get(queue).copied()
+    }
+
+    /// Records a question about `queue`, asked at `now_ms`, to send.
+    pub fn ask(&mut self, queue: &str, now_ms: u64) {
+        self.queries.insert(
+            queue.to_string(),
+            QueryState::Pending {
+                asked_ms: now_ms,
+                sent: false,
+            },
+        );
+    }
+
+    /// The questions not sent yet, marked sent.
+    pub fn take_unsent_queries(&mut self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (queue, state) in self.queries.iter_mut() {
+            if let QueryState::Pending { sent, .. } = state {
+                if !*sent {
+                    *sent = true;
+                    out.push(queue.clone());
+                }
+            }
+        }
+        out
+    }
+
+    /// A full repository answered the question about `queue`.
+    pub fn answered(&mut self, queue: &str) {
+        self.queries.insert(queue.to_string(), QueryState::Answered);
+    }
+
+    /// Removes the records older than `cutoff_ms` (by sequence, the owner's clock at
+    /// publication) not owned by `keep`: returns them.
+    pub fn expire(&mut self, cutoff_ms: u64, keep: &str) -> Vec<ClusterRecord> {
+        let mut gone = Vec::new();
+        self.qmgrs.retain(|_, r| {
+            let stale = r.qmgr != keep && r.sequence < cutoff_ms;
+            if stale {
+                gone.push(ClusterRecord::QueueManager(r.clone()));
+            }
+            !stale
+        });
+        self.queues.retain(|_, r| {
+            let stale = r.qmgr != keep && r.sequence < cutoff_ms;
+            if stale {
+                gone.push(ClusterRecord::Queue(r.clone()));
+            }
+            !stale
+        });
+        gone
     }
 
     /// Counts a message sent to `qmgr` ("" for the local instance).

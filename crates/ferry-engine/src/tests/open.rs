@@ -288,11 +288,11 @@ fn queue_manager_object_is_inquire_only() {
     h.qm.open(c, &od, OpenOptions::INQUIRE, t, &mut h.fx)
         .unwrap();
     let od = ObjectDescriptor {
-        object_type: ObjectType::Namelist,
+        object_type: ObjectType::Listener,
         ..Default::default()
     };
     assert_eq!(
-        rc(h.qm.open(c, &od, OpenOptions::OUTPUT, t, &mut h.fx)),
+        rc(h.qm.open(c, &od, OpenOptions::INQUIRE, t, &mut h.fx)),
         ReasonCode::ObjectTypeError
     );
     // A topic needs a topic object or a topic string (2085 without either).

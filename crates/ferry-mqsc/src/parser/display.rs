@@ -35,7 +35,8 @@ impl FilterKind {
             AttrKind::Text { .. }
             | AttrKind::Checked { .. }
             | AttrKind::Name { .. }
-            | AttrKind::KeywordList { .. } => FilterKind::Text,
+            | AttrKind::KeywordList { .. }
+            | AttrKind::NameList { .. } => FilterKind::Text,
             AttrKind::Keyword { values } => FilterKind::Keyword(values),
             AttrKind::Flag { on, off } => FilterKind::Flag { on, off },
         }

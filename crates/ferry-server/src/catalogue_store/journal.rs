@@ -92,6 +92,11 @@ pub enum JournalRecord {
         /// Its records.
         records: ferry_security::chlauth::ChlauthRules,
     },
+    /// A namelist defined or altered. Added with namelists: a Ferry from before them
+    /// refuses to start on a journal holding one, naming the record that does not decode.
+    Namelist(ferry_objects::NamelistDefinition),
+    /// The namelist of this name was deleted.
+    DeleteNamelist(String),
 }
 
 /// Why a journal could not be read at all (a torn tail is not an error: see

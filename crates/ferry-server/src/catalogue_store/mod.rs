@@ -129,6 +129,10 @@ struct SnapshotIn {
     /// Absent in catalogues written before Ferry had connection authentication.
     #[serde(default)]
     authinfos: Option<Vec<AuthInfoDefinition>>,
+    /// Absent in catalogues written before Ferry had namelists: none (recovery then adds
+    /// the shipped ones once).
+    #[serde(default)]
+    namelists: Vec<ferry_objects::NamelistDefinition>,
     /// Absent in catalogues written before Ferry had authority records: none.
     #[serde(default)]
     authority_records: ferry_security::oam::AuthorityRecords,
@@ -161,6 +165,7 @@ struct Image {
     connauth_added: bool,
     authority_records: ferry_security::oam::AuthorityRecords,
     processes: BTreeMap<String, ferry_objects::ProcessDefinition>,
+    namelists: BTreeMap<String, ferry_objects::NamelistDefinition>,
     topics: BTreeMap<String, TopicDefinition>,
     /// The snapshot predates topic objects: SYSTEM.BASE.TOPIC, SYSTEM.DEFAULT.TOPIC and
     /// the model queues of managed subscriptions (where missing) were added.
@@ -214,6 +219,11 @@ impl Image {
                 .processes
                 .into_iter()
                 .map(|p| (p.name.clone(), p))
+                .collect(),
+            namelists: s
+                .namelists
+                .into_iter()
+                .map(|n| (n.name.clone(), n))
                 .collect(),
             authority_records: s.authority_records,
             chlauth,
@@ -271,6 +281,12 @@ impl Image {
             JournalRecord::DeleteProcess(name) => {
                 self.processes.remove(&name);
             }
+            JournalRecord::Namelist(n) => {
+                self.namelists.insert(n.name.clone(), n);
+            }
+            JournalRecord::DeleteNamelist(name) => {
+                self.namelists.remove(&name);
+            }
             JournalRecord::Topic(t) => {
                 self.topics.insert(t.name.clone(), t);
             }
@@ -312,6 +328,7 @@ impl Image {
             chlauth: self.chlauth,
             authinfos: self.authinfos.into_values().collect(),
             processes: self.processes.into_values().collect(),
+            namelists: self.namelists.into_values().collect(),
             topics: self.topics.into_values().collect(),
             authority_records: self.authority_records,
             subscriptions: self.subscriptions.into_values().collect(),

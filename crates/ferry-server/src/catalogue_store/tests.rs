@@ -16,6 +16,7 @@ fn catalogue(queues: &[&str]) -> Catalogue {
         chlauth: Default::default(),
         authinfos: Vec::new(),
         processes: Vec::new(),
+        namelists: Vec::new(),
         topics: Vec::new(),
         authority_records: Default::default(),
         subscriptions: Vec::new(),

@@ -232,6 +232,25 @@ impl AdminTarget for Target<'_> {
     fn delete_process(&mut self, name: &str) -> Result<(), AdminError> {
         self.admin(|e, _, fx| e.delete_process(name, fx))
     }
+    fn namelist(&self, name: &str) -> Option<ferry_objects::NamelistDefinition> {
+        self.server.engine.borrow().namelist(name)
+    }
+    fn namelists(&self) -> Vec<ferry_objects::NamelistDefinition> {
+        self.server.engine.borrow().namelists()
+    }
+    fn define_namelist(
+        &mut self,
+        def: ferry_objects::NamelistDefinition,
+        replace: bool,
+    ) -> Result<(), AdminError> {
+        self.admin(|e, _, fx| e.define_namelist(def, replace, fx))
+    }
+    fn alter_namelist(&mut self, def: ferry_objects::NamelistDefinition) -> Result<(), AdminError> {
+        self.admin(|e, _, fx| e.alter_namelist(def, fx))
+    }
+    fn delete_namelist(&mut self, name: &str) -> Result<(), AdminError> {
+        self.admin(|e, _, fx| e.delete_namelist(name, fx))
+    }
     fn authinfo(&self, name: &str) -> Option<ferry_objects::AuthInfoDefinition> {
         self.server.engine.borrow().authinfo(name)
     }

@@ -723,6 +723,10 @@ fn journal_record(engine: &QueueManager, change: CatalogueChange) -> JournalReco
             Some(p) => JournalRecord::Process(p),
             None => JournalRecord::DeleteProcess(name),
         },
+        CatalogueChange::Namelist(name) => match engine.namelist(&name) {
+            Some(n) => JournalRecord::Namelist(n),
+            None => JournalRecord::DeleteNamelist(name),
+        },
         CatalogueChange::Topic(name) => match engine.topic(&name) {
             Some(t) => JournalRecord::Topic(t),
             None => JournalRecord::DeleteTopic(name),

@@ -33,7 +33,7 @@ use crate::runtime::clock;
 use crate::runtime::server::Server;
 use bytes::Bytes;
 use ferry_engine::cluster::channel_correl_id;
-use ferry_engine::cluster::repository::{ClusterRecord, RepositoryMessage};
+use ferry_engine::cluster::repository::{ClusterQuery, ClusterRecord, RepositoryMessage};
 use ferry_engine::cluster::workload::ChannelPreference;
 use ferry_engine::{ConnectionInfo, Hobj};
 use ferry_mqi::descriptor::persistence;
@@ -55,6 +55,8 @@ use std::time::Duration;
 
 /// How often the repository task looks for records and changed definitions.
 const TICK: Duration = Duration::from_millis(250);
+/// How often messages waiting for a channel that cannot run are looked at.
+const REALLOCATION_INTERVAL: Duration = Duration::from_secs(1);
 /// The longest repository message read.
 const MAX_RECORD_MESSAGE: usize = 16 << 20;
 
@@ -65,7 +67,7 @@ pub(super) fn sending_definition(server: &Server, name: &str) -> Option<ChannelD
     let engine = server.engine.borrow();
     if let Some(mut def) = engine.channel(name) {
         if def.channel_type == ChannelType::ClusterSender {
-            def.attributes.xmit_q = CLUSTER_TRANSMIT_QUEUE.to_string();
+            def.attributes.xmit_q = engine.cluster_xmit_q_name(name);
         }
         return Some(def);
     }
@@ -77,7 +79,7 @@ pub(super) fn sending_definition(server: &Server, name: &str) -> Option<ChannelD
     let a = &mut def.attributes;
     a.cluster = record.cluster.clone();
     a.connection_name = record.conname.clone();
-    a.xmit_q = CLUSTER_TRANSMIT_QUEUE.to_string();
+    a.xmit_q = engine.cluster_xmit_q_name(name);
     a.cluster_workload_rank = record.rank;
     a.cluster_workload_priority = record.priority;
     a.cluster_workload_weight = record.weight;
@@ -164,15 +166,16 @@ fn channel_state(server: &Server, channel: &str) -> String {
 /// manual CLUSSDRs whose partner has not answered yet.
 pub(crate) fn cluster_qmgrs(server: &Server) -> Vec<ClusterQmgrStatus> {
     let engine = server.engine.borrow();
-    let manual: BTreeMap<String, ChannelDefinition> = engine
+    let manual: BTreeMap<String, (ChannelDefinition, Vec<String>)> = engine
         .channels()
         .into_iter()
         .filter(|d| d.channel_type == ChannelType::ClusterSender)
-        .filter(|d| {
-            !d.attributes.cluster.trim().is_empty()
-                && !d.attributes.connection_name.trim().is_empty()
+        .filter(|d| !d.attributes.connection_name.trim().is_empty())
+        .filter_map(|d| {
+            let clusters =
+                engine.clusters_named(&d.attributes.cluster, &d.attributes.cluster_namelist);
+            (!clusters.is_empty()).then(|| (d.name.clone(), (d, clusters)))
         })
-        .map(|d| (d.name.clone(), d))
         .collect();
     let mut out: Vec<ClusterQmgrStatus> = Vec::new();
     let mut confirmed: BTreeSet<String> = BTreeSet::new();
@@ -204,28 +207,36 @@ pub(crate) fn cluster_qmgrs(server: &Server) -> Vec<ClusterQmgrStatus> {
             priority: r.priority,
             weight: r.weight,
             network_priority: r.network_priority,
+            xmit_q: if own {
+                String::new()
+            } else {
+                engine.cluster_xmit_q_name(&r.channel)
+            },
         });
     }
-    for (name, d) in manual {
+    for (name, (d, clusters)) in manual {
         if confirmed.contains(&name) {
             continue;
         }
         let a = &d.attributes;
-        out.push(ClusterQmgrStatus {
-            name: format!("SYSTEM.TEMPQMGR.{}", a.connection_name.trim()),
-            cluster: a.cluster.trim().to_string(),
-            channel: name.clone(),
-            full_repository: true,
-            status: channel_state(server, &name),
-            definition_type: "CLUSSDR",
-            connection_name: a.connection_name.trim().to_string(),
-            qmid: String::new(),
-            suspended: false,
-            rank: a.cluster_workload_rank,
-            priority: a.cluster_workload_priority,
-            weight: a.cluster_workload_weight,
-            network_priority: 0,
-        });
+        for cluster in clusters {
+            out.push(ClusterQmgrStatus {
+                name: format!("SYSTEM.TEMPQMGR.{}", a.connection_name.trim()),
+                cluster,
+                channel: name.clone(),
+                full_repository: true,
+                status: channel_state(server, &name),
+                definition_type: "CLUSSDR",
+                connection_name: a.connection_name.trim().to_string(),
+                qmid: String::new(),
+                suspended: false,
+                rank: a.cluster_workload_rank,
+                priority: a.cluster_workload_priority,
+                weight: a.cluster_workload_weight,
+                network_priority: 0,
+                xmit_q: engine.cluster_xmit_q_name(&name),
+            });
+        }
     }
     out
 }
@@ -328,7 +339,7 @@ type Destinations = BTreeSet<String>;
 fn destinations(server: &Server, cluster: &str, except: &[&str]) -> Destinations {
     let engine = server.engine.borrow();
     let me = server.name.as_str();
-    let full = engine.qmgr().repository.trim() == cluster;
+    let full = engine.is_full_repository(cluster);
     let mut out: Destinations = engine
         .cluster_repository()
         .qmgrs()
@@ -343,8 +354,11 @@ fn destinations(server: &Server, cluster: &str, except: &[&str]) -> Destinations
         .collect();
     for d in engine.channels() {
         if d.channel_type == ChannelType::ClusterSender
-            && d.attributes.cluster.trim() == cluster
             && !d.attributes.connection_name.trim().is_empty()
+            && engine
+                .clusters_named(&d.attributes.cluster, &d.attributes.cluster_namelist)
+                .iter()
+                .any(|c| c == cluster)
         {
             // A manual CLUSSDR to a member already known and excluded stays out.
             let excluded = known_channels
@@ -358,6 +372,19 @@ fn destinations(server: &Server, cluster: &str, except: &[&str]) -> Destinations
     out
 }
 
+/// What one round of the repository task sends, by channel.
+#[derive(Default)]
+struct Outgoing {
+    /// Records.
+    records: BTreeMap<String, Vec<ClusterRecord>>,
+    /// REFRESH CLUSTER requests.
+    refresh: BTreeMap<String, Vec<String>>,
+    /// Questions about queues, to full repositories.
+    queries: BTreeMap<String, Vec<ClusterQuery>>,
+    /// Answers to questions, to partial repositories.
+    answers: BTreeMap<String, Vec<ClusterQuery>>,
+}
+
 /// The repository task's engine connection and open handles.
 struct Repository {
     server: Rc<Server>,
@@ -365,9 +392,20 @@ struct Repository {
     command_q: Hobj,
     repository_q: Hobj,
     xmit_q: Hobj,
+    /// SYSTEM.CLUSTER.TRANSMIT.QUEUE opened to browse and get, for reallocation.
+    xmit_q_in: Hobj,
+    /// Channels of queue managers whose records expired, to the queue manager: their
+    /// reallocatable messages go elsewhere (`cluster_reallocation`).
+    departed: BTreeMap<String, String>,
+    /// When messages were last looked at for reallocation.
+    reallocated_at: std::time::Instant,
     /// The definitions' generation (the catalogue's last ticket) own records were last
     /// published for: they are only looked at again when a definition changed.
     published_for: Option<u64>,
+    /// The clusters this queue manager was a full repository of at the last round: one
+    /// it has become a full repository of since tells the members it knows what they
+    /// are to know, as it tells a member it hears of for the first time.
+    full_of: BTreeSet<String>,
 }
 
 /// Runs the repository task for as long as the queue manager runs.
@@ -393,6 +431,26 @@ pub(super) async fn run_repository(server: Rc<Server>, channels: Rc<MessageChann
             repository.published_for = None;
         }
         ensure_senders(&server, &channels);
+        if repository.reallocated_at.elapsed() >= REALLOCATION_INTERVAL {
+            repository.reallocated_at = std::time::Instant::now();
+            let handles = (repository.xmit_q_in, repository.xmit_q);
+            match super::cluster_reallocation::reallocate(
+                &server,
+                &repository.session,
+                handles,
+                &channels,
+                &repository.departed,
+            )
+            .await
+            {
+                Ok(0) => {}
+                Ok(n) => tracing::info!("{n} cluster messages reallocated to other instances"),
+                Err(e) => {
+                    tracing::warn!("cluster reallocation: {}", e.reason);
+                    let _ = repository.session.backout().await;
+                }
+            }
+        }
         tokio::time::sleep(TICK).await;
     }
 }
@@ -425,13 +483,21 @@ impl Repository {
             &queue(CLUSTER_TRANSMIT_QUEUE)?,
             OpenOptions::OUTPUT | OpenOptions::FAIL_IF_QUIESCING,
         )?;
+        let xmit_q_in = session.open(
+            &queue(CLUSTER_TRANSMIT_QUEUE)?,
+            OpenOptions::INPUT_SHARED | OpenOptions::BROWSE | OpenOptions::FAIL_IF_QUIESCING,
+        )?;
         Ok(Repository {
             server: server.clone(),
             session,
             command_q,
             repository_q,
             xmit_q,
+            xmit_q_in,
+            departed: BTreeMap::new(),
+            reallocated_at: std::time::Instant::now(),
             published_for: None,
+            full_of: BTreeSet::new(),
         })
     }
 
@@ -466,15 +532,25 @@ impl Repository {
             options.options = GetOptionFlags::BROWSE_NEXT | GetOptionFlags::NO_SYNCPOINT;
         }
         if let Some(m) = newest {
-            self.server.engine.borrow_mut().cluster_restore(m.records);
+            let mut engine = self.server.engine.borrow_mut();
+            engine.cluster_restore(m.records);
+            engine.cluster_restore_subscriptions(m.subscriptions);
         }
+        // What it was a full repository of when it stopped: no news to its members.
+        self.full_of = self
+            .server
+            .engine
+            .borrow()
+            .full_repository_clusters()
+            .into_iter()
+            .collect();
         Ok(())
     }
 
     /// One round: what arrived, what changed here, saved and sent in one unit of work.
     async fn tick(&mut self) -> Result<(), MqError> {
         let mut dirty = false;
-        let mut outgoing: BTreeMap<String, Vec<ClusterRecord>> = BTreeMap::new();
+        let mut out = Outgoing::default();
         let me = self.server.name.clone();
         loop {
             let gmo = GetOptions {
@@ -504,94 +580,43 @@ impl Repository {
                     continue;
                 }
             };
-            let known_before: BTreeSet<(String, String)> = {
-                let engine = self.server.engine.borrow();
-                engine
-                    .cluster_repository()
-                    .qmgrs()
-                    .map(|r| (r.cluster.clone(), r.qmgr.clone()))
-                    .collect()
-            };
-            let changed = self
-                .server
-                .engine
-                .borrow_mut()
-                .cluster_apply(message.records);
-            let full_of = self
-                .server
-                .engine
-                .borrow()
-                .qmgr()
-                .repository
-                .trim()
-                .to_string();
-            // REFRESH CLUSTER at the sender: tell it everything again.
-            for cluster in message.refresh.iter().filter(|c| **c == full_of) {
-                let engine = self.server.engine.borrow();
-                let repository = engine.cluster_repository();
-                let Some(channel) = repository
-                    .qmgr(cluster, &message.sender)
-                    .map(|r| r.channel.clone())
-                else {
-                    continue;
-                };
-                let all: Vec<ClusterRecord> = repository
-                    .records()
-                    .into_iter()
-                    .filter(|r| r.cluster() == cluster && r.owner() != message.sender)
-                    .collect();
-                outgoing.entry(channel).or_default().extend(all);
+            self.received(message, &mut out);
+        }
+        let now_ms = clock::now().0;
+        // Records not renewed for 30 days are forgotten.
+        let expired = self.server.engine.borrow_mut().cluster_expire(now_ms);
+        for r in &expired {
+            dirty = true;
+            if let ClusterRecord::QueueManager(q) = r {
+                self.departed.insert(q.channel.clone(), q.qmgr.clone());
             }
-            for record in &changed {
-                if record.cluster() != full_of {
-                    continue;
-                }
-                // A full repository passes every newer record on.
-                let except = [record.owner(), message.sender.as_str()];
-                for channel in destinations(&self.server, record.cluster(), &except) {
-                    outgoing.entry(channel).or_default().push(record.clone());
-                }
-                // And tells a member it hears of for the first time all it knows.
-                if let ClusterRecord::QueueManager(q) = record {
-                    if !q.removed && !known_before.contains(&(q.cluster.clone(), q.qmgr.clone())) {
-                        let all: Vec<ClusterRecord> = self
-                            .server
-                            .engine
-                            .borrow()
-                            .cluster_repository()
-                            .records()
-                            .into_iter()
-                            .filter(|r| r.cluster() == q.cluster && r.owner() != q.qmgr)
-                            .collect();
-                        outgoing.entry(q.channel.clone()).or_default().extend(all);
-                    }
-                }
-            }
+            tracing::info!(
+                "cluster {}: the record of {} expired (not renewed for 30 days)",
+                r.cluster(),
+                r.owner()
+            );
         }
         let generation = self.server.catalogue.last_ticket();
-        let pending = self
-            .server
-            .engine
-            .borrow()
-            .cluster_repository()
-            .has_pending();
-        let own = if pending || self.published_for != Some(generation) {
+        let (pending, renew) = {
+            let engine = self.server.engine.borrow();
+            (
+                engine.cluster_repository().has_pending(),
+                engine.cluster_republish_due(now_ms),
+            )
+        };
+        let own = if pending || renew || self.published_for != Some(generation) {
             self.published_for = Some(generation);
-            self.server
-                .engine
-                .borrow_mut()
-                .cluster_publish(clock::now().0)
+            self.server.engine.borrow_mut().cluster_publish(now_ms)
         } else {
             Vec::new()
         };
         for record in own {
             dirty = true;
-            for channel in destinations(&self.server, record.cluster(), &[]) {
-                outgoing.entry(channel).or_default().push(record.clone());
+            for channel in self.audience(&record, &[]) {
+                out.records.entry(channel).or_default().push(record.clone());
             }
         }
         let refresh = self.server.engine.borrow_mut().cluster_take_refresh();
-        let mut refresh_to: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for cluster in refresh {
             dirty = true;
             let own: Vec<ClusterRecord> = self
@@ -604,23 +629,203 @@ impl Repository {
                 .filter(|r| r.cluster() == cluster)
                 .collect();
             for channel in destinations(&self.server, &cluster, &[]) {
-                outgoing
+                out.records
                     .entry(channel.clone())
                     .or_default()
                     .extend(own.clone());
-                refresh_to.entry(channel).or_default().push(cluster.clone());
+                out.refresh
+                    .entry(channel)
+                    .or_default()
+                    .push(cluster.clone());
+            }
+        }
+        // Newly a full repository (REPOS, REPOSNL): the members known are told.
+        let full_now: BTreeSet<String> = self
+            .server
+            .engine
+            .borrow()
+            .full_repository_clusters()
+            .into_iter()
+            .collect();
+        for cluster in full_now.difference(&self.full_of) {
+            let members: Vec<(String, String)> = self
+                .server
+                .engine
+                .borrow()
+                .cluster_repository()
+                .qmgrs()
+                .filter(|r| r.cluster == *cluster && r.qmgr != me)
+                .map(|r| (r.qmgr.clone(), r.channel.clone()))
+                .collect();
+            for (qmgr, channel) in members {
+                dirty = true;
+                let records = self
+                    .server
+                    .engine
+                    .borrow()
+                    .cluster_join_records(cluster, &qmgr);
+                out.records.entry(channel).or_default().extend(records);
+            }
+        }
+        self.full_of = full_now;
+        // Questions from MQOPEN go to the full repositories of their cluster.
+        let queries = self.server.engine.borrow_mut().cluster_take_queries();
+        for q in queries {
+            dirty = true;
+            for channel in destinations(&self.server, &q.cluster, &[]) {
+                out.queries.entry(channel).or_default().push(q.clone());
             }
         }
         if !dirty {
             return Ok(());
         }
-        for (channel, records) in outgoing {
-            let mut message = RepositoryMessage::new(&me, records);
-            message.refresh = refresh_to.remove(&channel).unwrap_or_default();
+        let channels: BTreeSet<String> = out
+            .records
+            .keys()
+            .chain(out.refresh.keys())
+            .chain(out.queries.keys())
+            .chain(out.answers.keys())
+            .cloned()
+            .collect();
+        for channel in channels {
+            let mut message =
+                RepositoryMessage::new(&me, out.records.remove(&channel).unwrap_or_default());
+            message.refresh = out.refresh.remove(&channel).unwrap_or_default();
+            message.queries = out.queries.remove(&channel).unwrap_or_default();
+            message.answers = out.answers.remove(&channel).unwrap_or_default();
             self.send(&channel, message).await?;
         }
         self.save().await?;
         self.session.commit().await
+    }
+
+    /// A repository message from another member: its records merged, its questions
+    /// answered, and on a full repository what changed passed on.
+    fn received(&self, message: RepositoryMessage, out: &mut Outgoing) {
+        let known_before: BTreeSet<(String, String)> = {
+            let engine = self.server.engine.borrow();
+            engine
+                .cluster_repository()
+                .qmgrs()
+                .map(|r| (r.cluster.clone(), r.qmgr.clone()))
+                .collect()
+        };
+        let changed = self
+            .server
+            .engine
+            .borrow_mut()
+            .cluster_apply(message.records);
+        if !message.answers.is_empty() {
+            self.server
+                .engine
+                .borrow_mut()
+                .cluster_answered(&message.answers);
+        }
+        let full_of = self.server.engine.borrow().full_repository_clusters();
+        // The channel back to the sender, in each cluster.
+        let back = |cluster: &str| -> Option<String> {
+            self.server
+                .engine
+                .borrow()
+                .cluster_repository()
+                .qmgr(cluster, &message.sender)
+                .map(|r| r.channel.clone())
+        };
+        // REFRESH CLUSTER at the sender: tell it again what it is to know.
+        for cluster in message.refresh.iter().filter(|c| full_of.contains(c)) {
+            let Some(channel) = back(cluster) else {
+                continue;
+            };
+            let records = self
+                .server
+                .engine
+                .borrow()
+                .cluster_join_records(cluster, &message.sender);
+            out.records.entry(channel).or_default().extend(records);
+        }
+        // Questions of a partial repository: subscribe it and answer.
+        if !message.queries.is_empty() {
+            let (records, answers) = self
+                .server
+                .engine
+                .borrow_mut()
+                .cluster_answer(&message.sender, &message.queries);
+            for a in answers {
+                let Some(channel) = back(&a.cluster) else {
+                    continue;
+                };
+                let theirs: Vec<ClusterRecord> = records
+                    .iter()
+                    .filter(|r| r.cluster() == a.cluster)
+                    .cloned()
+                    .collect();
+                let entry = out.records.entry(channel.clone()).or_default();
+                for r in theirs {
+                    if !entry.contains(&r) {
+                        entry.push(r);
+                    }
+                }
+                out.answers.entry(channel).or_default().push(a);
+            }
+        }
+        for record in &changed {
+            if !full_of.iter().any(|c| c == record.cluster()) {
+                continue;
+            }
+            // A full repository passes a newer record on to who is to know it.
+            let except = [record.owner(), message.sender.as_str()];
+            for channel in self.audience(record, &except) {
+                out.records.entry(channel).or_default().push(record.clone());
+            }
+            // And tells a member it hears of for the first time what it is to know.
+            if let ClusterRecord::QueueManager(q) = record {
+                if !q.removed && !known_before.contains(&(q.cluster.clone(), q.qmgr.clone())) {
+                    let records = self
+                        .server
+                        .engine
+                        .borrow()
+                        .cluster_join_records(&q.cluster, &q.qmgr);
+                    out.records
+                        .entry(q.channel.clone())
+                        .or_default()
+                        .extend(records);
+                }
+            }
+        }
+    }
+
+    /// The channels `record` goes out on: on a full repository of its cluster, to the
+    /// members that are to know it (`ferry_engine`'s `cluster_audience`) but `except`;
+    /// on a partial repository, to the full repositories.
+    fn audience(&self, record: &ClusterRecord, except: &[&str]) -> Destinations {
+        let engine = self.server.engine.borrow();
+        let cluster = record.cluster();
+        if !engine.is_full_repository(cluster) {
+            drop(engine);
+            return destinations(&self.server, cluster, except);
+        }
+        let repository = engine.cluster_repository();
+        let mut out: Destinations = engine
+            .cluster_audience(record)
+            .into_iter()
+            .filter(|q| !except.contains(&q.as_str()))
+            .filter_map(|q| repository.qmgr(cluster, &q).map(|r| r.channel.clone()))
+            .collect();
+        drop(engine);
+        // The manual CLUSSDRs to full repositories not heard from yet.
+        for channel in destinations(&self.server, cluster, except) {
+            let known = self
+                .server
+                .engine
+                .borrow()
+                .cluster_repository()
+                .qmgrs()
+                .any(|r| r.channel == channel);
+            if !known {
+                out.insert(channel);
+            }
+        }
+        out
     }
 
     /// Puts `message` on the cluster transmission queue for `channel`, in the unit of
@@ -652,8 +857,20 @@ impl Repository {
             ..MessageDescriptor::default()
         };
         let pmo = PutOptions::new(PutOptionFlags::SYNCPOINT | PutOptionFlags::NEW_MSG_ID);
+        // The channel's transmission queue: SYSTEM.CLUSTER.TRANSMIT.QUEUE, or its own
+        // with DEFCLXQ(CHANNEL) once it switched.
+        let xmit_q = self.server.engine.borrow().cluster_xmit_q_name(channel);
+        if xmit_q == CLUSTER_TRANSMIT_QUEUE {
+            return self
+                .session
+                .put(self.xmit_q, &mut md, &pmo, Bytes::from(data), Bytes::new())
+                .await
+                .map(|_| ());
+        }
+        let od = ObjectDescriptor::queue(&xmit_q)
+            .map_err(|_| MqError::from(ReasonCode::ObjectNameError))?;
         self.session
-            .put(self.xmit_q, &mut md, &pmo, Bytes::from(data), Bytes::new())
+            .put1(&od, &mut md, &pmo, Bytes::from(data), Bytes::new())
             .await
             .map(|_| ())
     }
@@ -677,8 +894,14 @@ impl Repository {
                 Err(e) => return Err(e.error),
             }
         }
-        let records = self.server.engine.borrow().cluster_repository().records();
-        let body = RepositoryMessage::new(&self.server.name, records).encode();
+        let (records, subscriptions) = {
+            let engine = self.server.engine.borrow();
+            let repository = engine.cluster_repository();
+            (repository.records(), repository.subscriptions())
+        };
+        let mut message = RepositoryMessage::new(&self.server.name, records);
+        message.subscriptions = subscriptions;
+        let body = message.encode();
         let mut md = MessageDescriptor {
             persistence: persistence::PERSISTENT,
             ..MessageDescriptor::default()

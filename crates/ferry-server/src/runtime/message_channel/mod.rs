@@ -18,6 +18,8 @@
 //! the status MQ shows. The wire protocol is `ferry_wire::channel` (docs/protocol.md).
 
 mod cluster;
+mod cluster_reallocation;
+mod cluster_xmit_switch;
 mod dead_letter;
 mod engine_session;
 mod initiator;

@@ -150,12 +150,23 @@ pub(crate) async fn run(server: Rc<Server>, agent: Rc<Agent>, mut waiting_for_tr
             agent.set_state(MessageChannelState::Inactive);
             return;
         };
-        if waiting_for_trigger {
+        let def = if waiting_for_trigger {
             agent.set_state(MessageChannelState::Inactive);
+            // Messages of a switch not made before a restart go where it waits first.
+            let Some(def) = on_cluster_xmit_q(&server, &agent, def).await else {
+                return;
+            };
             if !wait_for_message(&server, &agent, &def).await {
                 return;
             }
-        }
+            def
+        } else {
+            def
+        };
+        // A cluster-sender starting: on the transmission queue DEFCLXQ asks for.
+        let Some(def) = on_cluster_xmit_q(&server, &agent, def).await else {
+            return;
+        };
         let mut retries = Retries::of(&def);
         {
             let mut s = agent.status.borrow_mut();
@@ -235,6 +246,26 @@ pub(crate) async fn run(server: Rc<Server>, agent: Rc<Agent>, mut waiting_for_tr
             }
         }
     }
+}
+
+/// `def` of a cluster-sender on the transmission queue QMGR DEFCLXQ asks for, after a
+/// switch when it was on another (`cluster_xmit_switch`); `def` itself for other
+/// channels. `None` when the channel is gone.
+async fn on_cluster_xmit_q(
+    server: &Rc<Server>,
+    agent: &Rc<Agent>,
+    def: ChannelDefinition,
+) -> Option<ChannelDefinition> {
+    if def.channel_type != ChannelType::ClusterSender
+        || !super::cluster_xmit_switch::switch(server, &agent.name).await
+    {
+        return Some(def);
+    }
+    let def = super::cluster::sending_definition(server, &agent.name);
+    if def.is_none() {
+        agent.set_state(MessageChannelState::Inactive);
+    }
+    def
 }
 
 /// Waits, INACTIVE, until the transmission queue has a message for the channel (true)

@@ -205,6 +205,11 @@ fn handle(
                     resolved_q_name: ferry_mqi::FixedStr::truncating(&opened.resolved_q_name),
                     resolved_qmgr_name: ferry_mqi::FixedStr::truncating(&opened.resolved_qmgr_name),
                 },
+                Err(e) if super::cluster_wait::asked(server, &od, e.reason) => {
+                    // A partial repository asked its full repositories: answered later.
+                    super::cluster_wait::open_later(server, socket, (conv, rid), conn, od, options);
+                    return Ok(());
+                }
                 Err(e) => fail(Verb::Open, e.reason),
             }
         }
@@ -268,9 +273,20 @@ fn handle(
             body,
         } => {
             let body = own_body(body);
+            // Kept for a put made again once a partial repository's question about the
+            // queue is answered (`cluster_wait`); a clone of a shared buffer.
+            let retry = (md, body.clone());
             let r = server.call(&mut wait, |e, now, fx| {
                 e.put1(conn, &od, &mut md, &pmo, body, now, fx)
             });
+            if let Err(e) = &r {
+                if super::cluster_wait::asked(server, &od, e.reason) {
+                    let (md, body) = retry;
+                    let call = super::cluster_wait::Put1Call { od, md, pmo, body };
+                    super::cluster_wait::put1_later(server, socket, (conv, rid), conn, call);
+                    return Ok(());
+                }
+            }
             Reply::Put1 {
                 status: status_of(r),
                 md,

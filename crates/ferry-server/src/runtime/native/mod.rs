@@ -14,6 +14,7 @@
 //! and the endpoints it registers in `runtime/mod.rs`.
 
 mod channels;
+mod cluster_wait;
 mod dispatch;
 mod listeners;
 mod reply;
