@@ -75,7 +75,7 @@ attribute_table! {
     descr: String = "DESCR", Text { max_len: 64 }, default String::new(),
         applies PROCESS, inq Some(sel::PROCESS_DESC), rw, "Description for operators.";
     appl_type: ApplType = "APPLTYPE", Keyword { values: ApplType::KEYWORDS }, default ApplType::Unix,
-        applies PROCESS, inq Some(sel::APPL_TYPE), rw, "Kind of application APPLICID names (DEF: the platform's, UNIX). Ferry's trigger monitor starts UNIX programs; it dead-letters trigger messages of other types (MQFB_APPL_TYPE_ERROR).";
+        applies PROCESS, inq Some(sel::APPL_TYPE), rw, "Kind of application APPLICID names (DEF: the platform's, UNIX). Ferry's trigger monitor starts UNIX programs; it reports and drops trigger messages of other types (MQ's dead-letters them with MQFB_APPL_TYPE_ERROR).";
     appl_id: String = "APPLICID", Text { max_len: 256 }, default String::new(),
         applies PROCESS, inq Some(sel::APPL_ID), rw, "The application to start: for UNIX, a command line the trigger monitor runs with the MQTMC2 structure as its argument.";
     user_data: String = "USERDATA", Text { max_len: 128 }, default String::new(),
