@@ -229,12 +229,13 @@ impl QueueManager {
                 fx.reply_waits();
             }
         }
-        // A triggered transmission queue starts its channel (`crate::trigger`).
+        // A triggered transmission queue starts its channel (`crate::trigger`): the queue
+        // the message went to, which for a cluster queue may be a channel's own (DEFCLXQ).
         let trigger = crate::trigger::on_arrival(
             attrs,
             lq,
             outer.priority,
-            self.triggers.last_made(target.xmit_q),
+            self.triggers.last_made(xmit_q),
             self.qmgr.trigger_interval,
             now,
         );
@@ -250,7 +251,7 @@ impl QueueManager {
             self.place(xmit_q, msg, now, fx);
         }
         if let Some(kind) = trigger {
-            self.fire_trigger(target.xmit_q, kind, sync.then_some(conn), now, fx);
+            self.fire_trigger(xmit_q, kind, sync.then_some(conn), now, fx);
         }
         if target.cluster.is_some() {
             self.cluster.note_chosen(remote_qmgr_name.as_str());
