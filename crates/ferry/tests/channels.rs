@@ -547,3 +547,34 @@ async fn messages_travel_compressed_when_both_ends_agree_a_technique() {
         "{sender:?}"
     );
 }
+
+/// The scheduling policy of the runtime thread (the one serving every connection) of
+/// `qm`.
+fn runtime_policy(qm: &TestQueueManager) -> u32 {
+    thread_policies(qm.pid().expect("running"))
+        .into_iter()
+        .find(|(name, _)| name == "runtime")
+        .expect("a runtime thread")
+        .1
+}
+
+#[test]
+fn queue_managers_run_their_thread_as_normal_while_a_message_channel_runs() {
+    // qm.ini RuntimeScheduling AUTO (the default): SCHED_BATCH serves applications, but
+    // a message crossing to another queue manager must not wait for a time slice.
+    let qma = start("QMA");
+    let qmb = start("QMB");
+    let channel = link(&qma, &qmb);
+    assert_eq!(runtime_policy(&qma), SCHED_BATCH);
+    assert_eq!(runtime_policy(&qmb), SCHED_BATCH);
+
+    start_channel(&qma, &channel);
+    wait_status(&qmb, &channel, "RUNNING");
+    assert_eq!(runtime_policy(&qma), SCHED_OTHER, "the sending end");
+    assert_eq!(runtime_policy(&qmb), SCHED_OTHER, "the receiving end");
+
+    stop_channel(&qma, &channel);
+    wait_until("both queue managers back to SCHED_BATCH", || {
+        runtime_policy(&qma) == SCHED_BATCH && runtime_policy(&qmb) == SCHED_BATCH
+    });
+}

@@ -656,33 +656,8 @@ fn bad_qm_ini_value_stops_the_start_naming_the_key() {
     mqsc_ok(&qm, "DISPLAY QMGR");
 }
 
-/// The scheduling policy of a thread of a running process (field 41 of its stat file:
-/// 0 SCHED_OTHER, 3 SCHED_BATCH), by thread name.
-fn thread_policies(pid: u32) -> Vec<(String, u32)> {
-    let mut out = Vec::new();
-    for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap() {
-        let dir = task.unwrap().path();
-        let comm = std::fs::read_to_string(dir.join("comm")).unwrap();
-        let stat = std::fs::read_to_string(dir.join("stat")).unwrap();
-        // The name in parentheses may hold spaces: count fields after its closing one.
-        let after = &stat[stat.rfind(')').unwrap() + 2..];
-        let policy = after.split(' ').nth(41 - 3).unwrap().parse().unwrap();
-        let tid: u32 = dir.file_name().unwrap().to_str().unwrap().parse().unwrap();
-        let name = if tid == pid {
-            "runtime".to_string()
-        } else {
-            comm.trim().to_string()
-        };
-        out.push((name, policy));
-    }
-    out.sort();
-    out
-}
-
 #[test]
 fn the_runtime_thread_runs_as_a_batch_thread_unless_qm_ini_says_normal() {
-    const SCHED_OTHER: u32 = 0;
-    const SCHED_BATCH: u32 = 3;
     let mut qm = start("LC.SCHED");
     let policies = thread_policies(qm.pid().expect("running"));
     for (name, policy) in &policies {
@@ -700,7 +675,7 @@ fn the_runtime_thread_runs_as_a_batch_thread_unless_qm_ini_says_normal() {
 
     stop_and_edit_qm_ini(
         &mut qm,
-        "RuntimeScheduling=BATCH",
+        "RuntimeScheduling=AUTO",
         "RuntimeScheduling=NORMAL",
     );
     qm.launch();

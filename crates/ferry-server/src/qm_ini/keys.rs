@@ -466,12 +466,12 @@ const TUNING: &[Key] = &[
     Key {
         key: "RuntimeScheduling",
         kind: ValueKind::Choice {
-            words: &["BATCH", "NORMAL"],
-            expected: "BATCH or NORMAL",
+            words: &["AUTO", "BATCH", "NORMAL"],
+            expected: "AUTO, BATCH or NORMAL",
         },
-        default: DefaultValue::Text("BATCH"),
+        default: DefaultValue::Text("AUTO"),
         unit: "",
-        meaning: "Linux scheduling policy of the thread that serves every connection. BATCH (SCHED_BATCH): a message arriving for it does not preempt an application running on that CPU; the queue manager runs at the next switch and handles what arrived meanwhile in one pass, which costs it less CPU per message when applications keep the CPUs busy (docs/performance.md). NORMAL: the system's default, woken at once. Idle CPUs run it at once either way. The log, queue-file and definition writers keep the default.",
+        meaning: "Linux scheduling policy of the thread that serves every connection. BATCH (SCHED_BATCH): a message arriving for it does not preempt an application running on that CPU; the queue manager runs at the next switch and handles what arrived meanwhile in one pass, which costs it less CPU per message when applications keep the CPUs busy (docs/performance.md). NORMAL: the system's default, woken at once. AUTO: BATCH while no message channel runs, NORMAL while one does, because every message crossing to another queue manager waits for that queue manager's wake-up and its reply for this one's, which BATCH delays by a time slice when the CPUs are busy. Idle CPUs run it at once either way. The log, queue-file and definition writers keep the default.",
         when_reached: "",
         get: |i| Value::Text(i.tuning.runtime_scheduling.clone()),
         set: |i, v| i.tuning.runtime_scheduling = v.text(),

@@ -384,15 +384,6 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
         builder.on_thread_unpark(move || unpark.after_unpark());
     }
     let runtime = builder.build().map_err(|e| config_error(&e))?;
-    // This thread runs the runtime; the writer threads are running already and keep the
-    // default policy.
-    let scheduling = scheduling::RuntimeScheduling::from_ini(&ini.tuning.runtime_scheduling);
-    if let Err(e) = scheduling.apply_to_this_thread() {
-        error_log.write(
-            &messages::SCHEDULING_NOT_SET,
-            &[&name, &scheduling.word(), &e],
-        );
-    }
     let local = tokio::task::LocalSet::new();
     // The native protocol's sockets and channel instances, shared by its endpoints.
     let svrconns = Rc::new(native::Svrconns::default());
@@ -418,6 +409,14 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
             )
         },
     );
+    // This thread runs the runtime; the writer threads are running already and keep the
+    // default policy.
+    if let Err((policy, e)) = server.scheduling.start() {
+        server
+            .error_log
+            .borrow_mut()
+            .write(&messages::SCHEDULING_NOT_SET, &[&name, &policy.word(), &e]);
+    }
     let result = local.block_on(&runtime, serve(server.clone(), svrconns));
     // A final checkpoint makes the next start replay little.
     if let Some(log) = server.log.as_ref() {

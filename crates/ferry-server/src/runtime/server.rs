@@ -175,6 +175,8 @@ pub struct Server {
     pub(crate) connauth: RefCell<crate::authentication::ConnAuth>,
     /// What waits for definitions to be durable, in ticket order.
     catalogue_waiters: RefCell<VecDeque<(u64, AfterDefinitions)>>,
+    /// The runtime thread's scheduling policy, following the running message channels.
+    pub(crate) scheduling: super::scheduling::ThreadScheduling,
 }
 
 impl Server {
@@ -221,6 +223,7 @@ impl Server {
                 args.iter().map(|a| a as &dyn std::fmt::Display).collect();
             error_log.write(message, &inserts);
         }
+        let ini_scheduling = ini.tuning.runtime_scheduling.clone();
         Rc::new_cyclic(|weak| Server {
             name: paths.name.clone(),
             paths,
@@ -244,6 +247,9 @@ impl Server {
             log_room_waiters: RefCell::new(VecDeque::new()),
             catalogue,
             catalogue_waiters: RefCell::new(VecDeque::new()),
+            scheduling: super::scheduling::ThreadScheduling::new(
+                super::scheduling::RuntimeScheduling::from_ini(&ini_scheduling),
+            ),
             tls: RefCell::new(Rc::new(tls)),
             administrators,
             principals,

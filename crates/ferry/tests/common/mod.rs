@@ -684,3 +684,31 @@ pub fn error_log_accounted(log: &str, id: &str) -> u64 {
         .sum();
     written + counted
 }
+
+/// `SCHED_OTHER`, the system's default policy, as [`thread_policies`] reads it.
+pub const SCHED_OTHER: u32 = 0;
+/// `SCHED_BATCH`, as [`thread_policies`] reads it.
+pub const SCHED_BATCH: u32 = 3;
+
+/// The scheduling policy of a thread of a running process (field 41 of its stat file:
+/// 0 SCHED_OTHER, 3 SCHED_BATCH), by thread name.
+pub fn thread_policies(pid: u32) -> Vec<(String, u32)> {
+    let mut out = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap() {
+        let dir = task.unwrap().path();
+        let comm = std::fs::read_to_string(dir.join("comm")).unwrap();
+        let stat = std::fs::read_to_string(dir.join("stat")).unwrap();
+        // The name in parentheses may hold spaces: count fields after its closing one.
+        let after = &stat[stat.rfind(')').unwrap() + 2..];
+        let policy = after.split(' ').nth(41 - 3).unwrap().parse().unwrap();
+        let tid: u32 = dir.file_name().unwrap().to_str().unwrap().parse().unwrap();
+        let name = if tid == pid {
+            "runtime".to_string()
+        } else {
+            comm.trim().to_string()
+        };
+        out.push((name, policy));
+    }
+    out.sort();
+    out
+}

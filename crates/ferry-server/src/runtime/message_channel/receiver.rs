@@ -398,6 +398,8 @@ impl Receiving<'_> {
         last_committed_seq: u32,
     ) -> Result<(), ConversationEnd> {
         let agent = self.agent;
+        // The thread's policy follows running channels (qm.ini RuntimeScheduling AUTO).
+        let _running = self.server.scheduling.message_channel_running();
         {
             let mut s = agent.status.borrow_mut();
             *s = ferry_objects::status::MessageChannelStatus::new(MessageChannelState::Running);

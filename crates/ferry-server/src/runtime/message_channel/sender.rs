@@ -524,6 +524,8 @@ impl Sending<'_> {
             s.compression = agreed_compression(&agreement.compression);
         }
         agent.set_state(MessageChannelState::Running);
+        // The thread's policy follows running channels (qm.ini RuntimeScheduling AUTO).
+        let _running = server.scheduling.message_channel_running();
         server.error_log.borrow_mut().write(
             &messages::CHANNEL_RUNNING,
             &[
