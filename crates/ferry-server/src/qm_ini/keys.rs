@@ -481,7 +481,7 @@ const TUNING: &[Key] = &[
         kind: ValueKind::Number { min: 0, max: 10_000 },
         default: DefaultValue::Number(500),
         unit: "microseconds",
-        meaning: "Under load from many connections, how long the thread that serves every connection naps before it waits on its sockets again, so that one wake-up serves what several connections sent meanwhile (docs/performance.md). It naps only right after a short wait and where naps cost no throughput (every 4 s it compares the bytes read per second with naps and without), and stops when the passes after its naps serve about one connection each (one application waiting for its reply), so a lightly used queue manager answers at once. 0: never.",
+        meaning: "Under load from many connections, how long the thread that serves every connection naps before it waits on its sockets again, so that one wake-up serves what several connections sent meanwhile (docs/performance.md). It naps only right after a short wait and where naps cost no throughput (every 4 s it compares the bytes read per second with naps and without), and stops when the passes after its naps serve about one connection each (one application waiting for its reply), so a lightly used queue manager answers at once. Naps stop while a message channel runs: a message crossing between queue managers would wait for one at every hop. 0: never.",
         when_reached: "",
         get: |i| Value::Number(i.tuning.wake_coalescing.into()),
         set: |i, v| i.tuning.wake_coalescing = v.number_u32(),

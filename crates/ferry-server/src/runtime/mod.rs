@@ -376,12 +376,14 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
 
     let mut builder = tokio::runtime::Builder::new_current_thread();
     builder.enable_all();
+    let mut coalescing = None;
     if ini.tuning.wake_coalescing > 0 {
         let nap = std::time::Duration::from_micros(ini.tuning.wake_coalescing.into());
         let hooks = std::sync::Arc::new(wake_coalescing::WakeCoalescing::new(nap));
-        let unpark = hooks.clone();
-        builder.on_thread_park(move || hooks.before_park());
+        let (park, unpark) = (hooks.clone(), hooks.clone());
+        builder.on_thread_park(move || park.before_park());
         builder.on_thread_unpark(move || unpark.after_unpark());
+        coalescing = Some(hooks);
     }
     let runtime = builder.build().map_err(|e| config_error(&e))?;
     let local = tokio::task::LocalSet::new();
@@ -411,6 +413,9 @@ pub fn run_foreground(home: &FerryHome, name: &str) -> Result<(), ControlError> 
     );
     // This thread runs the runtime; the writer threads are running already and keep the
     // default policy.
+    if let Some(hooks) = coalescing {
+        server.scheduling.coalesce_with(hooks);
+    }
     if let Err((policy, e)) = server.scheduling.start() {
         server
             .error_log

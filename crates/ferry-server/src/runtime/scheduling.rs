@@ -15,14 +15,17 @@
 //! threads than CPUs (two queue managers and their applications on two vCPUs), each of
 //! those wake-ups waits for a time slice to end under `SCHED_BATCH`, several milliseconds
 //! per hop. So the default, `AUTO`, runs the thread as a batch thread while no message
-//! channel runs and under the normal policy while one does ([`ThreadScheduling`]).
+//! channel runs and under the normal policy while one does ([`ThreadScheduling`]), which
+//! also suspends wake coalescing's naps meanwhile, whatever the policy.
 //!
 //! Only the runtime thread takes the policy: it is set just before the runtime starts,
 //! after the log writer, the queue-file writer and the definition writer are running, so
 //! a flush completing still wakes its waiter at once.
 
-use std::cell::Cell;
+use super::wake_coalescing::WakeCoalescing;
+use std::cell::{Cell, RefCell};
 use std::io;
+use std::sync::Arc;
 
 /// The policy qm.ini asks for (`RuntimeScheduling`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,6 +124,8 @@ pub struct ThreadScheduling {
     /// The policy the thread was last given (None before [`ThreadScheduling::start`],
     /// or once setting one failed: it then runs under what it had, and is left alone).
     current: Cell<Option<ThreadPolicy>>,
+    /// Wake coalescing's hooks, when qm.ini asks for naps: suspended while channels run.
+    naps: RefCell<Option<Arc<WakeCoalescing>>>,
 }
 
 impl ThreadScheduling {
@@ -130,7 +135,14 @@ impl ThreadScheduling {
             asked,
             running_channels: Cell::new(0),
             current: Cell::new(None),
+            naps: RefCell::new(None),
         }
+    }
+
+    /// The runtime's wake coalescing, whose naps stop while message channels run.
+    pub fn coalesce_with(&self, naps: Arc<WakeCoalescing>) {
+        naps.suspend_naps(self.running_channels.get() > 0);
+        *self.naps.borrow_mut() = Some(naps);
     }
 
     /// Gives the calling (runtime) thread its starting policy. On failure the thread
@@ -151,8 +163,12 @@ impl ThreadScheduling {
         MessageChannelRunning { scheduling: self }
     }
 
-    /// Moves the thread to the policy the running channels call for, if it changed.
+    /// Moves the thread to the policy the running channels call for, if it changed, and
+    /// suspends wake coalescing's naps while any runs.
     fn follow(&self) {
+        if let Some(naps) = self.naps.borrow().as_ref() {
+            naps.suspend_naps(self.running_channels.get() > 0);
+        }
         let Some(current) = self.current.get() else {
             return;
         };
@@ -228,6 +244,18 @@ mod tests {
         })
         .join()
         .unwrap();
+    }
+
+    #[test]
+    fn naps_stop_while_a_message_channel_runs() {
+        let s = ThreadScheduling::new(RuntimeScheduling::Normal);
+        let naps = Arc::new(WakeCoalescing::new(std::time::Duration::from_micros(500)));
+        s.coalesce_with(naps.clone());
+        assert!(!naps.naps_suspended());
+        let running = s.message_channel_running();
+        assert!(naps.naps_suspended());
+        drop(running);
+        assert!(!naps.naps_suspended());
     }
 
     #[test]

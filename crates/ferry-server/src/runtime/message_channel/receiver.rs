@@ -536,13 +536,17 @@ impl Conversation<'_> {
                 return Err(ConversationEnd::Stopped);
             }
             self.agent.set_substate("RECEIVE");
-            // A stop or a newer conversation wakes the wait; reading is cancel-safe.
-            let frame = tokio::select! {
-                f = tokio::time::timeout(silence, self.io.recv()) => match f {
-                    Ok(f) => Some(f?),
-                    Err(_) => return Err(ConversationError::Silent(silence.as_secs()).into()),
+            // A frame read already goes at once; otherwise a stop or a newer conversation
+            // wakes the wait (reading is cancel-safe).
+            let frame = match self.io.try_recv()? {
+                Some(f) => Some(f),
+                None => tokio::select! {
+                    f = tokio::time::timeout(silence, self.io.recv()) => match f {
+                        Ok(f) => Some(f?),
+                        Err(_) => return Err(ConversationError::Silent(silence.as_secs()).into()),
+                    },
+                    _ = self.agent.stop_wake.notified() => None,
                 },
-                _ = self.agent.stop_wake.notified() => None,
             };
             if !self.agent.is_current(self.generation) {
                 return Err(ConversationEnd::Stopped);
@@ -653,7 +657,6 @@ impl Conversation<'_> {
             s.current_seq = seq;
             s.messages += 1;
             s.current_messages += 1;
-            s.last_message_ms = Some(clock::now().0);
         }
         if in_unit {
             self.batch_in_unit += 1;
@@ -831,6 +834,8 @@ impl Conversation<'_> {
             let mut s = self.agent.status.borrow_mut();
             s.batches += 1;
             s.current_messages = 0;
+            // LSTMSGTI: the batch's end follows its last message at once.
+            s.last_message_ms = Some(clock::now().0);
             return Ok(());
         }
         {
@@ -879,6 +884,7 @@ impl Conversation<'_> {
         let mut s = self.agent.status.borrow_mut();
         s.batches += 1;
         s.current_messages = 0;
+        s.last_message_ms = Some(clock::now().0);
         s.last_seq = last_seq;
         s.last_luwid = luwid;
         self.batch_in_unit = 0;

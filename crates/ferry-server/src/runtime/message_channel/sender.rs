@@ -32,7 +32,7 @@ use bytes::BytesMut;
 use ferry_engine::ConnectionInfo;
 use ferry_mqi::conname::parse_conname;
 use ferry_mqi::descriptor::persistence;
-use ferry_mqi::options::{GetOptionFlags, OpenOptions};
+use ferry_mqi::options::{GetOptionFlags, MatchOptions, OpenOptions};
 use ferry_mqi::transmission::TransmissionHeader;
 use ferry_mqi::FixedStr;
 use ferry_mqi::{GetOptions, MessageDescriptor, MqError, ObjectDescriptor, ReasonCode};
@@ -556,6 +556,7 @@ impl Sending<'_> {
                 .any()
                 .then(|| FrameCompressor::new(agreement.compression)),
             meter: CompressionMeter::default(),
+            get_match: super::cluster::get_match(self.def),
         };
         batches.run().await
     }
@@ -893,6 +894,9 @@ struct BatchLoop<'a> {
     compressor: Option<FrameCompressor>,
     /// COMPRATE and COMPTIME of the messages sent.
     meter: CompressionMeter,
+    /// What gets from the transmission queue match (a CLUSSDR's partner's correlation
+    /// id), worked out once per conversation.
+    get_match: (MessageDescriptor, MatchOptions),
 }
 
 /// DISPLAY CHSTATUS's COMPHDR and COMPMSG at the start of a conversation: the agreed
@@ -971,16 +975,11 @@ impl BatchLoop<'_> {
         let gmo = GetOptions {
             options: flags | syncpoint | GetOptionFlags::FAIL_IF_QUIESCING,
             wait_interval: interval,
-            match_options: super::cluster::get_match(self.def).1,
+            match_options: self.get_match.1,
         };
         match self
             .session
-            .get(
-                self.xq,
-                &super::cluster::get_match(self.def).0,
-                &gmo,
-                usize::MAX,
-            )
+            .get(self.xq, &self.get_match.0, &gmo, usize::MAX)
             .await
         {
             Ok(got) => Ok(Some(Got {
@@ -1054,7 +1053,13 @@ impl BatchLoop<'_> {
                 } else {
                     MessageFlags::empty()
                 };
-                let xq_time = xq_time_us(&got.md);
+                // XQTIME from the batch's first message: reading PutDate and PutTime of
+                // each would cost more than the rest of its trip through this end.
+                let xq_time = if count == 1 {
+                    xq_time_us(&got.md)
+                } else {
+                    None
+                };
                 let (payload, flags) = self.compress(got.data, flags);
                 self.io
                     .queue_message(self.seq, flags, &got.properties, payload)
