@@ -335,3 +335,47 @@ fn sigterm_waits_for_applications_then_ends_them_after_the_grace_period() {
     assert!(started.elapsed() >= Duration::from_secs(2), "{out}");
     drop(app);
 }
+
+#[test]
+fn the_charts_tls_script_sets_the_key_repository() {
+    // The script deploy/helm/ferry writes when tls.secretName is given, with its
+    // template's values filled in and the mount point moved to a temporary directory.
+    let template = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../deploy/helm/ferry/templates/configmap.yaml"),
+    )
+    .expect("chart template");
+    let start = template.find("05-tls.mqsc: |").expect("the TLS script") + 15;
+    let script: String = template[start..]
+        .lines()
+        .take_while(|l| !l.trim_start().starts_with("{{-"))
+        .map(|l| format!("{}\n", l.trim()))
+        .collect();
+    assert!(script.contains("SSLKEYR"), "{script}");
+    let c = Container::new("QMTLS", 1);
+    let keys = c.config[0].parent().expect("temp dir").join("tls");
+    let ca = ferry_tls::self_signed::ThrowawayCa::new("Ferry Test CA").expect("ca");
+    ca.issue(&keys, "ferry", &[("O", "Ferry"), ("CN", "QMTLS")], false)
+        .expect("certificate");
+    ca.write_trust(&keys).expect("trust.pem");
+    let script = script
+        .replace("{{ .Values.tls.secretName }}", "ferry-tls")
+        .replace("{{ .Values.tls.label }}", "ferry")
+        .replace("/etc/ferry-tls", &keys.display().to_string());
+    assert!(!script.contains("{{"), "{script}");
+    c.write(0, "05-tls.mqsc", &script);
+    let mut entry = c.spawn(&[]);
+    c.wait_ready(&mut entry);
+    let shown = c.mqsc("DISPLAY QMGR SSLKEYR CERTLABL\n");
+    assert_eq!(
+        attr(&shown, "SSLKEYR").as_deref(),
+        Some(keys.display().to_string().as_str()),
+        "{shown}"
+    );
+    assert_eq!(attr(&shown, "CERTLABL").as_deref(), Some("ferry"));
+    let log = std::fs::read_to_string(c.qm_dir().join("errors/FRYERR01.LOG")).expect("log");
+    assert!(log.contains("2 commands, 0 failed"), "{log}");
+    assert!(!log.contains("FRY9660E:"), "{log}");
+    entry.signal(libc::SIGTERM);
+    assert_eq!(entry.finish().0, Some(0));
+}
