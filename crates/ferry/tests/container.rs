@@ -172,6 +172,26 @@ impl Drop for Entry {
     }
 }
 
+/// Connects as `app` with `password` over TCP on DEV.APP.SVRCONN: the reason code of a
+/// refusal, or `None` when connected.
+fn app_connects(c: &Container, password: &str) -> Option<ferry_mqi::ReasonCode> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let options =
+        ferry_client::ConnectOptions::client(&format!("127.0.0.1({})", c.port), "DEV.APP.SVRCONN")
+            .queue_manager(&c.name)
+            .credentials("app", password)
+            .sharecnv(1);
+    runtime.block_on(async {
+        match ferry_client::Connection::connect(&options).await {
+            Ok(_) => None,
+            Err(e) => Some(e.reason),
+        }
+    })
+}
+
 fn assert_in(text: &str, wanted: &str) {
     assert!(text.contains(wanted), "{wanted:?} not in:\n{text}");
 }
@@ -201,7 +221,10 @@ fn first_start_creates_every_start_applies_and_sigterm_stops_cleanly() {
     assert_eq!(code, 2, "{line}");
     assert_in(&line, "FRY8118E");
 
-    let mut entry = c.spawn(&[("MQ_APP_PASSWORD", "app-secret-1")]);
+    let mut entry = c.spawn(&[
+        ("MQ_APP_PASSWORD", "app-secret-1"),
+        ("MQ_ADMIN_PASSWORD", "admin-secret-1"),
+    ]);
     c.wait_ready(&mut entry);
     let (code, line) = c.probe("--ready");
     assert_eq!(code, 0, "{line}");
@@ -225,6 +248,15 @@ fn first_start_creates_every_start_applies_and_sigterm_stops_cleanly() {
     assert_in(&shown, "QUEUE(APP.SECOND.DIR)");
     assert_in(&shown, "QUEUE(DEV.QUEUE.1)");
     assert_eq!(attr(&shown, "MAXMSGL").as_deref(), Some("104857600"));
+    // MQ_APP_PASSWORD is app's password on the developer channel; MQ_ADMIN_PASSWORD made
+    // user admin.
+    assert_eq!(app_connects(&c, "app-secret-1"), None);
+    assert_eq!(
+        app_connects(&c, "wrong"),
+        Some(ferry_mqi::ReasonCode::NotAuthorized)
+    );
+    let users = c.ferry(&["user", "list", &c.name]);
+    assert_in(&stdout(&users), "admin");
     // Something an administrator defined by hand, to outlive the next start.
     assert_in(&c.mqsc("DEFINE QLOCAL(BY.HAND)\n"), "FRY8006I");
 
@@ -249,8 +281,14 @@ fn first_start_creates_every_start_applies_and_sigterm_stops_cleanly() {
         "DEFINE QLOCAL(APP.REQUEST) MAXDEPTH(7000) REPLACE\n",
     );
     c.write(0, "fastpath.ini", "Channels:\n   MaxChannels=600\n");
-    let mut entry = c.spawn(&[]);
+    // A changed Secret: the new password holds from this start on, the old one no more.
+    let mut entry = c.spawn(&[("FERRY_APP_PASSWORD", "app-secret-2")]);
     c.wait_ready(&mut entry);
+    assert_eq!(app_connects(&c, "app-secret-2"), None);
+    assert_eq!(
+        app_connects(&c, "app-secret-1"),
+        Some(ferry_mqi::ReasonCode::NotAuthorized)
+    );
     let shown = c.mqsc("DISPLAY QLOCAL(APP.REQUEST) MAXDEPTH\nDISPLAY QLOCAL(BY.HAND)\n");
     assert_eq!(attr(&shown, "MAXDEPTH").as_deref(), Some("7000"), "{shown}");
     assert_in(&shown, "QUEUE(BY.HAND)");
