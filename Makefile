@@ -1,5 +1,5 @@
 # Ferry's developer commands. `make test` is what CI runs (see .ci/run).
-.PHONY: test verify build fuzz bench suite deploy-test
+.PHONY: test verify build fuzz bench suite deploy-test image
 
 ## Everything CI checks: toolchain setup, fmt, clippy, unit + integration tests, fuzz smoke.
 test verify:
@@ -9,6 +9,10 @@ test verify:
 ## Containerfile linted. FERRY_BLESS=1 rewrites deploy/kubernetes from the chart.
 deploy-test:
 	./deploy/test.sh
+
+## The container image (needs a container engine: docker, or IMAGE_TOOL=podman).
+image:
+	$${IMAGE_TOOL:-docker} build -f deploy/Containerfile -t ferry:$${IMAGE_TAG:-latest} .
 
 ## Release build of the ferry binary and ferry-perf beside it (the harness `ferry perf` runs).
 build:
