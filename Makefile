@@ -1,9 +1,18 @@
 # Ferry's developer commands. `make test` is what CI runs (see .ci/run).
-.PHONY: test verify build fuzz bench suite
+.PHONY: test verify build fuzz bench suite deploy-test image
 
 ## Everything CI checks: toolchain setup, fmt, clippy, unit + integration tests, fuzz smoke.
 test verify:
 	./scripts/test.sh
+
+## The deployment files alone (part of `make test`): Helm chart and manifests validated,
+## Containerfile linted. FERRY_BLESS=1 rewrites deploy/kubernetes from the chart.
+deploy-test:
+	./deploy/test.sh
+
+## The container image (needs a container engine: docker, or IMAGE_TOOL=podman).
+image:
+	$${IMAGE_TOOL:-docker} build -f deploy/Containerfile -t ferry:$${IMAGE_TAG:-latest} .
 
 ## Release build of the ferry binary and ferry-perf beside it (the harness `ferry perf` runs).
 build:

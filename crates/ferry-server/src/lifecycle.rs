@@ -293,16 +293,7 @@ pub fn status_view(home: &FerryHome, name: &str, view: StatusView) -> String {
     let pid = running_pid(&paths);
     let status = RunStatus::read(&paths).filter(|s| Some(s.pid) == pid);
     let qmname = format!("QMNAME({name})");
-    let state = match (pid, &status) {
-        (Some(_), Some(s)) => s.state.display().to_string(),
-        (Some(_), None) => "Starting".to_string(),
-        // A clean end removes the pid file; one left behind means the process died.
-        (None, _) if paths.pid_file().exists() => "Ended unexpectedly".to_string(),
-        (None, _) => last_end(&paths)
-            .unwrap_or(EndKind::Normally)
-            .display()
-            .to_string(),
-    };
+    let state = state_word(&paths, pid);
     let mut text = format!("{qmname:<58}STATUS({state})");
     let installation = || {
         format!(
@@ -353,6 +344,108 @@ pub fn status_view(home: &FerryHome, name: &str, view: StatusView) -> String {
         (None, _) => {}
     }
     text
+}
+
+/// `ferry status --ready` (IBM's chkmqready): the exit status when the queue manager is
+/// ready for work.
+pub const READY_EXIT: u8 = 0;
+/// `ferry status --ready` / `--healthy`: not ready, or not healthy.
+pub const NOT_READY_EXIT: u8 = 1;
+/// `ferry status --healthy` (IBM's chkmqhealthy): the state could not be found out (no
+/// such queue manager, a name that is not valid).
+pub const PROBE_ERROR_EXIT: u8 = 2;
+
+/// What a probe found: whether it passed, and one line saying why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProbeResult {
+    /// True when ready (or healthy).
+    pub passed: bool,
+    /// `QMNAME(QM1) READY(yes) STATUS(Running) LISTENERS(1414) AMQP(5672)`, or why not.
+    pub line: String,
+}
+
+/// Is queue manager `name` ready for work, as IBM's chkmqready decides for its
+/// container: it runs (not starting, quiescing or ending), it has at least one TCP
+/// listener, and every listener and AMQP channel it published accepts a connection on
+/// this host (127.0.0.1, within a second each). Everything is looked at locally: the pid
+/// file, run/status.json and the ports, never the queue manager's own commands.
+pub fn readiness(home: &FerryHome, name: &str) -> Result<ProbeResult, ControlError> {
+    let paths = existing(home, name)?;
+    let qmname = format!("QMNAME({name})");
+    let not = |why: String| ProbeResult {
+        passed: false,
+        line: format!("{qmname} READY(no) {why}"),
+    };
+    let Some(pid) = running_pid(&paths) else {
+        return Ok(not(format!("STATUS({})", state_word(&paths, None))));
+    };
+    let Some(status) = RunStatus::read(&paths).filter(|s| s.pid == pid) else {
+        return Ok(not("STATUS(Starting)".into()));
+    };
+    if status.state != QmgrState::Running {
+        return Ok(not(format!("STATUS({})", status.state.display())));
+    }
+    if status.listeners.is_empty() {
+        return Ok(not("STATUS(Running) REASON(no TCP listener runs)".into()));
+    }
+    let ports = status
+        .listeners
+        .iter()
+        .map(|l| l.port)
+        .chain(status.amqp_ports.iter().copied());
+    for port in ports {
+        let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+        if let Err(e) = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(1)) {
+            return Ok(not(format!(
+                "STATUS(Running) REASON(port {port} does not accept connections: {e})"
+            )));
+        }
+    }
+    let list = |v: Vec<String>| v.join(",");
+    Ok(ProbeResult {
+        passed: true,
+        line: format!(
+            "{qmname} READY(yes) STATUS(Running) LISTENERS({}) AMQP({})",
+            list(
+                status
+                    .listeners
+                    .iter()
+                    .map(|l| l.port.to_string())
+                    .collect()
+            ),
+            list(status.amqp_ports.iter().map(u16::to_string).collect())
+        ),
+    })
+}
+
+/// Is queue manager `name` healthy, as IBM's chkmqhealthy decides: its process runs,
+/// whatever it is doing (starting, running, quiescing or ending). Ended, normally or
+/// not, is not healthy.
+pub fn health(home: &FerryHome, name: &str) -> Result<ProbeResult, ControlError> {
+    let paths = existing(home, name)?;
+    let pid = running_pid(&paths);
+    let state = state_word(&paths, pid);
+    Ok(ProbeResult {
+        passed: pid.is_some(),
+        line: format!(
+            "QMNAME({name}) HEALTHY({}) STATUS({state})",
+            if pid.is_some() { "yes" } else { "no" }
+        ),
+    })
+}
+
+/// The state word dspmq shows for the process `pid` (running) or none.
+fn state_word(paths: &QmgrPaths, pid: Option<u32>) -> String {
+    match (pid, RunStatus::read(paths).filter(|s| Some(s.pid) == pid)) {
+        (Some(_), Some(s)) => s.state.display().to_string(),
+        (Some(_), None) => "Starting".to_string(),
+        // A clean end removes the pid file; one left behind means the process died.
+        (None, _) if paths.pid_file().exists() => "Ended unexpectedly".to_string(),
+        (None, _) => last_end(paths)
+            .unwrap_or(EndKind::Normally)
+            .display()
+            .to_string(),
+    }
 }
 
 /// How a queue manager's last run ended cleanly, as dspmq names it.

@@ -331,6 +331,130 @@ impl QmIni {
     }
 }
 
+/// A qm.ini override file (MQ's AutoConfig/IniConfig, `crtmqm -ii`: a container's
+/// `*.ini` files) that could not be merged: the line of the override and why.
+#[derive(Debug, thiserror::Error)]
+#[error("line {line}: {reason}")]
+pub struct OverrideError {
+    /// 1-based line of the override file (0 when no line of it is to blame).
+    pub line: usize,
+    /// What is wrong, as a start would say it.
+    pub reason: String,
+}
+
+/// Merges `overrides`, text in qm.ini's format holding only the stanzas and keys that
+/// change (MQ's IniConfig files), into the qm.ini text `base`, as MQ merges IniConfig at
+/// each start: a key replaces the value of the same key (any case) in the stanza of the
+/// same name, or is added at the end of that stanza; a stanza `base` lacks is added at
+/// the end. Comments and every other line of `base` stay as they are. The result is then
+/// checked as a start checks qm.ini, so a value out of range is refused here with the
+/// line of the override that set it. Returns the merged text and the number of keys set.
+pub fn merge_overrides(
+    base: &str,
+    overrides: &str,
+    log_path: &Path,
+) -> Result<(String, usize), OverrideError> {
+    let mut entries: Vec<(String, String, String, usize)> = Vec::new();
+    let mut current: Option<String> = None;
+    for (i, raw) in overrides.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
+            continue;
+        }
+        if !raw.starts_with([' ', '\t']) && line.ends_with(':') && !line.contains('=') {
+            current = Some(line.trim_end_matches(':').trim().to_string());
+            continue;
+        }
+        match (line.split_once('='), &current) {
+            (Some((k, v)), Some(stanza)) if !k.trim().is_empty() => {
+                let value = v.split(['#', ';']).next().unwrap_or("").trim().to_string();
+                entries.push((stanza.clone(), k.trim().to_string(), value, i + 1));
+            }
+            (Some(_), None) => {
+                return Err(OverrideError {
+                    line: i + 1,
+                    reason: format!("{raw:?} comes before any 'Stanza:' line"),
+                })
+            }
+            _ => {
+                return Err(OverrideError {
+                    line: i + 1,
+                    reason: format!("expected 'Stanza:' or 'Key=Value', found {raw:?}"),
+                })
+            }
+        }
+    }
+    let mut text = base.to_string();
+    for (stanza, key, value, _) in &entries {
+        text = set_key(&text, stanza, key, value);
+    }
+    if let Err(e) = QmIni::parse(&text, log_path) {
+        let line = match &e {
+            IniError::BadValue {
+                stanza, key, value, ..
+            } => entries
+                .iter()
+                .find(|(s, k, _, _)| {
+                    s.eq_ignore_ascii_case(stanza)
+                        && (k.eq_ignore_ascii_case(key)
+                            || (*key == "(key)" && k.eq_ignore_ascii_case(value)))
+                })
+                .map_or(0, |e| e.3),
+            _ => 0,
+        };
+        return Err(OverrideError {
+            line,
+            reason: e.to_string(),
+        });
+    }
+    Ok((text, entries.len()))
+}
+
+/// Sets `key=value` in the first stanza named `stanza` (any case) of qm.ini text, adding
+/// the key at the end of the stanza, or the stanza at the end of the text.
+fn set_key(text: &str, stanza: &str, key: &str, value: &str) -> String {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let is_header =
+        |l: &str| !l.starts_with([' ', '\t']) && l.trim().ends_with(':') && !l.contains('=');
+    let entry = format!("   {key}={value}");
+    let Some(start) = lines.iter().position(|l| {
+        is_header(l)
+            && l.trim()
+                .trim_end_matches(':')
+                .trim()
+                .eq_ignore_ascii_case(stanza)
+    }) else {
+        lines.push(format!("{stanza}:"));
+        lines.push(entry);
+        return lines.join("\n") + "\n";
+    };
+    let end = lines[start + 1..]
+        .iter()
+        .position(|l| is_header(l))
+        .map_or(lines.len(), |i| start + 1 + i);
+    let existing = lines[start + 1..end].iter().position(|l| {
+        let t = l.trim();
+        !t.starts_with(['#', ';'])
+            && t.split_once('=')
+                .is_some_and(|(k, _)| k.trim().eq_ignore_ascii_case(key))
+    });
+    match existing {
+        Some(i) => lines[start + 1 + i] = entry,
+        None => {
+            // After the stanza's last key, before trailing blank or comment lines.
+            let mut at = end;
+            while at > start + 1 && {
+                let t = lines[at - 1].trim();
+                t.is_empty() || t.starts_with(['#', ';'])
+            } {
+                at -= 1;
+            }
+            lines.insert(at, entry);
+        }
+    }
+    lines.join("\n") + "\n"
+}
+
 /// Stanza name → key → value. Repeated stanzas merge (later keys win).
 fn parse_stanzas(text: &str) -> Result<BTreeMap<String, BTreeMap<String, String>>, IniError> {
     let mut out: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
@@ -487,6 +611,46 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.to_string().contains("must not exceed 511"), "{err}");
+    }
+
+    #[test]
+    fn overrides_merge_into_their_stanzas_and_add_new_ones() {
+        let base = QmIni::defaults("QM1", Path::new("/l")).render();
+        let over = "# seed\nChannels:\n   MQIBindType=FASTPATH\n   maxchannels=5000\nTuningParameters:\n   DefaultQBufferSize=10485760\nNewStanza:\n   A=b\n";
+        let (text, keys) = merge_overrides(&base, over, Path::new("/l")).unwrap();
+        assert_eq!(keys, 4);
+        let ini = QmIni::parse(&text, Path::new("/l")).unwrap();
+        assert_eq!(ini.channels.max_channels, 5000);
+        assert_eq!(ini.tuning.default_q_buffer_size, 10_485_760);
+        assert_eq!(
+            text.matches("MaxChannels=").count() + text.matches("maxchannels=").count(),
+            1
+        );
+        assert!(text.contains("   MQIBindType=FASTPATH\n"));
+        assert!(text.ends_with("NewStanza:\n   A=b\n"));
+        // Merging again changes nothing.
+        let (again, _) = merge_overrides(&text, over, Path::new("/l")).unwrap();
+        assert_eq!(again, text);
+    }
+
+    #[test]
+    fn bad_overrides_name_their_line() {
+        let base = QmIni::defaults("QM1", Path::new("/l")).render();
+        let err = merge_overrides(
+            &base,
+            "Log:\n   LogBufferPages=4096\nChannels:\n   MaxChannels=0\n",
+            Path::new("/l"),
+        )
+        .unwrap_err();
+        assert_eq!(err.line, 4, "{err}");
+        assert!(err.reason.contains("Channels/MaxChannels"), "{err}");
+        let err = merge_overrides(&base, "Channels:\nMaxChannels\n", Path::new("/l")).unwrap_err();
+        assert_eq!(err.line, 2, "{err}");
+        let err = merge_overrides(&base, "MaxChannels=5\n", Path::new("/l")).unwrap_err();
+        assert_eq!(err.line, 1, "{err}");
+        let err =
+            merge_overrides(&base, "\nLimits:\n   NoSuchLimit=1\n", Path::new("/l")).unwrap_err();
+        assert_eq!(err.line, 3, "{err}");
     }
 
     #[test]

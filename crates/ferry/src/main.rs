@@ -3,6 +3,7 @@
 //! One binary with MQ's control commands as subcommands, under Ferry's names and MQ's
 //! (`create`/`crtmqm`, `start`/`strmqm`, `stop`/`endmqm`, `status`/`dspmq`,
 //! `delete`/`dltmqm`, `mqsc`/`runmqsc`, `trigmon`/`runmqtrm`, `version`/`dspmqver`, and
+//! `runmqserver`, the container's entry point, and
 //! MQ's own names only for
 //! `setmqaut`, `dspmqaut` and `dmpmqaut`), plus `perf`, which runs
 //! the performance harness: a separate `ferry-perf` executable installed beside this one,
@@ -12,6 +13,7 @@
 
 mod authority;
 mod closed_pipe;
+mod container;
 mod mqsc;
 mod open_files;
 mod output;
@@ -118,6 +120,36 @@ enum Command {
         /// standby, installation, all. Without it, Ferry's line (pid, listeners, log).
         #[arg(short = 'o', value_enum)]
         output: Option<DspmqOutput>,
+        /// Readiness probe (IBM's chkmqready): exit 0 when the queue manager runs, is not
+        /// quiescing, and its listeners and AMQP channels accept connections on this host;
+        /// 1 when not, or when it does not exist. Without a name: FERRY_QMGR_NAME,
+        /// MQ_QMGR_NAME, or the only queue manager.
+        #[arg(long, conflicts_with_all = ["output", "healthy"])]
+        ready: bool,
+        /// Liveness probe (IBM's chkmqhealthy): exit 0 when the queue manager's process
+        /// runs (starting, running, quiescing or ending), 1 when it has ended, 2 when its
+        /// state cannot be found out (no such queue manager).
+        #[arg(long, conflicts_with = "output")]
+        healthy: bool,
+    },
+    /// The container's entry point (IBM's runmqserver): creates the queue manager on
+    /// first start (FERRY_QMGR_NAME or MQ_QMGR_NAME), merges the configuration
+    /// directories' *.ini files into qm.ini and runs their *.mqsc files at every start,
+    /// runs it in the foreground, and turns SIGTERM into a controlled stop.
+    Runmqserver {
+        /// Queue manager name (default: FERRY_QMGR_NAME, MQ_QMGR_NAME, the host name).
+        #[arg(short = 'm', long = "name")]
+        name: Option<String>,
+        /// A directory of *.ini and *.mqsc files (repeat for several; default:
+        /// FERRY_CONFIG_DIRS, colon-separated, else /etc/ferry).
+        #[arg(long = "config-dir", value_name = "DIR")]
+        config_dirs: Vec<std::path::PathBuf>,
+        /// Listener port when the queue manager is created (FERRY_PORT).
+        #[arg(short = 'p', long)]
+        port: Option<u16>,
+        /// AMQP channel port when the queue manager is created (FERRY_AMQP_PORT).
+        #[arg(long)]
+        amqp_port: Option<u16>,
     },
     /// Delete a stopped queue manager and all its data (dltmqm).
     #[command(alias = "dltmqm")]
@@ -351,11 +383,44 @@ fn main() -> ExitCode {
             };
             lifecycle::stop(&home, &name, mode, |m| output::line(m)).map(output::line)
         }
-        Command::Status { name, m, output } => status(
-            &home,
-            name.or(m),
-            output.map_or(StatusView::Ferry, StatusView::from),
-        ),
+        Command::Status {
+            name,
+            m,
+            output,
+            ready,
+            healthy,
+        } => {
+            if ready || healthy {
+                return probe(&home, name.or(m), ready);
+            }
+            status(
+                &home,
+                name.or(m),
+                output.map_or(StatusView::Ferry, StatusView::from),
+            )
+        }
+        Command::Runmqserver {
+            name,
+            config_dirs,
+            port,
+            amqp_port,
+        } => {
+            let env_port = |var: &str, default: u16| {
+                std::env::var(var)
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(default)
+            };
+            return container::run(
+                &home,
+                container::RunOptions {
+                    name,
+                    config_dirs,
+                    port: port.unwrap_or_else(|| env_port("FERRY_PORT", 1414)),
+                    amqp_port: amqp_port.unwrap_or_else(|| env_port("FERRY_AMQP_PORT", 5672)),
+                },
+            );
+        }
         Command::Delete { name } => lifecycle::delete(&home, &name).map(output::line),
         Command::Version => {
             print_lines(ferry_server::installation::version_lines(&home));
@@ -422,6 +487,38 @@ fn status(home: &FerryHome, name: Option<String>, view: StatusView) -> Result<()
         output::line(lifecycle::status_view(home, &n, view));
     }
     Ok(())
+}
+
+/// `ferry status --ready` / `--healthy`: one line, and the probe's exit status.
+fn probe(home: &FerryHome, name: Option<String>, ready: bool) -> ExitCode {
+    let error_exit = if ready {
+        lifecycle::NOT_READY_EXIT
+    } else {
+        lifecycle::PROBE_ERROR_EXIT
+    };
+    let Some(name) = name.or_else(|| container::probe_name(home)) else {
+        eprintln!("ferry status: name the queue manager (or set FERRY_QMGR_NAME)");
+        return ExitCode::from(error_exit);
+    };
+    let result = if ready {
+        lifecycle::readiness(home, &name)
+    } else {
+        lifecycle::health(home, &name)
+    };
+    match result {
+        Ok(r) => {
+            output::line(r.line);
+            ExitCode::from(if r.passed {
+                lifecycle::READY_EXIT
+            } else {
+                lifecycle::NOT_READY_EXIT
+            })
+        }
+        Err(e) => {
+            eprintln!("{}", e.message);
+            ExitCode::from(error_exit)
+        }
+    }
 }
 
 fn init_tracing() {

@@ -548,7 +548,7 @@ const AUTO_CONFIG: &[Key] = &[Key {
     kind: ValueKind::Text,
     default: DefaultValue::Text(""),
     unit: "",
-    meaning: "An MQSC script, or a directory whose `*.mqsc` files (in name order) are run at every start, after recovery and before the listeners and channels start, as MQ's `crtmqm -ic` sets it: definitions a container or a team keeps in files. Their commands must replay (DEFINE ... REPLACE, SET CHLAUTH ... ACTION(REPLACE)); the output goes to the error log (FRY8950I, FRY8951E for a command that failed). Blank: none.",
+    meaning: "An MQSC script, or a directory whose `*.mqsc` files (in name order) are run at every start, after recovery and before the listeners and channels start, as MQ's `crtmqm -ic` sets it: definitions a container or a team keeps in files. Several, separated by commas, run one after the other (Ferry's extension: `ferry runmqserver` names the developer configuration and the mounted directories). Their commands must replay (DEFINE ... REPLACE, SET CHLAUTH ... ACTION(REPLACE)); the output goes to the error log (FRY8950I, FRY8951E for a command that failed). Blank: none.",
     when_reached: "",
     get: |i| Value::Text(i.auto_config.mqsc_config.clone()),
     set: |i, v| i.auto_config.mqsc_config = v.text(),

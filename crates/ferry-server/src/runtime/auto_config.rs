@@ -1,7 +1,8 @@
 //! qm.ini AutoConfig/MQSCConfig (`ferry create --ic`, MQ's `crtmqm -ic`): MQSC scripts
 //! run at every start, before the listeners and channels start.
 //!
-//! The path is one script or a directory whose `*.mqsc` files run in name order. Each
+//! The path is one script or a directory whose `*.mqsc` files run in name order, or
+//! several of these separated by commas (each in turn). Each
 //! command goes through the command server as `ferry mqsc` would send it; one that fails
 //! is written to the error log with its output (FRY8951E) and the rest carry on, as MQ
 //! does: the queue manager starts with what the scripts could do. FRY8950I counts them.
@@ -19,19 +20,27 @@ pub(crate) fn apply(server: &Rc<Server>) {
     if configured.is_empty() {
         return;
     }
-    let path = PathBuf::from(&configured);
-    let scripts = match scripts(&path) {
-        Ok(s) => s,
-        Err(e) => {
-            server
-                .error_log
-                .borrow_mut()
-                .write(&messages::AUTO_CONFIG_UNREADABLE, &[&path.display(), &e]);
-            return;
+    // Several paths, separated by commas (Ferry's extension: the container entry point
+    // names the developer configuration and the mounted directories together).
+    let mut all = Vec::new();
+    for path in configured
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+    {
+        let path = PathBuf::from(path);
+        match scripts(&path) {
+            Ok(s) => all.extend(s),
+            Err(e) => {
+                server
+                    .error_log
+                    .borrow_mut()
+                    .write(&messages::AUTO_CONFIG_UNREADABLE, &[&path.display(), &e]);
+            }
         }
-    };
+    }
     let (mut run, mut failed) = (0usize, 0usize);
-    for script in scripts {
+    for script in all {
         let text = match std::fs::read_to_string(&script) {
             Ok(t) => t,
             Err(e) => {
@@ -74,7 +83,7 @@ pub(crate) fn apply(server: &Rc<Server>) {
     }
     server.error_log.borrow_mut().write(
         &messages::AUTO_CONFIG_APPLIED,
-        &[&path.display(), &run, &failed],
+        &[&configured, &run, &failed],
     );
 }
 

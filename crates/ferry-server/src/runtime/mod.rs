@@ -69,6 +69,9 @@ pub struct CreateOptions {
     /// Add the developer configuration ([`crate::developer_config`]): `ferry start
     /// --create`. Its script directory becomes MQSCConfig.
     pub developer: bool,
+    /// The developer configuration's application password; `None`: FERRY_APP_PASSWORD,
+    /// else a generated one that creation prints.
+    pub app_password: Option<String>,
 }
 
 impl CreateOptions {
@@ -81,6 +84,7 @@ impl CreateOptions {
             log: lifecycle::LogOptions::default(),
             mqsc_config: None,
             developer: false,
+            app_password: None,
         }
     }
 }
@@ -202,7 +206,7 @@ pub fn create_queue_manager(
         format!("The AMQP channel {DEFAULT_AMQP_CHANNEL} on port {amqp_port} starts with the queue manager."),
     ];
     if let Some(dir) = &developer_dir {
-        match developer_user(&paths.dir) {
+        match developer_user(&paths.dir, options.app_password.as_deref()) {
             Ok(generated) => {
                 lines.push(format!(
                     "Developer configuration in '{}': applications connect to channel DEV.APP.SVRCONN and to {DEFAULT_AMQP_CHANNEL} with user id '{}' and its password; queues DEV.QUEUE.1-3.",
@@ -230,13 +234,14 @@ pub fn create_queue_manager(
 }
 
 /// Puts the developer configuration's application user in the user repository of the
-/// queue manager in `qm_dir`: the password of FERRY_APP_PASSWORD, or a generated one,
-/// returned to be printed.
-fn developer_user(qm_dir: &std::path::Path) -> Result<Option<String>, String> {
+/// queue manager in `qm_dir`: the password given, else FERRY_APP_PASSWORD's, else a
+/// generated one, returned to be printed.
+fn developer_user(qm_dir: &std::path::Path, given: Option<&str>) -> Result<Option<String>, String> {
     use crate::developer_config::{APP_PASSWORD_ENV, APP_USER};
     use crate::user_repository;
-    let (password, generated) = match std::env::var(APP_PASSWORD_ENV) {
-        Ok(p) if !p.is_empty() => (p, false),
+    let from_env = std::env::var(APP_PASSWORD_ENV).ok();
+    let (password, generated) = match given.map(str::to_string).or(from_env) {
+        Some(p) if !p.is_empty() => (p, false),
         _ => (
             user_repository::generate_password().map_err(|e| e.to_string())?,
             true,
