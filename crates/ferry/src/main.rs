@@ -47,6 +47,10 @@ enum Command {
         /// Port of the default AMQP channel (SYSTEM.DEF.AMQP), started with the queue manager.
         #[arg(long, default_value_t = 5672)]
         amqp_port: u16,
+        /// Port of the web server (health endpoints, REST API; qm.ini WebServer/Port):
+        /// 0, the default, for none; IBM's mqweb uses 9443.
+        #[arg(long, default_value_t = 0)]
+        web_port: u16,
         /// Description (DESCR of the queue manager).
         #[arg(short = 'c', long)]
         description: Option<String>,
@@ -90,6 +94,10 @@ enum Command {
         /// AMQP channel port when --create makes a new queue manager.
         #[arg(long, default_value_t = 5672, requires = "create")]
         amqp_port: u16,
+        /// Web server port (health, REST API) when --create makes a new queue manager;
+        /// 0 for none.
+        #[arg(long, default_value_t = 9443, requires = "create")]
+        web_port: u16,
     },
     /// Stop a queue manager (endmqm): controlled by default, waiting for applications.
     #[command(alias = "endmqm")]
@@ -282,6 +290,7 @@ fn main() -> ExitCode {
             name,
             port,
             amqp_port,
+            web_port,
             description,
             log_primary_files,
             log_secondary_files,
@@ -298,6 +307,7 @@ fn main() -> ExitCode {
                     path: log_path,
                 },
                 mqsc_config,
+                web_port,
                 ..CreateOptions::new(port, amqp_port)
             };
             ferry_server::create_queue_manager(&home, &name, &options).map(print_lines)
@@ -308,10 +318,12 @@ fn main() -> ExitCode {
             create,
             port,
             amqp_port,
+            web_port,
         } => {
             if create && !home.qmgr(&name).exists() {
                 let options = CreateOptions {
                     developer: true,
+                    web_port,
                     ..CreateOptions::new(port, amqp_port)
                 };
                 match ferry_server::create_queue_manager(&home, &name, &options) {
