@@ -400,4 +400,29 @@ mod tests {
         }
         fuzz_one(br#"{"command":"display","parameters":{"a":[1,[2,{"x":1}]]}}"#);
     }
+
+    proptest::proptest! {
+        #[test]
+        fn decoders_never_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..512)) {
+            fuzz_one(&bytes);
+        }
+
+        #[test]
+        fn json_commands_stay_one_command(
+            command in "[a-z]{1,8}",
+            qualifier in "[a-z]{1,8}",
+            name in "\\PC{0,60}",
+            key in "\\PC{0,20}",
+            value in "\\PC{0,60}",
+        ) {
+            let request = json!({"command": command, "qualifier": qualifier, "name": name,
+                "parameters": {key: value}});
+            if let Ok(cmd) = command_from_json(&request) {
+                proptest::prop_assert!(!cmd.contains(['\n', '\r']));
+                // A value cannot close its quotes: every quote inside is doubled.
+                let quotes = cmd.matches('\'').count();
+                proptest::prop_assert!(quotes % 2 == 0, "{}", cmd);
+            }
+        }
+    }
 }
