@@ -579,3 +579,164 @@ async fn a_web_port_in_use_is_reported_and_the_queue_manager_runs_on() {
     conn.disconnect().await.expect("disconnect");
     drop(taken);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rest_users_get_their_object_authorities() {
+    let port = free_port().to_string();
+    let mut qm = TestQueueManager::create_with(bin(), "WEB.AUTH", &["--web-port", &port]);
+    qm.set_ini("WebServer", "BindAddress", "127.0.0.1");
+    qm.check_authorities();
+    qm.launch();
+    let base = format!("http://127.0.0.1:{port}");
+    mqsc_ok(&qm, "DEFINE QLOCAL(WEB.Q)");
+    let out = qm.ferry_with_stdin(
+        &["user", "add", "WEB.AUTH", "app", "--group", "apps"],
+        &format!("{APP_PASSWORD}\n"),
+    );
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    let c = http();
+    let url = message_url(&base, "WEB.AUTH", "WEB.Q");
+    let put_once = || async {
+        c.post(&url)
+            .basic_auth("app", Some(APP_PASSWORD))
+            .header(CSRF, "x")
+            .body("m")
+            .send()
+            .await
+            .unwrap()
+    };
+    let mqsc_as_app = |command: &str| {
+        let body = json!({"type":"runCommand","parameters":{"command": command}});
+        let c = c.clone();
+        let base = base.clone();
+        async move {
+            let r = c
+                .post(format!(
+                    "{base}/ibmmq/rest/v2/admin/action/qmgr/WEB.AUTH/mqsc"
+                ))
+                .basic_auth("app", Some(APP_PASSWORD))
+                .header(CSRF, "x")
+                .json(&body)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), StatusCode::OK);
+            r.json::<Value>().await.unwrap()
+        }
+    };
+
+    // Without CONNECT: 2035, 403.
+    let r = put_once().await;
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    let e: Value = r.json().await.unwrap();
+    assert_eq!(e["error"][0]["reasonCode"], 2035, "{e}");
+    let v = mqsc_as_app("DISPLAY QLOCAL(WEB.Q)").await;
+    assert_eq!(v["overallCompletionCode"], 2, "{v}");
+    assert!(v.to_string().contains("FRY8135E"), "{v}");
+
+    mqsc_ok(
+        &qm,
+        "SET AUTHREC OBJTYPE(QMGR) GROUP('apps') AUTHADD(CONNECT)\n\
+         SET AUTHREC PROFILE(WEB.Q) OBJTYPE(QUEUE) GROUP('apps') AUTHADD(PUT,GET,DSP)",
+    );
+    assert_eq!(put_once().await.status(), StatusCode::CREATED);
+    let r = c
+        .delete(&url)
+        .basic_auth("app", Some(APP_PASSWORD))
+        .header(CSRF, "x")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let v = mqsc_as_app("DISPLAY QLOCAL(WEB.Q)").await;
+    assert_eq!(v["overallCompletionCode"], 0, "{v}");
+    // DSP is not DLT.
+    let v = mqsc_as_app("DELETE QLOCAL(WEB.Q)").await;
+    assert_eq!(v["overallCompletionCode"], 2, "{v}");
+    assert!(mqsc_ok(&qm, "DISPLAY QLOCAL(WEB.Q)").contains("WEB.Q"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn https_with_the_queue_managers_certificate_and_client_certificates() {
+    use ferry_tls::self_signed::ThrowawayCa;
+    let port = free_port();
+    let mut qm =
+        TestQueueManager::create_with(bin(), "WEB.TLS", &["--web-port", &port.to_string()]);
+    qm.set_ini("WebServer", "BindAddress", "127.0.0.1");
+    qm.set_ini("WebServer", "SSL", "YES");
+    let ca = ThrowawayCa::new("Ferry Web Test CA").expect("ca");
+    let repository = qm.qm_dir().join("ssl");
+    ca.issue(
+        &repository,
+        "ibmwebspheremqweb.tls",
+        &[("O", "Ferry"), ("CN", "WEB.TLS")],
+        false,
+    )
+    .expect("qm certificate");
+    ca.write_trust(&repository).expect("trust");
+    let client_dir = tempfile::tempdir().expect("dir");
+    ca.issue(
+        client_dir.path(),
+        "app",
+        &[("O", "Ferry"), ("CN", "app")],
+        false,
+    )
+    .expect("client certificate");
+    qm.launch();
+    let out = qm.ferry_with_stdin(&["user", "add", "WEB.TLS", "app"], "pw\n");
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+
+    let addr: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let builder = || {
+        reqwest::Client::builder()
+            .timeout(Duration::from_secs(30))
+            .tls_built_in_root_certs(false)
+            .add_root_certificate(reqwest::Certificate::from_pem(ca.pem().as_bytes()).unwrap())
+            .resolve("localhost", addr)
+    };
+    let base = format!("https://localhost:{port}");
+    let anonymous = builder().build().unwrap();
+    let r = anonymous
+        .get(format!("{base}/healthz"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let r = anonymous
+        .get(format!("{base}/ibmmq/rest/v2/admin/qmgr"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+
+    // A client certificate the key repository trusts: its CN is the user.
+    let mut pem = std::fs::read(client_dir.path().join("app.crt")).unwrap();
+    pem.extend(std::fs::read(client_dir.path().join("app.key")).unwrap());
+    let with_certificate = builder()
+        .identity(reqwest::Identity::from_pem(&pem).unwrap())
+        .build()
+        .unwrap();
+    let r = with_certificate
+        .post(message_url(&base, "WEB.TLS", "SYSTEM.DEFAULT.LOCAL.QUEUE"))
+        .header(CSRF, "x")
+        .body("over https")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let r = with_certificate
+        .delete(message_url(&base, "WEB.TLS", "SYSTEM.DEFAULT.LOCAL.QUEUE"))
+        .header(CSRF, "x")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.text().await.unwrap(), "over https");
+
+    // Plain HTTP on the HTTPS port gets nowhere.
+    assert!(http()
+        .get(format!("http://127.0.0.1:{port}/healthz"))
+        .send()
+        .await
+        .map(|r| r.status() != StatusCode::OK)
+        .unwrap_or(true));
+}
