@@ -452,6 +452,7 @@ async fn bad_http_input_never_stops_native_messaging() {
             ("WebServer", "MaxRequestBody", "4096"),
             ("WebServer", "HeaderReadTimeout", "2"),
             ("WebServer", "IdleTimeout", "3"),
+            ("WebServer", "RequestTimeout", "3"),
         ],
     );
     let addr = base.trim_start_matches("http://").to_string();
@@ -489,7 +490,56 @@ async fn bad_http_input_never_stops_native_messaging() {
     huge.extend(std::iter::repeat_n(b'a', 200_000));
     huge.extend(b"\r\n\r\n");
     let answer = raw_exchange(&addr, &huge);
-    assert!(!answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(
+        answer.is_empty() || answer.starts_with("HTTP/1.1 431"),
+        "{answer}"
+    );
+
+    // A keep-alive connection left idle is closed after IdleTimeout (3 s here).
+    let mut idle = std::net::TcpStream::connect(&addr).expect("connect");
+    idle.set_read_timeout(Some(Duration::from_secs(15)))
+        .unwrap();
+    idle.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    let since = Instant::now();
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match idle.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => seen.extend_from_slice(&buf[..n]),
+            Err(e) => panic!("the idle connection stayed open: {e}"),
+        }
+    }
+    assert!(String::from_utf8_lossy(&seen).starts_with("HTTP/1.1 200"));
+    assert!(
+        since.elapsed() >= Duration::from_secs(2) && since.elapsed() < Duration::from_secs(10),
+        "closed after {:?}",
+        since.elapsed()
+    );
+
+    // A body that trickles in is cut at RequestTimeout (3 s here): 503, connection closed.
+    let mut slow = std::net::TcpStream::connect(&addr).expect("connect");
+    slow.set_read_timeout(Some(Duration::from_secs(15)))
+        .unwrap();
+    let auth = "cm9vdDphZG1pbiBwYXNzdzByZA=="; // root:admin passw0rd
+    slow.write_all(
+        format!(
+            "POST /ibmmq/rest/v2/admin/action/qmgr/WEB.BAD/mqsc HTTP/1.1\r\nHost: x\r\n\
+             Authorization: Basic {auth}\r\n{CSRF}: x\r\nContent-Length: 100\r\n\r\n{{\"ty"
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    let since = Instant::now();
+    let mut answer = String::new();
+    let _ = slow.read_to_string(&mut answer);
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    assert!(
+        since.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        since.elapsed()
+    );
 
     // Clients that connect and stall take every connection slot...
     let stalled: Vec<std::net::TcpStream> = (0..6)
