@@ -232,6 +232,35 @@ async fn health_and_the_administrative_api() {
     .await;
     assert_eq!(s, StatusCode::NOT_FOUND, "{v}");
     assert_eq!(v["error"][0]["reasonCode"], 2058, "{v}");
+
+    // Without a TCP listener, clients cannot connect: not ready until it listens again.
+    mqsc_ok(&qm, "STOP LISTENER(SYSTEM.LISTENER.TCP.1)");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let r = c.get(format!("{base}/readyz")).send().await.unwrap();
+        if r.status() == StatusCode::SERVICE_UNAVAILABLE {
+            let v: Value = r.json().await.unwrap();
+            assert!(v["reasons"].to_string().contains("listener"), "{v}");
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "readyz stayed 200 without a listener"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    mqsc_ok(&qm, "START LISTENER(SYSTEM.LISTENER.TCP.1)");
+    wait_until_async("ready again", || {
+        let c = c.clone();
+        let base = base.clone();
+        async move {
+            c.get(format!("{base}/readyz"))
+                .send()
+                .await
+                .is_ok_and(|r| r.status() == StatusCode::OK)
+        }
+    })
+    .await;
 }
 
 fn message_url(base: &str, qm: &str, queue: &str) -> String {

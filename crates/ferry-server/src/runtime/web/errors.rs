@@ -10,7 +10,8 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
 /// One REST error, turned into its response by [`IntoResponse`].
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{msg_id}: {message} (HTTP {status}, reason {reason})")]
 pub(crate) struct RestError {
     /// The HTTP status.
     pub status: StatusCode,

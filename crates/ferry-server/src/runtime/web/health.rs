@@ -1,7 +1,7 @@
 //! Health endpoints for probes (Kubernetes liveness and readiness), without
 //! authentication: `GET /healthz` answers 200 while the web server runs; `GET /readyz`
 //! answers 200 only when the queue manager accepts connections (running, not quiescing,
-//! its listeners and channels started) and its recovery log is writable, else 503 with
+//! a TCP listener listening) and its recovery log is writable, else 503 with
 //! the reasons as JSON. Readiness is asked of the queue manager's own thread, so a
 //! queue manager too busy to answer within two seconds is not ready either.
 
@@ -73,8 +73,14 @@ fn not_ready_because(server: &Rc<Server>) -> Vec<String> {
     if server.log.as_ref().is_some_and(|l| l.has_failed()) {
         reasons.push("the recovery log cannot be written".to_string());
     }
-    for failure in server.start_failures.borrow().iter() {
-        reasons.push(format!("not accepting connections: {failure}"));
+    // Clients reach it through its TCP listeners: with none listening (all failed or
+    // stopped), only local bindings applications could connect.
+    if server.endpoints.listeners().published().is_empty() {
+        let mut why = "no TCP listener is listening".to_string();
+        if let Some(first) = server.start_failures.borrow().first() {
+            why.push_str(&format!(" ({first})"));
+        }
+        reasons.push(why);
     }
     reasons
 }

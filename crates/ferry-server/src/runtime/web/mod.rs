@@ -141,7 +141,13 @@ pub(crate) fn start(
     if web.port == 0 {
         return Ok(None);
     }
-    let address = format!("{}:{}", web.bind_address.trim(), web.port);
+    let host = web.bind_address.trim();
+    // An IPv6 address is bracketed before its port ("[::]:9443").
+    let address = if host.contains(':') && !host.starts_with('[') {
+        format!("[{host}]:{}", web.port)
+    } else {
+        format!("{host}:{}", web.port)
+    };
     let fail = |why: &dyn std::fmt::Display| {
         server
             .error_log
