@@ -172,11 +172,13 @@ pub(crate) fn start(
             limits,
         }),
     };
-    let mut router = WebRouter::new();
-    for provider in &providers {
-        tracing::debug!("web server routes: {}", provider.name());
-        router = router.merge(provider.routes());
-    }
+    let router = match merged(&providers) {
+        Ok(r) => r,
+        Err(why) => {
+            bridge_task.abort();
+            return Err(fail(&why));
+        }
+    };
     let app = router
         .fallback(errors::not_found)
         .layer(axum::extract::DefaultBodyLimit::max(
@@ -210,4 +212,40 @@ pub(crate) fn start(
         stop: Some(stop),
         bridge_task,
     }))
+}
+
+/// Every provider's routes in one router. Two providers that claim the same path are a
+/// programming error axum reports by panicking: it is caught and returned (the web server
+/// then does not start, FRY9783E) rather than taking the queue manager down.
+fn merged(providers: &[Box<dyn RouteProvider>]) -> Result<WebRouter, String> {
+    let mut router = WebRouter::new();
+    for provider in providers {
+        let routes = provider.routes();
+        let name = provider.name();
+        router =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || router.merge(routes)))
+                .map_err(|_| format!("the routes of '{name}' overlap routes already served"))?;
+    }
+    Ok(router)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_provider_merges_and_overlaps_are_refused() {
+        let providers = providers();
+        let mut names: Vec<&str> = providers.iter().map(|p| p.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), providers.len(), "provider names are unique");
+        assert!(merged(&providers).is_ok());
+        let twice: Vec<Box<dyn RouteProvider>> =
+            vec![Box::new(health::Health), Box::new(health::Health)];
+        let Err(err) = merged(&twice) else {
+            panic!("an overlap is refused")
+        };
+        assert!(err.contains("health"), "{err}");
+    }
 }
