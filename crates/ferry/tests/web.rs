@@ -811,6 +811,39 @@ async fn https_with_the_queue_managers_certificate_and_client_certificates() {
         .unwrap();
     assert_eq!(r.text().await.unwrap(), "over https");
 
+    // REFRESH SECURITY TYPE(SSL) applies to the web server's next handshake.
+    let new_ca = ThrowawayCa::new("Ferry Web Test CA 2").expect("ca");
+    new_ca
+        .issue(
+            &repository,
+            "ibmwebspheremqweb.tls",
+            &[("O", "Ferry"), ("CN", "WEB.TLS")],
+            false,
+        )
+        .expect("new qm certificate");
+    mqsc_ok(&qm, "REFRESH SECURITY TYPE(SSL)");
+    // A new connection (pooled ones keep the session they made) trusting the old CA only.
+    assert!(builder()
+        .build()
+        .unwrap()
+        .get(format!("{base}/healthz"))
+        .send()
+        .await
+        .is_err());
+    let trusting_the_new_ca = reqwest::Client::builder()
+        .timeout(Duration::from_secs(30))
+        .tls_built_in_root_certs(false)
+        .add_root_certificate(reqwest::Certificate::from_pem(new_ca.pem().as_bytes()).unwrap())
+        .resolve("localhost", addr)
+        .build()
+        .unwrap();
+    let r = trusting_the_new_ca
+        .get(format!("{base}/healthz"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+
     // Plain HTTP on the HTTPS port gets nowhere.
     assert!(http()
         .get(format!("http://127.0.0.1:{port}/healthz"))

@@ -455,7 +455,7 @@ const WEB_SERVER: &[Key] = &[
         },
         default: DefaultValue::Text("NO"),
         unit: "",
-        meaning: "YES: HTTPS only, with the queue manager's certificate (CERTLABL) from its key repository (SSLKEYR), TLS 1.2/1.3 as qm.ini SSL allows; a client certificate the repository's trust.pem verifies authenticates its common name as the user. NO: plain HTTP (put it behind TLS termination, or keep BindAddress local).",
+        meaning: "YES: HTTPS only, with the queue manager's certificate (CERTLABL) from its key repository (SSLKEYR), TLS 1.2/1.3 as qm.ini SSL allows; a client certificate the repository's trust.pem verifies authenticates its common name as the user; REFRESH SECURITY TYPE(SSL) applies to the next handshake. NO: plain HTTP (put it behind TLS termination, or keep BindAddress local).",
         when_reached: "",
         get: |i| Value::Text(if i.web.ssl { "YES" } else { "NO" }.into()),
         set: |i, v| i.web.ssl = v.text() == "YES",

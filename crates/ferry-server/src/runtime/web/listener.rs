@@ -9,13 +9,14 @@
 //! takes longer than RequestTimeout is answered 503 and its connection closed.
 
 use super::super::server::Server;
+use super::bridge::EngineBridge;
 use super::WebLimits;
 use axum::body::Body;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
@@ -33,9 +34,10 @@ pub(crate) struct Peer {
     pub certificate_user: Option<String>,
 }
 
-/// The HTTPS configuration: the queue manager's certificate (CERTLABL) from its key
-/// repository, client certificates verified by its trust when presented, HTTP/1.1.
-pub(super) fn tls_config(server: &Server) -> Result<Arc<rustls::ServerConfig>, String> {
+/// The queue manager's own TLS configuration (as its channels' handshakes get it): its
+/// certificate (CERTLABL) from its key repository, client certificates verified by its
+/// trust when presented.
+fn base_tls_config(server: &Server) -> Result<Arc<rustls::ServerConfig>, String> {
     let label = server
         .engine
         .borrow()
@@ -46,21 +48,69 @@ pub(super) fn tls_config(server: &Server) -> Result<Arc<rustls::ServerConfig>, S
         client_auth_required: false,
         label,
     };
-    let config = server
+    server
         .tls
         .borrow()
         .config(&settings)
-        .map_err(|e| e.to_string())?;
-    let mut config = (*config).clone();
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
-    Ok(Arc::new(config))
+        .map_err(|e| e.to_string())
+}
+
+/// Checks at start that HTTPS can be served (the certificate is there).
+pub(super) fn check_tls(server: &Server) -> Result<(), String> {
+    base_tls_config(server).map(|_| ())
+}
+
+/// Where HTTPS handshakes take their configuration: the queue manager's key repository as
+/// it is now, asked of the queue manager's thread for each connection (REFRESH SECURITY
+/// TYPE(SSL) applies to the next handshake), with HTTP/1.1 as its protocol. The last good
+/// one serves when the repository has become unusable.
+#[derive(Clone)]
+pub(super) struct TlsSource {
+    bridge: EngineBridge,
+    /// The queue manager's configuration last seen, and the same with ALPN set.
+    last: Arc<Mutex<Option<SeenConfig>>>,
+}
+
+/// The queue manager's TLS configuration as last seen, and what HTTPS serves from it.
+type SeenConfig = (Arc<rustls::ServerConfig>, Arc<rustls::ServerConfig>);
+
+impl TlsSource {
+    /// A source asking through `bridge`.
+    pub(super) fn new(bridge: EngineBridge) -> Self {
+        TlsSource {
+            bridge,
+            last: Arc::new(Mutex::new(None)),
+        }
+    }
+
+    /// The configuration for the next handshake; `None` when there has never been one.
+    async fn config(&self) -> Option<Arc<rustls::ServerConfig>> {
+        let asked = self
+            .bridge
+            .run(|server| async move { base_tls_config(&server) })
+            .await;
+        let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
+        if let Ok(Ok(base)) = asked {
+            match last.as_ref() {
+                Some((seen, served)) if Arc::ptr_eq(seen, &base) => return Some(served.clone()),
+                _ => {
+                    let mut config = (*base).clone();
+                    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+                    let served = Arc::new(config);
+                    *last = Some((base, served.clone()));
+                    return Some(served);
+                }
+            }
+        }
+        last.as_ref().map(|(_, served)| served.clone())
+    }
 }
 
 /// The thread's body: binds `address`, says whether it could on `bound`, then serves
 /// until `stop` says true (or the queue manager's process ends).
 pub(super) fn run(
     address: &str,
-    tls: Option<Arc<rustls::ServerConfig>>,
+    tls: Option<TlsSource>,
     app: axum::Router,
     limits: WebLimits,
     mut stop: watch::Receiver<bool>,
@@ -85,7 +135,7 @@ pub(super) fn run(
             }
         };
         let _ = bound.send(Ok(()));
-        let acceptor = tls.map(TlsAcceptor::from);
+        let acceptor = tls;
         let slots = Arc::new(Semaphore::new(limits.max_connections));
         loop {
             let slot = tokio::select! {
@@ -123,7 +173,7 @@ pub(super) fn run(
 async fn connection(
     stream: TcpStream,
     address: SocketAddr,
-    acceptor: Option<TlsAcceptor>,
+    acceptor: Option<TlsSource>,
     app: axum::Router,
     limits: WebLimits,
 ) {
@@ -134,8 +184,14 @@ async fn connection(
         };
         return serve(stream, peer, app, limits).await;
     };
-    let tls = match tokio::time::timeout(limits.header_read_timeout, acceptor.accept(stream)).await
-    {
+    let handshake = async {
+        let config = acceptor
+            .config()
+            .await
+            .ok_or_else(|| std::io::Error::other("the key repository has no usable certificate"))?;
+        TlsAcceptor::from(config).accept(stream).await
+    };
+    let tls = match tokio::time::timeout(limits.header_read_timeout, handshake).await {
         Ok(Ok(tls)) => tls,
         Ok(Err(e)) => {
             tracing::debug!("web server TLS handshake with {address} failed: {e}");

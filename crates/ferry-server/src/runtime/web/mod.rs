@@ -154,16 +154,14 @@ pub(crate) fn start(
             .borrow_mut()
             .write(&messages::WEB_SERVER_FAILED, &[&server.name, &address, why])
     };
-    let tls = if web.ssl {
-        match listener::tls_config(server) {
-            Ok(config) => Some(config),
-            Err(why) => return Err(fail(&why)),
+    if web.ssl {
+        if let Err(why) = listener::check_tls(server) {
+            return Err(fail(&why));
         }
-    } else {
-        None
-    };
+    }
     let limits = WebLimits::from_ini(web);
     let (bridge, jobs) = EngineBridge::new(limits.max_connections * 2);
+    let tls = web.ssl.then(|| listener::TlsSource::new(bridge.clone()));
     let bridge_task = tokio::task::spawn_local(bridge::serve_jobs(server.clone(), jobs));
     let context = WebContext {
         inner: Arc::new(ContextInner {
