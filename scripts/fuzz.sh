@@ -20,6 +20,7 @@ targets=(
   "crates/ferry-store/fuzz log_recovery"
   "crates/ferry-store/fuzz queue_file_open"
   "crates/ferry-server/fuzz catalogue_journal"
+  "crates/ferry-server/fuzz rest_mqsc"
   "crates/ferry-security/fuzz security_text"
   "crates/ferry-pubsub/fuzz topic_text"
 )

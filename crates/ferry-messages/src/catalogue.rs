@@ -82,6 +82,9 @@ catalogue! {
         "CHCKCLNT(REQUIRED), or REQDADM for an administrator (or the CHLAUTH record's CHCKCLNT), demands credentials; the connection was refused with 2035 MQRC_NOT_AUTHORIZED after FAILDLAY.",
         "Have the application give a user id and password (MQCSP; JMS createConnection(user, password)), or relax CHCKCLNT if that is intended.";
 
+    WEB_SERVER_STARTED = 5541 Info "The web server of queue manager '{0}' has started: {1} on {2}.",
+        "qm.ini WebServer/Port names a port: the health endpoints (/healthz, /readyz) and the REST API (/ibmmq/rest/v2/...) are served there, over HTTPS when WebServer/SSL=YES.",
+        "None.";
     // ---- 6xxx, 7xxx: storage and configuration -------------------------------------------
     LOG_SLOW_IO = 6729 Warning "A log {0} operation of {1} bytes on {2} took {3} microseconds, longer than the threshold of {4} microseconds ({5} slow operations since the last warning).",
         "A read (R) or write/sync (W) of the recovery log was slower than AMQ_IODELAY (microseconds; milliseconds with AMQ_IODELAY_INMS=YES). Persistent messaging waits for the log, so it slows down too. Warnings are written at most once a minute.",
@@ -624,6 +627,9 @@ catalogue! {
     ACCEPT_FAILED = 9782 Error "Accepting a connection on {0} failed: {1}",
         "The operating system refused to hand over a waiting connection. When it ran out of file descriptors, the waiting connection was closed so the listener does not spin; the listener pauses briefly (up to a second) and accepts again.",
         "If the reason is 'Too many open files', find what holds them (DISPLAY CHSTATUS, ls /proc/PID/fd) and lower Limits/MaxConnections or raise the open-file limit.";
+    WEB_SERVER_FAILED = 9783 Error "The web server of queue manager '{0}' could not start on {1}: {2}",
+        "The port of qm.ini WebServer/Port could not be bound (in use, or not allowed), or WebServer/SSL=YES and the key repository has no usable certificate for the queue manager. The queue manager runs on without its health endpoints and REST API; messaging is not affected.",
+        "Free the port or change WebServer/Port (or give the key repository the queue manager's certificate), then restart the queue manager.";
     CHANNEL_ENDED_ABNORMALLY = 9999 Error "Channel '{0}' with {1} ended abnormally: {2}",
         "The conversation of a message channel broke (the partner went, the network failed, a protocol error). A batch in progress was backed out at the receiving end; the sending end resolves it when the channel starts again, so no persistent message is lost or repeated.",
         "Look at the reason; the sending end retries by itself (SHORTRTY, LONGRTY).";

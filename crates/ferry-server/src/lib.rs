@@ -17,7 +17,9 @@
 //! - [`store_errors`]: the one mapping from the store's errors to MQ reason codes;
 //! - [`lifecycle`]: create, start, stop, status and delete (crtmqm, strmqm, endmqm, dspmq, dltmqm);
 //! - [`installation`]: what this installation is (dspmqver, dspmq -o installation);
-//! - `runtime`: the running process: listeners, conversations, the command server.
+//! - [`rest_mqsc`]: MQSC of the administrative REST API (one command, runCommandJSON, responses);
+//! - `runtime`: the running process: listeners, conversations, the command server, the web
+//!   server.
 
 pub mod administrators;
 pub mod amqp_mapping;
@@ -34,6 +36,7 @@ pub mod lifecycle;
 pub mod limits;
 pub mod principals;
 pub mod qm_ini;
+pub mod rest_mqsc;
 mod runtime;
 pub mod store_errors;
 pub mod user_repository;

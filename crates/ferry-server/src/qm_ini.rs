@@ -177,6 +177,29 @@ pub struct QmIni {
     pub service: ServiceStanza,
     /// SSL stanza: the CipherSpecs the queue manager may use.
     pub ssl: SslStanza,
+    /// WebServer stanza: the HTTP(S) server (health, REST API).
+    pub web: WebServerStanza,
+}
+
+/// WebServer stanza: the queue manager's HTTP(S) server (runtime/web).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WebServerStanza {
+    /// Port: 0 = no web server.
+    pub port: u16,
+    /// BindAddress: the address it listens on.
+    pub bind_address: String,
+    /// SSL: HTTPS with the queue manager's certificate from its key repository.
+    pub ssl: bool,
+    /// MaxConnections: HTTP connections served at once.
+    pub max_connections: u32,
+    /// MaxRequestBody: bytes of a request body.
+    pub max_request_body: u64,
+    /// HeaderReadTimeout: seconds a client has to send a request's headers.
+    pub header_read_timeout: u64,
+    /// IdleTimeout: seconds an idle keep-alive connection stays open.
+    pub idle_timeout: u64,
+    /// RequestTimeout: seconds one request may take, body and answer included.
+    pub request_timeout: u64,
 }
 
 /// The name of the authorization service (qm.ini Service/Name), as MQ's qm.ini names it.

@@ -43,6 +43,8 @@ pub struct RunOptions {
     pub port: u16,
     /// The AMQP channel's port when the queue manager is created.
     pub amqp_port: u16,
+    /// The web server's port when the queue manager is created (0: none).
+    pub web_port: u16,
 }
 
 /// The first non-empty value of these environment variables.
@@ -218,6 +220,7 @@ fn prepare(home: &FerryHome, options: &RunOptions) -> Result<QmgrPaths, ControlE
             developer,
             app_password: app_password.clone(),
             log,
+            web_port: options.web_port,
             ..CreateOptions::new(options.port, options.amqp_port)
         };
         for line in ferry_server::create_queue_manager(home, &name, &create)? {

@@ -49,6 +49,10 @@ enum Command {
         /// Port of the default AMQP channel (SYSTEM.DEF.AMQP), started with the queue manager.
         #[arg(long, default_value_t = 5672)]
         amqp_port: u16,
+        /// Port of the web server (health endpoints, REST API; qm.ini WebServer/Port):
+        /// 0, the default, for none; IBM's mqweb uses 9443.
+        #[arg(long, default_value_t = 0)]
+        web_port: u16,
         /// Description (DESCR of the queue manager).
         #[arg(short = 'c', long)]
         description: Option<String>,
@@ -92,6 +96,10 @@ enum Command {
         /// AMQP channel port when --create makes a new queue manager.
         #[arg(long, default_value_t = 5672, requires = "create")]
         amqp_port: u16,
+        /// Web server port (health, REST API) when --create makes a new queue manager;
+        /// 0 for none.
+        #[arg(long, default_value_t = 9443, requires = "create")]
+        web_port: u16,
     },
     /// Stop a queue manager (endmqm): controlled by default, waiting for applications.
     #[command(alias = "endmqm")]
@@ -150,6 +158,10 @@ enum Command {
         /// AMQP channel port when the queue manager is created (FERRY_AMQP_PORT).
         #[arg(long)]
         amqp_port: Option<u16>,
+        /// Web server port (health, REST) when the queue manager is created
+        /// (FERRY_WEB_PORT; default 9443; 0: none).
+        #[arg(long)]
+        web_port: Option<u16>,
     },
     /// Delete a stopped queue manager and all its data (dltmqm).
     #[command(alias = "dltmqm")]
@@ -314,6 +326,7 @@ fn main() -> ExitCode {
             name,
             port,
             amqp_port,
+            web_port,
             description,
             log_primary_files,
             log_secondary_files,
@@ -330,6 +343,7 @@ fn main() -> ExitCode {
                     path: log_path,
                 },
                 mqsc_config,
+                web_port,
                 ..CreateOptions::new(port, amqp_port)
             };
             ferry_server::create_queue_manager(&home, &name, &options).map(print_lines)
@@ -340,10 +354,12 @@ fn main() -> ExitCode {
             create,
             port,
             amqp_port,
+            web_port,
         } => {
             if create && !home.qmgr(&name).exists() {
                 let options = CreateOptions {
                     developer: true,
+                    web_port,
                     ..CreateOptions::new(port, amqp_port)
                 };
                 match ferry_server::create_queue_manager(&home, &name, &options) {
@@ -404,6 +420,7 @@ fn main() -> ExitCode {
             config_dirs,
             port,
             amqp_port,
+            web_port,
         } => {
             let env_port = |var: &str, default: u16| {
                 std::env::var(var)
@@ -418,6 +435,7 @@ fn main() -> ExitCode {
                     config_dirs,
                     port: port.unwrap_or_else(|| env_port("FERRY_PORT", 1414)),
                     amqp_port: amqp_port.unwrap_or_else(|| env_port("FERRY_AMQP_PORT", 5672)),
+                    web_port: web_port.unwrap_or_else(|| env_port("FERRY_WEB_PORT", 9443)),
                 },
             );
         }

@@ -59,6 +59,8 @@ impl Container {
             .env("MQ_QMGR_NAME", &self.name)
             .env("FERRY_PORT", self.port.to_string())
             .env("FERRY_AMQP_PORT", self.amqp_port.to_string())
+            // Tests run side by side: no web server on 9443.
+            .env("FERRY_WEB_PORT", "0")
             .env(
                 "FERRY_CONFIG_DIRS",
                 self.config

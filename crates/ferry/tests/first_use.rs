@@ -31,6 +31,8 @@ fn a_start_whose_ports_are_taken_says_so_exits_10_and_runs_on() {
         dir: qm_dir_in(&qm, "FU.BUSY"),
     };
 
+    // The developer configuration's web server (9443 by default) on a port of its own.
+    let web = free_port().to_string();
     let out = qm.ferry(&[
         "start",
         "FU.BUSY",
@@ -39,6 +41,8 @@ fn a_start_whose_ports_are_taken_says_so_exits_10_and_runs_on() {
         &port,
         "--amqp-port",
         &amqp,
+        "--web-port",
+        &web,
     ]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(10), "{}{err}", stdout(&out));
@@ -304,6 +308,7 @@ async fn start_create_gives_developers_a_channel_and_queues_and_nothing_more() {
     let guard = BackgroundQm {
         dir: qm_dir_in(&qm, "FU.DEV"),
     };
+    let web = free_port().to_string();
     let out = qm.ferry(&[
         "start",
         "FU.DEV",
@@ -312,6 +317,8 @@ async fn start_create_gives_developers_a_channel_and_queues_and_nothing_more() {
         &port,
         "--amqp-port",
         &amqp,
+        "--web-port",
+        &web,
     ]);
     let text = stdout(&out);
     assert!(out.status.success(), "{text}{}", stderr(&out));

@@ -425,6 +425,93 @@ const SSL: &[Key] = &[
     },
 ];
 
+/// WebServer stanza: the HTTP(S) server of runtime/web.
+const WEB_SERVER: &[Key] = &[
+    Key {
+        key: "Port",
+        kind: ValueKind::Number { min: 0, max: 65_535 },
+        default: DefaultValue::FromCreate,
+        unit: "",
+        meaning: "TCP port of the queue manager's HTTP(S) server (health endpoints `/healthz` and `/readyz`, the administrative and messaging REST API): `ferry create --web-port` (default 0) or `ferry start --create --web-port` (default 9443, as IBM's developer container). 0: no web server. A port that cannot be bound is logged (FRY9783E) and the queue manager runs on. Read at start.",
+        when_reached: "",
+        get: |i| Value::Number(u64::from(i.web.port)),
+        set: |i, v| i.web.port = u16::try_from(v.number()).unwrap_or(0),
+    },
+    Key {
+        key: "BindAddress",
+        kind: ValueKind::Text,
+        default: DefaultValue::Text("0.0.0.0"),
+        unit: "",
+        meaning: "The IP address the web server listens on (`127.0.0.1`: this host only; `::` for IPv6).",
+        when_reached: "",
+        get: |i| Value::Text(i.web.bind_address.clone()),
+        set: |i, v| i.web.bind_address = v.text(),
+    },
+    Key {
+        key: "SSL",
+        kind: ValueKind::Choice {
+            words: &["YES", "NO"],
+            expected: "YES or NO",
+        },
+        default: DefaultValue::Text("NO"),
+        unit: "",
+        meaning: "YES: HTTPS only, with the queue manager's certificate (CERTLABL) from its key repository (SSLKEYR), TLS 1.2/1.3 as qm.ini SSL allows; a client certificate the repository's trust.pem verifies authenticates its common name as the user; REFRESH SECURITY TYPE(SSL) applies to the next handshake. NO: plain HTTP (put it behind TLS termination, or keep BindAddress local).",
+        when_reached: "",
+        get: |i| Value::Text(if i.web.ssl { "YES" } else { "NO" }.into()),
+        set: |i, v| i.web.ssl = v.text() == "YES",
+    },
+    Key {
+        key: "MaxConnections",
+        kind: ValueKind::Number { min: 1, max: 10_000 },
+        default: DefaultValue::Number(32),
+        unit: "connections",
+        meaning: "HTTP connections served at once; more wait in the listen backlog.",
+        when_reached: "A client's connection is accepted once another closes.",
+        get: |i| Value::Number(u64::from(i.web.max_connections)),
+        set: |i, v| i.web.max_connections = v.number_u32(),
+    },
+    Key {
+        key: "MaxRequestBody",
+        kind: ValueKind::Number { min: 1_024, max: 104_857_600 },
+        default: DefaultValue::Number(4_194_304),
+        unit: "bytes",
+        meaning: "Largest request body (a message put through the messaging REST API, an MQSC request).",
+        when_reached: "413 Payload Too Large.",
+        get: |i| Value::Number(i.web.max_request_body),
+        set: |i, v| i.web.max_request_body = v.number(),
+    },
+    Key {
+        key: "HeaderReadTimeout",
+        kind: ValueKind::Number { min: 1, max: 300 },
+        default: DefaultValue::Number(10),
+        unit: "seconds",
+        meaning: "Time a client has to send a request's headers once it has begun (and for the TLS handshake).",
+        when_reached: "The connection is closed.",
+        get: |i| Value::Number(i.web.header_read_timeout),
+        set: |i, v| i.web.header_read_timeout = v.number(),
+    },
+    Key {
+        key: "IdleTimeout",
+        kind: ValueKind::Number { min: 1, max: 3_600 },
+        default: DefaultValue::Number(60),
+        unit: "seconds",
+        meaning: "Time a keep-alive connection may stay without a request.",
+        when_reached: "The connection is closed.",
+        get: |i| Value::Number(i.web.idle_timeout),
+        set: |i, v| i.web.idle_timeout = v.number(),
+    },
+    Key {
+        key: "RequestTimeout",
+        kind: ValueKind::Number { min: 1, max: 3_600 },
+        default: DefaultValue::Number(120),
+        unit: "seconds",
+        meaning: "Time one request may take, its body and answer included (a messaging get's wait is cut to it).",
+        when_reached: "503 Service Unavailable; the connection is closed.",
+        get: |i| Value::Number(i.web.request_timeout),
+        set: |i, v| i.web.request_timeout = v.number(),
+    },
+];
+
 /// TuningParameters stanza.
 const TUNING: &[Key] = &[
     Key {
@@ -621,6 +708,12 @@ pub const STANZAS: &[Stanza] = &[
         strict: false,
         meaning: "The authorization service (object authorities).",
         keys: SERVICE,
+    },
+    Stanza {
+        name: "WebServer",
+        strict: true,
+        meaning: "The queue manager's HTTP(S) server: health endpoints and the REST API (see [The web server](#the-web-server-health-and-the-rest-api)).",
+        keys: WEB_SERVER,
     },
     Stanza {
         name: crate::limits::STANZA,

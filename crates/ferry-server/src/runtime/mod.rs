@@ -33,6 +33,7 @@ mod server;
 mod socket_writer;
 mod tls;
 mod wake_coalescing;
+mod web;
 
 pub use memory::set_allocator_trim;
 
@@ -66,6 +67,8 @@ pub struct CreateOptions {
     /// An MQSC script or directory of scripts run at every start (crtmqm -ic; qm.ini
     /// AutoConfig/MQSCConfig).
     pub mqsc_config: Option<std::path::PathBuf>,
+    /// Port of the web server (qm.ini WebServer/Port; 0: none).
+    pub web_port: u16,
     /// Add the developer configuration ([`crate::developer_config`]): `ferry start
     /// --create`. Its script directory becomes MQSCConfig.
     pub developer: bool,
@@ -83,6 +86,7 @@ impl CreateOptions {
             description: None,
             log: lifecycle::LogOptions::default(),
             mqsc_config: None,
+            web_port: 0,
             developer: false,
             app_password: None,
         }
@@ -136,7 +140,17 @@ pub fn create_queue_manager(
         }
     }
     let mqsc_config = developer_dir.as_deref().or(options.mqsc_config.as_deref());
-    let (paths, ini) = lifecycle::create_layout(home, name, &options.log, mqsc_config)?;
+    let (paths, mut ini) = lifecycle::create_layout(home, name, &options.log, mqsc_config)?;
+    if options.web_port != 0 {
+        ini.web.port = options.web_port;
+        if let Err(e) = ini.write(&paths.qm_ini()) {
+            let _ = std::fs::remove_dir_all(&paths.dir);
+            return Err(ControlError {
+                message: e.to_string(),
+                exit_code: 71,
+            });
+        }
+    }
     let (port, amqp_port, description) = (
         options.port,
         options.amqp_port,
@@ -205,6 +219,12 @@ pub fn create_queue_manager(
         format!("A TCP listener on port {port} starts with the queue manager."),
         format!("The AMQP channel {DEFAULT_AMQP_CHANNEL} on port {amqp_port} starts with the queue manager."),
     ];
+    if options.web_port != 0 {
+        lines.push(format!(
+            "The web server (health, REST API) on port {} starts with the queue manager (qm.ini WebServer).",
+            options.web_port
+        ));
+    }
     if let Some(dir) = &developer_dir {
         match developer_user(&paths.dir, options.app_password.as_deref()) {
             Ok(generated) => {
@@ -482,7 +502,17 @@ async fn serve(server: Rc<Server>, svrconns: Rc<native::Svrconns>) -> Result<(),
 
     // Listeners with CONTROL(QMGR) and AMQP channels start with the queue manager; one
     // that cannot is in the error log (FRY9212E/FRY9213E) and the queue manager runs on.
-    let start_failures = server.endpoints.start_all();
+    let mut start_failures = server.endpoints.start_all();
+    // The web server (qm.ini WebServer) with every set of routes (`web::providers`: a
+    // new one, such as /metrics, registers there); one that cannot start is logged
+    // (FRY9783E) and shown by `ferry start` as the listeners' failures are.
+    let web_server = match web::start(&server, web::providers()) {
+        Ok(w) => w,
+        Err(line) => {
+            start_failures.push(line);
+            None
+        }
+    };
     *server.start_failures.borrow_mut() = start_failures;
 
     let mut usr1 = signal(SignalKind::user_defined1()).map_err(|e| fail(&e))?;
@@ -574,6 +604,7 @@ async fn serve(server: Rc<Server>, svrconns: Rc<native::Svrconns>) -> Result<(),
     housekeeping_task.abort();
     catalogue_task.abort();
     bindings_task.abort();
+    drop(web_server);
     server.endpoints.listeners().stop_all();
     Ok(())
 }
