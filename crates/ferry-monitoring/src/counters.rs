@@ -98,6 +98,19 @@ pub struct MqiCounters {
 }
 
 impl MqiCounters {
+    /// One call with result `r`: the counter `ok` chooses grows when it succeeded,
+    /// the one `failed` chooses when it failed.
+    #[inline]
+    pub fn note_result<T, E>(
+        &mut self,
+        r: &Result<T, E>,
+        ok: fn(&mut Self) -> &mut u64,
+        failed: fn(&mut Self) -> &mut u64,
+    ) {
+        let counter = if r.is_ok() { ok(self) } else { failed(self) };
+        *counter += 1;
+    }
+
     /// A put to a queue of `bytes` that succeeded.
     #[inline]
     pub fn note_put(&mut self, put1: bool, persistent: bool, bytes: usize) {
@@ -176,6 +189,78 @@ impl MqiCounters {
     /// All publications that succeeded.
     pub fn topic_put_count(&self) -> u64 {
         self.topic_puts_non_persistent + self.topic_puts_persistent
+    }
+}
+
+/// Applies `$op` to every field of two [`MqiCounters`].
+macro_rules! each_field {
+    ($a:expr, $b:expr, $op:ident, $($f:ident),* $(,)?) => {
+        MqiCounters { $($f: $a.$f.$op($b.$f)),* }
+    };
+}
+
+macro_rules! mqi_fields {
+    ($a:expr, $b:expr, $op:ident) => {
+        each_field!(
+            $a,
+            $b,
+            $op,
+            conns,
+            conns_failed,
+            discs,
+            opens,
+            opens_failed,
+            closes,
+            closes_failed,
+            inqs,
+            inqs_failed,
+            sets,
+            sets_failed,
+            puts_non_persistent,
+            puts_persistent,
+            put1s_non_persistent,
+            put1s_persistent,
+            put_bytes_non_persistent,
+            put_bytes_persistent,
+            puts_failed,
+            put1s_failed,
+            gets_non_persistent,
+            gets_persistent,
+            get_bytes_non_persistent,
+            get_bytes_persistent,
+            gets_failed,
+            browses_non_persistent,
+            browses_persistent,
+            browse_bytes_non_persistent,
+            browse_bytes_persistent,
+            browses_failed,
+            commits,
+            backouts,
+            subs_created_durable,
+            subs_created_non_durable,
+            subs_resumed_durable,
+            subs_altered_durable,
+            subs_failed,
+            topic_puts_non_persistent,
+            topic_puts_persistent,
+            topic_put_bytes,
+            topic_puts_failed,
+            published_messages,
+            published_bytes,
+        )
+    };
+}
+
+impl MqiCounters {
+    /// Every count of `self` less `other`'s (not below zero): the work between two
+    /// readings, or the work left when some is taken out.
+    pub fn minus(&self, other: &Self) -> Self {
+        mqi_fields!(self, other, saturating_sub)
+    }
+
+    /// Every count of `self` plus `other`'s.
+    pub fn plus(&self, other: &Self) -> Self {
+        mqi_fields!(self, other, saturating_add)
     }
 }
 
@@ -286,6 +371,10 @@ mod tests {
         assert_eq!(m.browse_bytes_non_persistent, 7);
         m.note_topic_put(true, 3);
         assert_eq!((m.topic_put_count(), m.topic_put_bytes), (1, 3));
+        let twice = m.plus(&m);
+        assert_eq!(twice.put_count(), 6);
+        assert_eq!(twice.minus(&m), m);
+        assert_eq!(MqiCounters::default().minus(&m), MqiCounters::default());
 
         let mut q = QueueCounters::default();
         q.note_put(true, false, 4);

@@ -120,6 +120,8 @@ impl QueueManager {
             self.check_running(options.contains(OpenOptions::FAIL_IF_QUIESCING))?;
             self.open_topic_inner(conn, object_name, object_string, options, false, fx)
         })();
+        self.mqi_stats
+            .note_result(&result, |m| &mut m.opens, |m| &mut m.opens_failed);
         self.debug_check();
         result
     }
@@ -294,6 +296,7 @@ impl QueueManager {
             ReportUow::Outside
         };
         let delivered = copies.len();
+        let body_len = body.len();
         let (shared, rest): (Vec<PlannedCopy>, Vec<PlannedCopy>) = copies
             .into_iter()
             .partition(|c| share_log && c.shares_body && c.md.is_persistent());
@@ -338,6 +341,8 @@ impl QueueManager {
         if delivered == 0 && o.contains(PutOptionFlags::WARN_IF_NO_SUBS_MATCHED) {
             warning = Some(ReasonCode::NoSubsMatched);
         }
+        self.mqi_stats.published_messages += delivered as u64;
+        self.mqi_stats.published_bytes += (delivered as u64).saturating_mul(body_len as u64);
         Ok(warning)
     }
 

@@ -173,6 +173,10 @@ pub struct Server {
     pub principals: Rc<crate::principals::Principals>,
     /// Connection authentication: the AUTHINFO object in use and the user repository.
     pub(crate) connauth: RefCell<crate::authentication::ConnAuth>,
+    /// CPU times at the last Prometheus scrape (its CPU percentages cover the time
+    /// since: `super::monitoring`).
+    #[allow(dead_code)]
+    pub(crate) scrape_cpu: Cell<super::monitoring::CpuTimes>,
     /// What waits for definitions to be durable, in ticket order.
     catalogue_waiters: RefCell<VecDeque<(u64, AfterDefinitions)>>,
 }
@@ -248,6 +252,7 @@ impl Server {
             administrators,
             principals,
             connauth: RefCell::new(connauth),
+            scrape_cpu: Cell::new(Default::default()),
         })
     }
 
