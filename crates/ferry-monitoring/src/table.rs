@@ -1073,3 +1073,73 @@ mod tests {
         );
     }
 }
+
+/// Line opening the generated table of docs/operations.md's Monitoring section.
+pub const BEGIN_MARKER: &str = "<!-- BEGIN GENERATED MONITORING: do not edit; FERRY_BLESS=1 cargo test -p ferry-monitoring docs rewrites it -->";
+/// Line closing it.
+pub const END_MARKER: &str = "<!-- END GENERATED MONITORING -->";
+
+/// The docs' table of every element: class, type, id, MQ's description, datatype and
+/// the Prometheus metric it becomes (counter for DELTA elements, gauge otherwise).
+pub fn render_doc_table() -> String {
+    use std::fmt::Write;
+    let mut s = String::from(
+        "| class / type | id | description (MQCAMO_MONITOR_DESC) | datatype | Prometheus metric |\n|---|---|---|---|---|\n",
+    );
+    for c in CLASSES {
+        for t in c.types {
+            for e in t.elements {
+                let name = if c.per_object {
+                    crate::prometheus::queue_metric_name(e.metric)
+                } else {
+                    format!("ibmmq_qmgr_{}", e.metric)
+                };
+                let kind = if e.datatype == Datatype::Delta {
+                    "counter"
+                } else {
+                    "gauge"
+                };
+                let _ = writeln!(
+                    s,
+                    "| {}/{} | {} | {} | {:?} | `{name}` ({kind}) |",
+                    c.name, t.name, e.id, e.description, e.datatype
+                );
+            }
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod docs {
+    use super::*;
+
+    /// `doc` with the text between the markers replaced by `table`.
+    fn splice(doc: &str, table: &str) -> String {
+        match (doc.find(BEGIN_MARKER), doc.find(END_MARKER)) {
+            (Some(b), Some(e)) if b < e => {
+                format!("{}{BEGIN_MARKER}\n{table}{}", &doc[..b], &doc[e..])
+            }
+            _ => doc.to_string(),
+        }
+    }
+
+    #[test]
+    fn docs_are_current() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/operations.md");
+        let doc = std::fs::read_to_string(path).unwrap_or_default();
+        let wanted = splice(&doc, &render_doc_table());
+        if std::env::var("FERRY_BLESS").is_ok_and(|v| v == "1") {
+            std::fs::write(path, &wanted).expect("docs/operations.md is writable");
+            return;
+        }
+        assert!(
+            doc.contains(BEGIN_MARKER),
+            "docs/operations.md lacks the monitoring table"
+        );
+        assert!(
+            doc == wanted,
+            "docs/operations.md's monitoring table is out of date: run FERRY_BLESS=1 cargo test -p ferry-monitoring docs"
+        );
+    }
+}
