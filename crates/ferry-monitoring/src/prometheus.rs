@@ -684,4 +684,52 @@ mod tests {
         assert!(NameFilter::parse("BAD\"NAME", "").is_err());
         assert!(glob("A*B*C", "AxxBxC") && !glob("A*B*C", "AxxBx"));
     }
+
+    #[test]
+    fn the_grafana_dashboard_uses_only_names_this_exposition_has() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../deploy/grafana/ferry-mq-dashboard.json"
+        );
+        let dashboard = std::fs::read_to_string(path).expect("the dashboard");
+        let mut s = snapshot(&["APP.IN"]);
+        let all = Some(1);
+        s.resources = ResourceSample {
+            system_user_cpu: all,
+            system_system_cpu: all,
+            load_1: all,
+            load_5: all,
+            load_15: all,
+            ram_free: all,
+            ram_total_mb: all,
+            qmgr_user_cpu: all,
+            qmgr_system_cpu: all,
+            qmgr_ram_mb: all,
+            data_fs_in_use_mb: all,
+            data_fs_free: all,
+            log_written_bytes: all,
+            log_in_use: all,
+            log_fs_in_use_bytes: all,
+            log_fs_max_bytes: all,
+        };
+        let text = render(&s);
+        let mut rest = dashboard.as_str();
+        let mut seen = 0;
+        while let Some(i) = rest.find("ibmmq_") {
+            let name: String = rest[i..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            // `ibmmq_*` in prose is not a name.
+            if !name.ends_with('_') {
+                assert!(
+                    text.contains(&format!("# TYPE {name} ")),
+                    "{name} is not exported"
+                );
+                seen += 1;
+            }
+            rest = &rest[i + name.len()..];
+        }
+        assert!(seen > 20, "{seen} metric names in the dashboard");
+    }
 }
