@@ -80,7 +80,13 @@ impl QueueManager {
     pub fn has_subscribers(&self, topic: &str) -> bool {
         let mut matches = Vec::new();
         self.subscriptions.index.matching(topic, &mut matches);
-        !matches.is_empty()
+        let path = self.cached_topic_path(topic);
+        matches
+            .iter()
+            .any(|m| match (m.wildcard_depth, path.blocked_above) {
+                (Some(depth), Some(block)) => depth >= block,
+                _ => true,
+            })
     }
 
     /// The levels that follow `prefix` (which ends with `/`) in the topic strings of

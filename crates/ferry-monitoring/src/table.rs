@@ -132,6 +132,24 @@ pub struct ResourceSample {
     pub log_fs_max_bytes: Option<i64>,
 }
 
+/// CPU times as the host reports them (Linux's /proc, read by the server), from which
+/// the CPU percentages of an interval are worked out.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CpuTimes {
+    /// The process's user CPU, clock ticks.
+    pub proc_user: u64,
+    /// The process's system CPU, clock ticks.
+    pub proc_system: u64,
+    /// The host's user (and nice) ticks, all CPUs.
+    pub host_user: u64,
+    /// The host's system (and irq, softirq) ticks.
+    pub host_system: u64,
+    /// The host's total ticks.
+    pub host_total: u64,
+    /// When they were read.
+    pub at: Option<std::time::Instant>,
+}
+
 /// One queue's state and counters at one moment.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct QueueSample {

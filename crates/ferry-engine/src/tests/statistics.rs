@@ -107,3 +107,41 @@ fn subscriptions_name_the_watched_monitoring_topics() {
         ["APP.Q/GET"]
     );
 }
+
+#[test]
+fn wildcards_above_sys_mq_see_nothing_of_it_retained_or_not() {
+    let mut h = Harness::new();
+    let c = h.conn();
+    let topic = "$SYS/MQ/INFO/QMGR/QM1/Monitor/METADATA/CLASSES";
+    let subscribe = |h: &mut Harness, filter: &str| {
+        let sd = SubscriptionDescriptor::managed(filter);
+        let t = h.t();
+        h.qm.subscribe(c, &sd, None, None, t, &mut h.fx)
+            .unwrap()
+            .destination
+    };
+    let everything = subscribe(&mut h, "#");
+    let sys = subscribe(&mut h, "$SYS/#");
+    assert!(!h.qm.has_subscribers(topic), "# and $SYS/# are blocked");
+    // A retained publication, then new subscriptions.
+    let p =
+        h.qm.open_topic(c, "", topic, OpenOptions::OUTPUT, &mut h.fx)
+            .unwrap()
+            .hobj;
+    let mut md = MessageDescriptor::default();
+    h.put_md(c, p, &mut md, PutOptionFlags::RETAIN, b"meta")
+        .unwrap();
+    let late_everything = subscribe(&mut h, "#");
+    let admin = subscribe(&mut h, "$SYS/MQ/#");
+    let exact = subscribe(&mut h, topic);
+    assert!(h.qm.has_subscribers(topic));
+    for (q, want) in [
+        (everything, 0),
+        (sys, 0),
+        (late_everything, 0),
+        (admin, 1),
+        (exact, 1),
+    ] {
+        assert_eq!(h.depth(&q), want, "{q}");
+    }
+}

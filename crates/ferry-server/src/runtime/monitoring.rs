@@ -29,22 +29,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-/// CPU times read from /proc: (process user+system split, host busy split, when).
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct CpuTimes {
-    /// The process's user CPU, clock ticks.
-    proc_user: u64,
-    /// The process's system CPU, clock ticks.
-    proc_system: u64,
-    /// The host's user (and nice) ticks, all CPUs.
-    host_user: u64,
-    /// The host's system (and irq) ticks.
-    host_system: u64,
-    /// The host's total ticks.
-    host_total: u64,
-    /// When they were read (wall ticks are derived from it).
-    at: Option<Instant>,
-}
+use ferry_monitoring::table::CpuTimes;
 
 fn read_cpu_times() -> Option<CpuTimes> {
     let stat = std::fs::read_to_string("/proc/self/stat").ok()?;

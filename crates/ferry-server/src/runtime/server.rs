@@ -176,7 +176,7 @@ pub struct Server {
     /// CPU times at the last Prometheus scrape (its CPU percentages cover the time
     /// since: `super::monitoring`).
     #[allow(dead_code)]
-    pub(crate) scrape_cpu: Cell<super::monitoring::CpuTimes>,
+    pub(crate) scrape_cpu: Cell<ferry_monitoring::table::CpuTimes>,
     /// What waits for definitions to be durable, in ticket order.
     catalogue_waiters: RefCell<VecDeque<(u64, AfterDefinitions)>>,
 }
