@@ -271,6 +271,10 @@ fn round(
         return;
     }
     let before = server.engine.borrow().mqi_counters();
+    debug_assert!(
+        own.topic_put_count() <= before.topic_put_count() && own.conns <= before.conns,
+        "the monitor's own work is part of what the engine counted"
+    );
     let cur = Reading {
         mqi: without(before, own),
         resources: if wanted
@@ -338,6 +342,10 @@ fn round(
     // What publishing counted is the queue manager's own work.
     let after = server.engine.borrow().mqi_counters();
     *own = own.plus(&after.minus(&before));
+    debug_assert!(
+        after.put_count() == before.put_count(),
+        "publishing puts to no queue"
+    );
     *prev = cur;
 }
 
