@@ -122,7 +122,9 @@ impl QueueManager {
                 return r;
             }
             if let HandleTarget::Remote(target) = h.target {
-                return self.put_remote(conn, hobj, target, md, pmo, body, properties, now, fx);
+                let r = self.put_remote(conn, hobj, target, md, pmo, body, properties, now, fx);
+                self.last_put.1 = md.persistence == persistence::PERSISTENT;
+                return r;
             }
             let HandleTarget::Queue { opened, local } = h.target else {
                 return Err(ReasonCode::NotOpenForOutput.into());
