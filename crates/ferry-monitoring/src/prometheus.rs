@@ -709,6 +709,8 @@ mod tests {
             data_fs_free: all,
             log_written_bytes: all,
             log_in_use: all,
+            log_in_use_bytes: all,
+            log_max_bytes: all,
             log_fs_in_use_bytes: all,
             log_fs_max_bytes: all,
         };

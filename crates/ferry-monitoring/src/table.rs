@@ -126,6 +126,10 @@ pub struct ResourceSample {
     pub log_written_bytes: Option<i64>,
     /// The recovery log's share in use, hundredths of a percent (LOGINUSE).
     pub log_in_use: Option<i64>,
+    /// Bytes of the recovery log in use (between the restart point and the head).
+    pub log_in_use_bytes: Option<i64>,
+    /// Bytes of the recovery log (its extents).
+    pub log_max_bytes: Option<i64>,
     /// The log's file system: bytes in use.
     pub log_fs_in_use_bytes: Option<i64>,
     /// The log's file system: size in bytes.
@@ -369,6 +373,20 @@ pub static CLASSES: &[MonitorClass] = &[
                 name: "Log",
                 description: "Disk usage - queue manager recovery log",
                 elements: &[
+                    e!(
+                        0,
+                        Unit,
+                        "Log - bytes in use",
+                        "log_in_use_bytes",
+                        res!(log_in_use_bytes)
+                    ),
+                    e!(
+                        1,
+                        Unit,
+                        "Log - bytes max",
+                        "log_max_bytes",
+                        res!(log_max_bytes)
+                    ),
                     e!(
                         2,
                         Unit,

@@ -146,6 +146,8 @@ pub(crate) fn sample_resources(server: &Server, prev: &mut CpuTimes) -> Resource
         let s = log.summary();
         r.log_written_bytes = i64::try_from(s.bytes_written).ok();
         r.log_in_use = i64::try_from(s.in_use_percent()).ok().map(|p| p * 100);
+        r.log_in_use_bytes = i64::try_from(s.space_in_use).ok();
+        r.log_max_bytes = i64::try_from(s.space_total).ok();
         if let Some((used, size)) = fs_usage(std::path::Path::new(&server.ini.log.path)) {
             r.log_fs_in_use_bytes = i64::try_from(used).ok();
             r.log_fs_max_bytes = i64::try_from(size).ok();
