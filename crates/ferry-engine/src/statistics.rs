@@ -22,6 +22,18 @@ impl QueueManager {
         m
     }
 
+    /// Makes `conn` the queue manager's own connection, the one that may publish on the
+    /// administrative topics (`$SYS/MQ/...`, 2598 MQRC_ADMIN_TOPIC_STRING_ERROR for any
+    /// other). Returns false when there is no such connection.
+    pub fn set_system_connection(&mut self, conn: crate::ConnId) -> bool {
+        let Some(c) = self.conns.get_mut(&conn) else {
+            return false;
+        };
+        c.system = true;
+        debug_assert!(self.conns.get(&conn).is_some_and(|c| c.system));
+        true
+    }
+
     /// Connections now.
     pub fn connection_count(&self) -> usize {
         self.conns.len()

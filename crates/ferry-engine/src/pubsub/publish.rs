@@ -142,6 +142,10 @@ impl QueueManager {
         self.check_topic_authority(conn, &topic, Authority::Pub, fx)?;
         let max_handles = self.qmgr.max_handles.max(0) as usize;
         let c = self.conns.get_mut(&conn).ok_or(ReasonCode::HconnError)?;
+        if !c.system && super::topic_attributes::is_admin_topic(&topic) {
+            // MQ: only the queue manager publishes on $SYS/MQ.
+            return Err(ReasonCode::AdminTopicStringError.into());
+        }
         if !for_put1 && c.open_count >= max_handles {
             return Err(ReasonCode::HandleNotAvailable.into());
         }

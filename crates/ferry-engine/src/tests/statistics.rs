@@ -124,6 +124,14 @@ fn wildcards_above_sys_mq_see_nothing_of_it_retained_or_not() {
     let sys = subscribe(&mut h, "$SYS/#");
     assert!(!h.qm.has_subscribers(topic), "# and $SYS/# are blocked");
     // A retained publication, then new subscriptions.
+    // Applications may not publish there (MQ's 2598); the queue manager's own may.
+    let refused =
+        h.qm.open_topic(c, "", topic, OpenOptions::OUTPUT, &mut h.fx);
+    assert_eq!(
+        refused.map(|o| o.hobj).map_err(|e| e.reason),
+        Err(ReasonCode::AdminTopicStringError)
+    );
+    assert!(h.qm.set_system_connection(c));
     let p =
         h.qm.open_topic(c, "", topic, OpenOptions::OUTPUT, &mut h.fx)
             .unwrap()

@@ -181,7 +181,11 @@ fn publish_all(server: &Server, messages: &[(String, PcfMessage)], retain: bool)
         user_id: server.administrators.process_user().to_string(),
         pid: Some(std::process::id()),
     };
-    let Ok(conn) = server.with_engine(|e, now, fx| e.connect(info, now, fx)) else {
+    let Ok(conn) = server.with_engine(|e, now, fx| {
+        let conn = e.connect(info, now, fx)?;
+        e.set_system_connection(conn);
+        Ok::<_, ferry_mqi::MqError>(conn)
+    }) else {
         return 0;
     };
     let mut options = PutOptionFlags::NO_SYNCPOINT;
