@@ -59,6 +59,10 @@ pub fn run(home: &FerryHome, args: &MonitorArgs) -> ExitCode {
     };
     match runtime.block_on(monitor(home, args)) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Ended(reason)) => {
+            eprintln!("ferry monitor: the queue manager is ending ({reason})");
+            ExitCode::SUCCESS
+        }
         Err(Failure::TimedOut(what)) => {
             eprintln!("ferry monitor: no {what} within the timeout");
             ExitCode::from(3)
@@ -72,6 +76,8 @@ pub fn run(home: &FerryHome, args: &MonitorArgs) -> ExitCode {
 
 /// Why the monitor ended early.
 enum Failure {
+    /// The queue manager is quiescing or stopping (as MQ's samples, the monitor ends).
+    Ended(ferry_mqi::ReasonCode),
     /// A publication did not come in time.
     TimedOut(String),
     /// Anything else, said.
@@ -130,7 +136,14 @@ async fn next_pcf(
     wait_ms: i32,
     what: &str,
 ) -> Result<(PcfMessage, String, String), Failure> {
-    let Some(p) = sub.next(wait_ms).await.map_err(|e| e.reason)? else {
+    use ferry_mqi::ReasonCode;
+    let next = sub.next(wait_ms).await.map_err(|e| match e.reason {
+        r @ (ReasonCode::QMgrQuiescing
+        | ReasonCode::QMgrStopping
+        | ReasonCode::ConnectionBroken) => Failure::Ended(r),
+        r => Failure::Other(r.to_string()),
+    })?;
+    let Some(p) = next else {
         return Err(Failure::TimedOut(what.to_string()));
     };
     let enc = Encoding::from_mqmd(p.md.encoding);
