@@ -23,6 +23,7 @@ targets=(
   "crates/ferry-server/fuzz rest_mqsc"
   "crates/ferry-security/fuzz security_text"
   "crates/ferry-pubsub/fuzz topic_text"
+  "crates/ferry-mqi/fuzz pcf_message"
 )
 if ! rustup run nightly rustc --version >/dev/null 2>&1; then
   echo "fuzz: skipped: no nightly toolchain here (the property tests in cargo test cover the decoders)"

@@ -143,6 +143,9 @@ pub(crate) struct Connection {
     pub consumers: Vec<ConsumerId>,
     /// Who its opens are checked for (`None`: authorities are not checked).
     pub principal: Option<std::rc::Rc<ferry_security::oam::Principal>>,
+    /// The queue manager's own connection (its resource monitor): it alone may publish
+    /// on the administrative topics (`$SYS/MQ/...`).
+    pub system: bool,
 }
 
 impl Connection {
@@ -156,6 +159,7 @@ impl Connection {
             pending: None,
             consumers: Vec::new(),
             principal: None,
+            system: false,
         }
     }
 

@@ -230,6 +230,8 @@ pub(crate) struct Delivery<'a> {
     /// The queue manager's next unit-of-work log id (a settled delivery's get and its
     /// COD report are one unit of work: `crate::report`).
     pub next_uow: &'a mut u64,
+    /// The queue manager's MQI statistics: a delivery is a destructive get.
+    pub stats: &'a mut ferry_monitoring::MqiCounters,
 }
 
 /// Every consumer and held delivery of the queue manager.
@@ -310,6 +312,10 @@ impl ConsumerTable {
         c.turn = *at.next_token;
         *at.next_token += 1;
         lq.last_get_ms = Some(at.now.0);
+        let persistent = msg.md.is_persistent();
+        let waited = at.now.0.saturating_sub(msg.put_ms);
+        lq.stats.note_get(persistent, body.len(), waited);
+        at.stats.note_get(persistent, body.len());
         let message = Box::new(whole_message(&msg, body, at.now));
         let delivery = match c.mode {
             ConsumeMode::Unsettled => {
@@ -469,6 +475,7 @@ impl QueueManager {
                 now,
                 next_token: &mut self.next_token,
                 next_uow: &mut self.next_uow,
+                stats: &mut self.mqi_stats,
             };
             let t = &mut self.consumers;
             let mut after = None;

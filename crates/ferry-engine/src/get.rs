@@ -222,16 +222,27 @@ impl QueueManager {
             if let Some((queue, key)) = unlocked {
                 self.unlock_message(queue, key, now, fx);
             }
+            let browse = gmo.options.is_browse();
             let outcome = match r {
                 Ok(Some(r)) => {
                     if let Ok(got) = &r {
-                        self.note_got(conn, hobj, gmo.options.is_browse(), &got.md);
+                        self.note_got(conn, hobj, browse, &got.md);
                     }
                     GetOutcome::Done(r)
                 }
                 Ok(None) => GetOutcome::Waiting,
                 Err(e) => GetOutcome::Done(Err(e.into())),
             };
+            // Destructive gets are counted where the message leaves its queue.
+            let m = &mut self.mqi_stats;
+            match (&outcome, browse) {
+                (GetOutcome::Done(Ok(got)), true) => {
+                    m.note_browse(got.md.is_persistent(), got.data_length)
+                }
+                (GetOutcome::Done(Err(_)), true) => m.browses_failed += 1,
+                (GetOutcome::Done(Err(_)), false) => m.gets_failed += 1,
+                _ => {}
+            }
             self.report_expired_met(now, fx);
             outcome
         })();
@@ -462,6 +473,7 @@ impl QueueManager {
             true => ReportUow::Syncpoint(conn),
             false => ReportUow::Outside,
         };
+        let (stat_persistent, stat_put_ms) = (msg.md.is_persistent(), msg.put_ms);
         drop(msg);
         // The message, or with COMPLETE_MSG every segment of it.
         let mut own_uow = None;
@@ -513,6 +525,9 @@ impl QueueManager {
             }
         }
         lq.last_get_ms = Some(now.0);
+        let waited = now.0.saturating_sub(stat_put_ms);
+        lq.stats.note_get(stat_persistent, got_len, waited);
+        self.mqi_stats.note_get(stat_persistent, got_len);
         if let Some((md, expires_at)) = cod {
             self.send_cod(&md, &body, expires_at, report_uow, now, fx);
         }

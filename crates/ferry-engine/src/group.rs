@@ -768,13 +768,14 @@ impl QueueManager {
             if let Some(h) = self.conns.get_mut(&conn).and_then(|c| c.handle_mut(hobj)) {
                 h.groups.put = None;
             }
-            match self.put_with_properties(
+            match self.put_uncounted(
                 conn,
                 hobj,
                 &mut seg,
                 &inner,
                 body.slice(start..end),
                 Bytes::new(),
+                false,
                 now,
                 fx,
             ) {

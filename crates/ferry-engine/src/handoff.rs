@@ -112,6 +112,7 @@ impl QueueManager {
                             now,
                             next_token: &mut self.next_token,
                             next_uow: &mut self.next_uow,
+                            stats: &mut self.mqi_stats,
                         };
                         self.consumers.deliver_taken(id, lq, msg, &mut at, fx);
                         self.report_settled_deliveries(now, fx);
@@ -188,6 +189,10 @@ impl QueueManager {
                 continue;
             }
             lq.last_get_ms = Some(now.0);
+            let persistent = msg.md.is_persistent();
+            let waited = now.0.saturating_sub(msg.put_ms);
+            lq.stats.note_get(persistent, body.len(), waited);
+            self.mqi_stats.note_get(persistent, body.len());
             crate::browse_marks::message_got(&mut lq.marks, seq);
             if let Some(h) = c.handle_mut(p.hobj) {
                 h.note_got(false, &got.md);

@@ -73,6 +73,22 @@ impl QueueManager {
         hobj: Hobj,
         selectors: &[Selector],
     ) -> Result<Vec<InquireValue>, MqError> {
+        let r = self.inquire_uncounted(conn, hobj, selectors);
+        // MQINQ takes `&self`: its counts live in a cell beside the other counters.
+        let (ok, failed) = self.inq_stats.get();
+        self.inq_stats.set(match r {
+            Ok(_) => (ok + 1, failed),
+            Err(_) => (ok, failed + 1),
+        });
+        r
+    }
+
+    fn inquire_uncounted(
+        &self,
+        conn: ConnId,
+        hobj: Hobj,
+        selectors: &[Selector],
+    ) -> Result<Vec<InquireValue>, MqError> {
         self.check_running(false)?;
         let c = self.conns.get(&conn).ok_or(ReasonCode::HconnError)?;
         let h = c.handle(hobj).ok_or(ReasonCode::HobjError)?;

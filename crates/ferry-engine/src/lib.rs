@@ -125,6 +125,7 @@ pub mod selection;
 pub mod set;
 pub mod settle;
 pub mod spill;
+pub mod statistics;
 pub mod syncpoint;
 pub(crate) mod trigger;
 pub(crate) mod uow;

@@ -48,6 +48,11 @@ pub(crate) struct QueueTable {
 }
 
 impl QueueTable {
+    /// Queue names and ids, in name order.
+    pub fn names(&self) -> &BTreeMap<String, QueueId> {
+        &self.names
+    }
+
     /// The id of queue `name`.
     pub fn lookup(&self, name: &str) -> Option<QueueId> {
         self.names.get(name).copied()

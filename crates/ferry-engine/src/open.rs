@@ -57,7 +57,10 @@ impl QueueManager {
         now: Timestamp,
         fx: &mut Effects,
     ) -> Result<Opened, MqError> {
-        self.open_inner(conn, od, options, false, now, fx)
+        let r = self.open_inner(conn, od, options, false, now, fx);
+        self.mqi_stats
+            .note_result(&r, |m| &mut m.opens, |m| &mut m.opens_failed);
+        r
     }
 
     /// MQOPEN with a selection string (MQOD SelectionString), already compiled by the
@@ -85,6 +88,8 @@ impl QueueManager {
             }
             Ok(opened)
         })();
+        self.mqi_stats
+            .note_result(&result, |m| &mut m.opens, |m| &mut m.opens_failed);
         self.debug_check();
         result
     }
@@ -578,6 +583,21 @@ impl QueueManager {
     /// for a segmented message under way, else 2241 MQRC_INCOMPLETE_GROUP (the handle
     /// closes all the same).
     pub fn close(
+        &mut self,
+        conn: ConnId,
+        hobj: Hobj,
+        options: CloseOptions,
+        now: Timestamp,
+        fx: &mut Effects,
+    ) -> Result<Option<ReasonCode>, MqError> {
+        let r = self.close_uncounted(conn, hobj, options, now, fx);
+        self.mqi_stats
+            .note_result(&r, |m| &mut m.closes, |m| &mut m.closes_failed);
+        r
+    }
+
+    /// [`QueueManager::close`] without counting an MQCLOSE (MQPUT1's own close).
+    pub(crate) fn close_uncounted(
         &mut self,
         conn: ConnId,
         hobj: Hobj,

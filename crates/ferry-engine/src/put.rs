@@ -60,9 +60,49 @@ impl QueueManager {
         now: Timestamp,
         fx: &mut Effects,
     ) -> Result<Option<ReasonCode>, MqError> {
+        let r = self.put_uncounted(conn, hobj, md, pmo, body, properties, false, now, fx);
+        self.note_put_result(&r, false);
+        r
+    }
+
+    /// Counts one MQPUT or MQPUT1 (`put1`) that ended with `r` (`md` completed):
+    /// STATMQI's PUT or, for a handle on a topic, PUBLISH counts.
+    fn note_put_result(&mut self, r: &Result<Option<ReasonCode>, MqError>, put1: bool) {
+        let (topic, persistent, bytes) = std::mem::take(&mut self.last_put);
+        let m = &mut self.mqi_stats;
+        match (topic, r.is_ok()) {
+            (true, true) => m.note_topic_put(persistent, bytes),
+            (true, false) => m.topic_puts_failed += 1,
+            (false, true) => m.note_put(put1, persistent, bytes),
+            (false, false) if put1 => m.put1s_failed += 1,
+            (false, false) => m.puts_failed += 1,
+        }
+    }
+
+    /// MQPUT without counting it in STATMQI (a segment of a message MQPUT counts
+    /// once, MQPUT1's put); the queue's own counts (STATQ) are kept, with `put1` saying
+    /// which verb it was. Leaves what [`QueueManager::note_put_result`] needs in
+    /// `last_put`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn put_uncounted(
+        &mut self,
+        conn: ConnId,
+        hobj: Hobj,
+        md: &mut MessageDescriptor,
+        pmo: &PutOptions,
+        body: Bytes,
+        properties: Bytes,
+        put1: bool,
+        now: Timestamp,
+        fx: &mut Effects,
+    ) -> Result<Option<ReasonCode>, MqError> {
         self.debug_check();
+        self.last_put = (false, false, body.len());
         if let Some(max) = self.segmentation_needed(conn, hobj, md, &body, &properties) {
+            let total = body.len();
             let r = self.put_segmented(conn, hobj, md, pmo, body, max, now, fx);
+            // The segments' puts each noted their own length: the call put them all.
+            self.last_put.2 = total;
             self.debug_check();
             return r;
         }
@@ -76,10 +116,15 @@ impl QueueManager {
             let c = self.conns.get_mut(&conn).ok_or(ReasonCode::HconnError)?;
             let h = c.handle(hobj).ok_or(ReasonCode::HobjError)?;
             if h.target == HandleTarget::Topic {
-                return self.publish(conn, hobj, md, pmo, body, properties, now, fx);
+                self.last_put.0 = true;
+                let r = self.publish(conn, hobj, md, pmo, body, properties, now, fx);
+                self.last_put.1 = md.persistence == persistence::PERSISTENT;
+                return r;
             }
             if let HandleTarget::Remote(target) = h.target {
-                return self.put_remote(conn, hobj, target, md, pmo, body, properties, now, fx);
+                let r = self.put_remote(conn, hobj, target, md, pmo, body, properties, now, fx);
+                self.last_put.1 = md.persistence == persistence::PERSISTENT;
+                return r;
             }
             let HandleTarget::Queue { opened, local } = h.target else {
                 return Err(ReasonCode::NotOpenForOutput.into());
@@ -150,6 +195,8 @@ impl QueueManager {
                 delivered_persistent: false,
             };
             lq.last_put_ms = Some(now.0);
+            lq.stats.note_put(put1, persistent, self.last_put.2);
+            self.last_put.1 = persistent;
             let mut report_uow = ReportUow::Outside;
             if self.logging && pers == persistence::PERSISTENT {
                 // Logged before the message can be seen: a waiter's get record follows it.
@@ -242,12 +289,14 @@ impl QueueManager {
         #[allow(clippy::redundant_closure_call)]
         let result = (|| -> Result<Option<ReasonCode>, MqError> {
             let oo = put1_open_options(pmo.options);
+            self.last_put = (false, false, body.len());
             let opened = self.open_inner(conn, od, oo, true, now, fx)?;
-            let r = self.put_with_properties(conn, opened.hobj, md, pmo, body, properties, now, fx);
+            let r = self.put_uncounted(conn, opened.hobj, md, pmo, body, properties, true, now, fx);
             // Closing a handle just opened cannot fail.
-            let _ = self.close(conn, opened.hobj, CloseOptions::empty(), now, fx);
+            let _ = self.close_uncounted(conn, opened.hobj, CloseOptions::empty(), now, fx);
             r
         })();
+        self.note_put_result(&result, true);
         self.debug_check();
         result
     }

@@ -105,6 +105,13 @@ pub struct QueueManager {
     pub(crate) cluster_groups: BTreeMap<(ConnId, Hobj), crate::cluster::ClusterChoice>,
     /// The transmission queue each cluster-sender switched to (`crate::cluster::xmit_queue`).
     pub(crate) cluster_xmit_qs: BTreeMap<String, String>,
+    /// Statistics (STATMQI): MQI calls counted as they happen (`crate::statistics`).
+    pub(crate) mqi_stats: ferry_monitoring::MqiCounters,
+    /// MQINQ's counts (succeeded, failed): MQINQ takes `&self`.
+    pub(crate) inq_stats: std::cell::Cell<(u64, u64)>,
+    /// The put being counted: (to a topic, persistent, data bytes), set by
+    /// `put_uncounted` for the STATMQI counts its caller makes.
+    pub(crate) last_put: (bool, bool, usize),
 }
 
 impl QueueManager {
@@ -149,6 +156,9 @@ impl QueueManager {
             cluster_channel_states: Default::default(),
             cluster_groups: BTreeMap::new(),
             cluster_xmit_qs: BTreeMap::new(),
+            mqi_stats: Default::default(),
+            inq_stats: Default::default(),
+            last_put: (false, false, 0),
         }
     }
 
@@ -269,6 +279,8 @@ impl QueueManager {
             self.conns.insert(id, connection);
             Ok(id)
         })();
+        self.mqi_stats
+            .note_result(&result, |m| &mut m.conns, |m| &mut m.conns_failed);
         self.debug_check();
         result
     }
@@ -311,6 +323,7 @@ impl QueueManager {
                 self.close_handle(conn, h, now, fx);
             }
             self.conns.remove(&conn);
+            self.mqi_stats.discs += 1;
         })();
         self.debug_check();
     }

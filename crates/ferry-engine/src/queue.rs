@@ -1151,6 +1151,8 @@ pub(crate) struct LocalQueue {
     pub last_put_ms: Option<u64>,
     /// LGET, ms.
     pub last_get_ms: Option<u64>,
+    /// Statistics (STATQ): puts, gets and opens counted as they happen.
+    pub stats: ferry_monitoring::QueueCounters,
 }
 
 /// `counter - 1`, which must not go below zero: a debug build panics naming `what`; a
@@ -1210,6 +1212,7 @@ impl LocalQueue {
             self.open_co_op = increment(self.open_co_op, "cooperating handles");
         }
         self.open_handles = increment(self.open_handles, "open handles");
+        self.stats.opens += 1;
         if input != InputMode::None {
             self.open_input = increment(self.open_input, "IPPROCS");
         }
@@ -1225,6 +1228,7 @@ impl LocalQueue {
     /// A handle that [`LocalQueue::handle_opened`] counted closed.
     pub fn handle_closed(&mut self, input: InputMode, options: OpenOptions) {
         let output = options.contains(OpenOptions::OUTPUT);
+        self.stats.closes += 1;
         if options.contains(OpenOptions::CO_OP) {
             self.open_co_op = decrement(self.open_co_op, "cooperating handles");
         }

@@ -76,6 +76,20 @@ impl QueueManager {
         now: Timestamp,
         fx: &mut Effects,
     ) -> Result<(), MqError> {
+        let r = self.set_uncounted(conn, hobj, attrs, now, fx);
+        self.mqi_stats
+            .note_result(&r, |m| &mut m.sets, |m| &mut m.sets_failed);
+        r
+    }
+
+    fn set_uncounted(
+        &mut self,
+        conn: ConnId,
+        hobj: Hobj,
+        attrs: &[(Selector, InquireValue)],
+        now: Timestamp,
+        fx: &mut Effects,
+    ) -> Result<(), MqError> {
         self.check_running(false)?;
         let c = self.conns.get(&conn).ok_or(ReasonCode::HconnError)?;
         let h = c.handle(hobj).ok_or(ReasonCode::HobjError)?;

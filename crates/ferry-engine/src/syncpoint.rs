@@ -33,6 +33,8 @@ impl QueueManager {
             self.commit_uow(conn, now, fx);
             Ok(())
         })();
+        self.mqi_stats
+            .note_result(&result, |m| &mut m.commits, |m| &mut m.backouts);
         self.debug_check();
         result
     }
@@ -52,6 +54,9 @@ impl QueueManager {
             self.backout_uow(conn, now, fx);
             Ok(())
         })();
+        if result.is_ok() {
+            self.mqi_stats.backouts += 1;
+        }
         self.debug_check();
         result
     }

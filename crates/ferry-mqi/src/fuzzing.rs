@@ -4,6 +4,11 @@
 //! messages ([`crate::trigger`]) are read from initiation queues any application may
 //! put to.
 //!
+//! Resource-monitoring publications ([`crate::pcf`]) arrive on `$SYS` topics that
+//! any application with PUB authority could publish to: `ferry monitor` decodes them.
+//! crates/ferry-mqi/fuzz's target `pcf_message` calls [`decode_pcf`], and this
+//! crate's proptests call it too.
+//!
 //! ferry-engine's cargo-fuzz target `trigger_message` calls
 //! [`decode_trigger_messages`], and this crate's proptests call it too.
 //!
@@ -12,6 +17,7 @@
 //! so stable CI covers the same path. Besides "never panics", it checks that whatever
 //! decodes re-encodes to a header that decodes to the same value.
 
+use crate::pcf::{Encoding, PcfMessage};
 use crate::transmission::TransmissionHeader;
 use crate::trigger::{TriggerMessage, TriggerMessageChars};
 
@@ -47,5 +53,17 @@ pub fn decode_trigger_messages(data: &[u8]) {
         let again = c.encode();
         let back = TriggerMessageChars::decode(&again).expect("a re-encoded MQTMC2 decodes");
         assert_eq!(back, c, "re-encoded MQTMC2 decodes differently");
+    }
+}
+
+/// Decodes `data` as a PCF message in both byte orders; whatever decodes is re-encoded
+/// and must decode to the same value. Panics only on a codec bug.
+pub fn decode_pcf(data: &[u8]) {
+    for enc in [Encoding::Native, Encoding::Normal] {
+        if let Ok(m) = PcfMessage::decode(data, enc) {
+            let again = m.encode(enc);
+            let back = PcfMessage::decode(&again, enc).expect("a re-encoded PCF message decodes");
+            assert_eq!(back, m, "re-encoded PCF message decodes differently");
+        }
     }
 }

@@ -16,6 +16,7 @@ pub mod inquire;
 pub mod names;
 pub mod object;
 pub mod options;
+pub mod pcf;
 pub mod properties;
 pub mod reason;
 pub mod report;

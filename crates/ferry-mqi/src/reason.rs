@@ -399,6 +399,8 @@ reason_codes! {
     UnknownChannelName = 2540, "MQRC_UNKNOWN_CHANNEL_NAME", false;
     /// MQPMO_WARN_IF_NO_SUBS_MATCHED: no subscription received the publication.
     NoSubsMatched = 2550, "MQRC_NO_SUBS_MATCHED", true;
+    /// Applications may not publish on the administrative topics (`$SYS/MQ/...`).
+    AdminTopicStringError = 2598, "MQRC_ADMIN_TOPIC_STRING_ERROR", false;
 }
 
 impl ReasonCode {

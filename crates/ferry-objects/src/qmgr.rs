@@ -9,6 +9,36 @@ use ferry_mqi::inquire::selector as sel;
 pub const QMGR: u32 = 1;
 
 keyword_enum! {
+    /// QMGR STATMQI and STATQ: whether statistics messages are collected (MQ's
+    /// SYSTEM.ADMIN.STATISTICS.QUEUE messages; Ferry keeps the setting, see
+    /// docs/operations.md, Monitoring).
+    StatisticsSwitch {
+        /// Collected.
+        On = "ON",
+        /// Not collected (queues with STATQ(ON) still are, for STATQ).
+        Off = "OFF",
+        /// Not collected, whatever the queues say (STATQ only).
+        None = "NONE",
+    }
+}
+
+keyword_enum! {
+    /// QMGR MONCHL: online monitoring data of channels (CHSTATUS NETTIME, XQTIME).
+    ChannelMonitoring {
+        /// Off for channels with MONCHL(QMGR).
+        Off = "OFF",
+        /// Off for every channel.
+        None = "NONE",
+        /// Collected at a low rate.
+        Low = "LOW",
+        /// Collected at a medium rate.
+        Medium = "MEDIUM",
+        /// Collected at a high rate.
+        High = "HIGH",
+    }
+}
+
+keyword_enum! {
     /// PLATFORM: what DISPLAY QMGR reports.
     Platform { Unix = "UNIX" }
 }
@@ -64,6 +94,14 @@ attribute_table! {
         applies QMGR, inq None, ro, "Platform.";
     monitoring_q: MonitoringLevel = "MONQ", Keyword { values: MonitoringLevel::KEYWORDS }, default MonitoringLevel::Off,
         applies QMGR, inq None, rw, "Default monitoring level of queues with MONQ(QMGR).";
+    monitoring_chl: ChannelMonitoring = "MONCHL", Keyword { values: ChannelMonitoring::KEYWORDS }, default ChannelMonitoring::Off,
+        applies QMGR, inq None, rw, "Online monitoring of channels (CHSTATUS NETTIME, XQTIME); kept for MQ's scripts: Ferry shows those values whatever it says.";
+    statistics_mqi: StatisticsSwitch = "STATMQI", Keyword { values: StatisticsSwitch::KEYWORDS }, default StatisticsSwitch::Off,
+        applies QMGR, inq None, rw, "MQI statistics messages (ON or OFF); kept for MQ's scripts: the STATMQI resource-monitoring publications on $SYS topics do not depend on it, as in MQ, and Ferry writes no statistics messages yet.";
+    statistics_q: StatisticsSwitch = "STATQ", Keyword { values: StatisticsSwitch::KEYWORDS }, default StatisticsSwitch::Off,
+        applies QMGR, inq None, rw, "Queue statistics messages for queues with STATQ(QMGR) (ON, OFF or NONE); kept for MQ's scripts: the STATQ publications on $SYS topics do not depend on it, as in MQ.";
+    statistics_interval: i32 = "STATINT", Int { min: 1, max: 604_800 }, default 1800,
+        applies QMGR, inq None, rw, "Seconds between statistics messages; kept for MQ's scripts (the $SYS publications come every qm.ini Monitoring:PublicationInterval seconds).";
     channel_auth: Enablement = "CHLAUTH", Keyword { values: Enablement::KEYWORDS }, default Enablement::Enabled,
         applies QMGR, inq None, rw, "Whether channel authentication records apply.";
     connection_auth: String = "CONNAUTH", Name { max_len: 48 }, default crate::authinfo::DEFAULT_IDPWOS.to_string(),

@@ -104,6 +104,11 @@ keyword_enum! {
 }
 
 keyword_enum! {
+    /// A queue's STATQ: whether its statistics messages are collected.
+    QueueStatistics { QMgr = "QMGR", On = "ON", Off = "OFF" }
+}
+
+keyword_enum! {
     /// NPMCLASS: whether non-persistent messages survive a clean restart.
     NonPersistentClass { Normal = "NORMAL", High = "HIGH" }
 }
@@ -201,6 +206,8 @@ attribute_table! {
         applies REMOTE, inq Some(sel::XMIT_Q_NAME), rw, "Transmission queue to use (blank: the one named like RQMNAME).";
     monitoring: MonitoringLevel = "MONQ", Keyword { values: MonitoringLevel::KEYWORDS }, default MonitoringLevel::QMgr,
         applies LM, inq None, rw, "Monitoring data collection (MSGAGE, QTIME).";
+    statistics: QueueStatistics = "STATQ", Keyword { values: QueueStatistics::KEYWORDS }, default QueueStatistics::QMgr,
+        applies LM, inq None, rw, "Statistics messages for the queue (QMGR: as the queue manager's STATQ); kept for MQ's scripts: the queue's STATQ publications on $SYS topics do not depend on it, as in MQ.";
     np_msg_class: NonPersistentClass = "NPMCLASS", Keyword { values: NonPersistentClass::KEYWORDS }, default NonPersistentClass::Normal,
         applies LM, inq None, rw, "HIGH keeps non-persistent messages over a clean restart.";
     depth_high: i32 = "QDEPTHHI", Int { min: 0, max: 100 }, default 80,

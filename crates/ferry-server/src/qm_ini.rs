@@ -179,6 +179,8 @@ pub struct QmIni {
     pub ssl: SslStanza,
     /// WebServer stanza: the HTTP(S) server (health, REST API).
     pub web: WebServerStanza,
+    /// Monitoring stanza: `$SYS` publications and the Prometheus exposition.
+    pub monitoring: MonitoringStanza,
 }
 
 /// WebServer stanza: the queue manager's HTTP(S) server (runtime/web).
@@ -200,6 +202,39 @@ pub struct WebServerStanza {
     pub idle_timeout: u64,
     /// RequestTimeout: seconds one request may take, body and answer included.
     pub request_timeout: u64,
+}
+
+/// Monitoring stanza.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MonitoringStanza {
+    /// PublicationInterval: seconds between resource-monitoring publications.
+    pub interval_secs: u64,
+    /// PrometheusQueues: generic queue names the exposition shows.
+    pub queues: String,
+    /// PrometheusQueuesExclude: generic queue names it leaves out.
+    pub queues_exclude: String,
+    /// PrometheusChannels: generic channel names the exposition shows.
+    pub channels: String,
+    /// PrometheusChannelsExclude: generic channel names it leaves out.
+    pub channels_exclude: String,
+    /// PrometheusAuthentication: REMOTE (scrapes from other hosts authenticate) or NONE.
+    pub authentication: String,
+}
+
+impl MonitoringStanza {
+    /// The queues the Prometheus exposition shows.
+    pub fn queue_filter(
+        &self,
+    ) -> Result<ferry_monitoring::NameFilter, ferry_monitoring::prometheus::FilterError> {
+        ferry_monitoring::NameFilter::parse(&self.queues, &self.queues_exclude)
+    }
+
+    /// The channels the Prometheus exposition shows.
+    pub fn channel_filter(
+        &self,
+    ) -> Result<ferry_monitoring::NameFilter, ferry_monitoring::prometheus::FilterError> {
+        ferry_monitoring::NameFilter::parse(&self.channels, &self.channels_exclude)
+    }
 }
 
 /// The name of the authorization service (qm.ini Service/Name), as MQ's qm.ini names it.
@@ -339,6 +374,27 @@ impl QmIni {
                 value: ini.log.secondary_files.to_string(),
                 expected: "LogPrimaryFiles + LogSecondaryFiles must not exceed 511".into(),
             });
+        }
+        for (key, value, check) in [
+            (
+                "PrometheusQueues",
+                &ini.monitoring.queues,
+                ini.monitoring.queue_filter(),
+            ),
+            (
+                "PrometheusChannels",
+                &ini.monitoring.channels,
+                ini.monitoring.channel_filter(),
+            ),
+        ] {
+            if let Err(e) = check {
+                return Err(IniError::BadValue {
+                    stanza: "Monitoring",
+                    key,
+                    value: value.clone(),
+                    expected: e.to_string(),
+                });
+            }
         }
         if let Err(e) = ini.ssl.policy() {
             return Err(IniError::BadValue {

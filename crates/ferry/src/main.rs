@@ -2,8 +2,8 @@
 //!
 //! One binary with MQ's control commands as subcommands, under Ferry's names and MQ's
 //! (`create`/`crtmqm`, `start`/`strmqm`, `stop`/`endmqm`, `status`/`dspmq`,
-//! `delete`/`dltmqm`, `mqsc`/`runmqsc`, `trigmon`/`runmqtrm`, `version`/`dspmqver`, and
-//! `runmqserver`, the container's entry point, and
+//! `delete`/`dltmqm`, `mqsc`/`runmqsc`, `trigmon`/`runmqtrm`, `monitor`/`amqsrua`,
+//! `version`/`dspmqver`, and `runmqserver`, the container's entry point, and
 //! MQ's own names only for
 //! `setmqaut`, `dspmqaut` and `dmpmqaut`), plus `perf`, which runs
 //! the performance harness: a separate `ferry-perf` executable installed beside this one,
@@ -14,6 +14,7 @@
 mod authority;
 mod closed_pipe;
 mod container;
+mod monitor;
 mod mqsc;
 mod open_files;
 mod output;
@@ -203,6 +204,45 @@ enum Command {
         /// The initiation queue (runmqtrm -q); SYSTEM.DEFAULT.INITIATION.QUEUE by default.
         #[arg(short = 'q', long = "initq", value_name = "NAME")]
         initq: Option<String>,
+    },
+    /// Show the queue manager's resource-monitoring publications (MQ's amqsrua): without
+    /// CLASS and TYPE, list the classes and types; with them, print each publication.
+    #[command(alias = "amqsrua")]
+    Monitor {
+        /// Queue manager name.
+        name: Option<String>,
+        /// Class: CPU, DISK, STATMQI or STATQ.
+        class: Option<String>,
+        /// Type within the class (e.g. PUT, GET, QMgrSummary).
+        #[arg(name = "TYPE")]
+        ty: Option<String>,
+        /// The queue, for STATQ.
+        object: Option<String>,
+        /// amqsrua's -m: the queue manager.
+        #[arg(short = 'm')]
+        m: Option<String>,
+        /// amqsrua's -c: the class.
+        #[arg(short = 'c')]
+        c: Option<String>,
+        /// amqsrua's -t: the type.
+        #[arg(short = 't')]
+        t: Option<String>,
+        /// amqsrua's -o: the object (queue).
+        #[arg(short = 'o')]
+        o: Option<String>,
+        /// Print this many publications, then end (amqsrua -n).
+        #[arg(short = 'n', long = "count")]
+        count: Option<u64>,
+        /// Give up (exit 3) when a publication has not come within this many seconds.
+        #[arg(long, value_name = "SECS")]
+        timeout: Option<u64>,
+        /// Connect as a client to CONNAME, `host(port)` (user and password from
+        /// FERRY_USER and FERRY_PASSWORD), rather than over the bindings socket.
+        #[arg(long, value_name = "CONNAME")]
+        connname: Option<String>,
+        /// The SVRCONN channel for --connname.
+        #[arg(long, default_value = "DEV.APP.SVRCONN")]
+        channel: String,
     },
     /// Grant or revoke object authorities (MQ's setmqaut): -m QM -n PROFILE -t TYPE
     /// (-p USER | -g GROUP)... followed by +auth to grant and -auth to revoke (or -remove
@@ -462,6 +502,38 @@ fn main() -> ExitCode {
             let initq =
                 initq.unwrap_or_else(|| ferry_objects::queue::DEFAULT_INITIATION_QUEUE.to_string());
             return trigmon::run(&home, &name, &initq);
+        }
+        Command::Monitor {
+            name,
+            class,
+            ty,
+            object,
+            m,
+            c,
+            t,
+            o,
+            count,
+            timeout,
+            connname,
+            channel,
+        } => {
+            let Some(qmgr) = name.or(m) else {
+                eprintln!(
+                    "ferry monitor: name the queue manager (ferry monitor QM1, amqsrua -m QM1)"
+                );
+                return ExitCode::from(20);
+            };
+            let args = monitor::MonitorArgs {
+                qmgr,
+                class: class.or(c),
+                ty: ty.or(t),
+                object: object.or(o),
+                count,
+                timeout_secs: timeout,
+                connname,
+                channel,
+            };
+            return monitor::run(&home, &args);
         }
         Command::Perf { args } => return perf::run(&args),
         Command::Setmqaut { args } => authority::setmqaut(&home, &args).map(print_lines),

@@ -852,3 +852,91 @@ async fn https_with_the_queue_managers_certificate_and_client_certificates() {
         .map(|r| r.status() != StatusCode::OK)
         .unwrap_or(true));
 }
+
+/// This host's address on its first non-loopback interface, if it has one (the route a
+/// datagram to a private address would take; nothing is sent).
+fn non_loopback_address() -> Option<std::net::IpAddr> {
+    let socket = std::net::UdpSocket::bind("0.0.0.0:0").ok()?;
+    socket.connect("10.255.255.255:9").ok()?;
+    let ip = socket.local_addr().ok()?.ip();
+    (!ip.is_loopback() && !ip.is_unspecified()).then_some(ip)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prometheus_scrapes_mq_metric_samples_names() {
+    let port = free_port().to_string();
+    let mut qm = TestQueueManager::create_with(bin(), "WEB.PROM", &["--web-port", &port]);
+    qm.set_ini("WebServer", "BindAddress", "0.0.0.0");
+    qm.launch();
+    mqsc_ok(&qm, "DEFINE QLOCAL(APP.PROM.Q)");
+    for (user, password) in [("root", ADMIN_PASSWORD), ("app", APP_PASSWORD)] {
+        let out = qm.ferry_with_stdin(&["user", "add", "WEB.PROM", user], &format!("{password}\n"));
+        assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    }
+    let base = format!("http://127.0.0.1:{port}");
+    let c = http();
+    for i in 0..3 {
+        let r = c
+            .post(message_url(&base, "WEB.PROM", "APP.PROM.Q"))
+            .basic_auth("app", Some(APP_PASSWORD))
+            .header(CSRF, "x")
+            .header("content-type", "text/plain;charset=utf-8")
+            .body(format!("message {i}"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::CREATED);
+    }
+
+    // From this host: no credentials needed (a Prometheus agent beside it).
+    let r = c.get(format!("{base}/metrics")).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(
+        r.headers()["content-type"],
+        "text/plain; version=0.0.4; charset=utf-8"
+    );
+    let text = r.text().await.unwrap();
+    let depth = text
+        .lines()
+        .find(|l| l.starts_with("ibmmq_queue_depth{") && l.contains("queue=\"APP.PROM.Q\""))
+        .unwrap_or_else(|| panic!("no depth for APP.PROM.Q in:\n{text}"));
+    assert!(depth.contains("qmgr=\"WEB.PROM\""), "{depth}");
+    assert!(depth.ends_with(" 3"), "three messages queued: {depth}");
+    assert!(text.contains("# TYPE ibmmq_queue_depth gauge"), "{text}");
+    assert!(
+        text.lines().any(|l| l.starts_with("ibmmq_qmgr_")),
+        "queue manager metrics: {text}"
+    );
+    assert!(
+        !text.contains("queue=\"SYSTEM."),
+        "SYSTEM.* queues are left out by default"
+    );
+
+    // From another host: authenticated like the REST API.
+    match non_loopback_address() {
+        Some(ip) => {
+            let remote = format!("http://{ip}:{port}/metrics");
+            let r = c.get(&remote).send().await.unwrap();
+            assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+            let r = c
+                .get(&remote)
+                .basic_auth("app", Some(APP_PASSWORD))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), StatusCode::OK);
+            assert!(r.text().await.unwrap().contains("ibmmq_queue_depth"));
+
+            // PrometheusAuthentication=NONE: open to every scraper, as mq-metric-samples.
+            stop_qm(&mut qm);
+            qm.set_ini("Monitoring", "PrometheusAuthentication", "NONE");
+            qm.launch();
+            let r = c.get(&remote).send().await.unwrap();
+            assert_eq!(r.status(), StatusCode::OK);
+        }
+        None => eprintln!(
+            "this machine has no non-loopback address: the off-host half of this test \
+             (401 without credentials) cannot run here"
+        ),
+    }
+}

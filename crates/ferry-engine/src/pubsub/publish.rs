@@ -120,6 +120,8 @@ impl QueueManager {
             self.check_running(options.contains(OpenOptions::FAIL_IF_QUIESCING))?;
             self.open_topic_inner(conn, object_name, object_string, options, false, fx)
         })();
+        self.mqi_stats
+            .note_result(&result, |m| &mut m.opens, |m| &mut m.opens_failed);
         self.debug_check();
         result
     }
@@ -140,6 +142,10 @@ impl QueueManager {
         self.check_topic_authority(conn, &topic, Authority::Pub, fx)?;
         let max_handles = self.qmgr.max_handles.max(0) as usize;
         let c = self.conns.get_mut(&conn).ok_or(ReasonCode::HconnError)?;
+        if !c.system && super::topic_attributes::is_admin_topic(&topic) {
+            // MQ: only the queue manager publishes on $SYS/MQ.
+            return Err(ReasonCode::AdminTopicStringError.into());
+        }
         if !for_put1 && c.open_count >= max_handles {
             return Err(ReasonCode::HandleNotAvailable.into());
         }
@@ -294,6 +300,7 @@ impl QueueManager {
             ReportUow::Outside
         };
         let delivered = copies.len();
+        let body_len = body.len();
         let (shared, rest): (Vec<PlannedCopy>, Vec<PlannedCopy>) = copies
             .into_iter()
             .partition(|c| share_log && c.shares_body && c.md.is_persistent());
@@ -338,6 +345,8 @@ impl QueueManager {
         if delivered == 0 && o.contains(PutOptionFlags::WARN_IF_NO_SUBS_MATCHED) {
             warning = Some(ReasonCode::NoSubsMatched);
         }
+        self.mqi_stats.published_messages += delivered as u64;
+        self.mqi_stats.published_bytes += (delivered as u64).saturating_mul(body_len as u64);
         Ok(warning)
     }
 

@@ -185,7 +185,10 @@ impl QueueManager {
             return Ok(0);
         };
         let filter = TopicFilter::new(&sub.topic_string, sub.scheme);
-        let found = self.retained_where(|t| filter.matches(t));
+        let text = &sub.topic_string;
+        let found = self.retained_where(|t| {
+            filter.matches(t) && super::topic_attributes::admin_topic_visible(t, text)
+        });
         if found.is_empty() {
             return Ok(0);
         }

@@ -136,6 +136,13 @@ impl QueueManager {
         fx: &mut Effects,
     ) -> Result<Subscribed, MqError> {
         self.debug_check();
+        // For the statistics: a durable subscription of this name there already is
+        // resumed or altered, not created.
+        let durable = sd.options.contains(SubscribeOptions::DURABLE);
+        let existed = durable && {
+            let name = sd.sub_name.trim_end();
+            !name.is_empty() && self.subscriptions.by_name(name).is_some()
+        };
         #[allow(clippy::redundant_closure_call)]
         let result = (|| -> Result<Subscribed, MqError> {
             let o = sd.options;
@@ -167,6 +174,16 @@ impl QueueManager {
                 None => Err(ReasonCode::NoSubscription.into()),
             }
         })();
+        let m = &mut self.mqi_stats;
+        match (&result, durable, existed) {
+            (Err(_), _, _) => m.subs_failed += 1,
+            (Ok(_), false, _) => m.subs_created_non_durable += 1,
+            (Ok(_), true, false) => m.subs_created_durable += 1,
+            (Ok(_), true, true) if sd.options.contains(SubscribeOptions::ALTER) => {
+                m.subs_altered_durable += 1
+            }
+            (Ok(_), true, true) => m.subs_resumed_durable += 1,
+        }
         self.debug_check();
         result
     }

@@ -24,6 +24,25 @@ pub(crate) struct TopicPath {
     pub copy_properties: bytes::Bytes,
 }
 
+/// The root of the queue manager's administrative topics (MQ's SYSTEM.ADMIN.TOPIC).
+pub const ADMIN_TOPIC: &str = "$SYS/MQ";
+/// Its levels: wildcard subscriptions with fewer literal levels do not see below it.
+pub(crate) const ADMIN_TOPIC_LEVELS: usize = 2;
+
+/// True for `$SYS/MQ` and the topics below it, which wildcard subscriptions made above
+/// it do not match (as MQ blocks them: its SYSTEM.ADMIN.TOPIC is WILDCARD(BLOCK)).
+pub fn is_admin_topic(topic: &str) -> bool {
+    topic
+        .strip_prefix(ADMIN_TOPIC)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+/// True when a subscription to `filter` may receive publications on `topic`'s
+/// administrative branch: its topic string names `$SYS/MQ` literally.
+pub(crate) fn admin_topic_visible(topic: &str, filter: &str) -> bool {
+    !is_admin_topic(topic) || filter == ADMIN_TOPIC || filter.starts_with("$SYS/MQ/")
+}
+
 impl QueueManager {
     /// [`QueueManager::topic_path`], remembered per topic string until a topic object
     /// changes (at most [`MAX_CACHED_PATHS`] strings: then it starts again), for the
@@ -83,6 +102,11 @@ impl QueueManager {
                 blocked_above = Some(levels);
             }
             nearest_first.push(&def.attributes);
+        }
+        if is_admin_topic(topic) {
+            // MQ's SYSTEM.ADMIN.TOPIC ($SYS/MQ) is WILDCARD(BLOCK), always.
+            blocked_above =
+                Some(blocked_above.map_or(ADMIN_TOPIC_LEVELS, |b| b.min(ADMIN_TOPIC_LEVELS)));
         }
         TopicPath {
             topic: topic.into(),

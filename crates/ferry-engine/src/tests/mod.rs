@@ -17,6 +17,7 @@ mod pubsub;
 mod pubsub_admin;
 mod redelivery_delay;
 mod report;
+mod statistics;
 mod syncpoint;
 mod trigger;
 mod wait;

@@ -512,6 +512,73 @@ const WEB_SERVER: &[Key] = &[
     },
 ];
 
+/// Monitoring stanza.
+const MONITORING: &[Key] = &[
+    Key {
+        key: "PublicationInterval",
+        kind: ValueKind::Number { min: 1, max: 3600 },
+        default: DefaultValue::Number(10),
+        unit: "seconds",
+        meaning: "How often the resource-monitoring publications on `$SYS/MQ/INFO/QMGR/<qmgr>/Monitor/...` are made while someone subscribes (MQ publishes every 10 seconds). Read at start.",
+        when_reached: "",
+        get: |i| Value::Number(i.monitoring.interval_secs),
+        set: |i, v| i.monitoring.interval_secs = v.number(),
+    },
+    Key {
+        key: "PrometheusQueues",
+        kind: ValueKind::Text,
+        default: DefaultValue::Text("*"),
+        unit: "",
+        meaning: "The local queues the Prometheus exposition shows: generic names separated by commas (`APP.*,ORDERS`). Read at start.",
+        when_reached: "",
+        get: |i| Value::Text(i.monitoring.queues.clone()),
+        set: |i, v| i.monitoring.queues = v.text(),
+    },
+    Key {
+        key: "PrometheusQueuesExclude",
+        kind: ValueKind::Text,
+        default: DefaultValue::Text("SYSTEM.*"),
+        unit: "",
+        meaning: "Queues left out of the Prometheus exposition even when PrometheusQueues names them: generic names separated by commas. Left-out queues cost a scrape nothing. Read at start.",
+        when_reached: "",
+        get: |i| Value::Text(i.monitoring.queues_exclude.clone()),
+        set: |i, v| i.monitoring.queues_exclude = v.text(),
+    },
+    Key {
+        key: "PrometheusChannels",
+        kind: ValueKind::Text,
+        default: DefaultValue::Text("*"),
+        unit: "",
+        meaning: "The channels whose status the Prometheus exposition shows: generic names separated by commas. Read at start.",
+        when_reached: "",
+        get: |i| Value::Text(i.monitoring.channels.clone()),
+        set: |i, v| i.monitoring.channels = v.text(),
+    },
+    Key {
+        key: "PrometheusChannelsExclude",
+        kind: ValueKind::Text,
+        default: DefaultValue::Text("SYSTEM.*"),
+        unit: "",
+        meaning: "Channels left out of the Prometheus exposition: generic names separated by commas. Read at start.",
+        when_reached: "",
+        get: |i| Value::Text(i.monitoring.channels_exclude.clone()),
+        set: |i, v| i.monitoring.channels_exclude = v.text(),
+    },
+    Key {
+        key: "PrometheusAuthentication",
+        kind: ValueKind::Choice {
+            words: &["REMOTE", "NONE"],
+            expected: "REMOTE or NONE",
+        },
+        default: DefaultValue::Text("REMOTE"),
+        unit: "",
+        meaning: "Who may scrape `GET /metrics` on the web server. REMOTE: clients on this host without credentials, others authenticated as for the REST API (basic authentication or a client certificate). NONE: anyone who reaches the port, as mq-metric-samples serves them (a pod network where Prometheus finds targets by annotation). Read at start.",
+        when_reached: "",
+        get: |i| Value::Text(i.monitoring.authentication.clone()),
+        set: |i, v| i.monitoring.authentication = v.text(),
+    },
+];
+
 /// TuningParameters stanza.
 const TUNING: &[Key] = &[
     Key {
@@ -702,6 +769,12 @@ pub const STANZAS: &[Stanza] = &[
         strict: false,
         meaning: "Which CipherSpecs TLS may use (see docs/security.md).",
         keys: SSL,
+    },
+    Stanza {
+        name: "Monitoring",
+        strict: false,
+        meaning: "Resource-monitoring publications and the Prometheus exposition (see [Monitoring](#monitoring)).",
+        keys: MONITORING,
     },
     Stanza {
         name: "Service",

@@ -25,6 +25,7 @@ mod log_driver;
 mod log_tasks;
 mod memory;
 mod message_channel;
+mod monitoring;
 mod native;
 mod queue_files;
 mod reply_wait;
@@ -558,6 +559,7 @@ async fn serve(server: Rc<Server>, svrconns: Rc<native::Svrconns>) -> Result<(),
         server.admission.clone(),
     ));
     let suppression_task = tokio::task::spawn_local(suppression_counts(server.clone()));
+    let monitor_task = tokio::task::spawn_local(monitoring::monitor_task(server.clone()));
 
     // Serve until a stop request.
     let immediate = tokio::select! {
@@ -598,6 +600,7 @@ async fn serve(server: Rc<Server>, svrconns: Rc<native::Svrconns>) -> Result<(),
     status_task.abort();
     trim_task.abort();
     suppression_task.abort();
+    monitor_task.abort();
     durable_task.abort();
     queue_files_task.abort();
     kick_task.abort();

@@ -173,6 +173,9 @@ pub struct Server {
     pub principals: Rc<crate::principals::Principals>,
     /// Connection authentication: the AUTHINFO object in use and the user repository.
     pub(crate) connauth: RefCell<crate::authentication::ConnAuth>,
+    /// CPU times at the last Prometheus scrape (its CPU percentages cover the time
+    /// since: `super::monitoring`).
+    pub(crate) scrape_cpu: Cell<ferry_monitoring::table::CpuTimes>,
     /// What waits for definitions to be durable, in ticket order.
     catalogue_waiters: RefCell<VecDeque<(u64, AfterDefinitions)>>,
     /// The runtime thread's scheduling policy, following the running message channels.
@@ -254,6 +257,7 @@ impl Server {
             administrators,
             principals,
             connauth: RefCell::new(connauth),
+            scrape_cpu: Cell::new(Default::default()),
         })
     }
 

@@ -24,8 +24,9 @@ pub(crate) mod auth;
 pub(crate) mod bridge;
 pub(crate) mod errors;
 pub(crate) mod health;
-mod listener;
+pub(crate) mod listener;
 pub(crate) mod messaging;
+pub(crate) mod metrics;
 
 use super::server::Server;
 use crate::messages;
@@ -126,6 +127,7 @@ pub(crate) fn providers() -> Vec<Box<dyn RouteProvider>> {
         Box::new(health::Health),
         Box::new(admin::AdminApi),
         Box::new(messaging::MessagingApi),
+        Box::new(metrics::Metrics),
     ]
 }
 
