@@ -9,6 +9,7 @@
 //! server, so neither the server binary nor the harness depends on test code.
 
 mod ini;
+mod port;
 
 pub use ini::{set_ini_value, set_ini_values};
 
@@ -64,12 +65,14 @@ fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> LaunchError {
     move |source| LaunchError::Io { what, source }
 }
 
-/// A TCP port on loopback that nothing listens on right now.
+/// A TCP port that nothing listens on right now, below the kernel's ephemeral range (so
+/// no outgoing connection takes it before the server binds it) and never handed out twice
+/// by this process.
 pub fn free_port() -> Result<u16, LaunchError> {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .map_err(io("no free port on loopback"))
+    port::choose().ok_or_else(|| LaunchError::Io {
+        what: "no free port below the ephemeral range".to_string(),
+        source: std::io::Error::from(std::io::ErrorKind::AddrInUse),
+    })
 }
 
 /// How the dropped process is ended.
