@@ -17,6 +17,7 @@ use crate::display::{
     QSTATUS_QUEUE_FIELDS, QUEUE_LIVE_FIELDS,
 };
 use crate::error::ParseError;
+use crate::plain_object;
 use crate::target::AdminTarget;
 use ferry_messages::{self as messages, Message};
 use ferry_objects::channel::{ChannelOperation, ChannelType, StopMode};
@@ -406,18 +407,38 @@ pub fn execute(cmd: &Command, target: &mut dyn AdminTarget) -> CommandResult {
             like,
             replace,
             settings,
-        } => crate::process::define(target, name, like.as_deref(), *replace, settings),
-        Command::AlterProcess { name, settings } => crate::process::alter(target, name, settings),
-        Command::DeleteProcess { name } => crate::process::delete(target, name),
+        } => plain_object::define::<ferry_objects::ProcessDefinition>(
+            target,
+            name,
+            like.as_deref(),
+            *replace,
+            settings,
+        ),
+        Command::AlterProcess { name, settings } => {
+            plain_object::alter::<ferry_objects::ProcessDefinition>(target, name, settings)
+        }
+        Command::DeleteProcess { name } => {
+            plain_object::delete::<ferry_objects::ProcessDefinition>(target, name)
+        }
         Command::DisplayProcess { selection } => crate::process::display(target, selection),
         Command::DefineNamelist {
             name,
             like,
             replace,
             settings,
-        } => crate::namelist::define(target, name, like.as_deref(), *replace, settings),
-        Command::AlterNamelist { name, settings } => crate::namelist::alter(target, name, settings),
-        Command::DeleteNamelist { name } => crate::namelist::delete(target, name),
+        } => plain_object::define::<ferry_objects::NamelistDefinition>(
+            target,
+            name,
+            like.as_deref(),
+            *replace,
+            settings,
+        ),
+        Command::AlterNamelist { name, settings } => {
+            plain_object::alter::<ferry_objects::NamelistDefinition>(target, name, settings)
+        }
+        Command::DeleteNamelist { name } => {
+            plain_object::delete::<ferry_objects::NamelistDefinition>(target, name)
+        }
         Command::DisplayNamelist { selection } => crate::namelist::display(target, selection),
         Command::DisplayAuthInfo {
             auth_type,
@@ -428,9 +449,19 @@ pub fn execute(cmd: &Command, target: &mut dyn AdminTarget) -> CommandResult {
             like,
             replace,
             settings,
-        } => crate::topic::define(target, name, like.as_deref(), *replace, settings),
-        Command::AlterTopic { name, settings } => crate::topic::alter(target, name, settings),
-        Command::DeleteTopic { name } => crate::topic::delete(target, name),
+        } => plain_object::define::<ferry_objects::TopicDefinition>(
+            target,
+            name,
+            like.as_deref(),
+            *replace,
+            settings,
+        ),
+        Command::AlterTopic { name, settings } => {
+            plain_object::alter::<ferry_objects::TopicDefinition>(target, name, settings)
+        }
+        Command::DeleteTopic { name } => {
+            plain_object::delete::<ferry_objects::TopicDefinition>(target, name)
+        }
         Command::DisplayTopic { selection } => crate::topic::display(target, selection),
         Command::DefineSubscription {
             name,

@@ -31,6 +31,7 @@ pub mod executor;
 pub mod lexer;
 pub mod namelist;
 pub mod parser;
+pub(crate) mod plain_object;
 pub mod process;
 pub mod runmqsc_lines;
 pub mod script;

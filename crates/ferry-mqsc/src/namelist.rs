@@ -1,75 +1,15 @@
-//! Runs DEFINE, ALTER, DELETE and DISPLAY NAMELIST against an [`AdminTarget`].
+//! Runs DISPLAY NAMELIST against an [`AdminTarget`]; DEFINE, ALTER and DELETE are
+//! [`crate::plain_object`]'s.
 //!
 //! DEFINE starts from LIKE(name) or, as MQ does, from SYSTEM.DEFAULT.NAMELIST, then the
 //! named attributes; DISPLAY adds NAMCOUNT, the number of names, as MQ shows it.
 
-use crate::command::{Selection, Setting};
-use crate::display::{date_time, Field, FieldValue};
-use crate::executor::{apply, display as show, outcome, table_fields, CommandResult};
+use crate::command::Selection;
+use crate::display::{Field, FieldValue};
+use crate::executor::{display as show, table_fields, CommandResult};
 use crate::target::AdminTarget;
 use ferry_messages as messages;
-use ferry_objects::namelist::{DEFAULT_NAMELIST, NAMELIST};
-use ferry_objects::NamelistDefinition;
-
-/// DEFINE NAMELIST.
-pub fn define(
-    target: &mut dyn AdminTarget,
-    name: &str,
-    like: Option<&str>,
-    replace: bool,
-    settings: &[Setting],
-) -> CommandResult {
-    if target.namelist(name).is_some() && !replace {
-        return CommandResult::failed(&messages::OBJECT_EXISTS, &[name]);
-    }
-    let base = match like {
-        Some(l) => match target.namelist(l) {
-            Some(n) => n.attributes,
-            None => return CommandResult::failed(&messages::OBJECT_NOT_FOUND, &[l]),
-        },
-        None => target
-            .namelist(DEFAULT_NAMELIST)
-            .map(|n| n.attributes)
-            .unwrap_or_default(),
-    };
-    let mut def = NamelistDefinition {
-        name: name.to_string(),
-        attributes: base,
-    };
-    apply(&mut def.attributes, settings);
-    stamp(target, &mut def);
-    outcome(
-        target.define_namelist(def, replace),
-        &messages::NAMELIST_CREATED,
-        true,
-    )
-}
-
-/// ALTER NAMELIST.
-pub fn alter(target: &mut dyn AdminTarget, name: &str, settings: &[Setting]) -> CommandResult {
-    let Some(mut def) = target.namelist(name) else {
-        return CommandResult::failed(&messages::OBJECT_NOT_FOUND, &[name]);
-    };
-    apply(&mut def.attributes, settings);
-    stamp(target, &mut def);
-    outcome(
-        target.alter_namelist(def),
-        &messages::NAMELIST_CHANGED,
-        false,
-    )
-}
-
-/// DELETE NAMELIST.
-pub fn delete(target: &mut dyn AdminTarget, name: &str) -> CommandResult {
-    if target.namelist(name).is_none() {
-        return CommandResult::failed(&messages::OBJECT_NOT_FOUND, &[name]);
-    }
-    outcome(
-        target.delete_namelist(name),
-        &messages::NAMELIST_DELETED,
-        false,
-    )
-}
+use ferry_objects::namelist::NAMELIST;
 
 /// DISPLAY NAMELIST.
 pub fn display(target: &dyn AdminTarget, selection: &Selection) -> CommandResult {
@@ -93,10 +33,4 @@ pub fn display(target: &dyn AdminTarget, selection: &Selection) -> CommandResult
         &["NAMELIST"],
         &messages::DISPLAY_NAMELIST,
     )
-}
-
-fn stamp(target: &dyn AdminTarget, def: &mut NamelistDefinition) {
-    let (d, t) = date_time(target.now_ms());
-    def.attributes.alteration_date = d;
-    def.attributes.alteration_time = t;
 }
