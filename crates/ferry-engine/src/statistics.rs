@@ -89,28 +89,36 @@ impl QueueManager {
             .collect()
     }
 
-    /// The local queues whose statistics messages are collected, with their counters:
-    /// STATQ(ON), or STATQ(QMGR) while the queue manager's STATQ is ON; none while the
-    /// queue manager's STATQ is NONE. Sorted by name.
-    pub fn statistics_queues(&self) -> Vec<QueueStatistics> {
+    /// The local queues whose statistics messages are collected, with their counters
+    /// and the lowest and highest depth since the previous call (which starts a new
+    /// range for each): STATQ(ON), or STATQ(QMGR) while the queue manager's STATQ is ON;
+    /// none while the queue manager's STATQ is NONE. Sorted by name.
+    pub fn statistics_queues(&mut self) -> Vec<QueueStatistics> {
         let qmgr = self.qmgr.statistics_q;
         if qmgr == StatisticsSwitch::None {
             return Vec::new();
         }
-        self.queues
+        let ids: Vec<(String, crate::objects::QueueId)> = self
+            .queues
             .names()
-            .into_iter()
+            .iter()
+            .map(|(name, id)| (name.clone(), *id))
+            .collect();
+        ids.into_iter()
             .filter_map(|(name, id)| {
-                let e = self.queues.get(*id)?;
-                let lq = e.local.as_ref()?;
+                let e = self.queues.get_mut(id)?;
+                let lq = e.local.as_mut()?;
                 let a = &e.def.attributes;
                 let on = match a.statistics {
                     QueueSwitch::On => true,
                     QueueSwitch::Off => false,
                     QueueSwitch::QMgr => qmgr == StatisticsSwitch::On,
                 };
+                let (min_depth, max_depth) = lq.store.take_depth_range();
                 on.then(|| QueueStatistics {
-                    name: name.to_string(),
+                    name,
+                    min_depth: min_depth as u64,
+                    max_depth: max_depth as u64,
                     created: (a.creation_date.clone(), a.creation_time.clone()),
                     // MQQDT_*.
                     definition_type: match a.definition_type {

@@ -95,6 +95,10 @@ pub const MQIAMO_OPENS: i32 = 733;
 pub const MQIAMO_PUT1S: i32 = 734;
 /// MQIAMO_PUTS.
 pub const MQIAMO_PUTS: i32 = 735;
+/// MQIAMO_Q_MAX_DEPTH.
+pub const MQIAMO_Q_MAX_DEPTH: i32 = 739;
+/// MQIAMO_Q_MIN_DEPTH.
+pub const MQIAMO_Q_MIN_DEPTH: i32 = 740;
 /// MQIAMO_SETS.
 pub const MQIAMO_SETS: i32 = 744;
 /// MQIAMO64_BROWSE_BYTES.

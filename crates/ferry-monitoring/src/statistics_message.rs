@@ -13,7 +13,7 @@
 //!
 //! Only what Ferry counts is written (MQ marks most fields "when available"): not the
 //! per-object-type lists (OpenCount, CloseCount, InqCount, SetCount), ConnsMax, expiry,
-//! purge, queue-time and queue-depth figures, which Ferry does not count that way. Counts cover one interval:
+//! purge and queue-time figures, which Ferry does not count that way. Counts cover one interval:
 //! the caller passes the difference between two readings of the engine's counters.
 
 use crate::counters::{MqiCounters, QueueCounters};
@@ -42,6 +42,10 @@ pub struct QueueStatistics {
     pub created: (String, String),
     /// MQQDT_*: 1 predefined, 2 permanent dynamic, 3 temporary dynamic.
     pub definition_type: i32,
+    /// The lowest depth in the interval.
+    pub min_depth: u64,
+    /// The highest depth in the interval.
+    pub max_depth: u64,
     /// What happened on it in the interval.
     pub counts: QueueCounters,
 }
@@ -174,6 +178,8 @@ pub fn queue_statistics(
                     parameter: MQIA_DEFINITION_TYPE,
                     value: q.definition_type,
                 },
+                int(MQIAMO_Q_MIN_DEPTH, q.min_depth),
+                int(MQIAMO_Q_MAX_DEPTH, q.max_depth),
                 ints(MQIAMO_PUTS, [c.puts_non_persistent, c.puts_persistent]),
                 ints(MQIAMO_PUT1S, [c.put1s_non_persistent, c.put1s_persistent]),
                 int64s(
@@ -251,12 +257,16 @@ mod tests {
                 name: "A".into(),
                 created: ("2026-01-01".into(), "00.00.00".into()),
                 definition_type: 1,
+                min_depth: 0,
+                max_depth: 1,
                 counts,
             },
             QueueStatistics {
                 name: "B".into(),
                 created: ("2026-01-01".into(), "00.00.00".into()),
                 definition_type: 1,
+                min_depth: 0,
+                max_depth: 0,
                 counts: QueueCounters::default(),
             },
         ];
@@ -280,6 +290,10 @@ mod tests {
         assert!(a.contains(&PcfParameter::IntegerList {
             parameter: MQIAMO_GETS,
             values: vec![1, 0]
+        }));
+        assert!(a.contains(&PcfParameter::Integer {
+            parameter: MQIAMO_Q_MAX_DEPTH,
+            value: 1
         }));
     }
 }

@@ -1,7 +1,8 @@
 //! MQ's statistics messages against a real `ferry` process: with STATINT(1), STATMQI(ON)
 //! and STATQ(ON), the MQI and queue statistics messages arrive on
 //! SYSTEM.ADMIN.STATISTICS.QUEUE as PCF, and their counts (summed over however many
-//! intervals the work spread across) are exactly the work a client did.
+//! intervals the work spread across) are exactly the work a client did, the queue's
+//! depth range what it went through.
 
 mod common;
 
@@ -9,6 +10,7 @@ use common::*;
 use ferry_monitoring::parameters::{
     MQCAMO_END_DATE, MQCAMO_START_TIME, MQCA_Q_MGR_NAME, MQCA_Q_NAME, MQCMD_STATISTICS_MQI,
     MQCMD_STATISTICS_Q, MQGACF_Q_STATISTICS_DATA, MQIAMO64_PUT_BYTES, MQIAMO_GETS, MQIAMO_PUTS,
+    MQIAMO_Q_MAX_DEPTH, MQIAMO_Q_MIN_DEPTH,
 };
 use ferry_mqi::descriptor::persistence;
 use ferry_mqi::pcf::{Encoding, PcfMessage, PcfParameter, MQCFT_STATISTICS};
@@ -83,6 +85,7 @@ async fn statistics_messages_count_an_intervals_work() {
 
     let (mut q_puts, mut q_gets, mut q_put_bytes, mut mqi_puts) = (0, 0, 0, 0);
     let (mut mqi_messages, mut q_messages) = (0, 0);
+    let (mut min_depth, mut max_depth) = (i64::MAX, 0);
     let deadline = Instant::now() + Duration::from_secs(60);
     while (q_puts, q_gets, mqi_puts) != (3, 2, 4) {
         assert!(
@@ -145,6 +148,9 @@ async fn statistics_messages_count_an_intervals_work() {
                     q_puts += total(find(MQIAMO_PUTS));
                     q_gets += total(find(MQIAMO_GETS));
                     q_put_bytes += total(find(MQIAMO64_PUT_BYTES));
+                    let depth = |id| find(id).and_then(PcfParameter::as_i64).expect("a depth");
+                    min_depth = min_depth.min(depth(MQIAMO_Q_MIN_DEPTH));
+                    max_depth = max_depth.max(depth(MQIAMO_Q_MAX_DEPTH));
                 }
             }
             other => panic!("unexpected statistics command {other}"),
@@ -152,6 +158,8 @@ async fn statistics_messages_count_an_intervals_work() {
         assert!(q_puts <= 3 && q_gets <= 2 && mqi_puts <= 4, "counted twice");
     }
     assert_eq!(q_put_bytes, 3 + 3 + 5);
+    // Three messages at the most, none before the first put.
+    assert_eq!((min_depth, max_depth), (0, 3));
     assert!(mqi_messages >= 1 && q_messages >= 1);
     drop((q, quiet, stats));
     conn.disconnect().await.expect("disconnect");

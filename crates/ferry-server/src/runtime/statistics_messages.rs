@@ -36,7 +36,7 @@ struct Baseline {
 
 impl Baseline {
     fn now(server: &Server) -> Self {
-        let engine = server.engine.borrow();
+        let mut engine = server.engine.borrow_mut();
         Baseline {
             began: clock::now(),
             began_at: Instant::now(),
@@ -77,7 +77,8 @@ pub(crate) async fn statistics_task(server: Rc<Server>) {
     }
 }
 
-/// The messages of the interval that began at `baseline` and ends now.
+/// The messages of the interval that began at `baseline` and ends now (the queues'
+/// depth ranges start again).
 fn interval_messages(
     server: &Server,
     baseline: &Baseline,
@@ -92,7 +93,7 @@ fn interval_messages(
         end_date,
         end_time,
     };
-    let engine = server.engine.borrow();
+    let mut engine = server.engine.borrow_mut();
     let mut messages = Vec::new();
     if mqi == StatisticsSwitch::On {
         let counts = engine.mqi_counters().minus(&baseline.mqi);
