@@ -83,6 +83,13 @@ pub fn parse_property_text(data: &[u8]) {
         return;
     };
     let again = format_property(&value);
+    // Escapes lengthen text: a value read from text within the limit may format to more
+    // (a REST answer sends it whole); such text is refused as too long, nothing else.
+    if again.len() > crate::property_text::MAX_PROPERTY_TEXT {
+        let refused = parse_property(&again).map_err(|e| e.reason());
+        assert_eq!(refused, Err(crate::ReasonCode::PropertyValueTooBig));
+        return;
+    }
     let back = parse_property(&again).expect("a formatted property value reads back");
     let same = match (&back, &value) {
         (PropertyValue::Float32(a), PropertyValue::Float32(b)) => {

@@ -302,6 +302,15 @@ mod tests {
     }
 
     #[test]
+    fn escapes_may_format_past_the_limit_and_are_then_refused() {
+        let text = format!("\"{}\"", "\u{1}".repeat(2000));
+        assert!(text.len() <= MAX_PROPERTY_TEXT);
+        let value = parse_property(&text).expect("within the limit");
+        crate::fuzzing::parse_property_text(text.as_bytes());
+        assert!(format_property(&value).len() > MAX_PROPERTY_TEXT);
+    }
+
+    #[test]
     fn strings_that_cannot_travel_plain_are_quoted() {
         for s in ["", " padded ", "\"starts quoted", "two\nlines", "bell\u{7}"] {
             let text = format_property(&PropertyValue::String(s.into()));
