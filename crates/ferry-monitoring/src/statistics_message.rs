@@ -11,6 +11,8 @@
 //! interval. Counts split by persistence are MQCFIL (or MQCFIL64 for bytes) of two
 //! values, non-persistent first, as MQ's are.
 //!
+//! [`statistics_lines`] prints one as MQ's amqsmon does (`ferry amqsmon`).
+//!
 //! Only what Ferry counts is written (MQ marks most fields "when available"): not the
 //! per-object-type lists (OpenCount, CloseCount, InqCount, SetCount), ConnsMax, expiry,
 //! purge and queue-time figures, which Ferry does not count that way. Counts cover one interval:
@@ -197,6 +199,98 @@ pub fn queue_statistics(
     msg
 }
 
+/// The names amqsmon prints for the parameters of statistics messages.
+const FIELD_NAMES: &[(i32, &str)] = &[
+    (MQCA_Q_MGR_NAME, "QueueManager"),
+    (MQCAMO_START_DATE, "IntervalStartDate"),
+    (MQCAMO_START_TIME, "IntervalStartTime"),
+    (MQCAMO_END_DATE, "IntervalEndDate"),
+    (MQCAMO_END_TIME, "IntervalEndTime"),
+    (MQIA_COMMAND_LEVEL, "CommandLevel"),
+    (MQIAMO_CONNS, "ConnCount"),
+    (MQIAMO_CONNS_FAILED, "ConnFailCount"),
+    (MQIAMO_DISCS, "DiscCount"),
+    (MQIAMO_OPENS_FAILED, "OpenFailCount"),
+    (MQIAMO_CLOSES_FAILED, "CloseFailCount"),
+    (MQIAMO_INQS_FAILED, "InqFailCount"),
+    (MQIAMO_SETS_FAILED, "SetFailCount"),
+    (MQIAMO_PUTS, "PutCount"),
+    (MQIAMO_PUTS_FAILED, "PutFailCount"),
+    (MQIAMO_PUT1S, "Put1Count"),
+    (MQIAMO_PUT1S_FAILED, "Put1FailCount"),
+    (MQIAMO64_PUT_BYTES, "PutBytes"),
+    (MQIAMO_GETS, "GetCount"),
+    (MQIAMO64_GET_BYTES, "GetBytes"),
+    (MQIAMO_GETS_FAILED, "GetFailCount"),
+    (MQIAMO_BROWSES, "BrowseCount"),
+    (MQIAMO64_BROWSE_BYTES, "BrowseBytes"),
+    (MQIAMO_BROWSES_FAILED, "BrowseFailCount"),
+    (MQIAMO_COMMITS, "CommitCount"),
+    (MQIAMO_BACKOUTS, "BackCount"),
+    (MQIAMO_OBJECT_COUNT, "ObjectCount"),
+    (MQGACF_Q_STATISTICS_DATA, "QueueStatistics"),
+    (MQCA_Q_NAME, "QueueName"),
+    (MQCA_CREATION_DATE, "CreateDate"),
+    (MQCA_CREATION_TIME, "CreateTime"),
+    (MQIA_Q_TYPE, "QueueType"),
+    (MQIA_DEFINITION_TYPE, "QueueDefinitionType"),
+    (MQIAMO_Q_MIN_DEPTH, "QMinDepth"),
+    (MQIAMO_Q_MAX_DEPTH, "QMaxDepth"),
+];
+
+/// A statistics message as MQ's amqsmon prints it: `MonitoringType: ...`, then one
+/// `Name: value` line per parameter (strings quoted, lists in brackets), a group's
+/// parameters indented under `QueueStatistics: <index>`. `None` when `msg` is not a
+/// statistics message.
+pub fn statistics_lines(msg: &PcfMessage) -> Option<Vec<String>> {
+    let kind = match (msg.header.kind, msg.header.command) {
+        (MQCFT_STATISTICS, MQCMD_STATISTICS_MQI) => "MQIStatistics",
+        (MQCFT_STATISTICS, MQCMD_STATISTICS_Q) => "QueueStatistics",
+        (MQCFT_STATISTICS, MQCMD_STATISTICS_CHANNEL) => "ChannelStatistics",
+        _ => return None,
+    };
+    let mut lines = vec![format!("MonitoringType: {kind}")];
+    let mut groups = 0;
+    for p in &msg.parameters {
+        parameter_lines(p, "", &mut groups, &mut lines);
+    }
+    Some(lines)
+}
+
+fn parameter_lines(p: &PcfParameter, indent: &str, groups: &mut usize, out: &mut Vec<String>) {
+    let id = p.parameter();
+    let name = FIELD_NAMES
+        .iter()
+        .find(|(i, _)| *i == id)
+        .map_or_else(|| id.to_string(), |(_, n)| (*n).to_string());
+    let list = |values: Vec<String>| format!("[{}]", values.join(", "));
+    let value = match p {
+        PcfParameter::Integer { value, .. } => value.to_string(),
+        PcfParameter::Integer64 { value, .. } => value.to_string(),
+        PcfParameter::String { .. } => format!("'{}'", p.as_str().unwrap_or("")),
+        PcfParameter::IntegerList { values, .. } => {
+            list(values.iter().map(ToString::to_string).collect())
+        }
+        PcfParameter::Integer64List { values, .. } => {
+            list(values.iter().map(ToString::to_string).collect())
+        }
+        PcfParameter::ByteString { value, .. } => {
+            value.iter().map(|b| format!("{b:02X}")).collect()
+        }
+        PcfParameter::Group { parameters, .. } => {
+            out.push(format!("{indent}{name}: {groups}"));
+            *groups += 1;
+            let inner = format!("{indent}  ");
+            let mut nested = 0;
+            for q in parameters {
+                parameter_lines(q, &inner, &mut nested, out);
+            }
+            return;
+        }
+    };
+    out.push(format!("{indent}{name}: {value}"));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -295,5 +389,23 @@ mod tests {
             parameter: MQIAMO_Q_MAX_DEPTH,
             value: 1
         }));
+        let lines = statistics_lines(&back).expect("a statistics message");
+        assert_eq!(lines[0], "MonitoringType: QueueStatistics");
+        assert!(
+            lines.contains(&"QueueManager: 'QM1'".to_string()),
+            "{lines:?}"
+        );
+        assert!(
+            lines.contains(&"QueueStatistics: 1".to_string()),
+            "{lines:?}"
+        );
+        assert!(lines.contains(&"  QueueName: 'A'".to_string()), "{lines:?}");
+        assert!(
+            lines.contains(&"  GetCount: [1, 0]".to_string()),
+            "{lines:?}"
+        );
+        assert!(lines.contains(&"  QMaxDepth: 1".to_string()), "{lines:?}");
+        let other = PcfMessage::new(PcfHeader::new(MQCFT_STATISTICS, 1));
+        assert_eq!(statistics_lines(&other), None);
     }
 }

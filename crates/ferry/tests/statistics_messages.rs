@@ -164,3 +164,31 @@ async fn statistics_messages_count_an_intervals_work() {
     drop((q, quiet, stats));
     conn.disconnect().await.expect("disconnect");
 }
+
+#[test]
+fn ferry_amqsmon_prints_the_statistics_messages_as_amqsmon_does() {
+    let qm = start("STATS.MON");
+    mqsc_ok(&qm, "ALTER QMGR STATINT(1) STATMQI(ON)");
+    wait_until("a statistics message on the queue", || {
+        curdepth(&qm, "SYSTEM.ADMIN.STATISTICS.QUEUE") > 0
+    });
+    // Browsed: printed and left on the queue.
+    let browsed = ferry_ok(
+        &qm,
+        &["amqsmon", "-m", "STATS.MON", "-t", "statistics", "-b"],
+    );
+    assert!(
+        browsed.contains("MonitoringType: MQIStatistics"),
+        "{browsed}"
+    );
+    assert!(browsed.contains("QueueManager: 'STATS.MON'"), "{browsed}");
+    assert!(browsed.contains("PutCount: ["), "{browsed}");
+    assert!(curdepth(&qm, "SYSTEM.ADMIN.STATISTICS.QUEUE") > 0);
+    // Got: the queue manager's statistics stop, and what was there is removed.
+    mqsc_ok(&qm, "ALTER QMGR STATMQI(OFF)");
+    let got = ferry_ok(&qm, &["amqsmon", "-m", "STATS.MON"]);
+    assert!(got.contains("MonitoringType: MQIStatistics"), "{got}");
+    assert_eq!(curdepth(&qm, "SYSTEM.ADMIN.STATISTICS.QUEUE"), 0);
+    let out = qm.ferry(&["amqsmon", "-m", "STATS.MON", "-t", "accounting"]);
+    assert_eq!(out.status.code(), Some(20), "{}", stderr(&out));
+}
