@@ -192,3 +192,24 @@ fn ferry_amqsmon_prints_the_statistics_messages_as_amqsmon_does() {
     let out = qm.ferry(&["amqsmon", "-m", "STATS.MON", "-t", "accounting"]);
     assert_eq!(out.status.code(), Some(20), "{}", stderr(&out));
 }
+
+#[test]
+fn reset_qmgr_type_statistics_ends_the_interval_now() {
+    let qm = start("STATS.RESET");
+    // STATINT stays 1800 seconds: only the reset can write a message within the test.
+    mqsc_ok(&qm, "ALTER QMGR STATMQI(ON)");
+    assert_eq!(curdepth(&qm, "SYSTEM.ADMIN.STATISTICS.QUEUE"), 0);
+    let out = mqsc_ok(&qm, "RESET QMGR TYPE(STATISTICS)");
+    assert!(out.contains("FRY5570I"), "{out}");
+    wait_until("the statistics message of the reset interval", || {
+        curdepth(&qm, "SYSTEM.ADMIN.STATISTICS.QUEUE") == 1
+    });
+    let printed = ferry_ok(&qm, &["amqsmon", "-m", "STATS.RESET"]);
+    assert!(
+        printed.contains("MonitoringType: MQIStatistics"),
+        "{printed}"
+    );
+    // Only STATISTICS is reset; the other types are not Ferry's.
+    let out = qm.mqsc("RESET QMGR TYPE(ADVANCELOG)");
+    assert!(!stdout(&out).contains("FRY5570I"), "{}", stdout(&out));
+}

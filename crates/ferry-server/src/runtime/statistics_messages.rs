@@ -9,7 +9,8 @@
 //! interval began: every interval starts from zero, as MQ's do. The reading is taken
 //! again right after the messages are put, so the queue manager's own MQCONN, MQPUT1
 //! and MQDISC are never counted. STATINT, STATMQI and STATQ are read every second, so an
-//! ALTER QMGR takes effect within one.
+//! ALTER QMGR takes effect within one; RESET QMGR TYPE(STATISTICS) ends the interval
+//! within one too (its messages are written, the next interval starts).
 
 use super::clock;
 use super::server::Server;
@@ -60,7 +61,7 @@ pub(crate) async fn statistics_task(server: Rc<Server>) {
         let qmgr = server.engine.borrow().qmgr();
         let interval =
             Duration::from_secs(u64::try_from(qmgr.statistics_interval.max(1)).unwrap_or(1));
-        if baseline.began_at.elapsed() < interval {
+        if baseline.began_at.elapsed() < interval && !server.statistics_reset.take() {
             continue;
         }
         let messages =
