@@ -27,6 +27,8 @@ use ferry_security::chlauth::{ChlauthRecord, ChlauthRules, SetAction};
 
 /// The dead-letter queue every queue manager gets.
 pub const DEAD_LETTER_QUEUE: &str = "SYSTEM.DEAD.LETTER.QUEUE";
+/// The queue statistics messages are put to (STATMQI, STATQ).
+pub const STATISTICS_QUEUE: &str = "SYSTEM.ADMIN.STATISTICS.QUEUE";
 
 fn not_found(name: &str) -> AdminError {
     AdminError::NotFound {
@@ -732,6 +734,7 @@ impl QueueManager {
     /// Creates the objects `crtmqm` makes, where missing: SYSTEM.DEFAULT.LOCAL.QUEUE,
     /// SYSTEM.DEFAULT.MODEL.QUEUE, SYSTEM.DEFAULT.ALIAS.QUEUE,
     /// SYSTEM.DEFAULT.REMOTE.QUEUE, SYSTEM.DEAD.LETTER.QUEUE, SYSTEM.ADMIN.COMMAND.QUEUE,
+    /// SYSTEM.ADMIN.STATISTICS.QUEUE (statistics messages),
     /// SYSTEM.RETAINED.PUB.QUEUE (retained publications), the channel queues
     /// SYSTEM.CHANNEL.SYNCQ and SYSTEM.CHANNEL.INITQ, SYSTEM.DEFAULT.INITIATION.QUEUE and
     /// process SYSTEM.DEFAULT.PROCESS (triggering),
@@ -750,6 +753,7 @@ impl QueueManager {
             ("SYSTEM.DEFAULT.REMOTE.QUEUE", QueueType::Remote),
             (DEAD_LETTER_QUEUE, QueueType::Local),
             ("SYSTEM.ADMIN.COMMAND.QUEUE", QueueType::Local),
+            (STATISTICS_QUEUE, QueueType::Local),
             (crate::pubsub::retained::RETAINED_QUEUE, QueueType::Local),
         ];
         let queues = queues

@@ -423,6 +423,9 @@ pub(crate) struct MessageStore {
     /// Expired messages a get or consumer discarded that ask for an expiration report,
     /// until the queue manager sends it (`crate::report`).
     pub expired_for_report: Vec<StoredMsg>,
+    /// The lowest and highest depth since [`MessageStore::take_depth_range`] last
+    /// asked (QMinDepth and QMaxDepth of MQ's queue statistics messages).
+    depth_range: (usize, usize),
 }
 
 /// Which persistent messages of a queue its queue file does not reflect yet.
@@ -886,6 +889,7 @@ impl MessageStore {
         self.by_group_id.clear();
         self.groups.clear();
         self.filing = Filing::default();
+        self.note_depth();
     }
 
     /// Notes a change to message `m` for the next checkpoint (persistent, committed).
@@ -927,6 +931,22 @@ impl MessageStore {
         if available {
             self.link(key, msg_id, correl_id, group_id);
         }
+        self.note_depth();
+    }
+
+    /// Widens the depth range to the depth now.
+    fn note_depth(&mut self) {
+        let depth = self.msgs.len();
+        self.depth_range = (self.depth_range.0.min(depth), self.depth_range.1.max(depth));
+    }
+
+    /// The lowest and highest depth since the previous call (or since the store was
+    /// made); the range starts again from the depth now.
+    pub fn take_depth_range(&mut self) -> (usize, usize) {
+        let depth = self.msgs.len();
+        let range = std::mem::replace(&mut self.depth_range, (depth, depth));
+        debug_assert!(range.0 <= range.1, "depth range {range:?}");
+        (range.0.min(depth), range.1.max(depth))
     }
 
     fn link(&mut self, key: MsgKey, msg_id: MsgId, correl_id: CorrelId, group_id: GroupId) {
@@ -1031,6 +1051,7 @@ impl MessageStore {
     /// put back, e.g. held for an unsettled delivery, is not copied twice).
     pub fn remove(&mut self, seq: u64) -> Option<Box<StoredMsg>> {
         let m = self.msgs.remove(&seq)?;
+        self.note_depth();
         self.account(&m, false);
         self.forget_spilled(seq);
         self.note(&m);
@@ -1097,6 +1118,7 @@ impl MessageStore {
                 self.note(&m);
             }
         }
+        self.note_depth();
         keys.len() as u64
     }
 

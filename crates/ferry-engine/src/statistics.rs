@@ -11,8 +11,10 @@
 use crate::qmgr::QueueManager;
 use crate::Timestamp;
 use ferry_monitoring::prometheus::{NameFilter, QueueMetrics};
+use ferry_monitoring::statistics_message::QueueStatistics;
 use ferry_monitoring::{MqiCounters, QueueSample};
-use ferry_objects::queue::Usage;
+use ferry_objects::qmgr::StatisticsSwitch;
+use ferry_objects::queue::{DefinitionType, QueueStatistics as QueueSwitch, Usage};
 
 impl QueueManager {
     /// The MQI counters since the queue manager started (STATMQI).
@@ -82,6 +84,49 @@ impl QueueManager {
                     oldest_message_age: since(lq.store.oldest_put_ms()),
                     time_since_put: since(lq.last_put_ms),
                     time_since_get: since(lq.last_get_ms),
+                })
+            })
+            .collect()
+    }
+
+    /// The local queues whose statistics messages are collected, with their counters
+    /// and the lowest and highest depth since the previous call (which starts a new
+    /// range for each): STATQ(ON), or STATQ(QMGR) while the queue manager's STATQ is ON;
+    /// none while the queue manager's STATQ is NONE. Sorted by name.
+    pub fn statistics_queues(&mut self) -> Vec<QueueStatistics> {
+        let qmgr = self.qmgr.statistics_q;
+        if qmgr == StatisticsSwitch::None {
+            return Vec::new();
+        }
+        let ids: Vec<(String, crate::objects::QueueId)> = self
+            .queues
+            .names()
+            .iter()
+            .map(|(name, id)| (name.clone(), *id))
+            .collect();
+        ids.into_iter()
+            .filter_map(|(name, id)| {
+                let e = self.queues.get_mut(id)?;
+                let lq = e.local.as_mut()?;
+                let a = &e.def.attributes;
+                let on = match a.statistics {
+                    QueueSwitch::On => true,
+                    QueueSwitch::Off => false,
+                    QueueSwitch::QMgr => qmgr == StatisticsSwitch::On,
+                };
+                let (min_depth, max_depth) = lq.store.take_depth_range();
+                on.then(|| QueueStatistics {
+                    name,
+                    min_depth: min_depth as u64,
+                    max_depth: max_depth as u64,
+                    created: (a.creation_date.clone(), a.creation_time.clone()),
+                    // MQQDT_*.
+                    definition_type: match a.definition_type {
+                        DefinitionType::Predefined => 1,
+                        DefinitionType::PermanentDynamic => 2,
+                        DefinitionType::TemporaryDynamic => 3,
+                    },
+                    counts: lq.stats,
                 })
             })
             .collect()

@@ -85,6 +85,9 @@ catalogue! {
     WEB_SERVER_STARTED = 5541 Info "The web server of queue manager '{0}' has started: {1} on {2}.",
         "qm.ini WebServer/Port names a port: the health endpoints (/healthz, /readyz) and the REST API (/ibmmq/rest/v2/...) are served there, over HTTPS when WebServer/SSL=YES.",
         "None.";
+    STATISTICS_RESET = 5570 Info "Reset Queue Manager accepted.",
+        "RESET QMGR TYPE(STATISTICS): the statistics interval ends within a second; its statistics messages (those STATMQI and STATQ ask for) are put to SYSTEM.ADMIN.STATISTICS.QUEUE and the next interval starts from zero.",
+        "None.";
     // ---- 6xxx, 7xxx: storage and configuration -------------------------------------------
     LOG_SLOW_IO = 6729 Warning "A log {0} operation of {1} bytes on {2} took {3} microseconds, longer than the threshold of {4} microseconds ({5} slow operations since the last warning).",
         "A read (R) or write/sync (W) of the recovery log was slower than AMQ_IODELAY (microseconds; milliseconds with AMQ_IODELAY_INMS=YES). Persistent messaging waits for the log, so it slows down too. Warnings are written at most once a minute.",

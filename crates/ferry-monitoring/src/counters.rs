@@ -349,6 +349,40 @@ impl QueueCounters {
     pub fn get_bytes(&self) -> u64 {
         self.get_bytes_non_persistent + self.get_bytes_persistent
     }
+
+    /// Every count of `self` less `other`'s (not below zero): the work between two
+    /// readings.
+    pub fn minus(&self, other: &Self) -> Self {
+        QueueCounters {
+            opens: self.opens.saturating_sub(other.opens),
+            closes: self.closes.saturating_sub(other.closes),
+            puts_non_persistent: self
+                .puts_non_persistent
+                .saturating_sub(other.puts_non_persistent),
+            puts_persistent: self.puts_persistent.saturating_sub(other.puts_persistent),
+            put1s_non_persistent: self
+                .put1s_non_persistent
+                .saturating_sub(other.put1s_non_persistent),
+            put1s_persistent: self.put1s_persistent.saturating_sub(other.put1s_persistent),
+            put_bytes_non_persistent: self
+                .put_bytes_non_persistent
+                .saturating_sub(other.put_bytes_non_persistent),
+            put_bytes_persistent: self
+                .put_bytes_persistent
+                .saturating_sub(other.put_bytes_persistent),
+            gets_non_persistent: self
+                .gets_non_persistent
+                .saturating_sub(other.gets_non_persistent),
+            gets_persistent: self.gets_persistent.saturating_sub(other.gets_persistent),
+            get_bytes_non_persistent: self
+                .get_bytes_non_persistent
+                .saturating_sub(other.get_bytes_non_persistent),
+            get_bytes_persistent: self
+                .get_bytes_persistent
+                .saturating_sub(other.get_bytes_persistent),
+            queue_time_ms: self.queue_time_ms.saturating_sub(other.queue_time_ms),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -381,5 +415,7 @@ mod tests {
         q.note_get(false, 4, 250);
         assert_eq!((q.put_count(), q.put_bytes(), q.get_count()), (1, 4, 1));
         assert_eq!(q.queue_time_ms, 250);
+        assert_eq!(q.minus(&q), QueueCounters::default());
+        assert_eq!(q.minus(&QueueCounters::default()), q);
     }
 }

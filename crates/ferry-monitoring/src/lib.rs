@@ -11,8 +11,10 @@
 //!   the generic-name filter choosing which queues and channels a scrape shows.
 
 pub mod counters;
+pub mod parameters;
 pub mod prometheus;
 pub mod publication;
+pub mod statistics_message;
 pub mod table;
 
 pub use counters::{MqiCounters, QueueCounters};

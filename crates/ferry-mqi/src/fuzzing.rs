@@ -9,6 +9,10 @@
 //! crates/ferry-mqi/fuzz's target `pcf_message` calls [`decode_pcf`], and this
 //! crate's proptests call it too.
 //!
+//! Property values as text ([`crate::property_text`]) arrive in the messaging REST
+//! API's `ibm-mq-usr-*` headers from any HTTP client: crates/ferry-mqi/fuzz's target
+//! `property_text` calls [`parse_property_text`], and this crate's proptests call it too.
+//!
 //! ferry-engine's cargo-fuzz target `trigger_message` calls
 //! [`decode_trigger_messages`], and this crate's proptests call it too.
 //!
@@ -66,4 +70,38 @@ pub fn decode_pcf(data: &[u8]) {
             assert_eq!(back, m, "re-encoded PCF message decodes differently");
         }
     }
+}
+
+/// Reads `data` (as UTF-8, lossily) as a property value's text; whatever reads is
+/// formatted and must read back to the same value (NaN to NaN). Panics only on a codec
+/// bug.
+pub fn parse_property_text(data: &[u8]) {
+    use crate::property_text::{format_property, parse_property};
+    use crate::PropertyValue;
+    let text = String::from_utf8_lossy(data);
+    let Ok(value) = parse_property(&text) else {
+        return;
+    };
+    let again = format_property(&value);
+    // Escapes lengthen text: a value read from text within the limit may format to more
+    // (a REST answer sends it whole); such text is refused as too long, nothing else.
+    if again.len() > crate::property_text::MAX_PROPERTY_TEXT {
+        let refused = parse_property(&again).map_err(|e| e.reason());
+        assert_eq!(refused, Err(crate::ReasonCode::PropertyValueTooBig));
+        return;
+    }
+    let back = parse_property(&again).expect("a formatted property value reads back");
+    let same = match (&back, &value) {
+        (PropertyValue::Float32(a), PropertyValue::Float32(b)) => {
+            a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+        }
+        (PropertyValue::Float64(a), PropertyValue::Float64(b)) => {
+            a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+        }
+        _ => back == value,
+    };
+    assert!(
+        same,
+        "{value:?} formatted as {again:?} reads back as {back:?}"
+    );
 }

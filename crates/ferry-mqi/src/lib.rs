@@ -18,6 +18,7 @@ pub mod object;
 pub mod options;
 pub mod pcf;
 pub mod properties;
+pub mod property_text;
 pub mod reason;
 pub mod report;
 pub mod subscription;

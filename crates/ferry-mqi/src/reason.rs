@@ -351,6 +351,11 @@ reason_codes! {
     SelectorSyntaxError = 2459, "MQRC_SELECTOR_SYNTAX_ERROR", false;
     /// A message property value is too long to store.
     PropertyValueTooBig = 2469, "MQRC_PROPERTY_VALUE_TOO_BIG", false;
+    /// A message property's value is not a number of its type (as text: the messaging
+    /// REST API's `ibm-mq-usr-*` headers).
+    PropNumberFormatError = 2472, "MQRC_PROP_NUMBER_FORMAT_ERROR", false;
+    /// A message property's type is not one MQ has.
+    PropertyTypeError = 2473, "MQRC_PROPERTY_TYPE_ERROR", false;
     /// MQPMO_RETAIN: the publication could not be kept as retained (nothing was published).
     PutNotRetained = 2479, "MQRC_PUT_NOT_RETAINED", false;
     /// A copy of the publication could not be delivered and the topic's PMSGDLV or

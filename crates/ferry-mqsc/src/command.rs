@@ -458,6 +458,8 @@ pub enum Command {
         /// The cluster.
         cluster: String,
     },
+    /// RESET QMGR TYPE(STATISTICS): end the statistics interval now.
+    ResetQmgrStatistics,
     /// RESET CLUSTER(c) ACTION(FORCEREMOVE) QMNAME(q).
     ResetCluster {
         /// The cluster.

@@ -107,7 +107,8 @@ pub fn needed(cmd: &Command, qmgr: &str) -> Vec<Needed> {
         | Command::RefreshSecurity(_)
         | Command::SuspendQmgr { .. }
         | Command::RefreshCluster { .. }
-        | Command::ResetCluster { .. } => on(T::Qmgr, qmgr, Chg),
+        | Command::ResetCluster { .. }
+        | Command::ResetQmgrStatistics => on(T::Qmgr, qmgr, Chg),
         Command::DisplayQmgr { .. }
         | Command::DisplayQmgrStatus { .. }
         | Command::DisplayConnection { .. }

@@ -311,6 +311,11 @@ pub fn execute(cmd: &Command, target: &mut dyn AdminTarget) -> CommandResult {
             &messages::CLUSTER_REFRESHED,
             false,
         ),
+        Command::ResetQmgrStatistics => outcome(
+            target.reset_statistics(),
+            &messages::STATISTICS_RESET,
+            false,
+        ),
         Command::ResetCluster { cluster, qmgr } => outcome(
             target.reset_cluster(cluster, qmgr),
             &messages::CLUSTER_RESET,

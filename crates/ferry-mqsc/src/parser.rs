@@ -508,7 +508,27 @@ impl Parser<'_> {
             ("PING" | "RESET" | "RESOLVE", Obj::Channel) => {
                 self.operate_channel(verb, obj_param, &rest)
             }
-            // RESET QMGR, RESET QSTATS, RESET CLUSTER and the like.
+            ("RESET", Obj::Qmgr) => {
+                self.bare(obj_param)?;
+                let mut rest = rest.clone();
+                match self.take_option(&mut rest, "TYPE")? {
+                    Some((v, _)) if v == "STATISTICS" => {
+                        self.no_more(&rest)?;
+                        Ok(Command::ResetQmgrStatistics)
+                    }
+                    Some((v, _)) => Ok(Command::Unsupported {
+                        what: format!("RESET QMGR TYPE({v}) (Ferry resets STATISTICS only)"),
+                    }),
+                    None => Err(self.err(
+                        K::Missing {
+                            command: "RESET QMGR".into(),
+                            keyword: "TYPE".into(),
+                        },
+                        self.text.len(),
+                    )),
+                }
+            }
+            // RESET QSTATS and the like.
             ("RESET", _) => Ok(Command::Unsupported {
                 what: format!("RESET {}", obj_param.keyword),
             }),

@@ -223,6 +223,13 @@ pub trait AdminTarget {
         )))
     }
     /// RESET CLUSTER(`cluster`) ACTION(FORCEREMOVE) QMNAME(`qmgr`).
+    /// RESET QMGR TYPE(STATISTICS): ends the statistics interval now, its statistics
+    /// messages written.
+    fn reset_statistics(&mut self) -> Result<(), AdminError> {
+        Err(AdminError::Invalid(
+            "this queue manager writes no statistics messages".into(),
+        ))
+    }
     fn reset_cluster(&mut self, cluster: &str, qmgr: &str) -> Result<(), AdminError> {
         let _ = qmgr;
         Err(AdminError::Invalid(format!(

@@ -82,6 +82,13 @@ fn reset_takes_seqnum_defaulting_to_1() {
         parse_command("RESET QMGR TYPE(ADVANCELOG)"),
         Ok(Command::Unsupported { .. })
     ));
+    // RESET QMGR TYPE(STATISTICS) is Ferry's; TYPE must be there.
+    assert!(matches!(
+        parse_command("reset qmgr type(statistics)"),
+        Ok(Command::ResetQmgrStatistics)
+    ));
+    assert!(parse_command("RESET QMGR").is_err());
+    assert!(parse_command("RESET QMGR TYPE(STATISTICS) EXTRA(1)").is_err());
 }
 
 #[test]

@@ -9,9 +9,9 @@ use ferry_mqi::inquire::selector as sel;
 pub const QMGR: u32 = 1;
 
 keyword_enum! {
-    /// QMGR STATMQI and STATQ: whether statistics messages are collected (MQ's
-    /// SYSTEM.ADMIN.STATISTICS.QUEUE messages; Ferry keeps the setting, see
-    /// docs/operations.md, Monitoring).
+    /// QMGR STATMQI and STATQ: whether statistics messages are written (MQ's
+    /// SYSTEM.ADMIN.STATISTICS.QUEUE messages, every STATINT seconds; see
+    /// docs/operations.md, Statistics messages).
     StatisticsSwitch {
         /// Collected.
         On = "ON",
@@ -97,11 +97,11 @@ attribute_table! {
     monitoring_chl: ChannelMonitoring = "MONCHL", Keyword { values: ChannelMonitoring::KEYWORDS }, default ChannelMonitoring::Off,
         applies QMGR, inq None, rw, "Online monitoring of channels (CHSTATUS NETTIME, XQTIME); kept for MQ's scripts: Ferry shows those values whatever it says.";
     statistics_mqi: StatisticsSwitch = "STATMQI", Keyword { values: StatisticsSwitch::KEYWORDS }, default StatisticsSwitch::Off,
-        applies QMGR, inq None, rw, "MQI statistics messages (ON or OFF); kept for MQ's scripts: the STATMQI resource-monitoring publications on $SYS topics do not depend on it, as in MQ, and Ferry writes no statistics messages yet.";
+        applies QMGR, inq None, rw, "MQI statistics messages (ON or OFF): an MQCMD_STATISTICS_MQI message on SYSTEM.ADMIN.STATISTICS.QUEUE every STATINT seconds. The STATMQI resource-monitoring publications on $SYS topics do not depend on it, as in MQ.";
     statistics_q: StatisticsSwitch = "STATQ", Keyword { values: StatisticsSwitch::KEYWORDS }, default StatisticsSwitch::Off,
-        applies QMGR, inq None, rw, "Queue statistics messages for queues with STATQ(QMGR) (ON, OFF or NONE); kept for MQ's scripts: the STATQ publications on $SYS topics do not depend on it, as in MQ.";
+        applies QMGR, inq None, rw, "Queue statistics messages for queues with STATQ(QMGR) (ON, OFF or NONE: none for any queue): an MQCMD_STATISTICS_Q message on SYSTEM.ADMIN.STATISTICS.QUEUE every STATINT seconds. The STATQ publications on $SYS topics do not depend on it, as in MQ.";
     statistics_interval: i32 = "STATINT", Int { min: 1, max: 604_800 }, default 1800,
-        applies QMGR, inq None, rw, "Seconds between statistics messages; kept for MQ's scripts (the $SYS publications come every qm.ini Monitoring:PublicationInterval seconds).";
+        applies QMGR, inq None, rw, "Seconds between statistics messages (the $SYS publications come every qm.ini Monitoring:PublicationInterval seconds).";
     channel_auth: Enablement = "CHLAUTH", Keyword { values: Enablement::KEYWORDS }, default Enablement::Enabled,
         applies QMGR, inq None, rw, "Whether channel authentication records apply.";
     connection_auth: String = "CONNAUTH", Name { max_len: 48 }, default crate::authinfo::DEFAULT_IDPWOS.to_string(),

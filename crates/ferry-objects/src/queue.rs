@@ -207,7 +207,7 @@ attribute_table! {
     monitoring: MonitoringLevel = "MONQ", Keyword { values: MonitoringLevel::KEYWORDS }, default MonitoringLevel::QMgr,
         applies LM, inq None, rw, "Monitoring data collection (MSGAGE, QTIME).";
     statistics: QueueStatistics = "STATQ", Keyword { values: QueueStatistics::KEYWORDS }, default QueueStatistics::QMgr,
-        applies LM, inq None, rw, "Statistics messages for the queue (QMGR: as the queue manager's STATQ); kept for MQ's scripts: the queue's STATQ publications on $SYS topics do not depend on it, as in MQ.";
+        applies LM, inq None, rw, "Statistics messages for the queue (QMGR: as the queue manager's STATQ): its group in the MQCMD_STATISTICS_Q message on SYSTEM.ADMIN.STATISTICS.QUEUE. The queue's STATQ publications on $SYS topics do not depend on it, as in MQ.";
     np_msg_class: NonPersistentClass = "NPMCLASS", Keyword { values: NonPersistentClass::KEYWORDS }, default NonPersistentClass::Normal,
         applies LM, inq None, rw, "HIGH keeps non-persistent messages over a clean restart.";
     depth_high: i32 = "QDEPTHHI", Int { min: 0, max: 100 }, default 80,

@@ -11,6 +11,7 @@
 //! a numbered FRY message and exits non-zero; every command ends quietly, as Unix tools
 //! do, when its output pipe closes.
 
+mod amqsmon;
 mod authority;
 mod closed_pipe;
 mod container;
@@ -204,6 +205,31 @@ enum Command {
         /// The initiation queue (runmqtrm -q); SYSTEM.DEFAULT.INITIATION.QUEUE by default.
         #[arg(short = 'q', long = "initq", value_name = "NAME")]
         initq: Option<String>,
+    },
+    /// Print the statistics messages on SYSTEM.ADMIN.STATISTICS.QUEUE (MQ's amqsmon -t
+    /// statistics), removing them unless -b; ends when there are no more.
+    Amqsmon {
+        /// Queue manager name.
+        name: Option<String>,
+        /// amqsmon's -m: the queue manager.
+        #[arg(short = 'm')]
+        m: Option<String>,
+        /// amqsmon's -t: the kind of messages; only `statistics`.
+        #[arg(short = 't', default_value = "statistics")]
+        t: String,
+        /// Browse: leave the messages on the queue.
+        #[arg(short = 'b')]
+        browse: bool,
+        /// Wait this many seconds for a message when the queue is empty, then end.
+        #[arg(short = 'w', value_name = "SECS")]
+        wait: Option<u64>,
+        /// Connect as a client to CONNAME, `host(port)` (user and password from
+        /// FERRY_USER and FERRY_PASSWORD), rather than over the bindings socket.
+        #[arg(long, value_name = "CONNAME")]
+        connname: Option<String>,
+        /// The SVRCONN channel for --connname.
+        #[arg(long, default_value = "DEV.APP.SVRCONN")]
+        channel: String,
     },
     /// Show the queue manager's resource-monitoring publications (MQ's amqsrua): without
     /// CLASS and TYPE, list the classes and types; with them, print each publication.
@@ -502,6 +528,34 @@ fn main() -> ExitCode {
             let initq =
                 initq.unwrap_or_else(|| ferry_objects::queue::DEFAULT_INITIATION_QUEUE.to_string());
             return trigmon::run(&home, &name, &initq);
+        }
+        Command::Amqsmon {
+            name,
+            m,
+            t,
+            browse,
+            wait,
+            connname,
+            channel,
+        } => {
+            let Some(qmgr) = name.or(m) else {
+                eprintln!("ferry amqsmon: name the queue manager (ferry amqsmon -m QM1)");
+                return ExitCode::from(20);
+            };
+            if !t.eq_ignore_ascii_case("statistics") {
+                eprintln!(
+                    "ferry amqsmon: -t {t}: Ferry writes statistics messages only (-t statistics)"
+                );
+                return ExitCode::from(20);
+            }
+            let args = amqsmon::AmqsmonArgs {
+                qmgr,
+                browse,
+                wait_secs: wait,
+                connname,
+                channel,
+            };
+            return amqsmon::run(&home, &args);
         }
         Command::Monitor {
             name,

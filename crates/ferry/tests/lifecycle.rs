@@ -45,6 +45,7 @@ fn create_defines_system_objects_and_a_listener() {
         "SYSTEM.DEFAULT.ALIAS.QUEUE",
         "SYSTEM.DEAD.LETTER.QUEUE",
         "SYSTEM.ADMIN.COMMAND.QUEUE",
+        "SYSTEM.ADMIN.STATISTICS.QUEUE",
         "SYSTEM.CHANNEL.SYNCQ",
         "SYSTEM.CHANNEL.INITQ",
     ] {

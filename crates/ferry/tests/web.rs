@@ -1,14 +1,15 @@
 //! The queue manager's web server against a real `ferry` process, over real sockets with
 //! a real HTTP client (reqwest): health and readiness (also while quiescing), the
 //! administrative REST API (runCommand, runCommandJSON, the queue manager list), CSRF and
-//! authentication refusals, the messaging REST API interoperating with native clients,
+//! authentication refusals, the messaging REST API interoperating with native clients
+//! (message properties as `ibm-mq-usr-*` headers both ways, browsing by list and by id),
 //! and bad input (huge bodies, malformed requests, traversal, bad names, stalled
 //! clients) that never stops native messaging.
 
 mod common;
 
 use common::*;
-use ferry_mqi::OpenOptions;
+use ferry_mqi::{OpenOptions, PropertyValue};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use std::io::{Read, Write};
@@ -461,6 +462,267 @@ async fn messages_put_and_got_over_rest_interoperate_with_native_clients() {
     conn.disconnect().await.expect("disconnect");
 }
 
+fn list_url(base: &str, qm: &str, queue: &str) -> String {
+    format!("{base}/ibmmq/rest/v2/messaging/qmgr/{qm}/queue/{queue}/messagelist")
+}
+
+/// The text of response header `name` ("" when it is missing).
+fn header(r: &reqwest::Response, name: &str) -> String {
+    r.headers()
+        .get(name)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+        .unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn message_properties_travel_as_ibm_mq_usr_headers() {
+    let (qm, base) = web_qm("WEB.PROPS", &[]);
+    let c = http();
+    let url = message_url(&base, "WEB.PROPS", "WEB.Q");
+    let post_with_properties = || {
+        c.post(&url)
+            .basic_auth("app", Some(APP_PASSWORD))
+            .header(CSRF, "x")
+            .header("ibm-mq-usr-colour", "blue")
+            .header("ibm-mq-usr-size", "\"12\";type=int32")
+            .header("ibm-mq-usr-ratio", "\"0.5\";type=float64")
+            .header("ibm-mq-usr-fresh", "\"true\";type=boolean")
+            .header("ibm-mq-usr-note", "\" two words, \\\"quoted\\\" \"")
+            .header("ibm-mq-md-priority", "7")
+            .body("with properties")
+    };
+
+    // REST put with properties, native get sees them.
+    let r = post_with_properties().send().await.unwrap();
+    assert_eq!(
+        r.status(),
+        StatusCode::CREATED,
+        "{}",
+        r.text().await.unwrap()
+    );
+    let conn = connect(&qm.client()).await;
+    let q = open(&conn, "WEB.Q", IO).await;
+    let (md, got) = get(&q).await.expect("the REST message");
+    assert_eq!(&got.data[..], b"with properties");
+    assert_eq!(md.priority, 7);
+    assert_eq!(
+        got.property("colour"),
+        Some(PropertyValue::String("blue".into()))
+    );
+    assert_eq!(got.property("size"), Some(PropertyValue::Int32(12)));
+    assert_eq!(got.property("ratio"), Some(PropertyValue::Float64(0.5)));
+    assert_eq!(got.property("fresh"), Some(PropertyValue::Boolean(true)));
+    assert_eq!(
+        got.property("note"),
+        Some(PropertyValue::String(" two words, \"quoted\" ".into()))
+    );
+
+    // REST put, REST get: the same headers come back.
+    assert_eq!(
+        post_with_properties().send().await.unwrap().status(),
+        StatusCode::CREATED
+    );
+    let r = c
+        .delete(&url)
+        .basic_auth("app", Some(APP_PASSWORD))
+        .header(CSRF, "x")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(header(&r, "ibm-mq-usr-colour"), "blue");
+    assert_eq!(header(&r, "ibm-mq-usr-size"), "\"12\";type=int32");
+    assert_eq!(header(&r, "ibm-mq-usr-ratio"), "\"0.5\";type=float64");
+    assert_eq!(header(&r, "ibm-mq-usr-fresh"), "\"true\";type=boolean");
+    assert_eq!(
+        header(&r, "ibm-mq-usr-note"),
+        "\" two words, \\\"quoted\\\" \";type=string"
+    );
+    assert_eq!(header(&r, "ibm-mq-md-priority"), "7");
+
+    // A publication the queue manager delivers natively to a queue carries the
+    // properties it sets (MQTopicString, MQPubLevel): a REST get shows them.
+    mqsc_ok(&qm, "DEFINE SUB(WEB.SUB) TOPICSTR('web/props') DEST(WEB.Q)");
+    let topic = conn.open_topic("web/props").await.expect("open topic");
+    topic.publish("published").await.expect("publish");
+    let r = c
+        .delete(&url)
+        .basic_auth("app", Some(APP_PASSWORD))
+        .header(CSRF, "x")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(header(&r, "ibm-mq-usr-mqtopicstring"), "web/props");
+    let level = header(&r, "ibm-mq-usr-mqpublevel");
+    assert!(level.ends_with("\";type=int32"), "{level}");
+    assert_eq!(r.text().await.unwrap(), "published");
+
+    // Bad property headers: 400 with MQ's reason, nothing put.
+    let oversized = "x".repeat(9000);
+    for (name, value, reason) in [
+        ("ibm-mq-usr-size", "\"twelve\";type=int32", 2472),
+        ("ibm-mq-usr-size", "\"300\";type=int8", 2472),
+        ("ibm-mq-usr-size", "\"1\";type=decimal", 2473),
+        ("ibm-mq-usr-size", "\"unterminated", 2472),
+        ("ibm-mq-usr-mqsecret", "x", 2442),
+        ("ibm-mq-usr-between", "x", 2442),
+        ("ibm-mq-usr-1st", "x", 2442),
+        ("ibm-mq-usr-big", &oversized, 2469),
+        ("ibm-mq-md-priority", "10", 2050),
+    ] {
+        let r = c
+            .post(&url)
+            .basic_auth("app", Some(APP_PASSWORD))
+            .header(CSRF, "x")
+            .header(name, value)
+            .body("refused")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::BAD_REQUEST, "{name}");
+        let e: Value = r.json().await.unwrap();
+        assert_eq!(e["error"][0]["reasonCode"], reason, "{name}: {e}");
+        assert_eq!(e["error"][0]["msgId"], "FRYW0004E", "{name}: {e}");
+    }
+    assert_eq!(curdepth(&qm, "WEB.Q"), 0);
+    drop(q);
+    conn.disconnect().await.expect("disconnect");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn browsing_lists_and_reads_messages_and_leaves_them() {
+    let (qm, base) = web_qm("WEB.BROWSE", &[]);
+    let c = http();
+    let conn = connect(&qm.client()).await;
+    let q = open(&conn, "WEB.Q", IO).await;
+    let first = put(&q, "first").await;
+    let r = c
+        .post(message_url(&base, "WEB.BROWSE", "WEB.Q"))
+        .basic_auth("app", Some(APP_PASSWORD))
+        .header(CSRF, "x")
+        .header("ibm-mq-md-correlationId", "C0FFEE")
+        .header("ibm-mq-md-persistence", "persistent")
+        .header("ibm-mq-usr-colour", "green")
+        .body("second")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let second = header(&r, "ibm-mq-md-messageId");
+    let hex = |id: &[u8]| -> String { id.iter().map(|b| format!("{b:02X}")).collect() };
+    let browse = |url: String| {
+        let c = c.clone();
+        async move {
+            c.get(url)
+                .basic_auth("app", Some(APP_PASSWORD))
+                .send()
+                .await
+                .unwrap()
+        }
+    };
+
+    // The list: both, in the order a get takes them, no bodies.
+    let r = browse(list_url(&base, "WEB.BROWSE", "WEB.Q")).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let list: Value = r.json().await.unwrap();
+    let messages = list["messages"].as_array().expect("messages").clone();
+    assert_eq!(messages.len(), 2, "{list}");
+    assert_eq!(messages[0]["messageId"], hex(&first.msg_id), "{list}");
+    assert_eq!(messages[1]["messageId"], second, "{list}");
+    assert_eq!(messages[1]["format"], "MQSTR", "{list}");
+    assert_eq!(messages[1]["persistence"], "persistent", "{list}");
+    assert!(messages[1]["correlationId"]
+        .as_str()
+        .is_some_and(|c| c.starts_with("C0FFEE")));
+    assert!(messages[0].get("correlationId").is_none(), "{list}");
+    let r = browse(format!(
+        "{}?limit=1",
+        list_url(&base, "WEB.BROWSE", "WEB.Q")
+    ))
+    .await;
+    let list: Value = r.json().await.unwrap();
+    assert_eq!(list["messages"].as_array().map(Vec::len), Some(1), "{list}");
+    let r = browse(format!(
+        "{}?correlationId=C0FFEE",
+        list_url(&base, "WEB.BROWSE", "WEB.Q")
+    ))
+    .await;
+    let list: Value = r.json().await.unwrap();
+    assert_eq!(list["messages"][0]["messageId"], second, "{list}");
+    assert_eq!(list["messages"].as_array().map(Vec::len), Some(1), "{list}");
+
+    // One message by id, with its headers; the first without one.
+    let url = message_url(&base, "WEB.BROWSE", "WEB.Q");
+    let r = browse(format!("{url}?messageId={second}")).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(header(&r, "ibm-mq-md-messageId"), second);
+    assert_eq!(header(&r, "ibm-mq-usr-colour"), "green");
+    assert_eq!(header(&r, "ibm-mq-md-persistence"), "persistent");
+    assert_eq!(r.text().await.unwrap(), "second");
+    let r = browse(url.clone()).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(r.text().await.unwrap(), "first");
+    // A browse twice sees the same message: nothing was taken.
+    let r = browse(format!("{url}?messageId={second}")).await;
+    assert_eq!(r.text().await.unwrap(), "second");
+    assert_eq!(curdepth(&qm, "WEB.Q"), 2);
+
+    // No such message: 204. Bad input: MQ's error JSON.
+    let r = browse(format!("{url}?messageId={}", "AB".repeat(24))).await;
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    for (query, reason) in [
+        ("messageId=zz", 2206),
+        ("correlationId=123", 2207),
+        ("wait=soon", 2090),
+        ("colour=red", 0),
+    ] {
+        let r = browse(format!("{url}?{query}")).await;
+        assert_eq!(r.status(), StatusCode::BAD_REQUEST, "{query}");
+        let e: Value = r.json().await.unwrap();
+        assert_eq!(e["error"][0]["reasonCode"], reason, "{query}: {e}");
+    }
+    for query in ["limit=0", "limit=many", "wait=10"] {
+        let r = browse(format!(
+            "{}?{query}",
+            list_url(&base, "WEB.BROWSE", "WEB.Q")
+        ))
+        .await;
+        assert_eq!(r.status(), StatusCode::BAD_REQUEST, "{query}");
+        let e: Value = r.json().await.unwrap();
+        assert_eq!(e["error"][0]["msgId"], "FRYW0004E", "{query}: {e}");
+    }
+    for path in [
+        list_url(&base, "WEB.BROWSE", "NO.SUCH.Q"),
+        message_url(&base, "WEB.BROWSE", "NO.SUCH.Q"),
+    ] {
+        let r = browse(path.clone()).await;
+        assert_eq!(r.status(), StatusCode::NOT_FOUND, "{path}");
+        let e: Value = r.json().await.unwrap();
+        assert_eq!(e["error"][0]["reasonCode"], 2085, "{path}: {e}");
+    }
+    let r = browse(list_url(&base, "OTHER.QM", "WEB.Q")).await;
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+    let r = c
+        .get(list_url(&base, "WEB.BROWSE", "WEB.Q"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+    let r = c
+        .get(list_url(&base, "WEB.BROWSE", "WEB.Q"))
+        .basic_auth("app", Some("wrong"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(curdepth(&qm, "WEB.Q"), 2);
+    assert_eq!(get_text(&q).await, "first");
+    assert_eq!(get_text(&q).await, "second");
+    drop(q);
+    conn.disconnect().await.expect("disconnect");
+}
+
 /// Sends `bytes` on a raw socket and returns what comes back before the server closes
 /// it (or 5 seconds pass).
 fn raw_exchange(addr: &str, bytes: &[u8]) -> String {
@@ -727,6 +989,33 @@ async fn rest_users_get_their_object_authorities() {
         .await
         .unwrap();
     assert_eq!(r.status(), StatusCode::OK);
+    // Browsing needs BROWSE: 403 with 2035 without it, the list once it is granted.
+    let browse_list = || async {
+        c.get(list_url(&base, "WEB.AUTH", "WEB.Q"))
+            .basic_auth("app", Some(APP_PASSWORD))
+            .send()
+            .await
+            .unwrap()
+    };
+    let r = browse_list().await;
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    let e: Value = r.json().await.unwrap();
+    assert_eq!(e["error"][0]["reasonCode"], 2035, "{e}");
+    let r = c
+        .get(&url)
+        .basic_auth("app", Some(APP_PASSWORD))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    mqsc_ok(
+        &qm,
+        "SET AUTHREC PROFILE(WEB.Q) OBJTYPE(QUEUE) GROUP('apps') AUTHADD(BROWSE)",
+    );
+    let r = browse_list().await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["messages"].as_array().map(Vec::len), Some(0), "{v}");
     let v = mqsc_as_app("DISPLAY QLOCAL(WEB.Q)").await;
     assert_eq!(v["overallCompletionCode"], 0, "{v}");
     // DSP is not DLT.

@@ -153,3 +153,58 @@ fn wildcards_above_sys_mq_see_nothing_of_it_retained_or_not() {
         assert_eq!(h.depth(&q), want, "{q}");
     }
 }
+
+#[test]
+fn statistics_queues_follow_statq_and_give_each_intervals_depth_range() {
+    use ferry_objects::qmgr::StatisticsSwitch;
+    use ferry_objects::queue::QueueStatistics as Switch;
+    let mut h = Harness::new();
+    h.local("ON.Q");
+    h.local("OFF.Q");
+    h.local("AS.QMGR");
+    for (name, switch) in [("ON.Q", Switch::On), ("OFF.Q", Switch::Off)] {
+        let mut def = h.qm.queue(name).expect("defined");
+        def.attributes.statistics = switch;
+        h.qm.queues
+            .get_mut(h.qm.queues.lookup(name).unwrap())
+            .unwrap()
+            .def = def;
+    }
+    let names = |h: &mut Harness| -> Vec<String> {
+        h.qm.statistics_queues()
+            .into_iter()
+            .map(|q| q.name)
+            .filter(|n| !n.starts_with("SYSTEM."))
+            .collect()
+    };
+    // The queue manager's STATQ(OFF): only STATQ(ON) queues; ON: those of QMGR too;
+    // NONE: none.
+    assert_eq!(names(&mut h), ["ON.Q"]);
+    h.qm.qmgr.statistics_q = StatisticsSwitch::On;
+    assert_eq!(names(&mut h), ["AS.QMGR", "ON.Q"]);
+    h.qm.qmgr.statistics_q = StatisticsSwitch::None;
+    assert!(names(&mut h).is_empty());
+    h.qm.qmgr.statistics_q = StatisticsSwitch::Off;
+
+    // Depth 0, up to 3, down to 1: the range since the last reading; the next range
+    // starts from the depth then.
+    let c = h.conn();
+    let o = h.open(c, "ON.Q", IO);
+    let _ = h.qm.statistics_queues();
+    for body in [b"a", b"b", b"c"] {
+        h.put(c, o, body);
+    }
+    assert!(h.get_body(c, o).is_ok());
+    assert!(h.get_body(c, o).is_ok());
+    let on_q = |h: &mut Harness| {
+        h.qm.statistics_queues()
+            .into_iter()
+            .find(|q| q.name == "ON.Q")
+            .expect("ON.Q")
+    };
+    let on = on_q(&mut h);
+    assert_eq!((on.min_depth, on.max_depth), (0, 3));
+    assert_eq!((on.counts.put_count(), on.counts.get_count()), (3, 2));
+    let on = on_q(&mut h);
+    assert_eq!((on.min_depth, on.max_depth), (1, 1));
+}

@@ -524,6 +524,10 @@ impl AdminTarget for Target<'_> {
     fn refresh_cluster(&mut self, cluster: &str) -> Result<(), AdminError> {
         self.server.engine.borrow_mut().cluster_refresh(cluster)
     }
+    fn reset_statistics(&mut self) -> Result<(), AdminError> {
+        self.server.statistics_reset.set(true);
+        Ok(())
+    }
     fn reset_cluster(&mut self, cluster: &str, qmgr: &str) -> Result<(), AdminError> {
         self.server
             .engine

@@ -32,6 +32,7 @@ mod reply_wait;
 mod scheduling;
 mod server;
 mod socket_writer;
+mod statistics_messages;
 mod tls;
 mod wake_coalescing;
 mod web;
@@ -560,6 +561,8 @@ async fn serve(server: Rc<Server>, svrconns: Rc<native::Svrconns>) -> Result<(),
     ));
     let suppression_task = tokio::task::spawn_local(suppression_counts(server.clone()));
     let monitor_task = tokio::task::spawn_local(monitoring::monitor_task(server.clone()));
+    let statistics_task =
+        tokio::task::spawn_local(statistics_messages::statistics_task(server.clone()));
 
     // Serve until a stop request.
     let immediate = tokio::select! {
@@ -601,6 +604,7 @@ async fn serve(server: Rc<Server>, svrconns: Rc<native::Svrconns>) -> Result<(),
     trim_task.abort();
     suppression_task.abort();
     monitor_task.abort();
+    statistics_task.abort();
     durable_task.abort();
     queue_files_task.abort();
     kick_task.abort();

@@ -176,6 +176,9 @@ pub struct Server {
     /// CPU times at the last Prometheus scrape (its CPU percentages cover the time
     /// since: `super::monitoring`).
     pub(crate) scrape_cpu: Cell<ferry_monitoring::table::CpuTimes>,
+    /// RESET QMGR TYPE(STATISTICS) asked to end the statistics interval now
+    /// (`super::statistics_messages` writes at its next tick).
+    pub(crate) statistics_reset: Cell<bool>,
     /// What waits for definitions to be durable, in ticket order.
     catalogue_waiters: RefCell<VecDeque<(u64, AfterDefinitions)>>,
     /// The runtime thread's scheduling policy, following the running message channels.
@@ -258,6 +261,7 @@ impl Server {
             principals,
             connauth: RefCell::new(connauth),
             scrape_cpu: Cell::new(Default::default()),
+            statistics_reset: Cell::new(false),
         })
     }
 

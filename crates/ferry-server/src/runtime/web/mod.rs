@@ -22,9 +22,11 @@
 pub(crate) mod admin;
 pub(crate) mod auth;
 pub(crate) mod bridge;
+pub(crate) mod browse;
 pub(crate) mod errors;
 pub(crate) mod health;
 pub(crate) mod listener;
+pub(crate) mod message_headers;
 pub(crate) mod messaging;
 pub(crate) mod metrics;
 
