@@ -18,6 +18,8 @@
 //! [`WebContext`]; the runtime lists them where it starts the server (runtime/mod.rs,
 //! next to the protocols' endpoints) and [`start`] merges them. A new set of routes
 //! (Prometheus `/metrics`, the console) is a module with a provider and one line there.
+//! Login sessions ([`session`]) serve REST clients that prefer a cookie to sending
+//! credentials with every request.
 
 pub(crate) mod admin;
 pub(crate) mod auth;
@@ -27,6 +29,7 @@ pub(crate) mod health;
 pub(crate) mod listener;
 pub(crate) mod messaging;
 pub(crate) mod metrics;
+pub(crate) mod session;
 
 use super::server::Server;
 use crate::messages;
@@ -59,6 +62,8 @@ struct ContextInner {
     qmgr: String,
     bridge: EngineBridge,
     limits: WebLimits,
+    sessions: session::Sessions,
+    secure: bool,
 }
 
 impl WebContext {
@@ -75,6 +80,16 @@ impl WebContext {
     /// The server's limits.
     pub(crate) fn limits(&self) -> &WebLimits {
         &self.inner.limits
+    }
+
+    /// The live login sessions.
+    pub(crate) fn sessions(&self) -> &session::Sessions {
+        &self.inner.sessions
+    }
+
+    /// Whether the server runs HTTPS (cookies are then Secure).
+    pub(crate) fn secure(&self) -> bool {
+        self.inner.secure
     }
 }
 
@@ -128,6 +143,7 @@ pub(crate) fn providers() -> Vec<Box<dyn RouteProvider>> {
         Box::new(admin::AdminApi),
         Box::new(messaging::MessagingApi),
         Box::new(metrics::Metrics),
+        Box::new(session::LoginApi),
     ]
 }
 
@@ -170,6 +186,8 @@ pub(crate) fn start(
             qmgr: server.name.clone(),
             bridge,
             limits,
+            sessions: session::Sessions::new(Duration::from_secs(web.session_timeout.max(1))),
+            secure: web.ssl,
         }),
     };
     let router = match merged(&providers) {
