@@ -73,13 +73,13 @@ fn id_from_hex(text: &str) -> Option<[u8; 24]> {
 }
 
 /// An identifier as 48 hex digits (upper case, as IBM's REST API shows them).
-fn id_to_hex(id: &[u8; 24]) -> String {
+pub(crate) fn id_to_hex(id: &[u8; 24]) -> String {
     id.iter().map(|b| format!("{b:02X}")).collect()
 }
 
 /// The queue of a path, checked as MQ names are: 400 with 2085's neighbour 2152
 /// MQRC_OBJECT_NAME_ERROR when it cannot be one.
-fn queue_name(name: &str) -> Result<ObjectDescriptor, RestError> {
+pub(crate) fn queue_name(name: &str) -> Result<ObjectDescriptor, RestError> {
     if name.is_empty() || ferry_mqi::validate_object_name(name).is_err() {
         return Err(errors::bad_request(
             ReasonCode::ObjectNameError.number(),
@@ -201,7 +201,7 @@ async fn put(
 
 /// What carries a REST request's engine connection: it only ever waits for one get.
 #[derive(Default)]
-struct RestConnection {
+pub(crate) struct RestConnection {
     got: RefCell<Option<oneshot::Sender<(GetResult, ReplyHold)>>>,
 }
 
@@ -240,7 +240,7 @@ impl Connection for RestConnection {
 }
 
 /// MQCONN as `who`, carried by a [`RestConnection`].
-fn connect(
+pub(crate) fn connect(
     server: &Rc<Server>,
     who: &Authenticated,
 ) -> Result<(ConnId, Rc<RestConnection>), RestError> {
@@ -260,7 +260,7 @@ fn connect(
 }
 
 /// MQPUT1 outside syncpoint; answered once a persistent message is durable.
-async fn put_message(
+pub(crate) async fn put_message(
     server: &Rc<Server>,
     who: &Authenticated,
     od: &ObjectDescriptor,

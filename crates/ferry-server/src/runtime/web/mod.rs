@@ -18,12 +18,13 @@
 //! [`WebContext`]; the runtime lists them where it starts the server (runtime/mod.rs,
 //! next to the protocols' endpoints) and [`start`] merges them. A new set of routes
 //! (Prometheus `/metrics`, the console) is a module with a provider and one line there.
-//! Login sessions ([`session`]) serve REST clients that prefer a cookie to sending
-//! credentials with every request.
+//! Login sessions ([`session`]) serve the web console ([`console`]) and REST clients
+//! that prefer a cookie to sending credentials with every request.
 
 pub(crate) mod admin;
 pub(crate) mod auth;
 pub(crate) mod bridge;
+pub(crate) mod console;
 pub(crate) mod errors;
 pub(crate) mod health;
 pub(crate) mod listener;
@@ -64,6 +65,7 @@ struct ContextInner {
     limits: WebLimits,
     sessions: session::Sessions,
     secure: bool,
+    console: console::ConsoleState,
 }
 
 impl WebContext {
@@ -90,6 +92,11 @@ impl WebContext {
     /// Whether the server runs HTTPS (cookies are then Secure).
     pub(crate) fn secure(&self) -> bool {
         self.inner.secure
+    }
+
+    /// What the web console keeps between requests.
+    pub(crate) fn console(&self) -> &console::ConsoleState {
+        &self.inner.console
     }
 }
 
@@ -144,6 +151,7 @@ pub(crate) fn providers() -> Vec<Box<dyn RouteProvider>> {
         Box::new(messaging::MessagingApi),
         Box::new(metrics::Metrics),
         Box::new(session::LoginApi),
+        Box::new(console::Console),
     ]
 }
 
@@ -188,6 +196,7 @@ pub(crate) fn start(
             limits,
             sessions: session::Sessions::new(Duration::from_secs(web.session_timeout.max(1))),
             secure: web.ssl,
+            console: console::ConsoleState::default(),
         }),
     };
     let router = match merged(&providers) {
