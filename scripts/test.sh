@@ -2,7 +2,8 @@
 # The one test command (README, CI): installs what it needs, then runs every check.
 # Checks: rustfmt, clippy (warnings are errors), the deployment files (Helm chart and
 # Kubernetes manifests against Kubernetes' schemas, the Containerfile), all unit and
-# integration tests (which start real `ferry` server processes on loopback), the AMQP
+# integration tests (which start real `ferry` server processes on loopback; the web
+# console's in a headless chromium), the AMQP
 # interop suites (Apache Qpid JMS and python-qpid-proton against a real `ferry` server),
 # and a short fuzz run of every decoder.
 set -euo pipefail
@@ -57,6 +58,10 @@ step "cargo test (unit, integration against real server processes)"
 # The TLS tests use OpenSSL's s_client as a partner; the LDAP tests a slapd of their own.
 command -v openssl >/dev/null 2>&1 || apt_install openssl
 [ -x /usr/sbin/slapd ] || apt_install slapd ldap-utils
+# The web console's browser test (crates/ferry/tests/console) drives Debian's chromium
+# with playwright-core from npm (its run.sh runs `npm ci`; no browser is downloaded).
+[ -x /usr/bin/chromium ] || apt_install chromium
+command -v npm >/dev/null 2>&1 || apt_install nodejs npm
 cargo test --workspace --locked
 
 step "interop: Qpid JMS (Maven) and python-qpid-proton (pip) against a ferry server"

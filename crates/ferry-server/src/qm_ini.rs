@@ -202,6 +202,8 @@ pub struct WebServerStanza {
     pub idle_timeout: u64,
     /// RequestTimeout: seconds one request may take, body and answer included.
     pub request_timeout: u64,
+    /// SessionTimeout: seconds a console or REST login session lasts unused.
+    pub session_timeout: u64,
 }
 
 /// Monitoring stanza.

@@ -510,6 +510,16 @@ const WEB_SERVER: &[Key] = &[
         get: |i| Value::Number(i.web.request_timeout),
         set: |i, v| i.web.request_timeout = v.number(),
     },
+    Key {
+        key: "SessionTimeout",
+        kind: ValueKind::Number { min: 60, max: 86_400 },
+        default: DefaultValue::Number(1_800),
+        unit: "seconds",
+        meaning: "Time a login session (POST /ibmmq/rest/v2/login: the web console, the REST API with its LtpaToken2 cookie) lasts without a request.",
+        when_reached: "The session ends: its cookie is refused (401) and the console shows its login page.",
+        get: |i| Value::Number(i.web.session_timeout),
+        set: |i, v| i.web.session_timeout = v.number(),
+    },
 ];
 
 /// Monitoring stanza.

@@ -154,7 +154,7 @@ async fn mqsc(
 /// Runs `command` for `who` through the command server: an administrator's unchecked,
 /// another user's with the authorities its command needs when the queue manager checks
 /// them, refused when it does not (any repository user would otherwise administer).
-async fn run_as(
+pub(crate) async fn run_as(
     server: &Rc<Server>,
     who: &Authenticated,
     command: &str,

@@ -2,7 +2,8 @@
 //! connection authentication (its user repository, then the host's users through PAM,
 //! or the LDAP directory of an IDPWLDAP AUTHINFO; `runtime::connauth::verify`), or with
 //! WebServer SSL=YES a client certificate its key repository trusts, whose common name
-//! is the user id. And IBM MQ's CSRF rule: a request that changes something (POST, PUT,
+//! is the user id, or the `LtpaToken2` cookie of a login session ([`super::session`]).
+//! And IBM MQ's CSRF rule: a request that changes something (POST, PUT,
 //! PATCH, DELETE) must carry the `ibm-mq-rest-csrf-token` header.
 //!
 //! A wrong password is answered 401 after the AUTHINFO's FAILDLAY (one second without
@@ -87,6 +88,9 @@ impl FromRequestParts<WebContext> for Authenticated {
                     .await
                     .map_err(|e| errors::unavailable(2162, e.to_string()))?
             }
+            None if super::session::token_of(&parts.headers).is_some() => {
+                super::session::token_of(&parts.headers).and_then(|t| ctx.sessions().user(t))
+            }
             None => match peer.and_then(|p| p.certificate_user) {
                 Some(user) => ctx
                     .bridge()
@@ -108,7 +112,7 @@ impl FromRequestParts<WebContext> for Authenticated {
 /// Checks `user`'s `password` as connection authentication does, reading the user's
 /// LDAP groups when authorities need them. The proved user id and whether it is an
 /// administrator; `None` after FAILDLAY when refused.
-async fn check_password(
+pub(crate) async fn check_password(
     server: &Rc<Server>,
     user: String,
     password: String,

@@ -150,7 +150,7 @@ pub(crate) async fn not_found() -> RestError {
         msg_id: "FRYW0006E",
         reason: 0,
         message: "No resource has this path.".into(),
-        explanation: "The web server serves /healthz, /readyz and /ibmmq/rest/v2/...; paths are case-sensitive.",
+        explanation: "The web server serves /healthz, /readyz, /metrics, /ibmmq/rest/v2/... and the console at /ibmmq/console/; paths are case-sensitive.",
         action: "Correct the URL.",
     }
 }

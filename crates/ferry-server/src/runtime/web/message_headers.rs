@@ -40,7 +40,7 @@ pub(super) fn id_from_hex(text: &str) -> Option<[u8; 24]> {
 }
 
 /// An identifier as 48 hex digits (upper case, as IBM's REST API shows them).
-pub(super) fn id_to_hex(id: &[u8; 24]) -> String {
+pub(crate) fn id_to_hex(id: &[u8; 24]) -> String {
     id.iter().map(|b| format!("{b:02X}")).collect()
 }
 

@@ -68,7 +68,7 @@ impl RouteProvider for MessagingApi {
 
 /// The queue of a path, checked as MQ names are: 400 with 2085's neighbour 2152
 /// MQRC_OBJECT_NAME_ERROR when it cannot be one.
-pub(super) fn queue_name(name: &str) -> Result<ObjectDescriptor, RestError> {
+pub(crate) fn queue_name(name: &str) -> Result<ObjectDescriptor, RestError> {
     if name.is_empty() || ferry_mqi::validate_object_name(name).is_err() {
         return Err(errors::bad_request(
             ReasonCode::ObjectNameError.number(),
@@ -127,7 +127,7 @@ async fn put(
 
 /// What carries a REST request's engine connection: it only ever waits for one get.
 #[derive(Default)]
-pub(super) struct RestConnection {
+pub(crate) struct RestConnection {
     got: RefCell<Option<oneshot::Sender<(GetResult, ReplyHold)>>>,
 }
 
@@ -166,7 +166,7 @@ impl Connection for RestConnection {
 }
 
 /// MQCONN as `who`, carried by a [`RestConnection`].
-pub(super) fn connect(
+pub(crate) fn connect(
     server: &Rc<Server>,
     who: &Authenticated,
 ) -> Result<(ConnId, Rc<RestConnection>), RestError> {
@@ -186,7 +186,7 @@ pub(super) fn connect(
 }
 
 /// MQPUT1 outside syncpoint; answered once a persistent message is durable.
-async fn put_message(
+pub(crate) async fn put_message(
     server: &Rc<Server>,
     who: &Authenticated,
     od: &ObjectDescriptor,

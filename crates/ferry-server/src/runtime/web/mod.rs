@@ -18,17 +18,21 @@
 //! [`WebContext`]; the runtime lists them where it starts the server (runtime/mod.rs,
 //! next to the protocols' endpoints) and [`start`] merges them. A new set of routes
 //! (Prometheus `/metrics`, the console) is a module with a provider and one line there.
+//! Login sessions ([`session`]) serve the web console ([`console`]) and REST clients
+//! that prefer a cookie to sending credentials with every request.
 
 pub(crate) mod admin;
 pub(crate) mod auth;
 pub(crate) mod bridge;
 pub(crate) mod browse;
+pub(crate) mod console;
 pub(crate) mod errors;
 pub(crate) mod health;
 pub(crate) mod listener;
 pub(crate) mod message_headers;
 pub(crate) mod messaging;
 pub(crate) mod metrics;
+pub(crate) mod session;
 
 use super::server::Server;
 use crate::messages;
@@ -61,6 +65,9 @@ struct ContextInner {
     qmgr: String,
     bridge: EngineBridge,
     limits: WebLimits,
+    sessions: session::Sessions,
+    secure: bool,
+    console: console::ConsoleState,
 }
 
 impl WebContext {
@@ -77,6 +84,21 @@ impl WebContext {
     /// The server's limits.
     pub(crate) fn limits(&self) -> &WebLimits {
         &self.inner.limits
+    }
+
+    /// The live login sessions.
+    pub(crate) fn sessions(&self) -> &session::Sessions {
+        &self.inner.sessions
+    }
+
+    /// Whether the server runs HTTPS (cookies are then Secure).
+    pub(crate) fn secure(&self) -> bool {
+        self.inner.secure
+    }
+
+    /// What the web console keeps between requests.
+    pub(crate) fn console(&self) -> &console::ConsoleState {
+        &self.inner.console
     }
 }
 
@@ -130,6 +152,8 @@ pub(crate) fn providers() -> Vec<Box<dyn RouteProvider>> {
         Box::new(admin::AdminApi),
         Box::new(messaging::MessagingApi),
         Box::new(metrics::Metrics),
+        Box::new(session::LoginApi),
+        Box::new(console::Console),
     ]
 }
 
@@ -172,6 +196,9 @@ pub(crate) fn start(
             qmgr: server.name.clone(),
             bridge,
             limits,
+            sessions: session::Sessions::new(Duration::from_secs(web.session_timeout.max(1))),
+            secure: web.ssl,
+            console: console::ConsoleState::default(),
         }),
     };
     let router = match merged(&providers) {
