@@ -6,14 +6,13 @@
 //! them. It ends when the queue has no more, or, with `-w SECS`, when none has come for
 //! that long.
 
-use ferry_client::{ConnectOptions, Connection};
+use crate::sample_connection;
 use ferry_monitoring::statistics_message::statistics_lines;
 use ferry_mqi::pcf::{Encoding, PcfMessage};
 use ferry_mqi::{
     GetOptionFlags, GetOptions, MessageDescriptor, ObjectDescriptor, OpenOptions, ReasonCode,
 };
 use ferry_server::home::FerryHome;
-use ferry_server::lifecycle;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -40,51 +39,26 @@ pub struct AmqsmonArgs {
 /// Prints the statistics messages. Exit 0 when done, 20 when it cannot connect or open
 /// the queue.
 pub fn run(home: &FerryHome, args: &AmqsmonArgs) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::from(20);
-        }
-    };
-    match runtime.block_on(print_messages(home, args)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("ferry amqsmon: {e}");
-            ExitCode::from(20)
-        }
-    }
-}
-
-async fn connect(home: &FerryHome, args: &AmqsmonArgs) -> Result<Connection, String> {
-    let opts = match &args.connname {
-        Some(connname) => {
-            let mut o = ConnectOptions::client(connname, &args.channel).queue_manager(&args.qmgr);
-            if let (Ok(user), Ok(password)) =
-                (std::env::var("FERRY_USER"), std::env::var("FERRY_PASSWORD"))
-            {
-                o = o.credentials(&user, &password);
+    sample_connection::run_to_exit(async {
+        match print_messages(home, args).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("ferry amqsmon: {e}");
+                ExitCode::from(20)
             }
-            o
         }
-        None => {
-            let paths = lifecycle::existing(home, &args.qmgr).map_err(|e| e.message)?;
-            if lifecycle::running_pid(&paths).is_none() {
-                return Err(ferry_server::messages::QMGR_NOT_RUNNING.format(&[&args.qmgr]));
-            }
-            ConnectOptions::bindings(paths.bindings_socket()).queue_manager(&args.qmgr)
-        }
-    };
-    Connection::connect(&opts.application_name("ferry amqsmon"))
-        .await
-        .map_err(|e| format!("cannot connect to {}: {}", args.qmgr, e.reason))
+    })
 }
 
 async fn print_messages(home: &FerryHome, args: &AmqsmonArgs) -> Result<(), String> {
-    let conn = connect(home, args).await?;
+    let conn = sample_connection::connect(
+        home,
+        &args.qmgr,
+        args.connname.as_deref(),
+        &args.channel,
+        "ferry amqsmon",
+    )
+    .await?;
     let od = ObjectDescriptor::queue(STATISTICS_QUEUE).map_err(|e| e.to_string())?;
     let access = if args.browse {
         OpenOptions::BROWSE

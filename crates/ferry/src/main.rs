@@ -20,6 +20,7 @@ mod mqsc;
 mod open_files;
 mod output;
 mod perf;
+mod sample_connection;
 mod trigmon;
 mod user;
 

@@ -11,7 +11,8 @@
 //! description and value. `-n` ends it after that many publications; `--timeout`
 //! when one does not come in time (exit 3); otherwise it runs until interrupted.
 
-use ferry_client::{ConnectOptions, Connection, Subscription};
+use crate::sample_connection;
+use ferry_client::{Connection, Subscription};
 use ferry_monitoring::publication::{
     classes_topic, publication_lines, read_classes, read_elements, read_types, topic_object,
     TypeElements, MQIAMO_MONITOR_FLAGS_OBJNAME,
@@ -19,7 +20,6 @@ use ferry_monitoring::publication::{
 use ferry_mqi::pcf::{Encoding, PcfMessage};
 use ferry_mqi::SubscriptionDescriptor;
 use ferry_server::home::FerryHome;
-use ferry_server::lifecycle;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -47,31 +47,23 @@ pub struct MonitorArgs {
 /// Runs the monitor. Exit 0 when done, 3 when a publication did not come in time, 20
 /// when it cannot connect or the class, type or object is not known.
 pub fn run(home: &FerryHome, args: &MonitorArgs) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("{e}");
-            return ExitCode::from(20);
+    sample_connection::run_to_exit(async {
+        match monitor(home, args).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(Failure::Ended(reason)) => {
+                eprintln!("ferry monitor: the queue manager is ending ({reason})");
+                ExitCode::SUCCESS
+            }
+            Err(Failure::TimedOut(what)) => {
+                eprintln!("ferry monitor: no {what} within the timeout");
+                ExitCode::from(3)
+            }
+            Err(Failure::Other(e)) => {
+                eprintln!("ferry monitor: {e}");
+                ExitCode::from(20)
+            }
         }
-    };
-    match runtime.block_on(monitor(home, args)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(Failure::Ended(reason)) => {
-            eprintln!("ferry monitor: the queue manager is ending ({reason})");
-            ExitCode::SUCCESS
-        }
-        Err(Failure::TimedOut(what)) => {
-            eprintln!("ferry monitor: no {what} within the timeout");
-            ExitCode::from(3)
-        }
-        Err(Failure::Other(e)) => {
-            eprintln!("ferry monitor: {e}");
-            ExitCode::from(20)
-        }
-    }
+    })
 }
 
 /// Why the monitor ended early.
@@ -94,33 +86,6 @@ fn say(line: &str) {
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "{line}");
     let _ = out.flush();
-}
-
-async fn connect(home: &FerryHome, args: &MonitorArgs) -> Result<Connection, Failure> {
-    let opts = match &args.connname {
-        Some(connname) => {
-            let mut o = ConnectOptions::client(connname, &args.channel).queue_manager(&args.qmgr);
-            if let (Ok(user), Ok(password)) =
-                (std::env::var("FERRY_USER"), std::env::var("FERRY_PASSWORD"))
-            {
-                o = o.credentials(&user, &password);
-            }
-            o
-        }
-        None => {
-            let paths = lifecycle::existing(home, &args.qmgr).map_err(|e| e.message)?;
-            if lifecycle::running_pid(&paths).is_none() {
-                return Err(Failure::Other(
-                    ferry_server::messages::QMGR_NOT_RUNNING.format(&[&args.qmgr]),
-                ));
-            }
-            ConnectOptions::bindings(paths.bindings_socket()).queue_manager(&args.qmgr)
-        }
-    };
-    let opts = opts.application_name("ferry monitor");
-    Connection::connect(&opts)
-        .await
-        .map_err(|e| Failure::Other(format!("cannot connect to {}: {}", args.qmgr, e.reason)))
 }
 
 /// Subscribes to `topic` (non-durable, managed).
@@ -165,7 +130,14 @@ async fn metadata(conn: &Connection, topic: &str, wait_ms: i32) -> Result<PcfMes
 }
 
 async fn monitor(home: &FerryHome, args: &MonitorArgs) -> Result<(), Failure> {
-    let conn = connect(home, args).await?;
+    let conn = sample_connection::connect(
+        home,
+        &args.qmgr,
+        args.connname.as_deref(),
+        &args.channel,
+        "ferry monitor",
+    )
+    .await?;
     // METADATA is retained: it is there at once, or the queue manager is not ready.
     let meta_wait = args.timeout_secs.map_or(10_000, |s| {
         (s.saturating_mul(1000)).min(i32::MAX as u64) as i32
