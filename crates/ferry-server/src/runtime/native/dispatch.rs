@@ -255,12 +255,17 @@ fn handle(
             hobj,
             mut md,
             pmo,
+            properties,
             body,
         } => {
             let body = own_body(body);
-            let r = server.call(&mut wait, |e, now, fx| {
-                e.put(conn, ferry_engine::Hobj(hobj), &mut md, &pmo, body, now, fx)
-            });
+            let h = ferry_engine::Hobj(hobj);
+            let r = match application_properties(properties) {
+                Ok(properties) => server.call(&mut wait, |e, now, fx| {
+                    e.put_with_properties(conn, h, &mut md, &pmo, body, properties, now, fx)
+                }),
+                Err(e) => Err(e),
+            };
             Reply::Put {
                 status: status_of(r),
                 md,
@@ -270,23 +275,43 @@ fn handle(
             od,
             mut md,
             pmo,
+            properties,
             body,
         } => {
             let body = own_body(body);
-            // Kept for a put made again once a partial repository's question about the
-            // queue is answered (`cluster_wait`); a clone of a shared buffer.
-            let retry = (md, body.clone());
-            let r = server.call(&mut wait, |e, now, fx| {
-                e.put1(conn, &od, &mut md, &pmo, body, now, fx)
-            });
-            if let Err(e) = &r {
-                if super::cluster_wait::asked(server, &od, e.reason) {
-                    let (md, body) = retry;
-                    let call = super::cluster_wait::Put1Call { od, md, pmo, body };
-                    super::cluster_wait::put1_later(server, socket, (conv, rid), conn, call);
-                    return Ok(());
+            let r = match application_properties(properties) {
+                Err(e) => Err(e),
+                Ok(properties) => {
+                    // Kept for a put made again once a partial repository's question
+                    // about the queue is answered (`cluster_wait`); clones of shared
+                    // buffers.
+                    let retry = (md, properties.clone(), body.clone());
+                    let r = server.call(&mut wait, |e, now, fx| {
+                        e.put1_with_properties(conn, &od, &mut md, &pmo, body, properties, now, fx)
+                    });
+                    if let Err(e) = &r {
+                        if super::cluster_wait::asked(server, &od, e.reason) {
+                            let (md, properties, body) = retry;
+                            let call = super::cluster_wait::Put1Call {
+                                od,
+                                md,
+                                pmo,
+                                properties,
+                                body,
+                            };
+                            super::cluster_wait::put1_later(
+                                server,
+                                socket,
+                                (conv, rid),
+                                conn,
+                                call,
+                            );
+                            return Ok(());
+                        }
+                    }
+                    r
                 }
-            }
+            };
             Reply::Put1 {
                 status: status_of(r),
                 md,
@@ -429,6 +454,18 @@ fn res_object_string(mut topic: String) -> String {
         topic.truncate(cut);
     }
     topic
+}
+
+/// The properties a PUT or PUT1 carried, copied out of the read buffer, once checked: a
+/// malformed encoding fails with 2110 MQRC_FORMAT_ERROR, a name in the queue manager's
+/// namespaces (`mq…`, `JMS…`) with 2442 MQRC_PROPERTY_NAME_ERROR.
+fn application_properties(properties: bytes::Bytes) -> Result<bytes::Bytes, ferry_mqi::MqError> {
+    if properties.is_empty() {
+        return Ok(properties);
+    }
+    ferry_mqi::MessageProperties::check_application_encoding(&properties)
+        .map_err(|e| ferry_mqi::MqError::from(e.reason()))?;
+    Ok(bytes::Bytes::copy_from_slice(&properties))
 }
 
 fn own_body(body: bytes::Bytes) -> bytes::Bytes {
