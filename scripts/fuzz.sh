@@ -24,6 +24,7 @@ targets=(
   "crates/ferry-security/fuzz security_text"
   "crates/ferry-pubsub/fuzz topic_text"
   "crates/ferry-mqi/fuzz pcf_message"
+  "crates/ferry-mqi/fuzz trace_context"
 )
 if ! rustup run nightly rustc --version >/dev/null 2>&1; then
   echo "fuzz: skipped: no nightly toolchain here (the property tests in cargo test cover the decoders)"

@@ -21,6 +21,7 @@ pub mod properties;
 pub mod reason;
 pub mod report;
 pub mod subscription;
+pub mod trace_context;
 pub mod transmission;
 pub mod trigger;
 
@@ -36,4 +37,5 @@ pub use options::{
 pub use properties::{MessageProperties, PropertyError, PropertyRef, PropertyValue};
 pub use reason::{CompCode, MqError, ReasonCode};
 pub use subscription::{SubscribeOptions, SubscriptionDescriptor};
+pub use trace_context::{TraceParent, TraceParentError};
 pub use transmission::{TransmissionHeader, TransmissionHeaderError, FORMAT_XMIT_Q_HEADER};
