@@ -181,6 +181,33 @@ pub struct QmIni {
     pub web: WebServerStanza,
     /// Monitoring stanza: `$SYS` publications and the Prometheus exposition.
     pub monitoring: MonitoringStanza,
+    /// Tracing stanza: OpenTelemetry spans exported over OTLP.
+    pub tracing: TracingStanza,
+}
+
+/// Tracing stanza (runtime/telemetry).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TracingStanza {
+    /// Endpoint: the OTLP/HTTP collector URL (empty: off).
+    pub endpoint: String,
+    /// Sampler: off, always, parent or ratio.
+    pub sampler: String,
+    /// Ratio: the share of traces sampled by `Sampler=ratio`, 0 to 1 (text: qm.ini has
+    /// no decimal kind).
+    pub ratio: String,
+    /// ServiceName: the spans' `service.name` (empty: the queue manager's name).
+    pub service_name: String,
+}
+
+impl TracingStanza {
+    /// Ratio as a number from 0 to 1, if it is one.
+    pub fn ratio_value(&self) -> Option<f64> {
+        self.ratio
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|r| (0.0..=1.0).contains(r))
+    }
 }
 
 /// WebServer stanza: the queue manager's HTTP(S) server (runtime/web).
@@ -395,6 +422,14 @@ impl QmIni {
                     expected: e.to_string(),
                 });
             }
+        }
+        if ini.tracing.ratio_value().is_none() {
+            return Err(IniError::BadValue {
+                stanza: "Tracing",
+                key: "Ratio",
+                value: ini.tracing.ratio.clone(),
+                expected: "a number from 0 to 1 (e.g. 0.01)".into(),
+            });
         }
         if let Err(e) = ini.ssl.policy() {
             return Err(IniError::BadValue {

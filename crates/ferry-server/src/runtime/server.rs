@@ -176,6 +176,8 @@ pub struct Server {
     /// CPU times at the last Prometheus scrape (its CPU percentages cover the time
     /// since: `super::monitoring`).
     pub(crate) scrape_cpu: Cell<ferry_monitoring::table::CpuTimes>,
+    /// Tracing: OpenTelemetry spans of message operations (off unless configured).
+    pub(crate) telemetry: super::telemetry::Telemetry,
     /// What waits for definitions to be durable, in ticket order.
     catalogue_waiters: RefCell<VecDeque<(u64, AfterDefinitions)>>,
     /// The runtime thread's scheduling policy, following the running message channels.
@@ -227,6 +229,8 @@ impl Server {
             error_log.write(message, &inserts);
         }
         let ini_scheduling = ini.tuning.runtime_scheduling.clone();
+        let telemetry =
+            super::telemetry::Telemetry::start(&ini.tracing, &paths.name, &mut error_log);
         Rc::new_cyclic(|weak| Server {
             name: paths.name.clone(),
             paths,
@@ -258,6 +262,7 @@ impl Server {
             principals,
             connauth: RefCell::new(connauth),
             scrape_cpu: Cell::new(Default::default()),
+            telemetry,
         })
     }
 

@@ -261,6 +261,9 @@ fn handle(
             let body = own_body(body);
             let h = ferry_engine::Hobj(hobj);
             let r = match application_properties(properties) {
+                Ok(properties) if server.telemetry.is_on() => {
+                    super::traced::put(server, &mut wait, conn, h, &mut md, &pmo, body, properties)
+                }
                 Ok(properties) => server.call(&mut wait, |e, now, fx| {
                     e.put_with_properties(conn, h, &mut md, &pmo, body, properties, now, fx)
                 }),
@@ -286,9 +289,17 @@ fn handle(
                     // about the queue is answered (`cluster_wait`); clones of shared
                     // buffers.
                     let retry = (md, properties.clone(), body.clone());
-                    let r = server.call(&mut wait, |e, now, fx| {
-                        e.put1_with_properties(conn, &od, &mut md, &pmo, body, properties, now, fx)
-                    });
+                    let r = if server.telemetry.is_on() {
+                        super::traced::put1(
+                            server, &mut wait, conn, &od, &mut md, &pmo, body, properties,
+                        )
+                    } else {
+                        server.call(&mut wait, |e, now, fx| {
+                            e.put1_with_properties(
+                                conn, &od, &mut md, &pmo, body, properties, now, fx,
+                            )
+                        })
+                    };
                     if let Err(e) = &r {
                         if super::cluster_wait::asked(server, &od, e.reason) {
                             let (md, properties, body) = retry;
@@ -328,9 +339,14 @@ fn handle(
                 e.get(conn, ferry_engine::Hobj(hobj), &md, &gmo, max_len, now, fx)
             });
             match outcome {
-                GetOutcome::Done(result) => reply::get_reply(result),
+                GetOutcome::Done(result) => {
+                    if server.telemetry.is_on() {
+                        super::traced::got(server, conn, ferry_engine::Hobj(hobj), &gmo, &result);
+                    }
+                    reply::get_reply(result)
+                }
                 GetOutcome::Waiting => {
-                    socket.get_waits(conn, conv, rid);
+                    socket.get_waits(conn, conv, rid, hobj, gmo.options);
                     server.get_waits();
                     return Ok(());
                 }
@@ -363,20 +379,26 @@ fn handle(
                     .map(|()| None),
             ),
         },
-        Request::Cmit => Reply::Cmit {
-            status: status_of(
-                server
-                    .call(&mut wait, |e, now, fx| e.commit(conn, now, fx))
-                    .map(|()| None),
-            ),
-        },
-        Request::Back => Reply::Back {
-            status: status_of(
-                server
-                    .call(&mut wait, |e, now, fx| e.backout(conn, now, fx))
-                    .map(|()| None),
-            ),
-        },
+        Request::Cmit => {
+            let r = server.call(&mut wait, |e, now, fx| e.commit(conn, now, fx));
+            if server.telemetry.is_on() {
+                let outcome = r.as_ref().map(drop).map_err(|e| e.reason);
+                server.telemetry.settled("MQCMIT", conn, outcome);
+            }
+            Reply::Cmit {
+                status: status_of(r.map(|()| None)),
+            }
+        }
+        Request::Back => {
+            let r = server.call(&mut wait, |e, now, fx| e.backout(conn, now, fx));
+            if server.telemetry.is_on() {
+                let outcome = r.as_ref().map(drop).map_err(|e| e.reason);
+                server.telemetry.settled("MQBACK", conn, outcome);
+            }
+            Reply::Back {
+                status: status_of(r.map(|()| None)),
+            }
+        }
         Request::Mqsc { command } => {
             let issuer = server.engine.borrow().connection_principal(conn);
             // The status is the transport's outcome (protocol.md, `Reply::Mqsc`): a
