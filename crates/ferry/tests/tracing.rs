@@ -19,6 +19,8 @@
 //! - with `Sampler=always`, a put without `traceparent` gets one naming its `send`
 //!   span, which the consumer sees; the get's `receive` and the `MQCMIT` settle are
 //!   children of that span;
+//! - an AMQP transaction that held a traced transfer ends with an `MQCMIT` settle span,
+//!   a child of that transfer's `send` span;
 //! - across a channel: the sending queue manager's `send` spans (the put, the channel)
 //!   and the receiving one's `process` and `receive` spans, all in the producer's trace;
 //! - nothing when `Sampler=off`; and an unreachable collector does not stop messaging,
@@ -378,6 +380,39 @@ fn a_put_without_traceparent_gets_one_that_the_consumer_joins() {
     assert_eq!(
         commit.parent_span_id, send.span_id,
         "settles the traced put"
+    );
+}
+
+#[test]
+fn an_amqp_transaction_that_held_a_traced_send_settles_in_its_trace() {
+    let receiver = OtlpReceiver::start();
+    let qm = start_traced("TR.AMQPTX", &receiver.endpoint(), "parent");
+    mqsc_ok(&qm, "DEFINE QLOCAL(ORDERS)");
+    let mut c = AmqpTestClient::connect(&qm, "itest-trace-tx");
+    let coordinator = c.attach_coordinator();
+    let txn = c.declare(coordinator);
+    let sender = c.attach_sender("ORDERS");
+    let traced = Message {
+        application_properties: Some(vec![(TRACEPARENT.into(), Value::from(PARENT))]),
+        body: Some(Body::data(Bytes::from_static(b"order"))),
+        ..Message::default()
+    };
+    c.send_in(sender, &traced, &txn);
+    assert_eq!(
+        c.discharge(coordinator, &txn, false),
+        Some(ferry_amqp::DeliveryState::Accepted),
+        "the commit is accepted"
+    );
+    c.close();
+    let send = wait_span(&receiver, "TR.AMQPTX", "send ORDERS");
+    assert_eq!(send.parent_span_id, PARENT_SPAN);
+    assert_messaging(&send, "send", "ORDERS", "amqp");
+    assert_eq!(send.attr("messaging.operation.name"), Some("transfer"));
+    let commit = wait_span(&receiver, "TR.AMQPTX", "MQCMIT");
+    assert_eq!(commit.trace_id, PARENT_TRACE);
+    assert_eq!(
+        commit.parent_span_id, send.span_id,
+        "settles the traced transfer"
     );
 }
 
