@@ -96,6 +96,12 @@ pub(super) fn got(server: &Server, conn: ConnId, hobj: Hobj, gmo: &GetOptions, r
         // A browse reads without receiving: no span.
         return;
     }
+    let Some(span) = server
+        .telemetry
+        .start_receive("MQGET", Protocol::Native, &m.properties)
+    else {
+        return;
+    };
     let engine = server.engine.borrow();
     let facts = MessageFacts {
         destination: engine.handle_name(conn, hobj).unwrap_or(""),
@@ -105,9 +111,7 @@ pub(super) fn got(server: &Server, conn: ConnId, hobj: Hobj, gmo: &GetOptions, r
         channel: None,
     };
     let in_unit = gmo.options.contains(GetOptionFlags::SYNCPOINT);
-    server
-        .telemetry
-        .received("MQGET", Protocol::Native, &m.properties, &facts, in_unit);
+    span.end(&server.telemetry, &facts, Ok(()), in_unit);
 }
 
 /// The outcome a span records for a put's result.

@@ -107,9 +107,8 @@ struct Active {
 /// A started `send`/`process` span; [`MessageSpan::end`] finishes it.
 pub(crate) struct MessageSpan {
     span: opentelemetry_sdk::trace::Span,
-    operation: &'static str,
+    /// `messaging.operation.type`, the first word of the span's name.
     kind: &'static str,
-    protocol: Protocol,
 }
 
 impl Telemetry {
@@ -132,7 +131,7 @@ impl Telemetry {
             Ok(provider) => {
                 log.write(
                     &crate::messages::TRACING_STARTED,
-                    &[&qmgr, &destination, &format!("{:?}", settings.sampler)],
+                    &[&qmgr, &destination, &settings.sampler],
                 );
                 let tracer = provider.tracer("ferry");
                 Telemetry {
@@ -213,28 +212,23 @@ impl Telemetry {
         Some(span)
     }
 
-    /// Records the `receive` span of a message got (MQGET, an AMQP delivery:
-    /// `operation`) with `properties`; `in_unit` when under syncpoint.
-    pub fn received(
+    /// Starts the `receive` span of a message got (MQGET, an AMQP delivery:
+    /// `operation`) with `properties`; the caller ends it at once with what it got.
+    pub fn start_receive(
         &self,
         operation: &'static str,
         protocol: Protocol,
         properties: &Bytes,
-        facts: &MessageFacts<'_>,
-        in_unit: bool,
-    ) {
-        let Some(a) = self.active.as_deref() else {
-            return;
-        };
-        if let Some((span, _)) = a.start(
+    ) -> Option<MessageSpan> {
+        let a = self.active.as_deref()?;
+        let (span, _) = a.start(
             "receive",
             operation,
             protocol,
             SpanKind::Consumer,
             properties,
-        ) {
-            span.end(self, facts, Ok(()), in_unit);
-        }
+        )?;
+        Some(span)
     }
 
     /// Records the `settle` span of MQCMIT or MQBACK (`operation`) on `conn`, when its
@@ -320,15 +314,7 @@ impl Active {
         if !span.is_recording() {
             return None;
         }
-        Some((
-            MessageSpan {
-                span,
-                operation,
-                kind,
-                protocol,
-            },
-            parent,
-        ))
+        Some((MessageSpan { span, kind }, parent))
     }
 }
 
@@ -342,7 +328,10 @@ impl MessageSpan {
         outcome: Result<(), ReasonCode>,
         in_unit: bool,
     ) {
-        debug_assert!(!self.operation.is_empty() && self.protocol.name() != "");
+        debug_assert!(
+            self.span.is_recording(),
+            "only recording spans are handed out"
+        );
         let s = &mut self.span;
         s.update_name(format!("{} {}", self.kind, facts.destination));
         s.set_attribute(KeyValue::new(

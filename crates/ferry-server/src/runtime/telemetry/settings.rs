@@ -23,6 +23,18 @@ pub(crate) enum SamplerChoice {
     Ratio(f64),
 }
 
+impl std::fmt::Display for SamplerChoice {
+    /// As qm.ini's Sampler spells it (`ratio 0.25`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SamplerChoice::Off => f.write_str("off"),
+            SamplerChoice::Always => f.write_str("always"),
+            SamplerChoice::Parent => f.write_str("parent"),
+            SamplerChoice::Ratio(r) => write!(f, "ratio {r}"),
+        }
+    }
+}
+
 /// Tracing as configured: where spans go and which are made.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct TracingSettings {

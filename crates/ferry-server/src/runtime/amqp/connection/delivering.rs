@@ -468,6 +468,13 @@ impl Session {
         let Some(Link::Outbound { hobj, .. }) = self.links.get(&link) else {
             return;
         };
+        let Some(span) =
+            self.server
+                .telemetry
+                .start_receive("transfer", Protocol::Amqp, &m.properties)
+        else {
+            return;
+        };
         let engine = self.server.engine.borrow();
         let facts = MessageFacts {
             destination: engine.handle_name(conn, *hobj).unwrap_or(""),
@@ -476,9 +483,7 @@ impl Session {
             conn: Some(conn),
             channel: None,
         };
-        self.server
-            .telemetry
-            .received("transfer", Protocol::Amqp, &m.properties, &facts, false);
+        span.end(&self.server.telemetry, &facts, Ok(()), false);
     }
 
     /// Ends the drains the client asked for once what was available has been sent.
