@@ -641,6 +641,27 @@ mod tests {
     }
 
     #[test]
+    fn tracing_keys_are_read_and_a_bad_ratio_is_refused() {
+        let ini = QmIni::parse("Log:\n   LogFilePages=4096\n", Path::new("/l")).unwrap();
+        assert_eq!(ini.tracing.endpoint, "", "a qm.ini without the stanza: off");
+        assert_eq!(ini.tracing.sampler, "parent");
+        assert_eq!(ini.tracing.ratio_value(), Some(1.0));
+        let text = "Tracing:\n   Endpoint=http://localhost:4318\n   Sampler=RATIO\n   Ratio=0.25\n   ServiceName=orders\n";
+        let ini = QmIni::parse(text, Path::new("/l")).unwrap();
+        assert_eq!(ini.tracing.endpoint, "http://localhost:4318");
+        assert_eq!(ini.tracing.sampler, "ratio");
+        assert_eq!(ini.tracing.ratio_value(), Some(0.25));
+        assert_eq!(ini.tracing.service_name, "orders");
+        let err = QmIni::parse("Tracing:\n   Ratio=2\n", Path::new("/l")).unwrap_err();
+        assert!(err.to_string().contains("Tracing/Ratio"), "{err}");
+        let err = QmIni::parse("Tracing:\n   Sampler=sometimes\n", Path::new("/l")).unwrap_err();
+        assert!(
+            err.to_string().contains("off, always, parent or ratio"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn error_log_suppression_keys_are_read_and_checked() {
         let text = "QMErrorLog:\n   SuppressMessage=5026, FRY5027I\n   SuppressInterval=5\n   ExcludeMessage=9208\n   ConsoleLogSize=65536\n";
         let ini = QmIni::parse(text, Path::new("/l")).unwrap();
