@@ -290,7 +290,7 @@ fn spans_follow_a_message_from_a_native_put_to_an_amqp_receive() {
         q.put_with_properties(
             &mut md,
             &PutOptions::default(),
-            &trace_properties(PARENT, None),
+            &trace_properties(PARENT, Some(STATE)),
             "order",
         )
         .await
@@ -314,6 +314,10 @@ fn spans_follow_a_message_from_a_native_put_to_an_amqp_receive() {
     assert_eq!(
         send.parent_span_id, PARENT_SPAN,
         "a child of the producer's span"
+    );
+    assert_eq!(
+        send.trace_state, STATE,
+        "the message's tracestate is carried"
     );
     assert_messaging(&send, "send", "ORDERS", "ferry");
     assert_eq!(send.attr("messaging.operation.name"), Some("MQPUT"));

@@ -30,6 +30,8 @@ pub struct ReceivedSpan {
     pub span_id: String,
     /// 16 hex digits; empty for a root span.
     pub parent_span_id: String,
+    /// The W3C tracestate the span carries.
+    pub trace_state: String,
     /// Attribute values as text (`true`, `42`, `ORDERS`).
     pub attributes: BTreeMap<String, String>,
     /// OTLP status code (0 unset, 1 ok, 2 error).
@@ -149,6 +151,7 @@ fn flatten(req: ExportTraceServiceRequest) -> Vec<ReceivedSpan> {
                     trace_id: hex(&s.trace_id),
                     span_id: hex(&s.span_id),
                     parent_span_id: hex(&s.parent_span_id),
+                    trace_state: s.trace_state,
                     attributes: attributes(&s.attributes),
                     status_code: s.status.map_or(0, |st| st.code),
                 });

@@ -34,7 +34,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use ferry_engine::ConnId;
 use ferry_mqi::descriptor::persistence;
-use ferry_mqi::trace_context::{TraceParent, TRACEPARENT};
+use ferry_mqi::trace_context::{TraceParent, TRACEPARENT, TRACESTATE};
 use ferry_mqi::{MessageDescriptor, MessageProperties, PropertyRef, PropertyValue, ReasonCode};
 use opentelemetry::trace::{
     Span as _, SpanContext, SpanId, SpanKind, Status, TraceContextExt as _, TraceFlags, TraceId,
@@ -104,7 +104,8 @@ struct Active {
     units: RefCell<HashMap<ConnId, SpanContext>>,
 }
 
-/// A started `send`/`process` span; [`MessageSpan::end`] finishes it.
+/// A started message span (`send`, `receive`, `process`); [`MessageSpan::end`] finishes
+/// it.
 pub(crate) struct MessageSpan {
     span: opentelemetry_sdk::trace::Span,
     /// `messaging.operation.type`, the first word of the span's name.
@@ -296,7 +297,7 @@ impl Active {
                 SpanId::from_bytes(p.parent_id),
                 TraceFlags::new(p.flags),
                 true,
-                TraceState::default(),
+                trace_state(properties),
             )),
             None => Context::new(),
         };
@@ -394,6 +395,15 @@ fn trace_parent(properties: &[u8]) -> Option<TraceParent> {
     }
 }
 
+/// The message's `tracestate`, carried into its spans' parent context (empty when it has
+/// none or one W3C's rules refuse).
+fn trace_state(properties: &[u8]) -> TraceState {
+    match MessageProperties::find(properties, TRACESTATE) {
+        Some(PropertyRef::String(s)) => s.parse().unwrap_or_default(),
+        _ => TraceState::default(),
+    }
+}
+
 /// `properties` with a `traceparent` naming `span` added; `None` when the encoding
 /// cannot be read (the message goes as it came) or already has one.
 fn with_traceparent(properties: &[u8], span: &SpanContext) -> Option<Bytes> {
@@ -447,6 +457,18 @@ mod tests {
             trace_parent(&props(&[("traceparent", &PARENT.to_uppercase())])),
             None
         );
+    }
+
+    #[test]
+    fn a_valid_tracestate_is_carried_and_an_invalid_one_dropped() {
+        let state = trace_state(&props(&[("tracestate", "congo=t61rcWkgMzE,rojo=00f067aa")]));
+        assert_eq!(state.get("congo"), Some("t61rcWkgMzE"));
+        assert_eq!(state.get("rojo"), Some("00f067aa"));
+        assert_eq!(
+            trace_state(&props(&[("tracestate", "not a list")])).header(),
+            ""
+        );
+        assert_eq!(trace_state(&Bytes::new()).header(), "");
     }
 
     #[test]
