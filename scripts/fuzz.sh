@@ -25,6 +25,7 @@ targets=(
   "crates/ferry-pubsub/fuzz topic_text"
   "crates/ferry-mqi/fuzz pcf_message"
   "crates/ferry-mqi/fuzz property_text"
+  "crates/ferry-mqi/fuzz trace_context"
 )
 if ! rustup run nightly rustc --version >/dev/null 2>&1; then
   echo "fuzz: skipped: no nightly toolchain here (the property tests in cargo test cover the decoders)"

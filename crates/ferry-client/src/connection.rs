@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use ferry_mqi::{
-    FixedStr, MessageDescriptor, MqError, ObjectDescriptor, OpenOptions, PutOptions, ReasonCode,
-    SubscriptionDescriptor,
+    FixedStr, MessageDescriptor, MessageProperties, MqError, ObjectDescriptor, OpenOptions,
+    PutOptions, ReasonCode, SubscriptionDescriptor,
 };
 use ferry_wire::{ConnRequest, MqscOutput, Reply, Request};
 
@@ -206,8 +206,35 @@ impl Connection {
         pmo: &PutOptions,
         body: impl Into<Bytes>,
     ) -> Result<(), MqError> {
-        let body = body.into();
-        if body.len() > self.conv.max_msg_length() as usize {
+        self.put1_encoded(od, md, pmo, Bytes::new(), body.into())
+            .await
+    }
+
+    /// [`Connection::put1`] of a message with properties (e.g. a W3C `traceparent`);
+    /// 2298 MQRC_FUNCTION_NOT_SUPPORTED from a queue manager below protocol minor 6.
+    pub async fn put1_with_properties(
+        &self,
+        od: &ObjectDescriptor,
+        md: &mut MessageDescriptor,
+        pmo: &PutOptions,
+        properties: &MessageProperties,
+        body: impl Into<Bytes>,
+    ) -> Result<(), MqError> {
+        self.put1_encoded(od, md, pmo, properties.encode(), body.into())
+            .await
+    }
+
+    /// MQPUT1 with `properties` in their `MessageProperties` encoding (empty: none).
+    async fn put1_encoded(
+        &self,
+        od: &ObjectDescriptor,
+        md: &mut MessageDescriptor,
+        pmo: &PutOptions,
+        properties: Bytes,
+        body: Bytes,
+    ) -> Result<(), MqError> {
+        crate::queue::check_put_properties(&self.conv, &properties)?;
+        if body.len() + properties.len() > self.conv.max_msg_length() as usize {
             return Err(MqError::from(ReasonCode::DataLengthError));
         }
         let reply = self
@@ -216,6 +243,7 @@ impl Connection {
                 od: *od,
                 md: *md,
                 pmo: *pmo,
+                properties,
                 body,
             })
             .await?;

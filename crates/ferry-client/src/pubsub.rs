@@ -205,7 +205,9 @@ impl Topic {
         pmo: &PutOptions,
         body: impl Into<Bytes>,
     ) -> Result<Option<ReasonCode>, MqError> {
-        self.handle.put_with_warning(md, pmo, body.into()).await
+        self.handle
+            .put_with_warning(md, pmo, Bytes::new(), body.into())
+            .await
     }
 
     /// Closes the topic handle (MQCLOSE).

@@ -7,9 +7,18 @@ use ferry_mqi::{
     CloseOptions, FixedStr, GetOptionFlags, GetOptions, InquireValue, MessageDescriptor,
     MessageProperties, MqError, PropertyValue, PutOptions, ReasonCode, Selector,
 };
-use ferry_wire::{Reply, Request};
+use ferry_wire::{Reply, Request, MINOR_WITH_PUT_PROPERTIES};
 
 use crate::conversation::Conversation;
+
+/// 2298 MQRC_FUNCTION_NOT_SUPPORTED for properties on a put when the socket agreed a
+/// protocol minor without them (nothing is sent: the queue manager could not see them).
+pub(crate) fn check_put_properties(conv: &Conversation, properties: &[u8]) -> Result<(), MqError> {
+    if !properties.is_empty() && conv.socket.negotiated.minor < MINOR_WITH_PUT_PROPERTIES {
+        return Err(ReasonCode::FunctionNotSupported.into());
+    }
+    Ok(())
+}
 
 /// A message returned by [`Queue::get`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -128,24 +137,46 @@ impl Queue {
         pmo: &PutOptions,
         body: impl Into<Bytes>,
     ) -> Result<(), MqError> {
-        self.put_with_warning(md, pmo, body.into()).await.map(drop)
+        self.put_with_warning(md, pmo, Bytes::new(), body.into())
+            .await
+            .map(drop)
+    }
+
+    /// [`Queue::put`] of a message with properties (as MQSETMP on a message handle
+    /// passed in MQPMO.OriginalMsgHandle would give it), e.g. a W3C `traceparent`.
+    /// Needs a queue manager of protocol minor 6 or later: an older one gets nothing
+    /// sent and the call fails with 2298 MQRC_FUNCTION_NOT_SUPPORTED.
+    pub async fn put_with_properties(
+        &self,
+        md: &mut MessageDescriptor,
+        pmo: &PutOptions,
+        properties: &MessageProperties,
+        body: impl Into<Bytes>,
+    ) -> Result<(), MqError> {
+        self.put_with_warning(md, pmo, properties.encode(), body.into())
+            .await
+            .map(drop)
     }
 
     /// [`Queue::put`], returning the warning the put completed with (for a topic handle:
-    /// 2550 MQRC_NO_SUBS_MATCHED).
+    /// 2550 MQRC_NO_SUBS_MATCHED). `properties` is a `MessageProperties` encoding
+    /// (empty: none).
     pub(crate) async fn put_with_warning(
         &self,
         md: &mut MessageDescriptor,
         pmo: &PutOptions,
+        properties: Bytes,
         body: Bytes,
     ) -> Result<Option<ReasonCode>, MqError> {
-        if body.len() > self.conv.max_msg_length() as usize {
+        check_put_properties(&self.conv, &properties)?;
+        if body.len() + properties.len() > self.conv.max_msg_length() as usize {
             return Err(MqError::from(ReasonCode::DataLengthError));
         }
         let req = Request::Put {
             hobj: self.hobj,
             md: *md,
             pmo: *pmo,
+            properties,
             body,
         };
         match self.conv.call(&req).await? {

@@ -5,7 +5,7 @@
 //! queue's messages (MSGAGE looks at the head of each priority only).
 
 use crate::clock::{admin_date_time, Timestamp};
-use crate::connection::{HandleTarget, InputMode};
+use crate::connection::{ConnId, HandleTarget, Hobj, InputMode};
 use crate::effects::{CatalogueChange, Effect, Effects};
 use crate::journal::{kind, LogRecord};
 use crate::objects::QueueId;
@@ -305,6 +305,12 @@ impl QueueManager {
             queue_file_bytes: 0,
             max_file_size_mb: e.def.attributes.max_file_size_mb(),
         })
+    }
+
+    /// The name handle `hobj` of `conn` opened (after model resolution): what the
+    /// runtime's trace spans call the destination.
+    pub fn handle_name(&self, conn: ConnId, hobj: Hobj) -> Option<&str> {
+        self.conns.get(&conn)?.handle(hobj).map(|h| h.name.as_str())
     }
 
     /// DISPLAY QSTATUS TYPE(HANDLE): handles open on a queue (directly, or resolving

@@ -88,6 +88,15 @@ catalogue! {
     STATISTICS_RESET = 5570 Info "Reset Queue Manager accepted.",
         "RESET QMGR TYPE(STATISTICS): the statistics interval ends within a second; its statistics messages (those STATMQI and STATQ ask for) are put to SYSTEM.ADMIN.STATISTICS.QUEUE and the next interval starts from zero.",
         "None.";
+    TRACING_STARTED = 5590 Info "Queue manager '{0}' exports trace spans over OTLP to {1} (sampler {2}).",
+        "qm.ini Tracing/Endpoint (or OTEL_EXPORTER_OTLP_ENDPOINT) names an OpenTelemetry collector: the queue manager makes spans for puts, gets, commits and channel transfers of the messages its sampler chooses and sends them over OTLP/HTTP from a thread of its own (docs/operations.md, Tracing).",
+        "None.";
+    TRACING_EXPORT_FAILED = 5591 Warning "Trace spans of queue manager '{0}' could not be exported to {1}: {2} ({3} exports failed since the last warning).",
+        "The OpenTelemetry collector did not take a batch of spans (it is not running, not reachable, or refused them). Messaging is not affected: spans wait in a bounded queue and are dropped when it is full. This warning is written at most once a minute.",
+        "Start or reach the collector at Tracing/Endpoint, or set Tracing/Sampler=off (or empty the Endpoint) to stop tracing at the next start.";
+    TRACING_NOT_STARTED = 5592 Error "Tracing for queue manager '{0}' could not be set up: {1}. Messaging carries on without it.",
+        "The OTLP exporter refused its configuration, most often an Endpoint that is not a URL.",
+        "Correct Tracing/Endpoint in qm.ini (e.g. http://localhost:4318) and restart the queue manager.";
     // ---- 6xxx, 7xxx: storage and configuration -------------------------------------------
     LOG_SLOW_IO = 6729 Warning "A log {0} operation of {1} bytes on {2} took {3} microseconds, longer than the threshold of {4} microseconds ({5} slow operations since the last warning).",
         "A read (R) or write/sync (W) of the recovery log was slower than AMQ_IODELAY (microseconds; milliseconds with AMQ_IODELAY_INMS=YES). Persistent messaging waits for the log, so it slows down too. Warnings are written at most once a minute.",

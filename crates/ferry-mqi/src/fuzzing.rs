@@ -13,6 +13,10 @@
 //! API's `ibm-mq-usr-*` headers from any HTTP client: crates/ferry-mqi/fuzz's target
 //! `property_text` calls [`parse_property_text`], and this crate's proptests call it too.
 //!
+//! W3C `traceparent` values ([`crate::trace_context`]) arrive as message properties from
+//! any application: crates/ferry-mqi/fuzz's target `trace_context` calls
+//! [`parse_trace_parent`], and this crate's proptests call it too.
+//!
 //! ferry-engine's cargo-fuzz target `trigger_message` calls
 //! [`decode_trigger_messages`], and this crate's proptests call it too.
 //!
@@ -104,4 +108,25 @@ pub fn parse_property_text(data: &[u8]) {
         same,
         "{value:?} formatted as {again:?} reads back as {back:?}"
     );
+}
+
+/// Parses `data` (when it is UTF-8) as a `traceparent`; whatever parses formats back to
+/// a version-00 value that parses to the same context, and a version-00 input formats
+/// back to itself. Panics only on a parser bug.
+pub fn parse_trace_parent(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(tp) = crate::TraceParent::parse(text) else {
+        return;
+    };
+    let again = tp.to_header();
+    assert_eq!(
+        crate::TraceParent::parse(&again),
+        Ok(tp),
+        "re-formatted value differs"
+    );
+    if text.starts_with("00-") {
+        assert_eq!(again, text, "a version-00 value formats back to itself");
+    }
 }

@@ -22,6 +22,7 @@ pub mod property_text;
 pub mod reason;
 pub mod report;
 pub mod subscription;
+pub mod trace_context;
 pub mod transmission;
 pub mod trigger;
 
@@ -37,4 +38,5 @@ pub use options::{
 pub use properties::{MessageProperties, PropertyError, PropertyRef, PropertyValue};
 pub use reason::{CompCode, MqError, ReasonCode};
 pub use subscription::{SubscribeOptions, SubscriptionDescriptor};
+pub use trace_context::{TraceParent, TraceParentError};
 pub use transmission::{TransmissionHeader, TransmissionHeaderError, FORMAT_XMIT_Q_HEADER};

@@ -422,6 +422,17 @@ impl MessageProperties {
         Ok(MessageProperties { items })
     }
 
+    /// Checks an encoding an application sent with a put before it is stored: it
+    /// decodes, and every name is one an application may set (no `JMS…` or `mq…` name:
+    /// those are the queue manager's own).
+    pub fn check_application_encoding(encoded: &[u8]) -> Result<(), PropertyError> {
+        for entry in Self::entries(encoded) {
+            let (name, _) = entry?;
+            validate_property_name(name)?;
+        }
+        Ok(())
+    }
+
     /// The properties of an encoding, borrowed, in order; a malformed encoding yields
     /// one error and ends.
     pub fn entries(encoded: &[u8]) -> Entries<'_> {

@@ -181,6 +181,33 @@ pub struct QmIni {
     pub web: WebServerStanza,
     /// Monitoring stanza: `$SYS` publications and the Prometheus exposition.
     pub monitoring: MonitoringStanza,
+    /// Tracing stanza: OpenTelemetry spans exported over OTLP.
+    pub tracing: TracingStanza,
+}
+
+/// Tracing stanza (runtime/telemetry).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TracingStanza {
+    /// Endpoint: the OTLP/HTTP collector URL (empty: off).
+    pub endpoint: String,
+    /// Sampler: off, always, parent or ratio.
+    pub sampler: String,
+    /// Ratio: the share of traces sampled by `Sampler=ratio`, 0 to 1 (text: qm.ini has
+    /// no decimal kind).
+    pub ratio: String,
+    /// ServiceName: the spans' `service.name` (empty: the queue manager's name).
+    pub service_name: String,
+}
+
+impl TracingStanza {
+    /// Ratio as a number from 0 to 1, if it is one.
+    pub fn ratio_value(&self) -> Option<f64> {
+        self.ratio
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|r| (0.0..=1.0).contains(r))
+    }
 }
 
 /// WebServer stanza: the queue manager's HTTP(S) server (runtime/web).
@@ -398,6 +425,14 @@ impl QmIni {
                 });
             }
         }
+        if ini.tracing.ratio_value().is_none() {
+            return Err(IniError::BadValue {
+                stanza: "Tracing",
+                key: "Ratio",
+                value: ini.tracing.ratio.clone(),
+                expected: "a number from 0 to 1 (e.g. 0.01)".into(),
+            });
+        }
         if let Err(e) = ini.ssl.policy() {
             return Err(IniError::BadValue {
                 stanza: "SSL",
@@ -605,6 +640,27 @@ mod tests {
             .contains("linear logging is not supported yet"));
         let err = QmIni::parse("Log:\ngarbage\n", Path::new("/l")).unwrap_err();
         assert!(matches!(err, IniError::Syntax { line: 2, .. }));
+    }
+
+    #[test]
+    fn tracing_keys_are_read_and_a_bad_ratio_is_refused() {
+        let ini = QmIni::parse("Log:\n   LogFilePages=4096\n", Path::new("/l")).unwrap();
+        assert_eq!(ini.tracing.endpoint, "", "a qm.ini without the stanza: off");
+        assert_eq!(ini.tracing.sampler, "parent");
+        assert_eq!(ini.tracing.ratio_value(), Some(1.0));
+        let text = "Tracing:\n   Endpoint=http://localhost:4318\n   Sampler=RATIO\n   Ratio=0.25\n   ServiceName=orders\n";
+        let ini = QmIni::parse(text, Path::new("/l")).unwrap();
+        assert_eq!(ini.tracing.endpoint, "http://localhost:4318");
+        assert_eq!(ini.tracing.sampler, "ratio");
+        assert_eq!(ini.tracing.ratio_value(), Some(0.25));
+        assert_eq!(ini.tracing.service_name, "orders");
+        let err = QmIni::parse("Tracing:\n   Ratio=2\n", Path::new("/l")).unwrap_err();
+        assert!(err.to_string().contains("Tracing/Ratio"), "{err}");
+        let err = QmIni::parse("Tracing:\n   Sampler=sometimes\n", Path::new("/l")).unwrap_err();
+        assert!(
+            err.to_string().contains("off, always, parent or ratio"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -617,6 +617,7 @@ mod tests {
 
     fn put(body: Bytes) -> Request {
         Request::Put {
+            properties: bytes::Bytes::new(),
             hobj: 3,
             md: MessageDescriptor::default(),
             pmo: PutOptions::default(),

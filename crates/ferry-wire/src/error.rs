@@ -122,6 +122,16 @@ pub enum WireError {
         /// The minor the connection negotiated.
         minor: u16,
     },
+    /// Something the negotiated minor does not carry was asked to be encoded.
+    #[error("{what} needs protocol minor {needs}; this connection negotiated minor {minor}")]
+    NotNegotiated {
+        /// What could not be carried.
+        what: &'static str,
+        /// The first minor that carries it.
+        needs: u16,
+        /// The minor the connection negotiated.
+        minor: u16,
+    },
     /// A compressed frame reached a payload decoder without being expanded.
     #[error("a compressed frame must be expanded before it is decoded")]
     NotExpanded,

@@ -5,9 +5,9 @@
 //!
 //! - `frame_decoder` → [`decode_everything`]: one buffer through every decoder; whatever
 //!   decodes re-encodes to something that decodes to the same value. Requests and
-//!   replies are decoded as the newest minor and as the minor before publish/subscribe
-//!   (4), whose connections must refuse SUB and OPENTOPIC and whose GET replies carry no
-//!   properties.
+//!   replies are decoded as the newest minor, as the minor before properties on PUT (5),
+//!   and as the minor before publish/subscribe (4), whose connections must refuse SUB and
+//!   OPENTOPIC and whose GET replies carry no properties.
 //! - `inbound_sequence` → [`drive_inbound`]: a whole byte sequence (hello, then frames)
 //!   fed to [`Inbound`] in the reads a socket would make, as the server's socket task
 //!   does; it must take the same hellos and frames as one decode of the whole sequence,
@@ -32,12 +32,17 @@ use crate::frame::{FrameFlags, Verb, HEADER_LEN};
 use crate::inbound::{Inbound, Received, READ_MAX};
 use crate::{
     decode_frame, encode_reply_at, encode_request_at, peek_hello_kind, ClientHello, CloseNotice,
-    Frame, HelloKind, Reply, Request, ServerHello, WireError, MINOR_WITH_PUBSUB, PROTOCOL_MINOR,
+    Frame, HelloKind, Reply, Request, ServerHello, WireError, MINOR_WITH_PUBSUB,
+    MINOR_WITH_PUT_PROPERTIES, PROTOCOL_MINOR,
 };
 
-/// The minors every frame is decoded as: the newest, and the last one without
-/// publish/subscribe.
-const FUZZ_MINORS: [u16; 2] = [PROTOCOL_MINOR, MINOR_WITH_PUBSUB - 1];
+/// The minors every frame is decoded as: the newest, the last one without properties on
+/// PUT, and the last one without publish/subscribe.
+const FUZZ_MINORS: [u16; 3] = [
+    PROTOCOL_MINOR,
+    MINOR_WITH_PUT_PROPERTIES - 1,
+    MINOR_WITH_PUBSUB - 1,
+];
 
 /// The frame limit used while fuzzing (1 MiB).
 pub const FUZZ_MAX_FRAME: u32 = 1 << 20;

@@ -30,7 +30,10 @@ pub const PROTOCOL_MAJOR: u16 = 1;
 /// the agreed techniques in the server hello, and the COMPRESSED frame flag.
 /// Minor 5 adds publish/subscribe: the SUB verb (MQSUB), the OPENTOPIC verb (MQOPEN of a
 /// topic by topic string) and the message properties in the GET reply.
-pub const PROTOCOL_MINOR: u16 = 5;
+/// Minor 6 adds message properties to PUT and PUT1 (a length-prefixed
+/// `MessageProperties` encoding after the MQPMO), so a native application can put a
+/// `traceparent`.
+pub const PROTOCOL_MINOR: u16 = 6;
 /// The first minor version with the SET verb.
 pub const MINOR_WITH_SET: u16 = 1;
 /// The first minor version whose MQPMO carries Context (the handle to pass context from).
@@ -42,6 +45,8 @@ pub const MINOR_WITH_COMPRESSION: u16 = 4;
 /// The first minor version with publish/subscribe: the SUB and OPENTOPIC verbs, and
 /// message properties in the GET reply.
 pub const MINOR_WITH_PUBSUB: u16 = 5;
+/// The first minor version whose PUT and PUT1 carry message properties.
+pub const MINOR_WITH_PUT_PROPERTIES: u16 = 6;
 
 /// Largest encoded hello (either direction).
 pub const MAX_HELLO_LEN: u32 = 1024;

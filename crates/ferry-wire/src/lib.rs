@@ -52,7 +52,8 @@ pub use frame::{
 pub use handshake::{
     negotiate, negotiate_heartbeat, peek_hello_kind, ClientHello, HelloFlags, HelloKind,
     Negotiated, ServerHello, ServerLimits, MAGIC, MINOR_WITH_COMPRESSION, MINOR_WITH_CONTEXT,
-    MINOR_WITH_CREDENTIALS, MINOR_WITH_PUBSUB, MINOR_WITH_SET, PROTOCOL_MAJOR, PROTOCOL_MINOR,
+    MINOR_WITH_CREDENTIALS, MINOR_WITH_PUBSUB, MINOR_WITH_PUT_PROPERTIES, MINOR_WITH_SET,
+    PROTOCOL_MAJOR, PROTOCOL_MINOR,
 };
 pub use inbound::{Inbound, Received};
 pub use notice::CloseNotice;

@@ -11,7 +11,7 @@ use ferry_mqi::{
     OpenOptions, PutOptions, Selector, SubscriptionDescriptor,
 };
 
-use crate::cursor::{put_bounded_string, put_count, put_fixed, put_string, Reader};
+use crate::cursor::{put_bounded_string, put_bytes, put_count, put_fixed, put_string, Reader};
 use crate::frame::{begin_frame, finish_frame, Frame, Verb, REPLY_VERB_BIT};
 use crate::structs::{
     get_attr_value, get_close_options, get_gmo, get_md, get_od, get_open_options, get_pmo, get_sd,
@@ -96,6 +96,9 @@ pub enum Request {
         md: MessageDescriptor,
         /// Put options.
         pmo: PutOptions,
+        /// The message's properties in the [`ferry_mqi::MessageProperties`] encoding
+        /// (empty: none; always empty before minor 6).
+        properties: Bytes,
         /// The message body (a slice of the read buffer once decoded).
         body: Bytes,
     },
@@ -107,6 +110,8 @@ pub enum Request {
         md: MessageDescriptor,
         /// Put options.
         pmo: PutOptions,
+        /// The message's properties, as in [`Request::Put`].
+        properties: Bytes,
         /// The message body.
         body: Bytes,
     },
@@ -260,12 +265,14 @@ impl Request {
                 hobj: r.i32()?,
                 md: get_md(&mut r)?,
                 pmo: get_pmo(&mut r, minor)?,
+                properties: get_put_properties(&mut r, minor)?,
                 body: r.rest(),
             },
             Verb::Put1 => Request::Put1 {
                 od: get_od(&mut r)?,
                 md: get_md(&mut r)?,
                 pmo: get_pmo(&mut r, minor)?,
+                properties: get_put_properties(&mut r, minor)?,
                 body: r.rest(),
             },
             Verb::Get => Request::Get {
@@ -380,20 +387,25 @@ pub fn encode_request_at(
             hobj,
             md,
             pmo,
+            properties,
             body,
         } => {
             out.put_i32_le(*hobj);
             put_md(out, md);
             put_pmo(out, pmo, minor);
-            out.put_slice(body);
-            Ok(())
+            put_put_properties(out, properties, minor).map(|()| out.put_slice(body))
         }
-        Request::Put1 { od, md, pmo, body } => {
+        Request::Put1 {
+            od,
+            md,
+            pmo,
+            properties,
+            body,
+        } => {
             put_od(out, od);
             put_md(out, md);
             put_pmo(out, pmo, minor);
-            out.put_slice(body);
-            Ok(())
+            put_put_properties(out, properties, minor).map(|()| out.put_slice(body))
         }
         Request::Get {
             hobj,
@@ -489,5 +501,32 @@ fn put_credentials(out: &mut BytesMut, c: Option<&Credentials>) -> Result<(), Wi
             put_string(out, &c.user)?;
             put_string(out, &c.password)
         }
+    }
+}
+
+/// A PUT or PUT1's message properties: a length-prefixed [`ferry_mqi::MessageProperties`]
+/// encoding from minor 6 ([`crate::MINOR_WITH_PUT_PROPERTIES`]), none before. Checked by
+/// the queue manager, not here: the wire only carries them.
+fn get_put_properties(r: &mut Reader, minor: u16) -> Result<Bytes, WireError> {
+    if minor >= crate::MINOR_WITH_PUT_PROPERTIES {
+        r.bytes()
+    } else {
+        Ok(Bytes::new())
+    }
+}
+
+/// Writes a PUT or PUT1's message properties for `minor`: refused before minor 6 unless
+/// there are none (a peer that old could not see them).
+fn put_put_properties(out: &mut BytesMut, properties: &[u8], minor: u16) -> Result<(), WireError> {
+    if minor >= crate::MINOR_WITH_PUT_PROPERTIES {
+        put_bytes(out, properties)
+    } else if properties.is_empty() {
+        Ok(())
+    } else {
+        Err(WireError::NotNegotiated {
+            what: "message properties on PUT",
+            needs: crate::MINOR_WITH_PUT_PROPERTIES,
+            minor,
+        })
     }
 }

@@ -13,7 +13,7 @@ use ferry_mqi::{
 use ferry_wire::{
     decode_frame, encode_reply, encode_reply_at, encode_request, encode_request_at, fuzzing,
     CloseNotice, ConnRequest, Credentials, MqscOutput, Reply, Request, Status, WireError,
-    MAX_OBJECT_STRING_LEN, MINOR_WITH_CONTEXT, MINOR_WITH_PUBSUB,
+    MAX_OBJECT_STRING_LEN, MINOR_WITH_CONTEXT, MINOR_WITH_PUBSUB, MINOR_WITH_PUT_PROPERTIES,
 };
 use proptest::prelude::*;
 
@@ -173,12 +173,14 @@ fn request() -> impl Strategy<Value = Request> {
             options: CloseOptions::from_bits_retain(o)
         }),
         (any::<i32>(), md(), pmo(), body()).prop_map(|(hobj, md, pmo, body)| Request::Put {
+            properties: bytes::Bytes::new(),
             hobj,
             md,
             pmo,
             body
         }),
         (od(), md(), pmo(), body()).prop_map(|(od, md, pmo, body)| Request::Put1 {
+            properties: bytes::Bytes::new(),
             od,
             md,
             pmo,
@@ -406,6 +408,7 @@ proptest! {
                 ferry_mqi::MessageCompression::Lz4Fast, ferry_mqi::MessageCompression::Lz4High][usize::from(seed & 7) % 6],
         };
         let req = Request::Put {
+            properties: bytes::Bytes::new(),
             hobj: 1,
             md: ferry_mqi::MessageDescriptor::default(),
             pmo: ferry_mqi::PutOptions::default(),
@@ -443,6 +446,7 @@ proptest! {
 fn put_body_is_a_slice_of_the_read_buffer() {
     let body = Bytes::from(vec![7u8; 1000]);
     let req = Request::Put {
+        properties: bytes::Bytes::new(),
         hobj: 1,
         md: MessageDescriptor::default(),
         pmo: PutOptions::default(),
@@ -469,6 +473,7 @@ fn put_body_is_a_slice_of_the_read_buffer() {
 fn pmo_context_is_carried_from_minor_2_and_left_out_before() {
     let pmo = PutOptions::new(PutOptionFlags::PASS_ALL_CONTEXT).with_context(7);
     let req = |body: &'static [u8]| Request::Put {
+        properties: bytes::Bytes::new(),
         hobj: 3,
         md: MessageDescriptor::default(),
         pmo,
@@ -497,6 +502,7 @@ fn pmo_context_is_carried_from_minor_2_and_left_out_before() {
     }
     // PUT1 likewise.
     let put1 = Request::Put1 {
+        properties: bytes::Bytes::new(),
         od: ObjectDescriptor::default(),
         md: MessageDescriptor::default(),
         pmo,
@@ -515,6 +521,7 @@ fn pmo_context_is_carried_from_minor_2_and_left_out_before() {
 fn oversized_frame_refused() {
     let mut out = BytesMut::new();
     let req = Request::Put {
+        properties: bytes::Bytes::new(),
         hobj: 1,
         md: MessageDescriptor::default(),
         pmo: PutOptions::default(),
@@ -730,6 +737,61 @@ fn get_reply_properties_travel_from_minor_5_only() {
     let frame = decode_frame(&mut old.clone(), MAX).unwrap().unwrap();
     match Reply::decode_at(&frame, MINOR_WITH_PUBSUB - 1).unwrap() {
         Reply::Get {
+            properties, body, ..
+        } => {
+            assert!(properties.is_empty());
+            assert_eq!(&body[..], b"body");
+        }
+        other => panic!("decoded {other:?}"),
+    }
+}
+
+/// From minor 6 PUT and PUT1 carry the message's properties between the MQPMO and the
+/// body; a connection of minor 5 keeps the old layout, and properties cannot be encoded
+/// for it (the peer could not see them), while a PUT without properties still can.
+#[test]
+fn put_properties_travel_from_minor_6_only() {
+    let props = Bytes::from_static(b"\x01\x00\x00\x00\x00");
+    let put = |properties: Bytes| Request::Put {
+        hobj: 3,
+        md: MessageDescriptor::default(),
+        pmo: PutOptions::default(),
+        properties,
+        body: Bytes::from_static(b"body"),
+    };
+    let put1 = Request::Put1 {
+        od: ObjectDescriptor::queue("Q").unwrap(),
+        md: MessageDescriptor::default(),
+        pmo: PutOptions::default(),
+        properties: props.clone(),
+        body: Bytes::from_static(b"body"),
+    };
+    for req in [put(props.clone()), put1] {
+        let mut out = BytesMut::new();
+        encode_request_at(1, 1, &req, MINOR_WITH_PUT_PROPERTIES, &mut out).unwrap();
+        let frame = decode_frame(&mut out, MAX).unwrap().unwrap();
+        assert_eq!(
+            Request::decode_at(&frame, MINOR_WITH_PUT_PROPERTIES).unwrap(),
+            req
+        );
+        let mut old = BytesMut::new();
+        let err = encode_request_at(1, 1, &req, MINOR_WITH_PUT_PROPERTIES - 1, &mut old)
+            .expect_err("properties need minor 6");
+        assert!(err.to_string().contains("needs protocol minor 6"), "{err}");
+        assert!(old.is_empty(), "nothing is written on error");
+    }
+    let mut old = BytesMut::new();
+    encode_request_at(
+        1,
+        1,
+        &put(Bytes::new()),
+        MINOR_WITH_PUT_PROPERTIES - 1,
+        &mut old,
+    )
+    .unwrap();
+    let frame = decode_frame(&mut old, MAX).unwrap().unwrap();
+    match Request::decode_at(&frame, MINOR_WITH_PUT_PROPERTIES - 1).unwrap() {
+        Request::Put {
             properties, body, ..
         } => {
             assert!(properties.is_empty());

@@ -254,6 +254,7 @@ async fn truncated_frame_then_eof_ends_the_connection_and_backs_out() {
             other => panic!("{other:?}"),
         };
         let put = Request::Put {
+            properties: bytes::Bytes::new(),
             hobj,
             md: MessageDescriptor::default(),
             pmo: PutOptions::new(PutOptionFlags::SYNCPOINT),
@@ -335,6 +336,7 @@ async fn bogus_object_handles_are_2019() {
         r.open_conversation(1);
         // Put before any open.
         let put = |hobj| Request::Put {
+            properties: bytes::Bytes::new(),
             hobj,
             md: MessageDescriptor::default(),
             pmo: PutOptions::default(),

@@ -241,6 +241,7 @@ fn zlib_raw(qm: &TestQueueManager, channel: &str) -> (Raw, i32) {
 /// A PUT of `body` on handle `hobj`, compressed with ZLIBFAST.
 fn compressed_put(hobj: i32, body: Bytes) -> BytesMut {
     let req = Request::Put {
+        properties: bytes::Bytes::new(),
         hobj,
         md: MessageDescriptor::default(),
         pmo: PutOptions::default(),
@@ -343,6 +344,7 @@ async fn a_minor_2_client_never_compresses() {
         1,
         2,
         &Request::Put1 {
+            properties: bytes::Bytes::new(),
             od: ObjectDescriptor::queue("Q").expect("name"),
             md: MessageDescriptor::default(),
             pmo: PutOptions::default(),

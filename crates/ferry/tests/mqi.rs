@@ -565,6 +565,7 @@ async fn broken_socket_backs_out(via: Via) {
     let mut r = raw(&qm, via);
     let hobj = raw_conn_open(&mut r, 1, "Q", IO);
     let sync_put = Request::Put {
+        properties: bytes::Bytes::new(),
         hobj,
         md: MessageDescriptor::default(),
         pmo: PutOptions::new(PutOptionFlags::SYNCPOINT),

@@ -337,6 +337,7 @@ fn a_minor_1_client_puts_as_before() {
         panic!("{opened:?}");
     };
     let put = |pmo: PutOptions| Request::Put {
+        properties: bytes::Bytes::new(),
         hobj,
         md: MessageDescriptor::default(),
         pmo,

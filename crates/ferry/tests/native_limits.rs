@@ -228,6 +228,7 @@ async fn a_frame_stalled_midway_is_closed_after_the_partial_frame_timeout() {
         other => panic!("{other:?}"),
     };
     let put = Request::Put {
+        properties: bytes::Bytes::new(),
         hobj,
         md: MessageDescriptor::default(),
         pmo: PutOptions::new(ferry_mqi::PutOptionFlags::SYNCPOINT),
@@ -486,6 +487,7 @@ async fn a_client_that_never_reads_its_replies_is_no_longer_read() {
         1,
         3,
         &Request::Put {
+            properties: bytes::Bytes::new(),
             hobj,
             md: MessageDescriptor::default(),
             pmo: PutOptions::default(),

@@ -578,6 +578,7 @@ fn a_call_waiting_for_log_space_is_a_call_in_progress() {
         other => panic!("{other:?}"),
     };
     let put = |i: usize| Request::Put {
+        properties: bytes::Bytes::new(),
         hobj,
         md: md(true, 0),
         pmo: PutOptions::default(),

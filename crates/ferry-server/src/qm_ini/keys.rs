@@ -522,6 +522,53 @@ const WEB_SERVER: &[Key] = &[
     },
 ];
 
+/// Tracing stanza.
+const TRACING: &[Key] = &[
+    Key {
+        key: "Endpoint",
+        kind: ValueKind::Text,
+        default: DefaultValue::Text(""),
+        unit: "",
+        meaning: "The OpenTelemetry collector's OTLP/HTTP URL (`http://localhost:4318`; `/v1/traces` is added unless the path ends with it). Empty: tracing is off unless OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set. Read at start.",
+        when_reached: "",
+        get: |i| Value::Text(i.tracing.endpoint.clone()),
+        set: |i, v| i.tracing.endpoint = v.text(),
+    },
+    Key {
+        key: "Sampler",
+        kind: ValueKind::Choice {
+            words: &["off", "always", "parent", "ratio"],
+            expected: "off, always, parent or ratio",
+        },
+        default: DefaultValue::Text("parent"),
+        unit: "",
+        meaning: "Which message operations make spans. off: none (as an empty Endpoint). always: all, joining the message's trace when its `traceparent` property names one. parent: only messages whose `traceparent` says sampled (an application that traces decides). ratio: as parent for messages with a `traceparent`, others sampled at Ratio by trace id. OTEL_TRACES_SAMPLER, when set, takes its place. Read at start.",
+        when_reached: "",
+        get: |i| Value::Text(i.tracing.sampler.clone()),
+        set: |i, v| i.tracing.sampler = v.text(),
+    },
+    Key {
+        key: "Ratio",
+        kind: ValueKind::Text,
+        default: DefaultValue::Text("1"),
+        unit: "",
+        meaning: "The share of traces Sampler=ratio samples among messages without a `traceparent`: a number from 0 to 1. Read at start.",
+        when_reached: "",
+        get: |i| Value::Text(i.tracing.ratio.clone()),
+        set: |i, v| i.tracing.ratio = v.text(),
+    },
+    Key {
+        key: "ServiceName",
+        kind: ValueKind::Text,
+        default: DefaultValue::Text(""),
+        unit: "",
+        meaning: "The spans' `service.name`. Empty: the queue manager's name. Read at start.",
+        when_reached: "",
+        get: |i| Value::Text(i.tracing.service_name.clone()),
+        set: |i, v| i.tracing.service_name = v.text(),
+    },
+];
+
 /// Monitoring stanza.
 const MONITORING: &[Key] = &[
     Key {
@@ -785,6 +832,12 @@ pub const STANZAS: &[Stanza] = &[
         strict: false,
         meaning: "Resource-monitoring publications and the Prometheus exposition (see [Monitoring](#monitoring)).",
         keys: MONITORING,
+    },
+    Stanza {
+        name: "Tracing",
+        strict: true,
+        meaning: "OpenTelemetry spans for message operations, exported over OTLP (see docs/operations.md, Tracing).",
+        keys: TRACING,
     },
     Stanza {
         name: "Service",

@@ -33,6 +33,7 @@ mod scheduling;
 mod server;
 mod socket_writer;
 mod statistics_messages;
+mod telemetry;
 mod tls;
 mod wake_coalescing;
 mod web;
@@ -563,6 +564,10 @@ async fn serve(server: Rc<Server>, svrconns: Rc<native::Svrconns>) -> Result<(),
     let monitor_task = tokio::task::spawn_local(monitoring::monitor_task(server.clone()));
     let statistics_task =
         tokio::task::spawn_local(statistics_messages::statistics_task(server.clone()));
+    let tracing_task = server
+        .telemetry
+        .is_on()
+        .then(|| tokio::task::spawn_local(tracing_failures(server.clone())));
 
     // Serve until a stop request.
     let immediate = tokio::select! {
@@ -605,6 +610,10 @@ async fn serve(server: Rc<Server>, svrconns: Rc<native::Svrconns>) -> Result<(),
     suppression_task.abort();
     monitor_task.abort();
     statistics_task.abort();
+    if let Some(task) = tracing_task {
+        task.abort();
+    }
+    server.telemetry.shutdown();
     durable_task.abort();
     queue_files_task.abort();
     kick_task.abort();
@@ -624,6 +633,30 @@ async fn end_immediately(server: &Rc<Server>, svrconns: &native::Svrconns) {
     server.with_engine(|e, now, fx| e.stop(now, fx));
     svrconns.end_immediately(server);
     tokio::time::sleep(Duration::from_millis(100)).await;
+}
+
+/// Writes FRY5591W when trace spans could not be exported since the last look, at most
+/// once a minute (tracing is on; only the exporter's atomics are read).
+async fn tracing_failures(server: Rc<Server>) {
+    const WARNING_INTERVAL: Duration = Duration::from_secs(60);
+    let mut reported = 0u64;
+    let mut last_warning: Option<std::time::Instant> = None;
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        tick.tick().await;
+        let Some((failed, error, destination)) = server.telemetry.export_failures() else {
+            return;
+        };
+        if failed == reported || last_warning.is_some_and(|t| t.elapsed() < WARNING_INTERVAL) {
+            continue;
+        }
+        server.error_log.borrow_mut().write(
+            &messages::TRACING_EXPORT_FAILED,
+            &[&server.name, &destination, &error, &(failed - reported)],
+        );
+        reported = failed;
+        last_warning = Some(std::time::Instant::now());
+    }
 }
 
 /// Completes waiting GETs whose wait interval is over and ends redelivery delays

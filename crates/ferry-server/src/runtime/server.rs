@@ -179,6 +179,8 @@ pub struct Server {
     /// RESET QMGR TYPE(STATISTICS) asked to end the statistics interval now
     /// (`super::statistics_messages` writes at its next tick).
     pub(crate) statistics_reset: Cell<bool>,
+    /// Tracing: OpenTelemetry spans of message operations (off unless configured).
+    pub(crate) telemetry: super::telemetry::Telemetry,
     /// What waits for definitions to be durable, in ticket order.
     catalogue_waiters: RefCell<VecDeque<(u64, AfterDefinitions)>>,
     /// The runtime thread's scheduling policy, following the running message channels.
@@ -230,6 +232,8 @@ impl Server {
             error_log.write(message, &inserts);
         }
         let ini_scheduling = ini.tuning.runtime_scheduling.clone();
+        let telemetry =
+            super::telemetry::Telemetry::start(&ini.tracing, &paths.name, &mut error_log);
         Rc::new_cyclic(|weak| Server {
             name: paths.name.clone(),
             paths,
@@ -262,6 +266,7 @@ impl Server {
             connauth: RefCell::new(connauth),
             scrape_cpu: Cell::new(Default::default()),
             statistics_reset: Cell::new(false),
+            telemetry,
         })
     }
 

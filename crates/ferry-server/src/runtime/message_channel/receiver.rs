@@ -32,6 +32,7 @@ use super::{Agent, MessageChannels};
 use crate::messages;
 use crate::runtime::clock;
 use crate::runtime::server::Server;
+use crate::runtime::telemetry::MessageFacts;
 use crate::runtime::tls::{self, TlsSession};
 use bytes::BytesMut;
 use ferry_engine::ConnectionInfo;
@@ -695,10 +696,26 @@ impl Conversation<'_> {
         let pmo = PutOptions::new(
             syncpoint | PutOptionFlags::SET_ALL_CONTEXT | PutOptionFlags::FAIL_IF_QUIESCING,
         );
-        match self
+        let span = if self.server.telemetry.is_on() {
+            self.server.telemetry.start_process(&properties)
+        } else {
+            None
+        };
+        let put = self
             .put_to(&od, &mut md, &pmo, data.clone(), properties.clone())
-            .await
-        {
+            .await;
+        if let Some(span) = span {
+            let facts = MessageFacts {
+                destination: &queue,
+                md: &md,
+                body_len: data.len(),
+                conn: None,
+                channel: Some(&self.channel),
+            };
+            let outcome = put.as_ref().map(drop).map_err(|e| e.reason);
+            span.end(&self.server.telemetry, &facts, outcome, false);
+        }
+        match put {
             Ok(_) => Ok(()),
             Err(e) => {
                 self.undeliverable(Undelivered {

@@ -28,6 +28,7 @@ use super::{new_luwid, waits_for_messages, Agent};
 use crate::messages;
 use crate::runtime::clock;
 use crate::runtime::server::Server;
+use crate::runtime::telemetry::MessageFacts;
 use bytes::BytesMut;
 use ferry_engine::ConnectionInfo;
 use ferry_mqi::conname::parse_conname;
@@ -1060,10 +1061,31 @@ impl BatchLoop<'_> {
                 } else {
                     None
                 };
+                let span = if self.server.telemetry.is_on() {
+                    self.server.telemetry.start_channel_send(&got.properties)
+                } else {
+                    None
+                };
+                let body_len = got.data.len();
                 let (payload, flags) = self.compress(got.data, flags);
-                self.io
-                    .queue_message(self.seq, flags, &got.properties, payload)
-                    .map_err(|e| Failure::abnormal(self.agent, self.partner, e))?;
+                let queued = self
+                    .io
+                    .queue_message(self.seq, flags, &got.properties, payload);
+                if let Some(span) = span {
+                    let facts = MessageFacts {
+                        destination: self.def.attributes.xmit_q.trim(),
+                        md: &got.md,
+                        body_len,
+                        conn: None,
+                        channel: Some(&self.def.name),
+                    };
+                    let outcome = queued
+                        .as_ref()
+                        .map(drop)
+                        .map_err(|_| ReasonCode::ConnectionBroken);
+                    span.end(&self.server.telemetry, &facts, outcome, false);
+                }
+                queued.map_err(|e| Failure::abnormal(self.agent, self.partner, e))?;
                 let mut s = self.agent.status.borrow_mut();
                 s.current_seq = self.seq;
                 s.current_messages = count;

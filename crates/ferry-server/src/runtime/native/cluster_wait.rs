@@ -82,6 +82,8 @@ pub(super) struct Put1Call {
     pub md: MessageDescriptor,
     /// The put options.
     pub pmo: PutOptions,
+    /// The message's properties (their `MessageProperties` encoding; empty: none).
+    pub properties: Bytes,
     /// The body.
     pub body: Bytes,
 }
@@ -100,6 +102,7 @@ pub(super) fn put1_later(
             od,
             mut md,
             pmo,
+            properties,
             body,
         } = call;
         if !answered(&server, od.object_name.as_str()).await {
@@ -109,7 +112,7 @@ pub(super) fn put1_later(
         }
         let mut wait = ReplyWait::default();
         let r = server.call(&mut wait, |e, now, fx| {
-            e.put1(conn, &od, &mut md, &pmo, body, now, fx)
+            e.put1_with_properties(conn, &od, &mut md, &pmo, body, properties, now, fx)
         });
         let status = match r {
             Ok(None) => Status::OK,

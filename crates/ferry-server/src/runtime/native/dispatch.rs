@@ -255,12 +255,20 @@ fn handle(
             hobj,
             mut md,
             pmo,
+            properties,
             body,
         } => {
             let body = own_body(body);
-            let r = server.call(&mut wait, |e, now, fx| {
-                e.put(conn, ferry_engine::Hobj(hobj), &mut md, &pmo, body, now, fx)
-            });
+            let h = ferry_engine::Hobj(hobj);
+            let r = match application_properties(properties) {
+                Ok(properties) if server.telemetry.is_on() => {
+                    super::traced::put(server, &mut wait, conn, h, &mut md, &pmo, body, properties)
+                }
+                Ok(properties) => server.call(&mut wait, |e, now, fx| {
+                    e.put_with_properties(conn, h, &mut md, &pmo, body, properties, now, fx)
+                }),
+                Err(e) => Err(e),
+            };
             Reply::Put {
                 status: status_of(r),
                 md,
@@ -270,23 +278,51 @@ fn handle(
             od,
             mut md,
             pmo,
+            properties,
             body,
         } => {
             let body = own_body(body);
-            // Kept for a put made again once a partial repository's question about the
-            // queue is answered (`cluster_wait`); a clone of a shared buffer.
-            let retry = (md, body.clone());
-            let r = server.call(&mut wait, |e, now, fx| {
-                e.put1(conn, &od, &mut md, &pmo, body, now, fx)
-            });
-            if let Err(e) = &r {
-                if super::cluster_wait::asked(server, &od, e.reason) {
-                    let (md, body) = retry;
-                    let call = super::cluster_wait::Put1Call { od, md, pmo, body };
-                    super::cluster_wait::put1_later(server, socket, (conv, rid), conn, call);
-                    return Ok(());
+            let r = match application_properties(properties) {
+                Err(e) => Err(e),
+                Ok(properties) => {
+                    // Kept for a put made again once a partial repository's question
+                    // about the queue is answered (`cluster_wait`); clones of shared
+                    // buffers.
+                    let retry = (md, properties.clone(), body.clone());
+                    let r = if server.telemetry.is_on() {
+                        super::traced::put1(
+                            server, &mut wait, conn, &od, &mut md, &pmo, body, properties,
+                        )
+                    } else {
+                        server.call(&mut wait, |e, now, fx| {
+                            e.put1_with_properties(
+                                conn, &od, &mut md, &pmo, body, properties, now, fx,
+                            )
+                        })
+                    };
+                    if let Err(e) = &r {
+                        if super::cluster_wait::asked(server, &od, e.reason) {
+                            let (md, properties, body) = retry;
+                            let call = super::cluster_wait::Put1Call {
+                                od,
+                                md,
+                                pmo,
+                                properties,
+                                body,
+                            };
+                            super::cluster_wait::put1_later(
+                                server,
+                                socket,
+                                (conv, rid),
+                                conn,
+                                call,
+                            );
+                            return Ok(());
+                        }
+                    }
+                    r
                 }
-            }
+            };
             Reply::Put1 {
                 status: status_of(r),
                 md,
@@ -303,9 +339,14 @@ fn handle(
                 e.get(conn, ferry_engine::Hobj(hobj), &md, &gmo, max_len, now, fx)
             });
             match outcome {
-                GetOutcome::Done(result) => reply::get_reply(result),
+                GetOutcome::Done(result) => {
+                    if server.telemetry.is_on() {
+                        super::traced::got(server, conn, ferry_engine::Hobj(hobj), &gmo, &result);
+                    }
+                    reply::get_reply(result)
+                }
                 GetOutcome::Waiting => {
-                    socket.get_waits(conn, conv, rid);
+                    socket.get_waits(conn, conv, rid, hobj, gmo.options);
                     server.get_waits();
                     return Ok(());
                 }
@@ -338,20 +379,26 @@ fn handle(
                     .map(|()| None),
             ),
         },
-        Request::Cmit => Reply::Cmit {
-            status: status_of(
-                server
-                    .call(&mut wait, |e, now, fx| e.commit(conn, now, fx))
-                    .map(|()| None),
-            ),
-        },
-        Request::Back => Reply::Back {
-            status: status_of(
-                server
-                    .call(&mut wait, |e, now, fx| e.backout(conn, now, fx))
-                    .map(|()| None),
-            ),
-        },
+        Request::Cmit => {
+            let r = server.call(&mut wait, |e, now, fx| e.commit(conn, now, fx));
+            if server.telemetry.is_on() {
+                let outcome = r.as_ref().map(drop).map_err(|e| e.reason);
+                server.telemetry.settled("MQCMIT", conn, outcome);
+            }
+            Reply::Cmit {
+                status: status_of(r.map(|()| None)),
+            }
+        }
+        Request::Back => {
+            let r = server.call(&mut wait, |e, now, fx| e.backout(conn, now, fx));
+            if server.telemetry.is_on() {
+                let outcome = r.as_ref().map(drop).map_err(|e| e.reason);
+                server.telemetry.settled("MQBACK", conn, outcome);
+            }
+            Reply::Back {
+                status: status_of(r.map(|()| None)),
+            }
+        }
         Request::Mqsc { command } => {
             let issuer = server.engine.borrow().connection_principal(conn);
             // The status is the transport's outcome (protocol.md, `Reply::Mqsc`): a
@@ -429,6 +476,18 @@ fn res_object_string(mut topic: String) -> String {
         topic.truncate(cut);
     }
     topic
+}
+
+/// The properties a PUT or PUT1 carried, copied out of the read buffer, once checked: a
+/// malformed encoding fails with 2110 MQRC_FORMAT_ERROR, a name in the queue manager's
+/// namespaces (`mq…`, `JMS…`) with 2442 MQRC_PROPERTY_NAME_ERROR.
+fn application_properties(properties: bytes::Bytes) -> Result<bytes::Bytes, ferry_mqi::MqError> {
+    if properties.is_empty() {
+        return Ok(properties);
+    }
+    ferry_mqi::MessageProperties::check_application_encoding(&properties)
+        .map_err(|e| ferry_mqi::MqError::from(e.reason()))?;
+    Ok(bytes::Bytes::copy_from_slice(&properties))
 }
 
 fn own_body(body: bytes::Bytes) -> bytes::Bytes {

@@ -19,6 +19,7 @@ mod dispatch;
 mod listeners;
 mod reply;
 mod socket;
+mod traced;
 
 pub use channels::{SvrconnChannels, Svrconns};
 pub use listeners::{accept_bindings, NativeListeners};

@@ -66,6 +66,9 @@ struct WaitingGet {
     conn: ConnId,
     conversation: u32,
     request_id: u32,
+    /// The handle and options of the get (what its trace span names).
+    hobj: i32,
+    options: ferry_mqi::GetOptionFlags,
 }
 
 /// A call set aside until the log has room for it ([`SocketShared::park_for_log_room`]).
@@ -314,7 +317,14 @@ impl SocketShared {
 
     /// The GET of engine connection `conn`, request `request_id` on `conversation`, waits
     /// in the engine: its reply goes there when the engine completes it.
-    pub(super) fn get_waits(&self, conn: ConnId, conversation: u32, request_id: u32) {
+    pub(super) fn get_waits(
+        &self,
+        conn: ConnId,
+        conversation: u32,
+        request_id: u32,
+        hobj: i32,
+        options: ferry_mqi::GetOptionFlags,
+    ) {
         let mut waiting = self.waiting_gets.borrow_mut();
         debug_assert!(
             waiting.iter().all(|w| w.conn != conn),
@@ -324,6 +334,8 @@ impl SocketShared {
             conn,
             conversation,
             request_id,
+            hobj,
+            options,
         });
     }
 
@@ -1096,6 +1108,13 @@ impl Connection for SocketShared {
             at.map(|at| waiting.swap_remove(at))
         };
         if let Some(w) = waiting {
+            if server.telemetry.is_on() {
+                let gmo = ferry_mqi::GetOptions {
+                    options: w.options,
+                    ..Default::default()
+                };
+                super::traced::got(server, conn, ferry_engine::Hobj(w.hobj), &gmo, &result);
+            }
             let reply = reply::get_reply(result);
             reply::send_held(server, &self, hold, w.conversation, w.request_id, &reply);
         }

@@ -426,6 +426,9 @@ impl Session {
         });
         match sent {
             Ok(delivery_id) => {
+                if self.server.telemetry.is_on() {
+                    self.trace_delivery(link, m);
+                }
                 self.sent_since_window += (m.data.len() + m.properties.len()) as u64;
                 // This delivery spent its consumer's byte window: the next pass opens it
                 // again. Nothing else may: a connection that falls quiet (a requester
@@ -456,6 +459,31 @@ impl Session {
             }
             Err(e) => tracing::warn!("AMQP send on {link:?} failed: {e}"),
         }
+    }
+
+    /// Records the `receive` span of message `m` delivered on `link` (tracing is on).
+    #[inline(never)]
+    fn trace_delivery(&self, link: LinkId, m: &GotMessage) {
+        let Some(conn) = self.conn else { return };
+        let Some(Link::Outbound { hobj, .. }) = self.links.get(&link) else {
+            return;
+        };
+        let Some(span) =
+            self.server
+                .telemetry
+                .start_receive("transfer", Protocol::Amqp, &m.properties)
+        else {
+            return;
+        };
+        let engine = self.server.engine.borrow();
+        let facts = MessageFacts {
+            destination: engine.handle_name(conn, *hobj).unwrap_or(""),
+            md: &m.md,
+            body_len: m.data_length,
+            conn: Some(conn),
+            channel: None,
+        };
+        span.end(&self.server.telemetry, &facts, Ok(()), false);
     }
 
     /// Ends the drains the client asked for once what was available has been sent.

@@ -72,6 +72,7 @@ use crate::runtime::reply_wait::{ReplyHold, ReplyWait};
 use crate::runtime::server::Connection as RuntimeConnection;
 use crate::runtime::server::{LogRoom, Server};
 use crate::runtime::socket_writer::SocketWriter;
+use crate::runtime::telemetry::{MessageFacts, Protocol};
 use crate::runtime::tls::{self, Accepted, TlsSession};
 use crate::runtime::{channel_auth, connauth};
 use bytes::{Bytes, BytesMut};

@@ -265,8 +265,16 @@ impl Session {
         };
         let pmo = PutOptions::new(syncpoint | PutOptionFlags::FAIL_IF_QUIESCING);
         let body = mq.body;
-        let props = mq.properties;
+        let mut props = mq.properties;
         let to = mq.to;
+        let span = if self.server.telemetry.is_on() {
+            self.server
+                .telemetry
+                .start_send("transfer", Protocol::Amqp, &mut props)
+        } else {
+            None
+        };
+        let body_len = body.len();
         let mut wait = ReplyWait::default();
         let mut put = |md: &mut ferry_mqi::MessageDescriptor, body: Bytes, props: Bytes| {
             self.server.call(&mut wait, |e, now, fx| {
@@ -290,6 +298,18 @@ impl Session {
                 r
             }
         };
+        if let Some(span) = span {
+            let queue = self.queue_of(link, to.as_ref());
+            let facts = MessageFacts {
+                destination: &queue,
+                md: &md,
+                body_len,
+                conn: Some(conn),
+                channel: None,
+            };
+            let outcome = r.as_ref().map(drop).map_err(|e| e.reason);
+            span.end(&self.server.telemetry, &facts, outcome, txn.is_some());
+        }
         r.map(|_| Put::Done {
             hold: wait.log,
             sent_persistent,

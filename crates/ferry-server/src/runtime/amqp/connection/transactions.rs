@@ -128,6 +128,11 @@ impl Session {
             }
         });
         self.credit_check = true;
+        if self.server.telemetry.is_on() {
+            let outcome = committed.as_ref().map(drop).map_err(|e| e.reason);
+            let operation = if fail { "MQBACK" } else { "MQCMIT" };
+            self.server.telemetry.settled(operation, conn, outcome);
+        }
         match committed {
             Ok(()) => (DeliveryState::Accepted, wait.log),
             Err(e) => (
