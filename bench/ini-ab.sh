@@ -71,9 +71,12 @@ measure() {
 }
 
 for r in $(seq 1 "$rounds"); do
-  order="$a $b"; [ $((r % 2)) = 0 ] && order="$b $a"
-  for value in $order; do
-    sed -i "s/^\( *$key=\).*/\1$value/" "$ini"
+  order=("$a" "$b"); [ $((r % 2)) = 0 ] && order=("$b" "$a")
+  for value in "${order[@]}"; do  # an empty value (a key left blank) is a value too
+    # awk, not sed: a value may hold slashes (an URL) or other sed metacharacters.
+    awk -v key="$key" -v value="$value" '
+      { if (match($0, "^ *" key "=")) print substr($0, 1, RLENGTH) value; else print }
+    ' "$ini" > "$ini.ab" && mv "$ini.ab" "$ini"
     "$ferry" start "$qm" >/dev/null
     pid=$(cat "$FERRY_HOME/qmgrs/$qm/run/qm.pid")
     if [ "$r" = 1 ] && [ "$value" = "$a" ]; then
