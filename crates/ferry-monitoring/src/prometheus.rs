@@ -2,7 +2,8 @@
 //! names and labels of IBM's exporter (mq-metric-samples' `mq_prometheus`), so its
 //! dashboards and alerts work unchanged: `ibmmq_qmgr_*` (the CPU, DISK and STATMQI
 //! elements of [`crate::table::CLASSES`] plus status), `ibmmq_queue_*` (STATQ elements
-//! plus DISPLAY QSTATUS values) and `ibmmq_channel_*` (DISPLAY CHSTATUS values).
+//! plus DISPLAY QSTATUS values), `ibmmq_channel_*` (DISPLAY CHSTATUS values),
+//! `ibmmq_topic_*` (DISPLAY TPSTATUS) and `ibmmq_subscription_*` (DISPLAY SBSTATUS).
 //!
 //! Units are bytes, seconds and percent (0-100) as the exporter normalises them; an
 //! element of datatype DELTA is a counter (its value since the queue manager started),
@@ -184,6 +185,36 @@ pub struct ChannelMetrics {
     pub bytes_received: u64,
 }
 
+/// One node of the topic tree with publishers or subscribers (DISPLAY TPSTATUS).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TopicMetrics {
+    /// TOPICSTR (label `topic`).
+    pub topic_string: String,
+    /// PUBCOUNT.
+    pub publishers: u64,
+    /// SUBCOUNT.
+    pub subscribers: u64,
+    /// NUMMSGS summed over the node's subscriptions: copies they received.
+    pub messages_received: u64,
+}
+
+/// One subscription (DISPLAY SBSTATUS).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SubscriptionMetrics {
+    /// SUB (label `subscription`; blank for an unnamed non-durable subscription).
+    pub name: String,
+    /// SUBID (label `subid`).
+    pub sub_id: String,
+    /// TOPICSTR (label `topic`).
+    pub topic_string: String,
+    /// SUBTYPE: API, ADMIN or PROXY (label `type`).
+    pub sub_type: String,
+    /// NUMMSGS: copies received since the queue manager started.
+    pub messages: u64,
+    /// Seconds since it last received a copy (none: never).
+    pub time_since_message: Option<u64>,
+}
+
 /// MQCHS_* values.
 pub mod channel_status {
     /// MQCHS_INACTIVE.
@@ -267,6 +298,10 @@ pub struct Snapshot {
     pub queues: Vec<QueueMetrics>,
     /// The channel instances the filter exports.
     pub channels: Vec<ChannelMetrics>,
+    /// The topic nodes with publishers or subscribers.
+    pub topics: Vec<TopicMetrics>,
+    /// The subscriptions.
+    pub subscriptions: Vec<SubscriptionMetrics>,
 }
 
 fn escape(v: &str, out: &mut String) {
@@ -379,6 +414,8 @@ pub fn render(s: &Snapshot) -> String {
     }
     render_queues(s, &mut out);
     render_channels(s, &mut out);
+    render_topics(s, &mut out);
+    render_subscriptions(s, &mut out);
     out
 }
 
@@ -506,6 +543,93 @@ fn render_channels(s: &Snapshot, out: &mut String) {
     }
 }
 
+fn render_topics(s: &Snapshot, out: &mut String) {
+    if s.topics.is_empty() {
+        return;
+    }
+    // The exporter's `type` label says which TPSTATUS type a value comes from.
+    type Read = fn(&TopicMetrics) -> f64;
+    let metrics: [(&str, &str, &str, bool, Read); 3] = [
+        (
+            "ibmmq_topic_publisher_count",
+            "Handles open for publishing on the topic (PUBCOUNT)",
+            "status",
+            false,
+            |t| t.publishers as f64,
+        ),
+        (
+            "ibmmq_topic_subscriber_count",
+            "Subscriptions on the topic (SUBCOUNT)",
+            "status",
+            false,
+            |t| t.subscribers as f64,
+        ),
+        (
+            "ibmmq_topic_messages_received",
+            "Publications the topic's subscriptions received",
+            "sub",
+            true,
+            |t| t.messages_received as f64,
+        ),
+    ];
+    for (name, help, ty, counter, read) in metrics {
+        family(out, name, help, counter);
+        for t in &s.topics {
+            let l = [
+                ("qmgr", s.qmgr.as_str()),
+                ("platform", &s.platform),
+                ("topic", &t.topic_string),
+                ("type", ty),
+            ];
+            sample(out, name, &l, read(t));
+        }
+    }
+}
+
+fn render_subscriptions(s: &Snapshot, out: &mut String) {
+    if s.subscriptions.is_empty() {
+        return;
+    }
+    let labels = |sub: &SubscriptionMetrics| {
+        [
+            ("qmgr", s.qmgr.clone()),
+            ("platform", s.platform.clone()),
+            ("subscription", sub.name.clone()),
+            ("subid", sub.sub_id.clone()),
+            ("topic", sub.topic_string.clone()),
+            ("type", sub.sub_type.clone()),
+        ]
+    };
+    // The exporter's name, misspelling included, so its dashboards find it.
+    let name = "ibmmq_subscription_messsages_received";
+    family(
+        out,
+        name,
+        "Publications the subscription received (NUMMSGS)",
+        true,
+    );
+    for sub in &s.subscriptions {
+        let l = labels(sub);
+        let l: Vec<(&str, &str)> = l.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        sample(out, name, &l, sub.messages as f64);
+    }
+    let name = "ibmmq_subscription_time_since_message_published";
+    family(
+        out,
+        name,
+        "Seconds since the subscription last received a publication",
+        false,
+    );
+    for sub in &s.subscriptions {
+        let Some(secs) = sub.time_since_message else {
+            continue;
+        };
+        let l = labels(sub);
+        let l: Vec<(&str, &str)> = l.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        sample(out, name, &l, secs as f64);
+    }
+}
+
 /// Checks `text` against the text format's grammar as far as a scraper relies on it:
 /// every sample's family was declared by `# TYPE` before it, names and label names are
 /// valid, label values are quoted, values parse as numbers. Returns the first problem.
@@ -617,6 +741,29 @@ mod tests {
                 messages: 9,
                 ..Default::default()
             }],
+            topics: vec![TopicMetrics {
+                topic_string: "price/fruit".into(),
+                publishers: 1,
+                subscribers: 2,
+                messages_received: 6,
+            }],
+            subscriptions: vec![
+                SubscriptionMetrics {
+                    name: "APPLES".into(),
+                    sub_id: "414D5120".into(),
+                    topic_string: "price/fruit".into(),
+                    sub_type: "API".into(),
+                    messages: 6,
+                    time_since_message: Some(3),
+                },
+                SubscriptionMetrics {
+                    name: String::new(),
+                    sub_id: "414D5121".into(),
+                    topic_string: "price/fruit".into(),
+                    sub_type: "API".into(),
+                    ..Default::default()
+                },
+            ],
         }
     }
 
@@ -641,6 +788,24 @@ mod tests {
         assert!(text.contains("# TYPE ibmmq_qmgr_status gauge\n"));
         // Not measured: left out rather than shown as 0.
         assert!(!text.contains("ibmmq_qmgr_cpu_load_one_minute_average_percentage{"));
+    }
+
+    #[test]
+    fn renders_topics_and_subscriptions_as_the_exporter_names_them() {
+        let text = render(&snapshot(&[]));
+        check_exposition(&text).expect("valid exposition");
+        assert!(text.contains("ibmmq_topic_subscriber_count{qmgr=\"QM1\",platform=\"UNIX\",topic=\"price/fruit\",type=\"status\"} 2\n"));
+        assert!(text.contains("ibmmq_topic_publisher_count{qmgr=\"QM1\",platform=\"UNIX\",topic=\"price/fruit\",type=\"status\"} 1\n"));
+        assert!(text.contains("# TYPE ibmmq_topic_messages_received counter\n"));
+        // The exporter's misspelling, kept so its dashboards find the series.
+        assert!(text.contains("ibmmq_subscription_messsages_received{qmgr=\"QM1\",platform=\"UNIX\",subscription=\"APPLES\",subid=\"414D5120\",topic=\"price/fruit\",type=\"API\"} 6\n"));
+        assert!(text.contains("ibmmq_subscription_time_since_message_published{qmgr=\"QM1\",platform=\"UNIX\",subscription=\"APPLES\",subid=\"414D5120\",topic=\"price/fruit\",type=\"API\"} 3\n"));
+        // A subscription that never received a copy has no "time since".
+        assert_eq!(
+            text.matches("ibmmq_subscription_time_since_message_published{")
+                .count(),
+            1
+        );
     }
 
     #[test]

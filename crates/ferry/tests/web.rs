@@ -9,7 +9,7 @@
 mod common;
 
 use common::*;
-use ferry_mqi::{OpenOptions, PropertyValue};
+use ferry_mqi::{MessageDescriptor, OpenOptions, PropertyValue, PutOptions};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use std::io::{Read, Write};
@@ -1176,6 +1176,21 @@ async fn prometheus_scrapes_mq_metric_samples_names() {
             .unwrap();
         assert_eq!(r.status(), StatusCode::CREATED);
     }
+    // A subscription, and two publications it receives.
+    mqsc_ok(&qm, "DEFINE QLOCAL(APP.PROM.SUBQ)");
+    mqsc_ok(
+        &qm,
+        "DEFINE SUB(PROM.SUB) TOPICSTR('price/fruit') DEST(APP.PROM.SUBQ)",
+    );
+    let conn = connect(&qm.client()).await;
+    let topic = conn.open_topic("price/fruit").await.expect("open topic");
+    for body in ["apple 1.10", "pear 0.90"] {
+        let mut md = MessageDescriptor::default();
+        topic
+            .put(&mut md, &PutOptions::default(), body.to_owned())
+            .await
+            .expect("publish");
+    }
 
     // From this host: no credentials needed (a Prometheus agent beside it).
     let r = c.get(format!("{base}/metrics")).send().await.unwrap();
@@ -1200,6 +1215,26 @@ async fn prometheus_scrapes_mq_metric_samples_names() {
         !text.contains("queue=\"SYSTEM."),
         "SYSTEM.* queues are left out by default"
     );
+    // Topics and subscriptions as the exporter shows DISPLAY TPSTATUS and SBSTATUS.
+    let line = |prefix: &str| {
+        text.lines()
+            .find(|l| l.starts_with(prefix) && l.contains("topic=\"price/fruit\""))
+            .unwrap_or_else(|| panic!("no {prefix} for price/fruit in:\n{text}"))
+            .to_string()
+    };
+    assert!(
+        line("ibmmq_topic_subscriber_count{").ends_with(" 1"),
+        "{text}"
+    );
+    let received = line("ibmmq_subscription_messsages_received{");
+    assert!(received.contains("subscription=\"PROM.SUB\""), "{received}");
+    assert!(received.contains("type=\"ADMIN\""), "{received}");
+    assert!(received.ends_with(" 2"), "two publications: {received}");
+    assert!(
+        line("ibmmq_topic_messages_received{").ends_with(" 2"),
+        "{text}"
+    );
+    conn.disconnect().await.expect("disconnect");
 
     // From another host: authenticated like the REST API.
     match non_loopback_address() {

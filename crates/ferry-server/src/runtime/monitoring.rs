@@ -18,7 +18,9 @@
 use super::clock;
 use super::server::Server;
 use ferry_engine::{ConnectionInfo, Timestamp};
-use ferry_monitoring::prometheus::{channel_status, ChannelMetrics, Snapshot, QMGR_RUNNING};
+use ferry_monitoring::prometheus::{
+    channel_status, ChannelMetrics, Snapshot, SubscriptionMetrics, TopicMetrics, QMGR_RUNNING,
+};
 use ferry_monitoring::publication::{data_message, data_topic, metadata, monitor_root};
 use ferry_monitoring::table::{interval_value, Element, MonitorClass, MonitorType};
 use ferry_monitoring::{MqiCounters, QueueSample, ResourceSample, CLASSES};
@@ -391,14 +393,17 @@ impl Server {
         };
         let queue_filter = self.ini.monitoring.queue_filter().unwrap_or_default();
         let channel_filter = self.ini.monitoring.channel_filter().unwrap_or_default();
-        let (mqi, queues, description) = {
+        let (mqi, queues, description, topic_nodes, subscriptions) = {
             let e = self.engine.borrow();
             (
                 e.mqi_counters(),
                 e.queue_metrics(&queue_filter, now),
                 e.qmgr().descr,
+                e.topic_node_statuses("#"),
+                e.subscription_status_records(),
             )
         };
+        let (topics, subscriptions) = pubsub_metrics(topic_nodes, subscriptions, now);
         let channels = self
             .endpoints
             .channel_status(&|name| channel_filter.matches(name))
@@ -447,8 +452,47 @@ impl Server {
             resources,
             queues,
             channels,
+            topics,
+            subscriptions,
         }
     }
+}
+
+/// The topic nodes with publishers or subscribers (each with the copies its
+/// subscriptions received) and every subscription, as the exporter shows them.
+fn pubsub_metrics(
+    nodes: Vec<ferry_objects::status::TopicNodeStatus>,
+    subscriptions: Vec<ferry_objects::status::SubscriptionStatusRecord>,
+    now: Timestamp,
+) -> (Vec<TopicMetrics>, Vec<SubscriptionMetrics>) {
+    let mut received: std::collections::HashMap<&str, u64> = std::collections::HashMap::new();
+    for sub in &subscriptions {
+        *received.entry(sub.topic_string.as_str()).or_default() += sub.messages;
+    }
+    let topics = nodes
+        .into_iter()
+        .filter(|n| n.pub_count + n.sub_count > 0)
+        .map(|n| TopicMetrics {
+            messages_received: received.get(n.topic_string.as_str()).copied().unwrap_or(0),
+            publishers: n.pub_count,
+            subscribers: n.sub_count,
+            topic_string: n.topic_string,
+        })
+        .collect();
+    let subscriptions = subscriptions
+        .into_iter()
+        .map(|sub| SubscriptionMetrics {
+            time_since_message: sub
+                .last_message_ms
+                .map(|ms| now.0.saturating_sub(ms) / 1000),
+            name: sub.name,
+            sub_id: sub.sub_id,
+            topic_string: sub.topic_string,
+            sub_type: sub.sub_type,
+            messages: sub.messages,
+        })
+        .collect();
+    (topics, subscriptions)
 }
 
 fn hostname() -> String {
