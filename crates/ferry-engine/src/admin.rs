@@ -289,17 +289,20 @@ impl QueueManager {
     pub fn queue_status(&self, name: &str, now: Timestamp) -> Option<QueueStatus> {
         let e = self.queues.get(self.queues.lookup(name)?)?;
         let lq = e.local.as_ref()?;
+        // MONQ decides whether the monitoring values show (blank otherwise, as MQ).
+        let monitored = e.def.attributes.monitoring.collects(self.qmgr.monitoring_q);
         Some(QueueStatus {
             name: e.def.name.clone(),
             current_depth: lq.store.depth() as u64,
             open_input_count: lq.open_input(),
             open_output_count: lq.open_output(),
             uncommitted: lq.uncommitted().into(),
-            last_put_ms: lq.last_put_ms,
-            last_get_ms: lq.last_get_ms,
+            last_put_ms: lq.last_put_ms.filter(|_| monitored),
+            last_get_ms: lq.last_get_ms.filter(|_| monitored),
             oldest_msg_age_secs: lq
                 .store
                 .oldest_put_ms()
+                .filter(|_| monitored)
                 .map(|t| now.0.saturating_sub(t) / 1000),
             // The queue file belongs to the server: it fills this in.
             queue_file_bytes: 0,

@@ -64,7 +64,12 @@ impl QueueManager {
                 let e = self.queues.get(*id)?;
                 let lq = e.local.as_ref()?;
                 let a = &e.def.attributes;
-                let since = |t: Option<u64>| t.map(|t| now.0.saturating_sub(t) / 1000);
+                // MONQ decides whether the monitoring values show, as DISPLAY QSTATUS.
+                let monitored = a.monitoring.collects(self.qmgr.monitoring_q);
+                let since = |t: Option<u64>| {
+                    t.filter(|_| monitored)
+                        .map(|t| now.0.saturating_sub(t) / 1000)
+                };
                 Some(QueueMetrics {
                     name: name.to_string(),
                     description: a.descr.clone(),

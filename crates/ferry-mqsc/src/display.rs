@@ -228,31 +228,31 @@ pub static QSTATUS_QUEUE_FIELDS: &[StatusField<QueueStatus>] = &[
     StatusField {
         keyword: "LPUTDATE",
         kind: FieldKind::Text,
-        doc: "Date of the last put.",
+        doc: "Date of the last put (blank unless MONQ collects it).",
         get: |s| opt_date(s.last_put_ms),
     },
     StatusField {
         keyword: "LPUTTIME",
         kind: FieldKind::Text,
-        doc: "Time of the last put.",
+        doc: "Time of the last put (blank unless MONQ collects it).",
         get: |s| opt_time(s.last_put_ms),
     },
     StatusField {
         keyword: "LGETDATE",
         kind: FieldKind::Text,
-        doc: "Date of the last get.",
+        doc: "Date of the last get (blank unless MONQ collects it).",
         get: |s| opt_date(s.last_get_ms),
     },
     StatusField {
         keyword: "LGETTIME",
         kind: FieldKind::Text,
-        doc: "Time of the last get.",
+        doc: "Time of the last get (blank unless MONQ collects it).",
         get: |s| opt_time(s.last_get_ms),
     },
     StatusField {
         keyword: "MSGAGE",
         kind: FieldKind::Int,
-        doc: "Age in seconds of the oldest message (blank without monitoring).",
+        doc: "Age in seconds of the oldest message (blank unless MONQ collects it: the queue's MONQ, or with MONQ(QMGR) the queue manager's, not OFF).",
         get: |s| match s.oldest_msg_age_secs {
             Some(a) => count(a),
             None => FieldValue::Text(String::new()),

@@ -311,6 +311,8 @@ attribute_table! {
         applies SENDING, inq None, rw, "KB after which a batch ends even below BATCHSZ messages (0: no limit).";
     batch_heartbeat: i32 = "BATCHHB", Int { min: 0, max: 999_999 }, default 0,
         applies SENDING, inq None, rw, "Milliseconds of receiver silence after which the sender checks the receiver is alive before ending a batch (0: never).";
+    monitoring: crate::queue::MonitoringLevel = "MONCHL", Keyword { values: crate::queue::MonitoringLevel::KEYWORDS }, default crate::queue::MonitoringLevel::QMgr,
+        applies MESSAGE, inq None, rw, "Online monitoring of the channel (DISPLAY CHSTATUS NETTIME, XQTIME): QMGR follows the queue manager's MONCHL, OFF leaves them blank, LOW, MEDIUM or HIGH show them unless the queue manager's MONCHL is NONE. (COMPRATE and COMPTIME show whatever it says.)";
     np_speed: NonPersistentSpeed = "NPMSPEED", Keyword { values: NonPersistentSpeed::KEYWORDS }, default NonPersistentSpeed::Fast,
         applies MESSAGE, inq None, rw, "FAST: non-persistent messages travel outside the batch's unit of work (FAST only when both ends say FAST).";
     sequence_wrap: i32 = "SEQWRAP", Int { min: 100, max: 999_999_999 }, default 999_999_999,

@@ -1,7 +1,7 @@
 //! Queue manager attributes (ALTER QMGR / DISPLAY QMGR).
 
 use crate::attribute::AttrKind::{Int, IntOrWord, Keyword, Name, Text};
-use crate::queue::{Enablement, MonitoringLevel};
+use crate::queue::Enablement;
 use crate::{attribute_table, keyword_enum};
 use ferry_mqi::inquire::selector as sel;
 
@@ -23,11 +23,13 @@ keyword_enum! {
 }
 
 keyword_enum! {
-    /// QMGR MONCHL: online monitoring data of channels (CHSTATUS NETTIME, XQTIME).
-    ChannelMonitoring {
-        /// Off for channels with MONCHL(QMGR).
+    /// QMGR MONQ and MONCHL: online monitoring data of queues (DISPLAY QSTATUS MSGAGE,
+    /// LPUTDATE/LPUTTIME, LGETDATE/LGETTIME) and of channels (CHSTATUS NETTIME, XQTIME).
+    QmgrMonitoring {
+        /// Off for the objects whose own attribute says QMGR (MQ's default).
+        #[serde(alias = "QMgr")]
         Off = "OFF",
-        /// Off for every channel.
+        /// Off for every object, whatever its own attribute says.
         None = "NONE",
         /// Collected at a low rate.
         Low = "LOW",
@@ -92,10 +94,10 @@ attribute_table! {
         applies QMGR, inq Some(sel::COMMAND_LEVEL), ro, "Command level (MQ 9.4 equivalent).";
     platform: Platform = "PLATFORM", Keyword { values: Platform::KEYWORDS }, default Platform::Unix,
         applies QMGR, inq None, ro, "Platform.";
-    monitoring_q: MonitoringLevel = "MONQ", Keyword { values: MonitoringLevel::KEYWORDS }, default MonitoringLevel::Off,
-        applies QMGR, inq None, rw, "Default monitoring level of queues with MONQ(QMGR).";
-    monitoring_chl: ChannelMonitoring = "MONCHL", Keyword { values: ChannelMonitoring::KEYWORDS }, default ChannelMonitoring::Off,
-        applies QMGR, inq None, rw, "Online monitoring of channels (CHSTATUS NETTIME, XQTIME); kept for MQ's scripts: Ferry shows those values whatever it says.";
+    monitoring_q: QmgrMonitoring = "MONQ", Keyword { values: QmgrMonitoring::KEYWORDS }, default QmgrMonitoring::Off,
+        applies QMGR, inq None, rw, "Online monitoring of queues: OFF (the default) leaves DISPLAY QSTATUS MSGAGE, LPUTDATE/LPUTTIME and LGETDATE/LGETTIME blank (and Prometheus' oldest_message_age, time_since_put and time_since_get out) for queues with MONQ(QMGR); NONE for every queue; LOW, MEDIUM or HIGH show them.";
+    monitoring_chl: QmgrMonitoring = "MONCHL", Keyword { values: QmgrMonitoring::KEYWORDS }, default QmgrMonitoring::Off,
+        applies QMGR, inq None, rw, "Online monitoring of message channels: OFF (the default) leaves DISPLAY CHSTATUS NETTIME and XQTIME blank for channels with MONCHL(QMGR); NONE for every channel; LOW, MEDIUM or HIGH show them. (COMPRATE and COMPTIME show whatever it says.)";
     statistics_mqi: StatisticsSwitch = "STATMQI", Keyword { values: StatisticsSwitch::KEYWORDS }, default StatisticsSwitch::Off,
         applies QMGR, inq None, rw, "MQI statistics messages (ON or OFF): an MQCMD_STATISTICS_MQI message on SYSTEM.ADMIN.STATISTICS.QUEUE every STATINT seconds. The STATMQI resource-monitoring publications on $SYS topics do not depend on it, as in MQ.";
     statistics_q: StatisticsSwitch = "STATQ", Keyword { values: StatisticsSwitch::KEYWORDS }, default StatisticsSwitch::Off,

@@ -99,8 +99,22 @@ keyword_enum! {
 }
 
 keyword_enum! {
-    /// MONQ: monitoring level (MSGAGE and QTIME need it).
+    /// A queue's MONQ: its online monitoring data (DISPLAY QSTATUS MSGAGE, LPUTDATE,
+    /// LPUTTIME, LGETDATE, LGETTIME).
     MonitoringLevel { QMgr = "QMGR", Off = "OFF", Low = "LOW", Medium = "MEDIUM", High = "HIGH" }
+}
+
+impl MonitoringLevel {
+    /// Whether a queue with this MONQ shows its monitoring data while the queue
+    /// manager's MONQ is `qmgr`: the queue manager's NONE turns it off everywhere, its
+    /// OFF for queues that say QMGR; a queue's OFF turns off its own.
+    pub fn collects(self, qmgr: crate::qmgr::QmgrMonitoring) -> bool {
+        use crate::qmgr::QmgrMonitoring as Q;
+        !matches!(
+            (qmgr, self),
+            (Q::None, _) | (_, MonitoringLevel::Off) | (Q::Off, MonitoringLevel::QMgr)
+        )
+    }
 }
 
 keyword_enum! {
@@ -205,7 +219,7 @@ attribute_table! {
     xmit_q: String = "XMITQ", Name { max_len: 48 }, default String::new(),
         applies REMOTE, inq Some(sel::XMIT_Q_NAME), rw, "Transmission queue to use (blank: the one named like RQMNAME).";
     monitoring: MonitoringLevel = "MONQ", Keyword { values: MonitoringLevel::KEYWORDS }, default MonitoringLevel::QMgr,
-        applies LM, inq None, rw, "Monitoring data collection (MSGAGE, QTIME).";
+        applies LM, inq None, rw, "Online monitoring of the queue (DISPLAY QSTATUS MSGAGE, LPUTDATE/LPUTTIME, LGETDATE/LGETTIME): QMGR follows the queue manager's MONQ, OFF leaves them blank, LOW, MEDIUM or HIGH show them unless the queue manager's MONQ is NONE.";
     statistics: QueueStatistics = "STATQ", Keyword { values: QueueStatistics::KEYWORDS }, default QueueStatistics::QMgr,
         applies LM, inq None, rw, "Statistics messages for the queue (QMGR: as the queue manager's STATQ): its group in the MQCMD_STATISTICS_Q message on SYSTEM.ADMIN.STATISTICS.QUEUE. The queue's STATQ publications on $SYS topics do not depend on it, as in MQ.";
     np_msg_class: NonPersistentClass = "NPMCLASS", Keyword { values: NonPersistentClass::KEYWORDS }, default NonPersistentClass::Normal,

@@ -103,6 +103,16 @@ async fn messages_cross_a_sender_receiver_pair_with_their_context() {
     assert_eq!(sender["XMITQ"], "QMB");
     assert_eq!(sender["MSGS"], "81");
     assert_eq!(sender["INDOUBT"], "NO");
+    // MQ's default QMGR MONCHL(OFF): NETTIME and XQTIME blank until it is turned on.
+    let shown = |s: &std::collections::BTreeMap<String, String>, k: &str| {
+        s.get(k).is_some_and(|v| !v.trim().is_empty())
+    };
+    assert!(!shown(&sender, "NETTIME"), "{sender:?}");
+    assert!(!shown(&sender, "XQTIME"), "{sender:?}");
+    mqsc_ok(&qma, "ALTER QMGR MONCHL(MEDIUM)");
+    let monitored = chstatus(&qma, &channel);
+    assert!(shown(&monitored, "NETTIME"), "{monitored:?}");
+    assert!(shown(&monitored, "XQTIME"), "{monitored:?}");
     let receiver = chstatus(&qmb, &channel);
     assert_eq!(receiver["STATUS"], "RUNNING");
     assert_eq!(receiver["RQMNAME"], "QMA");

@@ -570,7 +570,20 @@ async fn queue_status_reflects_live_clients() {
     assert_eq!(attr(&s, "IPPROCS").as_deref(), Some("1"), "{s}");
     assert_eq!(attr(&s, "OPPROCS").as_deref(), Some("2"), "{s}");
     assert_eq!(attr(&s, "UNCOM").as_deref(), Some("1"), "{s}");
+    // MQ's default QMGR MONQ(OFF): the monitoring values are blank until it is turned on.
+    assert_eq!(attr(&s, "LPUTDATE").as_deref(), Some(""), "{s}");
+    assert_eq!(attr(&s, "MSGAGE").as_deref(), Some(""), "{s}");
+    mqsc_ok(&qm, "ALTER QMGR MONQ(MEDIUM)");
+    let s = mqsc_ok(&qm, "DISPLAY QSTATUS(LIVE.Q) TYPE(QUEUE) LPUTDATE MSGAGE");
     assert_ne!(attr(&s, "LPUTDATE").as_deref(), Some(""), "{s}");
+    assert_ne!(attr(&s, "MSGAGE").as_deref(), Some(""), "{s}");
+    mqsc_ok(&qm, "ALTER QLOCAL(LIVE.Q) MONQ(OFF)");
+    let s = mqsc_ok(&qm, "DISPLAY QSTATUS(LIVE.Q) TYPE(QUEUE) LPUTDATE MSGAGE");
+    assert_eq!(
+        attr(&s, "MSGAGE").as_deref(),
+        Some(""),
+        "the queue's MONQ(OFF): {s}"
+    );
     // Once committed, the unit of work is gone and both displays agree.
     other.commit().await.unwrap();
     let s = mqsc_ok(&qm, "DISPLAY QSTATUS(LIVE.Q) CURDEPTH UNCOM");

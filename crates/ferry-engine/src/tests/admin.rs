@@ -2,7 +2,8 @@
 
 use super::*;
 use crate::Catalogue;
-use ferry_objects::queue::Usage;
+use ferry_objects::qmgr::QmgrMonitoring;
+use ferry_objects::queue::{MonitoringLevel, Usage};
 use ferry_objects::{AdminError, ChannelDefinition, ChannelType, ListenerDefinition};
 
 fn t(h: &Harness) -> Timestamp {
@@ -254,6 +255,16 @@ fn status_counters() {
     h.put(c, o, b"1");
     h.now += 5_000;
     h.put_sync(c, o, b"2");
+    // MQ's default QMGR MONQ(OFF): no monitoring values for a queue with MONQ(QMGR).
+    let st = h.qm.queue_status("Q", h.t()).unwrap();
+    assert_eq!(
+        (st.last_put_ms, st.oldest_msg_age_secs),
+        (None, None),
+        "MONQ(OFF)"
+    );
+    let mut q = h.qm.qmgr();
+    q.monitoring_q = QmgrMonitoring::Medium;
+    h.qm.alter_qmgr(q, &mut h.fx).unwrap();
     let st = h.qm.queue_status("Q", h.t()).unwrap();
     assert_eq!(st.current_depth, 2);
     assert_eq!(st.open_input_count, 1);
@@ -344,4 +355,41 @@ fn catalogue_round_trip_skips_temporary_queues() {
     );
     assert_eq!(qm2.channels(), h.qm.channels());
     assert_eq!(qm2.qmgr(), h.qm.qmgr());
+}
+
+#[test]
+fn monq_of_the_queue_manager_and_the_queue_decide_what_qstatus_shows() {
+    use QmgrMonitoring as Q;
+    // MQ's rules: NONE off everywhere; OFF off for queues saying QMGR; a queue's OFF off.
+    for (qmgr, queue, shown) in [
+        (Q::Off, MonitoringLevel::QMgr, false),
+        (Q::Off, MonitoringLevel::Medium, true),
+        (Q::Medium, MonitoringLevel::QMgr, true),
+        (Q::Medium, MonitoringLevel::Off, false),
+        (Q::None, MonitoringLevel::High, false),
+        (Q::Low, MonitoringLevel::Low, true),
+    ] {
+        assert_eq!(queue.collects(qmgr), shown, "{qmgr:?} {queue:?}");
+    }
+    let mut h = Harness::new();
+    h.local("Q");
+    let mut def = h.qm.queue("Q").unwrap();
+    def.attributes.monitoring = MonitoringLevel::High;
+    let now = h.t();
+    h.qm.alter_queue(def, false, now, &mut h.fx).unwrap();
+    let c = h.conn();
+    let o = h.open(c, "Q", IO);
+    h.put(c, o, b"1");
+    h.now += 3_000;
+    let st = h.qm.queue_status("Q", h.t()).unwrap();
+    assert_eq!(st.oldest_msg_age_secs, Some(3), "the queue's MONQ(HIGH)");
+    let mut q = h.qm.qmgr();
+    q.monitoring_q = QmgrMonitoring::None;
+    h.qm.alter_qmgr(q, &mut h.fx).unwrap();
+    let st = h.qm.queue_status("Q", h.t()).unwrap();
+    assert_eq!(
+        st.oldest_msg_age_secs, None,
+        "the queue manager's MONQ(NONE)"
+    );
+    assert_eq!(st.last_put_ms, None);
 }

@@ -46,6 +46,9 @@ fn put_hands_message_to_waiter() {
     assert_eq!(h.completions(), vec![(g, Ok(b"hello".to_vec()))]);
     assert_eq!(h.depth("Q"), 0, "never stored");
     assert_eq!(h.qm.next_deadline(), None);
+    let mut q = h.qm.qmgr();
+    q.monitoring_q = ferry_objects::qmgr::QmgrMonitoring::Medium;
+    h.qm.alter_qmgr(q, &mut h.fx).unwrap();
     assert!(h.qm.queue_status("Q", h.t()).unwrap().last_get_ms.is_some());
 }
 

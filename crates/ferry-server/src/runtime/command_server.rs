@@ -475,9 +475,26 @@ impl AdminTarget for Target<'_> {
         self.server.endpoints.stop_channel(name, kind, mode)
     }
     fn channel_status(&self, name: &NamePattern) -> Vec<ChannelStatus> {
-        self.server
+        let mut statuses = self
+            .server
             .endpoints
-            .channel_status(&|n: &str| name.matches(n))
+            .channel_status(&|n: &str| name.matches(n));
+        // MONCHL decides whether NETTIME and XQTIME show (blank otherwise, as MQ).
+        let engine = self.server.engine.borrow();
+        let qmgr = engine.qmgr().monitoring_chl;
+        for s in &mut statuses {
+            let Some(m) = s.message.as_mut() else {
+                continue;
+            };
+            let monitored = engine
+                .channel(&s.name)
+                .is_some_and(|def| def.attributes.monitoring.collects(qmgr));
+            if !monitored {
+                m.network_time_us = None;
+                m.xmitq_time_us = None;
+            }
+        }
+        statuses
     }
     fn listener(&self, name: &str) -> Option<ListenerDefinition> {
         self.server.engine.borrow().listener(name)

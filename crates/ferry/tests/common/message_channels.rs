@@ -11,7 +11,8 @@ use std::collections::BTreeMap;
 const CHSTATUS_FIELDS: &[&str] = &[
     "STATUS", "SUBSTATE", "CHLTYPE", "MSGS", "BATCHES", "CURSEQNO", "LSTSEQNO", "INDOUBT",
     "RQMNAME", "XMITQ", "CONNAME", "NPMSPEED", "BATCHSZ", "LSTLUWID", "SSLCIPH", "SSLPEER",
-    "BYTSSENT", "BYTSRCVD", "BUFSSENT", "BUFSRCVD", "COMPRATE", "COMPHDR", "COMPMSG",
+    "BYTSSENT", "BYTSRCVD", "BUFSSENT", "BUFSRCVD", "COMPRATE", "COMPHDR", "COMPMSG", "NETTIME",
+    "XQTIME",
 ];
 
 /// Defines on `from` what sends to `to`: the transmission queue named like `to`, the

@@ -135,7 +135,7 @@ fn rows_markup(rows: &[QueueRow]) -> Markup {
 pub(crate) async fn list_page(State(ctx): State<WebContext>, Visitor(who): Visitor) -> Response {
     let content = match rows(&ctx, &who).await {
         Ok(rows) => html! {
-            p.hint { "Local queues (SYSTEM.* left out); rates are messages per second, refreshed every 5 seconds." }
+            p.hint { "Local queues (SYSTEM.* left out); rates are messages per second, refreshed every 5 seconds; the oldest message's age shows where MONQ collects it (ALTER QMGR MONQ(MEDIUM))." }
             table #queues {
                 thead { tr {
                     th { "Queue" } th { "Depth" } th { "MAXDEPTH" } th { "Puts/s" }
